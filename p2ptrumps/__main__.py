@@ -1,0 +1,7 @@
+"""``python -m p2ptrumps``: the same as the ``p2ptrumps`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,186 @@
+"""The ``p2ptrumps`` command line: parses arguments and hands them to the command's module.
+
+Each subcommand's work lives in the module named in :data:`COMMANDS`
+(``"module:function"``, called with the parsed ``argparse.Namespace`` and
+returning the exit status); modules are imported only when their command runs,
+so ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .cards import CardParseError, parse_suit
+from .rules import RuleSet, RuleSetError
+
+COMMANDS = {
+    "play": "p2ptrumps.ui.play:run",
+    "replay": "p2ptrumps.ui.replay:run",
+    "arena": "p2ptrumps.arena:run",
+    "host": "p2ptrumps.netplay:run_host",
+    "join": "p2ptrumps.netplay:run_join",
+    "verify": "p2ptrumps.verify_cli:run",
+    "id": "p2ptrumps.netplay:run_id",
+}
+
+AI_LEVELS = ("random", "greedy", "normal")
+
+
+def suit_arg(text: str) -> int:
+    """argparse type: a suit (``H``, ``♥``, ``hearts``) -> 0..3."""
+    try:
+        return parse_suit(text)
+    except CardParseError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def add_rule_options(p: argparse.ArgumentParser) -> None:
+    """The rule-set options of RULES.md (defaults as there)."""
+    g = p.add_argument_group("rules (RULES.md variants; both players must agree)")
+    g.add_argument("--deals", type=positive_int, default=1, help="deals in the match (default 1)")
+    g.add_argument("--pack", type=int, choices=(32, 36, 52), default=36, help="pack size (default 36)")
+    g.add_argument("--no-sixes", action="store_true", help="turn off the sixes rule")
+    g.add_argument(
+        "--voluntary-pickup", action="store_true", help="allow picking up even when you could beat"
+    )
+    g.add_argument(
+        "--repetition", type=int, default=3, metavar="N", help="draw on the N-th repetition (0 = off; default 3)"
+    )
+    g.add_argument(
+        "--turn-limit", type=int, default=1000, metavar="N", help="draw after N turns (0 = off; default 1000)"
+    )
+
+
+def rules_from_args(args: argparse.Namespace) -> RuleSet:
+    """The :class:`RuleSet` of the rule options; raises :class:`RuleSetError` on bad values."""
+    return RuleSet(
+        pack_size=args.pack,
+        sixes=not args.no_sixes,
+        voluntary_pickup=args.voluntary_pickup,
+        repetition=args.repetition,
+        turn_limit=args.turn_limit,
+        deals=args.deals,
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="p2ptrumps",
+        description="Svoi Kozyri (your own trumps), the card duel: play the AI, or a person "
+        "over the network with no server between you.",
+    )
+    parser.add_argument("--version", action="version", version=f"p2ptrumps {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="play the AI in the terminal", description="Play a match against the AI.")
+    play.add_argument("--ai", choices=AI_LEVELS, default="normal", help="AI level (default normal)")
+    play.add_argument("--think", type=positive_float, default=0.5, metavar="S", help="AI time per move, seconds")
+    play.add_argument("--seed", type=int, default=None, metavar="N", help="seed the deals (repeatable matches)")
+    play.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump (else asked)")
+    play.add_argument("--name", default=None, help="your name in the record")
+    play.add_argument("--ascii", action="store_true", help="ASCII suits (S H D C) instead of ♠ ♥ ♦ ♣")
+    play.add_argument("--log-dir", default=None, metavar="DIR", help="where records go (default: data dir)")
+    add_rule_options(play)
+
+    replay = sub.add_parser("replay", help="step through a saved match", description="Replay a saved record or match log.")
+    replay.add_argument("file", metavar="FILE", help="a game record (.json) or a networked match log")
+    replay.add_argument("--text", action="store_true", help="print the match as plain text")
+    replay.add_argument("--ascii", action="store_true", help="ASCII suits")
+
+    arena = sub.add_parser(
+        "arena",
+        help="AI against AI, headless",
+        description="Play duplicate deals between two AI levels and report the score with a 95%% interval.",
+    )
+    arena.add_argument("level_a", choices=AI_LEVELS, metavar="LEVEL_A", help=f"one of {', '.join(AI_LEVELS)}")
+    arena.add_argument("level_b", choices=AI_LEVELS, metavar="LEVEL_B", help=f"one of {', '.join(AI_LEVELS)}")
+    arena.add_argument("--deals", type=positive_int, default=50, help="deal pairs to play (default 50)")
+    arena.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    arena.add_argument("--think", type=positive_float, default=0.1, metavar="S", help="think time per move, seconds")
+    arena.add_argument("--jobs", type=positive_int, default=1, metavar="J", help="processes (default 1)")
+    arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here")
+
+    host = sub.add_parser("host", help="host a networked match", description="Wait for a guest and play a match.")
+    host.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default 0.0.0.0)")
+    host.add_argument("--port", type=int, default=4816, metavar="P", help="TCP port (default 4816; 0 = any)")
+    _add_net_options(host)
+    host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump (host chooses first)")
+    add_rule_options(host)
+
+    join = sub.add_parser("join", help="join a networked match", description="Connect to a host and play.")
+    join.add_argument("address", metavar="HOST:PORT", help="the address the host printed")
+    fp = join.add_mutually_exclusive_group()
+    fp.add_argument("--fingerprint", metavar="FP", help="the host's key fingerprint, as it gave it to you")
+    fp.add_argument("--accept-new", action="store_true", help="accept an unknown host's key (not a changed one)")
+    _add_net_options(join)
+    join.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump")
+
+    verify = sub.add_parser(
+        "verify",
+        help="check a match log",
+        description="Check a match log: signatures, hash chain, commitments, deals, moves, result. "
+        "Exit 0 valid and complete, 1 invalid, 2 unreadable, 3 valid so far but unfinished.",
+    )
+    verify.add_argument("log", metavar="LOG", help="the match log file")
+    verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
+
+    ident = sub.add_parser("id", help="show your key fingerprint", description="Show (creating on first use) your identity.")
+    ident.add_argument("--name", default=None, help="set the name you show to peers")
+    return parser
+
+
+def _add_net_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ai", choices=AI_LEVELS, default=None, help="let the AI play this seat")
+    p.add_argument("--think", type=positive_float, default=0.5, metavar="S", help="AI time per move, seconds")
+    p.add_argument("--headless", action="store_true", help="no terminal UI: print progress and the result")
+    p.add_argument("--log", default=None, metavar="PATH", help="match log path (default: data dir)")
+    p.add_argument("--name", default=None, help="your name shown to the opponent")
+    p.add_argument("--ascii", action="store_true", help="ASCII suits")
+    p.add_argument("--timeout", type=positive_float, default=30.0, metavar="S",
+                   help="seconds of silence (no heartbeat) before the peer is declared gone (default 30)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``p2ptrumps`` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if hasattr(args, "repetition"):
+        try:
+            args.rules = rules_from_args(args)
+        except RuleSetError as exc:
+            parser.error(str(exc))
+    module_name, func_name = COMMANDS[args.command].split(":")
+    func = getattr(importlib.import_module(module_name), func_name)
+    try:
+        status: int = func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return status

@@ -1,0 +1,219 @@
+"""A match: several deals, the score, the loser deals next; players fill the seats.
+
+Source: RULES.md §2, §3, §8.
+
+The match loop asks the player of the seat to move and does not care what kind
+of player it is: a person through the UI, the AI, or the remote peer.  It is
+plain ``async`` code that awaits only its players and its seed source, so it
+runs under trio (the live game) or synchronously-driven coroutines alike.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
+
+from .record import DealRecord, MatchRecord, PlayerInfo
+from .rules import Move, Outcome, Position, RuleSet, next_dealer
+from .shuffle import deal_hands, first_dealer
+
+
+@dataclass(frozen=True)
+class Resign:
+    """A player's intent to resign the current deal."""
+
+
+@dataclass(frozen=True)
+class Undo:
+    """A player's intent to take back their last move (offline against the AI only)."""
+
+
+@dataclass(frozen=True)
+class OfferDraw:
+    """A player's intent to offer a draw; the opponent's :meth:`Player.accept_draw` answers."""
+
+
+Action = Move | Resign | Undo | OfferDraw
+
+
+# ----- events the players observe ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class DealStarted:
+    number: int
+    dealer: int
+    position: Position
+
+
+@dataclass(frozen=True)
+class MovePlayed:
+    seat: int
+    move: Move
+    position: Position
+
+
+@dataclass(frozen=True)
+class MovesTakenBack:
+    count: int
+    position: Position
+
+
+@dataclass(frozen=True)
+class DealEnded:
+    number: int
+    outcome: Outcome
+    position: Position
+    score_halves: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class MatchEnded:
+    score_halves: tuple[int, int]
+    record: MatchRecord
+
+
+Event = DealStarted | MovePlayed | MovesTakenBack | DealEnded | MatchEnded
+
+
+class Player(Protocol):
+    """Who plays a seat.
+
+    ``choose_move`` gets a copy of the position (the player may search it) and
+    the player's seat, and returns a legal :class:`Move` or an intent
+    (:class:`Resign`, :class:`Undo`, :class:`OfferDraw`).  ``observe`` sees every
+    event of the match, including its own moves.  ``accept_draw`` answers the
+    opponent's draw offer.
+    """
+
+    info: PlayerInfo
+
+    async def choose_move(self, position: Position, seat: int) -> Action: ...
+
+    async def observe(self, event: Event) -> None: ...
+
+    async def accept_draw(self, position: Position, seat: int) -> bool: ...
+
+
+SeedSource = Callable[[int], Awaitable[bytes]]
+
+
+async def urandom_seed(deal_number: int) -> bytes:
+    """Seed source for offline play: 32 bytes from ``os.urandom``."""
+    return os.urandom(32)
+
+
+class IllegalActionError(RuntimeError):
+    """A player returned an illegal move or an intent that is not allowed; names the seat."""
+
+
+@dataclass
+class MatchRunner:
+    """Runs a match between two players and keeps its record.
+
+    Args:
+        rules: the agreed rule set (``rules.deals`` deals).
+        trumps: own trump of seat 0 and seat 1.
+        players: the player of seat 0 and seat 1.
+        seed_source: ``await seed_source(deal_number)`` gives each deal's seed bytes.
+        on_record: called with the record after every change (to save it).
+        allow_undo: accept :class:`Undo` intents (offline against the AI).
+        dealer: the first deal's dealer; None draws it from the first seed.
+    """
+
+    rules: RuleSet
+    trumps: tuple[int, int]
+    players: tuple[Player, Player]
+    seed_source: SeedSource = urandom_seed
+    on_record: Callable[[MatchRecord], None] | None = None
+    allow_undo: bool = False
+    dealer: int | None = None
+    record: MatchRecord = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.record = MatchRecord(
+            rules=self.rules,
+            trumps=self.trumps,
+            players=(self.players[0].info, self.players[1].info),
+            started=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        )
+
+    def _save(self) -> None:
+        if self.on_record is not None:
+            self.on_record(self.record)
+
+    async def _broadcast(self, event: Event) -> None:
+        for p in self.players:
+            await p.observe(event)
+
+    async def run(self) -> MatchRecord:
+        """Play every deal; return the record.  Exceptions from players propagate
+        after the record (with the unfinished deal) has been saved."""
+        dealer = self.dealer
+        for number in range(1, self.rules.deals + 1):
+            seed = await self.seed_source(number)
+            if dealer is None:
+                dealer = first_dealer(seed)
+            outcome = await self.play_deal(number, seed, dealer)
+            dealer = next_dealer(dealer, outcome)
+        self._save()
+        await self._broadcast(MatchEnded(self.record.score_halves(), self.record))
+        return self.record
+
+    async def play_deal(self, number: int, seed: bytes, dealer: int) -> Outcome:
+        hands = deal_hands(seed, self.rules, self.trumps, dealer)
+        deal = DealRecord(number=number, dealer=dealer, seed=seed, hands=hands)
+        self.record.deals.append(deal)
+        pos = Position.start(self.rules, self.trumps, hands, dealer)
+        self._save()
+        await self._broadcast(DealStarted(number, dealer, pos.copy()))
+        while pos.outcome is None:
+            seat = pos.to_move
+            action = await self.players[seat].choose_move(pos.copy(), seat)
+            if isinstance(action, Move):
+                try:
+                    pos.push(action)
+                except ValueError as exc:
+                    raise IllegalActionError(f"seat {seat} ({self.players[seat].info.name}): {exc}") from exc
+                deal.moves.append(action)
+                self._save()
+                await self._broadcast(MovePlayed(seat, action, pos.copy()))
+            elif isinstance(action, Resign):
+                pos.resign(seat)
+            elif isinstance(action, OfferDraw):
+                if await self.players[1 - seat].accept_draw(pos.copy(), 1 - seat):
+                    pos.agree_draw()
+            elif isinstance(action, Undo):
+                if not self.allow_undo:
+                    raise IllegalActionError(f"seat {seat}: undo is not allowed in this match")
+                n = self._undo(pos, deal, seat)
+                self._save()
+                await self._broadcast(MovesTakenBack(n, pos.copy()))
+            else:
+                raise IllegalActionError(f"seat {seat}: {action!r} is not a move or an intent")
+        assert pos.outcome is not None
+        deal.outcome = pos.outcome
+        self._save()
+        await self._broadcast(DealEnded(number, pos.outcome, pos.copy(), self.record.score_halves()))
+        return pos.outcome
+
+    @staticmethod
+    def _undo(pos: Position, deal: DealRecord, seat: int) -> int:
+        """Take back moves until ``seat`` is to move again before its own last move; return how many."""
+        # Positions before each move: find the last move made by `seat`.
+        replay = Position.start(pos.rules, pos.trumps, deal.hands, deal.dealer)
+        movers = []
+        for m in deal.moves:
+            movers.append(replay.to_move)
+            replay.push_unchecked(m)
+        if seat not in movers:
+            return 0
+        last = len(movers) - 1 - movers[::-1].index(seat)
+        n = len(deal.moves) - last
+        for _ in range(n):
+            pos.pop()
+            deal.moves.pop()
+        return n

@@ -1,0 +1,571 @@
+"""The rules engine: rule sets, moves, positions, legal moves, end of a deal.
+
+Source: RULES.md §3-§7.  Pure and deterministic: no I/O, no clock, no module-level
+randomness.  Hands are int bitmasks (see :mod:`p2ptrumps.cards`); the pile is a
+tuple of card ints from bottom to top.
+
+The central type is :class:`Position`, a mutable deal in progress with
+``push``/``pop`` (make/unmake) in the manner of python-chess's ``Board``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, NamedTuple
+
+from .cards import (
+    ACE,
+    BEATERS,
+    Card,
+    CardParseError,
+    card_list,
+    cards_in,
+    pack_mask,
+    rank_of,
+    suit_label,
+    suit_of,
+)
+
+LEAD, BEAT, PICK_UP = 0, 1, 2
+NO_CARD = -1
+
+
+class InvalidMoveError(ValueError):
+    """A move text did not parse; the message quotes the text."""
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed move is not legal in this position; the message says why."""
+
+
+class RuleSetError(ValueError):
+    """A rule set value is out of range or malformed; the message names the field."""
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Every variant of RULES.md, with its defaults.
+
+    Attributes:
+        pack_size: 36 (default), 32 or 52 cards (RULES.md §1).
+        sixes: the sixes rule (RULES.md §3); default on.
+        voluntary_pickup: may pick up even when able to beat (RULES.md §4); default off.
+        repetition: the n-th occurrence of a position draws the deal; 3 by
+            default, 0 turns the rule off (RULES.md §7, house rule).
+        turn_limit: a deal reaching this many turns is drawn; 1000 by default,
+            0 turns the rule off (RULES.md §7, house rule).
+        deals: deals per match, default 1 (RULES.md §8).
+    """
+
+    pack_size: int = 36
+    sixes: bool = True
+    voluntary_pickup: bool = False
+    repetition: int = 3
+    turn_limit: int = 1000
+    deals: int = 1
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            want_bool = f.type in ("bool", bool)
+            if want_bool and type(value) is not bool:
+                raise RuleSetError(f"rule {f.name} must be true or false, not {value!r}")
+            if not want_bool and type(value) is not int:
+                raise RuleSetError(f"rule {f.name} must be an integer, not {value!r}")
+        if self.pack_size not in (32, 36, 52):
+            raise RuleSetError(f"rule pack_size must be 32, 36 or 52, not {self.pack_size}")
+        if self.repetition != 0 and not 2 <= self.repetition <= 100:
+            raise RuleSetError(f"rule repetition must be 0 (off) or 2..100, not {self.repetition}")
+        if not 0 <= self.turn_limit <= 1_000_000:
+            raise RuleSetError(f"rule turn_limit must be 0 (off) or up to 1000000, not {self.turn_limit}")
+        if not 1 <= self.deals <= 1000:
+            raise RuleSetError(f"rule deals must be 1..1000, not {self.deals}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rule set as a plain dict (field name -> int/bool), for records."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
+        """Inverse of :meth:`to_dict`; raises :class:`RuleSetError` on unknown or bad fields."""
+        if not isinstance(data, Mapping):
+            raise RuleSetError(f"rule set must be a map, not {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(str(k) for k in data if k not in known)
+        if unknown:
+            raise RuleSetError(f"unknown rule(s): {', '.join(unknown)}")
+        return cls(**dict(data))
+
+    @property
+    def pack(self) -> int:
+        """Bitmask of the cards in the pack."""
+        return pack_mask(self.pack_size)
+
+    def describe(self) -> str:
+        """One line for people: ``"36 cards, sixes on, must beat, repetition 3, limit 1000 turns, 1 deal"``."""
+        return ", ".join(
+            [
+                f"{self.pack_size} cards",
+                f"sixes {'on' if self.sixes else 'off'}",
+                "voluntary pick-up" if self.voluntary_pickup else "must beat",
+                f"repetition {self.repetition or 'off'}",
+                f"limit {self.turn_limit or 'off'} turns" if self.turn_limit else "no turn limit",
+                f"{self.deals} deal{'s' if self.deals != 1 else ''}",
+            ]
+        )
+
+
+class Move(NamedTuple):
+    """One turn: a lead, a beat (with its second card) or a pick-up.
+
+    ``kind`` is ``LEAD``, ``BEAT`` or ``PICK_UP``; ``card`` is the led or beating
+    card; ``second`` is the second card, or ``NO_CARD`` (-1) when the beating
+    card was the last card in hand.  Text form (:attr:`code`, round-trips with
+    :meth:`parse`): ``"QS"`` (lead), ``"TS/7H"`` (beat, second card),
+    ``"TS/"`` (beat with the last card), ``"pickup"``.
+    """
+
+    kind: int
+    card: int = NO_CARD
+    second: int = NO_CARD
+
+    @classmethod
+    def lead(cls, card: int) -> Move:
+        return cls(LEAD, int(card), NO_CARD)
+
+    @classmethod
+    def beat(cls, card: int, second: int = NO_CARD) -> Move:
+        return cls(BEAT, int(card), int(second))
+
+    @classmethod
+    def pick_up(cls) -> Move:
+        return PICKUP_MOVE
+
+    @property
+    def code(self) -> str:
+        if self.kind == PICK_UP:
+            return "pickup"
+        if self.kind == LEAD:
+            return Card(self.card).code
+        return Card(self.card).code + "/" + (Card(self.second).code if self.second >= 0 else "")
+
+    def label(self, ascii_only: bool = False) -> str:
+        """For people: ``"lead 10♥"``, ``"beat 9♠ with 10♠, second card 7♥"`` is too long,
+        so: ``"10♠ then 7♥"``, ``"10♠ (last card)"``, ``"pick up"``."""
+        if self.kind == PICK_UP:
+            return "pick up"
+        c = Card(self.card).label(ascii_only)
+        if self.kind == LEAD:
+            return f"lead {c}"
+        if self.second < 0:
+            return f"beat {c} (last card)"
+        return f"beat {c}, second {Card(self.second).label(ascii_only)}"
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Parse the :attr:`code` form; raises :class:`InvalidMoveError` quoting the text."""
+        s = text.strip()
+        if s.lower() in ("pickup", "pick up", "pick-up"):
+            return PICKUP_MOVE
+        try:
+            if "/" in s:
+                a, _, b = s.partition("/")
+                first = Card.parse(a)
+                second = Card.parse(b) if b.strip() else NO_CARD
+                if second == first:
+                    raise InvalidMoveError(f"{text!r}: the second card repeats the beating card")
+                return cls(BEAT, int(first), int(second))
+            return cls(LEAD, int(Card.parse(s)), NO_CARD)
+        except CardParseError as exc:
+            raise InvalidMoveError(f"{text!r} is not a move: {exc}") from None
+
+    def __str__(self) -> str:
+        return self.code
+
+
+PICKUP_MOVE = Move(PICK_UP, NO_CARD, NO_CARD)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a deal ended.
+
+    ``winner`` is the winning seat (0/1) or None for a drawn deal.  ``reason`` is
+    one of :data:`REASONS`: ``"out"`` (went out), ``"both-out"`` (RULES.md §7
+    draw), ``"repetition"``, ``"turn-limit"``, ``"resign"``, ``"agreed-draw"``.
+    """
+
+    winner: int | None
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.reason not in REASONS:
+            raise ValueError(f"unknown end-of-deal reason {self.reason!r}")
+        if self.winner not in (None, 0, 1):
+            raise ValueError(f"winner must be 0, 1 or None, not {self.winner!r}")
+        if (self.winner is None) != (self.reason in DRAW_REASONS):
+            raise ValueError(f"reason {self.reason!r} does not fit winner {self.winner!r}")
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner is None
+
+    def points(self, seat: int) -> int:
+        """Half-points this outcome gives ``seat``: 2 for a win, 1 for a draw, 0 for a loss."""
+        if self.winner is None:
+            return 1
+        return 2 if self.winner == seat else 0
+
+    def describe(self, names: tuple[str, str] = ("seat 0", "seat 1")) -> str:
+        if self.winner is None:
+            return {
+                "both-out": "drawn: both would go out",
+                "repetition": "drawn by repetition",
+                "turn-limit": "drawn at the turn limit",
+                "agreed-draw": "drawn by agreement",
+            }[self.reason]
+        w, l = names[self.winner], names[1 - self.winner]
+        return {
+            "out": f"{w} went out and won",
+            "resign": f"{l} resigned; {w} won",
+        }[self.reason]
+
+
+WIN_REASONS = ("out", "resign")
+DRAW_REASONS = ("both-out", "repetition", "turn-limit", "agreed-draw")
+REASONS = WIN_REASONS + DRAW_REASONS
+
+
+def pickup_count(pile_len: int, top: int, trump: int) -> int:
+    """How many cards a player with own trump ``trump`` picks up (RULES.md §6)."""
+    if suit_of(top) != trump:
+        k = 3
+    elif rank_of(top) != ACE:
+        k = 5
+    else:
+        return pile_len
+    return k if k < pile_len else pile_len
+
+
+@dataclass
+class _Undo:
+    hands: tuple[int, int]
+    pile: tuple[int, ...]
+    to_move: int
+    turn: int
+    outcome: Outcome | None
+    key: tuple[int, int, tuple[int, ...], int] | None
+
+
+@dataclass
+class Position:
+    """A deal in progress (RULES.md §4-§7).
+
+    Attributes:
+        rules: the agreed :class:`RuleSet`.
+        trumps: own trump suit of seat 0 and seat 1 (0..3, different).
+        hands: card bitmask of each seat.
+        pile: the pile, bottom to top, as card ints.
+        to_move: seat whose turn it is.
+        turn: turns completed so far.
+        outcome: None while the deal goes on.
+    """
+
+    rules: RuleSet
+    trumps: tuple[int, int]
+    hands: list[int]
+    pile: tuple[int, ...] = ()
+    to_move: int = 0
+    turn: int = 0
+    outcome: Outcome | None = None
+    _counts: dict[tuple[int, int, tuple[int, ...], int], int] = field(default_factory=dict, repr=False)
+    _stack: list[_Undo] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        if len(self.trumps) != 2 or self.trumps[0] == self.trumps[1] or not all(0 <= t <= 3 for t in self.trumps):
+            raise ValueError(f"trumps must be two different suits 0..3, not {self.trumps!r}")
+        self.trumps = (int(self.trumps[0]), int(self.trumps[1]))
+        self.hands = [int(self.hands[0]), int(self.hands[1])]
+        self.pile = tuple(int(c) for c in self.pile)
+        if not self._counts:
+            self._counts[self.key()] = 1
+
+    @classmethod
+    def start(cls, rules: RuleSet, trumps: tuple[int, int], hands: tuple[int, int], dealer: int) -> Position:
+        """The position at the start of a deal: elder (``1 - dealer``) to move, empty pile."""
+        return cls(rules=rules, trumps=trumps, hands=list(hands), pile=(), to_move=1 - dealer)
+
+    # ----- queries ---------------------------------------------------------
+
+    def key(self) -> tuple[int, int, tuple[int, ...], int]:
+        """The position for repetition: both hands, the pile in order, the player to move."""
+        return (self.hands[0], self.hands[1], self.pile, self.to_move)
+
+    @property
+    def top(self) -> int | None:
+        """Top card of the pile, or None when it is empty."""
+        return self.pile[-1] if self.pile else None
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    def beating_cards(self, seat: int | None = None) -> int:
+        """Bitmask of the cards in ``seat``'s hand (default: to move) that beat the top card; 0 if the pile is empty."""
+        s = self.to_move if seat is None else seat
+        if not self.pile:
+            return 0
+        return self.hands[s] & BEATERS[self.trumps[s]][self.pile[-1]]
+
+    def can_pick_up(self) -> bool:
+        """Whether picking up is legal for the player to move now."""
+        if self.outcome is not None or not self.pile:
+            return False
+        return self.rules.voluntary_pickup or not self.beating_cards()
+
+    def pickup_size(self) -> int:
+        """Cards the player to move would take by picking up now (0 if the pile is empty)."""
+        if not self.pile:
+            return 0
+        return pickup_count(len(self.pile), self.pile[-1], self.trumps[self.to_move])
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the player to move, in a fixed order (beats by card then second, then pick-up).
+
+        Empty exactly when the deal is over.
+        """
+        if self.outcome is not None:
+            return []
+        p = self.to_move
+        hand = self.hands[p]
+        if not self.pile:
+            return [Move(LEAD, c, NO_CARD) for c in card_list(hand)]
+        beaters = hand & BEATERS[self.trumps[p]][self.pile[-1]]
+        moves: list[Move] = []
+        for b in card_list(beaters):
+            rest = hand & ~(1 << b)
+            if not rest:
+                moves.append(Move(BEAT, b, NO_CARD))
+            else:
+                moves.extend(Move(BEAT, b, s) for s in card_list(rest))
+        if not beaters or self.rules.voluntary_pickup:
+            moves.append(PICKUP_MOVE)
+        return moves
+
+    def is_legal(self, move: Move) -> bool:
+        try:
+            self.check(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def check(self, move: Move) -> None:
+        """Raise :class:`IllegalMoveError` saying why ``move`` is not legal now; return if it is."""
+        if self.outcome is not None:
+            raise IllegalMoveError("the deal is over")
+        p = self.to_move
+        hand = self.hands[p]
+        trump = self.trumps[p]
+        tl = suit_label(trump)
+        if not isinstance(move, Move) or move.kind not in (LEAD, BEAT, PICK_UP):
+            raise IllegalMoveError(f"{move!r} is not a move")
+        if move.kind == PICK_UP:
+            if not self.pile:
+                raise IllegalMoveError("the pile is empty: nothing to pick up; lead a card")
+            if not self.rules.voluntary_pickup:
+                beaters = hand & BEATERS[trump][self.pile[-1]]
+                if beaters:
+                    names = " ".join(c.label() for c in cards_in(beaters))
+                    raise IllegalMoveError(
+                        f"you must beat {Card(self.pile[-1]).label()} when you can (beating cards: {names})"
+                    )
+            return
+        for c in (move.card, move.second):
+            if c != NO_CARD and not (0 <= c < 52):
+                raise IllegalMoveError(f"{c!r} is not a card")
+        card = move.card
+        if card == NO_CARD:
+            raise IllegalMoveError("no card given")
+        if not hand >> card & 1:
+            raise IllegalMoveError(f"{Card(card).label()} is not in your hand")
+        if move.kind == LEAD:
+            if self.pile:
+                raise IllegalMoveError(
+                    f"the pile is not empty: beat {Card(self.pile[-1]).label()} or pick up"
+                )
+            if move.second != NO_CARD:
+                raise IllegalMoveError("a lead is one card")
+            return
+        # BEAT
+        if not self.pile:
+            raise IllegalMoveError("the pile is empty: lead a card")
+        top = self.pile[-1]
+        if not BEATERS[trump][top] >> card & 1:
+            raise IllegalMoveError(
+                f"{Card(card).label()} does not beat {Card(top).label()} (your trump is {tl})"
+            )
+        rest = hand & ~(1 << card)
+        if move.second == NO_CARD:
+            if rest:
+                raise IllegalMoveError(f"after beating with {Card(card).label()} play a second card")
+            return
+        if move.second == card:
+            raise IllegalMoveError("the second card must differ from the beating card")
+        if not rest >> move.second & 1:
+            if not rest:
+                raise IllegalMoveError(f"{Card(card).label()} is your last card: no second card")
+            raise IllegalMoveError(f"{Card(move.second).label()} is not in your hand")
+
+    # ----- make / unmake ---------------------------------------------------
+
+    def push(self, move: Move) -> None:
+        """Play ``move`` for the player to move; raises :class:`IllegalMoveError` if it is not legal."""
+        self.check(move)
+        self.push_unchecked(move)
+
+    def push_unchecked(self, move: Move) -> None:
+        """Play a move already known to be legal (for search); no checks."""
+        p = self.to_move
+        opp = 1 - p
+        hands = self.hands
+        pile = self.pile
+        key = None
+        self._stack.append(_Undo((hands[0], hands[1]), pile, p, self.turn, self.outcome, None))
+        kind = move[0]
+        if kind == LEAD:
+            hands[p] &= ~(1 << move[1])
+            pile = pile + (move[1],)
+        elif kind == BEAT:
+            if move[2] >= 0:
+                hands[p] &= ~((1 << move[1]) | (1 << move[2]))
+                pile = pile + (move[1], move[2])
+            else:
+                hands[p] &= ~(1 << move[1])
+                pile = pile + (move[1],)
+        else:
+            k = pickup_count(len(pile), pile[-1], self.trumps[p])
+            for c in pile[-k:]:
+                hands[p] |= 1 << c
+            pile = pile[:-k]
+        self.pile = pile
+        self.turn += 1
+        if hands[p] == 0:
+            oh = hands[opp]
+            if oh & (oh - 1) == 0 and oh & BEATERS[self.trumps[opp]][pile[-1]]:
+                self.outcome = Outcome(None, "both-out")
+            else:
+                self.outcome = Outcome(p, "out")
+            return
+        self.to_move = opp
+        key = (hands[0], hands[1], pile, opp)
+        n = self._counts.get(key, 0) + 1
+        self._counts[key] = n
+        self._stack[-1].key = key
+        rules = self.rules
+        if rules.repetition and n >= rules.repetition:
+            self.outcome = Outcome(None, "repetition")
+        elif rules.turn_limit and self.turn >= rules.turn_limit:
+            self.outcome = Outcome(None, "turn-limit")
+
+    def pop(self) -> None:
+        """Take back the last move (or end by :meth:`resign`/:meth:`agree_draw`); ``IndexError`` if none."""
+        u = self._stack.pop()
+        if u.key is not None:
+            n = self._counts[u.key] - 1
+            if n:
+                self._counts[u.key] = n
+            else:
+                del self._counts[u.key]
+        self.hands = [u.hands[0], u.hands[1]]
+        self.pile = u.pile
+        self.to_move = u.to_move
+        self.turn = u.turn
+        self.outcome = u.outcome
+
+    def resign(self, seat: int) -> None:
+        """``seat`` resigns: the opponent wins the deal (RULES.md §7). ``IllegalMoveError`` if over."""
+        self._end(Outcome(1 - seat, "resign"))
+
+    def agree_draw(self) -> None:
+        """Both players agree a draw (RULES.md §7). ``IllegalMoveError`` if over."""
+        self._end(Outcome(None, "agreed-draw"))
+
+    def _end(self, outcome: Outcome) -> None:
+        if self.outcome is not None:
+            raise IllegalMoveError("the deal is over")
+        self._stack.append(_Undo((self.hands[0], self.hands[1]), self.pile, self.to_move, self.turn, None, None))
+        self.outcome = outcome
+
+    def copy(self) -> Position:
+        """An independent copy with the same repetition history (no undo stack)."""
+        return Position(
+            rules=self.rules,
+            trumps=self.trumps,
+            hands=list(self.hands),
+            pile=self.pile,
+            to_move=self.to_move,
+            turn=self.turn,
+            outcome=self.outcome,
+            _counts=dict(self._counts),
+        )
+
+    def repetitions(self) -> int:
+        """How many times the current position has occurred so far."""
+        return self._counts.get(self.key(), 0)
+
+    # ----- people's input ----------------------------------------------------
+
+    def parse_move(self, text: str) -> Move:
+        """Read a move as a person types it, in this position.
+
+        ``"p"``/``"pickup"``/``"pick up"``/``"take"`` picks up; one card leads
+        (empty pile) or beats with the last card; two cards (``"10s 7h"``,
+        ``"TS/7H"``) beat then play the second.  Raises
+        :class:`InvalidMoveError` if it does not parse, :class:`IllegalMoveError`
+        if it parses but is not legal now.
+        """
+        s = text.strip().lower()
+        if s in ("p", "pickup", "pick up", "pick-up", "take", "t"):
+            move = PICKUP_MOVE
+        else:
+            words = s.replace("/", " ").replace(",", " ").split()
+            try:
+                cards = [int(Card.parse(w)) for w in words]
+            except CardParseError as exc:
+                raise InvalidMoveError(str(exc)) from None
+            if not cards or len(cards) > 2:
+                raise InvalidMoveError(f"{text!r}: give one card, two cards (beat and second) or 'p' to pick up")
+            if len(cards) == 1:
+                move = Move(LEAD if not self.pile else BEAT, cards[0], NO_CARD)
+            else:
+                move = Move(BEAT, cards[0], cards[1])
+        self.check(move)
+        return move
+
+    def __str__(self) -> str:
+        def hand(s: int) -> str:
+            return " ".join(c.label() for c in cards_in(self.hands[s])) or "-"
+
+        pile = " ".join(Card(c).label() for c in self.pile) or "(empty)"
+        lines = [
+            f"seat 0 (trump {suit_label(self.trumps[0])}): {hand(0)}",
+            f"seat 1 (trump {suit_label(self.trumps[1])}): {hand(1)}",
+            f"pile: {pile}",
+            f"to move: seat {self.to_move}, turn {self.turn}",
+        ]
+        if self.outcome:
+            lines.append(f"over: {self.outcome.describe()}")
+        return "\n".join(lines)
+
+
+def next_dealer(dealer: int, outcome: Outcome) -> int:
+    """Dealer of the next deal (RULES.md §3): the loser deals; after a draw the other player deals."""
+    if outcome.winner is None:
+        return 1 - dealer
+    return 1 - outcome.winner
+
+
+def pack_for(rules: RuleSet) -> int:
+    """The pack bitmask of a rule set."""
+    return pack_mask(rules.pack_size)
