@@ -106,7 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--log-dir", default=None, metavar="DIR", help="where records go (default: data dir)")
     add_rule_options(play)
 
-    replay = sub.add_parser("replay", help="step through a saved match", description="Replay a saved record or match log.")
+    replay = sub.add_parser(
+        "replay", help="step through a saved match", description="Replay a saved record or match log."
+    )
     replay.add_argument("file", metavar="FILE", help="a game record (.json) or a networked match log")
     replay.add_argument("--text", action="store_true", help="print the match as plain text")
     replay.add_argument("--ascii", action="store_true", help="ASCII suits")
@@ -148,7 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("log", metavar="LOG", help="the match log file")
     verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
 
-    ident = sub.add_parser("id", help="show your key fingerprint", description="Show (creating on first use) your identity.")
+    ident = sub.add_parser(
+        "id", help="show your key fingerprint", description="Show (creating on first use) your identity."
+    )
     ident.add_argument("--name", default=None, help="set the name you show to peers")
     return parser
 

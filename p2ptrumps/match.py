@@ -106,6 +106,20 @@ async def urandom_seed(deal_number: int) -> bytes:
     return os.urandom(32)
 
 
+class DealInterrupted(Exception):
+    """Raised by a player (from ``choose_move`` or ``accept_draw``) when the deal
+    ended outside the match loop: the remote peer resigned, or a draw was agreed
+    over the network, while another seat was to act.  The match loop ends the
+    deal with ``outcome`` (reason ``"resign"`` or ``"agreed-draw"``) and goes on.
+    """
+
+    def __init__(self, outcome: Outcome) -> None:
+        if outcome.reason not in ("resign", "agreed-draw"):
+            raise ValueError(f"a deal is interrupted only by resignation or agreed draw, not {outcome.reason!r}")
+        super().__init__(outcome.describe())
+        self.outcome = outcome
+
+
 class IllegalActionError(RuntimeError):
     """A player returned an illegal move or an intent that is not allowed; names the seat."""
 
@@ -132,6 +146,7 @@ class MatchRunner:
     allow_undo: bool = False
     dealer: int | None = None
     record: MatchRecord = field(init=False)
+    _draw_offers: set[tuple[int, int, int]] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         self.record = MatchRecord(
@@ -172,33 +187,46 @@ class MatchRunner:
         await self._broadcast(DealStarted(number, dealer, pos.copy()))
         while pos.outcome is None:
             seat = pos.to_move
-            action = await self.players[seat].choose_move(pos.copy(), seat)
-            if isinstance(action, Move):
-                try:
-                    pos.push(action)
-                except ValueError as exc:
-                    raise IllegalActionError(f"seat {seat} ({self.players[seat].info.name}): {exc}") from exc
-                deal.moves.append(action)
-                self._save()
-                await self._broadcast(MovePlayed(seat, action, pos.copy()))
-            elif isinstance(action, Resign):
-                pos.resign(seat)
-            elif isinstance(action, OfferDraw):
-                if await self.players[1 - seat].accept_draw(pos.copy(), 1 - seat):
+            try:
+                await self._turn(pos, deal, seat)
+            except DealInterrupted as exc:
+                if exc.outcome.winner is not None:
+                    pos.resign(1 - exc.outcome.winner)
+                else:
                     pos.agree_draw()
-            elif isinstance(action, Undo):
-                if not self.allow_undo:
-                    raise IllegalActionError(f"seat {seat}: undo is not allowed in this match")
-                n = self._undo(pos, deal, seat)
-                self._save()
-                await self._broadcast(MovesTakenBack(n, pos.copy()))
-            else:
-                raise IllegalActionError(f"seat {seat}: {action!r} is not a move or an intent")
         assert pos.outcome is not None
         deal.outcome = pos.outcome
         self._save()
         await self._broadcast(DealEnded(number, pos.outcome, pos.copy(), self.record.score_halves()))
         return pos.outcome
+
+    async def _turn(self, pos: Position, deal: DealRecord, seat: int) -> None:
+        """Ask ``seat`` to act once and apply the action (a move, resignation, draw offer or undo)."""
+        action = await self.players[seat].choose_move(pos.copy(), seat)
+        if isinstance(action, Move):
+            try:
+                pos.push(action)
+            except ValueError as exc:
+                raise IllegalActionError(f"seat {seat} ({self.players[seat].info.name}): {exc}") from exc
+            deal.moves.append(action)
+            self._save()
+            await self._broadcast(MovePlayed(seat, action, pos.copy()))
+        elif isinstance(action, Resign):
+            pos.resign(seat)
+        elif isinstance(action, OfferDraw):
+            # One offer per seat per turn: a refused offer is not put again until the seat has moved.
+            if (deal.number, seat, pos.turn) not in self._draw_offers:
+                self._draw_offers.add((deal.number, seat, pos.turn))
+                if await self.players[1 - seat].accept_draw(pos.copy(), 1 - seat):
+                    pos.agree_draw()
+        elif isinstance(action, Undo):
+            if not self.allow_undo:
+                raise IllegalActionError(f"seat {seat}: undo is not allowed in this match")
+            n = self._undo(pos, deal, seat)
+            self._save()
+            await self._broadcast(MovesTakenBack(n, pos.copy()))
+        else:
+            raise IllegalActionError(f"seat {seat}: {action!r} is not a move or an intent")
 
     @staticmethod
     def _undo(pos: Position, deal: DealRecord, seat: int) -> int:

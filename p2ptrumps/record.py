@@ -12,6 +12,7 @@ while the deal is unfinished or if it was abandoned).  The networked match log
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .cards import SUIT_LETTERS, Card, CardParseError, card_list, mask_of, parse_suit
-from .rules import InvalidMoveError, IllegalMoveError, Move, Outcome, Position, RuleSet, RuleSetError
+from .rules import IllegalMoveError, InvalidMoveError, Move, Outcome, Position, RuleSet, RuleSetError
 from .shuffle import deal_hands
 
 FORMAT = "p2ptrumps-record"
@@ -126,10 +127,8 @@ class MatchRecord:
                 os.fsync(f.fileno())
             os.replace(tmp, target)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
             raise
 
     @classmethod
@@ -178,12 +177,15 @@ class MatchRecord:
         if not isinstance(d, dict):
             raise RecordError(f"{where}: not an object")
         dealer = d["dealer"]
-        if dealer not in (0, 1):
+        if type(dealer) is not int or dealer not in (0, 1):
             raise RecordError(f"{where}: dealer must be 0 or 1")
         hands = d["hands"]
         if not isinstance(hands, list) or len(hands) != 2:
             raise RecordError(f"{where}: hands must be two lists of cards")
-        masks = (mask_of(Card.parse(str(c)) for c in hands[0]), mask_of(Card.parse(str(c)) for c in hands[1]))
+        try:
+            masks = (mask_of(Card.parse(str(c)) for c in hands[0]), mask_of(Card.parse(str(c)) for c in hands[1]))
+        except CardParseError as exc:
+            raise RecordError(f"{where}, hands: {exc}") from None
         moves = []
         for j, m in enumerate(d["moves"]):
             try:
@@ -197,10 +199,16 @@ class MatchRecord:
                 outcome = Outcome(result["winner"], str(result["reason"]))
             except ValueError as exc:
                 raise RecordError(f"{where}: bad result: {exc}") from None
+        try:
+            seed = bytes.fromhex(str(d["seed"]))
+        except ValueError:
+            raise RecordError(f"{where}: seed {d['seed']!r} is not hex") from None
+        if len(seed) > 65535:
+            raise RecordError(f"{where}: seed is longer than 65535 bytes")
         return DealRecord(
             number=int(d.get("number", i + 1)),
             dealer=dealer,
-            seed=bytes.fromhex(str(d["seed"])),
+            seed=seed,
             hands=masks,
             moves=moves,
             outcome=outcome,
@@ -222,10 +230,14 @@ class MatchRecord:
     # ----- replay ------------------------------------------------------------
 
     def start_of(self, deal: DealRecord) -> Position:
-        """The starting position of ``deal``; :class:`RecordError` if the hands are not what the seed deals."""
+        """The starting position of ``deal``; :class:`RecordError` if the hands are not what the seed deals
+        (or, for an explicit deal with an empty seed, do not split the pack between them)."""
         expected = deal_hands(deal.seed, self.rules, self.trumps, deal.dealer) if deal.seed else None
         if expected is not None and expected != tuple(deal.hands):
             raise RecordError(f"deal {deal.number}: the hands are not the deal of its seed")
+        a, b = deal.hands
+        if a & b or a | b != self.rules.pack:
+            raise RecordError(f"deal {deal.number}: the hands do not split the {self.rules.pack_size}-card pack")
         return Position.start(self.rules, self.trumps, deal.hands, deal.dealer)
 
     def replay_deal(self, deal: DealRecord) -> Iterator[tuple[Move | None, Position]]:

@@ -79,6 +79,8 @@ class RuleSet:
             raise RuleSetError(f"rule repetition must be 0 (off) or 2..100, not {self.repetition}")
         if not 0 <= self.turn_limit <= 1_000_000:
             raise RuleSetError(f"rule turn_limit must be 0 (off) or up to 1000000, not {self.turn_limit}")
+        if self.repetition == 0 and self.turn_limit == 0:
+            raise RuleSetError("rules repetition and turn_limit cannot both be off: a deal could go on for ever")
         if not 1 <= self.deals <= 1000:
             raise RuleSetError(f"rule deals must be 1..1000, not {self.deals}")
 
@@ -202,7 +204,7 @@ class Outcome:
     def __post_init__(self) -> None:
         if self.reason not in REASONS:
             raise ValueError(f"unknown end-of-deal reason {self.reason!r}")
-        if self.winner not in (None, 0, 1):
+        if self.winner is not None and (type(self.winner) is not int or self.winner not in (0, 1)):
             raise ValueError(f"winner must be 0, 1 or None, not {self.winner!r}")
         if (self.winner is None) != (self.reason in DRAW_REASONS):
             raise ValueError(f"reason {self.reason!r} does not fit winner {self.winner!r}")
@@ -435,14 +437,14 @@ class Position:
         kind = move[0]
         if kind == LEAD:
             hands[p] &= ~(1 << move[1])
-            pile = pile + (move[1],)
+            pile = (*pile, move[1])
         elif kind == BEAT:
             if move[2] >= 0:
                 hands[p] &= ~((1 << move[1]) | (1 << move[2]))
-                pile = pile + (move[1], move[2])
+                pile = (*pile, move[1], move[2])
             else:
                 hands[p] &= ~(1 << move[1])
-                pile = pile + (move[1],)
+                pile = (*pile, move[1])
         else:
             k = pickup_count(len(pile), pile[-1], self.trumps[p])
             for c in pile[-k:]:

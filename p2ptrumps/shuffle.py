@@ -11,6 +11,7 @@ shuffle is not stable across versions.
 from __future__ import annotations
 
 import hashlib
+
 from .cards import SIX, card_index, card_list, pack_mask
 from .rules import Position, RuleSet
 
@@ -76,6 +77,8 @@ def deal_hands(seed: bytes, rules: RuleSet, trumps: tuple[int, int], dealer: int
     """
     if dealer not in (0, 1):
         raise ValueError(f"dealer must be 0 or 1, not {dealer!r}")
+    if len(trumps) != 2 or not all(isinstance(t, int) and 0 <= t <= 3 for t in trumps):
+        raise ValueError(f"trumps must be two suits 0..3, not {trumps!r}")
     if trumps[0] == trumps[1]:
         raise ValueError("the two trumps must differ")
     elder = 1 - dealer

@@ -1,0 +1,80 @@
+"""The AI as a :class:`~p2ptrumps.match.Player`: it may take either seat, locally or over the network.
+
+The search is CPU-bound; it runs in a worker thread (``trio.to_thread.run_sync``
+with ``abandon_on_cancel=True``) so that a UI on the trio loop stays responsive
+and a cancelled wait returns at once (the abandoned thread still finishes
+within its time budget and its answer is dropped).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+import trio
+
+from ..record import PlayerInfo
+from ..rules import Move, Position
+
+if TYPE_CHECKING:
+    from ..match import Event
+
+
+class AIPlayer:
+    """A seat played by the AI.
+
+    Args:
+        level: ``"random"``, ``"greedy"`` or ``"normal"`` (see :data:`p2ptrumps.ai.LEVELS`).
+        budget_s: think time per move, seconds (``normal``; also bounds the
+            search behind :meth:`accept_draw`).
+        seed: seeds the tie-break randomness (None: from the OS).
+        name: display name in the record; default ``"AI (<level>)"``.
+    Raises:
+        ValueError: unknown level or a budget that is not a positive number.
+    """
+
+    def __init__(self, level: str = "normal", budget_s: float = 0.5, seed: int | None = None,
+                 name: str | None = None) -> None:
+        from . import LEVELS
+
+        if level not in LEVELS:
+            raise ValueError(f"unknown AI level {level!r}; use one of {', '.join(LEVELS)}")
+        if not budget_s > 0:
+            raise ValueError(f"budget_s must be a positive number of seconds, not {budget_s!r}")
+        self.level = level
+        self.budget_s = budget_s
+        self.info = PlayerInfo(name or f"AI ({level})", f"ai:{level}")
+        self._rng = random.Random(seed)
+
+    def _child_rng(self) -> random.Random:
+        # A fresh generator per call: an abandoned worker thread never shares one with the next.
+        return random.Random(self._rng.getrandbits(64))
+
+    async def choose_move(self, position: Position, seat: int) -> Move:
+        """A legal move for ``seat`` (the seat to move in ``position``), computed in a worker thread.
+
+        Raises ``ValueError`` if the deal is over or ``seat`` is not to move.
+        """
+        from . import choose_move
+
+        if position.to_move != seat:
+            raise ValueError(f"seat {seat} is not to move (seat {position.to_move} is)")
+        rng = self._child_rng()
+        return await trio.to_thread.run_sync(
+            choose_move, position, self.level, self.budget_s, rng, abandon_on_cancel=True
+        )
+
+    async def observe(self, event: Event) -> None:
+        """Events need no bookkeeping: each move is searched afresh from the position given."""
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        """Accept the opponent's draw offer when the search does not find ``seat`` winning
+        (value <= 0 for ``seat``; RULES.md §7 agreed draw).  Searches for at most ``budget_s``."""
+        from . import analyse
+
+        if position.outcome is not None:
+            return False
+        rng = self._child_rng()
+        _, result = await trio.to_thread.run_sync(analyse, position, self.budget_s, rng, abandon_on_cancel=True)
+        value = result.value if position.to_move == seat else -result.value
+        return value <= 0

@@ -1,0 +1,352 @@
+"""``p2ptrumps arena``: AI against AI, headless, on duplicate deals.
+
+Deal pair ``i`` (0-based) has its seed, trumps and dealer derived from
+``--seed`` and ``i`` (:func:`pair_setup`); it is played twice with the same
+seed, trumps and dealer, level A in seat 0 the first time and in seat 1 the
+second, so each level plays both hands.  The score of A is the mean over pairs
+of A's points in the pair divided by 2 (win 1, draw ½); its 95 % confidence
+interval is a Student t interval over the pair scores (pairs are the
+independent units).  Games run synchronously on :class:`~p2ptrumps.rules.Position`;
+``--jobs`` spreads pairs over processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import random
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .ai import choose_move
+from .record import DealRecord, MatchRecord, PlayerInfo
+from .rules import Outcome, Position, RuleSet
+from .shuffle import deal_hands, first_dealer
+
+ARENA_TAG = b"p2ptrumps/arena/v1"
+
+#: Pair outcome categories by A's half-points in the pair (win 2, draw 1 per game), in print order.
+CATEGORIES: tuple[tuple[str, str], ...] = (
+    ("A won both", "WW"),
+    ("A won one, drew one", "WD"),
+    ("split (one win each)", "WL"),
+    ("both drawn", "DD"),
+    ("B won one, drew one", "DL"),
+    ("B won both", "LL"),
+)
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One game of a pair: A's seat (0/1), the outcome, the plies played and the
+    think times (seconds) of every move A and B chose."""
+
+    a_seat: int
+    outcome: Outcome
+    plies: int
+    think_a: tuple[float, ...]
+    think_b: tuple[float, ...]
+
+    @property
+    def a_points(self) -> float:
+        """A's points: 1 win, 0.5 draw, 0 loss."""
+        return self.outcome.points(self.a_seat) / 2
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """Deal pair ``index``: its two games (A in seat 0, then A in seat 1)."""
+
+    index: int
+    games: tuple[GameResult, GameResult]
+
+    @property
+    def score(self) -> float:
+        """A's mean points over the two games, 0..1."""
+        return (self.games[0].a_points + self.games[1].a_points) / 2
+
+    @property
+    def category(self) -> str:
+        """Two letters, A's result in each game sorted best first: ``WW``, ``WD``, ``WL``, ``DD``, ``DL``, ``LL``."""
+        letters = sorted("W" if g.a_points == 1 else "D" if g.a_points == 0.5 else "L" for g in self.games)
+        order = "WDL"
+        return "".join(sorted(letters, key=order.index))
+
+
+@dataclass(frozen=True)
+class ThinkStats:
+    """Think time per move (seconds) of one side: moves counted, mean, p95 (nearest rank), max."""
+
+    moves: int
+    mean_s: float
+    p95_s: float
+    max_s: float
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Everything ``arena`` prints; :func:`summarize` computes it, :func:`format_summary` prints it."""
+
+    level_a: str
+    level_b: str
+    pairs: int
+    games: int
+    points_a: float
+    score: float
+    ci_low: float
+    ci_high: float
+    categories: tuple[tuple[str, int], ...]
+    elo: float
+    elo_low: float
+    elo_high: float
+    mean_plies: float
+    think_a: ThinkStats
+    think_b: ThinkStats
+
+
+# ----- statistics ---------------------------------------------------------------
+
+
+def t_two_sided_cdf(t: float, df: int) -> float:
+    """P(|T| <= t) for Student's t with ``df`` >= 1 degrees of freedom (exact series,
+    Abramowitz & Stegun 26.7.3-4).  ``t`` >= 0."""
+    theta = math.atan(t / math.sqrt(df))
+    c2 = math.cos(theta) ** 2
+    s = math.sin(theta)
+    if df % 2 == 1:
+        total, term = 0.0, 1.0
+        if df > 1:
+            term = math.cos(theta)
+            total = term
+            for k in range(3, df - 1, 2):
+                term *= c2 * (k - 1) / k
+                total += term
+        return (2 / math.pi) * (theta + s * total) if df > 1 else 2 * theta / math.pi
+    total, term = 1.0, 1.0
+    for k in range(2, df - 1, 2):
+        term *= c2 * (k - 1) / k
+        total += term
+    return s * total
+
+
+def t_quantile_95(df: int) -> float:
+    """The two-sided 95 % critical value of Student's t with ``df`` >= 1 degrees of freedom
+    (bisection on :func:`t_two_sided_cdf`; 12.706 for 1, 1.960 in the limit).  ``ValueError`` if df < 1."""
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be at least 1, not {df}")
+    lo, hi = 0.0, 1000.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if t_two_sided_cdf(mid, df) < 0.95:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def elo_of(score: float) -> float:
+    """Elo difference of an expected score 0..1 (``-400 log10(1/score - 1)``; ±inf at 1 and 0)."""
+    if score >= 1:
+        return math.inf
+    if score <= 0:
+        return -math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+def percentile_95(values: Sequence[float]) -> float:
+    """The 95th percentile by nearest rank (the ``ceil(0.95 n)``-th smallest); 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+
+
+def think_stats(times: Sequence[float]) -> ThinkStats:
+    """:class:`ThinkStats` of a list of think times in seconds."""
+    if not times:
+        return ThinkStats(0, 0.0, 0.0, 0.0)
+    return ThinkStats(len(times), sum(times) / len(times), percentile_95(times), max(times))
+
+
+def summarize(level_a: str, level_b: str, pairs: Sequence[PairResult]) -> Summary:
+    """The arena summary of finished pairs (a pure function; ``ValueError`` if there are none).
+
+    The 95 % interval is mean ± t(0.975, n-1) · sd / √n over the pair scores (sd with n-1;
+    a single pair gives a zero-width interval), clipped to [0, 1]; the Elo interval maps its ends.
+    """
+    if not pairs:
+        raise ValueError("no deal pairs to summarize")
+    n = len(pairs)
+    scores = [p.score for p in pairs]
+    mean = sum(scores) / n
+    if n > 1:
+        sd = math.sqrt(sum((x - mean) ** 2 for x in scores) / (n - 1))
+        half = t_quantile_95(n - 1) * sd / math.sqrt(n)
+    else:
+        half = 0.0
+    low, high = max(0.0, mean - half), min(1.0, mean + half)
+    counts = {code: 0 for _, code in CATEGORIES}
+    for p in pairs:
+        counts[p.category] += 1
+    games = [g for p in pairs for g in p.games]
+    return Summary(
+        level_a=level_a,
+        level_b=level_b,
+        pairs=n,
+        games=len(games),
+        points_a=sum(g.a_points for g in games),
+        score=mean,
+        ci_low=low,
+        ci_high=high,
+        categories=tuple((label, counts[code]) for label, code in CATEGORIES),
+        elo=elo_of(mean),
+        elo_low=elo_of(low),
+        elo_high=elo_of(high),
+        mean_plies=sum(g.plies for g in games) / len(games),
+        think_a=think_stats([t for g in games for t in g.think_a]),
+        think_b=think_stats([t for g in games for t in g.think_b]),
+    )
+
+
+def _elo_text(x: float) -> str:
+    return "+inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
+
+
+def format_summary(s: Summary) -> str:
+    """The printed arena report of a :class:`Summary` (plain text, lines end with newline)."""
+    lines = [
+        f"A = {s.level_a}, B = {s.level_b}: {s.pairs} deal pairs, {s.games} games",
+        f"score of A: {s.points_a:g} / {s.games} = {s.score:.3f}"
+        f"  (95% CI {s.ci_low:.3f} .. {s.ci_high:.3f}, over pairs)",
+        f"Elo difference A - B: {_elo_text(s.elo)}  (95% CI {_elo_text(s.elo_low)} .. {_elo_text(s.elo_high)})",
+        "pairs: " + ", ".join(f"{label} {count}" for label, count in s.categories),
+        f"mean plies per deal: {s.mean_plies:.1f}",
+    ]
+    for side, level, t in (("A", s.level_a, s.think_a), ("B", s.level_b, s.think_b)):
+        lines.append(
+            f"think per move, {side} ({level}): mean {t.mean_s * 1000:.1f} ms, p95 {t.p95_s * 1000:.1f} ms, "
+            f"max {t.max_s * 1000:.1f} ms over {t.moves} moves"
+        )
+    return "\n".join(lines) + "\n"
+
+
+# ----- playing ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairSetup:
+    """Seed bytes, trumps (seat 0, seat 1) and dealer of a deal pair."""
+
+    seed: bytes
+    trumps: tuple[int, int]
+    dealer: int
+
+
+def pair_setup(seed: int, index: int) -> PairSetup:
+    """Deal pair ``index`` of arena seed ``seed``: a 32-byte seed
+    ``SHA-256(ARENA_TAG || seed as signed 64-bit BE || index as u32 BE)``; trumps from a second
+    hash of that seed (seat 0 any suit, seat 1 one of the other three); the dealer by
+    :func:`~p2ptrumps.shuffle.first_dealer`."""
+    deal_seed = hashlib.sha256(ARENA_TAG + seed.to_bytes(8, "big", signed=True) + index.to_bytes(4, "big")).digest()
+    h = hashlib.sha256(ARENA_TAG + b"/trumps" + deal_seed).digest()
+    t0 = h[0] % 4
+    t1 = (t0 + 1 + h[1] % 3) % 4
+    return PairSetup(deal_seed, (t0, t1), first_dealer(deal_seed))
+
+
+@dataclass(frozen=True)
+class PairTask:
+    """The work of one deal pair, picklable for a worker process."""
+
+    index: int
+    seed: int
+    level_a: str
+    level_b: str
+    think_s: float
+    rules: RuleSet
+    log_dir: str | None
+
+
+def play_game(task: PairTask, setup: PairSetup, a_seat: int) -> tuple[GameResult, MatchRecord]:
+    """Play one game of a pair synchronously; return its result and its one-deal record."""
+    levels = [task.level_b, task.level_b]
+    levels[a_seat] = task.level_a
+    rng_seed = int.from_bytes(hashlib.sha256(setup.seed + bytes([a_seat])).digest()[:8], "big")
+    rng = random.Random(rng_seed)
+    hands = deal_hands(setup.seed, task.rules, setup.trumps, setup.dealer)
+    pos = Position.start(task.rules, setup.trumps, hands, setup.dealer)
+    deal = DealRecord(number=1, dealer=setup.dealer, seed=setup.seed, hands=hands)
+    think: tuple[list[float], list[float]] = ([], [])
+    while pos.outcome is None:
+        seat = pos.to_move
+        t0 = time.perf_counter()
+        move = choose_move(pos, levels[seat], task.think_s, rng)
+        think[0 if seat == a_seat else 1].append(time.perf_counter() - t0)
+        pos.push(move)
+        deal.moves.append(move)
+    deal.outcome = pos.outcome
+    names = [PlayerInfo(f"B ({task.level_b})", f"ai:{task.level_b}") for _ in range(2)]
+    names[a_seat] = PlayerInfo(f"A ({task.level_a})", f"ai:{task.level_a}")
+    record = MatchRecord(
+        rules=task.rules,
+        trumps=setup.trumps,
+        players=(names[0], names[1]),
+        deals=[deal],
+        started=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        source="arena",
+    )
+    result = GameResult(a_seat, pos.outcome, len(deal.moves), tuple(think[0]), tuple(think[1]))
+    return result, record
+
+
+def play_pair(task: PairTask) -> PairResult:
+    """Play deal pair ``task.index`` (both seatings); save the records under ``task.log_dir`` if set,
+    as ``pair-<index>-a<seat>.json``."""
+    setup = pair_setup(task.seed, task.index)
+    games = []
+    for a_seat in (0, 1):
+        result, record = play_game(task, setup, a_seat)
+        if task.log_dir is not None:
+            record.save(Path(task.log_dir) / f"pair-{task.index:04d}-a{a_seat}.json")
+        games.append(result)
+    return PairResult(task.index, (games[0], games[1]))
+
+
+def run_pairs(tasks: Sequence[PairTask], jobs: int, progress: bool = False) -> list[PairResult]:
+    """Play every pair, in ``jobs`` processes when ``jobs`` > 1; results in task order."""
+    results: list[PairResult] = []
+    if jobs <= 1:
+        iterator = map(play_pair, tasks)
+        for r in iterator:
+            results.append(r)
+            _progress(progress, len(results), len(tasks))
+        return results
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for r in pool.map(play_pair, tasks):
+            results.append(r)
+            _progress(progress, len(results), len(tasks))
+    return results
+
+
+def _progress(enabled: bool, done: int, total: int) -> None:
+    if enabled and (done % 10 == 0 or done == total):
+        print(f"  {done}/{total} pairs", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``arena`` subcommand: play ``args.deals`` duplicate deal pairs of ``args.level_a``
+    against ``args.level_b``, print the summary, return 0."""
+    rules: RuleSet = getattr(args, "rules", None) or RuleSet()
+    tasks = [
+        PairTask(i, args.seed, args.level_a, args.level_b, args.think, rules, args.log_dir)
+        for i in range(args.deals)
+    ]
+    results = run_pairs(tasks, args.jobs, progress=sys.stderr.isatty())
+    print(format_summary(summarize(args.level_a, args.level_b, results)), end="")
+    return 0

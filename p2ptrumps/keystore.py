@@ -1,0 +1,364 @@
+"""The user's identity key, display name and known peers, in the user data directory.
+
+Source: issue 3 §2 (identity key created on first use, mode 0600; known peers
+pinned on first use; a changed key for a known peer is refused loudly) and
+``protocol/wire.md`` (the fingerprint of a key is defined there and computed by
+:mod:`p2ptrumps.wire.identity`; this module only stores and compares it).
+
+Files, all under :func:`data_dir` (``platformdirs.user_data_dir("p2ptrumps")``,
+so ``XDG_DATA_HOME`` gives each user or process its own):
+
+* ``identity.key`` -- the long-term Ed25519 private key in the form of
+  :meth:`p2ptrumps.wire.identity.Identity.dump` (``p2ptrumps-identity-v1 <hex seed>``),
+  created with mode 0600 (``O_CREAT | O_EXCL``).  A key file that the group or
+  others may read is refused.
+* ``name`` -- the display name shown to peers (UTF-8 text, one line).
+* ``known_peers.json`` -- the pinned peers: format ``p2ptrumps-known-peers``
+  version 1, ``{"peers": [{"fingerprint", "name", "address", "first_seen"}]}``.
+
+Nothing here touches sockets; :mod:`p2ptrumps.netplay` asks the questions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import getpass
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from .wire.identity import Identity, IdentityError
+from .wire.identity import normalise_fingerprint as normalise_fingerprint
+
+APP_NAME = "p2ptrumps"
+KEY_FILE = "identity.key"
+NAME_FILE = "name"
+KNOWN_PEERS_FILE = "known_peers.json"
+KNOWN_PEERS_FORMAT = "p2ptrumps-known-peers"
+KNOWN_PEERS_VERSION = 1
+MAX_NAME_CHARS = 40
+
+
+class KeyStoreError(Exception):
+    """The key, name or known-peers file cannot be used; the message names the file and the fault."""
+
+
+class PinningError(Exception):
+    """A peer's key is refused (changed key, fingerprint mismatch, not confirmed); the message says why."""
+
+
+def data_dir() -> Path:
+    """The per-user data directory (``$XDG_DATA_HOME/p2ptrumps`` on Linux), created with mode 0700."""
+    path = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+# ----- identity key --------------------------------------------------------------
+
+
+def _check_private(path: Path) -> None:
+    if os.name != "posix":
+        return
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise KeyStoreError(
+            f"key file {path} is readable by others (mode {mode:04o}); refusing to use it. "
+            f"Run: chmod 600 {path}"
+        )
+
+
+def load_or_create_key(directory: Path | None = None, seed: bytes | None = None) -> tuple[Identity, bool]:
+    """The identity key of this user, created on first use.
+
+    Args:
+        directory: where the key lives (default :func:`data_dir`).
+        seed: the 32-byte seed of a new key (default ``os.urandom(32)``); unused
+            when the key exists.
+    Returns:
+        ``(identity, created)``: the key and whether it was created now.
+    Raises:
+        KeyStoreError: the key file is group/world-readable, unreadable, or not
+            a p2ptrumps identity key.
+    """
+    directory = directory or data_dir()
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = directory / KEY_FILE
+    created = False
+    if not path.exists():
+        created = _create_key(path, Identity.from_seed(seed or os.urandom(32)))
+    try:
+        _check_private(path)
+        data = path.read_bytes()
+    except OSError as exc:
+        raise KeyStoreError(f"cannot read key file {path}: {exc.strerror or exc}") from None
+    try:
+        return Identity.load(data), created
+    except IdentityError as exc:
+        raise KeyStoreError(f"key file {path} is unusable: {exc}") from None
+
+
+def _create_key(path: Path, identity: Identity) -> bool:
+    """Write ``identity`` to ``path`` unless another process got there first; True if we wrote it.
+
+    The key goes to a temporary file created ``O_CREAT | O_EXCL`` with mode 0600,
+    is fsynced, then hard-linked into place (fails if the name exists), so the
+    key file is never seen half written.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise KeyStoreError(f"cannot create key file in {path.parent}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(identity.dump())
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            raise KeyStoreError(f"cannot create key file {path}: {exc.strerror or exc}") from None
+        return True
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+# ----- display name ----------------------------------------------------------------
+
+
+def clean_name(text: str) -> str:
+    """A display name made safe to show: printable characters only, spaces collapsed,
+    at most :data:`MAX_NAME_CHARS` characters.  Raises :class:`ValueError` if nothing is left."""
+    cleaned = " ".join("".join(ch for ch in text if ch.isprintable()).split())[:MAX_NAME_CHARS]
+    if not cleaned:
+        raise ValueError(f"name {text!r} has no printable characters")
+    return cleaned
+
+
+def default_name() -> str:
+    """The login name, or ``"player"`` if it cannot be found."""
+    try:
+        return clean_name(getpass.getuser())
+    except (ValueError, KeyError, OSError):
+        return "player"
+
+
+def load_name(directory: Path | None = None) -> str:
+    """The stored display name, or :func:`default_name` if none is stored (or it is unusable)."""
+    path = (directory or data_dir()) / NAME_FILE
+    try:
+        return clean_name(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return default_name()
+
+
+def save_name(name: str, directory: Path | None = None) -> str:
+    """Store the display name (cleaned by :func:`clean_name`); returns it.  Raises ValueError / KeyStoreError."""
+    cleaned = clean_name(name)
+    directory = directory or data_dir()
+    _atomic_write(directory / NAME_FILE, cleaned + "\n")
+    return cleaned
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise KeyStoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+# ----- known peers ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KnownPeer:
+    """One pinned peer: its key ``fingerprint`` (as the wire shows it), the ``name`` it
+    gave, the ``address`` we met it at (``host:port`` for a host we joined, the IP
+    for a guest), and ``first_seen`` (ISO 8601 UTC text)."""
+
+    fingerprint: str
+    name: str
+    address: str
+    first_seen: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"fingerprint": self.fingerprint, "name": self.name, "address": self.address,
+                "first_seen": self.first_seen}
+
+
+class Pin(enum.Enum):
+    """What the known-peers file says about a key."""
+
+    KNOWN = "known"  # this fingerprint is pinned
+    UNKNOWN = "unknown"  # never seen, and no pinned peer claims its name or address
+    CHANGED = "changed"  # a pinned peer with this name or address has another key
+
+
+@dataclass(frozen=True)
+class PinCheck:
+    """The verdict of :meth:`KnownPeers.check` and the pinned entries behind it."""
+
+    pin: Pin
+    fingerprint: str
+    name: str
+    address: str
+    conflicts: tuple[KnownPeer, ...] = ()
+
+
+class KnownPeers:
+    """The ``known_peers.json`` file: read on construction, written atomically on :meth:`add`.
+
+    Raises:
+        KeyStoreError: the file exists but is unreadable or malformed (it is
+            never overwritten then: fix or remove it by hand).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.peers: list[KnownPeer] = self._read()
+
+    @classmethod
+    def open(cls, directory: Path | None = None) -> KnownPeers:
+        """The known peers of this user (``known_peers.json`` in :func:`data_dir`)."""
+        return cls((directory or data_dir()) / KNOWN_PEERS_FILE)
+
+    def _read(self) -> list[KnownPeer]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as exc:
+            raise KeyStoreError(f"cannot read known peers file {self.path}: {exc}") from None
+        try:
+            data: Any = json.loads(text)
+            if not isinstance(data, dict) or data.get("format") != KNOWN_PEERS_FORMAT:
+                raise ValueError(f"not a {KNOWN_PEERS_FORMAT} file")
+            if data.get("version") != KNOWN_PEERS_VERSION:
+                raise ValueError(f"unsupported version {data.get('version')!r}")
+            peers = []
+            for i, p in enumerate(data["peers"]):
+                if not isinstance(p, dict):
+                    raise ValueError(f"peer {i + 1} is not an object")
+                fields = [p.get(k) for k in ("fingerprint", "name", "address", "first_seen")]
+                if not all(isinstance(v, str) for v in fields):
+                    raise ValueError(f"peer {i + 1} lacks fingerprint/name/address/first_seen text")
+                peers.append(KnownPeer(*(str(v) for v in fields)))
+            return peers
+        except (ValueError, KeyError, TypeError) as exc:
+            raise KeyStoreError(
+                f"known peers file {self.path} is malformed ({exc}); fix or remove it by hand"
+            ) from None
+
+    def check(self, fingerprint: str, name: str, address: str | None) -> PinCheck:
+        """Is ``fingerprint`` pinned?  ``CHANGED`` if another key is pinned for ``name``
+        or (when given) ``address``; ``KNOWN`` if this key is pinned and no such
+        conflict exists; else ``UNKNOWN``."""
+        fp = normalise_fingerprint(fingerprint)
+        conflicts = tuple(
+            p for p in self.peers
+            if normalise_fingerprint(p.fingerprint) != fp and (p.name == name or (address and p.address == address))
+        )
+        if conflicts:
+            return PinCheck(Pin.CHANGED, fingerprint, name, address or "", conflicts)
+        if any(normalise_fingerprint(p.fingerprint) == fp for p in self.peers):
+            return PinCheck(Pin.KNOWN, fingerprint, name, address or "")
+        return PinCheck(Pin.UNKNOWN, fingerprint, name, address or "")
+
+    def add(self, fingerprint: str, name: str, address: str, now: datetime | None = None) -> None:
+        """Pin a peer (no-op if this fingerprint with this name and address is already pinned)."""
+        fp = normalise_fingerprint(fingerprint)
+        if any(normalise_fingerprint(p.fingerprint) == fp and p.name == name and p.address == address
+               for p in self.peers):
+            return
+        when = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.peers.append(KnownPeer(fingerprint, name, address, when))
+        data = {"format": KNOWN_PEERS_FORMAT, "version": KNOWN_PEERS_VERSION,
+                "peers": [p.to_json() for p in self.peers]}
+        _atomic_write(self.path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+
+
+def changed_key_message(check: PinCheck, path: Path) -> str:
+    """The loud refusal for a changed key, naming both fingerprints and the file to edit."""
+    old = check.conflicts[0]
+    return (
+        f"KEY CHANGED: {check.name!r} at {check.address or '?'} now shows key {check.fingerprint}, "
+        f"but {old.name!r} at {old.address} was pinned on {old.first_seen} with key {old.fingerprint}. "
+        f"Someone may be impersonating this peer. Refused. If the change is expected, "
+        f"remove the old entry from {path}."
+    )
+
+
+def decide_pin(
+    check: PinCheck,
+    known: KnownPeers,
+    *,
+    expected_fingerprint: str | None = None,
+    accept_new: bool = False,
+    confirm: Callable[[str], bool] | None = None,
+) -> str:
+    """Decide whether to trust a peer's key (ssh's rules) and pin it if it is new.
+
+    Args:
+        check: the verdict of :meth:`KnownPeers.check`.
+        known: the file to pin a newly accepted key into.
+        expected_fingerprint: ``--fingerprint``: the key must match it (compared
+            with :func:`normalise_fingerprint`), known or not.
+        accept_new: ``--accept-new``: accept an unknown key (never a changed one).
+        confirm: asks the user a yes/no question (the text ends with ``[y/N]``);
+            None when nobody can be asked.
+    Returns:
+        a one-line note for the user (``"new peer pinned"`` / ``"known peer"``).
+    Raises:
+        PinningError: the key changed, does not match ``expected_fingerprint``,
+            or is unknown and was not accepted.
+    """
+    if check.pin is Pin.CHANGED:
+        raise PinningError(changed_key_message(check, known.path))
+    if expected_fingerprint is not None and (
+        normalise_fingerprint(expected_fingerprint) != normalise_fingerprint(check.fingerprint)
+    ):
+        raise PinningError(
+            f"fingerprint mismatch: {check.name!r} shows key {check.fingerprint}, "
+            f"but you expected {expected_fingerprint}. Refused."
+        )
+    if check.pin is Pin.KNOWN:
+        return f"known peer {check.name!r} ({check.fingerprint})"
+    if expected_fingerprint is None and not accept_new:
+        question = (
+            f"{check.name!r} at {check.address or '?'} is not a known peer.\n"
+            f"Its key fingerprint is {check.fingerprint}\n"
+            f"Check it with them (they see it with `p2ptrumps id`). Accept and remember it? [y/N] "
+        )
+        if confirm is None:
+            raise PinningError(
+                f"unknown key {check.fingerprint} for {check.name!r}: not confirmed "
+                f"(pass --fingerprint FP or --accept-new, or answer the prompt on a terminal)"
+            )
+        if not confirm(question):
+            raise PinningError(f"key {check.fingerprint} of {check.name!r} not accepted")
+    known.add(check.fingerprint, check.name, check.address)
+    return f"new peer {check.name!r} pinned ({check.fingerprint})"

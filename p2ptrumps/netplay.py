@@ -1,0 +1,696 @@
+"""``p2ptrumps host``, ``join`` and ``id``: a networked match, peer to peer over TCP.
+
+Source: issue 3 §2-§3, ``protocol/wire.md`` (the session), :mod:`p2ptrumps.keystore`
+(keys and pinning), :mod:`p2ptrumps.transport` (the connection) and
+:mod:`p2ptrumps.remote` (the peer as a player).
+
+The host listens, prints the address to give the opponent and its key
+fingerprint, and plays one match with the first guest.  The guest connects,
+checks the host's key against its known peers (``--fingerprint``,
+``--accept-new`` or a y/N question), accepts the host's rules, and plays.  Each
+side writes its own match log (``--log PATH`` or
+``<data dir>/logs/2026-11-29_1805_host_vs-<peer>.p2plog``), every message
+fsynced before it is sent.
+
+A seat is played by the AI (``--ai LEVEL``), by the person in the full-screen
+table (default), or by the person at a plain line prompt (``--headless``
+without ``--ai``).  ``--headless`` prints the progress: deal starts, moves,
+results, the final score and the log path.
+
+Exit statuses (each with a one-line message on stderr, and the log path when a
+log was started):
+
+====  ===================================================================
+0     the match was played to the end
+1     another error (disk full, unusable key file, ...)
+2     bad command-line value (address, port, trump)
+3     cannot connect / cannot listen (connection refused, address in use)
+4     the peer vanished (closed, reset, or silent past ``--timeout``)
+5     the peer broke the protocol (the fault is named; the log keeps the evidence)
+6     the peer's key was refused (unknown and not confirmed, mismatch, changed)
+7     the rules were refused
+130   interrupted (Ctrl-C)
+====  ===================================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import errno
+import os
+import random
+import re
+import socket
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TextIO
+
+import trio
+
+from . import keystore
+from .cards import suit_label
+from .match import Action, DealEnded, DealStarted, Event, MatchEnded, MatchRunner, MovePlayed, OfferDraw, Player, Resign
+from .record import PlayerInfo
+from .remote import LocalSeat, NetGame, NetGameError, RemotePlayer
+from .rules import Position, RuleSet
+from .transport import Connection, MatchLogFile, PeerFault, PeerGone, PeerTimeout, TransportError, single_errors
+from .wire import events as wev
+from .wire.identity import Identity
+from .wire.log import LOG_MAGIC
+from .wire.session import Session
+
+DEFAULT_PORT = 4816
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_CONNECT = 3
+EXIT_PEER_GONE = 4
+EXIT_PEER_FAULT = 5
+EXIT_KEY_REFUSED = 6
+EXIT_RULES_REFUSED = 7
+
+
+class NetplayError(Exception):
+    """A networked match could not start or go on; ``status`` is the exit status, the
+    message one line for the user."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# ----- addresses ------------------------------------------------------------------
+
+
+def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
+    """``"HOST:PORT"``, ``"[v6addr]:PORT"`` or ``"HOST"`` -> ``(host, port)``.
+
+    Raises:
+        NetplayError: (status 2) empty host, bad or out-of-range port.
+    """
+    s = text.strip()
+    m = re.fullmatch(r"\[([^\]]+)\](?::(\d*))?", s)
+    if m:
+        host, port_text = m.group(1), m.group(2)
+    elif s.count(":") == 1:
+        host, _, port_text = s.partition(":")
+    else:
+        host, port_text = s, None  # a bare name or a bare IPv6 address
+    if not host:
+        raise NetplayError(EXIT_USAGE, f"address {text!r} has no host (expected HOST:PORT)")
+    if port_text is None or port_text == "":
+        return host, default_port
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise NetplayError(EXIT_USAGE, f"address {text!r}: port must be a number 1..65535")
+    return host, int(port_text)
+
+
+def format_address(host: str, port: int) -> str:
+    """``(host, port)`` -> ``"host:port"`` (``"[v6]:port"`` for IPv6)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def local_addresses() -> list[str]:
+    """This machine's non-loopback IP addresses (best effort, no packet sent), then 127.0.0.1."""
+    found: list[str] = []
+    with contextlib.suppress(OSError):
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.append(str(info[4][0]))
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))  # TEST-NET-1: nothing is sent, it only picks the outgoing interface
+        found.append(str(s.getsockname()[0]))
+    out = [a for a in dict.fromkeys(found) if not a.startswith("127.") and a != "0.0.0.0"]
+    return [*out, "127.0.0.1"]
+
+
+def _safe_stem(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")[:32] or "peer"
+
+
+def default_log_path(directory: Path, role: str, now: datetime, peer: str | None = None) -> Path:
+    """An unused readable log name: ``2026-11-29_1805_host_vs-bob.p2plog`` (``-2``, ``-3`` ... if taken).
+    Without ``peer`` (not known yet): ``2026-11-29_1805_host.p2plog``."""
+    stem = f"{now:%Y-%m-%d_%H%M}_{role}" + (f"_vs-{_safe_stem(peer)}" if peer else "")
+    path = directory / f"{stem}.p2plog"
+    n = 2
+    while path.exists():
+        path = directory / f"{stem}-{n}.p2plog"
+        n += 1
+    return path
+
+
+# ----- the match log on disk -----------------------------------------------------------
+
+
+def _log_codec() -> tuple[bytes, Callable[[bytes, str], bytes]]:
+    """The file header and the per-message bytes of the match log (protocol/wire.md §12):
+    :data:`~p2ptrumps.wire.log.LOG_MAGIC`, then each frame as on the wire (direction not stored)."""
+    return LOG_MAGIC, lambda frame, direction: frame
+
+
+# ----- configuration ----------------------------------------------------------------
+
+
+@dataclass
+class NetConfig:
+    """Everything one side of a networked match needs.
+
+    Attributes:
+        role: ``"host"`` or ``"guest"``.
+        identity: our key; ``name`` our display name.
+        rules: the host's proposed rules (None for the guest).
+        ai: AI level for our seat, or None for the person.
+        think_s: the AI's time per move, seconds.
+        headless: no full-screen UI; print progress to ``out``.
+        trump: our wished trump (0..3) or None (asked, or the AI picks).
+        log_path: ``--log PATH``, or None for a default name under ``data``/logs.
+        timeout_s: seconds of silence before the peer is declared gone.
+        fingerprint / accept_new: the guest's answer for an unknown host key.
+        confirm: asks a y/N question (None: nobody to ask).
+        data: the data directory (keys, known peers, logs).
+        ascii_only: ASCII suits in printed progress.
+        out: where progress goes (stdout).
+        heartbeat_s: seconds between heartbeats (default from the timeout).
+        make_player: builds our seat's player (default: the AI or a line prompt).
+        choose_trump_fn: asks for our trump given the taken suit (default: ``trump``,
+            the AI, or a line prompt).
+        on_ready: called once the peer's key and the rules are accepted, before
+            the trumps (the full-screen UI starts there).
+    """
+
+    role: str
+    identity: Identity
+    name: str
+    data: Path
+    rules: RuleSet | None = None
+    ai: str | None = None
+    think_s: float = 0.5
+    headless: bool = True
+    trump: int | None = None
+    log_path: Path | None = None
+    timeout_s: float = 30.0
+    fingerprint: str | None = None
+    accept_new: bool = False
+    confirm: Callable[[str], bool] | None = None
+    ascii_only: bool = False
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    heartbeat_s: float | None = None
+    make_player: Callable[[NetConfig, int], Player] | None = None
+    choose_trump_fn: Callable[[int | None], Awaitable[int]] | None = None
+    on_ready: Callable[[NetGame, NetResult], None] | None = None
+
+
+@dataclass
+class NetResult:
+    """What a finished (or stopped) networked match leaves: the log path, the score
+    (half-points, seat 0 / seat 1) if it ended, our seat and the peer's name."""
+
+    log_path: Path | None
+    seat: int
+    score_halves: tuple[int, int] | None = None
+    peer_name: str | None = None
+    peer_fingerprint: str | None = None
+
+
+def _print(cfg: NetConfig, text: str) -> None:
+    print(text, file=cfg.out, flush=True)
+
+
+# ----- players of our seat -------------------------------------------------------------
+
+
+class ProgressPrinter:
+    """Wraps our player and prints the match events (``--headless``)."""
+
+    def __init__(self, inner: Player, cfg: NetConfig, names: tuple[str, str]) -> None:
+        self.inner = inner
+        self.info = inner.info
+        self.cfg = cfg
+        self.names = names
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        return await self.inner.choose_move(position, seat)
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return await self.inner.accept_draw(position, seat)
+
+    async def observe(self, event: Event) -> None:
+        a = self.cfg.ascii_only
+        if isinstance(event, DealStarted):
+            p = event.position
+            _print(self.cfg, f"deal {event.number}: {self.names[event.dealer]} deals; "
+                   f"{self.names[p.to_move]} (trump {suit_label(p.trumps[p.to_move], a)}) starts")
+        elif isinstance(event, MovePlayed):
+            _print(self.cfg, f"  {event.position.turn:3d}. {self.names[event.seat]}: {event.move.label(a)}")
+        elif isinstance(event, DealEnded):
+            x, y = event.score_halves
+            _print(self.cfg, f"deal {event.number}: {event.outcome.describe(self.names)}; "
+                   f"score {x / 2:g}-{y / 2:g}")
+        elif isinstance(event, MatchEnded):
+            x, y = event.score_halves
+            _print(self.cfg, f"match over: {self.names[0]} {x / 2:g}, {self.names[1]} {y / 2:g}")
+        await self.inner.observe(event)
+
+
+class LinePlayer:
+    """The person at a plain line prompt (``--headless`` without ``--ai``)."""
+
+    def __init__(self, info: PlayerInfo, cfg: NetConfig) -> None:
+        self.info = info
+        self.cfg = cfg
+
+    async def _ask(self, prompt: str) -> str:
+        def read() -> str:
+            try:
+                return input(prompt)
+            except EOFError:
+                return "resign"
+
+        return await trio.to_thread.run_sync(read, abandon_on_cancel=True)
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        _print(self.cfg, str(position))
+        for _ in range(1000):
+            text = (await self._ask("your move (e.g. QS, TS/7H, p; 'draw', 'resign'): ")).strip()
+            if text == "resign":
+                return Resign()
+            if text == "draw":
+                return OfferDraw()
+            try:
+                return position.parse_move(text)
+            except ValueError as exc:
+                _print(self.cfg, str(exc))
+        return Resign()
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return (await self._ask("the opponent offers a draw; accept? [y/N] ")).strip().lower() in ("y", "yes")
+
+    async def observe(self, event: Event) -> None:
+        return None
+
+
+def _our_player(cfg: NetConfig, seat: int) -> Player:
+    if cfg.make_player is not None:
+        return cfg.make_player(cfg, seat)
+    if cfg.ai is not None:
+        from .ai import AIPlayer
+
+        return AIPlayer(cfg.ai, cfg.think_s, name=cfg.name)
+    return LinePlayer(PlayerInfo(cfg.name, "human"), cfg)
+
+
+async def _choose_trump(cfg: NetConfig, taken: int | None) -> int:
+    if cfg.trump is not None and cfg.trump != taken:
+        return cfg.trump
+    if cfg.trump is not None:
+        _print(cfg, f"your trump {suit_label(cfg.trump, cfg.ascii_only)} is taken by the host; choosing another")
+    if cfg.choose_trump_fn is not None:
+        return await cfg.choose_trump_fn(taken)
+    if cfg.ai is not None or cfg.confirm is None:
+        from .ai import choose_trump
+
+        return choose_trump(taken, random.Random())
+    from .cards import parse_suit
+
+    for _ in range(100):
+        text = await trio.to_thread.run_sync(input, "your trump (C D H S): ", abandon_on_cancel=True)
+        try:
+            suit = parse_suit(text.strip())
+        except ValueError as exc:
+            _print(cfg, str(exc))
+            continue
+        if suit != taken:
+            return suit
+        _print(cfg, "that suit is the host's trump; choose another")
+    raise NetplayError(EXIT_USAGE, "no trump chosen")
+
+
+# ----- one match over one stream ---------------------------------------------------------
+
+
+async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str) -> NetResult:
+    """Play one match as ``cfg.role`` over a connected ``stream``.
+
+    Args:
+        stream: the TCP (or memory, in tests) stream to the peer.
+        cfg: our side's :class:`NetConfig`.
+        peer_address: the peer's address for known peers (``host:port`` we joined,
+            or the guest's IP).
+    Returns:
+        the :class:`NetResult` of a match played to the end.
+    Raises:
+        NetplayError: everything that stops the match, with its exit status;
+            ``error.result`` holds the :class:`NetResult` so far (the log path).
+    """
+    now = datetime.now()
+    logs = cfg.data / "logs"
+    path = cfg.log_path or default_log_path(logs, cfg.role, now)
+    try:
+        log = MatchLogFile(path)
+    except FileExistsError:
+        raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)") from None
+    except OSError as exc:
+        raise NetplayError(EXIT_ERROR, f"cannot create log file {path}: {exc.strerror or exc}") from None
+    result = NetResult(log.path, 0 if cfg.role == "host" else 1)
+    header, entry = _log_codec()
+    try:
+        log.append(header)
+
+        def on_message(frame: bytes, direction: str) -> None:
+            log.append(entry(frame, direction))
+
+        session = Session(
+            "host" if cfg.role == "host" else "guest",
+            cfg.identity,
+            cfg.name,
+            os.urandom(32),
+            rules=cfg.rules if cfg.role == "host" else None,
+            on_message=on_message,
+        )
+        conn = Connection(
+            stream,
+            session,
+            timeout_s=cfg.timeout_s,
+            heartbeat_s=cfg.heartbeat_s,
+            fault_of=lambda ev: f"{ev.reason} [{ev.code}]" if isinstance(ev, wev.ProtocolViolation) else None,
+            is_finished=lambda: session.finished,
+        )
+        try:
+            await conn.run(lambda c: _match(c, session, cfg, result, log, peer_address, now))
+        except PeerFault as exc:  # the session logged the offending frame last, as evidence
+            raise NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}") from None
+        except (PeerGone, PeerTimeout) as exc:
+            raise NetplayError(EXIT_PEER_GONE, f"the peer is gone: {exc}") from None
+        except TransportError as exc:
+            raise NetplayError(EXIT_PEER_GONE, str(exc)) from None
+        except NetGameError as exc:
+            raise NetplayError(EXIT_ERROR, str(exc)) from None
+        except OSError as exc:
+            raise NetplayError(EXIT_ERROR, f"cannot write the match log {log.path}: {exc.strerror or exc}") from None
+    except NetplayError as exc:
+        result.log_path = log.path
+        exc.result = result  # type: ignore[attr-defined]
+        raise
+    finally:
+        log.close()
+    result.log_path = log.path
+    return result
+
+
+async def _match(
+    conn: Connection, session: Session, cfg: NetConfig, result: NetResult, log: MatchLogFile,
+    peer_address: str, now: datetime,
+) -> None:
+    game = NetGame(conn, session, on_chat=lambda who, text: _print(cfg, f"[chat] {who}: {text}"),
+                   on_note=lambda text: _print(cfg, f"note: {text}"))
+    with single_errors():
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(game.pump)
+            await _match_steps(conn, session, cfg, result, log, peer_address, now, game)
+            conn.closing_ok = True
+            nursery.cancel_scope.cancel()
+
+
+async def _match_steps(
+    conn: Connection, session: Session, cfg: NetConfig, result: NetResult, log: MatchLogFile,
+    peer_address: str, now: datetime, game: NetGame,
+) -> None:
+    """The match in order: handshake and pinning, rules, trumps, the deals, the signed end."""
+    seat = session.seat
+    await conn.send_pending()  # our hello
+
+    hello = await game.take(wev.PeerHello)
+    result.peer_name, result.peer_fingerprint = hello.name, hello.fingerprint
+    await _pin(cfg, hello, peer_address)
+    if cfg.log_path is None:
+        log.rename(default_log_path(log.path.parent, cfg.role, now, hello.name))
+        result.log_path = log.path
+    await game.send(session.accept_key)
+
+    if cfg.role == "host":
+        answer = await game.take(wev.RulesAgreed, wev.RulesRefused)
+        if isinstance(answer, wev.RulesRefused):
+            raise NetplayError(EXIT_RULES_REFUSED, f"{hello.name} refused the rules")
+        assert isinstance(answer, wev.RulesAgreed)
+        rules = answer.rules
+    else:
+        proposed = await game.take(wev.RulesProposed)
+        if not await _accept_rules(cfg, proposed.rules, hello.name):
+            await game.send(session.refuse_rules)
+            raise NetplayError(EXIT_RULES_REFUSED, f"you refused the rules of {hello.name}")
+        await game.send(session.accept_rules)
+        rules = (await game.take(wev.RulesAgreed)).rules
+    _print(cfg, f"rules: {rules.describe()}")
+    if cfg.on_ready is not None:
+        cfg.on_ready(game, result)
+
+    if seat == 0:
+        mine = await _choose_trump(cfg, None)
+        await game.send(lambda: session.choose_trump(mine))
+        theirs = (await game.take(wev.TrumpChosen, where=lambda e: e.seat == 1)).suit
+        trumps = (mine, theirs)
+    else:
+        theirs = (await game.take(wev.TrumpChosen, where=lambda e: e.seat == 0)).suit
+        mine = await _choose_trump(cfg, theirs)
+        await game.send(lambda: session.choose_trump(mine))
+        trumps = (theirs, mine)
+    a = cfg.ascii_only
+    _print(cfg, f"trumps: you {suit_label(mine, a)}, {hello.name} {suit_label(theirs, a)}")
+
+    ours: Player = _our_player(cfg, seat)
+    names = (cfg.name, hello.name) if seat == 0 else (hello.name, cfg.name)
+    if cfg.headless:
+        ours = ProgressPrinter(ours, cfg, names)
+    remote = RemotePlayer(game, PlayerInfo(hello.name, "remote", hello.fingerprint))
+    local = LocalSeat(ours, game)
+    players = (local, remote) if seat == 0 else (remote, local)
+    runner = MatchRunner(rules, trumps, players, seed_source=game.seed)
+    record = await runner.run()
+    ended = await game.take(wev.MatchEnded)
+    if ended.score_halves != record.score_halves():
+        _print(cfg, f"note: the signed score {ended.score_halves} differs from the engine's "
+               f"{record.score_halves()}; the signed one counts")
+    result.score_halves = ended.score_halves
+
+
+async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> None:
+    try:
+        known = keystore.KnownPeers.open(cfg.data)
+    except keystore.KeyStoreError as exc:
+        raise NetplayError(EXIT_ERROR, str(exc)) from None
+    if cfg.role == "host":
+        # Guests come from changing addresses: a guest is known by its name and key.
+        check = known.check(hello.fingerprint, hello.name, None)
+        check = keystore.PinCheck(check.pin, check.fingerprint, check.name, peer_address, check.conflicts)
+        decide = lambda: keystore.decide_pin(check, known, accept_new=True)  # noqa: E731
+    else:
+        check = known.check(hello.fingerprint, hello.name, peer_address)
+        decide = lambda: keystore.decide_pin(  # noqa: E731
+            check, known, expected_fingerprint=cfg.fingerprint, accept_new=cfg.accept_new, confirm=cfg.confirm
+        )
+    try:
+        note = await trio.to_thread.run_sync(decide, abandon_on_cancel=True)
+    except keystore.PinningError as exc:
+        raise NetplayError(EXIT_KEY_REFUSED, str(exc)) from None
+    except keystore.KeyStoreError as exc:
+        raise NetplayError(EXIT_ERROR, str(exc)) from None
+    _print(cfg, f"peer: {note}")
+
+
+async def _accept_rules(cfg: NetConfig, rules: RuleSet, host_name: str) -> bool:
+    _print(cfg, f"{host_name} proposes: {rules.describe()}")
+    if cfg.ai is not None or cfg.confirm is None:
+        return True
+    question = "accept these rules? [Y/n] "
+    answer = await trio.to_thread.run_sync(input, question, abandon_on_cancel=True)
+    return answer.strip().lower() not in ("n", "no")
+
+
+# ----- host and join -------------------------------------------------------------------
+
+
+async def host(cfg: NetConfig, bind: str, port: int,
+               task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> NetResult:
+    """Listen on ``bind``:``port`` (0: any free port), print the address and our
+    fingerprint, play one match with the first guest.
+
+    ``task_status.started(port)`` reports the port actually bound (for tests).
+    Raises :class:`NetplayError` (status 3 when the address cannot be bound).
+    """
+    try:
+        listeners = await trio.open_tcp_listeners(port, host=bind)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise NetplayError(EXIT_CONNECT, f"address {format_address(bind, port)} is in use "
+                               "(another host running? choose another --port)") from None
+        raise NetplayError(EXIT_CONNECT, f"cannot listen on {format_address(bind, port)}: "
+                           f"{exc.strerror or exc}") from None
+    try:
+        bound = int(listeners[0].socket.getsockname()[1])
+        addresses = local_addresses() if bind in ("0.0.0.0", "::", "") else [bind]
+        _print(cfg, f"hosting as {cfg.name!r}, key fingerprint {cfg.identity.fingerprint}")
+        _print(cfg, "give your opponent one of: " + ", ".join(format_address(a, bound) for a in addresses))
+        _print(cfg, f"waiting for a guest on port {bound} ...")
+        task_status.started(bound)
+        stream = await _accept_one(listeners)
+    finally:
+        for lst in listeners:
+            with contextlib.suppress(Exception):
+                await lst.aclose()
+    peer_ip = str(stream.socket.getpeername()[0])
+    _print(cfg, f"guest connected from {peer_ip}")
+    return await play_over(stream, cfg, peer_ip)
+
+
+async def _accept_one(listeners: list[trio.SocketListener]) -> trio.SocketStream:
+    got: list[trio.SocketStream] = []
+    with single_errors():
+        async with trio.open_nursery() as nursery:
+            for lst in listeners:
+                async def accept(lst: trio.SocketListener = lst) -> None:
+                    stream = await lst.accept()
+                    if got:
+                        await stream.aclose()
+                        return
+                    got.append(stream)
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(accept)
+    return got[0]
+
+
+async def join(cfg: NetConfig, address: str) -> NetResult:
+    """Connect to ``address`` (``HOST:PORT``) and play one match as the guest.
+
+    Raises :class:`NetplayError` (status 3 when the connection cannot be made
+    within ``cfg.timeout_s`` seconds).
+    """
+    host_name, port = parse_address(address)
+    where = format_address(host_name, port)
+    try:
+        with trio.fail_after(cfg.timeout_s):
+            stream = await trio.open_tcp_stream(host_name, port)
+    except trio.TooSlowError:
+        raise NetplayError(EXIT_CONNECT, f"cannot connect to {where}: no answer in {cfg.timeout_s:g} s") from None
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        if isinstance(exc, OSError) and exc.errno is None and exc.__cause__ is not None:
+            why = str(exc.__cause__)
+        raise NetplayError(EXIT_CONNECT, f"cannot connect to {where}: {why}") from None
+    _print(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")
+    return await play_over(stream, cfg, where)
+
+
+# ----- the commands --------------------------------------------------------------------
+
+
+def _config(args: argparse.Namespace, role: str) -> NetConfig:
+    data = keystore.data_dir()
+    identity, created = keystore.load_or_create_key(data)
+    if created:
+        print(f"created your identity key in {data / keystore.KEY_FILE}", file=sys.stderr)
+    try:
+        name = keystore.clean_name(args.name) if args.name else keystore.load_name(data)
+    except ValueError as exc:
+        raise NetplayError(EXIT_USAGE, str(exc)) from None
+    interactive = sys.stdin.isatty()
+
+    def confirm(question: str) -> bool:
+        try:
+            return input(question).strip().lower() in ("y", "yes")
+        except EOFError:
+            return False
+
+    from .ui.view import wants_ascii
+
+    return NetConfig(
+        role=role,
+        identity=identity,
+        name=name,
+        data=data,
+        rules=getattr(args, "rules", None) if role == "host" else None,
+        ai=args.ai,
+        think_s=args.think,
+        headless=bool(args.headless),
+        trump=args.trump,
+        log_path=Path(args.log) if args.log else None,
+        timeout_s=args.timeout,
+        fingerprint=getattr(args, "fingerprint", None),
+        accept_new=bool(getattr(args, "accept_new", False)),
+        confirm=confirm if interactive else None,
+        ascii_only=bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None)),
+    )
+
+
+def _finish(cfg_out: TextIO, call: Callable[[], NetResult]) -> int:
+    try:
+        result = call()
+    except NetplayError as exc:
+        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        res: NetResult | None = getattr(exc, "result", None)
+        if res is not None and res.log_path is not None:
+            print(f"match log (kept): {res.log_path}", file=sys.stderr)
+        return exc.status
+    except keystore.KeyStoreError as exc:
+        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"match log: {result.log_path}", file=cfg_out, flush=True)
+    return EXIT_OK
+
+
+def _run(args: argparse.Namespace, role: str) -> int:
+    try:
+        cfg = _config(args, role)
+    except NetplayError as exc:
+        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        return exc.status
+    except keystore.KeyStoreError as exc:
+        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if not cfg.headless and cfg.ai is None:
+        from .netui import run_with_ui
+
+        status: int = run_with_ui(cfg, args, role)
+        return status
+    if role == "host":
+        return _finish(cfg.out, lambda: trio.run(host, cfg, args.bind, args.port))
+    return _finish(cfg.out, lambda: trio.run(join, cfg, args.address))
+
+
+def run_host(args: argparse.Namespace) -> int:
+    """``p2ptrumps host``: listen, print the address and fingerprint, play one match.
+    Returns the exit status (see the module docstring)."""
+    return _run(args, "host")
+
+
+def run_join(args: argparse.Namespace) -> int:
+    """``p2ptrumps join HOST:PORT``: connect, check the host's key, play one match.
+    Returns the exit status (see the module docstring)."""
+    try:
+        parse_address(args.address)
+    except NetplayError as exc:
+        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        return exc.status
+    return _run(args, "guest")
+
+
+def run_id(args: argparse.Namespace) -> int:
+    """``p2ptrumps id [--name N]``: print our key fingerprint and name (creating the key on
+    first use; ``--name`` stores a new display name).  Returns 0, or 1 with a message."""
+    try:
+        data = keystore.data_dir()
+        identity, created = keystore.load_or_create_key(data)
+        name = keystore.save_name(args.name, data) if args.name else keystore.load_name(data)
+    except (keystore.KeyStoreError, ValueError) as exc:
+        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if created:
+        print(f"created a new identity key: {data / keystore.KEY_FILE}")
+    print(f"name:        {name}")
+    print(f"fingerprint: {identity.fingerprint}")
+    return EXIT_OK

@@ -1,0 +1,296 @@
+"""The remote peer as a match player, and the commit-reveal seed source.
+
+Source: ``protocol/wire.md`` §9 (the match: trumps, commit-reveal per deal,
+moves, resignation, draw offers, deal and match end) and issue 3 §2.
+
+:class:`NetGame` sits between a running :class:`~p2ptrumps.transport.Connection`
+and the match loop (:class:`~p2ptrumps.match.MatchRunner`):
+
+* its :meth:`NetGame.pump` task takes every session event off the connection,
+  shows chat at once, and queues the rest for whoever waits for them;
+* :class:`RemotePlayer` plays the peer's seat: ``choose_move`` waits for the
+  peer's move (or resignation, or draw offer); ``observe`` sends *our* seat's
+  moves and resignation to the peer through the session;
+* :class:`LocalSeat` wraps our own player (the AI or the person): while it
+  thinks, a resignation or draw offer from the peer interrupts it
+  (:class:`~p2ptrumps.match.DealInterrupted`), and its draw answers go to the peer;
+* :meth:`NetGame.seed` is the ``seed_source`` of the match loop: a fresh
+  ``os.urandom(32)`` secret per deal, committed and revealed through the
+  session, and the seed both sides derive once both reveals are in.
+
+The session is the authority on the match: the match loop runs the same engine
+on the same moves, and :meth:`NetGame.seed` checks the session's deal against
+the engine's before the deal is played.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable
+from typing import TypeVar
+
+import trio
+
+from .match import Action, DealInterrupted, DealStarted, Event, MovePlayed, OfferDraw, Player, Resign
+from .match import DealEnded as MatchDealEnded
+from .record import PlayerInfo
+from .rules import Outcome, Position
+from .transport import Connection, single_errors
+from .wire.errors import LocalProtocolError
+from .wire.events import (
+    ChatReceived,
+    CommitDue,
+    ConnectionClosed,
+    DealReady,
+    DrawAnswered,
+    DrawOffered,
+    MoveReceived,
+    ProtocolViolation,
+    RematchOffered,
+    Resigned,
+    RevealDue,
+)
+from .wire.events import Event as WireEvent
+from .wire.session import Session
+
+E = TypeVar("E")
+
+
+class NetGameError(RuntimeError):
+    """Our engine and the session disagree, or the session refused one of our intents;
+    the message says what (a bug on our side, never the peer's fault)."""
+
+
+class NetGame:
+    """The session seen by the match loop.
+
+    Args:
+        conn: the running connection (its ``session`` is the :class:`Session`).
+        on_chat: ``on_chat(sender_name, text)`` for each chat line from the peer.
+        on_note: ``on_note(text)`` for things worth telling the user (a crossed
+            move dropped, ...); None ignores them.
+    """
+
+    def __init__(
+        self,
+        conn: Connection,
+        session: Session,
+        *,
+        on_chat: Callable[[str, str], None] | None = None,
+        on_note: Callable[[str], None] | None = None,
+    ) -> None:
+        self.conn = conn
+        self.session = session
+        self.on_chat = on_chat
+        self.on_note = on_note
+        self._queue: deque[WireEvent] = deque()
+        self._arrived = trio.Event()
+        self.deals: dict[int, DealReady] = {}
+        self.events_seen = 0
+
+    @property
+    def seat(self) -> int:
+        """Our seat (host 0, guest 1)."""
+        return self.session.seat
+
+    # ----- events --------------------------------------------------------------------
+
+    async def pump(self) -> None:
+        """Move session events from the connection to the queue until the connection ends.
+        Run it in a nursery beside the match; it returns when the connection closes."""
+        while True:
+            ev = await self.conn.next_event()
+            self.events_seen += 1
+            if isinstance(ev, ChatReceived):
+                if self.on_chat is not None:
+                    self.on_chat(self.session.peer_name or "peer", ev.text)
+                continue
+            if isinstance(ev, (CommitDue, RevealDue, ProtocolViolation, ConnectionClosed, RematchOffered)):
+                continue  # commit/reveal are given early; faults and closing are the transport's
+            self._queue.append(ev)  # type: ignore[arg-type]
+            self._arrived.set()
+            self._arrived = trio.Event()
+
+    async def take(self, *types: type[E], where: Callable[[E], bool] | None = None) -> E:
+        """Remove and return the first queued event of one of ``types`` (and for which
+        ``where(event)`` holds, if given), waiting for one.
+
+        Raises:
+            TransportError: the connection failed while waiting.
+        """
+        while True:
+            for i, ev in enumerate(self._queue):
+                if isinstance(ev, types) and (where is None or where(ev)):
+                    del self._queue[i]
+                    return ev
+            arrived = self._arrived
+            await arrived.wait()
+
+    async def send(self, intent: Callable[[], None]) -> None:
+        """Apply a session intent (e.g. ``lambda: session.play(move)``) and send what it produced.
+
+        Raises:
+            NetGameError: the session refused it (``LocalProtocolError``).
+            TransportError: the connection failed while sending.
+        """
+        try:
+            intent()
+        except LocalProtocolError as exc:
+            raise NetGameError(f"the session refused our action: {exc}") from exc
+        await self.conn.send_pending()
+
+    # ----- the seed source --------------------------------------------------------------
+
+    async def seed(self, number: int) -> bytes:
+        """``seed_source`` for :class:`~p2ptrumps.match.MatchRunner`: commit to a fresh
+        ``os.urandom(32)`` secret for deal ``number``, reveal it when due, and return
+        the 32-byte seed once both reveals are in (``DealReady``)."""
+        secret = os.urandom(32)
+        await self.send(lambda: self.session.commit(secret))
+        await self.send(self.session.reveal)
+        while True:
+            ready = await self.take(DealReady)
+            if ready.number == number:
+                break
+        self.deals[number] = ready
+        return ready.seed
+
+    def check_deal(self, event: DealStarted) -> None:
+        """Raise :class:`NetGameError` unless the engine's deal is the session's deal."""
+        ready = self.deals.get(event.number)
+        if ready is None:
+            raise NetGameError(f"deal {event.number} started without the session's deal")
+        hands = (event.position.hands[0], event.position.hands[1])
+        if ready.dealer != event.dealer or ready.hands != hands:
+            raise NetGameError(
+                f"deal {event.number}: the engine deals (dealer {event.dealer}) but the session "
+                f"dealt (dealer {ready.dealer}) other hands"
+            )
+
+
+class RemotePlayer:
+    """The peer's seat as a :class:`~p2ptrumps.match.Player`.
+
+    Args:
+        game: the :class:`NetGame` of the connection.
+        info: the peer's name, ``kind="remote"`` and fingerprint.
+    """
+
+    def __init__(self, game: NetGame, info: PlayerInfo) -> None:
+        self.game = game
+        self.info = info
+
+    @property
+    def my_seat(self) -> int:
+        return 1 - self.game.seat
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        """Wait for the peer's move, resignation or draw offer (unlimited time: the
+        transport's heartbeats tell a thinking peer from a vanished one).
+
+        Raises:
+            TransportError: the connection failed.
+        """
+        ev = await self.game.take(MoveReceived, Resigned, DrawOffered)
+        if isinstance(ev, MoveReceived):
+            return ev.move
+        if isinstance(ev, Resigned):
+            return Resign()
+        return OfferDraw()
+
+    async def observe(self, event: Event) -> None:
+        """Send our seat's moves and resignation to the peer; check each deal against the session."""
+        game = self.game
+        if isinstance(event, DealStarted):
+            game.check_deal(event)
+        elif isinstance(event, MovePlayed) and event.seat == game.seat:
+            move = event.move
+            try:
+                game.session.play(move)
+            except LocalProtocolError as exc:
+                # The peer's resignation crossed our move: the deal is over for the session,
+                # and the queued Resigned event ends it for the match loop too.
+                if game.on_note is not None:
+                    game.on_note(f"our move {move.code} was not sent: {exc}")
+                return
+            await game.conn.send_pending()
+        elif (
+            isinstance(event, MatchDealEnded)
+            and event.outcome.reason == "resign"
+            and event.outcome.winner == self.my_seat
+        ):
+            await game.send(game.session.resign)
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        """Offer the peer a draw (our player asked for one) and wait for the answer.
+
+        Raises:
+            DealInterrupted: the peer resigned instead of answering.
+        """
+        game = self.game
+        await game.send(game.session.offer_draw)
+        ev = await game.take(DrawAnswered, Resigned)
+        if isinstance(ev, Resigned):
+            raise DealInterrupted(Outcome(game.seat, "resign"))
+        assert isinstance(ev, DrawAnswered)
+        return ev.accepted
+
+
+class LocalSeat:
+    """Our own player (AI or person) wrapped for a networked match.
+
+    Args:
+        inner: the player.
+        game: the :class:`NetGame` of the connection.
+    """
+
+    def __init__(self, inner: Player, game: NetGame) -> None:
+        self.inner = inner
+        self.game = game
+        self.info = inner.info
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        """The inner player's action; a peer's resignation or draw offer arriving meanwhile
+        interrupts it (the draw offer is put to the inner player, then it is asked again).
+
+        Raises:
+            DealInterrupted: the peer resigned, or a draw was agreed.
+        """
+        while True:
+            got = await self._race(position, seat)
+            if not isinstance(got, (Resigned, DrawOffered)):
+                return got
+            if isinstance(got, Resigned):
+                raise DealInterrupted(Outcome(seat, "resign"))
+            if await self.accept_draw(position, seat):
+                raise DealInterrupted(Outcome(None, "agreed-draw"))
+
+    async def _race(self, position: Position, seat: int) -> Action | Resigned | DrawOffered:
+        """The inner player's action, or the peer's resignation / draw offer if it comes first
+        (the inner player is then cancelled; a peer event is never dropped)."""
+        got: list[Action | Resigned | DrawOffered] = []
+        with single_errors():
+            async with trio.open_nursery() as nursery:
+
+                async def mover() -> None:
+                    got.append(await self.inner.choose_move(position.copy(), seat))
+                    nursery.cancel_scope.cancel()
+
+                async def watcher() -> None:
+                    got.append(await self.game.take(Resigned, DrawOffered))
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(mover)
+                nursery.start_soon(watcher)
+        peer = [g for g in got if isinstance(g, (Resigned, DrawOffered))]
+        return peer[0] if peer else got[0]
+
+    async def observe(self, event: Event) -> None:
+        await self.inner.observe(event)
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        """Ask the inner player about the peer's draw offer and send the answer."""
+        answer = await self.inner.accept_draw(position.copy(), seat)
+        await self.game.send(lambda: self.game.session.answer_draw(answer))
+        return answer

@@ -1,0 +1,441 @@
+"""Runs a sans-IO peer :class:`~p2ptrumps.wire.session.Session` over a trio stream.
+
+Source: issue 3 §2 (the peer) and ``protocol/wire.md`` (framing, heartbeats).
+
+The session holds every protocol rule; this module only moves bytes and keeps
+time (the session reads no clock):
+
+* a reader task feeds the bytes it receives to ``session.receive_data`` and
+  queues the session's events for :meth:`Connection.next_event`;
+* :meth:`Connection.send_pending` writes ``session.data_to_send()`` to the
+  stream.  The session hands each message to the match log (see
+  :class:`MatchLogFile`, flushed and fsynced) *before* its bytes show up in
+  ``data_to_send``, so nothing is sent that the log does not hold;
+* a heartbeat task asks the session for a ping frame (outside the hash chain,
+  not logged) every ``heartbeat_s`` seconds, so a person may think for as long
+  as they like while the line stays provably alive;
+* a watchdog declares the peer gone after ``timeout_s`` seconds with no bytes
+  from it.
+
+A peer fault (the session raises ``RemoteProtocolError`` or emits a
+``ProtocolViolation`` event), a timeout or a dropped connection stops
+:meth:`Connection.run`: the body is cancelled and the fault is raised as a
+:class:`TransportError` subclass whose message names it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+import trio
+
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT_S = 30.0
+RECEIVE_SIZE_BYTES = 65536
+CLOSE_WAIT_S = 5.0
+
+
+class TransportError(Exception):
+    """The connection stopped before the match ended; the message names why.
+
+    ``kind`` is a short word for tests and exit statuses: ``"fault"``,
+    ``"timeout"``, ``"gone"``, ``"refused"``.
+    """
+
+    kind = "error"
+
+
+class PeerFault(TransportError):
+    """The peer broke the protocol (bad signature, broken chain, garbage frame, ...)."""
+
+    kind = "fault"
+
+
+class PeerTimeout(TransportError):
+    """Nothing arrived from the peer for ``timeout_s`` seconds (not even a heartbeat)."""
+
+    kind = "timeout"
+
+
+class PeerGone(TransportError):
+    """The peer closed or reset the connection before the match ended."""
+
+    kind = "gone"
+
+
+@contextlib.contextmanager
+def single_errors() -> Iterator[None]:
+    """Re-raise an exception group from a nursery as its one real exception.
+
+    trio wraps a task's exception in an ``ExceptionGroup``; when the group holds
+    exactly one exception besides cancellations, that one is raised instead (so
+    callers can catch ``NetplayError`` or ``TransportError`` plainly).
+    """
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves: list[BaseException] = []
+
+        def walk(g: BaseExceptionGroup[BaseException]) -> None:
+            for e in g.exceptions:
+                if isinstance(e, BaseExceptionGroup):
+                    walk(e)
+                elif not isinstance(e, trio.Cancelled):
+                    leaves.append(e)
+
+        walk(group)
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
+
+
+class SessionLike(Protocol):
+    """What the transport needs of a session (``p2ptrumps.wire.session.Session`` has it)."""
+
+    def receive_data(self, data: bytes) -> None: ...
+
+    def next_event(self) -> object | None: ...
+
+    def data_to_send(self) -> bytes: ...
+
+    def ping(self) -> None: ...
+
+
+FaultCheck = Callable[[object], "str | None"]
+
+
+class MatchLogFile:
+    """An append-only match log file: every :meth:`append` is written, flushed and fsynced
+    before it returns.
+
+    Args:
+        path: the file; created with ``O_EXCL`` (an existing file is never
+            overwritten) and mode 0600, its parent directories as needed.
+    Raises:
+        FileExistsError: ``path`` exists.
+        OSError: it cannot be created.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+        self._file = os.fdopen(fd, "wb")
+        self.bytes_written = 0
+        self._sync_dir()
+
+    def _sync_dir(self) -> None:
+        if os.name != "posix":
+            return
+        with contextlib.suppress(OSError):
+            dfd = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+
+    def append(self, data: bytes) -> None:
+        """Write ``data`` at the end, flush and ``os.fsync``.  Raises OSError (disk full, ...)."""
+        self._file.write(data)
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self.bytes_written += len(data)
+
+    def rename(self, new_path: Path) -> None:
+        """Move the (open) file to ``new_path`` if that name is free; keeps the old name otherwise."""
+        if new_path.exists():
+            return
+        try:
+            os.rename(self.path, new_path)
+        except OSError:
+            return
+        self.path = new_path
+        self._sync_dir()
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        if not self._file.closed:
+            self._file.close()
+
+
+class Connection:
+    """One session over one stream.
+
+    Args:
+        stream: a connected ``trio.abc.Stream`` (``trio.SocketStream`` in the game,
+            a memory stream in tests).
+        session: the sans-IO session (see :class:`SessionLike`).
+        timeout_s: seconds of silence from the peer before :class:`PeerTimeout`;
+            also the limit on one write.
+        heartbeat_s: seconds between our pings; default ``min(5, timeout_s / 3)``.
+        fault_of: returns the fault text if a session event is a protocol
+            violation by the peer, else None.
+        remote_errors: exception classes that ``receive_data`` raises for a peer
+            fault (the session's ``RemoteProtocolError``).
+        is_finished: True once the session has ended properly (``session.finished``):
+            a peer EOF or silence is then no error.
+    """
+
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        session: SessionLike,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        heartbeat_s: float | None = None,
+        fault_of: FaultCheck | None = None,
+        remote_errors: tuple[type[BaseException], ...] = (),
+        is_finished: Callable[[], bool] | None = None,
+    ) -> None:
+        self.stream = stream
+        self.session = session
+        self.timeout_s = timeout_s
+        self.heartbeat_s = heartbeat_s if heartbeat_s is not None else min(5.0, timeout_s / 3)
+        self._fault_of = fault_of or (lambda ev: None)
+        self._remote_errors = remote_errors
+        self._send_events, self._recv_events = trio.open_memory_channel[object](math.inf)
+        self._send_lock = trio.Lock()
+        self._last_rx = 0.0
+        self._eof = False
+        self._eof_seen = trio.Event()
+        self._sent_eof = False
+        self.error: TransportError | None = None
+        self.fault_event: object | None = None  # the session event that named a peer fault
+        self._closing_ok = False
+        self._is_finished = is_finished or (lambda: False)
+        self._scope: trio.CancelScope | None = None
+        self.bytes_sent = 0
+        self.bytes_received = 0
+
+    @property
+    def closing_ok(self) -> bool:
+        """True once the match is over (the session finished, or the body returned):
+        a peer EOF is then the normal end, not :class:`PeerGone`."""
+        return self._closing_ok or self._is_finished()
+
+    @closing_ok.setter
+    def closing_ok(self, value: bool) -> None:
+        self._closing_ok = value
+
+    # ----- for the game --------------------------------------------------------
+
+    async def next_event(self, timeout_s: float | None = None) -> object:
+        """The next event from the session.
+
+        Args:
+            timeout_s: give up after this many seconds (None: wait as long as
+                the connection lives; the watchdog bounds silence anyway).
+        Raises:
+            TransportError: the connection failed (the fault that stopped it).
+            trio.TooSlowError: ``timeout_s`` passed.
+        """
+        try:
+            if timeout_s is None:
+                return await self._recv_events.receive()
+            with trio.fail_after(timeout_s):
+                return await self._recv_events.receive()
+        except trio.EndOfChannel:
+            raise self.error or PeerGone("the connection is closed") from None
+
+    def next_event_nowait(self) -> object | None:
+        """An already queued event, or None."""
+        try:
+            return self._recv_events.receive_nowait()
+        except trio.WouldBlock:
+            return None
+        except trio.EndOfChannel:
+            raise self.error or PeerGone("the connection is closed") from None
+
+    async def send_pending(self) -> None:
+        """Write whatever the session has to send.  Call after every local intent.
+
+        Raises:
+            PeerGone: the stream broke.
+            PeerTimeout: one write took longer than ``timeout_s`` (the peer stopped reading).
+        """
+        async with self._send_lock:
+            data = self.session.data_to_send()
+            if not data:
+                return
+            if self._sent_eof:
+                return
+            try:
+                with trio.fail_after(self.timeout_s):
+                    await self.stream.send_all(data)
+            except trio.TooSlowError:
+                self._fail(PeerTimeout(f"the peer stopped reading: a write was stuck for {self.timeout_s:g} s"))
+                raise self.error or PeerTimeout("write timed out") from None
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                self._fail(PeerGone(f"the connection broke while sending ({_why(exc)})"))
+                raise self.error or PeerGone("send failed") from None
+            self.bytes_sent += len(data)
+
+    async def run(self, body: Callable[[Connection], Awaitable[T]]) -> T:
+        """Run ``await body(self)`` with the reader, heartbeat and watchdog beside it.
+
+        When ``body`` returns, pending bytes are sent, our side is half-closed
+        (EOF) and the peer's EOF is awaited for up to a few seconds, so that
+        neither side's last message is lost to a reset.
+
+        Returns:
+            what ``body`` returned.
+        Raises:
+            TransportError: the peer faulted, timed out or vanished (``body`` is
+                cancelled at its next checkpoint).  Exceptions from ``body``
+                itself propagate unchanged.
+        """
+        result: list[T] = []
+        body_error: list[BaseException] = []
+        self._last_rx = trio.current_time()
+
+        async def run_body() -> None:
+            try:
+                result.append(await body(self))
+            except TransportError as exc:
+                self._fail(exc)
+                return
+            except trio.Cancelled:
+                raise
+            except Exception as exc:
+                body_error.append(exc)
+                self._cancel()
+                return
+            self.closing_ok = True
+            with contextlib.suppress(TransportError):
+                await self.send_pending()
+            await self._half_close()
+            with trio.move_on_after(CLOSE_WAIT_S):
+                await self._eof_seen.wait()
+            self._cancel()
+
+        try:
+            with single_errors():
+                await self._run_tasks(run_body)
+        finally:
+            self._send_events.close()
+            with contextlib.suppress(Exception):
+                await trio.aclose_forcefully(self.stream)
+        if body_error:
+            raise body_error[0]
+        if result:
+            return result[0]
+        raise self.error or PeerGone("the connection stopped")
+
+    async def _run_tasks(self, run_body: Callable[[], Awaitable[None]]) -> None:
+        async with trio.open_nursery() as nursery:
+            self._scope = nursery.cancel_scope
+            nursery.start_soon(self._reader)
+            nursery.start_soon(self._heartbeat)
+            nursery.start_soon(self._watchdog)
+            nursery.start_soon(run_body)
+
+    # ----- internals -------------------------------------------------------------------
+
+    def _cancel(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+
+    def _fail(self, error: TransportError) -> None:
+        if self.error is None:
+            self.error = error
+        self._cancel()
+
+    async def _half_close(self) -> None:
+        if self._sent_eof:
+            return
+        async with self._send_lock:
+            self._sent_eof = True
+            send_eof = getattr(self.stream, "send_eof", None)
+            if send_eof is not None:
+                with contextlib.suppress(Exception), trio.move_on_after(self.timeout_s):
+                    await send_eof()
+
+    def _deliver(self, event: object) -> None:
+        fault = self._fault_of(event)
+        if fault is not None:
+            self.fault_event = event
+            self._send_events.send_nowait(event)
+            self._fail(PeerFault(fault))
+            return
+        self._send_events.send_nowait(event)
+
+    async def _reader(self) -> None:
+        while True:
+            try:
+                data = bytes(await self.stream.receive_some(RECEIVE_SIZE_BYTES))
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                if self.closing_ok:
+                    self._eof_seen.set()
+                    return
+                self._fail(PeerGone(f"the connection broke ({_why(exc)})"))
+                return
+            self._last_rx = trio.current_time()
+            self.bytes_received += len(data)
+            if not data and not self.closing_ok:
+                self._eof_seen.set()
+                self._fail(PeerGone("the peer closed the connection before the match ended"))
+                with contextlib.suppress(Exception):
+                    self.session.receive_data(data)  # let the session see the close (its state, not ours)
+                return
+            try:
+                self.session.receive_data(data)
+            except self._remote_errors as exc:
+                self._drain_events()
+                self._fail(PeerFault(str(exc)))
+                return
+            self._drain_events()
+            if self.error is not None:
+                return
+            if not data:
+                self._eof_seen.set()
+                return
+            with contextlib.suppress(TransportError):
+                await self.send_pending()
+
+    def _drain_events(self) -> None:
+        for _ in range(1_000_000):
+            event = self.session.next_event()
+            if event is None:
+                return
+            self._deliver(event)
+            if self.error is not None:
+                return
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await trio.sleep(self.heartbeat_s)
+            if self._sent_eof:
+                return
+            try:
+                self.session.ping()
+            except Exception:  # not allowed now (e.g. before the handshake): skip this beat
+                continue
+            with contextlib.suppress(TransportError):
+                await self.send_pending()
+
+    async def _watchdog(self) -> None:
+        while True:
+            deadline = self._last_rx + self.timeout_s
+            now = trio.current_time()
+            if now >= deadline:
+                if self.closing_ok:
+                    self._eof_seen.set()
+                    return
+                self._fail(PeerTimeout(f"no word from the peer for {self.timeout_s:g} s (timeout)"))
+                return
+            await trio.sleep(deadline - now)
+
+
+def _why(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    if isinstance(cause, OSError) and cause.strerror:
+        return cause.strerror
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,10 @@
+"""The full-screen terminal UI (prompt_toolkit): the table, ``play`` and ``replay``.
+
+* :mod:`.view` — the pure renderer (snapshot in, styled lines out);
+* :mod:`.app` — :class:`~.app.TableApp` (the application) and
+  :class:`~.app.HumanPlayer` (the person as a match player);
+* :mod:`.bridge` — trio in guest mode on prompt_toolkit's asyncio loop;
+* :mod:`.play` — ``p2ptrumps play``; :mod:`.replay` — ``p2ptrumps replay``.
+
+The UI never touches sockets; it shows snapshots and sends intents.
+"""

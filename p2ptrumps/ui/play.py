@@ -1,0 +1,187 @@
+"""``p2ptrumps play``: a match against the AI in the full-screen terminal UI.
+
+The person chooses their own trump first (RULES.md §2; ``--trump`` skips the
+question), the AI takes another suit, then :class:`~p2ptrumps.match.MatchRunner`
+plays ``--deals`` deals (RULES.md §8) between a :class:`~.app.HumanPlayer` in
+seat 0 and an :class:`~p2ptrumps.ai.AIPlayer` in seat 1.  The match loop runs in
+trio, as a guest on prompt_toolkit's asyncio loop (:mod:`.bridge`).
+
+The game record (``protocol/record.md``) is saved after every move to
+``--log-dir`` or ``<user data dir>/records/`` under a name such as
+``2026-11-29_1742_vs-normal.json``; a game left mid-deal stays saved with that
+deal's result ``null``.  ``--seed N`` makes the deals, the AI's trump and the
+AI's tie-breaks repeatable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import random
+import sys
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import platformdirs
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
+from ..ai import AIPlayer, choose_move, choose_trump
+from ..cards import suit_label
+from ..match import MatchRunner, urandom_seed
+from ..record import MatchRecord, PlayerInfo
+from ..rules import Move, Position, RuleSet
+from .app import HumanPlayer, QuitResult, TableApp, UIOptions, describe_score
+from .bridge import GuestCancelled, TrioGuest
+from .view import wants_ascii, wants_color
+
+
+@dataclass(frozen=True)
+class PlayConfig:
+    """Everything ``play`` needs, from the command line.
+
+    Attributes:
+        rules: the rule set (RULES.md variants).
+        level: the AI level (``random``, ``greedy``, ``normal``).
+        think_s: the AI's time per move, seconds.
+        seed: seeds the deals, the AI's trump and its tie-breaks (None: random).
+        trump: the person's own trump (0..3), or None to ask.
+        name: the person's name (screen and record).
+        ascii_only, color: looks (``--ascii``, ``NO_COLOR``).
+        record_path: where the record is saved.
+    """
+
+    rules: RuleSet
+    level: str = "normal"
+    think_s: float = 0.5
+    seed: int | None = None
+    trump: int | None = None
+    name: str = "You"
+    ascii_only: bool = False
+    color: bool = True
+    record_path: Path = Path("record.json")
+
+
+def records_dir(log_dir: str | None) -> Path:
+    """``log_dir``, or ``<platformdirs.user_data_dir("p2ptrumps")>/records``."""
+    if log_dir:
+        return Path(log_dir)
+    return Path(platformdirs.user_data_dir("p2ptrumps")) / "records"
+
+
+def record_name(directory: Path, level: str, now: datetime) -> Path:
+    """A readable, unused file name in ``directory``: ``2026-11-29_1742_vs-normal.json``
+    (``…_vs-normal-2.json`` and so on if taken)."""
+    stem = f"{now:%Y-%m-%d_%H%M}_vs-{level}"
+    path = directory / f"{stem}.json"
+    n = 2
+    while path.exists():
+        path = directory / f"{stem}-{n}.json"
+        n += 1
+    return path
+
+
+def deal_seed(seed: int, deal_number: int) -> bytes:
+    """The shuffle seed of deal ``deal_number`` of a ``--seed`` match: 32 bytes,
+    ``SHA-256("p2ptrumps/play/<seed>/<deal>")``."""
+    return hashlib.sha256(f"p2ptrumps/play/{seed}/{deal_number}".encode()).digest()
+
+
+def config_from_args(args: argparse.Namespace, now: datetime | None = None) -> PlayConfig:
+    """The :class:`PlayConfig` of parsed ``play`` arguments (``args.rules`` set by the CLI)."""
+    ascii_only = bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None))
+    path = record_name(records_dir(args.log_dir), args.ai, now or datetime.now())
+    return PlayConfig(
+        rules=args.rules, level=args.ai, think_s=args.think, seed=args.seed, trump=args.trump,
+        name=args.name or "You", ascii_only=ascii_only, color=wants_color(), record_path=path,
+    )
+
+
+class PlaySession:
+    """One ``play`` match: the table, the trio side and the record.
+
+    Args:
+        config: the :class:`PlayConfig`.
+        input, output: prompt_toolkit input/output (tests pass a pipe input and
+            a ``DummyOutput``); None uses the terminal.
+
+    After :meth:`run`, :attr:`record` holds the last saved record (None if the
+    person quit before the first deal) and :attr:`save_error` the last saving
+    fault, if any.
+    """
+
+    def __init__(self, config: PlayConfig, *, input: Input | None = None, output: Output | None = None) -> None:
+        self.config = config
+        self.table = TableApp(
+            UIOptions(ascii_only=config.ascii_only, color=config.color, allow_undo=True, allow_hint=True,
+                      allow_draw_offer=True),
+            input=input, output=output,
+        )
+        self.table.record_path = str(config.record_path)
+        self.record: MatchRecord | None = None
+        self.save_error: str | None = None
+        self._rng = random.Random(config.seed)
+
+    def _save(self, record: MatchRecord) -> None:
+        self.record = record
+        try:
+            record.save(self.config.record_path)
+        except OSError as exc:
+            self.save_error = f"cannot save the record to {self.config.record_path}: {exc}"
+            self.table.show_message(self.save_error, "error")
+
+    def _hint(self, position: Position) -> Move:
+        return choose_move(position, "normal", self.config.think_s, random.Random(self._rng.getrandbits(64)))
+
+    async def _seed(self, deal_number: int) -> bytes:
+        if self.config.seed is None:
+            return await urandom_seed(deal_number)
+        return deal_seed(self.config.seed, deal_number)
+
+    async def _trio_main(self) -> MatchRecord:
+        c = self.config
+        human = HumanPlayer(self.table, PlayerInfo(c.name, "human"), hint=self._hint)
+        ai = AIPlayer(c.level, budget_s=c.think_s, seed=c.seed, name=f"AI {c.level}")
+        self.table.set_players((human.info.name, ai.info.name), 0)
+        my_trump = c.trump if c.trump is not None else await human.choose_trump(None)
+        ai_trump = choose_trump(my_trump, self._rng)
+        runner = MatchRunner(
+            rules=c.rules, trumps=(my_trump, ai_trump), players=(human, ai), seed_source=self._seed,
+            on_record=self._save, allow_undo=True,
+        )
+        self.table.show_message(
+            f"Your trump is {suit_label(my_trump)}; {ai.info.name} takes {suit_label(ai_trump)}.")
+        return await runner.run()
+
+    async def run(self) -> QuitResult:
+        """Run the UI and the match until the match ends and the person leaves, or they quit.
+
+        Exceptions from the match loop (a bug) propagate after the UI has closed.
+        """
+        guest: TrioGuest[MatchRecord] = TrioGuest(self._trio_main)
+        guest.start(on_done=lambda: self.table.exit(QuitResult.FINISHED))
+        try:
+            result = await self.table.application.run_async()
+        finally:
+            guest.cancel()
+            with contextlib.suppress(GuestCancelled):
+                await guest.wait()
+        return result
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``p2ptrumps play``; returns the exit status (0; 1 if the record could not be saved)."""
+    config = config_from_args(args)
+    session = PlaySession(config)
+    result = asyncio.run(session.run())
+    if session.record is not None:
+        if session.save_error:
+            print(f"p2ptrumps play: {session.save_error}", file=sys.stderr)
+            return 1
+        state = "" if result == QuitResult.FINISHED and session.record.finished else " (unfinished)"
+        print(f"Score: {describe_score(session.table)}{state}")
+        print(f"Record saved: {config.record_path}")
+    return 0

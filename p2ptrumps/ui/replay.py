@@ -1,0 +1,359 @@
+"""``p2ptrumps replay FILE [--text] [--ascii]``: step through a saved match, all hands visible.
+
+Loading goes through one function, :func:`load_any` (path -> :class:`MatchRecord`),
+which tries each loader in :data:`LOADERS` in turn; the game record
+(``protocol/record.md``) is the first.  The networked match log adds its own
+loader with :func:`register_loader` — ``replay`` then works on it unchanged.
+
+Every deal is replayed with :meth:`MatchRecord.replay_deal` before anything is
+shown, so an illegal move or a wrong result is reported up front: a file that
+cannot be read or does not check out exits with status 2 and one line on
+stderr naming the fault.
+
+``--text`` prints the match to stdout: per deal the seed, the dealer, the
+trumps, the dealt hands, one line per move (number, seat and player, the move,
+both hand sizes after it), the result and the score (:func:`replay_text`).
+Without it, a full-screen viewer: → / n next move, ← / p previous,
+Home / End, PageDown / ] next deal, PageUp / [ previous deal, q quit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.output import ColorDepth, Output
+
+from ..cards import Card, suit_label
+from ..record import FORMAT, MatchRecord, RecordError
+from ..rules import PICK_UP, Move, Position
+from .app import _LinesControl, fit_keys
+from .view import (
+    HistoryEntry,
+    Line,
+    StatusView,
+    TableView,
+    asciify,
+    hand_order,
+    make_style,
+    render_status,
+    render_table,
+    score_text,
+    wants_ascii,
+    wants_color,
+)
+
+#: A loader gets the path and the file's bytes; it returns the match, returns
+#: None when the file is not of its kind, or raises :class:`RecordError` when
+#: the file is of its kind but broken.
+Loader = Callable[[Path, bytes], MatchRecord | None]
+
+
+def _load_game_record(path: Path, data: bytes) -> MatchRecord | None:
+    """The JSON game record of ``protocol/record.md``."""
+    if not data.lstrip().startswith(b"{"):
+        return None
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RecordError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(obj, dict) or obj.get("format") != FORMAT:
+        return None
+    return MatchRecord.from_json(obj)
+
+
+#: The loaders :func:`load_any` tries, in order.
+LOADERS: list[Loader] = [_load_game_record]
+
+
+def register_loader(loader: Loader) -> None:
+    """Add a loader for another kind of file (e.g. the networked match log)."""
+    if loader not in LOADERS:
+        LOADERS.append(loader)
+
+
+def load_any(path: str | Path) -> MatchRecord:
+    """Load a saved match of any known kind as a :class:`MatchRecord`.
+
+    Raises :class:`RecordError` (one line naming the fault) when the file cannot
+    be read, is of no known kind, or is broken.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise RecordError(f"cannot read {p}: {exc.strerror or exc}") from None
+    for loader in LOADERS:
+        record = loader(p, data)
+        if record is not None:
+            return record
+    raise RecordError(f"{p}: unknown file format (not a p2ptrumps game record or match log)")
+
+
+# ----- the replayed match --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One position of a replayed deal: the ``move`` that led to it (None at the start),
+    the ``seat`` that played it, the ``position`` after it, and the cards ``picked`` up."""
+
+    move: Move | None
+    seat: int
+    position: Position
+    picked: int = 0
+
+
+def replay_steps(record: MatchRecord) -> list[list[Step]]:
+    """Every deal of ``record`` replayed: for each deal, the start then one :class:`Step` per move.
+
+    Raises :class:`RecordError` naming the first illegal move or wrong result.
+    """
+    out: list[list[Step]] = []
+    for deal in record.deals:
+        steps: list[Step] = []
+        prev: Position | None = None
+        for move, pos in record.replay_deal(deal):
+            if move is None or prev is None:
+                steps.append(Step(None, pos.to_move, pos))
+            else:
+                picked = len(prev.pile) - len(pos.pile) if move.kind == PICK_UP else 0
+                steps.append(Step(move, prev.to_move, pos, picked))
+            prev = pos
+        out.append(steps)
+    return out
+
+
+def score_before(record: MatchRecord, deal_index: int) -> tuple[int, int]:
+    """Half-points of both seats over the deals before ``deal_index`` (0-based)."""
+    a = sum(d.outcome.points(0) for d in record.deals[:deal_index] if d.outcome)
+    b = sum(d.outcome.points(1) for d in record.deals[:deal_index] if d.outcome)
+    return a, b
+
+
+def _names(record: MatchRecord) -> tuple[str, str]:
+    return record.players[0].name, record.players[1].name
+
+
+def _hand(mask: int, trump: int, ascii_only: bool) -> str:
+    return " ".join(Card(c).label(ascii_only) for c in hand_order(mask, trump)) or "-"
+
+
+def _move_text(step: Step, ascii_only: bool) -> str:
+    assert step.move is not None
+    text = step.move.label(ascii_only)
+    if step.move.kind == PICK_UP:
+        text += f" ({step.picked} card{'s' if step.picked != 1 else ''})"
+    return text
+
+
+def _result_text(record: MatchRecord, index: int) -> str:
+    deal = record.deals[index]
+    if deal.outcome is None:
+        return "unfinished (abandoned)"
+    return deal.outcome.describe(_names(record))
+
+
+def replay_text(record: MatchRecord, ascii_only: bool = False) -> list[str]:
+    """The match as plain text lines (``replay --text``); validates every deal.
+
+    Raises :class:`RecordError` naming the first illegal move or wrong result.
+    """
+    steps = replay_steps(record)
+    names = _names(record)
+    a = ascii_only
+    lines = [
+        f"p2ptrumps match ({record.source}), started {record.started or 'unknown'}",
+        f"rules: {record.rules.describe()}",
+    ]
+    for seat in (0, 1):
+        p = record.players[seat]
+        fp = f", fingerprint {p.fingerprint}" if p.fingerprint else ""
+        lines.append(f"seat {seat}: {p.name} ({p.kind}{fp}), trump {suit_label(record.trumps[seat], a)}")
+    for i, (deal, deal_steps) in enumerate(zip(record.deals, steps, strict=True)):
+        dealer = deal.dealer
+        lines += [
+            "",
+            f"deal {deal.number}",
+            f"  seed: {deal.seed.hex()}",
+            f"  dealer: seat {dealer} ({names[dealer]}); elder: seat {1 - dealer} ({names[1 - dealer]})",
+            f"  trumps: seat 0 {suit_label(record.trumps[0], a)}, seat 1 {suit_label(record.trumps[1], a)}",
+        ]
+        for seat in (0, 1):
+            h = deal.hands[seat]
+            lines.append(f"  hand seat {seat} ({h.bit_count()}): {_hand(h, record.trumps[seat], a)}")
+        for n, step in enumerate(deal_steps[1:], 1):
+            h0, h1 = (step.position.hands[0].bit_count(), step.position.hands[1].bit_count())
+            who = f"seat {step.seat} {names[step.seat]}"
+            lines.append(f"  {n:>4}. {who:<20} {_move_text(step, a):<30} hands {h0}/{h1}")
+        lines.append(f"  result: {_result_text(record, i)}")
+        after = score_before(record, i + 1)
+        lines.append(f"  score: {score_text(names, after, 0, a)}")
+    total = record.score_halves()
+    state = "finished" if record.finished else "unfinished"
+    lines += ["", f"match {state}: {score_text(names, total, 0, a)}"]
+    return [asciify(line) if a else line for line in lines]
+
+
+# ----- the viewer --------------------------------------------------------------------
+
+
+class ReplayViewer:
+    """The full-screen replay: a cursor over (deal, step) and a prompt_toolkit application.
+
+    Args:
+        record: the match (already loaded).
+        ascii_only, color: looks.
+        input, output: prompt_toolkit input/output (tests); None uses the terminal.
+    Raises:
+        RecordError: a deal does not replay (illegal move, wrong result).
+    """
+
+    def __init__(self, record: MatchRecord, *, ascii_only: bool = False, color: bool = True,
+                 input: Input | None = None, output: Output | None = None) -> None:
+        self.record = record
+        self.steps = replay_steps(record)
+        self.ascii_only = ascii_only
+        self.deal_index = 0
+        self.step_index = 0
+        body = Window(content=_LinesControl(self._render_body), always_hide_cursor=True)
+        status = Window(content=_LinesControl(lambda w, h: render_status(self.status_view(w), w)), height=3)
+        self.application: Application[None] = Application(
+            layout=Layout(HSplit([body, status]), focused_element=body),
+            key_bindings=self._key_bindings(),
+            style=make_style(color),
+            full_screen=True,
+            input=input,
+            output=output,
+            color_depth=None if color else ColorDepth.DEPTH_1_BIT,
+        )
+
+    # ----- cursor --------------------------------------------------------------------
+
+    @property
+    def current(self) -> Step | None:
+        """The step under the cursor (None for a match without deals)."""
+        if not self.steps:
+            return None
+        return self.steps[self.deal_index][self.step_index]
+
+    def step(self, n: int) -> None:
+        """Move ``n`` moves forward (negative: back) within the deal, stopping at its ends."""
+        if self.steps:
+            last = len(self.steps[self.deal_index]) - 1
+            self.step_index = max(0, min(last, self.step_index + n))
+
+    def to_end(self, end: bool) -> None:
+        """Jump to the last position of the deal (``end``) or its start."""
+        if self.steps:
+            self.step_index = len(self.steps[self.deal_index]) - 1 if end else 0
+
+    def deal(self, n: int) -> None:
+        """Move ``n`` deals forward (negative: back), to the start of that deal."""
+        if self.steps:
+            self.deal_index = max(0, min(len(self.steps) - 1, self.deal_index + n))
+            self.step_index = 0
+
+    # ----- rendering ----------------------------------------------------------------
+
+    def table_view(self) -> TableView | None:
+        """The table at the cursor: both hands shown, the history up to the cursor, the
+        score before this deal (after it at the deal's last move)."""
+        step = self.current
+        if step is None:
+            return None
+        rec = self.record
+        steps = self.steps[self.deal_index]
+        history = tuple(
+            HistoryEntry(i, s.seat, s.move, s.picked)
+            for i, s in enumerate(steps[1:self.step_index + 1], 1) if s.move is not None
+        )
+        score = score_before(rec, self.deal_index)
+        deal = rec.deals[self.deal_index]
+        if step.position.outcome is not None and deal.outcome is not None and self.step_index == len(steps) - 1:
+            score = score_before(rec, self.deal_index + 1)
+        pos = step.position
+        return TableView(
+            my_seat=0, names=_names(rec), trumps=rec.trumps, hands=(pos.hands[0], pos.hands[1]), pile=pos.pile,
+            to_move=pos.to_move, deal_number=deal.number, deals=rec.rules.deals, score_halves=score,
+            history=history, show_opponent=True, ascii_only=self.ascii_only,
+        )
+
+    def status_view(self, width: int = 80) -> StatusView:
+        """The bottom lines: where the cursor is and the move just played, the result at
+        the end of a deal, the keys (fitted to ``width`` columns)."""
+        step = self.current
+        keys = fit_keys(["→/n next", "←/p back", "Home/End", "PgDn/] next deal", "PgUp/[ previous deal", "q quit"],
+                        width - 1)
+        if step is None:
+            return StatusView(expect="This match has no deals.", keys="q quit", ascii_only=self.ascii_only)
+        names = _names(self.record)
+        total = len(self.steps[self.deal_index]) - 1
+        where = f"Deal {self.deal_index + 1}/{len(self.steps)}, move {self.step_index}/{total}"
+        if step.move is None:
+            dealer = self.record.deals[self.deal_index].dealer
+            expect = f"{where}: dealt by {names[dealer]}; {names[1 - dealer]} leads."
+        else:
+            expect = f"{where}: {names[step.seat]} — {_move_text(step, False)}"
+        message = ""
+        if self.step_index == total:
+            message = f"Result: {_result_text(self.record, self.deal_index)}"
+        return StatusView(expect=expect, message=message, message_kind="hint" if message else "info",
+                          keys=keys, ascii_only=self.ascii_only)
+
+    def _render_body(self, width: int, height: int) -> list[Line]:
+        view = self.table_view()
+        if view is None:
+            return [[("class:header", " Svoi Kozyri replay")]]
+        return render_table(view, width, height)
+
+    def _key_bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+
+        def bind(keys: tuple[str, ...], action: Callable[[], None], doc: str) -> None:
+            def handler(event: KeyPressEvent) -> None:
+                action()
+
+            handler.__doc__ = doc
+            for k in keys:
+                kb.add(k)(handler)
+
+        bind(("right", "n", "l", " "), lambda: self.step(1), "Next move.")
+        bind(("left", "p", "h", "backspace"), lambda: self.step(-1), "Previous move.")
+        bind(("home", "g"), lambda: self.to_end(False), "Start of the deal.")
+        bind(("end", "G"), lambda: self.to_end(True), "End of the deal.")
+        bind(("pagedown", "]", "N"), lambda: self.deal(1), "Next deal.")
+        bind(("pageup", "[", "P"), lambda: self.deal(-1), "Previous deal.")
+        bind(("q", "c-c", "escape"), lambda: self.application.exit(), "Quit.")
+        return kb
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``p2ptrumps replay``; returns 0, or 2 when the file is unreadable or broken."""
+    try:
+        record = load_any(args.file)
+        ascii_only = bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None))
+        if args.text:
+            text = replay_text(record, ascii_only)
+            try:
+                print("\n".join(text))
+                sys.stdout.flush()
+            except BrokenPipeError:  # e.g. `replay --text | head`
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+        viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color())
+    except RecordError as exc:
+        print(f"p2ptrumps replay: {exc}", file=sys.stderr)
+        return 2
+    asyncio.run(viewer.application.run_async())
+    return 0

@@ -1,0 +1,586 @@
+"""The pure renderer: a snapshot of the table in, lines of styled text out.
+
+No prompt_toolkit application, no I/O, no clock: every function here is a pure
+function of its arguments, so the screens are tested as exact text.
+
+A *line* is a list of ``(style, text)`` fragments (prompt_toolkit's formatted
+text); :func:`plain` turns lines into strings, :func:`to_formatted` into one
+formatted text for a ``FormattedTextControl``.  Styles are class names
+(``class:card.legal`` …) resolved by :func:`make_style`; colour is a property of
+the style only, so ``NO_COLOR`` changes the style and never the text.
+
+Screens:
+
+* :func:`render_table` — the table (RULES.md §4: the pile and its top card,
+  both trumps, the hands, the move history, the match score);
+* :func:`render_status` — the three bottom lines (what is expected now, the
+  last message, the keys);
+* :func:`render_trump_choice` — choosing one's own trump (RULES.md §2);
+* :func:`render_end` — the end of a deal or of the match (RULES.md §7, §8).
+
+Pure helpers used by the app: :func:`expect_text` (what RULES.md §4 expects of
+the player to move), :func:`hand_order` (the display order of a hand),
+:func:`asciify`, :func:`wants_ascii`, :func:`wants_color`, :func:`score_text`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.styles import Style
+from prompt_toolkit.utils import get_cwidth
+
+from ..cards import SUITS, Card, cards_in, suit_label, suit_of
+from ..rules import BEAT, LEAD, Move, Position
+
+Line = list[tuple[str, str]]
+
+#: Width of the move-history column (including its left border).
+HISTORY_WIDTH = 24
+#: The table shows the history column only from this many columns on.
+HISTORY_MIN_WIDTH = 76
+#: Cards of the pile shown below the top card.
+PILE_SHOWN = 6
+
+_ASCII_MAP = str.maketrans({
+    "♣": "C", "♦": "D", "♥": "H", "♠": "S", "…": "...", "—": "-", "–": "-", "½": ".5",
+    "│": "|", "─": "-", "┌": "+", "┐": "+", "└": "+", "┘": "+", "▶": ">", "◀": "<",
+    "←": "<", "→": ">", "↑": "^", "↓": "v", "·": "-", "✗": "x",
+})
+
+
+def asciify(text: str) -> str:
+    """``text`` with suit symbols and the few other non-ASCII signs used here replaced by ASCII."""
+    return text.translate(_ASCII_MAP)
+
+
+def wants_ascii(encoding: str | None) -> bool:
+    """True when a stream of this ``encoding`` (e.g. ``sys.stdout.encoding``) cannot write ``♠``."""
+    if not encoding:
+        return True
+    try:
+        "♣♦♥♠…─│".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return True
+    return False
+
+
+def wants_color(environ: Mapping[str, str] | None = None) -> bool:
+    """False when ``NO_COLOR`` is set to a non-empty value (https://no-color.org); else True."""
+    env = os.environ if environ is None else environ
+    return not env.get("NO_COLOR")
+
+
+_COLOR_RULES = {
+    "header": "bold",
+    "rule": "#888888",
+    "dim": "#888888",
+    "suit.red": "#d03030",
+    "suit.black": "",
+    "trump": "bold #c09000",
+    "card": "",
+    "card.red": "#d03030",
+    "card.legal": "bold underline",
+    "card.selected": "reverse bold",
+    "card.pending": "reverse",
+    "top": "reverse bold",
+    "name": "bold",
+    "expect": "bold #30a0d0",
+    "message": "",
+    "message.error": "bold #e04040",
+    "message.hint": "bold #30b030",
+    "keys": "#888888",
+    "history.mine": "",
+    "history.theirs": "#a0a0ff",
+    "history.title": "bold",
+    "result": "bold #30b030",
+    "dialog": "bg:#303030 #ffffff",
+    "prompt": "bold",
+    "chat": "#a0a0ff",
+}
+
+_MONO_RULES = {
+    "header": "bold",
+    "trump": "bold",
+    "card.legal": "bold underline",
+    "card.selected": "reverse bold",
+    "card.pending": "reverse",
+    "top": "reverse bold",
+    "name": "bold",
+    "expect": "bold",
+    "message.error": "bold",
+    "message.hint": "bold",
+    "history.title": "bold",
+    "result": "bold",
+    "prompt": "bold",
+    "dialog": "reverse",
+}
+
+
+def make_style(color: bool = True) -> Style:
+    """The prompt_toolkit :class:`Style` of the class names used by the renderer.
+
+    With ``color=False`` (``NO_COLOR``) the style has no colours at all but keeps
+    bold, underline and reverse, so the selection and the legal cards still show.
+    """
+    rules = _COLOR_RULES if color else _MONO_RULES
+    return Style([(name, value) for name, value in rules.items() if value])
+
+
+# ----- snapshots -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One move of the current deal: ``number`` (1-based), the ``seat`` that played it,
+    the :class:`Move`, and for a pick-up the number of cards ``picked``."""
+
+    number: int
+    seat: int
+    move: Move
+    picked: int = 0
+
+
+@dataclass(frozen=True)
+class TableView:
+    """Everything the table screen shows, as plain values.
+
+    Attributes:
+        my_seat: the seat shown at the bottom (the person at this terminal).
+        names: display names of seat 0 and seat 1.
+        trumps: own trump suit of seat 0 and seat 1 (0..3).
+        hands: card bitmasks of seat 0 and seat 1.
+        pile: the pile, bottom to top.
+        to_move: seat to move.
+        deal_number, deals: this deal (1-based) and the deals in the match.
+        score_halves: match score so far in half-points (win 2, draw 1).
+        history: the moves of this deal so far.
+        legal: my cards that Enter would accept now (bitmask; highlighted).
+        selected: the card under the cursor, or None.
+        pending_beat: my beating card waiting for its second card, or None.
+        show_opponent: show the opponent's hand (else only its size).
+        opponent_detail: an extra line under the opponent (fingerprint, kind).
+        connection: connection state shown right of the opponent ("" = none).
+        chat: the latest chat lines, oldest first.
+        ascii_only: ASCII suits and signs.
+    """
+
+    my_seat: int
+    names: tuple[str, str]
+    trumps: tuple[int, int]
+    hands: tuple[int, int]
+    pile: tuple[int, ...] = ()
+    to_move: int = 0
+    deal_number: int = 1
+    deals: int = 1
+    score_halves: tuple[int, int] = (0, 0)
+    history: tuple[HistoryEntry, ...] = ()
+    legal: int = 0
+    selected: int | None = None
+    pending_beat: int | None = None
+    show_opponent: bool = False
+    opponent_detail: str = ""
+    connection: str = ""
+    chat: tuple[str, ...] = ()
+    ascii_only: bool = False
+
+
+@dataclass(frozen=True)
+class StatusView:
+    """The bottom lines: ``expect`` (what is expected now), ``message`` with its
+    ``message_kind`` (``"info"``, ``"error"`` or ``"hint"``) and the ``keys`` line."""
+
+    expect: str = ""
+    message: str = ""
+    message_kind: str = "info"
+    keys: str = ""
+    ascii_only: bool = False
+
+
+@dataclass(frozen=True)
+class EndView:
+    """The end-of-deal (or end-of-match) screen.
+
+    ``title`` is the result line, ``hands`` and ``pile`` the final position,
+    ``record_path`` is shown when the match is over (``match_over``).
+    """
+
+    title: str
+    names: tuple[str, str]
+    trumps: tuple[int, int]
+    hands: tuple[int, int]
+    pile: tuple[int, ...]
+    deal_number: int
+    deals: int
+    score_halves: tuple[int, int]
+    my_seat: int = 0
+    match_over: bool = False
+    record_path: str | None = None
+    ascii_only: bool = False
+
+
+# ----- small text helpers ------------------------------------------------------
+
+
+def halves_text(halves: int, ascii_only: bool = False) -> str:
+    """A half-point count as points: ``3`` -> ``"1½"`` (``"1.5"`` in ASCII), ``1`` -> ``"½"``."""
+    whole, half = divmod(halves, 2)
+    if not half:
+        return str(whole)
+    if ascii_only:
+        return f"{whole}.5"
+    return f"{whole}½" if whole else "½"
+
+
+def score_text(names: tuple[str, str], score_halves: tuple[int, int], my_seat: int = 0,
+               ascii_only: bool = False) -> str:
+    """``"You 1½ : ½ AI"``: my seat first."""
+    a, b = my_seat, 1 - my_seat
+    return (f"{names[a]} {halves_text(score_halves[a], ascii_only)} : "
+            f"{halves_text(score_halves[b], ascii_only)} {names[b]}")
+
+
+def card_text(card: int, ascii_only: bool) -> str:
+    """Display name of a card: ``"10♥"`` or ``"10H"``."""
+    return Card(card).label(ascii_only)
+
+
+def hand_order(hand: int, trump: int) -> list[int]:
+    """The display order of a hand: the own-trump suit first, then ♠ ♥ ♦ ♣ without
+    it, each suit from low to high rank."""
+    out: list[int] = []
+    for suit in suit_rows(trump):
+        out.extend(int(c) for c in cards_in(hand) if suit_of(c) == suit)
+    return out
+
+
+def suit_rows(trump: int) -> list[int]:
+    """The suits in display order: ``trump`` first, then the others ♠ ♥ ♦ ♣."""
+    return [trump] + [s for s in reversed(SUITS) if s != trump]
+
+
+def _card_style(card: int) -> str:
+    return "class:card.red" if suit_of(card) in (1, 2) else "class:card"
+
+
+def _width(line: Line) -> int:
+    return sum(get_cwidth(t) for _, t in line)
+
+
+def _fit(line: Line, width: int) -> Line:
+    """Cut ``line`` to ``width`` columns and pad it with spaces to exactly ``width``."""
+    out: Line = []
+    used = 0
+    for style, text in line:
+        if used >= width:
+            break
+        w = get_cwidth(text)
+        if used + w > width:
+            cut = ""
+            for ch in text:
+                if used + get_cwidth(cut + ch) > width:
+                    break
+                cut += ch
+            text, w = cut, get_cwidth(cut)
+        out.append((style, text))
+        used += w
+    if used < width:
+        out.append(("", " " * (width - used)))
+    return out
+
+
+def _ascii_line(line: Line, ascii_only: bool) -> Line:
+    return [(s, asciify(t)) for s, t in line] if ascii_only else line
+
+
+def plain(lines: Sequence[Line]) -> list[str]:
+    """The text of each line, trailing spaces removed (for tests and ``--text``)."""
+    return ["".join(t for _, t in line).rstrip() for line in lines]
+
+
+def to_formatted(lines: Sequence[Line]) -> StyleAndTextTuples:
+    """Lines joined by newlines, as one formatted text."""
+    out: StyleAndTextTuples = []
+    for i, line in enumerate(lines):
+        if i:
+            out.append(("", "\n"))
+        out.extend(line)
+    return out
+
+
+# ----- the hand rows -----------------------------------------------------------
+
+
+def _mark(card: int, selected: int | None, pending: int | None, bracket: str) -> str:
+    if card == selected:
+        return bracket
+    if card == pending:
+        return "*"
+    return " "
+
+
+def hand_rows(hand: int, trump: int, *, ascii_only: bool, legal: int = 0, selected: int | None = None,
+              pending: int | None = None, mark_trump: bool = True) -> list[Line]:
+    """Four lines, one per suit in :func:`suit_rows` order: ``"  ♥ trump  6♥ [10♥] K♥"``.
+
+    The selected card is bracketed (and reversed), the legal ones styled
+    ``card.legal``, the pending beating card ``card.pending`` with a ``*``
+    bracket.  An empty suit shows ``-``.
+    """
+    rows: list[Line] = []
+    for suit in suit_rows(trump):
+        sl = suit_label(suit, ascii_only)
+        tag = "trump" if (suit == trump and mark_trump) else ""
+        line: Line = [("", "  "), ("class:trump" if tag else ("class:suit.red" if suit in (1, 2) else ""), sl),
+                      ("class:trump" if tag else "", f" {tag:<5} ")]
+        cards = [int(c) for c in cards_in(hand) if suit_of(c) == suit]
+        if not cards:
+            line.append(("class:dim", " -"))
+        for i, c in enumerate(cards):
+            # Adjacent cards share one separator column: a bracket wins over "*", "*" over a space.
+            left = _mark(c, selected, pending, "[")
+            sep = left
+            if i:
+                prev = _mark(cards[i - 1], selected, pending, "]")
+                sep = max(prev, left, key=" *[]".index)
+            line.append(("", sep))
+            style = _card_style(c)
+            if c == selected:
+                style = "class:card.selected"
+            elif c == pending:
+                style = "class:card.pending"
+            elif legal >> c & 1:
+                style += " class:card.legal"
+            line.append((style, card_text(c, ascii_only)))
+        if cards:
+            line.append(("", _mark(cards[-1], selected, pending, "]")))
+        rows.append(line)
+    return rows
+
+
+# ----- the table ---------------------------------------------------------------
+
+
+def history_text(entry: HistoryEntry, names: tuple[str, str], ascii_only: bool = False) -> str:
+    """One history line: ``" 12 You    beat 10♠ 7♥"`` — number, who (the first word of the
+    name, at most 6 columns), the move in short."""
+    who = (names[entry.seat].split() or ["?"])[0][:6]
+    m = entry.move
+    if m.kind == LEAD:
+        what = f"lead {card_text(m.card, ascii_only)}"
+    elif m.kind == BEAT:
+        what = f"beat {card_text(m.card, ascii_only)}"
+        if m.second >= 0:
+            what += f" {card_text(m.second, ascii_only)}"
+    else:
+        what = f"pick up {entry.picked}" if entry.picked else "pick up"
+    return f"{entry.number:>3} {who:<6} {what}"
+
+
+def _pile_line(view: TableView) -> Line:
+    a = view.ascii_only
+    pile = view.pile
+    if not pile:
+        return [("class:name", " Pile"), ("", " (empty)")]
+    line: Line = [("class:name", " Pile"), ("", f" ({len(pile)}): ")]
+    below = pile[:-1][-PILE_SHOWN:]
+    if len(pile) - 1 > len(below):
+        line.append(("class:dim", "… "))
+    for c in below:
+        line.append((_card_style(c), card_text(c, a)))
+        line.append(("", " "))
+    line.append(("", " top ▶"))
+    line.append(("class:top", f" {card_text(pile[-1], a)} "))
+    line.append(("", "◀"))
+    return line
+
+
+def _player_line(view: TableView, seat: int) -> Line:
+    n = bin(view.hands[seat]).count("1")
+    t = suit_label(view.trumps[seat], view.ascii_only)
+    mover = "▶ " if view.to_move == seat else "  "
+    return [("", " " + mover), ("class:name", view.names[seat]), ("", "  trump "), ("class:trump", t),
+            ("", f"  {n} card{'s' if n != 1 else ''}")]
+
+
+def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Line]:
+    """The table screen, exactly ``height`` lines of ``width`` columns.
+
+    Top to bottom: the header (deal and score), the opponent (name, trump, card
+    count, connection, detail line), the opponent's hand (four suit rows) or a
+    one-line "hidden" note, the pile with its top card, my name line and my four
+    suit rows, then the latest chat lines.  From :data:`HISTORY_MIN_WIDTH`
+    columns on, the move history fills a column on the right.
+    """
+    a = view.ascii_only
+    me, opp = view.my_seat, 1 - view.my_seat
+    show_history = width >= HISTORY_MIN_WIDTH
+    left_w = width - HISTORY_WIDTH if show_history else width
+
+    header: Line = [("class:header", " Svoi Kozyri"),
+                    ("", f"   deal {view.deal_number}/{view.deals}   "),
+                    ("class:name", score_text(view.names, view.score_halves, me, a))]
+    left: list[Line] = [header, [("class:rule", "─" * left_w)]]
+
+    opp_line = _player_line(view, opp)
+    if view.connection:
+        pad = left_w - _width(_ascii_line(opp_line, a)) - get_cwidth(view.connection) - 1
+        opp_line.append(("", " " * max(2, pad)))
+        opp_line.append(("class:dim", view.connection))
+    left.append(opp_line)
+    if view.opponent_detail:
+        left.append([("class:dim", "    " + view.opponent_detail)])
+    if view.show_opponent:
+        left.extend(hand_rows(view.hands[opp], view.trumps[opp], ascii_only=a))
+    else:
+        left.append([("class:dim", "    hand hidden (o shows it)")])
+    left.append([])
+    left.append(_pile_line(view))
+    left.append([])
+    left.append(_player_line(view, me))
+    left.extend(hand_rows(view.hands[me], view.trumps[me], ascii_only=a, legal=view.legal,
+                          selected=view.selected, pending=view.pending_beat))
+    if view.chat:
+        left.append([])
+        room = max(0, height - len(left))
+        for text in view.chat[-room:] if room else ():
+            left.append([("class:chat", " " + text)])
+
+    left = [_fit(_ascii_line(line, a), left_w) for line in left[:height]]
+    while len(left) < height:
+        left.append([("", " " * left_w)])
+    if not show_history:
+        return left
+
+    right: list[Line] = [[("class:rule", "│"), ("class:history.title", " Moves")]]
+    room = height - 1
+    entries = view.history[-room:] if room > 0 else ()
+    for e in entries:
+        style = "class:history.mine" if e.seat == me else "class:history.theirs"
+        right.append([("class:rule", "│"), (style, history_text(e, view.names, a))])
+    while len(right) < height:
+        right.append([("class:rule", "│")])
+    right = [_fit(_ascii_line(line, a), HISTORY_WIDTH) for line in right]
+    return [lft + rgt for lft, rgt in zip(left, right, strict=True)]
+
+
+def render_status(view: StatusView, width: int = 80) -> list[Line]:
+    """The three bottom lines, each ``width`` columns: expect, message, keys."""
+    kind = {"error": "class:message.error", "hint": "class:message.hint"}.get(view.message_kind, "class:message")
+    mark = "✗ " if view.message_kind == "error" and view.message else ""
+    lines: list[Line] = [
+        [("class:expect", " " + view.expect)],
+        [(kind, " " + mark + view.message)],
+        [("class:keys", " " + view.keys)],
+    ]
+    return [_fit(_ascii_line(line, view.ascii_only), width) for line in lines]
+
+
+def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, width: int = 80,
+                        height: int = 20, title: str = "Choose your own trump") -> list[Line]:
+    """The trump-choice screen (RULES.md §2): the four suits, ``selected`` one
+    bracketed, a suit already ``taken`` by the opponent marked and not choosable."""
+    lines: list[Line] = [
+        [("class:header", " Svoi Kozyri")],
+        [("class:rule", "─" * width)],
+        [],
+        [("class:name", f" {title}")],
+        [("", " Your trump beats any card of another suit, on your turn.")],
+        [],
+    ]
+    for i, s in enumerate(SUITS):
+        mark = "▶ " if s == selected else "  "
+        name = ("clubs", "diamonds", "hearts", "spades")[s]
+        style = "class:card.selected" if s == selected else ("class:dim" if s == taken else "")
+        text = f"{suit_label(s, ascii_only)} {name}"
+        note = "  (taken by your opponent)" if s == taken else ""
+        lines.append([("", f"   {i + 1}. {mark}"), (style, text), ("class:dim", note)])
+    lines.append([])
+    lines = [_fit(_ascii_line(line, ascii_only), width) for line in lines[:height]]
+    while len(lines) < height:
+        lines.append([("", " " * width)])
+    return lines
+
+
+def _wrap_words(words: Sequence[str], width: int, first: str, indent: str) -> list[str]:
+    lines: list[str] = []
+    cur = first
+    for w in words:
+        if get_cwidth(cur) + 1 + get_cwidth(w) > width and cur.strip() and cur != first:
+            lines.append(cur)
+            cur = indent
+        cur = f"{cur} {w}" if cur.strip() else cur + w
+    lines.append(cur)
+    return lines
+
+
+def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
+    """The end-of-deal screen (result, score, both hands, the pile) or, with
+    ``match_over``, the end of the match with the path of the saved record."""
+    a = view.ascii_only
+    me, opp = view.my_seat, 1 - view.my_seat
+    head = "Match over" if view.match_over else f"Deal {view.deal_number} of {view.deals} over"
+    lines: list[Line] = [
+        [("class:header", f" Svoi Kozyri   {head}")],
+        [("class:rule", "─" * width)],
+        [("class:result", " " + view.title)],
+        [("class:name", " Score: " + score_text(view.names, view.score_halves, me, a))],
+    ]
+    if view.match_over and view.record_path:
+        lines.append([("", f" Record saved: {view.record_path}")])
+    lines.append([])
+    for seat in (opp, me):
+        n = bin(view.hands[seat]).count("1")
+        lines.append([("class:name", f" {view.names[seat]}"),
+                      ("", f"  trump {suit_label(view.trumps[seat], a)}  {n} card{'s' if n != 1 else ''} left")])
+        if view.hands[seat]:
+            lines.extend(hand_rows(view.hands[seat], view.trumps[seat], ascii_only=a))
+    pile = [card_text(c, a) for c in view.pile] or ["(empty)"]
+    for text in _wrap_words(pile, width - 1, " Pile:", "       "):
+        lines.append([("", text)])
+    lines = [_fit(_ascii_line(line, a), width) for line in lines[:height]]
+    while len(lines) < height:
+        lines.append([("", " " * width)])
+    return lines
+
+
+# ----- what is expected now ----------------------------------------------------
+
+
+def expect_text(position: Position, seat: int, pending_beat: int | None = None,
+                opponent_name: str = "the opponent") -> str:
+    """What RULES.md §4 expects of ``seat`` now, for the status line.
+
+    Lead on an empty pile; beat (naming the beating cards) then a second card;
+    pick up when nothing beats (naming how many cards); the second card when
+    ``pending_beat`` is chosen; or waiting for the opponent.  Unicode suits
+    (the caller applies :func:`asciify`).
+    """
+    if position.outcome is not None:
+        return "The deal is over."
+    if position.to_move != seat:
+        return f"{opponent_name} to move…"
+    if pending_beat is not None:
+        return (f"Second card: any card on top of {Card(pending_beat).label()} "
+                "(Enter plays it, Esc takes the beat back)")
+    if not position.pile:
+        return "Your lead: play any card (Enter)."
+    top = Card(position.pile[-1]).label()
+    beating = position.beating_cards(seat)
+    beaters = [Card(c).label() for c in hand_order(beating, position.trumps[seat])]
+    k = position.pickup_size()
+    take = f"pick up (p) takes {k} card{'s' if k != 1 else ''}"
+    if not beaters:
+        return f"Nothing beats {top}: {take}."
+    if len(beaters) > 6:
+        names = f"one of the {len(beaters)} highlighted cards"
+    else:
+        names = ", ".join(beaters[:-1]) + (" or " if len(beaters) > 1 else "") + beaters[-1]
+    last = bin(position.hands[seat]).count("1") == 1
+    then = "" if last else ", then a second card"
+    if position.rules.voluntary_pickup:
+        return f"Beat {top} with {names}{then}; or {take}."
+    return f"Beat {top} with {names}{then}."

@@ -1,0 +1,34 @@
+"""``p2ptrumps verify LOG [--json]``: check a match log and say so.
+
+Source: ``protocol/wire.md`` §13; issue 3 §3.
+
+Exit status: 0 valid and complete, 1 invalid, 2 unreadable, 3 valid so far
+but unfinished.  The checking itself is :func:`p2ptrumps.wire.verify.verify_log`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .wire.verify import Verdict, verify_log
+
+
+def run(args: argparse.Namespace) -> int:
+    """Verify ``args.log``; print the report (``args.json``: JSON) to stdout; return the exit status."""
+    try:
+        with open(args.log, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        verdict = Verdict("unreadable", f"cannot read {args.log}: {exc.strerror or exc}")
+    else:
+        verdict = verify_log(data)
+    if getattr(args, "json", False):
+        out = verdict.to_json()
+        out["log"] = str(args.log)
+        print(json.dumps(out, indent=1, ensure_ascii=False))
+    else:
+        print(f"{args.log}: {verdict.summary()}")
+    sys.stdout.flush()
+    return verdict.exit_code

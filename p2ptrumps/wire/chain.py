@@ -1,0 +1,576 @@
+"""The match as the protocol sees it: the referee (one transition table) and the joint hash chain.
+
+Source: ``protocol/wire.md`` §8 (the chain and concurrent sends) and §9 (the match).
+
+:class:`Referee` holds the state of the match between the two seats and decides,
+for every chained message, whether its sender may send it now and what it
+changes.  It is the single place where the protocol's rules live: the live
+:class:`~p2ptrumps.wire.session.Session` runs it for both sides' messages and
+``verify`` runs it over a log.  :class:`JointChain` puts messages into the one
+hash chain (sequence numbers, prev hashes, signatures, the host-wins rule for
+crossing messages) and feeds them to the referee.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..rules import IllegalMoveError, Move, Outcome, Position, RuleSet, next_dealer
+from ..shuffle import deal_hands, first_dealer
+from . import messages as m
+from .errors import LocalProtocolError, RemoteProtocolError
+from .events import (
+    ChatReceived,
+    DealEnded,
+    DealReady,
+    DrawAnswered,
+    DrawOffered,
+    Event,
+    MatchEnded,
+    MoveReceived,
+    RematchAgreed,
+    RematchOffered,
+    Resigned,
+    RulesAgreed,
+    RulesProposed,
+    RulesRefused,
+    TrumpChosen,
+)
+from .identity import Identity, PublicKey
+
+SEAT_NAMES = ("host", "guest")
+
+# Phases (protocol/wire.md §9.1).  FLOOR[phase] = what the match waits for.
+RULES, AGREE, TRUMP, COMMIT, REVEAL, PLAY, DEAL_END, MATCH_END, DONE, REFUSED, REMATCHED = (
+    "rules",
+    "agree",
+    "trump",
+    "commit",
+    "reveal",
+    "play",
+    "deal-end",
+    "match-end",
+    "done",
+    "refused",
+    "rematched",
+)
+
+#: The transition table: for each message kind, the phases in which it may be sent,
+#: and whether only the seat holding the floor may send it ("floor") or either
+#: seat ("any"; further conditions in :meth:`Referee.apply`).
+TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
+    "rules": (frozenset({RULES}), "floor"),
+    "agree": (frozenset({AGREE}), "floor"),
+    "trump": (frozenset({TRUMP}), "floor"),
+    "commit": (frozenset({COMMIT}), "floor"),
+    "reveal": (frozenset({REVEAL}), "floor"),
+    "move": (frozenset({PLAY}), "floor"),
+    "deal-end": (frozenset({DEAL_END}), "floor"),
+    "match-end": (frozenset({MATCH_END}), "floor"),
+    "resign": (frozenset({PLAY}), "any"),
+    "offer-draw": (frozenset({PLAY}), "any"),
+    "answer-draw": (frozenset({PLAY}), "any"),
+    "chat": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END, MATCH_END, DONE}), "any"),
+    "rematch": (frozenset({DONE}), "any"),
+}
+
+#: Kinds that either seat may send whoever holds the floor (protocol/wire.md §8.3).
+INTERJECTIONS = frozenset(k for k, (_, who) in TRANSITIONS.items() if who == "any")
+
+
+def first_committer(deal: int) -> int:
+    """Seat that commits and reveals first in ``deal`` (host in odd deals); the other reveals last."""
+    return 0 if deal % 2 == 1 else 1
+
+
+@dataclass
+class DealInfo:
+    """What the referee remembers of a dealt deal (for verdicts and records)."""
+
+    number: int
+    dealer: int
+    seed: bytes
+    hands: tuple[int, int]
+    outcome: Outcome | None = None
+
+
+@dataclass
+class Referee:
+    """The state of one match between seat 0 (host) and seat 1 (guest).
+
+    Args:
+        game_id: the 32-byte game id (protocol/wire.md §7.2).
+        keys: raw 32-byte public keys of seat 0 and seat 1.
+
+    :meth:`apply` checks and applies one message; it raises
+    ``RemoteProtocolError`` (changing nothing) when the message is not allowed.
+    """
+
+    game_id: bytes
+    keys: tuple[bytes, bytes]
+    phase: str = RULES
+    proposed: RuleSet | None = None
+    rules: RuleSet | None = None
+    trumps: list[int | None] = field(default_factory=lambda: [None, None])
+    deal: int = 0
+    dealer: int | None = None
+    commits: dict[int, bytes] = field(default_factory=dict)
+    secrets: dict[int, bytes] = field(default_factory=dict)
+    position: Position | None = None
+    draw_offer: int | None = None
+    outcome: Outcome | None = None
+    statements: set[int] = field(default_factory=set)
+    score: list[int] = field(default_factory=lambda: [0, 0])
+    rematch: set[int] = field(default_factory=set)
+    deals: list[DealInfo] = field(default_factory=list)
+
+    def copy(self) -> Referee:
+        """An independent copy (the position and the containers copied)."""
+        return Referee(
+            game_id=self.game_id,
+            keys=self.keys,
+            phase=self.phase,
+            proposed=self.proposed,
+            rules=self.rules,
+            trumps=list(self.trumps),
+            deal=self.deal,
+            dealer=self.dealer,
+            commits=dict(self.commits),
+            secrets=dict(self.secrets),
+            position=None if self.position is None else self.position.copy(),
+            draw_offer=self.draw_offer,
+            outcome=self.outcome,
+            statements=set(self.statements),
+            score=list(self.score),
+            rematch=set(self.rematch),
+            deals=[DealInfo(d.number, d.dealer, d.seed, d.hands, d.outcome) for d in self.deals],
+        )
+
+    # ----- queries ---------------------------------------------------------------
+
+    @property
+    def trumps_pair(self) -> tuple[int, int] | None:
+        a, b = self.trumps
+        return None if a is None or b is None else (a, b)
+
+    def waiting_for(self) -> tuple[int | None, str]:
+        """``(seat, what)`` the match waits for; seat None when either may act (see Session.waiting_for)."""
+        p = self.phase
+        if p == RULES:
+            return 0, "rules"
+        if p == AGREE:
+            return 1, "agree"
+        if p == TRUMP:
+            return (0 if self.trumps[0] is None else 1), "trump"
+        if p in (COMMIT, REVEAL):
+            a = first_committer(self.deal)
+            done = self.commits if p == COMMIT else self.secrets
+            return (a if a not in done else 1 - a), p
+        if p == PLAY:
+            assert self.position is not None
+            return self.position.to_move, "move"
+        if p in (DEAL_END, MATCH_END):
+            return (0 if 0 not in self.statements else 1), p
+        if p == DONE:
+            return None, "rematch"
+        return None, "nothing"
+
+    def floor_seat(self) -> int | None:
+        return self.waiting_for()[0]
+
+    def expected_deal_end(self) -> m.DealEndMsg:
+        """The deal-end statement due now (phase deal-end)."""
+        assert self.outcome is not None
+        return m.DealEndMsg(self.deal, self.outcome, (self.score[0], self.score[1]))
+
+    def expected_match_end(self) -> m.MatchEndMsg:
+        return m.MatchEndMsg((self.score[0], self.score[1]))
+
+    def move_hash(self, move: Move) -> bytes:
+        """Position hash after ``move`` (legal for the seat to move); ``IllegalMoveError`` otherwise."""
+        assert self.position is not None
+        pos = self.position
+        pos.push(move)
+        try:
+            return m.position_hash(pos)
+        finally:
+            pos.pop()
+
+    # ----- the transition function --------------------------------------------------
+
+    def apply(self, seat: int, body: m.Body) -> list[Event]:
+        """Check that ``seat`` may send ``body`` now and apply it; return the events it causes.
+
+        Raises ``RemoteProtocolError`` (out-of-turn, illegal-move, wrong-position-hash,
+        bad-commitment, bad-reveal, wrong-result, malformed) leaving the state unchanged.
+        """
+        kind = body.KIND
+        phases, who = TRANSITIONS[kind]
+        sender = SEAT_NAMES[seat]
+        if self.phase not in phases:
+            raise RemoteProtocolError("out-of-turn", f"{sender} sent {kind} while the match is at {self._where()}")
+        if who == "floor":
+            floor, what = self.waiting_for()
+            if floor != seat:
+                raise RemoteProtocolError(
+                    "out-of-turn", f"{sender} sent {kind} but the match waits for the {SEAT_NAMES[floor or 0]} ({what})"
+                )
+        handler = getattr(self, "_on_" + kind.replace("-", "_"))
+        events: list[Event] = handler(seat, body)
+        return events
+
+    def _where(self) -> str:
+        seat, what = self.waiting_for()
+        if seat is None:
+            return f"phase {self.phase}"
+        return f"phase {self.phase} (waiting for the {SEAT_NAMES[seat]}: {what})"
+
+    def _check_deal(self, seat: int, kind: str, deal: int) -> None:
+        if deal != self.deal:
+            code = "bad-commitment" if kind in ("commit", "reveal") else "out-of-turn"
+            raise RemoteProtocolError(
+                code, f"{SEAT_NAMES[seat]} sent {kind} for deal {deal}, the current deal is {self.deal}"
+            )
+
+    def _on_rules(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.RulesMsg)
+        self.proposed = body.rules
+        self.phase = AGREE
+        return [RulesProposed(body.rules)]
+
+    def _on_agree(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.AgreeMsg) and self.proposed is not None
+        if not body.accept:
+            self.phase = REFUSED
+            return [RulesRefused()]
+        self.rules = self.proposed
+        self.phase = TRUMP
+        return [RulesAgreed(self.rules)]
+
+    def _on_trump(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.TrumpMsg)
+        if seat == 1 and body.suit == self.trumps[0]:
+            raise RemoteProtocolError("out-of-turn", "the guest chose the host's trump suit; the suits must differ")
+        self.trumps[seat] = body.suit
+        if seat == 1:
+            self._start_commits(1)
+        return [TrumpChosen(seat, body.suit)]
+
+    def _start_commits(self, deal: int) -> None:
+        self.deal = deal
+        self.commits = {}
+        self.secrets = {}
+        self.position = None
+        self.outcome = None
+        self.draw_offer = None
+        self.phase = COMMIT
+
+    def _on_commit(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.CommitMsg)
+        self._check_deal(seat, "commit", body.deal)
+        self.commits[seat] = body.commitment
+        if len(self.commits) == 2:
+            self.phase = REVEAL
+        return []
+
+    def _on_reveal(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.RevealMsg)
+        self._check_deal(seat, "reveal", body.deal)
+        want = self.commits[seat]
+        got = m.commitment(self.game_id, body.deal, seat, self.keys[seat], body.secret)
+        if got != want:
+            raise RemoteProtocolError(
+                "bad-reveal",
+                f"the {SEAT_NAMES[seat]}'s reveal for deal {body.deal} does not open its commitment "
+                f"({want.hex()[:16]}…, the secret gives {got.hex()[:16]}…)",
+            )
+        self.secrets[seat] = body.secret
+        if len(self.secrets) < 2:
+            return []
+        rules, trumps = self.rules, self.trumps_pair
+        assert rules is not None and trumps is not None
+        seed = m.deal_seed(self.game_id, self.deal, self.secrets[0], self.secrets[1])
+        if self.deal == 1:
+            self.dealer = first_dealer(seed)
+        assert self.dealer is not None
+        hands = deal_hands(seed, rules, trumps, self.dealer)
+        self.position = Position.start(rules, trumps, hands, self.dealer)
+        self.deals.append(DealInfo(self.deal, self.dealer, seed, hands))
+        self.phase = PLAY
+        return [DealReady(self.deal, self.dealer, seed, hands)]
+
+    def _on_move(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.MoveMsg) and self.position is not None
+        self._check_deal(seat, "move", body.deal)
+        pos = self.position
+        try:
+            pos.push(body.move)
+        except IllegalMoveError as exc:
+            raise RemoteProtocolError(
+                "illegal-move", f"the {SEAT_NAMES[seat]}'s move {body.move.code} in deal {self.deal} is illegal: {exc}"
+            ) from None
+        h = m.position_hash(pos)
+        if h != body.position:
+            pos.pop()
+            raise RemoteProtocolError(
+                "wrong-position-hash",
+                f"the {SEAT_NAMES[seat]}'s move {body.move.code} in deal {self.deal} claims position "
+                f"{body.position.hex()[:16]}…, the engine reaches {h.hex()[:16]}…",
+            )
+        events: list[Event] = [MoveReceived(self.deal, seat, body.move)]
+        if pos.outcome is not None:
+            self._end_deal(pos.outcome)
+        return events
+
+    def _end_deal(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+        self.score[0] += outcome.points(0)
+        self.score[1] += outcome.points(1)
+        self.deals[-1].outcome = outcome
+        self.draw_offer = None
+        self.statements = set()
+        self.phase = DEAL_END
+
+    def _on_resign(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.ResignMsg) and self.position is not None
+        self._check_deal(seat, "resign", body.deal)
+        self.position.resign(seat)
+        assert self.position.outcome is not None
+        self._end_deal(self.position.outcome)
+        return [Resigned(body.deal, seat)]
+
+    def _on_offer_draw(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.OfferDrawMsg)
+        self._check_deal(seat, "offer-draw", body.deal)
+        if self.draw_offer is not None:
+            raise RemoteProtocolError("out-of-turn", f"the {SEAT_NAMES[seat]} offered a draw while an offer is open")
+        self.draw_offer = seat
+        return [DrawOffered(body.deal, seat)]
+
+    def _on_answer_draw(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.AnswerDrawMsg) and self.position is not None
+        self._check_deal(seat, "answer-draw", body.deal)
+        if self.draw_offer != 1 - seat:
+            raise RemoteProtocolError("out-of-turn", f"the {SEAT_NAMES[seat]} answered a draw offer nobody made to it")
+        self.draw_offer = None
+        events: list[Event] = [DrawAnswered(body.deal, seat, body.accept)]
+        if body.accept:
+            self.position.agree_draw()
+            assert self.position.outcome is not None
+            self._end_deal(self.position.outcome)
+        return events
+
+    def _on_chat(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.ChatMsg)
+        return [ChatReceived(seat, body.text)]
+
+    def _on_deal_end(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.DealEndMsg) and self.rules is not None
+        want = self.expected_deal_end()
+        if body != want:
+            raise RemoteProtocolError(
+                "wrong-result",
+                f"the {SEAT_NAMES[seat]} signed deal {body.deal} as {body.outcome.winner}/{body.outcome.reason} "
+                f"score {body.score[0]}:{body.score[1]} (half-points); the moves give "
+                f"{want.outcome.winner}/{want.outcome.reason} score {want.score[0]}:{want.score[1]}",
+            )
+        self.statements.add(seat)
+        if len(self.statements) < 2:
+            return []
+        assert self.outcome is not None
+        events: list[Event] = [DealEnded(self.deal, self.outcome, (self.score[0], self.score[1]))]
+        self.statements = set()
+        if self.deal >= self.rules.deals:
+            self.phase = MATCH_END
+        else:
+            assert self.dealer is not None
+            self.dealer = next_dealer(self.dealer, self.outcome)
+            self._start_commits(self.deal + 1)
+        return events
+
+    def _on_match_end(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.MatchEndMsg)
+        want = self.expected_match_end()
+        if body != want:
+            raise RemoteProtocolError(
+                "wrong-result",
+                f"the {SEAT_NAMES[seat]} signed the match score {body.score[0]}:{body.score[1]}; "
+                f"the deals give {want.score[0]}:{want.score[1]} (half-points)",
+            )
+        self.statements.add(seat)
+        if len(self.statements) < 2:
+            return []
+        self.phase = DONE
+        return [MatchEnded((self.score[0], self.score[1]))]
+
+    def _on_rematch(self, seat: int, body: m.Body) -> list[Event]:
+        if seat in self.rematch:
+            raise RemoteProtocolError("out-of-turn", f"the {SEAT_NAMES[seat]} offered a rematch twice")
+        self.rematch.add(seat)
+        if len(self.rematch) == 2:
+            self.phase = REMATCHED
+            return [RematchOffered(seat), RematchAgreed()]
+        return [RematchOffered(seat)]
+
+
+@dataclass
+class Received:
+    """Result of :meth:`JointChain.receive`.
+
+    ``events``: what the message caused.  ``superseded``: the message crossed a
+    host message and was ignored (host side only; not logged).  ``withdrawn``:
+    our own tentative (guest) messages the host's message displaced, oldest
+    first -- re-sign them on top if still allowed.
+    """
+
+    events: list[Event] = field(default_factory=list)
+    superseded: bool = False
+    withdrawn: list[m.Signed] = field(default_factory=list)
+
+
+class JointChain:
+    """The one hash chain of a match, over both seats' messages (protocol/wire.md §8).
+
+    Args:
+        game_id: 32 bytes.
+        keys: the checked public keys of seat 0 and seat 1.
+        viewpoint: our seat in a live session (0 host, 1 guest), or None for
+            ``verify`` (messages of both seats arrive in log order).
+
+    Placement: message ``i`` has ``seq == i`` and ``prev == hash(message i-1)``
+    (``prev`` of message 0 is the game id).  When a host message arrives for a
+    place already taken by guest messages not yet acknowledged by the host,
+    those guest messages are withdrawn (the host's message takes the place).
+    The host, for its part, ignores a guest message that crossed one of its own
+    (its place is taken by a host message, or it builds on such an ignored one).
+    """
+
+    def __init__(self, game_id: bytes, keys: tuple[PublicKey, PublicKey], viewpoint: int | None) -> None:
+        self.game_id = game_id
+        self.keys = keys
+        self.viewpoint = viewpoint
+        self.referee = Referee(game_id, (keys[0].raw, keys[1].raw))
+        self.entries: list[m.Signed] = []
+        self._confirmed = 0  # entries[:_confirmed] can no longer be withdrawn
+        self._snapshot: Referee | None = None  # referee at len == _confirmed, while tentative entries exist
+        self._stale: set[bytes] = set()
+
+    @property
+    def head(self) -> bytes:
+        """Hash of the last message (the game id while the chain is empty)."""
+        return self.entries[-1].hash if self.entries else self.game_id
+
+    def hash_before(self, seq: int) -> bytes:
+        return self.entries[seq - 1].hash if seq > 0 else self.game_id
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    # ----- our own messages ------------------------------------------------------------
+
+    def append_local(self, identity: Identity, seat: int, body: m.Body) -> tuple[m.Signed, list[Event]]:
+        """Sign ``body`` as ``seat`` at the next place and apply it.
+
+        Raises :class:`LocalProtocolError` (nothing changes) if the referee refuses it.
+        """
+        msg = m.build_signed(self.game_id, seat, len(self.entries), self.head, body, identity.sign)
+        try:
+            events = self._apply_and_append(msg)
+        except RemoteProtocolError as exc:
+            raise LocalProtocolError(str(exc)) from None
+        return msg, events
+
+    # ----- messages received (or read from a log) ----------------------------------------
+
+    def check_signature(self, msg: m.Signed) -> None:
+        """``wrong-game`` / ``bad-signature`` checks of one message."""
+        if msg.game != self.game_id[:8]:
+            raise RemoteProtocolError(
+                "wrong-game",
+                f"message {msg.seq} ({msg.kind}) belongs to game {msg.game.hex()}…, "
+                f"not this game {self.game_id[:8].hex()}… (replayed from another session)",
+            )
+        if not self.keys[msg.seat].verify(msg.sig, m.signing_input(self.game_id, msg.unsigned())):
+            raise RemoteProtocolError(
+                "bad-signature",
+                f"message {msg.seq} ({msg.kind}): the {SEAT_NAMES[msg.seat]}'s signature does not verify",
+            )
+
+    def receive(self, msg: m.Signed) -> Received:
+        """Check and place one message from the peer (or from a log).
+
+        Raises ``RemoteProtocolError`` naming the fault: wrong-game, bad-signature,
+        sequence-gap, broken-chain, equivocation, and whatever the referee refuses.
+        """
+        if self.viewpoint is not None and msg.seat == self.viewpoint:
+            raise RemoteProtocolError(
+                "malformed", f"message {msg.seq} claims to come from our own seat ({SEAT_NAMES[msg.seat]})"
+            )
+        self.check_signature(msg)
+        n = len(self.entries)
+        who = SEAT_NAMES[msg.seat]
+        if msg.seat == 1 and self.viewpoint == 0 and self._is_stale(msg):
+            self._stale.add(msg.hash)
+            return Received(superseded=True)
+        if msg.seq > n:
+            raise RemoteProtocolError(
+                "sequence-gap", f"{who} message {msg.seq} ({msg.kind}) arrived, but the chain holds {n} messages"
+            )
+        if msg.prev != self.hash_before(msg.seq):
+            raise RemoteProtocolError(
+                "broken-chain",
+                f"{who} message {msg.seq} ({msg.kind}) does not link to message {msg.seq - 1}"
+                if msg.seq
+                else f"{who} message 0 ({msg.kind}) does not start from the game id",
+            )
+        if msg.seq == n:
+            return Received(events=self._apply_and_append(msg))
+        # The place is taken.
+        taken = self.entries[msg.seq]
+        if taken.hash == msg.hash:
+            raise RemoteProtocolError(
+                "sequence-gap", f"{who} message {msg.seq} ({msg.kind}) is a repeat of one already in the chain"
+            )
+        later = self.entries[msg.seq :]
+        if msg.seat == 0 and msg.seq >= self._confirmed and all(e.seat == 1 for e in later):
+            withdrawn = self._withdraw_from(msg.seq)
+            return Received(events=self._apply_and_append(msg), withdrawn=withdrawn)
+        raise RemoteProtocolError(
+            "equivocation",
+            f"the {who} signed two different messages for place {msg.seq} "
+            f"({taken.kind} {taken.hash.hex()[:16]}… and {msg.kind} {msg.hash.hex()[:16]}…)"
+            if taken.seat == msg.seat
+            else f"the {who} signed message {msg.seq} ({msg.kind}) on a history it had already built past",
+        )
+
+    def _is_stale(self, msg: m.Signed) -> bool:
+        """(host view) a guest message that crossed a host message: ignore it, the guest re-sends."""
+        if msg.prev in self._stale:
+            return True
+        n = len(self.entries)
+        return msg.seq < n and msg.prev == self.hash_before(msg.seq) and self.entries[msg.seq].seat == 0
+
+    def _withdraw_from(self, seq: int) -> list[m.Signed]:
+        assert self._snapshot is not None
+        kept = self.entries[self._confirmed : seq]
+        withdrawn = self.entries[seq:]
+        self.referee = self._snapshot
+        self._snapshot = None
+        del self.entries[self._confirmed :]
+        for e in kept:
+            self._apply_and_append(e)
+        return withdrawn
+
+    def _apply_and_append(self, msg: m.Signed) -> list[Event]:
+        tentative = msg.seat == 1 and self.viewpoint != 0
+        if tentative and self._snapshot is None:
+            snap = self.referee.copy()
+            events = self.referee.apply(msg.seat, msg.body)
+            self._snapshot = snap
+        else:
+            events = self.referee.apply(msg.seat, msg.body)
+        self.entries.append(msg)
+        if not tentative:
+            self._confirmed = len(self.entries)
+            self._snapshot = None
+        return events

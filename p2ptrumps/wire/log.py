@@ -1,0 +1,87 @@
+"""The match log file: the handshake and every chained message, exactly as framed on the wire.
+
+Source: ``protocol/wire.md`` §12.
+
+A log is the 16-byte header :data:`LOG_MAGIC` followed by frames (4-byte
+big-endian length + payload) in the order the logging side handled them: its
+own hello and the peer's, then each message it sent (logged before sending)
+or received (logged once it checked out).  Pings and pongs are never logged.
+The transport appends and fsyncs each frame: :func:`log_header` once, then
+:func:`log_entry` per frame handed to the session's log hook (this module does
+no file I/O itself).  Reading is tolerant of a truncated final frame (a crash
+mid-write): the frames before it are returned and the tail reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import RemoteProtocolError
+from .framing import HEADER_BYTES, MAX_FRAME_BYTES
+
+LOG_MAGIC = b"p2ptrumps-log/1\n"
+
+
+def log_header() -> bytes:
+    """The bytes a new log file starts with (:data:`LOG_MAGIC`, 16 bytes)."""
+    return LOG_MAGIC
+
+
+def log_entry(frame: bytes, direction: str = "") -> bytes:
+    """The bytes to append for one frame handed to the session's log hook: the frame itself,
+    unchanged (the direction is not stored; protocol/wire.md §12)."""
+    return frame
+
+
+class LogUnreadable(ValueError):
+    """Not a match log at all (no header, wrong version); the message says why."""
+
+
+@dataclass
+class LogContents:
+    """A log split into frames.
+
+    Attributes:
+        frames: each whole frame, length prefix included, in file order.
+        offsets: byte offset of each frame in the file.
+        truncated_bytes: bytes of an incomplete final frame (0 if none).
+        error: a fault that stopped the reading (an oversized or zero length), at ``error_offset``.
+    """
+
+    frames: list[bytes] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)
+    truncated_bytes: int = 0
+    error: RemoteProtocolError | None = None
+    error_offset: int = 0
+    error_evidence: bytes = b""
+
+
+def read_log(data: bytes, max_frame_bytes: int = MAX_FRAME_BYTES) -> LogContents:
+    """Split log bytes into frames.  :class:`LogUnreadable` without the header."""
+    if not data.startswith(LOG_MAGIC):
+        if data[: len(LOG_MAGIC) - 2] == LOG_MAGIC[:-2]:
+            raise LogUnreadable(f"unsupported match log version (header {data[: len(LOG_MAGIC)]!r})")
+        raise LogUnreadable("not a p2ptrumps match log (the header 'p2ptrumps-log/1' is missing)")
+    out = LogContents()
+    i = len(LOG_MAGIC)
+    n_total = len(data)
+    while i < n_total:
+        if n_total - i < HEADER_BYTES:
+            out.truncated_bytes = n_total - i
+            break
+        n = int.from_bytes(data[i : i + HEADER_BYTES], "big")
+        if n == 0 or n > max_frame_bytes:
+            code = "garbage-frame" if n == 0 else "oversized-frame"
+            why = "has length 0" if n == 0 else f"announces {n} bytes, more than the maximum {max_frame_bytes}"
+            out.error = RemoteProtocolError(code, f"frame #{len(out.frames)} (at byte {i}) {why}")
+            out.error_offset = i
+            out.error_evidence = data[i : i + HEADER_BYTES + 64]
+            break
+        end = i + HEADER_BYTES + n
+        if end > n_total:
+            out.truncated_bytes = n_total - i
+            break
+        out.frames.append(data[i:end])
+        out.offsets.append(i)
+        i = end
+    return out

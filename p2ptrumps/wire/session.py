@@ -1,0 +1,581 @@
+"""The peer session: one side of a networked match as a sans-IO state machine.
+
+Source: ``protocol/wire.md`` (all of it; §7 the handshake, §8 the joint hash
+chain and the ordering of concurrent sends, §9 the match, §10 heartbeats).
+
+Bytes and events in, bytes and events out (the h11 / wsproto model).  The
+session reads no clock and no OS randomness: the handshake nonce and the
+commit secrets are passed in; timeouts and heartbeat timing belong to the
+transport.  Every rule of the match (whose turn, legal moves, commitments,
+results) is checked by the same :class:`~p2ptrumps.wire.chain.JointChain` that
+``verify`` runs over a log.
+
+Use (the transport's loop)::
+
+    def to_log(frame, direction):         # append + flush + fsync (protocol/wire.md §12)
+        logfile.append(log_entry(frame))
+    s = Session("guest", identity, "Ann", nonce=os.urandom(32), on_message=to_log)
+    sock.send(s.data_to_send())           # our hello
+    while True:
+        s.receive_data(sock.recv(65536))  # b"" when the peer closed
+        while (ev := s.next_event()) is not None:
+            ...                           # PeerHello -> s.accept_key(); MoveReceived -> ...
+        sock.send(s.data_to_send())
+
+Seats: the host is seat 0, the guest seat 1 (``session.seat``).
+
+Log hook: ``on_message(frame, direction)`` gets every hello and every chained
+message -- ``frame`` exactly as on the wire (4-byte length prefix included),
+``direction`` ``"sent"`` or ``"received"`` -- for a sent one *before* its bytes
+appear in :meth:`data_to_send`, for a received one as soon as it checks out
+(before its events are handed out).  Pings and pongs are never logged.  If the
+hook raises, the exception propagates out of the intent / ``receive_data`` call
+and the message is not sent (the transport should then stop).
+
+Intents (raise :class:`LocalProtocolError` when not allowed now; nothing is sent then):
+``accept_key``, ``accept_rules`` / ``refuse_rules``, ``choose_trump``,
+``commit`` / ``reveal``, ``play``, ``resign``, ``offer_draw`` / ``answer_draw``,
+``chat``, ``offer_rematch``, ``ping``.  ``commit`` and ``reveal`` may be given
+early: the session holds them and sends each when it is our place to (see
+:class:`~p2ptrumps.wire.events.CommitDue`).  Our deal-end and match-end
+statements are sent automatically when due.
+
+Concurrent sends (protocol/wire.md §8.3): the host's message always takes a
+contested place in the chain; a guest message that crossed it is withdrawn and
+re-signed on top by this class automatically (if it is still allowed -- a move
+crossing the host's resignation is dropped).  Nothing to do for the caller.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Literal
+
+from ..rules import IllegalMoveError, Move, Position, RuleSet
+from . import framing, messages
+from . import messages as m
+from .chain import DONE, MATCH_END, PLAY, REFUSED, REMATCHED, JointChain, Referee
+from .errors import LocalProtocolError, RemoteProtocolError
+from .events import (
+    ChatReceived,
+    CommitDue,
+    ConnectionClosed,
+    DealEnded,
+    DealReady,
+    DrawAnswered,
+    DrawOffered,
+    Event,
+    MatchEnded,
+    MoveReceived,
+    PeerHello,
+    ProtocolViolation,
+    RematchAgreed,
+    RematchOffered,
+    Resigned,
+    RevealDue,
+    RulesAgreed,
+    RulesProposed,
+    RulesRefused,
+    TrumpChosen,
+)
+from .identity import Identity, PublicKey
+
+Role = Literal["host", "guest"]
+#: Events that report a peer's own action: never emitted for our own messages.
+_PEER_ONLY = (MoveReceived, ChatReceived, DrawOffered, DrawAnswered, Resigned, RematchOffered)
+#: Events that happen once per match (emitted once even if a withdrawn message is re-signed).
+_MILESTONES = (RulesAgreed, RulesRefused, TrumpChosen, DealReady, DealEnded, MatchEnded, RematchAgreed)
+Direction = Literal["sent", "received"]
+LogHook = Callable[[bytes, Direction], None]
+
+__all__ = ["Direction", "LocalProtocolError", "LogHook", "RemoteProtocolError", "Role", "Session"]
+
+
+class Session:
+    """One side of a networked match (protocol/wire.md).
+
+    Args:
+        role: ``"host"`` (seat 0, proposes the rules, speaks first) or ``"guest"`` (seat 1).
+        identity: our long-term Ed25519 key (:class:`~p2ptrumps.wire.identity.Identity`).
+        name: our display name, 1..64 characters, no control characters.
+        nonce: 32 fresh random bytes for this session's handshake (``os.urandom(32)``).
+        rules: the rule set the host proposes; must be None for the guest.
+        on_message: the log hook (see the module docstring), or None.
+        max_frame_bytes: the largest frame payload accepted, bytes (default
+            :data:`~p2ptrumps.wire.framing.MAX_FRAME_BYTES`).
+
+    Raises:
+        ValueError: bad role / nonce length / name, rules given to a guest or missing for a host.
+
+    The hello is queued at once: :meth:`data_to_send` returns it right away.
+    """
+
+    def __init__(
+        self,
+        role: Role,
+        identity: Identity,
+        name: str,
+        nonce: bytes,
+        rules: RuleSet | None = None,
+        on_message: LogHook | None = None,
+        max_frame_bytes: int = framing.MAX_FRAME_BYTES,
+    ) -> None:
+        if role not in ("host", "guest"):
+            raise ValueError(f"role must be 'host' or 'guest', not {role!r}")
+        if not isinstance(nonce, bytes) or len(nonce) != 32:
+            raise ValueError("nonce must be 32 bytes")
+        if (role == "host") != (rules is not None):
+            raise ValueError("the host proposes rules; the guest passes rules=None")
+        messages.check_name(name)
+        self.role: Role = role
+        self.seat: int = 0 if role == "host" else 1
+        self.identity = identity
+        self.name = name
+        self.nonce = nonce
+        self._proposed_rules = rules
+        self._on_message = on_message
+        self._decoder = framing.FrameDecoder(max_frame_bytes)
+        self._out = bytearray()
+        self._events: deque[Event] = deque()
+        self._hellos: list[messages.Hello | None] = [None, None]
+        self._hello_frames: list[bytes | None] = [None, None]
+        self._peer_key: PublicKey | None = None
+        self._key_accepted = False
+        self._chain: JointChain | None = None
+        self._dead = False  # violation or closed
+        self._closed = False
+        self.violation: ProtocolViolation | None = None
+        self._ping_counter = 0
+        self._pending_commit: tuple[int, bytes] | None = None  # (deal, secret) not yet sent
+        self._secrets: dict[int, bytes] = {}  # deal -> our secret (sent commitment)
+        self._reveal_wanted: set[int] = set()
+        self._announced: set[tuple[str, int]] = set()  # CommitDue/RevealDue already emitted
+        self._finished = False  # rematch agreed: stop reading
+        self._milestones: set[Event] = set()
+        self.dropped: list[tuple[m.Body, str]] = []  # withdrawn messages no longer allowed (with why)
+        self.trailing_data: bytes = b""
+        hello = messages.Hello(
+            version=messages.VERSION,
+            seat=self.seat,
+            name=name,
+            public_key=identity.public_bytes,
+            nonce=nonce,
+        )
+        payload = hello.encode()
+        self._hellos[self.seat] = hello
+        self._hello_frames[self.seat] = payload
+        self._emit_frame(payload, log=True)
+
+    # ----- bytes in / bytes and events out -------------------------------------
+
+    def receive_data(self, data: bytes) -> None:
+        """Feed raw bytes from the socket (any split); ``b""`` means the peer closed.
+
+        Never raises for bad peer input: a fault becomes a
+        :class:`~p2ptrumps.wire.events.ProtocolViolation` event (the offending
+        frame is handed to the log hook as ``"received"`` evidence) and the
+        session stops reading.  Raises only what the log hook raises.
+        """
+        if self._finished:
+            self.trailing_data += data
+            return
+        if self._dead:
+            return
+        if not data:
+            clean = self.finished and not self._decoder.buffered
+            self._dead = True
+            self._closed = True
+            self._events.append(ConnectionClosed(clean))
+            return
+        self._decoder.feed(data)
+        for _ in range(1 << 20):  # bounded: each pass consumes a frame
+            if self._dead or self._finished:
+                break
+            try:
+                got = self._decoder.next_frame()
+            except RemoteProtocolError as exc:
+                self._violate(exc, self._decoder.buffered)
+                return
+            if got is None:
+                break
+            frame, payload = got
+            try:
+                self._handle(frame, payload)
+            except RemoteProtocolError as exc:
+                self._violate(exc, frame)
+                return
+        if self._finished:
+            self.trailing_data += self._decoder.buffered
+
+    def next_event(self) -> Event | None:
+        """The next event, or None when there is none until more data arrives."""
+        return self._events.popleft() if self._events else None
+
+    def data_to_send(self) -> bytes:
+        """All bytes queued for the socket since the last call (may be ``b""``)."""
+        out = bytes(self._out)
+        self._out.clear()
+        return out
+
+    def ping(self) -> None:
+        """Queue a heartbeat ``ping`` (outside the chain, unsigned, not logged).  The peer
+        answers with ``pong`` automatically; any bytes received count as a sign of life.
+        Does nothing once the session is dead."""
+        if self._dead:
+            return
+        self._ping_counter = (self._ping_counter + 1) & 0xFFFFFFFF
+        self._out += framing.frame(m.Ping(self._ping_counter).encode())
+
+    # ----- intents -------------------------------------------------------------
+
+    def accept_key(self) -> None:
+        """Go on with the peer whose hello we got (after pinning / the user's confirmation).
+
+        The host then sends its rule proposal.  Raises :class:`LocalProtocolError`
+        before the peer's hello or when already accepted.
+        """
+        self._check_alive()
+        if self._chain is None:
+            raise LocalProtocolError("no hello from the peer yet: there is no key to accept")
+        if self._key_accepted:
+            raise LocalProtocolError("the peer's key is already accepted")
+        self._key_accepted = True
+        if self.role == "host":
+            assert self._proposed_rules is not None
+            self._send(m.RulesMsg(self._proposed_rules))
+        self._after_change()
+
+    def accept_rules(self) -> None:
+        """(guest) Accept the proposed rules.  ``LocalProtocolError`` unless a proposal waits."""
+        self._send(m.AgreeMsg(True))
+
+    def refuse_rules(self) -> None:
+        """(guest) Refuse the proposed rules: the session ends with no match."""
+        self._send(m.AgreeMsg(False))
+
+    def choose_trump(self, suit: int) -> None:
+        """Choose our own trump ``suit`` (0..3).  The host chooses first, the guest a
+        different suit.  ``LocalProtocolError`` out of turn or for a taken suit."""
+        if not isinstance(suit, int) or not 0 <= suit <= 3:
+            raise LocalProtocolError(f"{suit!r} is not a suit 0..3")
+        self._send(m.TrumpMsg(int(suit)))
+
+    def commit(self, secret: bytes) -> None:
+        """Give our 32-byte commit ``secret`` for the next deal (``os.urandom(32)``).
+
+        May be called any time after the trumps are chosen and before our
+        commitment for that deal is due (e.g. on :class:`CommitDue`); it is sent
+        when due.  Raises :class:`LocalProtocolError` when we already gave one for
+        that deal or no deal is coming; ``ValueError`` if ``secret`` is not 32 bytes.
+        """
+        if not isinstance(secret, bytes) or len(secret) != 32:
+            raise ValueError("a commit secret is 32 bytes")
+        self._check_alive()
+        deal = self._next_commit_deal()
+        if deal is None:
+            raise LocalProtocolError("no deal waits for our commitment now")
+        self._pending_commit = (deal, secret)
+        self._after_change()
+
+    def reveal(self) -> None:
+        """Reveal our secret of the current (or coming) deal when due; may be called
+        right after :meth:`commit`.  ``LocalProtocolError`` without a commitment to open."""
+        self._check_alive()
+        deal = None
+        if self._pending_commit is not None:
+            deal = self._pending_commit[0]
+        elif self._chain is not None:
+            ref = self._chain.referee
+            if ref.deal in self._secrets and self.seat not in ref.secrets:
+                deal = ref.deal
+        if deal is None or deal in self._reveal_wanted:
+            raise LocalProtocolError("there is no commitment of ours waiting to be revealed")
+        self._reveal_wanted.add(deal)
+        self._after_change()
+
+    def play(self, move: Move) -> None:
+        """Play ``move`` (it must be our turn and legal in :attr:`position`); signs it
+        with the hash of the position it leads to.  ``LocalProtocolError`` otherwise
+        (the message says why, e.g. the engine's reason)."""
+        ref = self._ready()
+        if ref.phase != PLAY or ref.position is None:
+            raise LocalProtocolError("no deal is being played")
+        if ref.position.to_move != self.seat:
+            raise LocalProtocolError("it is not our turn to move")
+        try:
+            h = ref.move_hash(move)
+        except IllegalMoveError as exc:
+            raise LocalProtocolError(f"illegal move {move.code}: {exc}") from None
+        self._send(m.MoveMsg(ref.deal, move, h))
+
+    def resign(self) -> None:
+        """Resign the current deal (allowed at any time during play, in turn or not)."""
+        self._send(m.ResignMsg(self._ready().deal))
+
+    def offer_draw(self) -> None:
+        """Offer a draw in the current deal (one open offer at a time; any time during play)."""
+        self._send(m.OfferDrawMsg(self._ready().deal))
+
+    def answer_draw(self, accept: bool) -> None:
+        """Answer the peer's open draw offer; accepting ends the deal as an agreed draw."""
+        self._send(m.AnswerDrawMsg(self._ready().deal, bool(accept)))
+
+    def chat(self, text: str) -> None:
+        """Send a chat line (1..500 characters, no control characters), signed and in the
+        chain.  Allowed from the trump choice (after the rules are agreed) until the session ends."""
+        try:
+            m.check_chat(text)
+        except ValueError as exc:
+            raise LocalProtocolError(str(exc)) from None
+        self._send(m.ChatMsg(text))
+
+    def offer_rematch(self) -> None:
+        """Offer (or accept the peer's offer of) a rematch once the match has ended."""
+        self._send(m.RematchMsg())
+
+    # ----- queries -------------------------------------------------------------
+
+    @property
+    def game_id(self) -> bytes | None:
+        """The 32-byte game id (protocol/wire.md §7.2), once both hellos are known."""
+        return None if self._chain is None else self._chain.game_id
+
+    @property
+    def peer_name(self) -> str | None:
+        hello = self._hellos[1 - self.seat]
+        return None if hello is None else hello.name
+
+    @property
+    def peer_fingerprint(self) -> str | None:
+        return None if self._peer_key is None else self._peer_key.fingerprint
+
+    @property
+    def chain(self) -> JointChain | None:
+        """The joint chain (read only, for status displays and tests)."""
+        return self._chain
+
+    @property
+    def rules(self) -> RuleSet | None:
+        """The agreed rules (None until the guest accepted)."""
+        return None if self._chain is None else self._chain.referee.rules
+
+    @property
+    def trumps(self) -> tuple[int, int] | None:
+        """Own trump of seat 0 and seat 1, once both are chosen."""
+        return None if self._chain is None else self._chain.referee.trumps_pair
+
+    @property
+    def position(self) -> Position | None:
+        """A copy of the current deal's position (None before the first deal is dealt)."""
+        if self._chain is None or self._chain.referee.position is None:
+            return None
+        return self._chain.referee.position.copy()
+
+    @property
+    def deal_number(self) -> int:
+        """The current (or last) deal number, 0 before the first deal."""
+        return 0 if self._chain is None else self._chain.referee.deal
+
+    @property
+    def score_halves(self) -> tuple[int, int]:
+        """Match score in half-points (seat 0, seat 1)."""
+        if self._chain is None:
+            return (0, 0)
+        s = self._chain.referee.score
+        return (s[0], s[1])
+
+    def waiting_for(self) -> tuple[int | None, str]:
+        """Who the match waits for, and what: ``(seat, what)`` with ``what`` one of
+        ``"hello"``, ``"key"``, ``"rules"``, ``"agree"``, ``"trump"``, ``"commit"``,
+        ``"reveal"``, ``"move"``, ``"deal-end"``, ``"match-end"``, ``"rematch"``
+        (seat None: either side), ``"nothing"`` (finished / dead)."""
+        if self._dead:
+            return None, "nothing"
+        if self._chain is None:
+            return 1 - self.seat, "hello"
+        if not self._key_accepted:
+            return self.seat, "key"
+        return self._chain.referee.waiting_for()
+
+    @property
+    def our_turn(self) -> bool:
+        """True when the match waits for us."""
+        return self.waiting_for()[0] == self.seat
+
+    @property
+    def finished(self) -> bool:
+        """Match ended (both signed), rules refused, rematch agreed, violation or closed."""
+        if self._dead or self._finished:
+            return True
+        return self._chain is not None and self._chain.referee.phase in (DONE, REFUSED, REMATCHED)
+
+    # ----- internals -----------------------------------------------------------
+
+    def _emit_frame(self, payload: bytes, log: bool) -> None:
+        frame = framing.frame(payload)
+        if log and self._on_message is not None:
+            self._on_message(frame, "sent")
+        self._out += frame
+
+    def _check_alive(self) -> None:
+        if self._dead:
+            raise LocalProtocolError(
+                "the session is over" + (f" ({self.violation.reason})" if self.violation else " (connection closed)")
+            )
+        if self._finished:
+            raise LocalProtocolError("the session is over (rematch agreed: start a new session)")
+
+    def _ready(self) -> Referee:
+        self._check_alive()
+        if self._chain is None or not self._key_accepted:
+            raise LocalProtocolError("the handshake is not done (no peer key accepted yet)")
+        return self._chain.referee
+
+    def _send(self, body: m.Body) -> None:
+        """Sign, apply, log and queue one message of ours; LocalProtocolError if not allowed."""
+        self._ready()
+        self._send_now(body)
+        self._after_change()
+
+    def _send_now(self, body: m.Body) -> None:
+        assert self._chain is not None
+        msg, events = self._chain.append_local(self.identity, self.seat, body)
+        self._emit_frame(msg.payload, log=True)
+        self._push_events(events)
+        if isinstance(body, m.CommitMsg):
+            assert self._pending_commit is not None
+            self._secrets[body.deal] = self._pending_commit[1]
+            self._pending_commit = None
+
+    def _push_events(self, events: list[Event]) -> None:
+        for ev in events:
+            if isinstance(ev, _PEER_ONLY) and ev.seat == self.seat:
+                continue
+            if isinstance(ev, RulesProposed) and self.role == "host":
+                continue
+            if isinstance(ev, _MILESTONES):
+                if ev in self._milestones:
+                    continue
+                self._milestones.add(ev)
+            self._events.append(ev)
+            if isinstance(ev, RematchAgreed):
+                self._finished = True
+
+    def _next_commit_deal(self) -> int | None:
+        if self._chain is None or not self._key_accepted:
+            return None
+        ref = self._chain.referee
+        if ref.rules is None or ref.trumps_pair is None:
+            return None
+        if self._pending_commit is not None:
+            return None
+        if ref.phase == "commit" and self.seat not in ref.commits:
+            target = ref.deal
+        elif ref.phase in ("commit", "reveal", "play", "deal-end") and ref.deal < ref.rules.deals:
+            target = ref.deal + 1
+        else:
+            return None
+        return None if target in self._secrets else target
+
+    def _after_change(self) -> None:
+        """Send what is due from us automatically (statements, held commit/reveal); announce what is due."""
+        if self._chain is None or not self._key_accepted or self._dead or self._finished:
+            return
+        ref = self._chain.referee
+        for _ in range(8):  # at most a few automatic messages in a row
+            seat, what = ref.waiting_for()
+            if seat != self.seat:
+                break
+            if what == "deal-end":
+                self._send_now(ref.expected_deal_end())
+            elif what == MATCH_END:
+                self._send_now(ref.expected_match_end())
+            elif what == "commit" and self._pending_commit is not None and self._pending_commit[0] == ref.deal:
+                deal, secret = self._pending_commit
+                self._send_now(
+                    m.CommitMsg(deal, m.commitment(ref.game_id, deal, self.seat, self.identity.public_bytes, secret))
+                )
+            elif what == "reveal" and ref.deal in self._reveal_wanted and ref.deal in self._secrets:
+                self._send_now(m.RevealMsg(ref.deal, self._secrets[ref.deal]))
+            else:
+                break
+            ref = self._chain.referee
+        seat, what = ref.waiting_for()
+        if what in ("commit", "reveal") and (what, ref.deal) not in self._announced:
+            if what == "commit":
+                mine = self.seat not in ref.commits and self._pending_commit is None and ref.deal not in self._secrets
+            else:
+                mine = self.seat not in ref.secrets and ref.deal not in self._reveal_wanted
+            if mine:
+                self._announced.add((what, ref.deal))
+                self._events.append(CommitDue(ref.deal) if what == "commit" else RevealDue(ref.deal))
+
+    def _violate(self, exc: RemoteProtocolError, evidence: bytes) -> None:
+        self._dead = True
+        self.violation = ProtocolViolation(exc.code, exc.reason, evidence)
+        if evidence and self._on_message is not None:
+            self._on_message(evidence, "received")
+        self._events.append(self.violation)
+
+    def _handle(self, frame: bytes, payload: bytes) -> None:
+        msg = m.decode(payload)
+        if isinstance(msg, m.Ping):
+            self._out += framing.frame(m.Pong(msg.n).encode())
+            return
+        if isinstance(msg, m.Pong):
+            return
+        if isinstance(msg, m.Hello):
+            self._on_hello(frame, payload, msg)
+            return
+        if self._chain is None:
+            raise RemoteProtocolError("out-of-turn", f"a {msg.kind} message arrived before the peer's hello")
+        result = self._chain.receive(msg)
+        if result.superseded:
+            return
+        if self._on_message is not None:
+            self._on_message(frame, "received")
+        self._push_events(result.events)
+        for old in result.withdrawn:
+            # Our message crossed the host's: re-sign it on top if it is still allowed.
+            try:
+                self._send_now(self._refresh(old.body))
+            except LocalProtocolError as exc:
+                self.dropped.append((old.body, str(exc)))
+        self._after_change()
+
+    def _refresh(self, body: m.Body) -> m.Body:
+        """A withdrawn body made current (a move gets the position hash of now)."""
+        if isinstance(body, m.MoveMsg):
+            ref = self._ready()
+            if ref.position is None or ref.phase != PLAY:
+                raise LocalProtocolError("the deal ended before our move could be placed")
+            try:
+                return m.MoveMsg(body.deal, body.move, ref.move_hash(body.move))
+            except IllegalMoveError as exc:
+                raise LocalProtocolError(str(exc)) from None
+        return body
+
+    def _on_hello(self, frame: bytes, payload: bytes, hello: m.Hello) -> None:
+        peer = 1 - self.seat
+        if self._hellos[peer] is not None:
+            raise RemoteProtocolError("out-of-turn", "the peer sent a second hello")
+        if hello.seat != peer:
+            raise RemoteProtocolError("version", f"the peer says it is the {('host', 'guest')[hello.seat]} too")
+        key = PublicKey.from_bytes(hello.public_key)
+        if hello.public_key == self.identity.public_bytes:
+            raise RemoteProtocolError("bad-key", "the peer uses our own public key")
+        if hello.nonce == self.nonce:
+            raise RemoteProtocolError("malformed", "the peer's nonce repeats ours")
+        self._hellos[peer] = hello
+        self._hello_frames[peer] = payload
+        if self._on_message is not None:
+            self._on_message(frame, "received")
+        self._peer_key = key
+        host_p, guest_p = self._hello_frames
+        assert host_p is not None and guest_p is not None
+        gid = m.game_id(host_p, guest_p)
+        mine = self.identity.public_key
+        keys = (mine, key) if self.seat == 0 else (key, mine)
+        self._chain = JointChain(gid, keys, self.seat)
+        self._events.append(PeerHello(hello.name, key.fingerprint, hello.public_key, peer))

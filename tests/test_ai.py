@@ -1,0 +1,249 @@
+"""The AI: the lean state agrees with Position, the levels find the right moves, AIPlayer plays."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import trio
+
+from p2ptrumps.ai import LEVELS, AIPlayer, analyse, choose_move, choose_trump
+from p2ptrumps.ai.heuristics import beatable, greedy_move
+from p2ptrumps.ai.lean import NONE, PICKUP, Lean, to_move, to_move_int
+from p2ptrumps.ai.search import WIN, WIN_BOUND
+from p2ptrumps.cards import BEATERS, HEARTS, SPADES, card_list, mask_of, pack_mask, parse_cards
+from p2ptrumps.match import MatchRunner
+from p2ptrumps.rules import Move, Position, RuleSet
+from p2ptrumps.shuffle import start_position
+
+C, D, H, S = 0, 1, 2, 3
+
+
+def mask(text: str) -> int:
+    return mask_of(parse_cards(text))
+
+
+def pos(hand0: str, hand1: str, pile: str = "", to_move: int = 0, trumps: tuple[int, int] = (S, H),
+        rules: RuleSet | None = None) -> Position:
+    return Position(rules or RuleSet(), trumps, [mask(hand0), mask(hand1)],
+                    tuple(int(c) for c in parse_cards(pile)), to_move)
+
+
+# ----- the lean state against Position ------------------------------------------
+
+
+def assert_same(lean: Lean, p: Position) -> None:
+    assert lean.hands == p.hands
+    assert tuple(lean.pile) == p.pile
+    assert lean.to_move == p.to_move
+    assert lean.turn == p.turn
+    assert lean.outcome() == p.outcome
+    empty = not p.pile
+    assert sorted(to_move(m, empty) for m in lean.moves()) == sorted(p.legal_moves())
+    assert lean.reps == p.repetitions() or p.outcome is not None
+
+
+def random_game(p: Position, rng: random.Random, max_plies: int = 2000) -> tuple[int, int]:
+    """Play random moves on both representations; return (plies, repetition draws seen)."""
+    lean = Lean(p)
+    start_pile = list(lean.pile)
+    start_hands = list(lean.hands)
+    assert_same(lean, p)
+    plies = 0
+    while p.outcome is None and plies < max_plies:
+        move = rng.choice(p.legal_moves())
+        lean.make(to_move_int(move))
+        p.push(move)
+        plies += 1
+        assert_same(lean, p)
+    for _ in range(plies):
+        lean.unmake()
+    assert lean.hands == start_hands and lean.pile == start_pile and lean.turn == 0 and lean.result is None
+    assert lean.counts == Lean(Position(p.rules, p.trumps, start_hands, tuple(start_pile), lean.to_move)).counts
+    return plies, int(p.outcome is not None and p.outcome.reason == "repetition")
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        RuleSet(),
+        RuleSet(voluntary_pickup=True, turn_limit=60),
+        RuleSet(pack_size=32, repetition=2),
+        RuleSet(pack_size=52, sixes=False, turn_limit=25),
+    ],
+    ids=["default", "voluntary", "pack32", "pack52"],
+)
+def test_lean_agrees_with_position_on_random_deals(rules: RuleSet) -> None:
+    rng = random.Random(2024)
+    total = 0
+    for i in range(25):
+        p = start_position(bytes([i, 7]), rules, (i % 4, (i + 1) % 4), i % 2)
+        plies, _ = random_game(p, rng)
+        total += plies
+    assert total > 200
+
+
+def test_lean_agrees_with_position_in_small_endgames_with_repetitions() -> None:
+    """Few cards each and the pile holding the rest: pick-ups cycle, so repetition draws happen."""
+    rng = random.Random(5)
+    pack = card_list(pack_mask(36))
+    repetitions = 0
+    for i in range(150):
+        cards = rng.sample(pack, 12)
+        rules = RuleSet(repetition=2 + i % 2, voluntary_pickup=i % 3 == 0)
+        p = Position(rules, (i % 4, (i + 2) % 4), [mask_of(cards[:3]), mask_of(cards[3:6])], tuple(cards[6:]), i % 2)
+        _, reps = random_game(p, rng)
+        repetitions += reps
+    assert repetitions == 10
+
+
+def test_move_int_round_trip() -> None:
+    assert to_move_int(Move.parse("TS/7H")) == int(parse_cards("TS")[0]) | int(parse_cards("7H")[0]) << 6
+    assert to_move(to_move_int(Move.parse("TS/")), False) == Move.parse("TS/")
+    assert to_move_int(Move.pick_up()) == PICKUP
+    assert to_move(to_move_int(Move.parse("QS")), True) == Move.parse("QS")
+    assert to_move_int(Move.parse("TS/")) >> 6 == NONE
+
+
+def test_beatable_matches_beaters_table() -> None:
+    rng = random.Random(3)
+    pack = card_list(pack_mask(52))
+    for _ in range(300):
+        opp = mask_of(rng.sample(pack, rng.randint(0, 10)))
+        trump = rng.randrange(4)
+        expected = mask_of(c for c in pack if BEATERS[trump][c] & opp)
+        assert beatable(opp, trump) == expected
+
+
+# ----- hand-made positions ---------------------------------------------------------
+
+
+def test_go_out_to_win_not_to_draw() -> None:
+    # Seat 0 (trump ♠) holds 7♠ 10♣ facing 9♣; both beat.  The opponent's last card J♣
+    # beats 10♣ but not 7♠, so 10♣ then 7♠ wins and 7♠ then 10♣ only draws (RULES.md §7).
+    p = pos("7S TC", "JC 9D 8D", "9C")
+    p.hands[1] = mask("JC")
+    assert sorted(m.code for m in p.legal_moves()) == ["7S/TC", "TC/7S"]
+    rng = random.Random(1)
+    for level in ("greedy", "normal"):
+        assert choose_move(p, level, 0.05, rng) == Move.parse("TC/7S")
+    move, result = analyse(p, 0.05, rng)
+    assert (move.code, result.value) == ("TC/7S", WIN - 1)
+
+
+def test_draw_when_every_way_out_draws() -> None:
+    # The opponent (trump ♥) holds 6♥, which beats any non-♥ top: both ways out are drawn.
+    p = pos("7S TC", "6H", "9C")
+    move, result = analyse(p, 0.05, random.Random(2))
+    assert move.code in ("7S/TC", "TC/7S")
+    assert (result.value, result.exact) == (0, True)
+
+
+def test_avoid_second_card_that_lets_the_opponent_out() -> None:
+    # Seat 0 (trump ♠) must beat 8♣ with 10♠.  The opponent's last card Q♦ beats 9♦, so
+    # 10♠ then 9♦ loses at once; K♦ or 7♣ as the second card win by force.
+    p = pos("TS 9D KD 7C", "QD", "8C")
+    assert sorted(m.code for m in p.legal_moves()) == ["TS/7C", "TS/9D", "TS/KD"]
+    rng = random.Random(3)
+    assert choose_move(p, "greedy", 0.05, rng).code in ("TS/7C", "TS/KD")
+    move, result = analyse(p, 0.2, rng)
+    assert move.code in ("TS/7C", "TS/KD")
+    assert result.value > WIN_BOUND
+    p.push(Move.parse("TS/9D"))
+    assert choose_move(p, "normal", 0.05, rng) == Move.parse("QD/")
+    assert p.outcome is None
+
+
+def test_greedy_beats_cheaply_and_sheds_an_unbeatable_card() -> None:
+    # Seat 0 (trump ♠) faces 9♥: 10♥, J♥ and A♠ beat.  Cheapest is 10♥.  The opponent (trump ♥)
+    # holds Q♦ and 7♥: it beats every non-♥ card, but not J♥ (♥ is its trump and 7 < J).
+    p = pos("TH JH AS 6C 8D", "QD 7H", "9H")
+    state = Lean(p)
+    assert to_move(greedy_move(state, random.Random(4)), False) == Move.parse("TH/JH")
+
+
+def test_forced_move_is_returned_without_search() -> None:
+    p = pos("6C 7C", "AS KS", "9H")  # nothing beats 9♥ for seat 0 (trump ♠)
+    move, result = analyse(p, 5.0, random.Random(5))
+    assert (move, result.depth, result.nodes) == (Move.pick_up(), 0, 0)
+
+
+def test_search_scores_a_repeated_position_as_a_draw() -> None:
+    # The two winning moves of the position above lead to positions marked as already seen
+    # in the deal's history: the search scores them as draws (0), which still beats the
+    # losing 10♠ then 9♦.
+    p = pos("TS 9D KD 7C", "QD", "8C")
+    for code in ("TS/7C", "TS/KD"):
+        after = p.copy()
+        after.push(Move.parse(code))
+        p._counts[after.key()] = 1
+    move, result = analyse(p, 0.2, random.Random(6))
+    assert move.code in ("TS/7C", "TS/KD")
+    assert result.value == 0
+
+
+def test_choose_move_levels_return_legal_moves() -> None:
+    rng = random.Random(8)
+    for level in LEVELS:
+        p = start_position(b"levels", RuleSet(), (C, D), 0)
+        for _ in range(6):
+            if p.outcome is not None:
+                break
+            move = choose_move(p, level, 0.02, rng)
+            assert move in p.legal_moves()
+            p.push(move)
+
+
+def test_choose_move_errors() -> None:
+    p = start_position(b"x", RuleSet(), (C, D), 0)
+    with pytest.raises(ValueError, match="unknown AI level 'expert'"):
+        choose_move(p, "expert")
+    p.resign(0)
+    with pytest.raises(ValueError, match="the deal is over"):
+        choose_move(p, "normal")
+
+
+def test_choose_trump_avoids_the_taken_suit() -> None:
+    rng = random.Random(9)
+    assert {choose_trump(HEARTS, rng) for _ in range(60)} == {0, 1, 3}
+    assert {choose_trump(None, rng) for _ in range(60)} == {0, 1, 2, 3}
+    with pytest.raises(ValueError, match="taken must be a suit"):
+        choose_trump(7, rng)
+
+
+# ----- AIPlayer ----------------------------------------------------------------------
+
+
+async def test_ai_players_play_a_match() -> None:
+    rules = RuleSet(deals=2)
+    a = AIPlayer("normal", budget_s=0.01, seed=1)
+    b = AIPlayer("greedy", seed=2, name="Greedy")
+    assert (a.info.name, a.info.kind, b.info.name, b.info.kind) == ("AI (normal)", "ai:normal", "Greedy", "ai:greedy")
+
+    async def seeds(n: int) -> bytes:
+        return bytes([n]) * 8
+
+    runner = MatchRunner(rules, (SPADES, HEARTS), (a, b), seed_source=seeds, dealer=0)
+    with trio.fail_after(60):
+        record = await runner.run()
+    assert record.finished and len(record.deals) == 2
+    for deal in record.deals:
+        steps = list(record.replay_deal(deal))
+        assert steps[-1][1].outcome == deal.outcome
+
+
+async def test_ai_player_answers_a_draw_offer() -> None:
+    ai = AIPlayer("normal", budget_s=0.05, seed=3)
+    winning = pos("TS 9D KD 7C", "QD", "8C")  # seat 0 wins by force
+    assert await ai.accept_draw(winning, 0) is False
+    assert await ai.accept_draw(winning, 1) is True
+    with pytest.raises(ValueError, match="seat 1 is not to move"):
+        await ai.choose_move(winning, 1)
+    assert await ai.choose_move(winning, 0) in (Move.parse("TS/7C"), Move.parse("TS/KD"))
+
+
+def test_ai_player_rejects_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="unknown AI level"):
+        AIPlayer("hard")
+    with pytest.raises(ValueError, match="budget_s must be a positive number"):
+        AIPlayer("normal", budget_s=0)

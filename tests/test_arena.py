@@ -1,0 +1,143 @@
+"""The arena: statistics on fixed inputs, the deal-pair derivation, a tiny headless run."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from pathlib import Path
+
+import pytest
+
+from p2ptrumps.arena import (
+    GameResult,
+    PairResult,
+    elo_of,
+    format_summary,
+    pair_setup,
+    percentile_95,
+    summarize,
+    t_quantile_95,
+)
+from p2ptrumps.cli import main
+from p2ptrumps.record import MatchRecord
+from p2ptrumps.rules import Outcome
+
+WIN_A0 = Outcome(0, "out")  # seat 0 won
+WIN_A1 = Outcome(1, "out")
+DRAW = Outcome(None, "both-out")
+
+
+def game(a_seat: int, outcome: Outcome, plies: int = 20, think_a: tuple[float, ...] = (),
+         think_b: tuple[float, ...] = ()) -> GameResult:
+    return GameResult(a_seat, outcome, plies, think_a, think_b)
+
+
+def pair(index: int, first: Outcome, second: Outcome, plies: tuple[int, int] = (20, 20)) -> PairResult:
+    return PairResult(index, (game(0, first, plies[0]), game(1, second, plies[1])))
+
+
+def test_t_quantiles_match_the_tables() -> None:
+    assert round(t_quantile_95(1), 3) == 12.706
+    assert round(t_quantile_95(2), 3) == 4.303
+    assert round(t_quantile_95(4), 4) == 2.7764
+    assert round(t_quantile_95(10), 3) == 2.228
+    assert round(t_quantile_95(199), 3) == 1.972
+    with pytest.raises(ValueError, match="at least 1"):
+        t_quantile_95(0)
+
+
+def test_elo_and_percentile() -> None:
+    assert elo_of(0.5) == 0
+    assert round(elo_of(0.75), 2) == 190.85
+    assert elo_of(1.0) == math.inf and elo_of(0.0) == -math.inf
+    assert percentile_95([float(i) for i in range(1, 101)]) == 95.0
+    assert percentile_95([3.0, 1.0, 2.0]) == 3.0
+    assert percentile_95([]) == 0.0
+
+
+def test_pair_categories() -> None:
+    assert pair(0, WIN_A0, WIN_A1).category == "WW"  # A won as seat 0 and as seat 1
+    assert pair(0, WIN_A0, DRAW).category == "WD"
+    assert pair(0, WIN_A0, WIN_A0).category == "WL"  # seat 0 won both: a split
+    assert pair(0, DRAW, DRAW).category == "DD"
+    assert pair(0, DRAW, WIN_A0).category == "DL"
+    assert pair(0, WIN_A1, WIN_A0).category == "LL"
+    assert pair(0, WIN_A0, DRAW).score == 0.75
+
+
+def test_summary_exact_numbers() -> None:
+    # Pair scores 1, 1, 0.5, 0.75, 0: mean 0.65, sd sqrt(0.7/4), t(4) = 2.7764.
+    pairs = [
+        pair(0, WIN_A0, WIN_A1, (10, 30)),
+        pair(1, WIN_A0, WIN_A1, (20, 20)),
+        pair(2, WIN_A0, WIN_A0, (25, 15)),
+        pair(3, DRAW, WIN_A1, (40, 20)),
+        pair(4, WIN_A1, WIN_A0, (30, 10)),
+    ]
+    pairs[0] = PairResult(0, (game(0, WIN_A0, 10, (0.1, 0.3), (0.001,)), game(1, WIN_A1, 30, (0.2,), (0.002, 0.004))))
+    s = summarize("normal", "greedy", pairs)
+    assert (s.pairs, s.games, s.points_a, s.score) == (5, 10, 6.5, 0.65)
+    half = 2.7764451051977987 * math.sqrt(0.7 / 4) / math.sqrt(5)
+    assert s.ci_low == pytest.approx(0.65 - half, abs=1e-12)
+    assert round(s.ci_low, 4) == 0.1306
+    assert s.ci_high == 1.0  # 1.1694 clipped
+    assert dict(s.categories) == {
+        "A won both": 2,
+        "A won one, drew one": 1,
+        "split (one win each)": 1,
+        "both drawn": 0,
+        "B won one, drew one": 0,
+        "B won both": 1,
+    }
+    assert s.mean_plies == 22.0
+    assert (s.think_a.moves, s.think_a.max_s, s.think_b.moves, s.think_b.p95_s) == (3, 0.3, 3, 0.004)
+    assert format_summary(s) == (
+        "A = normal, B = greedy: 5 deal pairs, 10 games\n"
+        "score of A: 6.5 / 10 = 0.650  (95% CI 0.131 .. 1.000, over pairs)\n"
+        "Elo difference A - B: +108  (95% CI -329 .. +inf)\n"
+        "pairs: A won both 2, A won one, drew one 1, split (one win each) 1, both drawn 0, "
+        "B won one, drew one 0, B won both 1\n"
+        "mean plies per deal: 22.0\n"
+        "think per move, A (normal): mean 200.0 ms, p95 300.0 ms, max 300.0 ms over 3 moves\n"
+        "think per move, B (greedy): mean 2.3 ms, p95 4.0 ms, max 4.0 ms over 3 moves\n"
+    )
+
+
+def test_summary_of_one_pair_and_of_none() -> None:
+    s = summarize("random", "random", [pair(0, DRAW, DRAW)])
+    assert (s.score, s.ci_low, s.ci_high, s.elo) == (0.5, 0.5, 0.5, 0.0)
+    with pytest.raises(ValueError, match="no deal pairs"):
+        summarize("random", "random", [])
+
+
+def test_pair_setup_is_derived_from_seed_and_index() -> None:
+    a = pair_setup(0, 0)
+    assert a == pair_setup(0, 0)
+    assert a.seed == hashlib.sha256(b"p2ptrumps/arena/v1" + bytes(12)).digest()
+    assert a.seed.hex()[:16] == "5908a4b805f1d08d"
+    assert (a.trumps, a.dealer) == ((1, 0), 1)
+    others = [pair_setup(0, i) for i in range(1, 20)] + [pair_setup(-1, 0)]
+    assert len({o.seed for o in others} | {a.seed}) == 21
+    assert all(o.trumps[0] != o.trumps[1] for o in others)
+
+
+def test_tiny_arena_run_writes_replayable_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["arena", "random", "random", "--deals", "2", "--seed", "5", "--think", "0.01",
+                   "--log-dir", str(tmp_path)])
+    assert status == 0
+    out = capsys.readouterr().out
+    assert out.startswith("A = random, B = random: 2 deal pairs, 4 games\n")
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["pair-0000-a0.json", "pair-0000-a1.json", "pair-0001-a0.json", "pair-0001-a1.json"]
+    for index in (0, 1):
+        recs = [MatchRecord.load(tmp_path / f"pair-{index:04d}-a{seat}.json") for seat in (0, 1)]
+        setup = pair_setup(5, index)
+        for seat, rec in enumerate(recs):
+            assert rec.source == "arena" and rec.finished and len(rec.deals) == 1
+            assert rec.trumps == setup.trumps
+            assert rec.players[seat].name == "A (random)" and rec.players[1 - seat].name == "B (random)"
+            deal = rec.deals[0]
+            assert (deal.seed, deal.dealer) == (setup.seed, setup.dealer)
+            steps = list(rec.replay_deal(deal))
+            assert steps[-1][1].outcome == deal.outcome
+        assert recs[0].deals[0].hands == recs[1].deals[0].hands

@@ -1,0 +1,159 @@
+"""Identity key storage and known-peer pinning (issue 3 §2, p2ptrumps/keystore.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from p2ptrumps import keystore
+from p2ptrumps.keystore import KeyStoreError, KnownPeers, Pin, PinningError, decide_pin
+
+FP_A = "AAAA:BBBB:CCCC:DDDD"
+FP_B = "1111:2222:3333:4444"
+
+
+def test_key_created_0600_and_reused(tmp_path: Path) -> None:
+    key1, created1 = keystore.load_or_create_key(tmp_path)
+    path = tmp_path / keystore.KEY_FILE
+    assert created1 is True
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    key2, created2 = keystore.load_or_create_key(tmp_path)
+    assert created2 is False
+    assert key1.seed == key2.seed
+    assert path.read_bytes() == b"p2ptrumps-identity-v1 " + key1.seed.hex().encode() + b"\n"
+    assert [p.name for p in tmp_path.iterdir()] == [keystore.KEY_FILE]  # no temp file left
+
+
+def test_data_dir_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert keystore.data_dir() == tmp_path / "xdg" / "p2ptrumps"
+    assert (tmp_path / "xdg" / "p2ptrumps").is_dir()
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o644])
+def test_too_open_key_refused(tmp_path: Path, mode: int) -> None:
+    keystore.load_or_create_key(tmp_path)
+    path = tmp_path / keystore.KEY_FILE
+    os.chmod(path, mode)
+    with pytest.raises(KeyStoreError) as info:
+        keystore.load_or_create_key(tmp_path)
+    assert str(info.value) == (
+        f"key file {path} is readable by others (mode {mode:04o}); refusing to use it. Run: chmod 600 {path}"
+    )
+
+
+def test_garbage_key_file_refused(tmp_path: Path) -> None:
+    path = tmp_path / keystore.KEY_FILE
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(fd, b"not a key\n")
+    os.close(fd)
+    with pytest.raises(KeyStoreError, match="is unusable: not a p2ptrumps identity key"):
+        keystore.load_or_create_key(tmp_path)
+    assert path.read_bytes() == b"not a key\n"  # never overwritten
+
+
+def test_name_saved_and_cleaned(tmp_path: Path) -> None:
+    assert keystore.save_name("  Ann\x1b[31m   Lee  ", tmp_path) == "Ann[31m Lee"
+    assert keystore.load_name(tmp_path) == "Ann[31m Lee"
+    with pytest.raises(ValueError, match="no printable characters"):
+        keystore.save_name("\x00\x07", tmp_path)
+
+
+def test_normalise_fingerprint() -> None:
+    assert keystore.normalise_fingerprint(" AB:cd-EF 01_23\n") == "ABCDEF0123"
+
+
+WHEN = datetime(2026, 11, 29, 18, 5, tzinfo=UTC)
+
+
+def _known(tmp_path: Path) -> KnownPeers:
+    k = KnownPeers.open(tmp_path)
+    k.add(FP_A, "bob", "10.0.0.2:4816", now=WHEN)
+    return k
+
+
+def test_known_peers_round_trip(tmp_path: Path) -> None:
+    _known(tmp_path)
+    data = json.loads((tmp_path / "known_peers.json").read_text())
+    assert data == {
+        "format": "p2ptrumps-known-peers",
+        "version": 1,
+        "peers": [{"fingerprint": FP_A, "name": "bob", "address": "10.0.0.2:4816",
+                   "first_seen": "2026-11-29T18:05:00Z"}],
+    }
+    again = KnownPeers.open(tmp_path)
+    assert again.peers == [keystore.KnownPeer(FP_A, "bob", "10.0.0.2:4816", "2026-11-29T18:05:00Z")]
+
+
+def test_check_verdicts(tmp_path: Path) -> None:
+    k = _known(tmp_path)
+    assert k.check("aaaabbbbccccdddd", "bob", "10.0.0.2:4816").pin is Pin.KNOWN
+    assert k.check(FP_B, "carol", "10.0.0.3:4816").pin is Pin.UNKNOWN
+    same_name = k.check(FP_B, "bob", "10.0.0.9:1")
+    assert same_name.pin is Pin.CHANGED and same_name.conflicts[0].fingerprint == FP_A
+    assert k.check(FP_B, "mallory", "10.0.0.2:4816").pin is Pin.CHANGED
+
+
+def test_unknown_confirmed_is_pinned(tmp_path: Path) -> None:
+    k = _known(tmp_path)
+    asked: list[str] = []
+
+    def yes(q: str) -> bool:
+        asked.append(q)
+        return True
+
+    note = decide_pin(k.check(FP_B, "carol", "h:1"), k, confirm=yes)
+    assert note == f"new peer 'carol' pinned ({FP_B})"
+    assert len(asked) == 1 and FP_B in asked[0] and asked[0].endswith("[y/N] ")
+    assert KnownPeers.open(tmp_path).check(FP_B, "carol", "h:1").pin is Pin.KNOWN
+
+
+def test_unknown_declined_or_nobody_to_ask(tmp_path: Path) -> None:
+    k = _known(tmp_path)
+    with pytest.raises(PinningError) as info:
+        decide_pin(k.check(FP_B, "carol", "h:1"), k, confirm=lambda q: False)
+    assert str(info.value) == f"key {FP_B} of 'carol' not accepted"
+    with pytest.raises(PinningError, match="pass --fingerprint FP or --accept-new"):
+        decide_pin(k.check(FP_B, "carol", "h:1"), k, confirm=None)
+    assert KnownPeers.open(tmp_path).check(FP_B, "carol", "h:1").pin is Pin.UNKNOWN
+
+
+def test_fingerprint_option_match_and_mismatch(tmp_path: Path) -> None:
+    k = _known(tmp_path)
+    note = decide_pin(k.check(FP_B, "carol", "h:1"), k, expected_fingerprint="11112222 33334444")
+    assert note == f"new peer 'carol' pinned ({FP_B})"
+    with pytest.raises(PinningError) as info:
+        decide_pin(k.check(FP_B, "dave", "h:2"), k, expected_fingerprint=FP_A)
+    assert str(info.value) == (
+        f"fingerprint mismatch: 'dave' shows key {FP_B}, but you expected {FP_A}. Refused."
+    )
+
+
+def test_accept_new_and_known(tmp_path: Path) -> None:
+    k = _known(tmp_path)
+    assert decide_pin(k.check(FP_B, "carol", "h:1"), k, accept_new=True) == f"new peer 'carol' pinned ({FP_B})"
+    assert decide_pin(k.check(FP_A, "bob", "10.0.0.2:4816"), k) == f"known peer 'bob' ({FP_A})"
+
+
+@pytest.mark.parametrize("accept_new", [False, True])
+def test_changed_key_refused_loudly(tmp_path: Path, accept_new: bool) -> None:
+    k = _known(tmp_path)
+    with pytest.raises(PinningError) as info:
+        decide_pin(k.check(FP_B, "bob", "10.0.0.2:4816"), k, accept_new=accept_new, confirm=lambda q: True)
+    msg = str(info.value)
+    assert msg.startswith("KEY CHANGED: 'bob' at 10.0.0.2:4816 now shows key 1111:2222:3333:4444, ")
+    assert f"with key {FP_A}" in msg and str(tmp_path / "known_peers.json") in msg
+    assert len(KnownPeers.open(tmp_path).peers) == 1
+
+
+def test_malformed_known_peers_not_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "known_peers.json"
+    path.write_text("{not json")
+    with pytest.raises(KeyStoreError, match="is malformed"):
+        KnownPeers.open(tmp_path)
+    assert path.read_text() == "{not json"

@@ -1,0 +1,197 @@
+"""Whole networked matches over loopback TCP (issue 3 §4): in one trio run, and as two processes."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from p2ptrumps import netplay
+from p2ptrumps.rules import RuleSet
+from p2ptrumps.wire.identity import Identity
+from p2ptrumps.wire.testing import fixed_bytes
+from p2ptrumps.wire.verify import verify_log
+
+HOST_KEY = Identity.from_seed(fixed_bytes("net-test/host"))
+GUEST_KEY = Identity.from_seed(fixed_bytes("net-test/guest"))
+
+
+def configs(tmp_path: Path, deals: int = 2, **guest: object) -> tuple[netplay.NetConfig, netplay.NetConfig]:
+    h = netplay.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h", rules=RuleSet(deals=deals),
+                          ai="random", think_s=0.01, out=io.StringIO(), timeout_s=10)
+    g = netplay.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path / "g", ai="random",
+                          think_s=0.01, accept_new=True, out=io.StringIO(), timeout_s=10)
+    for k, v in guest.items():
+        setattr(g, k, v)
+    return h, g
+
+
+async def play_pair(h: netplay.NetConfig, g: netplay.NetConfig) -> tuple[object, object]:
+    """Host and join over 127.0.0.1; returns each side's NetResult or NetplayError."""
+    results: dict[str, object] = {}
+
+    async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        try:
+            results["h"] = await netplay.host(h, "127.0.0.1", 0, task_status=task_status)
+        except netplay.NetplayError as exc:
+            results["h"] = exc
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as n:
+            port = await n.start(run_host)
+            try:
+                results["g"] = await netplay.join(g, f"127.0.0.1:{port}")
+            except netplay.NetplayError as exc:
+                results["g"] = exc
+    return results["h"], results["g"]
+
+
+async def test_ai_match_over_loopback_both_logs_valid(tmp_path: Path) -> None:
+    h, g = configs(tmp_path, deals=2)
+    rh, rg = await play_pair(h, g)
+    assert isinstance(rh, netplay.NetResult) and isinstance(rg, netplay.NetResult)
+    assert rh.score_halves == rg.score_halves and sum(rh.score_halves or ()) == 4
+    assert rh.log_path is not None and rg.log_path is not None
+    assert rh.log_path.name.endswith("_host_vs-Gus.p2plog") and rh.log_path.parent == tmp_path / "h" / "logs"
+    assert rg.log_path.name.endswith("_guest_vs-Hana.p2plog")
+    for path in (rh.log_path, rg.log_path):
+        v = verify_log(path.read_bytes())
+        assert (v.status, v.reason) == ("valid", "")
+        assert len(v.deals) == 2
+    assert rh.peer_fingerprint == GUEST_KEY.fingerprint and rg.peer_fingerprint == HOST_KEY.fingerprint
+    # Both sides pinned each other.
+    assert GUEST_KEY.fingerprint in (tmp_path / "h" / "known_peers.json").read_text()
+    assert HOST_KEY.fingerprint in (tmp_path / "g" / "known_peers.json").read_text()
+    out = h.out.getvalue()  # type: ignore[attr-defined]
+    assert "deal 1: " in out and "match over: Hana " in out
+
+
+async def test_join_with_fingerprint_match_and_mismatch(tmp_path: Path) -> None:
+    h, g = configs(tmp_path, deals=1, accept_new=False, fingerprint=HOST_KEY.fingerprint.lower().replace("-", " "))
+    rh, rg = await play_pair(h, g)
+    assert isinstance(rg, netplay.NetResult)
+
+    h, g = configs(tmp_path / "2", deals=1, accept_new=False, fingerprint=GUEST_KEY.fingerprint)
+    rh, rg = await play_pair(h, g)
+    assert isinstance(rg, netplay.NetplayError) and rg.status == netplay.EXIT_KEY_REFUSED
+    assert str(rg) == (f"fingerprint mismatch: 'Hana' shows key {HOST_KEY.fingerprint}, "
+                       f"but you expected {GUEST_KEY.fingerprint}. Refused.")
+    assert isinstance(rh, netplay.NetplayError) and rh.status == netplay.EXIT_PEER_GONE
+
+
+async def test_unknown_host_without_confirmation_refused(tmp_path: Path) -> None:
+    h, g = configs(tmp_path, deals=1, accept_new=False)
+    _, rg = await play_pair(h, g)
+    assert isinstance(rg, netplay.NetplayError) and rg.status == netplay.EXIT_KEY_REFUSED
+    assert "not confirmed" in str(rg)
+    asked: list[str] = []
+
+    def yes(question: str) -> bool:
+        asked.append(question)
+        return True
+
+    h, g = configs(tmp_path / "2", deals=1, accept_new=False, confirm=yes)
+    _, rg = await play_pair(h, g)
+    assert isinstance(rg, netplay.NetResult) and len(asked) == 1 and HOST_KEY.fingerprint in asked[0]
+
+
+async def test_changed_host_key_refused(tmp_path: Path) -> None:
+    h, g = configs(tmp_path, deals=1)
+    await play_pair(h, g)
+    h.identity = Identity.from_seed(fixed_bytes("net-test/impostor"))
+    rh, rg = await play_pair(h, g)
+    assert isinstance(rg, netplay.NetplayError) and rg.status == netplay.EXIT_KEY_REFUSED
+    assert str(rg).startswith("KEY CHANGED: 'Hana' at 127.0.0.1:")
+    assert HOST_KEY.fingerprint in str(rg) and h.identity.fingerprint in str(rg)
+    # The refused attempt leaves a log that verifies as valid so far.
+    assert isinstance(rh, netplay.NetplayError)
+    assert verify_log(rg.result.log_path.read_bytes()).status == "unfinished"  # type: ignore[attr-defined]
+
+
+def test_parse_address() -> None:
+    assert netplay.parse_address("example.org:5000") == ("example.org", 5000)
+    assert netplay.parse_address("[::1]:4816") == ("::1", 4816)
+    assert netplay.parse_address("10.0.0.2") == ("10.0.0.2", 4816)
+    assert netplay.parse_address("::1") == ("::1", 4816)
+    bad_ones = ((":80", "has no host"), ("h:0", "port must be"), ("h:99999", "port must be"), ("h:x", "port must"))
+    for bad, why in bad_ones:
+        with pytest.raises(netplay.NetplayError, match=why):
+            netplay.parse_address(bad)
+    assert netplay.format_address("::1", 5) == "[::1]:5"
+
+
+async def test_connection_refused_and_address_in_use(tmp_path: Path) -> None:
+    h, g = configs(tmp_path)
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+    port = listener.socket.getsockname()[1]
+    with pytest.raises(netplay.NetplayError) as info:
+        await netplay.host(h, "127.0.0.1", port)
+    assert info.value.status == netplay.EXIT_CONNECT
+    assert str(info.value) == f"address 127.0.0.1:{port} is in use (another host running? choose another --port)"
+    await listener.aclose()
+    with pytest.raises(netplay.NetplayError) as info:
+        await netplay.join(g, f"127.0.0.1:{port}")
+    assert info.value.status == netplay.EXIT_CONNECT
+    assert str(info.value).startswith(f"cannot connect to 127.0.0.1:{port}: ")
+
+
+# ----- two real processes ------------------------------------------------------------
+
+
+def _env(tmp_path: Path, who: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["XDG_DATA_HOME"] = str(tmp_path / who)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def test_two_processes_play_a_match(tmp_path: Path) -> None:
+    common = ["--headless", "--ai", "random", "--think", "0.01", "--timeout", "10", "--ascii"]
+    host = subprocess.Popen(
+        [sys.executable, "-m", "p2ptrumps", "host", "--bind", "127.0.0.1", "--port", "0", "--deals", "2",
+         "--name", "procHost", *common],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(tmp_path, "h"),
+    )
+    try:
+        assert host.stdout is not None
+        port = None
+        deadline = time.monotonic() + 20
+        lines = []
+        while port is None and time.monotonic() < deadline:
+            line = host.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if line.startswith("waiting for a guest on port "):
+                port = int(line.split("port ")[1].split()[0])
+        assert port is not None, lines
+        guest = subprocess.run(
+            [sys.executable, "-m", "p2ptrumps", "join", f"127.0.0.1:{port}", "--accept-new", "--name", "procGuest",
+             *common],
+            capture_output=True, text=True, env=_env(tmp_path, "g"), timeout=60,
+        )
+        host_out, host_err = host.communicate(timeout=30)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait(timeout=10)
+    assert guest.returncode == 0, guest.stderr
+    assert host.returncode == 0, host_err
+    logs = {}
+    for who, out in (("h", host_out), ("g", guest.stdout)):
+        log_line = [x for x in out.splitlines() if x.startswith("match log: ")]
+        assert len(log_line) == 1, out
+        logs[who] = Path(log_line[0].removeprefix("match log: "))
+        assert logs[who].parent == tmp_path / who / "p2ptrumps" / "logs"
+        v = verify_log(logs[who].read_bytes())
+        assert (v.status, len(v.deals)) == ("valid", 2)
+    check = subprocess.run([sys.executable, "-m", "p2ptrumps", "verify", str(logs["h"])],
+                           capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "match over: procHost " in host_out and "match over: procHost " in guest.stdout

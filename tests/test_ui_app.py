@@ -1,0 +1,511 @@
+"""The play UI driven through prompt_toolkit's pipe input with a dummy output.
+
+Each test runs ``PlaySession`` (the real app, the trio guest run, the real AI
+at level ``random``) on an asyncio loop, types keys, and asserts on the game
+state and the saved record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from p2ptrumps.ai import choose_trump
+from p2ptrumps.cards import Card, cards_in
+from p2ptrumps.record import MatchRecord
+from p2ptrumps.rules import BEAT, PICK_UP, IllegalMoveError, Move, Position, RuleSet
+from p2ptrumps.shuffle import deal_hands, first_dealer
+from p2ptrumps.ui.app import DrawAnswer, Intent, Mode, QuitResult, TableApp, UIOptions
+from p2ptrumps.ui.play import PlayConfig, PlaySession, deal_seed, record_name
+from p2ptrumps.ui.view import hand_order
+
+RIGHT = "\x1b[C"
+ENTER = "\r"
+CTRL_C = "\x03"
+CTRL_U = "\x15"
+
+Script = Callable[[PlaySession, PipeInput], Awaitable[None]]
+
+
+def seed_where_elder_is(seat: int) -> int:
+    """The first --seed whose first deal is led by ``seat`` (dealt by the other)."""
+    return next(s for s in range(100) if first_dealer(deal_seed(s, 1)) == 1 - seat)
+
+
+HUMAN_LEADS = seed_where_elder_is(0)
+AI_LEADS = seed_where_elder_is(1)
+
+
+def config(tmp_path: Path, seed: int, trump: int | None = 2, deals: int = 1) -> PlayConfig:
+    return PlayConfig(rules=RuleSet(deals=deals), level="random", think_s=0.05, seed=seed, trump=trump,
+                      name="Tess", ascii_only=False, color=False, record_path=tmp_path / "rec.json")
+
+
+async def wait_until(pred: Callable[[], bool], what: str) -> None:
+    """Poll ``pred`` until true; fail (naming ``what``) if the UI never gets there."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 20
+    while not pred():
+        if loop.time() > deadline:
+            raise AssertionError(f"the UI never reached: {what}")
+        await asyncio.sleep(0.005)
+
+
+def run_play(cfg: PlayConfig, script: Script) -> tuple[PlaySession, QuitResult]:
+    async def main() -> tuple[PlaySession, QuitResult]:
+        with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+            session = PlaySession(cfg, input=inp, output=DummyOutput())
+            session.table.application.ttimeoutlen = 0.01  # a lone Esc is not the start of a sequence
+            task = asyncio.ensure_future(session.run())
+            try:
+                await script(session, inp)
+                result = await asyncio.wait_for(task, 20)
+            finally:
+                if not task.done():
+                    session.table.exit(QuitResult.QUIT)
+                    await task
+            return session, result
+
+    return asyncio.run(main())
+
+
+def my_turn(session: PlaySession) -> Callable[[], bool]:
+    return lambda: session.table.state.mode == Mode.TURN
+
+
+def position(session: PlaySession) -> Position:
+    pos = session.table.state.position
+    assert pos is not None
+    return pos
+
+
+async def quit_game(inp: PipeInput) -> None:
+    inp.send_text("q")
+    await asyncio.sleep(0)
+    inp.send_text("y")
+
+
+def saved(cfg: PlayConfig) -> MatchRecord:
+    return MatchRecord.load(cfg.record_path)
+
+
+# ----- trump choice and the deal ---------------------------------------------------------
+
+
+def test_trump_choice_by_key_then_quit_leaves_an_unfinished_record(tmp_path: Path) -> None:
+    cfg = config(tmp_path, AI_LEADS, trump=None)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        await wait_until(lambda: session.table.state.mode == Mode.TRUMP, "the trump screen")
+        inp.send_text("s")  # spades
+        await wait_until(my_turn(session), "my first turn")
+        await quit_game(inp)
+
+    session, result = run_play(cfg, script)
+    assert result == QuitResult.QUIT
+    rec = saved(cfg)
+    ai_trump = choose_trump(3, random.Random(AI_LEADS))
+    assert rec.trumps == (3, ai_trump)
+    assert [p.name for p in rec.players] == ["Tess", "AI random"]
+    seed = deal_seed(AI_LEADS, 1)
+    deal = rec.deals[0]
+    assert (deal.seed, deal.dealer) == (seed, 0)
+    assert deal.hands == deal_hands(seed, rec.rules, rec.trumps, 0)
+    assert len(deal.moves) == 1  # the AI led; I quit on my turn
+    assert deal.outcome is None
+    assert position(session).hands == [deal.hands[0], deal.hands[1] & ~(1 << deal.moves[0].card)]
+
+
+def test_lead_by_arrow_and_enter(tmp_path: Path) -> None:
+    cfg = config(tmp_path, HUMAN_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        await wait_until(my_turn(session), "my lead")
+        order = hand_order(position(session).hands[0], 2)
+        assert session.table.state.selected == order[0]
+        inp.send_text(RIGHT + ENTER)
+        await wait_until(lambda: len(session.table.state.history) >= 2 or position(session).is_over, "the reply")
+        assert session.table.state.history[0].move == Move.lead(order[1])
+        await quit_game(inp)
+
+    run_play(cfg, script)
+    rec = saved(cfg)
+    start = deal_hands(deal_seed(HUMAN_LEADS, 1), rec.rules, rec.trumps, 1)
+    assert rec.deals[0].moves[0] == Move.lead(hand_order(start[0], 2)[1])
+
+
+def _first_pile_turn(session: PlaySession) -> Position:
+    pos = position(session)
+    assert pos.pile, "the AI leads first in this seed"
+    return pos
+
+
+def test_illegal_card_says_why_and_beat_then_second_card(tmp_path: Path) -> None:
+    cfg = config(tmp_path, AI_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        await wait_until(my_turn(session), "my first turn")
+        pos = _first_pile_turn(session)
+        hand = pos.hands[0]
+        beaters = pos.beating_cards(0)
+        non_beaters = hand & ~beaters
+        assert beaters and non_beaters, "this seed gives me both kinds of card"
+        table = session.table
+        bad = next(iter(cards_in(non_beaters)))
+        table.state.selected = bad
+        inp.send_text(ENTER)
+        other = next(iter(cards_in(hand & ~(1 << bad))))
+        with pytest.raises(IllegalMoveError) as err:
+            pos.check(Move.beat(bad, other))
+        await wait_until(lambda: table.state.message == str(err.value), "the reason on the message line")
+        assert table.state.message.startswith(f"{Card(bad).label()} does not beat ")
+        assert table.state.message_kind == "error"
+        assert table.state.mode == Mode.TURN
+        b = next(iter(cards_in(beaters)))
+        table.state.selected = b
+        inp.send_text(ENTER)
+        await wait_until(lambda: table.state.mode == Mode.SECOND, "the second-card step")
+        assert table.state.pending_beat == b
+        second = next(iter(cards_in(hand & ~(1 << b))))
+        table.state.selected = second
+        inp.send_text(ENTER)
+        await wait_until(lambda: len(table.state.history) >= 2, "my beat")
+        assert table.state.history[1].move == Move.beat(b, second)
+        await quit_game(inp)
+
+    run_play(cfg, script)
+    moves = saved(cfg).deals[0].moves
+    assert len(moves) >= 2 and moves[1].kind == BEAT
+
+
+def test_escape_takes_back_the_beating_card(tmp_path: Path) -> None:
+    # Seed chosen so that I can beat the AI's lead (checked below).
+    cfg = config(tmp_path, AI_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        await wait_until(my_turn(session), "my first turn")
+        pos = position(session)
+        beaters = pos.beating_cards(0)
+        assert beaters, "this seed must give me a beating card"
+        b = next(iter(cards_in(beaters)))
+        session.table.state.selected = b
+        inp.send_text(ENTER)
+        await wait_until(lambda: session.table.state.mode == Mode.SECOND, "the second-card step")
+        inp.send_text("\x1b")
+        await wait_until(lambda: session.table.state.mode == Mode.TURN, "back to the beat")
+        assert session.table.state.pending_beat is None
+        assert session.table.state.selected == b
+        await quit_game(inp)
+
+    run_play(cfg, script)
+    assert len(saved(cfg).deals[0].moves) == 1
+
+
+def test_typed_garbage_is_reported_then_a_typed_move_plays(tmp_path: Path) -> None:
+    cfg = config(tmp_path, HUMAN_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my lead")
+        inp.send_text(":zz" + ENTER)
+        await wait_until(lambda: table.state.message_kind == "error", "the parse error")
+        assert table.state.message == "'zz' is not a card: 'z' is not a suit (use C D H S or ♣ ♦ ♥ ♠)"
+        assert table.state.prompt_kind == "move" and table.prompt_buffer.text == "zz"
+        inp.send_text(CTRL_U + "10x" + ENTER)
+        await wait_until(lambda: "10x" in table.state.message, "the second parse error")
+        card = Card(hand_order(position(session).hands[0], 2)[-1])
+        inp.send_text(CTRL_U + card.label(ascii_only=True).lower() + ENTER)
+        await wait_until(lambda: len(table.state.history) >= 1, "my typed lead")
+        assert table.state.history[0].move == Move.lead(card)
+        assert table.state.prompt_kind is None
+        await quit_game(inp)
+
+    run_play(cfg, script)
+    assert saved(cfg).deals[0].moves[0].code == Card(
+        hand_order(deal_hands(deal_seed(HUMAN_LEADS, 1), RuleSet(), (2, choose_trump(2, random.Random(HUMAN_LEADS))),
+                              1)[0], 2)[-1]).code
+
+
+def test_completion_offers_legal_plays_only(tmp_path: Path) -> None:
+    cfg = config(tmp_path, AI_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my first turn")
+        pos = position(session)
+        legal = pos.legal_moves()
+        inp.send_text(":")
+        await wait_until(lambda: table.state.prompt_kind == "move", "the prompt")
+        from prompt_toolkit.completion import CompleteEvent
+        from prompt_toolkit.document import Document
+
+        completer = table.prompt_buffer.completer
+        assert completer is not None
+        firsts = {c.text for c in completer.get_completions(Document(""), CompleteEvent())}
+        want = {Card(m.card).label(ascii_only=True) for m in legal if m.kind == BEAT}
+        if any(m.kind == PICK_UP for m in legal):
+            want.add("p")
+        assert firsts == want
+        beat = next((m for m in legal if m.kind == BEAT and m.second >= 0), None)
+        if beat is not None:
+            typed = Card(beat.card).code.lower() + " "
+            seconds = {c.text for c in completer.get_completions(Document(typed), CompleteEvent())}
+            assert seconds == {Card(m.second).label(ascii_only=True) for m in legal
+                               if m.kind == BEAT and m.card == beat.card}
+        inp.send_text("\x1b")
+        await wait_until(lambda: table.state.prompt_kind is None, "the prompt to close")
+        await quit_game(inp)
+
+    run_play(cfg, script)
+
+
+def test_pick_up_when_a_card_beats_is_refused(tmp_path: Path) -> None:
+    cfg = config(tmp_path, AI_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        await wait_until(my_turn(session), "my first turn")
+        pos = position(session)
+        assert pos.beating_cards(0), "this seed gives me a beating card"
+        inp.send_text("p")
+        await wait_until(lambda: session.table.state.message_kind == "error", "the refusal")
+        assert session.table.state.message.startswith(f"you must beat {Card(pos.pile[-1]).label()} when you can")
+        assert len(session.table.state.history) == 1
+        await quit_game(inp)
+
+    run_play(cfg, script)
+
+
+def test_undo_takes_back_my_move_and_the_reply(tmp_path: Path) -> None:
+    cfg = config(tmp_path, HUMAN_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my lead")
+        start = list(position(session).hands)
+        inp.send_text(ENTER)
+        await wait_until(lambda: len(table.state.history) == 2 and table.state.mode == Mode.TURN, "the reply")
+        inp.send_text("u")
+        await wait_until(lambda: not table.state.history and table.state.mode == Mode.TURN, "the undo")
+        assert position(session).hands == start
+        assert position(session).pile == ()
+        assert table.state.message == "Took back 2 moves."
+        await quit_game(inp)
+
+    run_play(cfg, script)
+    assert saved(cfg).deals[0].moves == []
+
+
+def test_hint_shows_a_legal_move(tmp_path: Path) -> None:
+    cfg = config(tmp_path, AI_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my first turn")
+        pos = position(session)
+        inp.send_text("i")
+        await wait_until(lambda: table.state.message.startswith("Hint: "), "the hint")
+        labels = {m.label() for m in pos.legal_moves()}
+        assert table.state.message.removeprefix("Hint: ") in labels
+        await quit_game(inp)
+
+    run_play(cfg, script)
+
+
+def test_resign_needs_confirmation_and_ends_the_deal(tmp_path: Path) -> None:
+    cfg = config(tmp_path, HUMAN_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my lead")
+        inp.send_text("R")
+        await wait_until(lambda: table.state.confirm is not None, "the question")
+        inp.send_text("n")
+        await wait_until(lambda: table.state.confirm is None, "the answer")
+        assert table.state.mode == Mode.TURN
+        inp.send_text("Ry")
+        await wait_until(lambda: table.state.mode == Mode.MATCH_END, "the end of the match")
+        assert table.state.end is not None
+        assert table.state.end.title == "You lost the match. Last deal: you resigned; AI random won"
+        assert table.state.end.record_path == str(cfg.record_path)
+        inp.send_text(ENTER)
+
+    _, result = run_play(cfg, script)
+    assert result == QuitResult.FINISHED
+    rec = saved(cfg)
+    assert rec.deals[0].outcome is not None
+    assert (rec.deals[0].outcome.winner, rec.deals[0].outcome.reason) == (1, "resign")
+    assert rec.score_halves() == (0, 2)
+    assert rec.finished
+
+
+def test_help_and_quit_confirmation(tmp_path: Path) -> None:
+    cfg = config(tmp_path, HUMAN_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my lead")
+        inp.send_text("?")
+        await wait_until(lambda: table.state.help_open, "the help")
+        inp.send_text("x")
+        await wait_until(lambda: not table.state.help_open, "the help to close")
+        inp.send_text(CTRL_C)
+        await wait_until(lambda: table.state.confirm is not None, "the quit question")
+        inp.send_text("n")
+        await wait_until(lambda: table.state.confirm is None, "the answer")
+        assert table.state.mode == Mode.TURN
+        inp.send_text("o")
+        await wait_until(lambda: table.state.show_opponent, "the opponent's hand")
+        await quit_game(inp)
+
+    _, result = run_play(cfg, script)
+    assert result == QuitResult.QUIT
+    assert saved(cfg).deals[0].moves == []
+
+
+# ----- a whole deal, end to end -------------------------------------------------------------
+
+
+def test_a_whole_match_of_two_deals_through_the_ui(tmp_path: Path) -> None:
+    cfg = config(tmp_path, 7, deals=2)
+    typed: list[Move] = []
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        rng = random.Random(5)
+
+        def landed(n: int) -> Callable[[], bool]:
+            return lambda: len(table.state.history) > n or table.state.mode != Mode.TURN
+        for deal in (1, 2):
+            while True:
+                await wait_until(
+                    lambda: table.state.mode in (Mode.TURN, Mode.DEAL_END, Mode.MATCH_END), f"my turn in deal {deal}")
+                if table.state.mode != Mode.TURN:
+                    break
+                pos = position(session)
+                move = rng.choice(pos.legal_moves())
+                n = len(table.state.history)
+                if move.kind == PICK_UP:
+                    text = "p"
+                elif move.kind == BEAT and move.second >= 0:
+                    text = f"{Card(move.card).code} {Card(move.second).label(ascii_only=True).lower()}"
+                else:
+                    text = Card(move.card).label(ascii_only=True)
+                inp.send_text(":" + text + ENTER)
+                typed.append(move)
+                await wait_until(landed(n), "my move to land")
+            if deal == 1:
+                assert table.state.mode == Mode.DEAL_END
+                assert table.state.end is not None and table.state.end.score_halves == table.state.score_halves
+                inp.send_text(ENTER)
+                await wait_until(lambda: table.state.deal_number == 2, "the second deal")
+        assert table.state.mode == Mode.MATCH_END
+        inp.send_text(ENTER)
+
+    session, result = run_play(cfg, script)
+    assert result == QuitResult.FINISHED
+    rec = saved(cfg)
+    assert rec.finished and len(rec.deals) == 2
+    mine: list[Move] = []
+    for deal in rec.deals:
+        assert deal.seed == deal_seed(7, deal.number)
+        last: Position | None = None
+        for move, pos in rec.replay_deal(deal):  # validates every move
+            if move is not None and last is not None and last.to_move == 0:
+                mine.append(move)
+            last = pos
+        assert last is not None and last.outcome == deal.outcome
+    assert mine == typed
+    assert rec.deals[1].dealer == (1 - rec.deals[0].outcome.winner if rec.deals[0].outcome and
+                                   rec.deals[0].outcome.winner is not None else 1 - rec.deals[0].dealer)
+    assert session.table.state.score_halves == rec.score_halves()
+
+
+# ----- the table without trio: intents and records names --------------------------------------
+
+
+def test_draw_offer_answer_goes_to_the_sink() -> None:
+    table = TableApp(UIOptions())
+    sent: list[Intent] = []
+    table.intent_sink = sent.append
+    table.set_players(("Me", "Bob"), 0)
+    table.ask_draw()
+    assert table.state.confirm is not None
+    assert table.state.confirm.question == "Bob offers a draw. Accept?"
+    table.answer_confirm(True)
+    table.ask_draw()
+    table.answer_confirm(False)
+    assert sent == [DrawAnswer(True), DrawAnswer(False)]
+
+
+def test_hooks_for_a_networked_opponent_reach_the_screen() -> None:
+    table = TableApp(UIOptions(allow_chat=True))
+    table.set_players(("Me", "Bob"), 1)
+    table.set_connection("connected")
+    table.set_opponent_detail("fingerprint 1a2b 3c4d")
+    table.add_chat("Bob", "good luck")
+    pos = Position(rules=RuleSet(), trumps=(0, 1), hands=[0b111, 0b111000], to_move=1)
+    from p2ptrumps.match import DealStarted
+
+    table.show_event(DealStarted(1, 0, pos))
+    view = table.table_view()
+    assert view is not None
+    assert (view.my_seat, view.connection, view.opponent_detail, view.chat) == (
+        1, "connected", "fingerprint 1a2b 3c4d", ("Bob: good luck",))
+
+
+def test_record_name_is_readable_and_unused(tmp_path: Path) -> None:
+    from datetime import datetime
+
+    now = datetime(2026, 11, 29, 17, 42)
+    first = record_name(tmp_path, "normal", now)
+    assert first == tmp_path / "2026-11-29_1742_vs-normal.json"
+    first.write_text("{}")
+    assert record_name(tmp_path, "normal", now) == tmp_path / "2026-11-29_1742_vs-normal-2.json"
+
+
+def test_draw_offer_to_the_ai_is_settled_either_way(tmp_path: Path) -> None:
+    cfg = config(tmp_path, HUMAN_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my lead")
+        inp.send_text("d")
+        await wait_until(lambda: "declined" in table.state.message or table.state.mode == Mode.MATCH_END,
+                         "the AI's answer")
+        if table.state.mode == Mode.TURN:
+            assert table.state.message == "AI random declined the draw."
+            assert position(session).outcome is None
+        else:
+            assert table.state.end is not None
+            assert table.state.end.title == "The match is drawn. Last deal: drawn by agreement"
+        await quit_game(inp)
+
+    run_play(cfg, script)
+    deal = saved(cfg).deals[0]
+    assert deal.moves == []
+    assert deal.outcome is None or (deal.outcome.winner, deal.outcome.reason) == (None, "agreed-draw")
+
+
+def test_dialogs_are_framed_and_ascii_safe() -> None:
+    table = TableApp(UIOptions(ascii_only=True))
+    table.state.help_open = True
+    lines = table.overlay_lines()
+    assert len({len(line) for line in lines}) == 1
+    assert lines[0].startswith("+--") and lines[-1].endswith("-+")
+    assert all(line.isascii() for line in lines)
+    assert len(lines) <= 22 and len(lines[0]) <= 80
+    table.ask_quit()
+    assert table.overlay_lines() == [
+        "+----------------+",
+        "| Quit the game? |",
+        "|                |",
+        "| y yes    n no  |",
+        "+----------------+",
+    ]

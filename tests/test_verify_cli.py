@@ -1,0 +1,56 @@
+"""``p2ptrumps verify LOG [--json]`` over the vectors: exit codes and what it prints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from p2ptrumps.cli import main
+
+WIRE = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "wire"
+
+
+def test_valid_log_prints_players_rules_deals_score(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(WIRE / "valid-host.log")]) == 0
+    out = capsys.readouterr().out
+    assert "VALID: the match is complete" in out
+    assert "seat 0 (host): host  fingerprint FUGV-REOI-FFMR-732D-2R4T-KNXL-BRUX-7JNS" in out
+    assert "rules: 32 cards, sixes on, must beat, repetition 3, limit 1000 turns, 2 deals" in out
+    assert "deal 1: dealer seat 0, drawn (repetition)" in out
+    assert "score: 1 - 1" in out
+
+
+def test_invalid_log_names_first_offence(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(WIRE / "invalid-illegal-move.log")]) == 1
+    out = capsys.readouterr().out
+    assert "INVALID: frame #12: the guest's move pickup in deal 1 is illegal" in out
+    assert "first offending frame: #12 in the log, sent by seat 1 (guest); fault: illegal-move" in out
+
+
+def test_unfinished_log_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(WIRE / "unfinished-mid-deal.log"), "--json"]) == 3
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "unfinished"
+    assert out["waiting"] == {"seat": 1, "what": "move"}
+
+
+@pytest.mark.parametrize("content", [b"", b"hello world", b"p2ptrumps-log/9\n"])
+def test_unreadable_exit_2(tmp_path: Path, content: bytes, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "x.log"
+    p.write_bytes(content)
+    assert main(["verify", str(p)]) == 2
+    assert "UNREADABLE" in capsys.readouterr().out
+
+
+def test_missing_file_is_unreadable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(tmp_path / "nope.log"), "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["status"] == "unreadable"
+
+
+def test_header_only_is_unreadable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = tmp_path / "h.log"
+    p.write_bytes(b"p2ptrumps-log/1\n")
+    assert main(["verify", str(p)]) == 2
+    assert "no handshake" in capsys.readouterr().out
