@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
 import sys
 
 import trio
@@ -66,6 +67,7 @@ async def _main(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
         game.on_chat = table.add_chat
         game.on_note = lambda text: table.show_message(text, "info")
         human.append(player)
+        cfg.out = io.StringIO()  # the full screen owns the terminal from now on
         ui_wanted.set()
 
     async def choose_trump(taken: int | None) -> int:

@@ -158,6 +158,8 @@ class Verdict:
             "unfinished": "VALID SO FAR, UNFINISHED: " + self.reason,
         }[self.status]
         lines.append(head)
+        if self.status == "unreadable" and not self.frames:
+            return head
         if self.status == "invalid" and self.index is not None:
             who = "" if self.offender is None else f", sent by seat {self.offender} ({SEAT_NAMES[self.offender]})"
             lines.append(f"  first offending frame: #{self.index} in the log{who}; fault: {self.code}")

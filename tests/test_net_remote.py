@@ -1,0 +1,39 @@
+"""The match loop's DealInterrupted path, used by LocalSeat/RemotePlayer when the peer resigns
+or a draw is agreed over the network while another seat is to act (p2ptrumps/match.py, remote.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2ptrumps.match import DealInterrupted, Event, MatchRunner
+from p2ptrumps.record import PlayerInfo
+from p2ptrumps.rules import Move, Outcome, Position, RuleSet
+
+
+class Interrupting:
+    def __init__(self, outcome: Outcome | None) -> None:
+        self.info = PlayerInfo("x", "test")
+        self.outcome = outcome
+
+    async def choose_move(self, position: Position, seat: int) -> Move:
+        if self.outcome is not None:
+            raise DealInterrupted(self.outcome)
+        return position.legal_moves()[0]
+
+    async def observe(self, event: Event) -> None:
+        return None
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("outcome", [Outcome(0, "resign"), Outcome(1, "resign"), Outcome(None, "agreed-draw")])
+async def test_deal_interrupted_ends_the_deal_with_its_outcome(outcome: Outcome) -> None:
+    players = (Interrupting(outcome), Interrupting(outcome))
+    record = await MatchRunner(RuleSet(deals=1), (0, 1), players, dealer=0).run()
+    assert record.deals[0].outcome == outcome and record.deals[0].moves == []
+
+
+def test_deal_interrupted_only_by_resign_or_agreed_draw() -> None:
+    with pytest.raises(ValueError, match="only by resignation or agreed draw, not 'out'"):
+        DealInterrupted(Outcome(0, "out"))
