@@ -13,7 +13,7 @@ import argparse
 import random
 import time
 
-from p2ptrumps.ai.lean import Lean
+from p2ptrumps.ai.lean import NONE, PICKUP, Lean, bits
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.shuffle import start_position
 
@@ -44,6 +44,40 @@ def bench_lean(deals: int, seed: int) -> tuple[int, float]:
     return turns, time.perf_counter() - t0
 
 
+def random_move(s: Lean, rng: random.Random) -> int:
+    """A uniformly random legal move int, drawn by counting the moves instead of listing them."""
+    p = s.to_move
+    hand = s.hands[p]
+    pile = s.pile
+    if not pile:
+        return rng.choice(bits(hand))
+    beaters = hand & s.beaters[p][pile[-1]]
+    n = hand.bit_count()
+    per = n - 1 if n > 1 else 1
+    beats = beaters.bit_count() * per
+    k = rng.randrange(beats + (1 if not beaters or s.voluntary else 0))
+    if k == beats:
+        return PICKUP
+    bi, si = divmod(k, per)
+    b = bits(beaters)[bi]
+    if n == 1:
+        return b | NONE << 6
+    return b | bits(hand ^ (1 << b))[si] << 6
+
+
+def bench_lean_counted(deals: int, seed: int) -> tuple[int, float]:
+    rng = random.Random(seed)
+    starts = [Lean(start_position(seed.to_bytes(4, "big") + i.to_bytes(4, "big"), RuleSet(), (i % 4, (i + 1) % 4),
+                                  i % 2)) for i in range(deals)]
+    t0 = time.perf_counter()
+    turns = 0
+    for s in starts:
+        while s.result is None:
+            s.make(random_move(s, rng))
+            turns += 1
+    return turns, time.perf_counter() - t0
+
+
 def bench_lean_make_unmake(deals: int, seed: int) -> tuple[int, float]:
     """Search-like use: at every turn make and unmake every legal move, then play a random one."""
     rng = random.Random(seed)
@@ -69,6 +103,7 @@ def main() -> None:
     args = ap.parse_args()
     n_pos, t_pos = bench_position(args.deals, args.seed)
     n_lean, t_lean = bench_lean(args.deals, args.seed)
+    n_c, t_c = bench_lean_counted(args.deals, args.seed)
     n_mu, t_mu = bench_lean_make_unmake(max(1, args.deals // 10), args.seed)
     print(f"random playouts of {args.deals} deals (36 cards, default rules)")
     print(f"  Position: {n_pos} turns in {t_pos:.2f} s = {n_pos / t_pos:,.0f} decisions/s "
@@ -76,6 +111,7 @@ def main() -> None:
     print(f"  Lean:     {n_lean} turns in {t_lean:.2f} s = {n_lean / t_lean:,.0f} decisions/s "
           f"({n_lean / args.deals:.1f} turns per deal)")
     print(f"  ratio Lean / Position: {(n_lean / t_lean) / (n_pos / t_pos):.2f}")
+    print(f"  Lean, move drawn by counting (no move list): {n_c} turns in {t_c:.2f} s = {n_c / t_c:,.0f} decisions/s")
     print(f"  Lean make+unmake of every legal move: {n_mu / t_mu:,.0f} per second")
 
 

@@ -9,6 +9,10 @@ milliseconds per move and the ratio networked / in-process.
 Usage: python bench/net_match.py [--deals N] [--no-fsync]
 
 ``--no-fsync`` measures without ``os.fsync`` (to separate the disk from the protocol).
+CPU is this process's CPU time (``time.process_time``: both peers, the AI threads
+included), less disturbed by other load than wall time.  ``fsyncs`` counts the
+``os.fsync`` calls on match-log files: one per logged message (plus one per log
+header), never more.
 """
 
 from __future__ import annotations
@@ -28,31 +32,42 @@ from p2ptrumps.match import MatchRunner
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire.identity import Identity
 
+FSYNCS = [0]
+_real_fsync = os.fsync
 
-async def in_process(deals: int) -> tuple[float, int]:
+
+def counting_fsync(fd: int) -> None:
+    FSYNCS[0] += 1
+    _real_fsync(fd)
+
+
+async def in_process(deals: int) -> tuple[float, float, int]:
     players = (AIPlayer("random", 0.01, seed=1), AIPlayer("random", 0.01, seed=2))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     record = await MatchRunner(RuleSet(deals=deals), (2, 3), players).run()
-    return time.perf_counter() - t0, sum(len(d.moves) for d in record.deals)
+    return time.perf_counter() - t0, time.process_time() - c0, sum(len(d.moves) for d in record.deals)
 
 
-async def networked(deals: int, data: Path) -> tuple[float, int]:
+async def networked(deals: int, data: Path) -> tuple[float, float, int, int]:
     h = netplay.NetConfig(role="host", identity=Identity.from_seed(b"h" * 32), name="H", data=data / "h",
                           rules=RuleSet(deals=deals), ai="random", think_s=0.01, out=io.StringIO(), trump=2)
     g = netplay.NetConfig(role="guest", identity=Identity.from_seed(b"g" * 32), name="G", data=data / "g",
                           ai="random", think_s=0.01, accept_new=True, out=io.StringIO(), trump=3)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     async with trio.open_nursery() as n:
         port = await n.start(netplay.host, h, "127.0.0.1", 0)
         result = await netplay.join(g, f"127.0.0.1:{port}")
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     from p2ptrumps.wire.verify import verify_log
 
     assert result.log_path is not None
     verdict = verify_log(result.log_path.read_bytes())
     assert verdict.status == "valid", verdict.reason
     record = verdict.to_record()
-    return elapsed, sum(len(d.moves) for d in record.deals)
+    from p2ptrumps.wire.log import read_log
+
+    frames = len(read_log(result.log_path.read_bytes()).frames)
+    return elapsed, cpu, sum(len(d.moves) for d in record.deals), frames
 
 
 def main() -> None:
@@ -62,14 +77,26 @@ def main() -> None:
     args = ap.parse_args()
     if args.no_fsync:
         os.fsync = lambda fd: None  # type: ignore[assignment]
-    local_s, local_moves = trio.run(in_process, args.deals)
+    else:
+        os.fsync = counting_fsync  # type: ignore[assignment]
+    local_s, local_cpu, local_moves = trio.run(in_process, args.deals)
     with tempfile.TemporaryDirectory() as tmp:
-        net_s, net_moves = trio.run(networked, args.deals, Path(tmp))
+        FSYNCS[0] = 0
+        net_s, net_cpu, net_moves, frames = trio.run(networked, args.deals, Path(tmp))
     print(f"deals: {args.deals} (random vs random), fsync {'off' if args.no_fsync else 'on'}")
-    print(f"in one process: {local_s:.3f} s, {local_moves} moves, {1000 * local_s / local_moves:.3f} ms/move")
+    print(f"in one process: {local_s:.3f} s, {local_moves} moves, {1000 * local_s / local_moves:.3f} ms/move; "
+          f"CPU {1000 * local_cpu / local_moves:.3f} ms/move")
     net_ms, local_ms = 1000 * net_s / net_moves, 1000 * local_s / local_moves
-    print(f"over loopback:  {net_s:.3f} s, {net_moves} moves, {net_ms:.3f} ms/move (both peers, one CPU)")
-    print(f"ratio networked / in-process per move: {net_ms / local_ms:.1f}x")
+    print(f"over loopback:  {net_s:.3f} s, {net_moves} moves, {net_ms:.3f} ms/move (both peers, one CPU); "
+          f"CPU {1000 * net_cpu / net_moves:.3f} ms/move")
+    print(f"ratio networked / in-process per move: {net_ms / local_ms:.1f}x wall, "
+          f"{(net_cpu / net_moves) / (local_cpu / local_moves):.1f}x CPU; "
+          f"protocol CPU per move: {1000 * (net_cpu / net_moves - local_cpu / local_moves):.3f} ms")
+    if not args.no_fsync:
+        # Each side fsyncs every frame of its log (both hellos and every chained message) once,
+        # the header once, and the logs directory twice (creation, rename to the peer's name).
+        want = 2 * (frames + 1 + 2)
+        print(f"fsyncs: {FSYNCS[0]} for 2 logs of {frames} frames each (one per message would be {want})")
 
 
 if __name__ == "__main__":

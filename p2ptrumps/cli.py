@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -19,7 +20,7 @@ from .rules import RuleSet, RuleSetError
 
 COMMANDS = {
     "play": "p2ptrumps.ui.play:run",
-    "replay": "p2ptrumps.ui.replay:run",
+    "replay": "p2ptrumps.replay_cli:run",
     "arena": "p2ptrumps.arena:run",
     "host": "p2ptrumps.netplay:run_host",
     "join": "p2ptrumps.netplay:run_join",
@@ -162,6 +163,8 @@ def _add_net_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--think", type=positive_float, default=0.5, metavar="S", help="AI time per move, seconds")
     p.add_argument("--headless", action="store_true", help="no terminal UI: print progress and the result")
     p.add_argument("--log", default=None, metavar="PATH", help="match log path (default: data dir)")
+    p.add_argument("--rematch", type=int, default=0, metavar="N",
+                   help="with --ai: offer/accept up to N rematches (default 0; a person is asked instead)")
     p.add_argument("--name", default=None, help="your name shown to the opponent")
     p.add_argument("--ascii", action="store_true", help="ASCII suits")
     p.add_argument("--timeout", type=positive_float, default=30.0, metavar="S",
@@ -184,7 +187,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     func = getattr(importlib.import_module(module_name), func_name)
     try:
         status: int = func(args)
+        sys.stdout.flush()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`p2ptrumps verify LOG | head -1`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     return status

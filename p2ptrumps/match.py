@@ -100,6 +100,9 @@ class Player(Protocol):
 
 SeedSource = Callable[[int], Awaitable[bytes]]
 
+#: ``await settle_deal(number, moves, outcome)`` -> ``(moves, outcome)`` as they stand (see MatchRunner).
+DealSettler = Callable[[int, list[Move], Outcome], Awaitable[tuple[list[Move], Outcome]]]
+
 
 async def urandom_seed(deal_number: int) -> bytes:
     """Seed source for offline play: 32 bytes from ``os.urandom``."""
@@ -136,6 +139,14 @@ class MatchRunner:
         on_record: called with the record after every change (to save it).
         allow_undo: accept :class:`Undo` intents (offline against the AI).
         dealer: the first deal's dealer; None draws it from the first seed.
+        settle_deal: called when a deal has ended locally, with its moves and outcome;
+            returns the moves and outcome that stand (a networked match: the signed
+            chain, where a move of ours may have been dropped because the peer's
+            resignation crossed it).  If they differ, the deal is rewound to the
+            common prefix of moves (:class:`MovesTakenBack`), the further moves are
+            played (:class:`MovePlayed`), the outcome replaced, and only then is
+            :class:`DealEnded` broadcast.  ``IllegalActionError`` if the returned
+            moves and outcome do not fit the rules.  None: no settling (offline).
     """
 
     rules: RuleSet
@@ -145,6 +156,7 @@ class MatchRunner:
     on_record: Callable[[MatchRecord], None] | None = None
     allow_undo: bool = False
     dealer: int | None = None
+    settle_deal: DealSettler | None = None
     record: MatchRecord = field(init=False)
     _draw_offers: set[tuple[int, int, int]] = field(init=False, default_factory=set)
 
@@ -195,6 +207,11 @@ class MatchRunner:
                 else:
                     pos.agree_draw()
         assert pos.outcome is not None
+        if self.settle_deal is not None:
+            moves, outcome = await self.settle_deal(number, list(deal.moves), pos.outcome)
+            if moves != deal.moves or outcome != pos.outcome:
+                pos = await self._rewind(pos, deal, moves, outcome)
+        assert pos.outcome is not None
         deal.outcome = pos.outcome
         self._save()
         await self._broadcast(DealEnded(number, pos.outcome, pos.copy(), self.record.score_halves()))
@@ -227,6 +244,38 @@ class MatchRunner:
             await self._broadcast(MovesTakenBack(n, pos.copy()))
         else:
             raise IllegalActionError(f"seat {seat}: {action!r} is not a move or an intent")
+
+    async def _rewind(self, pos: Position, deal: DealRecord, moves: list[Move], outcome: Outcome) -> Position:
+        """Make ``deal`` hold ``moves`` ending in ``outcome`` (see ``settle_deal``); returns the new position."""
+        keep = 0
+        while keep < min(len(moves), len(deal.moves)) and moves[keep] == deal.moves[keep]:
+            keep += 1
+        new = Position.start(self.rules, self.trumps, deal.hands, deal.dealer)
+        for m in deal.moves[:keep]:
+            new.push_unchecked(m)
+        dropped = len(deal.moves) - keep
+        del deal.moves[keep:]
+        if dropped:
+            self._save()
+            await self._broadcast(MovesTakenBack(dropped, new.copy()))
+        for m in moves[keep:]:
+            seat = new.to_move
+            try:
+                new.push(m)
+            except ValueError as exc:
+                raise IllegalActionError(f"deal {deal.number}: settled move {m.code} is illegal: {exc}") from exc
+            deal.moves.append(m)
+            self._save()
+            await self._broadcast(MovePlayed(seat, m, new.copy()))
+        if new.outcome is None and outcome.reason == "resign" and outcome.winner is not None:
+            new.resign(1 - outcome.winner)
+        elif new.outcome is None and outcome.reason == "agreed-draw":
+            new.agree_draw()
+        if new.outcome != outcome:
+            raise IllegalActionError(
+                f"deal {deal.number}: settled outcome {outcome.describe()} does not follow from its moves"
+            )
+        return new
 
     @staticmethod
     def _undo(pos: Position, deal: DealRecord, seat: int) -> int:

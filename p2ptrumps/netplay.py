@@ -54,7 +54,7 @@ import trio
 from . import keystore
 from .cards import suit_label
 from .match import Action, DealEnded, DealStarted, Event, MatchEnded, MatchRunner, MovePlayed, OfferDraw, Player, Resign
-from .record import PlayerInfo
+from .record import MatchRecord, PlayerInfo
 from .remote import LocalSeat, NetGame, NetGameError, RemotePlayer
 from .rules import Position, RuleSet
 from .transport import Connection, MatchLogFile, PeerFault, PeerGone, PeerTimeout, TransportError, single_errors
@@ -64,6 +64,8 @@ from .wire.log import LOG_MAGIC
 from .wire.session import Session
 
 DEFAULT_PORT = 4816
+#: A bound on the rematches played on one connection (each needs both sides' consent anyway).
+MAX_MATCHES_PER_CONNECTION = 1000
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -181,6 +183,11 @@ class NetConfig:
             the AI, or a line prompt).
         on_ready: called once the peer's key and the rules are accepted, before
             the trumps (the full-screen UI starts there).
+        rematches: how many rematches the AI offers / accepts (``--rematch N``).
+        ask_rematch: ``await ask_rematch(peer_name, peer_offered)`` asks the person
+            whether to play a rematch (the full-screen UI); None: the AI's
+            ``rematches``, or a line prompt, or no.
+        on_rematch: like ``on_ready``, for each rematch (the UI shows the new match).
     """
 
     role: str
@@ -203,18 +210,26 @@ class NetConfig:
     make_player: Callable[[NetConfig, int], Player] | None = None
     choose_trump_fn: Callable[[int | None], Awaitable[int]] | None = None
     on_ready: Callable[[NetGame, NetResult], None] | None = None
+    rematches: int = 0
+    ask_rematch: Callable[[str, bool], Awaitable[bool]] | None = None
+    on_rematch: Callable[[NetGame, NetResult], None] | None = None
 
 
 @dataclass
 class NetResult:
     """What a finished (or stopped) networked match leaves: the log path, the score
-    (half-points, seat 0 / seat 1) if it ended, our seat and the peer's name."""
+    (half-points, seat 0 / seat 1) if it ended, our seat, the peer's name and key
+    fingerprint, and the match loop's :class:`~p2ptrumps.record.MatchRecord` (settled
+    against the signed chain deal by deal, so it equals the log's record)."""
 
     log_path: Path | None
     seat: int
     score_halves: tuple[int, int] | None = None
     peer_name: str | None = None
     peer_fingerprint: str | None = None
+    record: MatchRecord | None = None
+    rules: RuleSet | None = None
+    rematches: list[NetResult] = field(default_factory=list)
 
 
 def _print(cfg: NetConfig, text: str) -> None:
@@ -334,7 +349,8 @@ async def _choose_trump(cfg: NetConfig, taken: int | None) -> int:
 
 
 async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str) -> NetResult:
-    """Play one match as ``cfg.role`` over a connected ``stream``.
+    """Play one match as ``cfg.role`` over a connected ``stream``, then any rematches agreed
+    (protocol/wire.md §9.4: each one a new session, new game id and new log on the same stream).
 
     Args:
         stream: the TCP (or memory, in tests) stream to the peer.
@@ -342,21 +358,91 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str) 
         peer_address: the peer's address for known peers (``host:port`` we joined,
             or the guest's IP).
     Returns:
-        the :class:`NetResult` of a match played to the end.
+        the :class:`NetResult` of the first match, played to the end; its
+        ``rematches`` list holds the results of the rematches played after it.
     Raises:
-        NetplayError: everything that stops the match, with its exit status;
-            ``error.result`` holds the :class:`NetResult` so far (the log path).
+        NetplayError: everything that stops a match, with its exit status;
+            ``error.result`` is the first match's :class:`NetResult` (log paths so
+            far: its own and its ``rematches``').
     """
     now = datetime.now()
-    logs = cfg.data / "logs"
-    path = cfg.log_path or default_log_path(logs, cfg.role, now)
+    first = _open_match(cfg, now, 0)
+    log, session, result = first
+    results = [result]
+    logs = [log]
+    current: list[Session] = [session]
+    try:
+        conn = Connection(
+            stream,
+            session,
+            timeout_s=cfg.timeout_s,
+            heartbeat_s=cfg.heartbeat_s,
+            fault_of=lambda ev: f"{ev.reason} [{ev.code}]" if isinstance(ev, wev.ProtocolViolation) else None,
+            is_finished=lambda: current[0].finished,
+        )
+
+        async def body(c: Connection) -> None:
+            match_log, match_session, match_result = first
+            for number in range(MAX_MATCHES_PER_CONNECTION):
+                again = await _match(c, match_session, cfg, match_result, match_log, peer_address, now,
+                                     rematch_of=results[0] if number else None, rematches_left=cfg.rematches - number)
+                if not again:
+                    return
+                match_log.close()
+                _print(cfg, "rematch agreed: a new match on the same connection")
+                trailing = match_session.trailing_data
+                match_session.trailing_data = b""
+                match_log, match_session, match_result = _open_match(cfg, now, number + 1)
+                logs.append(match_log)
+                results[0].rematches.append(match_result)
+                current[0] = match_session
+                c.switch_session(match_session, trailing)
+
+        try:
+            await conn.run(body)
+        except PeerFault as exc:  # the session logged the offending frame last, as evidence
+            raise NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}") from None
+        except (PeerGone, PeerTimeout) as exc:
+            raise NetplayError(EXIT_PEER_GONE, f"the peer is gone: {exc}") from None
+        except TransportError as exc:
+            raise NetplayError(EXIT_PEER_GONE, str(exc)) from None
+        except NetGameError as exc:
+            raise NetplayError(EXIT_ERROR, str(exc)) from None
+        except OSError as exc:
+            raise NetplayError(EXIT_ERROR, f"cannot write the match log {logs[-1].path}: "
+                               f"{exc.strerror or exc}") from None
+    except NetplayError as exc:
+        _sync_paths(results[0], logs)
+        exc.result = results[0]  # type: ignore[attr-defined]
+        raise
+    finally:
+        for lg in logs:
+            lg.close()
+    _sync_paths(results[0], logs)
+    return results[0]
+
+
+def _sync_paths(first: NetResult, logs: list[MatchLogFile]) -> None:
+    for res, lg in zip([first, *first.rematches], logs, strict=False):
+        res.log_path = lg.path
+
+
+def _open_match(cfg: NetConfig, now: datetime, number: int) -> tuple[MatchLogFile, Session, NetResult]:
+    """The log file, session and result of match ``number`` on this connection (0: the first,
+    1..: rematches).  Raises :class:`NetplayError` (status 1) if the log cannot be created."""
+    logs_dir = cfg.data / "logs"
+    if cfg.log_path is None:
+        path = default_log_path(logs_dir, cfg.role, now)
+    elif number == 0:
+        path = cfg.log_path
+    else:
+        path = cfg.log_path.with_name(f"{cfg.log_path.stem}-rematch{number}{cfg.log_path.suffix}")
     try:
         log = MatchLogFile(path)
     except FileExistsError:
         raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)") from None
     except OSError as exc:
         raise NetplayError(EXIT_ERROR, f"cannot create log file {path}: {exc.strerror or exc}") from None
-    result = NetResult(log.path, 0 if cfg.role == "host" else 1)
     header, entry = _log_codec()
     try:
         log.append(header)
@@ -372,53 +458,111 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str) 
             rules=cfg.rules if cfg.role == "host" else None,
             on_message=on_message,
         )
-        conn = Connection(
-            stream,
-            session,
-            timeout_s=cfg.timeout_s,
-            heartbeat_s=cfg.heartbeat_s,
-            fault_of=lambda ev: f"{ev.reason} [{ev.code}]" if isinstance(ev, wev.ProtocolViolation) else None,
-            is_finished=lambda: session.finished,
-        )
-        try:
-            await conn.run(lambda c: _match(c, session, cfg, result, log, peer_address, now))
-        except PeerFault as exc:  # the session logged the offending frame last, as evidence
-            raise NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}") from None
-        except (PeerGone, PeerTimeout) as exc:
-            raise NetplayError(EXIT_PEER_GONE, f"the peer is gone: {exc}") from None
-        except TransportError as exc:
-            raise NetplayError(EXIT_PEER_GONE, str(exc)) from None
-        except NetGameError as exc:
-            raise NetplayError(EXIT_ERROR, str(exc)) from None
-        except OSError as exc:
-            raise NetplayError(EXIT_ERROR, f"cannot write the match log {log.path}: {exc.strerror or exc}") from None
-    except NetplayError as exc:
-        result.log_path = log.path
-        exc.result = result  # type: ignore[attr-defined]
-        raise
-    finally:
+    except OSError as exc:
         log.close()
-    result.log_path = log.path
-    return result
+        raise NetplayError(EXIT_ERROR, f"cannot write the match log {log.path}: {exc.strerror or exc}") from None
+    return log, session, NetResult(log.path, 0 if cfg.role == "host" else 1)
 
 
 async def _match(
     conn: Connection, session: Session, cfg: NetConfig, result: NetResult, log: MatchLogFile,
-    peer_address: str, now: datetime,
-) -> None:
+    peer_address: str, now: datetime, rematch_of: NetResult | None, rematches_left: int,
+) -> bool:
+    """One match on ``session``; returns True when a rematch was agreed after it."""
     game = NetGame(conn, session, on_chat=lambda who, text: _print(cfg, f"[chat] {who}: {text}"),
                    on_note=lambda text: _print(cfg, f"note: {text}"))
     with single_errors():
         async with trio.open_nursery() as nursery:
             nursery.start_soon(game.pump)
-            await _match_steps(conn, session, cfg, result, log, peer_address, now, game)
-            conn.closing_ok = True
+            await _match_steps(conn, session, cfg, result, log, peer_address, now, game, rematch_of)
+            again = await _rematch(game, cfg, result, rematches_left)
+            if not again:
+                conn.closing_ok = True
             nursery.cancel_scope.cancel()
+    return again
+
+
+async def _rematch(game: NetGame, cfg: NetConfig, result: NetResult, rematches_left: int) -> bool:
+    """After the match: offer / accept a rematch (protocol/wire.md §9.4).
+
+    The AI (``--ai``) says yes while ``cfg.rematches`` allows, a person is asked
+    (``cfg.ask_rematch``, else a line prompt when there is a terminal), nobody else
+    wants one.  Declining is closing the connection.  Returns True once both sides
+    sent ``rematch`` (the session's ``RematchAgreed``), False if we declined or the
+    peer left (or declined) first.
+    """
+    session = game.session
+    peer = result.peer_name or "the peer"
+    peer_offered = session.chain is not None and (1 - session.seat) in session.chain.referee.rematch
+    closed = session.waiting_for()[1] == "nothing"
+    if closed:
+        return False
+
+    async def ask() -> bool:
+        if cfg.ask_rematch is not None:
+            return await cfg.ask_rematch(peer, peer_offered)
+        if cfg.ai is not None:
+            return rematches_left > 0
+        if cfg.confirm is None:
+            return False
+        question = f"{peer} offers a rematch; play again? [y/N] " if peer_offered else "rematch? [y/N] "
+        return await trio.to_thread.run_sync(cfg.confirm, question, abandon_on_cancel=True)
+
+    want = await _unless_closed(game, ask)
+    if not want:
+        if want is None:
+            _tell(game, cfg, f"{peer} left: no rematch")
+        return False
+    try:
+        await game.send(session.offer_rematch)
+    except (NetGameError, TransportError):
+        _tell(game, cfg, f"{peer} left: no rematch")
+        return False
+    if (1 - session.seat) not in (session.chain.referee.rematch if session.chain else ()):
+        _tell(game, cfg, f"rematch offered; waiting for {peer} (they may decline by leaving)")
+
+    async def agreed() -> bool:
+        await game.take(wev.RematchAgreed)
+        return True
+
+    got = await _unless_closed(game, agreed)
+    if not got:
+        _tell(game, cfg, f"{peer} declined the rematch")
+        return False
+    return True
+
+
+def _tell(game: NetGame, cfg: NetConfig, text: str) -> None:
+    """A note for the user: on the table when the UI runs (``game.on_note``), else printed."""
+    if game.on_note is not None:
+        game.on_note(text)
+    else:
+        _print(cfg, text)
+
+
+async def _unless_closed(game: NetGame, fn: Callable[[], Awaitable[bool]]) -> bool | None:
+    """``await fn()``, or None if the peer closes the connection first."""
+    got: list[bool | None] = []
+    with single_errors():
+        async with trio.open_nursery() as nursery:
+
+            async def run() -> None:
+                got.append(await fn())
+                nursery.cancel_scope.cancel()
+
+            async def closed() -> None:
+                await game.take(wev.ConnectionClosed)
+                got.append(None)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(run)
+            nursery.start_soon(closed)
+    return got[0] if got else None
 
 
 async def _match_steps(
     conn: Connection, session: Session, cfg: NetConfig, result: NetResult, log: MatchLogFile,
-    peer_address: str, now: datetime, game: NetGame,
+    peer_address: str, now: datetime, game: NetGame, rematch_of: NetResult | None = None,
 ) -> None:
     """The match in order: handshake and pinning, rules, trumps, the deals, the signed end."""
     seat = session.seat
@@ -426,13 +570,20 @@ async def _match_steps(
 
     hello = await game.take(wev.PeerHello)
     result.peer_name, result.peer_fingerprint = hello.name, hello.fingerprint
-    await _pin(cfg, hello, peer_address)
+    if rematch_of is None:
+        await _pin(cfg, hello, peer_address)
+    elif hello.fingerprint != rematch_of.peer_fingerprint:
+        raise NetplayError(EXIT_KEY_REFUSED, f"the rematch hello shows another key ({hello.fingerprint}) than "
+                           f"the match before ({rematch_of.peer_fingerprint}). Refused.")
     if cfg.log_path is None:
         log.rename(default_log_path(log.path.parent, cfg.role, now, hello.name))
         result.log_path = log.path
     await game.send(session.accept_key)
 
     if cfg.role == "host":
+        if rematch_of is None:
+            _print(cfg, f"proposed: {cfg.rules.describe() if cfg.rules else '?'}; waiting for {hello.name} "
+                   "to accept the rules ...")
         answer = await game.take(wev.RulesAgreed, wev.RulesRefused)
         if isinstance(answer, wev.RulesRefused):
             raise NetplayError(EXIT_RULES_REFUSED, f"{hello.name} refused the rules")
@@ -440,14 +591,22 @@ async def _match_steps(
         rules = answer.rules
     else:
         proposed = await game.take(wev.RulesProposed)
-        if not await _accept_rules(cfg, proposed.rules, hello.name):
+        if rematch_of is not None:
+            ok = rematch_of.rules is not None and proposed.rules == rematch_of.rules
+        else:
+            ok = await _accept_rules(cfg, proposed.rules, hello.name)
+        if not ok:
             await game.send(session.refuse_rules)
-            raise NetplayError(EXIT_RULES_REFUSED, f"you refused the rules of {hello.name}")
+            why = "other rules than the match before" if rematch_of is not None else "the rules"
+            raise NetplayError(EXIT_RULES_REFUSED, f"you refused {why} of {hello.name}")
         await game.send(session.accept_rules)
         rules = (await game.take(wev.RulesAgreed)).rules
+    result.rules = rules
     _print(cfg, f"rules: {rules.describe()}")
-    if cfg.on_ready is not None:
+    if rematch_of is None and cfg.on_ready is not None:
         cfg.on_ready(game, result)
+    elif rematch_of is not None and cfg.on_rematch is not None:
+        cfg.on_rematch(game, result)
 
     if seat == 0:
         mine = await _choose_trump(cfg, None)
@@ -469,7 +628,8 @@ async def _match_steps(
     remote = RemotePlayer(game, PlayerInfo(hello.name, "remote", hello.fingerprint))
     local = LocalSeat(ours, game)
     players = (local, remote) if seat == 0 else (remote, local)
-    runner = MatchRunner(rules, trumps, players, seed_source=game.seed)
+    runner = MatchRunner(rules, trumps, players, seed_source=game.seed, settle_deal=game.settle)
+    result.record = runner.record
     record = await runner.run()
     ended = await game.take(wev.MatchEnded)
     if ended.score_halves != record.score_halves():
@@ -624,6 +784,7 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         accept_new=bool(getattr(args, "accept_new", False)),
         confirm=confirm if interactive else None,
         ascii_only=bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None)),
+        rematches=max(0, int(getattr(args, "rematch", 0) or 0)),
     )
 
 
@@ -633,14 +794,22 @@ def _finish(cfg_out: TextIO, call: Callable[[], NetResult]) -> int:
     except NetplayError as exc:
         print(f"p2ptrumps: {exc}", file=sys.stderr)
         res: NetResult | None = getattr(exc, "result", None)
-        if res is not None and res.log_path is not None:
-            print(f"match log (kept): {res.log_path}", file=sys.stderr)
+        for path in log_paths(res):
+            print(f"match log (kept): {path}", file=sys.stderr)
         return exc.status
     except keystore.KeyStoreError as exc:
         print(f"p2ptrumps: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    print(f"match log: {result.log_path}", file=cfg_out, flush=True)
+    for path in log_paths(result):
+        print(f"match log: {path}", file=cfg_out, flush=True)
     return EXIT_OK
+
+
+def log_paths(result: NetResult | None) -> list[Path]:
+    """The log files of a connection: the first match's, then each rematch's (none known: [])."""
+    if result is None:
+        return []
+    return [r.log_path for r in [result, *result.rematches] if r.log_path is not None]
 
 
 def _run(args: argparse.Namespace, role: str) -> int:

@@ -20,10 +20,11 @@ import asyncio
 import contextlib
 import io
 import sys
+from collections.abc import Callable
 
 import trio
 
-from .netplay import EXIT_OK, NetConfig, NetplayError, NetResult, host, join
+from .netplay import EXIT_OK, NetConfig, NetplayError, NetResult, host, join, log_paths
 from .record import PlayerInfo
 from .remote import NetGame
 from .transport import TransportError
@@ -44,6 +45,10 @@ async def _main(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
                                waiting_text="{name} is thinking…"))
     ui_wanted = asyncio.Event()
     human: list[HumanPlayer] = []
+    games: list[NetGame] = []  # the current match's game (a rematch replaces it)
+    app_done: list[bool] = []
+    log_files: list[str] = []  # each match's log, in order (a rematch adds one)
+    pending: list[Callable[[bool], None]] = []
 
     def on_ready(game: NetGame, result: NetResult) -> None:
         me, peer = cfg.name, result.peer_name or "peer"
@@ -52,28 +57,67 @@ async def _main(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
         table.set_opponent_detail(f"key {result.peer_fingerprint}")
         table.set_connection("connected")
         table.record_path = str(result.log_path)
+        log_files.append(str(result.log_path))
         player = HumanPlayer(table, PlayerInfo(me, "human"))
         sink = table.intent_sink
+        trio_token = trio.lowlevel.current_trio_token()
 
         def route(intent: Intent) -> None:
             if isinstance(intent, ChatSend):
-                trio_token.run_sync_soon(_chat, game, intent.text)
+                trio_token.run_sync_soon(_chat, games[-1], intent.text)
                 table.add_chat(me, intent.text)
             elif sink is not None:
                 sink(intent)
 
-        trio_token = trio.lowlevel.current_trio_token()
         table.intent_sink = route
-        game.on_chat = table.add_chat
-        game.on_note = lambda text: table.show_message(text, "info")
+        games.append(game)
+        _hook(game)
         human.append(player)
         cfg.out = io.StringIO()  # the full screen owns the terminal from now on
         ui_wanted.set()
+
+    def _hook(game: NetGame) -> None:
+        game.on_chat = table.add_chat
+        game.on_note = lambda text: table.show_message(text, "info")
+
+    def on_rematch(game: NetGame, result: NetResult) -> None:
+        games.append(game)
+        _hook(game)
+        table.record_path = str(result.log_path)
+        log_files.append(str(result.log_path))
+        table.new_match()
+        table.show_message(f"Rematch agreed: a new match, logged to {result.log_path}")
+
+    async def ask_rematch(peer: str, offered: bool) -> bool:
+        if app_done:
+            return False
+        answer: list[bool] = []
+        answered = trio.Event()
+        token = trio.lowlevel.current_trio_token()
+
+        def reply(value: bool) -> None:  # runs on the UI side (a key) or at the app's end
+            if not answer:
+                answer.append(value)
+                with contextlib.suppress(trio.RunFinishedError):
+                    token.run_sync_soon(answered.set)
+
+        pending.append(reply)
+        question = f"{peer} offers a rematch. Play again?" if offered else f"Offer {peer} a rematch?"
+        table.ask_question(question, lambda: reply(True), lambda: reply(False))
+        try:
+            await answered.wait()
+        finally:
+            if not answer:
+                table.close_question()  # cancelled: e.g. the peer left meanwhile
+            pending.remove(reply)
+        return answer[0]
 
     async def choose_trump(taken: int | None) -> int:
         return await human[0].choose_trump(taken)
 
     cfg.on_ready = on_ready
+    cfg.on_rematch = on_rematch
+    cfg.ask_rematch = ask_rematch
     cfg.choose_trump_fn = choose_trump
     cfg.make_player = lambda c, seat: human[0]
     cfg.headless = False
@@ -98,21 +142,24 @@ async def _main(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
     finally:
         if quit_result is QuitResult.QUIT:
             guest.cancel()
+        app_done.append(True)
+        for reply in list(pending):  # the person left the end screen: no rematch
+            reply(False)
         try:
             result = await guest.wait()
         except GuestCancelled:
-            print("you left the match; the match log is kept", file=sys.stderr)
-            if table.record_path:
-                print(f"match log (kept): {table.record_path}", file=sys.stderr)
+            print("you left the match; the match logs are kept", file=sys.stderr)
+            for path in log_files:
+                print(f"match log (kept): {path}", file=sys.stderr)
             return 130
         except NetplayError as exc:
             print(f"p2ptrumps: {exc}", file=sys.stderr)
-            res = getattr(exc, "result", None)
-            if res is not None and res.log_path is not None:
-                print(f"match log (kept): {res.log_path}", file=sys.stderr)
+            for kept in log_paths(getattr(exc, "result", None)):
+                print(f"match log (kept): {kept}", file=sys.stderr)
             return exc.status
     print(f"Score: {describe_score(table)}")
-    print(f"match log: {result.log_path}")
+    for done_log in log_paths(result):
+        print(f"match log: {done_log}")
     return EXIT_OK
 
 

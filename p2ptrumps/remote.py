@@ -28,20 +28,19 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from typing import TypeVar
 
 import trio
 
-from .match import Action, DealInterrupted, DealStarted, Event, MovePlayed, OfferDraw, Player, Resign
-from .match import DealEnded as MatchDealEnded
+from .match import Action, DealInterrupted, DealStarted, Event, OfferDraw, Player, Resign
 from .record import PlayerInfo
-from .rules import Outcome, Position
+from .rules import Move, Outcome, Position
 from .transport import Connection, single_errors
 from .wire.errors import LocalProtocolError
 from .wire.events import (
     ChatReceived,
     CommitDue,
-    ConnectionClosed,
     DealReady,
     DrawAnswered,
     DrawOffered,
@@ -51,10 +50,17 @@ from .wire.events import (
     Resigned,
     RevealDue,
 )
+from .wire.events import DealEnded as DealEndedWire
 from .wire.events import Event as WireEvent
+from .wire.messages import MoveMsg
 from .wire.session import Session
 
 E = TypeVar("E")
+
+
+def in_deal(deal: int) -> Callable[[object], bool]:
+    """A ``where`` filter for :meth:`NetGame.take`: events of deal ``deal`` only."""
+    return lambda ev: getattr(ev, "deal", None) == deal
 
 
 class NetGameError(RuntimeError):
@@ -88,6 +94,14 @@ class NetGame:
         self._arrived = trio.Event()
         self.deals: dict[int, DealReady] = {}
         self.events_seen = 0
+        #: The deal the match loop is playing (deal-scoped peer events are taken only for it).
+        self.current_deal = 0
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """Display names of seat 0 and seat 1 (from the hellos)."""
+        me, peer = self.session.name, self.session.peer_name or "peer"
+        return (me, peer) if self.seat == 0 else (peer, me)
 
     @property
     def seat(self) -> int:
@@ -106,8 +120,12 @@ class NetGame:
                 if self.on_chat is not None:
                     self.on_chat(self.session.peer_name or "peer", ev.text)
                 continue
-            if isinstance(ev, (CommitDue, RevealDue, ProtocolViolation, ConnectionClosed, RematchOffered)):
-                continue  # commit/reveal are given early; faults and closing are the transport's
+            if isinstance(ev, RematchOffered):
+                if self.on_note is not None:
+                    self.on_note(f"{self.session.peer_name or 'the peer'} offers a rematch")
+                continue
+            if isinstance(ev, (CommitDue, RevealDue, ProtocolViolation)):
+                continue  # commit/reveal are given early; faults are the transport's
             self._queue.append(ev)  # type: ignore[arg-type]
             self._arrived.set()
             self._arrived = trio.Event()
@@ -137,8 +155,75 @@ class NetGame:
         try:
             intent()
         except LocalProtocolError as exc:
+            if self.conn.error is not None:  # the connection died first: that is the real cause
+                raise self.conn.error from None
             raise NetGameError(f"the session refused our action: {exc}") from exc
         await self.conn.send_pending()
+
+    async def send_in_deal(self, intent: Callable[[], None], deal: int) -> None:
+        """Like :meth:`send` for an action in deal ``deal`` (a move, resignation, draw offer
+        or answer).  If the session refuses it because the chain has already ended that
+        deal (the peer's resignation or accepted draw arrived, and crossed or preceded
+        our action), :class:`~p2ptrumps.match.DealInterrupted` with the chain's outcome
+        is raised instead: the match loop then follows the chain.
+
+        Raises:
+            DealInterrupted: the deal is over in the chain (resignation / agreed draw).
+            NetGameError: the session refused it for another reason (a bug on our side).
+            TransportError: the connection failed.
+        """
+        try:
+            intent()
+        except LocalProtocolError as exc:
+            if self.conn.error is not None:
+                raise self.conn.error from None
+            outcome = self.chain_outcome(deal)
+            if outcome is not None and outcome.reason in ("resign", "agreed-draw"):
+                if self.on_note is not None:
+                    self.on_note(f"not sent: {exc}; the deal ended first ({outcome.describe(self.names)})")
+                raise DealInterrupted(outcome) from None
+            raise NetGameError(f"the session refused our action: {exc}") from exc
+        await self.conn.send_pending()
+
+    def chain_outcome(self, deal: int) -> Outcome | None:
+        """The outcome of deal ``deal`` in the signed chain, None while it is being played
+        (or not dealt yet)."""
+        chain = self.session.chain
+        if chain is None:
+            return None
+        for info in chain.referee.deals:
+            if info.number == deal:
+                return info.outcome
+        return None
+
+    def chain_moves(self, deal: int) -> list[Move]:
+        """The moves of deal ``deal`` in the signed chain, in chain order."""
+        chain = self.session.chain
+        if chain is None:
+            return []
+        return [e.body.move for e in chain.entries if isinstance(e.body, MoveMsg) and e.body.deal == deal]
+
+    async def settle(self, number: int, moves: list[Move], outcome: Outcome) -> tuple[list[Move], Outcome]:
+        """``settle_deal`` for :class:`~p2ptrumps.match.MatchRunner`: wait until both sides
+        have signed the end of deal ``number`` (the session's ``DealEnded``) and return
+        the deal's moves and outcome as the chain holds them -- the truth both logs
+        share.  They differ from the match loop's ``moves``/``outcome`` only when a
+        message of ours was dropped because the peer's resignation crossed it
+        (protocol/wire.md §8.3); the user is told.  Events of that deal still queued
+        (a resignation the loop never needed) are discarded.
+
+        Raises:
+            TransportError: the connection failed while waiting.
+        """
+        ended = await self.take(DealEndedWire, where=lambda e: e.number == number)
+        chain_moves = self.chain_moves(number)
+        self._queue = deque(e for e in self._queue if getattr(e, "deal", None) != number)
+        if (chain_moves, ended.outcome) != (moves, outcome) and self.on_note is not None:
+            extra = moves[len(chain_moves):] if moves[: len(chain_moves)] == chain_moves else []
+            why = f"your move {' '.join(m.code for m in extra)} crossed the peer's message and was not played; " \
+                if extra else ""
+            self.on_note(f"deal {number}: {why}the signed result is {ended.outcome.describe(self.names)}")
+        return chain_moves, ended.outcome
 
     # ----- the seed source --------------------------------------------------------------
 
@@ -146,6 +231,7 @@ class NetGame:
         """``seed_source`` for :class:`~p2ptrumps.match.MatchRunner`: commit to a fresh
         ``os.urandom(32)`` secret for deal ``number``, reveal it when due, and return
         the 32-byte seed once both reveals are in (``DealReady``)."""
+        self.current_deal = number
         secret = os.urandom(32)
         await self.send(lambda: self.session.commit(secret))
         await self.send(self.session.reveal)
@@ -175,6 +261,9 @@ class RemotePlayer:
     Args:
         game: the :class:`NetGame` of the connection.
         info: the peer's name, ``kind="remote"`` and fingerprint.
+
+    Our own seat's actions are sent by :class:`LocalSeat` (before the match loop
+    applies them); this class only waits for the peer's and checks each deal.
     """
 
     def __init__(self, game: NetGame, info: PlayerInfo) -> None:
@@ -186,13 +275,14 @@ class RemotePlayer:
         return 1 - self.game.seat
 
     async def choose_move(self, position: Position, seat: int) -> Action:
-        """Wait for the peer's move, resignation or draw offer (unlimited time: the
-        transport's heartbeats tell a thinking peer from a vanished one).
+        """Wait for the peer's move, resignation or draw offer in the current deal
+        (unlimited time: the transport's heartbeats tell a thinking peer from a vanished one).
 
         Raises:
             TransportError: the connection failed.
         """
-        ev = await self.game.take(MoveReceived, Resigned, DrawOffered)
+        deal = self.game.current_deal
+        ev = await self.game.take(MoveReceived, Resigned, DrawOffered, where=in_deal(deal))
         if isinstance(ev, MoveReceived):
             return ev.move
         if isinstance(ev, Resigned):
@@ -200,37 +290,20 @@ class RemotePlayer:
         return OfferDraw()
 
     async def observe(self, event: Event) -> None:
-        """Send our seat's moves and resignation to the peer; check each deal against the session."""
-        game = self.game
+        """Check each deal the match loop starts against the session's deal."""
         if isinstance(event, DealStarted):
-            game.check_deal(event)
-        elif isinstance(event, MovePlayed) and event.seat == game.seat:
-            move = event.move
-            try:
-                game.session.play(move)
-            except LocalProtocolError as exc:
-                # The peer's resignation crossed our move: the deal is over for the session,
-                # and the queued Resigned event ends it for the match loop too.
-                if game.on_note is not None:
-                    game.on_note(f"our move {move.code} was not sent: {exc}")
-                return
-            await game.conn.send_pending()
-        elif (
-            isinstance(event, MatchDealEnded)
-            and event.outcome.reason == "resign"
-            and event.outcome.winner == self.my_seat
-        ):
-            await game.send(game.session.resign)
+            self.game.check_deal(event)
 
     async def accept_draw(self, position: Position, seat: int) -> bool:
         """Offer the peer a draw (our player asked for one) and wait for the answer.
 
         Raises:
-            DealInterrupted: the peer resigned instead of answering.
+            DealInterrupted: the peer resigned instead of answering (or before our offer).
         """
         game = self.game
-        await game.send(game.session.offer_draw)
-        ev = await game.take(DrawAnswered, Resigned)
+        deal = game.current_deal
+        await game.send_in_deal(game.session.offer_draw, deal)
+        ev = await game.take(DrawAnswered, Resigned, where=in_deal(deal))
         if isinstance(ev, Resigned):
             raise DealInterrupted(Outcome(game.seat, "resign"))
         assert isinstance(ev, DrawAnswered)
@@ -243,6 +316,13 @@ class LocalSeat:
     Args:
         inner: the player.
         game: the :class:`NetGame` of the connection.
+
+    Each move or resignation of the inner player is handed to the session (signed,
+    logged, sent) *before* it is returned to the match loop; if the chain has
+    already ended the deal (the peer resigned or a draw was agreed), the match loop
+    is interrupted with the chain's outcome instead.  A move the session placed
+    but later had to drop (the host's resignation crossed it, protocol/wire.md
+    §8.3) is taken back when the deal is settled (:meth:`NetGame.settle`).
     """
 
     def __init__(self, inner: Player, game: NetGame) -> None:
@@ -257,19 +337,27 @@ class LocalSeat:
         Raises:
             DealInterrupted: the peer resigned, or a draw was agreed.
         """
+        game = self.game
+        deal = game.current_deal
         while True:
             got = await self._race(position, seat)
-            if not isinstance(got, (Resigned, DrawOffered)):
-                return got
             if isinstance(got, Resigned):
                 raise DealInterrupted(Outcome(seat, "resign"))
-            if await self.accept_draw(position, seat):
-                raise DealInterrupted(Outcome(None, "agreed-draw"))
+            if isinstance(got, DrawOffered):
+                if await self.accept_draw(position, seat):
+                    raise DealInterrupted(Outcome(None, "agreed-draw"))
+                continue
+            if isinstance(got, Move):
+                await game.send_in_deal(partial(game.session.play, got), deal)
+            elif isinstance(got, Resign):
+                await game.send_in_deal(game.session.resign, deal)
+            return got
 
     async def _race(self, position: Position, seat: int) -> Action | Resigned | DrawOffered:
         """The inner player's action, or the peer's resignation / draw offer if it comes first
         (the inner player is then cancelled; a peer event is never dropped)."""
         got: list[Action | Resigned | DrawOffered] = []
+        deal = self.game.current_deal
         with single_errors():
             async with trio.open_nursery() as nursery:
 
@@ -278,7 +366,7 @@ class LocalSeat:
                     nursery.cancel_scope.cancel()
 
                 async def watcher() -> None:
-                    got.append(await self.game.take(Resigned, DrawOffered))
+                    got.append(await self.game.take(Resigned, DrawOffered, where=in_deal(deal)))
                     nursery.cancel_scope.cancel()
 
                 nursery.start_soon(mover)
@@ -290,7 +378,11 @@ class LocalSeat:
         await self.inner.observe(event)
 
     async def accept_draw(self, position: Position, seat: int) -> bool:
-        """Ask the inner player about the peer's draw offer and send the answer."""
+        """Ask the inner player about the peer's draw offer and send the answer.
+
+        Raises:
+            DealInterrupted: the deal ended in the chain before the answer could be sent.
+        """
         answer = await self.inner.accept_draw(position.copy(), seat)
-        await self.game.send(lambda: self.game.session.answer_draw(answer))
+        await self.game.send_in_deal(partial(self.game.session.answer_draw, answer), self.game.current_deal)
         return answer

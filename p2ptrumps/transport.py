@@ -276,6 +276,27 @@ class Connection:
                 raise self.error or PeerGone("send failed") from None
             self.bytes_sent += len(data)
 
+    def switch_session(self, session: SessionLike, trailing_data: bytes) -> None:
+        """Go on with a new ``session`` on the same stream (a rematch, protocol/wire.md §9.4).
+
+        ``trailing_data`` -- the bytes that followed the old session's last message
+        (its ``trailing_data``) -- is fed to the new session first; its events are
+        queued as usual and the match is no longer over (:attr:`closing_ok` False).
+        Call :meth:`send_pending` afterwards to send the new hello.  Raises
+        :class:`PeerFault` if the trailing bytes are a protocol fault.
+        """
+        self.session = session
+        self._closing_ok = False
+        if trailing_data:
+            try:
+                session.receive_data(trailing_data)
+            except self._remote_errors as exc:
+                self._fail(PeerFault(str(exc)))
+                raise self.error or PeerFault(str(exc)) from None
+            self._drain_events()
+            if self.error is not None:
+                raise self.error
+
     async def run(self, body: Callable[[Connection], Awaitable[T]]) -> T:
         """Run ``await body(self)`` with the reader, heartbeat and watchdog beside it.
 

@@ -7,6 +7,9 @@ search sees both hands.  Features:
   depth, a bound and the best move, tried first on the next visit;
 * move ordering: the table's move, then history scores of moves that cut off,
   then a static guess (second cards the opponent cannot beat, cheap beating cards);
+* forward pruning: below the root, only the best-guessed ``BRANCH`` moves are
+  searched while the side to move holds more than ``FULL_WIDTH_CARDS`` cards
+  (endgames are searched in full);
 * late move reductions: after the first few moves, a move is first searched one
   ply shallower with a null window and searched again only if it looks better;
 * forced moves (a single legal move, e.g. a pick-up when nothing beats) do not use
@@ -35,7 +38,9 @@ WIN = 1_000_000
 WIN_BOUND = WIN - 10_000
 INF = 10 * WIN
 MAX_PLY = 400
-NEW_ITERATION_BEFORE = 0.5  # start another iteration only before this share of the budget
+NEW_ITERATION_BEFORE = 0.8  # start another iteration only before this share of the budget
+BRANCH = 12  # below the root, only the BRANCH best-guessed moves are searched ...
+FULL_WIDTH_CARDS = 6  # ... unless the side to move holds at most this many cards
 LMR_AFTER = 6  # moves after the first LMR_AFTER are searched one ply shallower first
 
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -56,7 +61,8 @@ class SearchResult:
         depth: the deepest completed iteration, in plies (0 when the move was forced
             or an immediate win).
         nodes: positions visited.
-        exact: the value is proven (no leaf was cut off by the depth limit).
+        exact: the value is proven (no leaf was cut off by the depth limit and no
+            move was pruned).
     """
 
     move: int
@@ -74,6 +80,7 @@ class _Searcher:
         self.history: dict[int, int] = {}
         self.nodes = 0
         self.horizon = False
+        self.pruned = False
 
     def scored(self) -> list[tuple[int, int]]:
         """``(guess, move)`` for every legal move of the seat to move (unsorted)."""
@@ -151,6 +158,9 @@ class _Searcher:
         if tt_move is not None and moves[0] != tt_move and tt_move in moves:
             moves.remove(tt_move)
             moves.insert(0, tt_move)
+        if len(moves) > BRANCH and s.hands[p].bit_count() > FULL_WIDTH_CARDS:
+            del moves[BRANCH:]
+            self.pruned = True
         child_depth = depth - 1 if len(moves) > 1 else depth
         alpha0 = alpha
         best = -INF
@@ -218,8 +228,9 @@ def search(state: Lean, budget_s: float, rng: random.Random, max_depth: int = 64
 
     Args:
         state: a deal not yet over (restored to the same state on return).
-        budget_s: seconds of thinking; iterative deepening stops when they run out
-            or a new iteration is unlikely to finish (it has used over half already).
+        budget_s: seconds of thinking; iterative deepening stops when they run out,
+            or before a new iteration once ``NEW_ITERATION_BEFORE`` of them are used
+            (it would be unlikely to finish), or when the value is proven.
         rng: shuffles the root moves, so that equal moves are chosen at random.
         max_depth: deepest iteration, in plies.
     Raises:
@@ -257,7 +268,7 @@ def search(state: Lean, budget_s: float, rng: random.Random, max_depth: int = 64
             break
         depth_done = depth
         if not searcher.horizon or abs(value) > WIN_BOUND:
-            exact = not searcher.horizon
+            exact = not searcher.horizon and not searcher.pruned
             break
         if time.perf_counter() - start > budget_s * NEW_ITERATION_BEFORE:
             break

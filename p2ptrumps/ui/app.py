@@ -441,8 +441,12 @@ class TableApp:
             expect = "Choose your own trump suit."
         elif s.mode in (Mode.TURN, Mode.SECOND) and s.position is not None:
             expect = expect_text(s.position, s.my_seat, s.pending_beat if s.mode == Mode.SECOND else None)
-        elif s.mode == Mode.WAIT:
+        elif s.mode == Mode.WAIT or (
+                s.mode == Mode.IDLE and s.position is not None and s.position.outcome is None
+                and s.position.to_move != s.my_seat):
             expect = self.options.waiting_text.format(name=self.opponent_name)
+        elif s.mode == Mode.IDLE and s.position is None and s.connection:
+            expect = f"Waiting for {self.opponent_name}…"
         elif s.mode == Mode.DEAL_END:
             expect = "Deal over. Enter starts the next deal."
         elif s.mode == Mode.MATCH_END:
@@ -476,7 +480,7 @@ class TableApp:
             items = ["Enter leave"]
         else:
             items = ["q quit"]
-        if o.allow_chat and s.mode not in (Mode.MATCH_END,) and s.prompt_kind is None:
+        if o.allow_chat and s.mode not in (Mode.MATCH_END, Mode.TRUMP) and s.prompt_kind is None:
             items.insert(-1, "c chat")
         return items
 
@@ -567,6 +571,34 @@ class TableApp:
             on_yes=lambda: self._send(DrawAnswer(True)),
             on_no=lambda: self._send(DrawAnswer(False)),
         )
+        self.invalidate()
+
+    def ask_question(self, question: str, on_yes: Callable[[], None], on_no: Callable[[], None]) -> None:
+        """Open a y/n dialog over whatever is shown (e.g. the rematch offer at the end of a
+        networked match); ``on_yes``/``on_no`` run on the UI side when the person answers
+        (Esc is no).  Replaces an open dialog."""
+        self.state.help_open = False
+        self.state.confirm = _Confirm(question, on_yes=on_yes, on_no=on_no)
+        self.invalidate()
+
+    def new_match(self) -> None:
+        """Clear the table for another match with the same players (a networked rematch):
+        no position, score 0 : 0, back from the end screen."""
+        s = self.state
+        s.position = None
+        s.trumps = None
+        s.history = []
+        s.deal_number = 0
+        s.score_halves = (0, 0)
+        s.end = None
+        s.mode = Mode.IDLE
+        s.selected = None
+        s.pending_beat = None
+        self.invalidate()
+
+    def close_question(self) -> None:
+        """Close the open y/n dialog without answering it (e.g. the peer left meanwhile)."""
+        self.state.confirm = None
         self.invalidate()
 
     def show_event(self, event: Event) -> None:

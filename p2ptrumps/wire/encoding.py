@@ -79,11 +79,30 @@ def unpack(data: bytes) -> Any:
         raise RemoteProtocolError("garbage-frame", "a msgpack str is not valid UTF-8") from None
     except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
         raise RemoteProtocolError("garbage-frame", f"not a msgpack value ({exc.__class__.__name__}: {exc})") from None
-    _check_types(value, 0, local=False)
+    _check_received(value, 0)
     again = msgpack.packb(value, use_bin_type=True)
     if again != data:
         raise NonCanonical(_first_difference(data, again))
     return value
+
+
+_SCALARS = (type(None), bool, int, str, bytes)
+
+
+def _check_received(value: Any, depth: int) -> None:
+    """:func:`_check_types` for decoded values, faster: exact types only (what msgpack returns)."""
+    if type(value) is not list:
+        _check_types(value, depth, local=False)
+        return
+    if depth > MAX_DEPTH:
+        raise NonCanonical(f"nesting deeper than {MAX_DEPTH} is not allowed")
+    inner = depth + 1
+    for v in value:
+        t = type(v)
+        if t is list:
+            _check_received(v, inner)
+        elif t not in _SCALARS or inner > MAX_DEPTH:
+            _check_types(v, inner, local=False)  # raises, naming what is wrong
 
 
 def _check_types(value: Any, depth: int, local: bool) -> None:

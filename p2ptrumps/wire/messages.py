@@ -473,6 +473,14 @@ class Signed:
         return self.body.KIND
 
     def unsigned(self) -> bytes:
+        """The bytes the signature covers after the tags: ``pack`` of the array without ``sig``.
+
+        Cut from :attr:`payload` (canonical: a fixarray of 8 ending in a 64-byte bin8),
+        not re-encoded: the header ``0x98`` becomes ``0x97`` and the last 66 bytes go.
+        """
+        p = self.payload
+        if p[:1] == b"\x98" and p[-66:-64] == b"\xc4\x40":
+            return b"\x97" + p[1:-66]
         return unsigned_bytes(self.game, self.seat, self.seq, self.prev, self.body)
 
 
@@ -491,7 +499,10 @@ def build_signed(gid: bytes, seat: int, seq: int, prev: bytes, body: Body, sign:
     game = gid[:8]
     unsigned = unsigned_bytes(game, seat, seq, prev, body)
     sig: bytes = sign(signing_input(gid, unsigned))
-    payload = encoding.pack(["msg", game, seat, seq, prev, body.KIND, body.fields(), sig])
+    if len(sig) != 64 or unsigned[:1] != b"\x97":
+        raise ValueError("an Ed25519 signature is 64 bytes")
+    # The same array with sig appended: fixarray 7 -> fixarray 8, then bin8 of 64 bytes.
+    payload = b"\x98" + unsigned[1:] + b"\xc4\x40" + sig
     return Signed(game, seat, seq, prev, body, sig, payload, message_hash(payload))
 
 

@@ -103,9 +103,9 @@ def make_side(
 def act(side: Side) -> None:
     """Let the script act on what the session waits for (no-op if nothing is due from it)."""
     s, sc = side.session, side.script
-    if s.finished or sc.paused:
-        return
     seat, what = s.waiting_for()
+    if sc.paused or (s.finished and what != "rematch"):  # a finished match may still be rematched
+        return
     if seat == s.seat:
         if what == "trump":
             taken = s.chain.referee.trumps[0] if s.chain is not None else None
