@@ -1,8 +1,20 @@
-"""Engine speed: random-playout turns per second through Position and through the AI's Lean state.
+"""Engine speed: random-playout decisions per second through Position and through the AI's Lean state.
 
-A *decision* is one turn of a random playout: list the legal moves, pick one at
-random, apply it.  Both engines play the same deals with the same kind of
-random choices; the figure is decisions per second of wall time (one core).
+A *decision* is one turn of a random playout: choose a uniformly random legal
+move for the seat to move and apply it, with every rule checked on the way
+(going out and the both-out draw, the repetition count of RULES.md §7, the
+turn limit).  All rows play the same 36-card deals (default rules) from the
+start to the end; the figure is decisions per second of wall time on one core.
+
+Rows:
+
+* ``Position``: the reference engine, ``legal_moves()`` then ``push_unchecked``;
+* ``Lean list``: ``Lean.moves()`` (the list of every legal move) then ``make``;
+* ``Lean count``: the move drawn by counting (no list) then ``make`` (undoable);
+* ``Lean playout``: :func:`~p2ptrumps.ai.lean.random_playout`, the whole playout
+  in one loop (no undo information);
+* ``make+unmake``: search-like use, every legal move made and taken back at
+  each turn (per second of make+unmake pairs, not decisions).
 
 Usage: python bench/engine_speed.py [--deals N] [--seed S]
 """
@@ -13,18 +25,22 @@ import argparse
 import random
 import time
 
-from p2ptrumps.ai.lean import NONE, PICKUP, Lean, bits
-from p2ptrumps.rules import RuleSet
+from p2ptrumps.ai.lean import NONE, PICKUP, Lean, bits, random_playout
+from p2ptrumps.rules import Position, RuleSet
 from p2ptrumps.shuffle import start_position
+
+
+def starts(deals: int, seed: int) -> list[Position]:
+    return [start_position(seed.to_bytes(4, "big") + i.to_bytes(4, "big"), RuleSet(), (i % 4, (i + 1) % 4), i % 2)
+            for i in range(deals)]
 
 
 def bench_position(deals: int, seed: int) -> tuple[int, float]:
     rng = random.Random(seed)
-    starts = [start_position(seed.to_bytes(4, "big") + i.to_bytes(4, "big"), RuleSet(), (i % 4, (i + 1) % 4), i % 2)
-              for i in range(deals)]
+    positions = starts(deals, seed)
     t0 = time.perf_counter()
     turns = 0
-    for p in starts:
+    for p in positions:
         while p.outcome is None:
             p.push_unchecked(rng.choice(p.legal_moves()))
             turns += 1
@@ -33,11 +49,10 @@ def bench_position(deals: int, seed: int) -> tuple[int, float]:
 
 def bench_lean(deals: int, seed: int) -> tuple[int, float]:
     rng = random.Random(seed)
-    starts = [Lean(start_position(seed.to_bytes(4, "big") + i.to_bytes(4, "big"), RuleSet(), (i % 4, (i + 1) % 4),
-                                  i % 2)) for i in range(deals)]
+    states = [Lean(p) for p in starts(deals, seed)]
     t0 = time.perf_counter()
     turns = 0
-    for s in starts:
+    for s in states:
         while s.result is None:
             s.make(rng.choice(s.moves()))
             turns += 1
@@ -67,25 +82,33 @@ def random_move(s: Lean, rng: random.Random) -> int:
 
 def bench_lean_counted(deals: int, seed: int) -> tuple[int, float]:
     rng = random.Random(seed)
-    starts = [Lean(start_position(seed.to_bytes(4, "big") + i.to_bytes(4, "big"), RuleSet(), (i % 4, (i + 1) % 4),
-                                  i % 2)) for i in range(deals)]
+    states = [Lean(p) for p in starts(deals, seed)]
     t0 = time.perf_counter()
     turns = 0
-    for s in starts:
+    for s in states:
         while s.result is None:
             s.make(random_move(s, rng))
             turns += 1
     return turns, time.perf_counter() - t0
 
 
+def bench_playout(deals: int, seed: int) -> tuple[int, float]:
+    rng = random.Random(seed)
+    states = [Lean(p) for p in starts(deals, seed)]
+    t0 = time.perf_counter()
+    turns = 0
+    for s in states:
+        turns += random_playout(s, rng)
+    return turns, time.perf_counter() - t0
+
+
 def bench_lean_make_unmake(deals: int, seed: int) -> tuple[int, float]:
     """Search-like use: at every turn make and unmake every legal move, then play a random one."""
     rng = random.Random(seed)
-    starts = [Lean(start_position(seed.to_bytes(4, "big") + i.to_bytes(4, "big"), RuleSet(), (i % 4, (i + 1) % 4),
-                                  i % 2)) for i in range(deals)]
+    states = [Lean(p) for p in starts(deals, seed)]
     t0 = time.perf_counter()
     made = 0
-    for s in starts:
+    for s in states:
         while s.result is None:
             moves = s.moves()
             for m in moves:
@@ -101,18 +124,18 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    n_pos, t_pos = bench_position(args.deals, args.seed)
-    n_lean, t_lean = bench_lean(args.deals, args.seed)
-    n_c, t_c = bench_lean_counted(args.deals, args.seed)
+    print(f"random playouts of {args.deals} deals (36 cards, default rules); "
+          "decision = choose a uniformly random legal move and apply it")
+    base = 0.0
+    for name, fn in (("Position", bench_position), ("Lean list", bench_lean), ("Lean count", bench_lean_counted),
+                     ("Lean playout", bench_playout)):
+        n, t = fn(args.deals, args.seed)
+        rate = n / t
+        base = base or rate
+        print(f"  {name:13} {n:8d} turns in {t:6.2f} s = {rate:10,.0f} decisions/s  "
+              f"(x{rate / base:4.1f}; {n / args.deals:.1f} turns per deal)")
     n_mu, t_mu = bench_lean_make_unmake(max(1, args.deals // 10), args.seed)
-    print(f"random playouts of {args.deals} deals (36 cards, default rules)")
-    print(f"  Position: {n_pos} turns in {t_pos:.2f} s = {n_pos / t_pos:,.0f} decisions/s "
-          f"({n_pos / args.deals:.1f} turns per deal)")
-    print(f"  Lean:     {n_lean} turns in {t_lean:.2f} s = {n_lean / t_lean:,.0f} decisions/s "
-          f"({n_lean / args.deals:.1f} turns per deal)")
-    print(f"  ratio Lean / Position: {(n_lean / t_lean) / (n_pos / t_pos):.2f}")
-    print(f"  Lean, move drawn by counting (no move list): {n_c} turns in {t_c:.2f} s = {n_c / t_c:,.0f} decisions/s")
-    print(f"  Lean make+unmake of every legal move: {n_mu / t_mu:,.0f} per second")
+    print(f"  make+unmake of every legal move: {n_mu / t_mu:,.0f} pairs per second")
 
 
 if __name__ == "__main__":

@@ -84,8 +84,15 @@ class Card(int):
         """
         raw = text
         s = text.strip()
+        if parse_rank(s.upper()) is not None:
+            r = s.upper()
+            raise CardParseError(f"{raw!r} is not a card: the suit is missing (rank then suit, like {r}H or {r}♥)")
         if len(s) < 2:
             raise CardParseError(f"{raw!r} is not a card: expected rank then suit, like 10H, TH or 10♥")
+        if parse_suit_char(s[0]) is not None and parse_rank(s[1:].strip().upper()) is not None:
+            raise CardParseError(
+                f"{raw!r} is not a card: write the rank then the suit, like {s[1:].strip().upper()}{s[0]}"
+            )
         rank_part, suit_part = s[:-1].strip(), s[-1]
         suit = parse_suit_char(suit_part)
         if suit is None:
@@ -94,6 +101,8 @@ class Card(int):
             )
         rank = parse_rank(rank_part)
         if rank is None:
+            if (run := _split_run(s)) is not None:
+                raise CardParseError(f"{raw!r} is not a card: put a space between cards, like {' '.join(run)}")
             raise CardParseError(
                 f"{raw!r} is not a card: {rank_part!r} is not a rank (use 2-10, T, J, Q, K, A)"
             )
@@ -138,6 +147,22 @@ _SUIT_BY_CHAR.update({c: i for i, c in enumerate("♧♢♡♤")})
 _RANK_BY_TEXT = {c: i + 2 for i, c in enumerate(RANK_CHARS)}
 _RANK_BY_TEXT.update({c.lower(): i + 2 for i, c in enumerate(RANK_CHARS)})
 _RANK_BY_TEXT["10"] = 10
+
+
+def _split_run(text: str) -> list[str] | None:
+    """Cards written without spaces (``"8H9C"`` -> ``["8H", "9C"]``), or None if ``text``
+    is not two or more card codes run together."""
+    for size in (2, 3):
+        head, rest = text[:size], text[size:]
+        if len(head) < 2 or not rest:
+            continue
+        if parse_suit_char(head[-1]) is None or parse_rank(head[:-1]) is None:
+            continue
+        if parse_suit_char(rest[-1]) is not None and parse_rank(rest[:-1]) is not None:
+            return [head, rest]
+        if (more := _split_run(rest)) is not None:
+            return [head, *more]
+    return None
 
 
 def parse_suit_char(ch: str) -> int | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -57,6 +58,37 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value
+
+
+def port_arg(text: str) -> int:
+    """argparse type: a TCP port 0..65535 (0: any free port)."""
+    from .netaddr import AddressError, parse_port
+
+    try:
+        return parse_port(text)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def address_arg(text: str) -> str:
+    """argparse type: ``HOST:PORT`` / ``[v6]:PORT`` / ``HOST`` (checked, returned as typed)."""
+    from .netaddr import AddressError, parse_address
+
+    try:
+        parse_address(text)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def fingerprint_arg(text: str) -> str:
+    """argparse type: a key fingerprint as ``p2ptrumps id`` shows it (separators and case free)."""
+    from .netaddr import AddressError, check_fingerprint
+
+    try:
+        return check_fingerprint(text)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_rule_options(p: argparse.ArgumentParser) -> None:
@@ -117,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena = sub.add_parser(
         "arena",
         help="AI against AI, headless",
-        description="Play duplicate deals between two AI levels and report the score with a 95%% interval.",
+        description="Play duplicate deals between two AI levels and report the score with a 95% interval.",
     )
     arena.add_argument("level_a", choices=AI_LEVELS, metavar="LEVEL_A", help=f"one of {', '.join(AI_LEVELS)}")
     arena.add_argument("level_b", choices=AI_LEVELS, metavar="LEVEL_B", help=f"one of {', '.join(AI_LEVELS)}")
@@ -129,15 +161,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     host = sub.add_parser("host", help="host a networked match", description="Wait for a guest and play a match.")
     host.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default 0.0.0.0)")
-    host.add_argument("--port", type=int, default=4816, metavar="P", help="TCP port (default 4816; 0 = any)")
+    host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (default 4816; 0 = any)")
     _add_net_options(host)
     host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump (host chooses first)")
     add_rule_options(host)
 
     join = sub.add_parser("join", help="join a networked match", description="Connect to a host and play.")
-    join.add_argument("address", metavar="HOST:PORT", help="the address the host printed")
+    join.add_argument("address", metavar="HOST:PORT", type=address_arg,
+                      help="the address the host printed (IPv6: [::1]:4816)")
     fp = join.add_mutually_exclusive_group()
-    fp.add_argument("--fingerprint", metavar="FP", help="the host's key fingerprint, as it gave it to you")
+    fp.add_argument("--fingerprint", metavar="FP", type=fingerprint_arg,
+                    help="the host's key fingerprint, as it gave it to you")
     fp.add_argument("--accept-new", action="store_true", help="accept an unknown host's key (not a changed one)")
     _add_net_options(join)
     join.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump")
@@ -155,6 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
         "id", help="show your key fingerprint", description="Show (creating on first use) your identity."
     )
     ident.add_argument("--name", default=None, help="set the name you show to peers")
+    ident.add_argument("--forget", default=None, metavar="NAME_OR_FP",
+                       help="unpin a known peer (by fingerprint, name or address), e.g. after it made a new key")
     return parser
 
 
@@ -171,6 +207,23 @@ def _add_net_options(p: argparse.ArgumentParser) -> None:
                    help="seconds of silence (no heartbeat) before the peer is declared gone (default 30)")
 
 
+_OPTION_OF_RULE = {
+    "pack_size": "--pack",
+    "sixes": "--no-sixes",
+    "voluntary_pickup": "--voluntary-pickup",
+    "repetition": "--repetition",
+    "turn_limit": "--turn-limit",
+    "deals": "--deals",
+}
+
+
+def _option_words(message: str) -> str:
+    """A :class:`RuleSetError` message in the words of the command line (``--turn-limit``, not ``turn_limit``)."""
+    for field_name, option in _OPTION_OF_RULE.items():
+        message = re.sub(rf"\b(rules? )?{field_name}\b", option, message)
+    return message
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``p2ptrumps`` command; returns the exit status."""
     parser = build_parser()
@@ -182,7 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args.rules = rules_from_args(args)
         except RuleSetError as exc:
-            parser.error(str(exc))
+            sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+            sub.choices[args.command].error(_option_words(str(exc)))
     module_name, func_name = COMMANDS[args.command].split(":")
     func = getattr(importlib.import_module(module_name), func_name)
     try:

@@ -57,9 +57,25 @@ class PinningError(Exception):
 
 
 def data_dir() -> Path:
-    """The per-user data directory (``$XDG_DATA_HOME/p2ptrumps`` on Linux), created with mode 0700."""
-    path = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """The per-user data directory (``$XDG_DATA_HOME/p2ptrumps`` on Linux), created with mode 0700.
+
+    Raises:
+        KeyStoreError: it cannot be created or is not a directory (a file in the way).
+    """
+    return _ensure_dir(Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)))
+
+
+def _ensure_dir(path: Path) -> Path:
+    """``path`` as an existing directory (created with mode 0700 if missing); KeyStoreError otherwise."""
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except FileExistsError:
+        raise KeyStoreError(f"data directory {path} is not a directory (a file is in the way); "
+                            "move it away or set XDG_DATA_HOME") from None
+    except OSError as exc:
+        raise KeyStoreError(f"cannot create data directory {path}: {exc.strerror or exc}") from None
+    if not path.is_dir():
+        raise KeyStoreError(f"data directory {path} is not a directory")
     return path
 
 
@@ -90,13 +106,15 @@ def load_or_create_key(directory: Path | None = None, seed: bytes | None = None)
         KeyStoreError: the key file is group/world-readable, unreadable, or not
             a p2ptrumps identity key.
     """
-    directory = directory or data_dir()
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    directory = _ensure_dir(directory or data_dir())
     path = directory / KEY_FILE
     created = False
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         created = _create_key(path, Identity.from_seed(seed or os.urandom(32)))
     try:
+        if not path.is_file():
+            raise KeyStoreError(f"key file {path} is not a regular file (a directory or a broken link?); "
+                                "move it away to create a new key")
         _check_private(path)
         data = path.read_bytes()
     except OSError as exc:
@@ -296,9 +314,41 @@ class KnownPeers:
             return
         when = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
         self.peers.append(KnownPeer(fingerprint, name, address, when))
+        self._write()
+
+    def _write(self) -> None:
         data = {"format": KNOWN_PEERS_FORMAT, "version": KNOWN_PEERS_VERSION,
                 "peers": [p.to_json() for p in self.peers]}
         _atomic_write(self.path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+
+    def forget(self, name_or_fingerprint: str) -> list[KnownPeer]:
+        """Unpin every peer whose fingerprint (compared with :func:`normalise_fingerprint`),
+        name or address equals ``name_or_fingerprint``; returns the removed entries (the
+        file is rewritten only if any were removed).  Raises KeyStoreError if it cannot be written."""
+        text = name_or_fingerprint.strip()
+        fp = normalise_fingerprint(text)
+        gone = [p for p in self.peers
+                if normalise_fingerprint(p.fingerprint) == fp or p.name == text or p.address == text]
+        if gone:
+            self.peers = [p for p in self.peers if p not in gone]
+            self._write()
+        return gone
+
+    def pin_guest(self, fingerprint: str, name: str, address: str) -> str:
+        """(host side) Guests are known by their key alone: pin ``fingerprint`` if new and
+        return a one-line note; a known name with another key is a warning, never a refusal
+        (two people may share a name; the host accepts any guest).  KeyStoreError if the
+        file cannot be written."""
+        fp = normalise_fingerprint(fingerprint)
+        if any(normalise_fingerprint(p.fingerprint) == fp for p in self.peers):
+            return f"guest {name!r} ({fingerprint}), a known key"
+        same_name = [p for p in self.peers if p.name == name]
+        self.add(fingerprint, name, address)
+        note = f"guest {name!r} ({fingerprint}), a new key (pinned)"
+        if same_name:
+            note += (f"; WARNING: a different key than the {name!r} you played before "
+                     f"({same_name[0].fingerprint}, {same_name[0].first_seen}): another person of that name?")
+        return note
 
 
 def changed_key_message(check: PinCheck, path: Path) -> str:
@@ -307,8 +357,9 @@ def changed_key_message(check: PinCheck, path: Path) -> str:
     return (
         f"KEY CHANGED: {check.name!r} at {check.address or '?'} now shows key {check.fingerprint}, "
         f"but {old.name!r} at {old.address} was pinned on {old.first_seen} with key {old.fingerprint}. "
-        f"Someone may be impersonating this peer. Refused. If the change is expected, "
-        f"remove the old entry from {path}."
+        f"Someone may be impersonating this peer. Refused. If the change is expected (they made a "
+        f"new key), run `p2ptrumps id --forget {old.fingerprint}` (or remove the entry from {path}) "
+        f"and join again."
     )
 
 

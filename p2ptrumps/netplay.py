@@ -38,11 +38,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import math
 import os
 import random
 import re
 import socket
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -51,7 +53,7 @@ from typing import TextIO
 
 import trio
 
-from . import keystore
+from . import keystore, netaddr
 from .cards import suit_label
 from .match import Action, DealEnded, DealStarted, Event, MatchEnded, MatchRunner, MovePlayed, OfferDraw, Player, Resign
 from .record import MatchRecord, PlayerInfo
@@ -63,7 +65,13 @@ from .wire.identity import Identity
 from .wire.log import LOG_MAGIC
 from .wire.session import Session
 
-DEFAULT_PORT = 4816
+DEFAULT_PORT = netaddr.DEFAULT_PORT
+#: Seconds a new connection has to deliver its hello (the host then drops it and waits on).
+HELLO_TIMEOUT_S = 10.0
+#: Connections the host lets say hello at once; more are closed at once (a flood).
+MAX_WAITING_CONNECTIONS = 64
+#: Dropped connections the host tells about (a scanner could fill the screen otherwise).
+MAX_DROP_NOTES = 20
 #: A bound on the rematches played on one connection (each needs both sides' consent anyway).
 MAX_MATCHES_PER_CONNECTION = 1000
 
@@ -90,31 +98,19 @@ class NetplayError(Exception):
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
-    """``"HOST:PORT"``, ``"[v6addr]:PORT"`` or ``"HOST"`` -> ``(host, port)``.
+    """``"HOST:PORT"``, ``"[v6addr]:PORT"`` or ``"HOST"`` -> ``(host, port)``
+    (see :func:`p2ptrumps.netaddr.parse_address`).
 
     Raises:
-        NetplayError: (status 2) empty host, bad or out-of-range port.
+        NetplayError: (status 2) empty host, a URL, stray colons, bad or out-of-range port.
     """
-    s = text.strip()
-    m = re.fullmatch(r"\[([^\]]+)\](?::(\d*))?", s)
-    if m:
-        host, port_text = m.group(1), m.group(2)
-    elif s.count(":") == 1:
-        host, _, port_text = s.partition(":")
-    else:
-        host, port_text = s, None  # a bare name or a bare IPv6 address
-    if not host:
-        raise NetplayError(EXIT_USAGE, f"address {text!r} has no host (expected HOST:PORT)")
-    if port_text is None or port_text == "":
-        return host, default_port
-    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-        raise NetplayError(EXIT_USAGE, f"address {text!r}: port must be a number 1..65535")
-    return host, int(port_text)
+    try:
+        return netaddr.parse_address(text, default_port)
+    except netaddr.AddressError as exc:
+        raise NetplayError(EXIT_USAGE, str(exc)) from None
 
 
-def format_address(host: str, port: int) -> str:
-    """``(host, port)`` -> ``"host:port"`` (``"[v6]:port"`` for IPv6)."""
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+format_address = netaddr.format_address
 
 
 def local_addresses() -> list[str]:
@@ -188,6 +184,9 @@ class NetConfig:
             whether to play a rematch (the full-screen UI); None: the AI's
             ``rematches``, or a line prompt, or no.
         on_rematch: like ``on_ready``, for each rematch (the UI shows the new match).
+        hello_timeout_s: seconds a new connection has to deliver its hello.
+        started_at: when the run started (``time.time()``; an interrupted run lists the
+            logs written since).
     """
 
     role: str
@@ -213,6 +212,8 @@ class NetConfig:
     rematches: int = 0
     ask_rematch: Callable[[str, bool], Awaitable[bool]] | None = None
     on_rematch: Callable[[NetGame, NetResult], None] | None = None
+    hello_timeout_s: float = HELLO_TIMEOUT_S
+    started_at: float = field(default_factory=time.time)
 
 
 @dataclass
@@ -278,15 +279,23 @@ class LinePlayer:
     def __init__(self, info: PlayerInfo, cfg: NetConfig) -> None:
         self.info = info
         self.cfg = cfg
+        self.eof = False  # stdin ended: we resigned once and stop at the next question
 
     async def _ask(self, prompt: str) -> str:
-        def read() -> str:
+        def read() -> str | None:
             try:
                 return input(prompt)
             except EOFError:
-                return "resign"
+                return None
 
-        return await trio.to_thread.run_sync(read, abandon_on_cancel=True)
+        if self.eof:
+            raise NetplayError(EXIT_ERROR, "the input ended (EOF): you resigned the deal and left the match")
+        text = await trio.to_thread.run_sync(read, abandon_on_cancel=True)
+        if text is None:
+            self.eof = True
+            _print(self.cfg, "the input ended (EOF): resigning this deal and leaving")
+            return "resign"
+        return text
 
     async def choose_move(self, position: Position, seat: int) -> Action:
         _print(self.cfg, str(position))
@@ -348,7 +357,8 @@ async def _choose_trump(cfg: NetConfig, taken: int | None) -> int:
 # ----- one match over one stream ---------------------------------------------------------
 
 
-async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str) -> NetResult:
+async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, *,
+                    claim: Callable[[NetResult], bool] | None = None) -> NetResult:
     """Play one match as ``cfg.role`` over a connected ``stream``, then any rematches agreed
     (protocol/wire.md §9.4: each one a new session, new game id and new log on the same stream).
 
@@ -357,16 +367,22 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str) 
         cfg: our side's :class:`NetConfig`.
         peer_address: the peer's address for known peers (``host:port`` we joined,
             or the guest's IP).
+        claim: (host) called with the result once the peer's hello checks out, before
+            anything is written to disk; returning False drops this connection
+            (another guest came first).  The peer's hello must arrive within
+            ``cfg.hello_timeout_s`` seconds of the start.
     Returns:
         the :class:`NetResult` of the first match, played to the end; its
         ``rematches`` list holds the results of the rematches played after it.
     Raises:
         NetplayError: everything that stops a match, with its exit status;
             ``error.result`` is the first match's :class:`NetResult` (log paths so
-            far: its own and its ``rematches``').
+            far: its own and its ``rematches'``; None where no log file was
+            written because the handshake ended before the peer's hello).
     """
     now = datetime.now()
-    first = _open_match(cfg, now, 0)
+    hello_deadline = trio.current_time() + cfg.hello_timeout_s
+    first = _open_match(cfg, 0)
     log, session, result = first
     results = [result]
     logs = [log]
@@ -384,15 +400,18 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str) 
         async def body(c: Connection) -> None:
             match_log, match_session, match_result = first
             for number in range(MAX_MATCHES_PER_CONNECTION):
-                again = await _match(c, match_session, cfg, match_result, match_log, peer_address, now,
-                                     rematch_of=results[0] if number else None, rematches_left=cfg.rematches - number)
+                steps = _Steps(cfg, now, number, peer_address, rematch_of=results[0] if number else None,
+                               hello_deadline=hello_deadline if number == 0 else None,
+                               claim=claim if number == 0 else None)
+                again = await _match(c, match_session, steps, match_result, match_log,
+                                     rematches_left=cfg.rematches - number)
                 if not again:
                     return
                 match_log.close()
                 _print(cfg, "rematch agreed: a new match on the same connection")
                 trailing = match_session.trailing_data
                 match_session.trailing_data = b""
-                match_log, match_session, match_result = _open_match(cfg, now, number + 1)
+                match_log, match_session, match_result = _open_match(cfg, number + 1)
                 logs.append(match_log)
                 results[0].rematches.append(match_result)
                 current[0] = match_session
@@ -403,7 +422,8 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str) 
         except PeerFault as exc:  # the session logged the offending frame last, as evidence
             raise NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}") from None
         except (PeerGone, PeerTimeout) as exc:
-            raise NetplayError(EXIT_PEER_GONE, f"the peer is gone: {exc}") from None
+            raise NetplayError(EXIT_PEER_GONE, _gone_message(cfg, results[0], exc) + _forfeit_note(current[0])
+                               ) from None
         except TransportError as exc:
             raise NetplayError(EXIT_PEER_GONE, str(exc)) from None
         except NetGameError as exc:
@@ -422,27 +442,49 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str) 
     return results[0]
 
 
+def _forfeit_note(session: Session) -> str:
+    """If the peer stopped after committing and before revealing (protocol/wire.md §9.3), say
+    that this forfeits the match; else ""."""
+    chain = session.chain
+    if chain is None:
+        return ""
+    ref = chain.referee
+    peer = 1 - session.seat
+    if ref.phase == "reveal" and ref.waiting_for()[0] == peer and peer in ref.commits:
+        who = "host" if peer == 0 else "guest"
+        return (f"; the {who} committed but did not reveal: by the protocol it forfeits the match "
+                "(the log proves it)")
+    return ""
+
+
+def _gone_message(cfg: NetConfig, first: NetResult, exc: TransportError) -> str:
+    """Why the peer is gone, saying how far the handshake got when it ended early."""
+    if first.rematches or first.rules is not None:
+        return f"the peer is gone: {exc}"
+    if first.peer_name is None:
+        if isinstance(exc, PeerTimeout):
+            return f"no hello from the peer within {cfg.timeout_s:g} s (not a p2ptrumps peer?)"
+        if cfg.role == "guest":
+            return (f"the host ended the connection before its hello ({exc}): it may be busy with "
+                    "another guest, or it is not a p2ptrumps host")
+        return f"the connection ended before the guest's hello ({exc})"
+    if cfg.role == "host":
+        return (f"{first.peer_name!r} left during the handshake, before accepting the rules ({exc}); "
+                "it may have refused your key")
+    return f"{first.peer_name!r} ended the connection during the handshake ({exc})"
+
+
 def _sync_paths(first: NetResult, logs: list[MatchLogFile]) -> None:
     for res, lg in zip([first, *first.rematches], logs, strict=False):
-        res.log_path = lg.path
+        res.log_path = lg.path if lg.created else None
 
 
-def _open_match(cfg: NetConfig, now: datetime, number: int) -> tuple[MatchLogFile, Session, NetResult]:
-    """The log file, session and result of match ``number`` on this connection (0: the first,
-    1..: rematches).  Raises :class:`NetplayError` (status 1) if the log cannot be created."""
-    logs_dir = cfg.data / "logs"
-    if cfg.log_path is None:
-        path = default_log_path(logs_dir, cfg.role, now)
-    elif number == 0:
-        path = cfg.log_path
-    else:
-        path = cfg.log_path.with_name(f"{cfg.log_path.stem}-rematch{number}{cfg.log_path.suffix}")
-    try:
-        log = MatchLogFile(path)
-    except FileExistsError:
-        raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)") from None
-    except OSError as exc:
-        raise NetplayError(EXIT_ERROR, f"cannot create log file {path}: {exc.strerror or exc}") from None
+def _open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetResult]:
+    """The log, session and result of match ``number`` on this connection (0: the first,
+    1..: rematches).  The log file is created only when the peer's hello checks out
+    (:func:`_create_log`); until then the log keeps our hello in memory.  Raises
+    :class:`NetplayError` (status 1) if the session cannot be made."""
+    log = MatchLogFile(cfg.log_path or cfg.data / "logs", defer=True)
     header, entry = _log_codec()
     try:
         log.append(header)
@@ -460,21 +502,52 @@ def _open_match(cfg: NetConfig, now: datetime, number: int) -> tuple[MatchLogFil
         )
     except OSError as exc:
         log.close()
-        raise NetplayError(EXIT_ERROR, f"cannot write the match log {log.path}: {exc.strerror or exc}") from None
-    return log, session, NetResult(log.path, 0 if cfg.role == "host" else 1)
+        raise NetplayError(EXIT_ERROR, f"cannot write the match log: {exc.strerror or exc}") from None
+    return log, session, NetResult(None, 0 if cfg.role == "host" else 1)
 
 
-async def _match(
-    conn: Connection, session: Session, cfg: NetConfig, result: NetResult, log: MatchLogFile,
-    peer_address: str, now: datetime, rematch_of: NetResult | None, rematches_left: int,
-) -> bool:
+def _create_log(cfg: NetConfig, log: MatchLogFile, now: datetime, number: int, peer: str) -> Path:
+    """Create the file of match ``number``'s log (``--log PATH``, ``PATH-rematchN``, or a
+    readable default name with the peer's name) and write what it held.  Raises
+    :class:`NetplayError` (status 1) when it exists or cannot be written."""
+    if cfg.log_path is None:
+        path = default_log_path(cfg.data / "logs", cfg.role, now, peer)
+    elif number == 0:
+        path = cfg.log_path
+    else:
+        path = cfg.log_path.with_name(f"{cfg.log_path.stem}-rematch{number}{cfg.log_path.suffix}")
+    try:
+        log.create(path)
+    except FileExistsError:
+        raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)") from None
+    except OSError as exc:
+        raise NetplayError(EXIT_ERROR, f"cannot create log file {path}: {exc.strerror or exc}") from None
+    return path
+
+
+@dataclass
+class _Steps:
+    """What one match on a connection needs besides the session: see :func:`play_over`."""
+
+    cfg: NetConfig
+    now: datetime
+    number: int
+    peer_address: str
+    rematch_of: NetResult | None
+    hello_deadline: float | None
+    claim: Callable[[NetResult], bool] | None
+
+
+async def _match(conn: Connection, session: Session, steps: _Steps, result: NetResult, log: MatchLogFile,
+                 rematches_left: int) -> bool:
     """One match on ``session``; returns True when a rematch was agreed after it."""
+    cfg = steps.cfg
     game = NetGame(conn, session, on_chat=lambda who, text: _print(cfg, f"[chat] {who}: {text}"),
                    on_note=lambda text: _print(cfg, f"note: {text}"))
     with single_errors():
         async with trio.open_nursery() as nursery:
             nursery.start_soon(game.pump)
-            await _match_steps(conn, session, cfg, result, log, peer_address, now, game, rematch_of)
+            await _match_steps(conn, session, steps, result, log, game)
             again = await _rematch(game, cfg, result, rematches_left)
             if not again:
                 conn.closing_ok = True
@@ -560,24 +633,29 @@ async def _unless_closed(game: NetGame, fn: Callable[[], Awaitable[bool]]) -> bo
     return got[0] if got else None
 
 
-async def _match_steps(
-    conn: Connection, session: Session, cfg: NetConfig, result: NetResult, log: MatchLogFile,
-    peer_address: str, now: datetime, game: NetGame, rematch_of: NetResult | None = None,
-) -> None:
+async def _match_steps(conn: Connection, session: Session, steps: _Steps, result: NetResult,
+                       log: MatchLogFile, game: NetGame) -> None:
     """The match in order: handshake and pinning, rules, trumps, the deals, the signed end."""
+    cfg, rematch_of = steps.cfg, steps.rematch_of
     seat = session.seat
     await conn.send_pending()  # our hello
 
-    hello = await game.take(wev.PeerHello)
+    got: wev.PeerHello | None = None
+    with trio.move_on_at(steps.hello_deadline if steps.hello_deadline is not None else math.inf):
+        got = await game.take(wev.PeerHello)
+    if got is None:
+        raise NetplayError(EXIT_PEER_GONE, f"no hello from the peer within {cfg.hello_timeout_s:g} s "
+                           "(not a p2ptrumps peer?)")
+    hello = got
     result.peer_name, result.peer_fingerprint = hello.name, hello.fingerprint
+    if steps.claim is not None and not steps.claim(result):
+        raise NetplayError(EXIT_PEER_GONE, "another guest came first")
+    result.log_path = _create_log(cfg, log, steps.now, steps.number, hello.name)
     if rematch_of is None:
-        await _pin(cfg, hello, peer_address)
+        await _pin(cfg, hello, steps.peer_address)
     elif hello.fingerprint != rematch_of.peer_fingerprint:
         raise NetplayError(EXIT_KEY_REFUSED, f"the rematch hello shows another key ({hello.fingerprint}) than "
                            f"the match before ({rematch_of.peer_fingerprint}). Refused.")
-    if cfg.log_path is None:
-        log.rename(default_log_path(log.path.parent, cfg.role, now, hello.name))
-        result.log_path = log.path
     await game.send(session.accept_key)
 
     if cfg.role == "host":
@@ -639,20 +717,30 @@ async def _match_steps(
 
 
 async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> None:
+    """Check the peer's key against the known peers.  The host knows guests by their key
+    alone (any guest may play; a known name with a new key is only a warning); the guest
+    applies ssh's rules to the host (``--fingerprint``, ``--accept-new``, a question).
+
+    Raises:
+        NetplayError: status 6 (the key is refused), 1 (the known-peers file is unusable).
+    """
     try:
         known = keystore.KnownPeers.open(cfg.data)
     except keystore.KeyStoreError as exc:
         raise NetplayError(EXIT_ERROR, str(exc)) from None
     if cfg.role == "host":
-        # Guests come from changing addresses: a guest is known by its name and key.
-        check = known.check(hello.fingerprint, hello.name, None)
-        check = keystore.PinCheck(check.pin, check.fingerprint, check.name, peer_address, check.conflicts)
-        decide = lambda: keystore.decide_pin(check, known, accept_new=True)  # noqa: E731
-    else:
-        check = known.check(hello.fingerprint, hello.name, peer_address)
-        decide = lambda: keystore.decide_pin(  # noqa: E731
-            check, known, expected_fingerprint=cfg.fingerprint, accept_new=cfg.accept_new, confirm=cfg.confirm
-        )
+        try:
+            note = known.pin_guest(hello.fingerprint, hello.name, peer_address)
+        except keystore.KeyStoreError as exc:
+            raise NetplayError(EXIT_ERROR, str(exc)) from None
+        _print(cfg, note)
+        return
+    check = known.check(hello.fingerprint, hello.name, peer_address)
+
+    def decide() -> str:
+        return keystore.decide_pin(check, known, expected_fingerprint=cfg.fingerprint,
+                                   accept_new=cfg.accept_new, confirm=cfg.confirm)
+
     try:
         note = await trio.to_thread.run_sync(decide, abandon_on_cancel=True)
     except keystore.PinningError as exc:
@@ -674,14 +762,38 @@ async def _accept_rules(cfg: NetConfig, rules: RuleSet, host_name: str) -> bool:
 # ----- host and join -------------------------------------------------------------------
 
 
+def check_log_free(cfg: NetConfig) -> None:
+    """Refuse an existing ``--log`` file (or an unusable place for it) before listening or
+    connecting.  Raises :class:`NetplayError` (status 1)."""
+    if cfg.log_path is None:
+        return
+    path = cfg.log_path
+    if path.exists() or path.is_symlink():
+        raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)")
+    parent = path.parent
+    for p in (parent, *parent.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise NetplayError(EXIT_ERROR, f"cannot create log file {path}: {p} is not a directory")
+            break
+
+
 async def host(cfg: NetConfig, bind: str, port: int,
                task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> NetResult:
     """Listen on ``bind``:``port`` (0: any free port), print the address and our
-    fingerprint, play one match with the first guest.
+    fingerprint, and play one match with the first guest that says a valid hello.
+
+    Connections that send junk, close, reset, or say no hello within
+    ``cfg.hello_timeout_s`` seconds are dropped with a note and the host waits on;
+    so is a guest that leaves before accepting the rules (it may have refused our
+    key).  Up to :data:`MAX_WAITING_CONNECTIONS` connections may be saying hello at
+    once; more, and any connection once a guest is playing, are closed at once.
 
     ``task_status.started(port)`` reports the port actually bound (for tests).
-    Raises :class:`NetplayError` (status 3 when the address cannot be bound).
+    Raises :class:`NetplayError` (status 3 when the address cannot be bound, 1 when
+    ``--log`` exists, else the match's status).
     """
+    check_log_free(cfg)
     try:
         listeners = await trio.open_tcp_listeners(port, host=bind)
     except OSError as exc:
@@ -697,51 +809,148 @@ async def host(cfg: NetConfig, bind: str, port: int,
         _print(cfg, "give your opponent one of: " + ", ".join(format_address(a, bound) for a in addresses))
         _print(cfg, f"waiting for a guest on port {bound} ...")
         task_status.started(bound)
-        stream = await _accept_one(listeners)
+        return await _Lobby(cfg).serve(listeners)
     finally:
         for lst in listeners:
             with contextlib.suppress(Exception):
                 await lst.aclose()
-    peer_ip = str(stream.socket.getpeername()[0])
-    _print(cfg, f"guest connected from {peer_ip}")
-    return await play_over(stream, cfg, peer_ip)
 
 
-async def _accept_one(listeners: list[trio.SocketListener]) -> trio.SocketStream:
-    got: list[trio.SocketStream] = []
-    with single_errors():
-        async with trio.open_nursery() as nursery:
-            for lst in listeners:
-                async def accept(lst: trio.SocketListener = lst) -> None:
-                    stream = await lst.accept()
-                    if got:
-                        await stream.aclose()
-                        return
-                    got.append(stream)
-                    nursery.cancel_scope.cancel()
+class _Lobby:
+    """The host's waiting room: accepts connections, lets each say hello (one match runs
+    per connection via :func:`play_over`), gives the match to the first valid hello and
+    drops the rest; goes back to waiting if that guest leaves before the rules."""
 
-                nursery.start_soon(accept)
-    return got[0]
+    def __init__(self, cfg: NetConfig) -> None:
+        self.cfg = cfg
+        self.owner: object | None = None  # the connection holding the match
+        self.waiting: dict[object, trio.CancelScope] = {}
+        self.notes = 0
+        self.done: list[NetResult] = []
+        self.fatal: list[NetplayError] = []
+
+    def note(self, text: str) -> None:
+        if self.owner is not None:
+            return  # the match is on (maybe on the full screen): say nothing more
+        self.notes += 1
+        if self.notes <= MAX_DROP_NOTES:
+            _print(self.cfg, text)
+        elif self.notes == MAX_DROP_NOTES + 1:
+            _print(self.cfg, "(more dropped connections are not shown)")
+
+    def claim(self, token: object, result: NetResult) -> bool:
+        if self.owner is not None:
+            return False
+        self.owner = token
+        for other, scope in list(self.waiting.items()):
+            if other is not token:
+                scope.cancel()
+        _print(self.cfg, f"guest {result.peer_name!r} said hello")
+        return True
+
+    async def serve(self, listeners: list[trio.SocketListener]) -> NetResult:
+        with single_errors():
+            async with trio.open_nursery() as nursery:
+                for lst in listeners:
+                    nursery.start_soon(self._accept_loop, lst, nursery)
+        if self.fatal:
+            raise self.fatal[0]
+        return self.done[0]
+
+    async def _accept_loop(self, lst: trio.SocketListener, nursery: trio.Nursery) -> None:
+        while True:
+            try:
+                stream = await lst.accept()
+            except OSError as exc:  # e.g. out of file descriptors under a flood: breathe, go on
+                self.note(f"cannot accept a connection: {exc.strerror or exc}")
+                await trio.sleep(0.1)
+                continue
+            try:
+                ip = str(stream.socket.getpeername()[0])
+            except OSError:
+                self.note("dropped a connection that was reset at once")
+                await trio.aclose_forcefully(stream)
+                continue
+            if self.owner is not None or len(self.waiting) >= MAX_WAITING_CONNECTIONS:
+                if self.owner is None:
+                    self.note(f"dropped a connection from {ip}: {len(self.waiting)} connections are "
+                              "saying hello already")
+                await trio.aclose_forcefully(stream)
+                continue
+            nursery.start_soon(self._candidate, stream, ip, nursery)
+
+    async def _candidate(self, stream: trio.SocketStream, ip: str, nursery: trio.Nursery) -> None:
+        token = object()
+        cfg = self.cfg
+        with trio.CancelScope() as scope:
+            self.waiting[token] = scope
+            try:
+                result = await play_over(stream, cfg, ip, claim=lambda res: self.claim(token, res))
+            except NetplayError as exc:
+                if self.owner is not token:
+                    self.note(f"dropped a connection from {ip}: {exc}; still waiting for a guest")
+                    return
+                res: NetResult | None = getattr(exc, "result", None)
+                if res is not None and res.rules is None and exc.status in (EXIT_PEER_GONE, EXIT_PEER_FAULT):
+                    self.owner = None
+                    kept = f"; its log: {res.log_path}" if res.log_path else ""
+                    self.note(f"{exc}{kept}; waiting for another guest ...")
+                    return
+                self.fatal.append(exc)
+                nursery.cancel_scope.cancel()
+                return
+            finally:
+                self.waiting.pop(token, None)
+                with contextlib.suppress(Exception):
+                    await trio.aclose_forcefully(stream)
+            self.done.append(result)
+            nursery.cancel_scope.cancel()
+
+
+def _connect_error(where: str, host_name: str, exc: OSError) -> str:
+    """A one-line reason why connecting to ``where`` failed (refused, unknown name, ...)."""
+    errors: list[BaseException] = [exc]
+    for _ in range(4):  # trio wraps each attempt's error in the cause (an exception group)
+        cause = errors[-1].__cause__
+        if cause is None:
+            break
+        errors.append(cause)
+    leaves: list[BaseException] = []
+    for e in errors:
+        if isinstance(e, BaseExceptionGroup):
+            leaves.extend(e.exceptions)
+        else:
+            leaves.append(e)
+    if any(isinstance(e, socket.gaierror) for e in leaves):
+        return f"cannot connect to {where}: unknown host name {host_name!r} (check the address)"
+    codes = {getattr(e, "errno", None) for e in leaves}
+    if errno.ECONNREFUSED in codes:
+        return f"cannot connect to {where}: connection refused (is the host running? is the port right?)"
+    for code, text in ((errno.ETIMEDOUT, "timed out"), (errno.EHOSTUNREACH, "no route to the host"),
+                       (errno.ENETUNREACH, "network unreachable")):
+        if code in codes:
+            return f"cannot connect to {where}: {text}"
+    real = [e for e in leaves if isinstance(e, OSError) and e.strerror]
+    return f"cannot connect to {where}: {real[0].strerror if real else exc}"
 
 
 async def join(cfg: NetConfig, address: str) -> NetResult:
     """Connect to ``address`` (``HOST:PORT``) and play one match as the guest.
 
     Raises :class:`NetplayError` (status 3 when the connection cannot be made
-    within ``cfg.timeout_s`` seconds).
+    within ``cfg.timeout_s`` seconds: refused, unknown host name, ...; status 1
+    when ``--log`` exists).
     """
     host_name, port = parse_address(address)
     where = format_address(host_name, port)
+    check_log_free(cfg)
     try:
         with trio.fail_after(cfg.timeout_s):
             stream = await trio.open_tcp_stream(host_name, port)
     except trio.TooSlowError:
         raise NetplayError(EXIT_CONNECT, f"cannot connect to {where}: no answer in {cfg.timeout_s:g} s") from None
     except OSError as exc:
-        why = exc.strerror or str(exc)
-        if isinstance(exc, OSError) and exc.errno is None and exc.__cause__ is not None:
-            why = str(exc.__cause__)
-        raise NetplayError(EXIT_CONNECT, f"cannot connect to {where}: {why}") from None
+        raise NetplayError(EXIT_CONNECT, _connect_error(where, host_name, exc)) from None
     _print(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")
     return await play_over(stream, cfg, where)
 
@@ -788,9 +997,14 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
     )
 
 
-def _finish(cfg_out: TextIO, call: Callable[[], NetResult]) -> int:
+def _finish(cfg_out: TextIO, call: Callable[[], NetResult], cfg: NetConfig | None = None) -> int:
     try:
         result = call()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        for path in sorted(_logs_since(cfg)):
+            print(f"match log (kept): {path}", file=sys.stderr)
+        return 130
     except NetplayError as exc:
         print(f"p2ptrumps: {exc}", file=sys.stderr)
         res: NetResult | None = getattr(exc, "result", None)
@@ -803,6 +1017,21 @@ def _finish(cfg_out: TextIO, call: Callable[[], NetResult]) -> int:
     for path in log_paths(result):
         print(f"match log: {path}", file=cfg_out, flush=True)
     return EXIT_OK
+
+
+def _logs_since(cfg: NetConfig | None) -> list[Path]:
+    """Log files this run wrote (``--log PATH`` and its rematch logs, or new files in the data
+    directory's logs since the run started): what an interrupted run tells the user it kept."""
+    if cfg is None:
+        return []
+    if cfg.log_path is not None:
+        p = cfg.log_path
+        return [x for x in [p, *p.parent.glob(f"{p.stem}-rematch*{p.suffix}")] if x.exists()]
+    logs = cfg.data / "logs"
+    started = cfg.started_at
+    with contextlib.suppress(OSError):
+        return [x for x in logs.glob("*.p2plog") if x.stat().st_mtime >= started]
+    return []
 
 
 def log_paths(result: NetResult | None) -> list[Path]:
@@ -827,8 +1056,8 @@ def _run(args: argparse.Namespace, role: str) -> int:
         status: int = run_with_ui(cfg, args, role)
         return status
     if role == "host":
-        return _finish(cfg.out, lambda: trio.run(host, cfg, args.bind, args.port))
-    return _finish(cfg.out, lambda: trio.run(join, cfg, args.address))
+        return _finish(cfg.out, lambda: trio.run(host, cfg, args.bind, args.port), cfg)
+    return _finish(cfg.out, lambda: trio.run(join, cfg, args.address), cfg)
 
 
 def run_host(args: argparse.Namespace) -> int:
@@ -849,10 +1078,20 @@ def run_join(args: argparse.Namespace) -> int:
 
 
 def run_id(args: argparse.Namespace) -> int:
-    """``p2ptrumps id [--name N]``: print our key fingerprint and name (creating the key on
-    first use; ``--name`` stores a new display name).  Returns 0, or 1 with a message."""
+    """``p2ptrumps id [--name N] [--forget NAME_OR_FP]``: print our key fingerprint and name
+    (creating the key on first use; ``--name`` stores a new display name; ``--forget`` unpins
+    known peers by fingerprint, name or address).  Returns 0, or 1 with a message."""
     try:
         data = keystore.data_dir()
+        forget = getattr(args, "forget", None)
+        if forget:
+            gone = keystore.KnownPeers.open(data).forget(forget)
+            if not gone:
+                print(f"p2ptrumps: no known peer has the fingerprint, name or address {forget!r}", file=sys.stderr)
+                return EXIT_ERROR
+            for p in gone:
+                print(f"forgot {p.name!r} at {p.address} ({p.fingerprint}), pinned {p.first_seen}")
+            return EXIT_OK
         identity, created = keystore.load_or_create_key(data)
         name = keystore.save_name(args.name, data) if args.name else keystore.load_name(data)
     except (keystore.KeyStoreError, ValueError) as exc:

@@ -21,8 +21,12 @@ import contextlib
 import io
 import sys
 from collections.abc import Callable
+from typing import TextIO
 
 import trio
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+from prompt_toolkit.utils import get_cwidth
 
 from .netplay import EXIT_OK, NetConfig, NetplayError, NetResult, host, join, log_paths
 from .record import PlayerInfo
@@ -32,17 +36,67 @@ from .ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOptio
 from .ui.bridge import GuestCancelled, TrioGuest
 from .ui.view import wants_color
 
+#: Peer names are cut to this many terminal columns on the table (a long full-width name
+#: would push the opponent's trump and card count off their row).
+MAX_NAME_COLUMNS = 20
+#: Seconds without a byte from the peer (heartbeats come every few seconds) before the table says so.
+SILENT_AFTER_S = 8.0
+
+
+def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
+    """``name`` cut to ``columns`` terminal columns (wide characters count 2), with ``…`` if cut."""
+    if sum(get_cwidth(ch) for ch in name) <= columns:
+        return name
+    out, used = "", 0
+    for ch in name:
+        w = get_cwidth(ch)
+        if used + w > columns - 1:
+            break
+        out += ch
+        used += w
+    return out + "…"
+
 
 def run_with_ui(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
     """Play our seat in the full-screen table; returns the exit status of :mod:`p2ptrumps.netplay`
     (130 when the person quit the match)."""
-    return asyncio.run(_main(cfg, args, role))
+    if role == "host":
+        return asyncio.run(play_in_table(cfg, role, bind=args.bind, port=args.port))
+    return asyncio.run(play_in_table(cfg, role, address=args.address))
 
 
-async def _main(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
+async def play_in_table(
+    cfg: NetConfig,
+    role: str,
+    *,
+    bind: str = "0.0.0.0",
+    port: int = 0,
+    address: str = "",
+    input: Input | None = None,
+    output: Output | None = None,
+    on_table: Callable[[TableApp], None] | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Host (``role="host"``, on ``bind``:``port``) or join (``address``) with our seat in the
+    full-screen table, on the running asyncio loop.
+
+    Args:
+        input / output: the table's prompt_toolkit input and output (default: the terminal;
+            tests pass ``create_pipe_input()`` and ``DummyOutput()``).
+        on_table: called with the table once it exists (tests drive it).
+        stdout / stderr: where the closing lines go (default ``sys.stdout`` / ``sys.stderr``).
+    Returns:
+        the exit status of :mod:`p2ptrumps.netplay` (0 the match was played; 130 the person quit).
+    """
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
     table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
                                allow_hint=False, allow_draw_offer=True, allow_chat=True,
-                               waiting_text="{name} is thinking…"))
+                               waiting_text="{name} is thinking…"), input=input, output=output)
+    table.record_label = "Match log saved"
+    if on_table is not None:
+        on_table(table)
     ui_wanted = asyncio.Event()
     human: list[HumanPlayer] = []
     games: list[NetGame] = []  # the current match's game (a rematch replaces it)
@@ -51,14 +105,14 @@ async def _main(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
     pending: list[Callable[[bool], None]] = []
 
     def on_ready(game: NetGame, result: NetResult) -> None:
-        me, peer = cfg.name, result.peer_name or "peer"
+        me, peer = display_name(cfg.name), display_name(result.peer_name or "peer")
         seat = game.seat
         table.set_players((me, peer) if seat == 0 else (peer, me), seat)
         table.set_opponent_detail(f"key {result.peer_fingerprint}")
         table.set_connection("connected")
         table.record_path = str(result.log_path)
         log_files.append(str(result.log_path))
-        player = HumanPlayer(table, PlayerInfo(me, "human"))
+        player = HumanPlayer(table, PlayerInfo(cfg.name, "human"))
         sink = table.intent_sink
         trio_token = trio.lowlevel.current_trio_token()
 
@@ -74,10 +128,11 @@ async def _main(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
         _hook(game)
         human.append(player)
         cfg.out = io.StringIO()  # the full screen owns the terminal from now on
+        trio.lowlevel.spawn_system_task(_watch_silence, games, table)
         ui_wanted.set()
 
     def _hook(game: NetGame) -> None:
-        game.on_chat = table.add_chat
+        game.on_chat = lambda who, text: table.add_chat(display_name(who), text)
         game.on_note = lambda text: table.show_message(text, "info")
 
     def on_rematch(game: NetGame, result: NetResult) -> None:
@@ -102,7 +157,8 @@ async def _main(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
                     token.run_sync_soon(answered.set)
 
         pending.append(reply)
-        question = f"{peer} offers a rematch. Play again?" if offered else f"Offer {peer} a rematch?"
+        question = (f"{display_name(peer)} offers a rematch. Play again? (y rematch, n leave)" if offered
+                    else f"Offer {display_name(peer)} a rematch? (y rematch, n leave)")
         table.ask_question(question, lambda: reply(True), lambda: reply(False))
         try:
             await answered.wait()
@@ -124,20 +180,30 @@ async def _main(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
 
     async def trio_main() -> NetResult:
         if role == "host":
-            return await host(cfg, args.bind, args.port)
-        return await join(cfg, args.address)
+            return await host(cfg, bind, port)
+        return await join(cfg, address)
 
     guest: TrioGuest[NetResult] = TrioGuest(trio_main)
+    lost: list[NetplayError] = []
 
     def done() -> None:
         ui_wanted.set()
+        failure = _failure(guest)
+        if failure is not None and human and not app_done:
+            # The connection was lost mid-match: say why on the table, leave when the person says so.
+            lost.append(failure)
+            kept = ", ".join(str(p) for p in log_paths(getattr(failure, "result", None)))
+            table.set_connection("disconnected")
+            table.show_message(f"Connection lost: {failure}. Match log kept: {kept or 'none'}. "
+                               "Press q to leave.", "error")
+            return
         table.exit(QuitResult.FINISHED)
 
     guest.start(on_done=done)
     quit_result = QuitResult.FINISHED
     try:
         await ui_wanted.wait()
-        if guest.running:
+        if guest.running or lost:
             quit_result = await table.application.run_async()
     finally:
         if quit_result is QuitResult.QUIT:
@@ -148,19 +214,44 @@ async def _main(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
         try:
             result = await guest.wait()
         except GuestCancelled:
-            print("you left the match; the match logs are kept", file=sys.stderr)
+            print("you left the match; the match logs are kept", file=err)
             for path in log_files:
-                print(f"match log (kept): {path}", file=sys.stderr)
+                print(f"match log (kept): {path}", file=err)
             return 130
         except NetplayError as exc:
-            print(f"p2ptrumps: {exc}", file=sys.stderr)
-            for kept in log_paths(getattr(exc, "result", None)):
-                print(f"match log (kept): {kept}", file=sys.stderr)
+            print(f"p2ptrumps: {exc}", file=err)
+            for kept_path in log_paths(getattr(exc, "result", None)):
+                print(f"match log (kept): {kept_path}", file=err)
             return exc.status
-    print(f"Score: {describe_score(table)}")
+    print(f"Score: {describe_score(table)}", file=out)
     for done_log in log_paths(result):
-        print(f"match log: {done_log}")
+        print(f"match log: {done_log}", file=out)
     return EXIT_OK
+
+
+def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
+    """The NetplayError the finished trio run raised, if that is how it ended."""
+    done = guest._done  # the bridge keeps the outcome here; read it without waiting
+    if done is None or not done.done():
+        return None
+    result = done.result()
+    error = getattr(result, "error", None)
+    return error if isinstance(error, NetplayError) else None
+
+
+async def _watch_silence(games: list[NetGame], table: TableApp) -> None:
+    """Show "peer silent for N s" on the table while no byte (not even a heartbeat) arrives."""
+    shown = ""
+    for _ in range(10**7):  # ends with the run (system tasks are cancelled then)
+        await trio.sleep(1.0)
+        conn = games[-1].conn
+        if conn.error is not None:
+            return
+        silent = conn.silent_s
+        text = f"peer silent for {silent:.0f} s" if silent >= SILENT_AFTER_S else "connected"
+        if text != shown:
+            table.set_connection(text)
+            shown = text
 
 
 def _chat(game: NetGame, text: str) -> None:

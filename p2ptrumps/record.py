@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -21,16 +22,105 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cards import SUIT_LETTERS, Card, CardParseError, card_list, mask_of, parse_suit
-from .rules import IllegalMoveError, InvalidMoveError, Move, Outcome, Position, RuleSet, RuleSetError
+from .cards import SUIT_LETTERS, Card, CardParseError, card_list, parse_suit
+from .rules import (
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+    Outcome,
+    Position,
+    RuleSet,
+    RuleSetError,
+    next_dealer,
+)
 from .shuffle import deal_hands
 
 FORMAT = "p2ptrumps-record"
 VERSION = 1
 
 
+#: Longest error message kept (a hostile file must not make a megabyte-long line).
+MAX_MESSAGE_CHARS = 400
+
+
 class RecordError(ValueError):
-    """A record is unreadable or inconsistent; the message names the field or the move."""
+    """A record is unreadable or inconsistent; the message (one line, at most
+    :data:`MAX_MESSAGE_CHARS` characters) names the field or the move."""
+
+    def __init__(self, message: str) -> None:
+        text = " ".join(message.split())
+        if len(text) > MAX_MESSAGE_CHARS:
+            text = text[: MAX_MESSAGE_CHARS - 1] + "…"
+        super().__init__(text)
+
+
+def _short(value: Any) -> str:
+    """A short, safe description of a JSON value for an error message."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, int):
+        return str(value) if abs(value) < 10**15 else "a very large number"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value if len(value) <= 20 else value[:20] + "…")
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _is_number(value: Any) -> bool:
+    return (type(value) is int and abs(value) <= 10**9) or (isinstance(value, float) and math.isfinite(value))
+
+
+def _member(data: dict[str, Any], key: str, kind: type, what: str) -> Any:
+    """``data[key]`` if it is a ``kind``; else :class:`RecordError` naming the field."""
+    if key not in data:
+        raise RecordError(f"missing field {key!r}")
+    value = data[key]
+    if not isinstance(value, kind):
+        raise RecordError(f"{key}: expected {what}, not {_short(value)}")
+    return value
+
+
+def _player_from_json(seat: int, p: Any) -> PlayerInfo:
+    where = f"players, seat {seat}"
+    if not isinstance(p, dict):
+        raise RecordError(f"{where}: expected an object with a name")
+    name = p.get("name")
+    if not isinstance(name, str):
+        raise RecordError(f"{where}: name must be text, not {_short(name)}")
+    kind = p.get("kind", "human")
+    if not isinstance(kind, str):
+        raise RecordError(f"{where}: kind must be text, not {_short(kind)}")
+    fingerprint = p.get("fingerprint")
+    if fingerprint is not None and not isinstance(fingerprint, str):
+        raise RecordError(f"{where}: fingerprint must be text or null, not {_short(fingerprint)}")
+    return PlayerInfo(name, kind, fingerprint)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json(text: str, name: str = "the record") -> Any:
+    """Parse strict JSON text (no ``NaN``/``Infinity``); raises :class:`RecordError` naming
+    ``name`` for anything unparseable (bad syntax, an over-long integer, too deep nesting)."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise RecordError(f"{name} is not JSON: nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, and int() beyond the digit limit
+        raise RecordError(f"{name} is not JSON: {exc}") from None
+
+
+def result_json(outcome: Outcome | None) -> str:
+    """A deal result as it is written in a record: ``{"winner": 1, "reason": "out"}`` or ``null``."""
+    if outcome is None:
+        return "null"
+    return json.dumps({"winner": outcome.winner, "reason": outcome.reason})
 
 
 @dataclass
@@ -81,6 +171,9 @@ class MatchRecord:
     deals: list[DealRecord] = field(default_factory=list)
     started: str = ""
     source: str = "offline"
+    #: The ``score`` and ``finished`` a file stored (None if not read from a file); :meth:`check` compares them.
+    claimed_score: tuple[float, float] | None = field(default=None, compare=False, repr=False)
+    claimed_finished: bool | None = field(default=None, compare=False, repr=False)
 
     # ----- derived ---------------------------------------------------------
 
@@ -133,99 +226,195 @@ class MatchRecord:
 
     @classmethod
     def from_json(cls, data: Any) -> MatchRecord:
-        """Read a parsed JSON record; raises :class:`RecordError` naming the bad field.
+        """Read a parsed JSON record; raises :class:`RecordError` naming the bad field, and nothing else.
 
-        Checks only the shape; :meth:`replay_deal` checks the deal and the moves.
+        Checks the shape only (protocol/record.md §6 items 1-2); :meth:`check`
+        replays the deals and checks how they fit together (items 3-6).
         """
         try:
-            if not isinstance(data, dict) or data.get("format") != FORMAT:
-                raise RecordError(f"not a {FORMAT} file")
-            if data.get("version") != VERSION:
-                raise RecordError(f"unsupported record version {data.get('version')!r} (this program reads {VERSION})")
-            rules = RuleSet.from_dict(data["rules"])
-            trumps_raw = data["trumps"]
-            if not isinstance(trumps_raw, list) or len(trumps_raw) != 2:
-                raise RecordError("trumps: expected two suits")
-            trumps = (parse_suit(str(trumps_raw[0])), parse_suit(str(trumps_raw[1])))
-            if trumps[0] == trumps[1]:
-                raise RecordError("trumps: the two suits must differ")
-            players_raw = data["players"]
-            if not isinstance(players_raw, list) or len(players_raw) != 2:
-                raise RecordError("players: expected two")
-            players = tuple(
-                PlayerInfo(str(p["name"]), str(p.get("kind", "human")), p.get("fingerprint")) for p in players_raw
-            )
-            deals = [cls._deal_from_json(i, d) for i, d in enumerate(data["deals"])]
-            return cls(
-                rules=rules,
-                trumps=trumps,
-                players=(players[0], players[1]),
-                deals=deals,
-                started=str(data.get("started", "")),
-                source=str(data.get("source", "offline")),
-            )
+            return cls._from_json(data)
         except RecordError:
             raise
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise RecordError(f"malformed record: missing or bad field {exc}") from None
-        except (RuleSetError, CardParseError, InvalidMoveError, ValueError) as exc:
+        except (RuleSetError, CardParseError, InvalidMoveError) as exc:
             raise RecordError(f"malformed record: {exc}") from None
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
+            # A safety net: the checks below name the field; this names the kind of fault.
+            raise RecordError(f"malformed record: {type(exc).__name__} while reading the fields") from None
+
+    @classmethod
+    def _from_json(cls, data: Any) -> MatchRecord:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise RecordError(f"not a {FORMAT} file")
+        if "version" not in data:
+            raise RecordError("missing field 'version'")
+        version = data["version"]
+        if type(version) is not int or version != VERSION:
+            raise RecordError(f"unsupported record version {_short(version)} (this program reads {VERSION})")
+        rules = RuleSet.from_dict(_member(data, "rules", dict, "an object"))
+        trumps_raw = _member(data, "trumps", list, "two suits")
+        if len(trumps_raw) != 2 or not all(isinstance(t, str) for t in trumps_raw):
+            raise RecordError("trumps: expected two suits")
+        trumps = (parse_suit(trumps_raw[0]), parse_suit(trumps_raw[1]))
+        if trumps[0] == trumps[1]:
+            raise RecordError("trumps: the two suits must differ")
+        players_raw = _member(data, "players", list, "two players")
+        if len(players_raw) != 2:
+            raise RecordError("players: expected two")
+        players = tuple(_player_from_json(i, p) for i, p in enumerate(players_raw))
+        deals_raw = _member(data, "deals", list, "a list of deals")
+        deals = [cls._deal_from_json(i, d) for i, d in enumerate(deals_raw)]
+        started = data.get("started", "")
+        if not isinstance(started, str):
+            raise RecordError(f"started: expected a time as text, not {_short(started)}")
+        source = data.get("source", "offline")
+        if not isinstance(source, str):
+            raise RecordError(f"source: expected text, not {_short(source)}")
+        claimed_score: tuple[float, float] | None = None
+        if "score" in data:
+            score = data["score"]
+            if not (isinstance(score, list) and len(score) == 2 and all(_is_number(x) for x in score)):
+                raise RecordError(f"score: expected two numbers, not {_short(score)}")
+            claimed_score = (float(score[0]), float(score[1]))
+        claimed_finished = data.get("finished")
+        if claimed_finished is not None and type(claimed_finished) is not bool:
+            raise RecordError(f"finished: expected true or false, not {_short(claimed_finished)}")
+        return cls(
+            rules=rules,
+            trumps=trumps,
+            players=(players[0], players[1]),
+            deals=deals,
+            started=started,
+            source=source,
+            claimed_score=claimed_score,
+            claimed_finished=claimed_finished,
+        )
 
     @staticmethod
     def _deal_from_json(i: int, d: Any) -> DealRecord:
         where = f"deal {i + 1}"
         if not isinstance(d, dict):
             raise RecordError(f"{where}: not an object")
-        dealer = d["dealer"]
+        number = d.get("number", i + 1)
+        if type(number) is not int:
+            raise RecordError(f"{where}: number must be an integer, not {_short(number)}")
+        dealer = d.get("dealer")
         if type(dealer) is not int or dealer not in (0, 1):
             raise RecordError(f"{where}: dealer must be 0 or 1")
-        hands = d["hands"]
-        if not isinstance(hands, list) or len(hands) != 2:
+        hands = d.get("hands")
+        if not (isinstance(hands, list) and len(hands) == 2 and all(isinstance(h, list) for h in hands)):
             raise RecordError(f"{where}: hands must be two lists of cards")
-        try:
-            masks = (mask_of(Card.parse(str(c)) for c in hands[0]), mask_of(Card.parse(str(c)) for c in hands[1]))
-        except CardParseError as exc:
-            raise RecordError(f"{where}, hands: {exc}") from None
+        masks = []
+        for hand in hands:
+            mask = 0
+            for c in hand:
+                if not isinstance(c, str):
+                    raise RecordError(f"{where}, hands: {_short(c)} is not a card")
+                try:
+                    card = Card.parse(c)
+                except CardParseError as exc:
+                    raise RecordError(f"{where}, hands: {exc}") from None
+                if mask >> card & 1:
+                    raise RecordError(f"{where}, hands: {card.label()} appears twice")
+                mask |= 1 << card
+            masks.append(mask)
+        moves_raw = d.get("moves")
+        if not isinstance(moves_raw, list):
+            raise RecordError(f"{where}: moves must be a list of moves")
         moves = []
-        for j, m in enumerate(d["moves"]):
+        for j, m in enumerate(moves_raw):
+            if not isinstance(m, str):
+                raise RecordError(f"{where}, move {j + 1}: {_short(m)} is not a move")
             try:
-                moves.append(Move.parse(str(m)))
+                moves.append(Move.parse(m))
             except InvalidMoveError as exc:
                 raise RecordError(f"{where}, move {j + 1}: {exc}") from None
         result = d.get("result")
         outcome = None
         if result is not None:
+            if not isinstance(result, dict) or not isinstance(result.get("reason"), str):
+                raise RecordError(f"{where}: result must be null or {{\"winner\": 0, 1 or null, \"reason\": text}}")
             try:
-                outcome = Outcome(result["winner"], str(result["reason"]))
+                outcome = Outcome(result.get("winner"), result["reason"])
             except ValueError as exc:
                 raise RecordError(f"{where}: bad result: {exc}") from None
-        try:
-            seed = bytes.fromhex(str(d["seed"]))
-        except ValueError:
-            raise RecordError(f"{where}: seed {d['seed']!r} is not hex") from None
-        if len(seed) > 65535:
+        seed_text = d.get("seed")
+        if not isinstance(seed_text, str):
+            raise RecordError(f"{where}: seed must be hex text")
+        if len(seed_text) > 2 * 65535:
             raise RecordError(f"{where}: seed is longer than 65535 bytes")
+        try:
+            seed = bytes.fromhex(seed_text)
+        except ValueError:
+            seed = b""
+        if seed.hex() != seed_text.lower():
+            raise RecordError(f"{where}: seed {_short(seed_text)} is not hex")
         return DealRecord(
-            number=int(d.get("number", i + 1)),
+            number=number,
             dealer=dealer,
             seed=seed,
-            hands=masks,
+            hands=(masks[0], masks[1]),
             moves=moves,
             outcome=outcome,
         )
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MatchRecord:
-        """Read a record file; raises :class:`RecordError` (unreadable, not JSON, bad shape)."""
+        """Read a record file (shape only, see :meth:`from_json`; a UTF-8 byte order mark is skipped).
+
+        Raises :class:`RecordError` (unreadable, not JSON, bad shape) and nothing else.
+        """
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = Path(path).read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise RecordError(f"cannot read {path}: {exc}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{path} is not JSON: {exc}") from None
-        return cls.from_json(data)
+        return cls.from_json(parse_json(text, str(path)))
+
+    # ----- whole-record consistency -----------------------------------------------------
+
+    def check(self, *, replay: bool = True) -> None:
+        """Check the whole record (protocol/record.md §6); raises :class:`RecordError` naming the first fault.
+
+        With ``replay`` (the default) every deal is first replayed with
+        :meth:`replay_deal` (hands, moves, results); pass ``replay=False`` when
+        the caller has just done that.  Then: at most ``rules.deals`` deals,
+        numbered 1, 2, … in order; only the last deal may be without a result;
+        each later deal dealt as RULES.md §3 says (the loser deals; after a draw
+        the other player); and the stored ``score`` and ``finished``, when the
+        record came from a file holding them, equal what the deals give.
+        """
+        if replay:
+            for deal in self.deals:
+                for _ in self.replay_deal(deal):
+                    pass
+        if len(self.deals) > self.rules.deals:
+            raise RecordError(f"deals: {len(self.deals)} deals recorded but the rules agree {self.rules.deals}")
+        for i, deal in enumerate(self.deals):
+            if deal.number != i + 1:
+                raise RecordError(f"deal {i + 1}: numbered {deal.number}; deals are numbered 1, 2, 3, ... in order")
+            if not i:
+                continue
+            prev = self.deals[i - 1]
+            if prev.outcome is None:
+                raise RecordError(
+                    f"deal {i + 1}: deal {i} before it has no result (only the last deal may be unfinished)"
+                )
+            dealer = next_dealer(prev.dealer, prev.outcome)
+            if deal.dealer != dealer:
+                raise RecordError(
+                    f"deal {i + 1}: dealt by seat {deal.dealer}, but after deal {i} seat {dealer} deals "
+                    "(RULES.md §3: the loser deals; after a draw the other player)"
+                )
+        a, b = self.score_halves()
+        if self.claimed_score is not None and self.claimed_score != (a / 2, b / 2):
+            c0, c1 = self.claimed_score
+            raise RecordError(f"score: recorded [{c0:g}, {c1:g}] but the deals give [{a / 2:g}, {b / 2:g}]")
+        if self.claimed_finished is not None and self.claimed_finished != self.finished:
+            open_last = bool(self.deals) and self.deals[-1].outcome is None
+            raise RecordError(
+                f"finished: recorded {str(self.claimed_finished).lower()} but the match is "
+                f"{'finished' if self.finished else 'not finished'} ({len(self.deals)} of {self.rules.deals} "
+                f"deals recorded{', the last without a result' if open_last else ''})"
+            )
 
     # ----- replay ------------------------------------------------------------
 
@@ -249,13 +438,20 @@ class MatchRecord:
         pos = self.start_of(deal)
         yield None, pos.copy()
         for j, move in enumerate(deal.moves):
+            seat = pos.to_move
             try:
                 pos.push(move)
             except IllegalMoveError as exc:
-                raise RecordError(f"deal {deal.number}, move {j + 1} ({move.code}): {exc}") from None
+                why = str(exc)
+                for yours in ("your trump", "your hand", "your last card"):
+                    why = why.replace(yours, yours.replace("your", f"seat {seat}'s"))
+                raise RecordError(f"deal {deal.number}, move {j + 1} ({move.code}): {why}") from None
             yield move, pos.copy()
         reached = pos.outcome
         if reached is not None and deal.outcome != reached:
-            raise RecordError(f"deal {deal.number}: recorded result {deal.outcome} but the moves reach {reached}")
+            raise RecordError(
+                f"deal {deal.number}: recorded result {result_json(deal.outcome)} "
+                f"but the moves reach {result_json(reached)}"
+            )
         if reached is None and deal.outcome is not None and deal.outcome.reason not in ("resign", "agreed-draw"):
             raise RecordError(f"deal {deal.number}: result {deal.outcome.reason} recorded but the deal is not over")

@@ -532,12 +532,12 @@ class Position:
             move = PICKUP_MOVE
         else:
             words = s.replace("/", " ").replace(",", " ").split()
+            if not words or len(words) > 2:
+                raise InvalidMoveError(f"{text!r}: give one card, two cards (beat and second) or 'p' to pick up")
             try:
                 cards = [int(Card.parse(w)) for w in words]
             except CardParseError as exc:
                 raise InvalidMoveError(str(exc)) from None
-            if not cards or len(cards) > 2:
-                raise InvalidMoveError(f"{text!r}: give one card, two cards (beat and second) or 'p' to pick up")
             if len(cards) == 1:
                 move = Move(LEAD if not self.pile else BEAT, cards[0], NO_CARD)
             else:

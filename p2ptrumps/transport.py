@@ -30,7 +30,7 @@ import math
 import os
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import BinaryIO, Protocol, TypeVar
 
 import trio
 
@@ -39,6 +39,9 @@ T = TypeVar("T")
 DEFAULT_TIMEOUT_S = 30.0
 RECEIVE_SIZE_BYTES = 65536
 CLOSE_WAIT_S = 5.0
+#: Most bytes we queue for a peer that does not read them (e.g. pongs for a ping flood):
+#: beyond this the peer is declared gone (it stopped reading).
+MAX_PENDING_BYTES = 1 << 20
 
 
 class TransportError(Exception):
@@ -117,18 +120,43 @@ class MatchLogFile:
     Args:
         path: the file; created with ``O_EXCL`` (an existing file is never
             overwritten) and mode 0600, its parent directories as needed.
+        defer: do not create the file yet: :meth:`append` keeps the bytes in memory
+            until :meth:`create` names the file (a handshake that ends before the
+            peer's hello leaves no file; protocol/wire.md §12).
     Raises:
         FileExistsError: ``path`` exists.
         OSError: it cannot be created.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, defer: bool = False) -> None:
         self.path = Path(path)
+        self._pending: bytearray | None = bytearray() if defer else None
+        self._file: BinaryIO | None = None
+        self.bytes_written = 0
+        if not defer:
+            self._open()
+
+    @property
+    def created(self) -> bool:
+        """True once the file exists on disk (always, unless made with ``defer=True``)."""
+        return self._file is not None
+
+    def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
         self._file = os.fdopen(fd, "wb")
-        self.bytes_written = 0
         self._sync_dir()
+
+    def create(self, path: str | os.PathLike[str]) -> None:
+        """(deferred log) Create the file at ``path`` and write the bytes held so far
+        (fsynced).  No-op if the file exists already.  Raises FileExistsError / OSError."""
+        if self._file is not None:
+            return
+        self.path = Path(path)
+        self._open()
+        held, self._pending = bytes(self._pending or b""), None
+        if held:
+            self.append(held)
 
     def _sync_dir(self) -> None:
         if os.name != "posix":
@@ -141,7 +169,13 @@ class MatchLogFile:
                 os.close(dfd)
 
     def append(self, data: bytes) -> None:
-        """Write ``data`` at the end, flush and ``os.fsync``.  Raises OSError (disk full, ...)."""
+        """Write ``data`` at the end, flush and ``os.fsync`` (held in memory while a deferred
+        log has no file yet).  Raises OSError (disk full, ...)."""
+        if self._file is None:
+            if self._pending is None:
+                raise OSError(f"the match log {self.path} is closed")
+            self._pending += data
+            return
         self._file.write(data)
         self._file.flush()
         os.fsync(self._file.fileno())
@@ -149,6 +183,9 @@ class MatchLogFile:
 
     def rename(self, new_path: Path) -> None:
         """Move the (open) file to ``new_path`` if that name is free; keeps the old name otherwise."""
+        if self._file is None:
+            self.path = new_path
+            return
         if new_path.exists():
             return
         try:
@@ -159,9 +196,10 @@ class MatchLogFile:
         self._sync_dir()
 
     def close(self) -> None:
-        """Close the file (idempotent)."""
-        if not self._file.closed:
+        """Close the file (idempotent); a deferred log never created drops what it held."""
+        if self._file is not None and not self._file.closed:
             self._file.close()
+        self._pending = None
 
 
 class Connection:
@@ -210,6 +248,7 @@ class Connection:
         self._closing_ok = False
         self._is_finished = is_finished or (lambda: False)
         self._scope: trio.CancelScope | None = None
+        self._wake_writer = trio.Event()
         self.bytes_sent = 0
         self.bytes_received = 0
 
@@ -222,6 +261,11 @@ class Connection:
     @closing_ok.setter
     def closing_ok(self, value: bool) -> None:
         self._closing_ok = value
+
+    @property
+    def silent_s(self) -> float:
+        """Seconds since the last bytes from the peer (heartbeats included); call inside the trio run."""
+        return max(0.0, trio.current_time() - self._last_rx)
 
     # ----- for the game --------------------------------------------------------
 
@@ -354,6 +398,7 @@ class Connection:
             nursery.start_soon(self._reader)
             nursery.start_soon(self._heartbeat)
             nursery.start_soon(self._watchdog)
+            nursery.start_soon(self._writer)
             nursery.start_soon(run_body)
 
     # ----- internals -------------------------------------------------------------------
@@ -416,6 +461,19 @@ class Connection:
             if not data:
                 self._eof_seen.set()
                 return
+            pending = int(getattr(self.session, "pending_bytes", 0))  # queued, not yet sent
+            if pending > MAX_PENDING_BYTES:
+                self._fail(PeerGone(f"the peer stopped reading: {pending} bytes of ours wait to be sent "
+                                    f"(more than {MAX_PENDING_BYTES}); it floods us without reading"))
+                return
+            self._wake_writer.set()  # answer (pongs, ...) without blocking the reading
+
+    async def _writer(self) -> None:
+        """Sends what the session queued while reading (pongs, automatic statements), so
+        that a peer which does not read never stops us reading."""
+        while True:
+            await self._wake_writer.wait()
+            self._wake_writer = trio.Event()
             with contextlib.suppress(TransportError):
                 await self.send_pending()
 

@@ -9,7 +9,7 @@ import trio
 
 from p2ptrumps.ai import LEVELS, AIPlayer, analyse, choose_move, choose_trump
 from p2ptrumps.ai.heuristics import beatable, greedy_move
-from p2ptrumps.ai.lean import NONE, PICKUP, Lean, to_move, to_move_int
+from p2ptrumps.ai.lean import NONE, PICKUP, Lean, position_key, random_playout, to_move, to_move_int
 from p2ptrumps.ai.search import WIN, WIN_BOUND
 from p2ptrumps.cards import BEATERS, HEARTS, SPADES, card_list, mask_of, pack_mask, parse_cards
 from p2ptrumps.match import MatchRunner
@@ -95,6 +95,63 @@ def test_lean_agrees_with_position_in_small_endgames_with_repetitions() -> None:
         _, reps = random_game(p, rng)
         repetitions += reps
     assert repetitions == 10
+
+
+@pytest.mark.parametrize(
+    ("rules", "endings"),
+    [
+        (RuleSet(), {"out": 13, "turn-limit": 7}),
+        (RuleSet(voluntary_pickup=True, turn_limit=60), {"out": 1, "turn-limit": 19}),
+        (RuleSet(pack_size=32, repetition=2), {"out": 20}),
+    ],
+    ids=["default", "voluntary", "pack32"],
+)
+def test_random_playout_replays_on_position(rules: RuleSet, endings: dict[str, int]) -> None:
+    """The one-loop playout makes only legal moves and ends the deal as Position does."""
+    rng = random.Random(77)
+    reasons = []
+    for i in range(20):
+        p = start_position(bytes([i, 9]), rules, (i % 4, (i + 3) % 4), i % 2)
+        lean = Lean(p)
+        record: list[int] = []
+        turns = random_playout(lean, rng, record)
+        assert turns == len(record) > 0
+        for m in record:
+            move = to_move(m, not p.pile)
+            p.check(move)
+            p.push(move)
+        assert (lean.hands, tuple(lean.pile), lean.to_move, lean.turn) == (p.hands, p.pile, p.to_move, p.turn)
+        assert lean.outcome() == p.outcome
+        assert lean.key() == position_key(p.hands[0], p.pile, p.to_move)
+        reasons.append(p.outcome.reason if p.outcome else "")
+        assert random_playout(lean, rng) == 0
+    assert {r: reasons.count(r) for r in set(reasons)} == endings
+
+
+def test_random_playout_ends_small_endgames_by_repetition_as_position_does() -> None:
+    rng = random.Random(6)
+    pack = card_list(pack_mask(36))
+    reasons = []
+    for i in range(100):
+        cards = rng.sample(pack, 12)
+        rules = RuleSet(repetition=2 + i % 2, voluntary_pickup=i % 3 == 0)
+        p = Position(rules, (i % 4, (i + 2) % 4), [mask_of(cards[:3]), mask_of(cards[3:6])], tuple(cards[6:]), i % 2)
+        lean = Lean(p)
+        record: list[int] = []
+        random_playout(lean, rng, record)
+        for m in record:
+            p.push(to_move(m, not p.pile))
+        assert lean.outcome() == p.outcome and lean.key() == position_key(p.hands[0], p.pile, p.to_move)
+        reasons.append(lean.reason)
+    assert {r: reasons.count(r) for r in set(reasons)} == {"out": 91, "both-out": 1, "repetition": 8}
+
+
+def test_repetition_key_is_exact() -> None:
+    """Piles with the same cards in another order, or a trailing low card, give different keys."""
+    two_clubs, three_clubs = 0, 1
+    assert position_key(0, [two_clubs], 0) != position_key(0, [], 0)
+    assert position_key(0, [two_clubs, three_clubs], 0) != position_key(0, [three_clubs, two_clubs], 0)
+    assert position_key(5, [3], 1) == (3 + 1) << 53 | 5 << 1 | 1
 
 
 def test_move_int_round_trip() -> None:

@@ -154,3 +154,66 @@ async def test_crossed_resignation_records_and_logs_agree(tmp_path: Path,
     assert result.score_halves == guest_v.score_halves == host_v.score_halves == result.record.score_halves()
     out = cfg.out.getvalue()  # type: ignore[attr-defined]
     assert "crossed the peer's message and was not played; the signed result is Hana resigned" in out, out
+
+
+class DrawTaker(FirstLegal):
+    """Accepts every draw offer."""
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return True
+
+
+async def offer_then_move_host(stream: trio.abc.Stream, log: list[bytes]) -> None:
+    """Host a 1-deal match; on its first turn it offers a draw and plays its move in one write."""
+    s = Session("host", HOST_KEY, "Hana", fixed_bytes("crossing-test/nonce2"), rules=RuleSet(pack_size=32, deals=1),
+                on_message=lambda frame, direction: log.append(frame))
+    await stream.send_all(s.data_to_send())
+    offered = False
+    for _ in range(10_000):
+        if s.finished:
+            break
+        data = await stream.receive_some(65536)
+        if not data:
+            break
+        s.receive_data(data)
+        while (ev := s.next_event()) is not None:
+            if isinstance(ev, wev.PeerHello):
+                s.accept_key()
+            elif isinstance(ev, wev.CommitDue):
+                s.commit(fixed_bytes(f"crossing-test/secret2/{ev.deal}"))
+                s.reveal()
+            elif isinstance(ev, wev.ProtocolViolation):
+                raise AssertionError(ev)
+        seat, what = s.waiting_for()
+        if (seat, what) == (0, "trump"):
+            s.choose_trump(0)
+        elif (seat, what) == (0, "move") and not offered:
+            offered = True
+            s.offer_draw()
+            pos = s.position
+            assert pos is not None
+            s.play(pos.legal_moves()[0])
+        await stream.send_all(s.data_to_send())
+    await stream.aclose()
+
+
+async def test_draw_offer_then_move_then_accepted(tmp_path: Path) -> None:
+    """Regression (tester's defect 4): the peer offers a draw and moves at once; our side
+    accepts the offer -- the deal ends drawn by agreement, the move before the answer stays
+    in the chain, and nothing crashes."""
+    host_stream, guest_stream = trio.testing.memory_stream_pair()
+    cfg = netplay.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path, accept_new=True,
+                            out=io.StringIO(), timeout_s=10, log_path=tmp_path / "guest.p2plog",
+                            make_player=lambda c, seat: DrawTaker(), trump=1)
+    host_log: list[bytes] = []
+    with trio.fail_after(20):
+        async with trio.open_nursery() as n:
+            n.start_soon(offer_then_move_host, host_stream, host_log)
+            result = await netplay.play_over(guest_stream, cfg, "memory")
+    assert result.record is not None and result.score_halves == (1, 1)
+    deal = result.record.deals[0]
+    assert deal.outcome is not None and (deal.outcome.winner, deal.outcome.reason) == (None, "agreed-draw")
+    guest_v = verify_log(result.log_path.read_bytes())  # type: ignore[union-attr]
+    host_v = verify_log(LOG_MAGIC + b"".join(host_log))
+    assert (guest_v.status, host_v.status) == ("valid", "valid")
+    assert deals_of(result.record) == deals_of(guest_v.to_record()) == deals_of(host_v.to_record())

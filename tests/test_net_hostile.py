@@ -161,8 +161,9 @@ async def test_hostile_guest_fault_is_named_and_log_kept(tmp_path: Path, fault: 
     assert f"[{code}]" in str(err)
     log_path: Path = err.result.log_path  # type: ignore[attr-defined]
     verdict = verify_log(log_path.read_bytes())
-    unknown_sender = code in ("garbage-frame", "oversized-frame")  # a frame that does not decode names no seat
-    assert (verdict.status, verdict.code, verdict.offender) == ("invalid", code, None if unknown_sender else 1)
+    # Always the guest (the host owns the log); proven by its signature when the message itself is signed.
+    proven = code in ("illegal-move", "wrong-position-hash", "bad-reveal", "broken-chain")
+    assert (verdict.status, verdict.code, verdict.offender, verdict.offender_proven) == ("invalid", code, 1, proven)
     assert verdict.index == verdict.frames - 1 or code == "oversized-frame"  # the evidence is the last frame
 
 

@@ -221,10 +221,10 @@ SHAPE_FAULTS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("not an object", lambda d: d.clear(), "not a p2ptrumps-record file"),
     ("wrong format", _set(["format"], "chess-pgn"), "not a p2ptrumps-record file"),
     ("wrong version", _set(["version"], 2), "unsupported record version 2 (this program reads 1)"),
-    ("no version", _delete(["version"]), "unsupported record version None (this program reads 1)"),
+    ("no version", _delete(["version"]), "missing field 'version'"),
     ("bad rule", _set(["rules", "pack_size"], 40), "malformed record: rule pack_size must be 32, 36 or 52, not 40"),
     ("unknown rule", _set(["rules", "jokers"], 2), "malformed record: unknown rule(s): jokers"),
-    ("missing rules", _delete(["rules"]), "malformed record: missing or bad field 'rules'"),
+    ("missing rules", _delete(["rules"]), "missing field 'rules'"),
     ("one trump", _set(["trumps"], ["H"]), "trumps: expected two suits"),
     ("same trumps", _set(["trumps"], ["H", "H"]), "trumps: the two suits must differ"),
     (
@@ -284,12 +284,12 @@ REPLAY_FAULTS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     (
         "illegal move",
         _set(["deals", 0, "moves", 2], "7C/JC"),
-        "deal 1, move 3 (7C/JC): 7♣ does not beat T♣ (your trump is ♥)".replace("T♣", "10♣"),
+        "deal 1, move 3 (7C/JC): 7♣ does not beat 10♣ (seat 0's trump is ♥)",
     ),
     (
         "card not in hand",
         _set(["deals", 0, "moves", 0], "AS"),
-        "deal 1, move 1 (AS): A♠ is not in your hand",
+        "deal 1, move 1 (AS): A♠ is not in seat 0's hand",
     ),
     (
         "move after the end",
@@ -299,19 +299,18 @@ REPLAY_FAULTS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     (
         "wrong winner",
         _set(["deals", 0, "result"], {"winner": 0, "reason": "out"}),
-        "deal 1: recorded result Outcome(winner=0, reason='out') but the moves reach "
-        "Outcome(winner=1, reason='out')",
+        'deal 1: recorded result {"winner": 0, "reason": "out"} but the moves reach {"winner": 1, "reason": "out"}',
     ),
     (
         "ended deal without a result",
         _set(["deals", 0, "result"], None),
-        "deal 1: recorded result None but the moves reach Outcome(winner=1, reason='out')",
+        'deal 1: recorded result null but the moves reach {"winner": 1, "reason": "out"}',
     ),
     (
         "wrong draw reason",
         _set(["deals", 1, "result"], {"winner": None, "reason": "agreed-draw"}),
-        "deal 2: recorded result Outcome(winner=None, reason='agreed-draw') but the moves reach "
-        "Outcome(winner=None, reason='repetition')",
+        'deal 2: recorded result {"winner": null, "reason": "agreed-draw"} but the moves reach '
+        '{"winner": null, "reason": "repetition"}',
     ),
     (
         "result claimed but the deal goes on",
@@ -385,3 +384,126 @@ def test_record_built_by_hand() -> None:
     assert back.deals[0].moves == moves
     assert [Move.parse(c) for c in data["deals"][0]["moves"]] == moves
     assert mask_of(parse_cards(" ".join(data["deals"][0]["hands"][0]))) == hands[0]
+
+
+# ----- whole-record consistency (MatchRecord.check) ----------------------------------------
+
+
+def _unfinished_middle(data: dict[str, Any]) -> None:
+    deal = data["deals"][1]
+    deal["moves"] = deal["moves"][:5]
+    deal["result"] = None
+    data["score"] = [0, 2]
+
+
+def _last_unfinished_but_finished(data: dict[str, Any]) -> None:
+    data["deals"][2]["result"] = None
+    data["score"] = [0.5, 1.5]
+
+
+CONSISTENCY_FAULTS: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
+    ("more deals than agreed", _set(["rules", "deals"], 2), "deals: 3 deals recorded but the rules agree 2"),
+    (
+        "numbered out of order",
+        _set(["deals", 1, "number"], 3),
+        "deal 2: numbered 3; deals are numbered 1, 2, 3, ... in order",
+    ),
+    (
+        "a deal after an unfinished deal",
+        _unfinished_middle,
+        "deal 3: deal 2 before it has no result (only the last deal may be unfinished)",
+    ),
+    ("score does not match", _set(["score"], [3, 0]), "score: recorded [3, 0] but the deals give [0.5, 2.5]"),
+    (
+        "finished but the last deal is open",
+        _last_unfinished_but_finished,
+        "finished: recorded true but the match is not finished (3 of 3 deals recorded, the last without a result)",
+    ),
+    (
+        "unfinished but all deals played",
+        _set(["finished"], False),
+        "finished: recorded false but the match is finished (3 of 3 deals recorded)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fault", "change", "message"), CONSISTENCY_FAULTS, ids=[f[0] for f in CONSISTENCY_FAULTS])
+def test_consistency_faults(fault: str, change: Callable[[dict[str, Any]], None], message: str) -> None:
+    data = sample_json()
+    change(data)
+    rec = check_json(data)  # the shape and every deal are fine
+    with pytest.raises(RecordError) as info:
+        rec.check()
+    assert str(info.value) == message
+
+
+def test_samples_pass_the_whole_record_check() -> None:
+    for path in (SAMPLE, UNFINISHED):
+        MatchRecord.load(path).check()
+
+
+def _gen_record_module() -> Any:
+    spec = importlib.util.spec_from_file_location("gen_record", VECTORS_DIR / "gen_record.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen
+
+
+def test_dealer_order_is_checked() -> None:
+    """RULES.md §3: the loser deals the next deal; after a draw, the other player."""
+    gen = _gen_record_module()
+    rec = MatchRecord(rules=RuleSet(deals=2), trumps=(2, 3), players=(PlayerInfo("a"), PlayerInfo("b")))
+    d1 = gen.play(rec, 1, 0, "first", None)
+    assert d1.outcome == Outcome(1, "out")  # seat 0 lost deal 1, so seat 0 deals deal 2
+    gen.play(rec, 2, 1, "first", 3)
+    with pytest.raises(RecordError) as info:
+        rec.check()
+    assert str(info.value) == (
+        "deal 2: dealt by seat 1, but after deal 1 seat 0 deals (RULES.md §3: the loser deals; after a draw the other "
+        "player)"
+    )
+    rec.deals.pop()
+    gen.play(rec, 2, 0, "first", 3)
+    rec.check()
+    # After a draw the other player deals.
+    rec.deals[0].outcome = Outcome(None, "agreed-draw")
+    rec.deals[0].moves = rec.deals[0].moves[:4]
+    with pytest.raises(RecordError) as info:
+        rec.check()
+    assert str(info.value).startswith("deal 2: dealt by seat 0, but after deal 1 seat 1 deals")
+
+
+def test_started_must_be_text() -> None:
+    data = sample_json()
+    data["started"] = 5
+    with pytest.raises(RecordError) as info:
+        MatchRecord.from_json(data)
+    assert str(info.value) == "started: expected a time as text, not 5"
+
+
+def test_huge_version_number_is_a_record_error(tmp_path: Path) -> None:
+    text = SAMPLE.read_text(encoding="utf-8").replace('"version": 1', '"version": ' + "9" * 5000)
+    path = tmp_path / "big.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RecordError) as info:
+        MatchRecord.load(path)
+    assert str(info.value).startswith(f"{path} is not JSON: Exceeds the limit (4300 digits)")
+
+
+def test_byte_order_mark_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + SAMPLE.read_bytes())
+    assert MatchRecord.load(path).dumps() == SAMPLE.read_text(encoding="utf-8")
+
+
+def test_error_messages_are_one_short_line() -> None:
+    data = sample_json()
+    data["deals"][0]["hands"][0][0] = "Z" * 100_000 + "\n"
+    with pytest.raises(RecordError) as info:
+        MatchRecord.from_json(data)
+    text = str(info.value)
+    assert "\n" not in text
+    assert len(text) == 400
+    assert text.startswith("deal 1, hands: 'ZZZ")
+    assert text.endswith("…")

@@ -158,7 +158,7 @@ def test_an_illegal_move_exits_2_naming_it(tmp_path: Path, text: bool, capsys: p
     assert replay.run(args(p, text=text)) == 2
     out = capsys.readouterr()
     assert out.out == ""
-    assert out.err == "p2ptrumps replay: deal 1, move 4 (QC/AC): Q♣ does not beat Q♠ (your trump is ♠)\n"
+    assert out.err == "p2ptrumps replay: deal 1, move 4 (QC/AC): Q♣ does not beat Q♠ (seat 1's trump is ♠)\n"
 
 
 def test_a_wrong_result_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -251,3 +251,109 @@ def test_viewer_cursor_and_screen() -> None:
     assert start is not None and start.score_halves == (1, 3) and start.pile == ()
     assert plain(render_status(viewer.status_view(), 80))[0] == (
         " Deal 3/3, move 0/4: dealt by greedy AI; Ann leads.")
+
+
+# ----- files that are not records, and hostile records ---------------------------------------
+
+
+def test_non_regular_files_are_refused_without_reading(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # opening it for reading would block until a writer came
+    with pytest.raises(RecordError) as info:
+        load_any(fifo)
+    assert str(info.value) == (
+        f"{fifo} is not a regular file (a pipe, device or socket): give the path of a saved record or match log")
+    with pytest.raises(RecordError) as info:
+        load_any("/dev/zero")
+    assert str(info.value).startswith("/dev/zero is not a regular file")
+    with pytest.raises(RecordError) as info:
+        load_any(tmp_path)
+    assert str(info.value) == f"{tmp_path} is a directory: give the path of a saved record or match log"
+
+
+def test_files_over_the_cap_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    big = tmp_path / "big.json"
+    with big.open("wb") as f:
+        f.truncate(replay.MAX_FILE_BYTES + 1)  # sparse: no disk used
+    assert replay.run(args(big)) == 2
+    assert capsys.readouterr().err == (
+        f"p2ptrumps replay: {big} is 67108865 bytes: too large for a match (64 MiB at most)\n")
+    assert replay.read_file_limited(SAMPLE, 10**6) == SAMPLE.read_bytes()
+    with pytest.raises(RecordError, match=r"is \d+ bytes: too large for a match \(0 MiB at most\)"):
+        replay.read_file_limited(SAMPLE, 100)
+
+
+def test_byte_order_mark_and_huge_numbers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + SAMPLE.read_bytes())
+    assert replay_text(load_any(bom)) == replay_text(load_any(SAMPLE))
+    text = SAMPLE.read_text(encoding="utf-8").replace('"version": 1', '"version": ' + "7" * 5000)
+    huge = _write(tmp_path, "huge.json", text)
+    assert replay.run(args(huge)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"p2ptrumps replay: {huge}: not valid JSON (Exceeds the limit (4300 digits)")
+    assert err.count("\n") == 1
+
+
+def test_inconsistent_record_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    data["rules"]["deals"] = 2
+    p = _write(tmp_path, "many.json", data)
+    assert replay.run(args(p)) == 2
+    assert capsys.readouterr().err == "p2ptrumps replay: deals: 3 deals recorded but the rules agree 2\n"
+
+
+def test_text_never_writes_control_characters(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    data = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    data["players"][0]["name"] = "Bob\x1b[31mRED\nX"
+    data["started"] = "\x1b]0;title\x07"
+    p = _write(tmp_path, "evil.json", data)
+    assert replay.run(args(p)) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "seat 0: Bob?[31mRED?X (human), trump ♥" in out.splitlines()
+    assert out.splitlines()[0] == "p2ptrumps match (offline), started ?]0;title?"
+
+
+def test_viewer_stays_on_the_last_deal_and_says_so() -> None:
+    viewer = ReplayViewer(load_any(SAMPLE))
+    viewer.deal(2)
+    viewer.step(3)
+    viewer.deal(1)
+    assert (viewer.deal_index, viewer.step_index) == (2, 3)
+    assert plain(render_status(viewer.status_view(), 80))[1] == " This is the last deal."
+    viewer.note = ""
+    viewer.deal(-5)
+    assert (viewer.deal_index, viewer.step_index) == (0, 0)
+    viewer.deal(-1)
+    assert viewer.note == "This is the first deal."
+
+
+def test_viewer_grammar_for_a_player_called_you() -> None:
+    rec = load_any(SAMPLE)
+    rec.players[0].name = "You"
+    viewer = ReplayViewer(rec)
+    assert plain(render_status(viewer.status_view(), 80))[0] == (
+        " Deal 1/3, move 0/20: dealt by greedy AI; You lead.")
+
+
+def test_viewer_needs_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    # Under pytest stdin is not a terminal.
+    assert replay.run(args(SAMPLE, text=False)) == 2
+    assert capsys.readouterr().err == (
+        "p2ptrumps replay: the viewer needs a terminal: stdin is not a tty (use replay --text for plain text)\n")
+
+
+def test_viewer_in_a_small_terminal_says_so() -> None:
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.output import DummyOutput
+
+    class Small(DummyOutput):
+        def get_size(self) -> Size:
+            return Size(rows=12, columns=40)
+
+    viewer = ReplayViewer(load_any(SAMPLE), output=Small())
+    assert plain(viewer._render_body(40, 12))[:2] == ["terminal too small: need at least 60x20", "(now 40x12); q quits"]
+    assert viewer._render_status(40, 0) == []

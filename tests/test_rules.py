@@ -419,6 +419,7 @@ def test_parse_move_lead_and_last_card() -> None:
         ("xx", "'xx' is not a card: 'x' is not a suit (use C D H S or ♣ ♦ ♥ ♠)"),
         ("", "'': give one card, two cards (beat and second) or 'p' to pick up"),
         ("ts 7h kc", "'ts 7h kc': give one card, two cards (beat and second) or 'p' to pick up"),
+        ("th 9c extra", "'th 9c extra': give one card, two cards (beat and second) or 'p' to pick up"),
     ],
 )
 def test_parse_move_invalid(text: str, message: str) -> None:

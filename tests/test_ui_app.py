@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from prompt_toolkit.application import create_app_session
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -217,8 +218,9 @@ def test_typed_garbage_is_reported_then_a_typed_move_plays(tmp_path: Path) -> No
         inp.send_text(":zz" + ENTER)
         await wait_until(lambda: table.state.message_kind == "error", "the parse error")
         assert table.state.message == "'zz' is not a card: 'z' is not a suit (use C D H S or ♣ ♦ ♥ ♠)"
-        assert table.state.prompt_kind == "move" and table.prompt_buffer.text == "zz"
-        inp.send_text(CTRL_U + "10x" + ENTER)
+        # The bad text is cleared (the message names it), so typing starts afresh.
+        assert table.state.prompt_kind == "move" and table.prompt_buffer.text == ""
+        inp.send_text(":10x" + ENTER)  # a ':' typed again in the prompt is ignored
         await wait_until(lambda: "10x" in table.state.message, "the second parse error")
         card = Card(hand_order(position(session).hands[0], 2)[-1])
         inp.send_text(CTRL_U + card.label(ascii_only=True).lower() + ENTER)
@@ -477,6 +479,10 @@ def test_draw_offer_to_the_ai_is_settled_either_way(tmp_path: Path) -> None:
         table = session.table
         await wait_until(my_turn(session), "my lead")
         inp.send_text("d")
+        await wait_until(lambda: table.state.confirm is not None, "the draw question")
+        assert table.overlay_lines()[1] == "│ Offer AI random a draw? If accepted, the deal is drawn. │"
+        assert table.state.mode == Mode.TURN  # nothing is sent before the answer
+        inp.send_text("y")
         await wait_until(lambda: "declined" in table.state.message or table.state.mode == Mode.MATCH_END,
                          "the AI's answer")
         if table.state.mode == Mode.TURN:
@@ -509,3 +515,143 @@ def test_dialogs_are_framed_and_ascii_safe() -> None:
         "| y yes    n no  |",
         "+----------------+",
     ]
+
+
+# ----- the defects a first-time tester found ---------------------------------------------
+
+
+def test_escape_acts_at_once_and_the_next_key_is_not_swallowed(tmp_path: Path) -> None:
+    from p2ptrumps.ui.app import ESC_TIMEOUT_S
+
+    table = TableApp()
+    assert (table.application.ttimeoutlen, table.application.timeoutlen) == (ESC_TIMEOUT_S, ESC_TIMEOUT_S) == (
+        0.05, 0.05)
+    cfg = config(tmp_path, HUMAN_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my lead")
+        selected = table.state.selected
+        inp.send_text(":zz" + ENTER)
+        await wait_until(lambda: table.state.message_kind == "error", "the parse error")
+        inp.send_text("\x1b" + ENTER)  # Esc closes the prompt; Enter, right after it, plays the card
+        await wait_until(lambda: len(table.state.history) >= 1, "the lead played by Enter")
+        assert table.state.prompt_kind is None
+        assert table.state.history[0].move == Move.lead(selected)  # type: ignore[arg-type]
+        assert table.state.message_kind != "error"  # closing the prompt took its error away
+        await quit_game(inp)
+
+    run_play(cfg, script)
+
+
+def test_empty_enter_closes_the_prompt_and_its_error(tmp_path: Path) -> None:
+    cfg = config(tmp_path, HUMAN_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my lead")
+        inp.send_text(":8H9C" + ENTER)
+        await wait_until(lambda: table.state.message_kind == "error", "the parse error")
+        inp.send_text(ENTER)
+        await wait_until(lambda: table.state.prompt_kind is None, "the prompt to close")
+        assert (table.state.message, table.state.mode) == ("", Mode.TURN)
+        await quit_game(inp)
+
+    run_play(cfg, script)
+
+
+def test_p_while_choosing_the_second_card_keeps_the_beat(tmp_path: Path) -> None:
+    cfg = config(tmp_path, AI_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my first turn")
+        b = next(iter(cards_in(position(session).beating_cards(0))))
+        table.state.selected = b
+        inp.send_text(ENTER)
+        await wait_until(lambda: table.state.mode == Mode.SECOND, "the second-card step")
+        inp.send_text("p")
+        await wait_until(lambda: table.state.message_kind == "error", "the note")
+        assert table.state.message == "choose the second card (Esc takes the beat back)"
+        assert (table.state.mode, table.state.pending_beat) == (Mode.SECOND, b)
+        await quit_game(inp)
+
+    run_play(cfg, script)
+    assert len(saved(cfg).deals[0].moves) == 1  # only the AI's lead: p sent nothing
+
+
+def test_draw_offer_asks_first_and_no_sends_nothing(tmp_path: Path) -> None:
+    cfg = config(tmp_path, HUMAN_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my lead")
+        assert "d draw" in table.status_view(200).keys
+        inp.send_text("d")
+        await wait_until(lambda: table.state.confirm is not None, "the draw question")
+        inp.send_text("n")
+        await wait_until(lambda: table.state.confirm is None, "the answer")
+        assert (table.state.mode, table.state.message) == (Mode.TURN, "Deal 1 of 1: AI random dealt; you lead.")
+        await quit_game(inp)
+
+    run_play(cfg, script)
+    deal = saved(cfg).deals[0]
+    assert (deal.moves, deal.outcome) == ([], None)
+
+
+def test_help_names_the_draw_key_and_fits_the_smallest_terminal() -> None:
+    from p2ptrumps.ui.view import MIN_HEIGHT, MIN_WIDTH
+
+    table = TableApp()
+    table.state.help_open = True
+    lines = table.overlay_lines()
+    assert any("d offer a draw" in line for line in lines)
+    assert any("protocol/RULES.md" in line for line in lines)
+    assert len(lines) == MIN_HEIGHT == 20
+    assert len(lines[0]) == 59 and len(lines[0]) <= MIN_WIDTH
+
+
+class _SmallOutput(DummyOutput):
+    def __init__(self, columns: int, rows: int) -> None:
+        self.size = (columns, rows)
+
+    def get_size(self) -> Size:
+        return Size(rows=self.size[1], columns=self.size[0])
+
+
+def test_small_terminal_says_so_instead_of_hiding_the_game() -> None:
+    from p2ptrumps.ui.view import plain
+
+    out = _SmallOutput(30, 10)
+    table = TableApp(output=out)
+    table.state.help_open = True
+    assert table.too_small()
+    assert plain(table._render_body(30, 10)) == [
+        "terminal too small: need at",
+        "least 60x20 (now 30x10); q",
+        "quits",
+    ] + [""] * 7
+    assert table._render_status(30, 0) == []
+    table.state.help_open = False
+    table.ask_quit()
+    assert plain(table._render_body(30, 10))[8] == "Quit the game? y/n"
+    table.answer_confirm(False)
+    out.size = (60, 20)
+    assert not table.too_small()
+    assert plain(table._render_body(60, 17))[0] == " Svoi Kozyri"
+
+
+def test_names_with_control_characters_never_reach_the_screen() -> None:
+    from p2ptrumps.ui.view import plain
+
+    table = TableApp()
+    table.set_players(("Bob\x1b[31mRED\nX", "AI\x07"), 0)
+    pos = Position(rules=RuleSet(), trumps=(0, 1), hands=[0b111, 0b111000], to_move=0)
+    from p2ptrumps.match import DealStarted
+
+    table.show_event(DealStarted(1, 1, pos))
+    screen = plain(table._render_body(80, 20))
+    assert screen[0].startswith(" Svoi Kozyri   deal 1/1   Bob?[31mRED?X 0 : 0 AI?")
+    assert not any(ch < " " for line in screen for ch in line)
+    table.ask_draw()
+    assert table.overlay_lines()[1] == "│ AI? offers a draw. Accept? │"

@@ -14,15 +14,18 @@ from p2ptrumps.ui.view import (
     StatusView,
     TableView,
     asciify,
+    c_locale,
     expect_text,
     halves_text,
     hand_order,
     hand_rows,
     make_style,
     plain,
+    printable,
     render_end,
     render_status,
     render_table,
+    render_too_small,
     render_trump_choice,
     wants_ascii,
     wants_color,
@@ -137,7 +140,10 @@ def test_hand_row_styles_mark_legal_selected_and_pending() -> None:
     styles = {t: s for s, t in spades if "♠" in t and len(t) > 1}
     assert styles == {"6♠": "class:card", "7♠": "class:card.selected", "9♠": "class:card class:card.legal"}
     pending = hand_rows(m("6S 7S 9S"), 2, ascii_only=True, selected=c("9S"), pending=c("7S"))[1]
-    assert "".join(t for _, t in pending) == "  S        6S*7S[9S]"
+    assert "".join(t for _, t in pending) == "  S        6S*7S*[9S]"
+    # The beating card next to the cursor keeps both of its marks.
+    before = hand_rows(m("6H 8H 9H"), 2, ascii_only=False, selected=c("6H"), pending=c("8H"))[0]
+    assert "".join(t for _, t in before) == "  ♥ trump [6♥]*8♥*9♥ "
 
 
 def test_hand_order_puts_own_trump_first() -> None:
@@ -251,10 +257,74 @@ def test_environment_and_encoding_detection() -> None:
     assert wants_color({}) is True
     assert wants_color({"NO_COLOR": "1"}) is False
     assert wants_color({"NO_COLOR": ""}) is True
-    assert wants_ascii("utf-8") is False
-    assert wants_ascii("ascii") is True
-    assert wants_ascii("latin-1") is True
-    assert wants_ascii(None) is True
+    utf8 = {"LANG": "en_US.UTF-8"}
+    assert wants_ascii("utf-8", utf8) is False
+    assert wants_ascii("ascii", utf8) is True
+    assert wants_ascii("latin-1", utf8) is True
+    assert wants_ascii(None, utf8) is True
     assert asciify("10♥ beats 9♠ — ½") == "10H beats 9S - .5"
     assert [halves_text(h) for h in (0, 1, 2, 3)] == ["0", "½", "1", "1½"]
     assert [halves_text(h, True) for h in (0, 1, 2, 3)] == ["0", "0.5", "1", "1.5"]
+
+
+def test_c_locale_means_ascii_even_with_a_utf8_stream() -> None:
+    """Python coerces the C locale to UTF-8 stdout, so the environment decides (LC_ALL, LC_CTYPE, LANG)."""
+    assert wants_ascii("utf-8", {"LANG": "C"}) is True
+    assert wants_ascii("utf-8", {"LC_ALL": "POSIX", "LANG": "en_US.UTF-8"}) is True
+    assert wants_ascii("utf-8", {"LC_ALL": "C"}) is True
+    assert wants_ascii("utf-8", {"LC_CTYPE": "C", "LANG": "de_DE.UTF-8"}) is True
+    assert wants_ascii("utf-8", {"LC_ALL": "en_US.UTF-8", "LANG": "C"}) is False
+    assert wants_ascii("utf-8", {"LC_ALL": "", "LC_CTYPE": "en_US.UTF-8", "LANG": "C"}) is False
+    assert wants_ascii("utf-8", {"LANG": "C.UTF-8"}) is False
+    assert c_locale({}) is True  # nothing set: the POSIX default locale is C
+    # What Python's C-locale coercion leaves in os.environ after `LANG=C p2ptrumps ...` (PEP 538).
+    assert wants_ascii("utf-8", {"LANG": "C", "LC_CTYPE": "C.UTF-8"}) is True
+    assert wants_ascii("utf-8", {"LC_CTYPE": "C.UTF-8"}) is True
+    assert wants_ascii("utf-8", {"LANG": "en_GB.UTF-8", "LC_CTYPE": "C.UTF-8"}) is False
+    assert c_locale({"LANG": "fr_FR.UTF-8"}) is False
+
+
+def test_long_status_texts_wrap_instead_of_being_cut() -> None:
+    status = StatusView(expect="Beat 9♠ with 7♥, 10♠, J♠ or K♣, then a second card; or pick up (p) takes 3 cards.",
+                        message="cannot save the record to /home/someone/records/2026-11-29_1742_vs-normal.json",
+                        message_kind="error", keys="p pick up  ? help")
+    assert plain(render_status(status, 40)) == [
+        " Beat 9♠ with 7♥, 10♠, J♠ or K♣, then a",
+        " second card; or pick up (p) takes 3",
+        " cards.",
+        " ✗ cannot save the record to",
+        " /home/someone/records/2026-11-29_1742_v",
+        " s-normal.json",
+        " p pick up  ? help",
+    ]
+    assert all(len(line) == 40 for line in plain(render_status(status, 40)) for line in [line.ljust(40)])
+    assert len(render_status(StatusView(expect="x"), 60)) == 3
+
+
+def test_too_small_screen_names_the_minimum() -> None:
+    assert plain(render_too_small(60, 3)) == [
+        "terminal too small: need at least 60x20 (now 60x3); q quits",
+        "",
+        "",
+    ]
+
+
+def test_control_characters_are_replaced_on_every_screen() -> None:
+    assert printable("Bob\x1b[31mRED\nX\t") == "Bob?[31mRED?X?"
+    assert printable("Ann ♥ ½") == "Ann ♥ ½"
+    view = dataclasses.replace(VIEW, names=("Ann\x1b[2J", "AI\r"), chat=("AI\r: hi\x1b",))
+    screen = plain(render_table(view, 80, 16))
+    assert screen[0].startswith(" Svoi Kozyri   deal 2/3   Ann?[2J ½ : ½ AI?")
+    assert screen[13].startswith(" AI?: hi?")
+    assert not any(ch < " " or ch == "\x7f" for line in screen for ch in line)
+
+
+def test_long_record_path_wraps_on_the_end_screen() -> None:
+    path = "/home/someone/.local/share/p2ptrumps/records/2026-11-29_1742_vs-normal.json"
+    view = EndView(title="x", names=("A", "B"), trumps=(0, 1), hands=(0, 0), pile=(), deal_number=1, deals=1,
+                   score_halves=(2, 0), match_over=True, record_path=path)
+    lines = plain(render_end(view, 50, 8))
+    assert lines[4:6] == [
+        " Record saved: /home/someone/.local/share/p2ptrump",
+        "   s/records/2026-11-29_1742_vs-normal.json",
+    ]

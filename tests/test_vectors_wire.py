@@ -20,21 +20,21 @@ PRIM = DOC["primitives"]
 
 #: What verify must say of each log, written out by hand (not read from the generator).
 EXPECTED = {
-    "valid-host": ("valid", None, None),
-    "valid-guest": ("valid", None, None),
-    "invalid-bad-signature": ("invalid", "bad-signature", 12),
-    "invalid-broken-chain": ("invalid", "broken-chain", 12),
-    "invalid-non-canonical": ("invalid", "non-canonical", 12),
-    "invalid-map-not-array": ("invalid", "non-canonical", 12),
-    "invalid-illegal-move": ("invalid", "illegal-move", 12),
-    "invalid-wrong-position-hash": ("invalid", "wrong-position-hash", 12),
-    "invalid-bad-reveal": ("invalid", "bad-reveal", 9),
-    "invalid-oversized-frame": ("invalid", "oversized-frame", 12),
-    "invalid-garbage-frame": ("invalid", "garbage-frame", 12),
-    "invalid-sequence-gap": ("invalid", "sequence-gap", 7),
-    "invalid-wrong-game": ("invalid", "wrong-game", 12),
-    "unfinished-truncated": ("unfinished", None, None),
-    "unfinished-mid-deal": ("unfinished", None, None),
+    "valid-host": ("valid", None, None, None, False),
+    "valid-guest": ("valid", None, None, None, False),
+    "invalid-bad-signature": ("invalid", "bad-signature", 12, 1, False),
+    "invalid-broken-chain": ("invalid", "broken-chain", 12, 1, True),
+    "invalid-non-canonical": ("invalid", "non-canonical", 12, 1, False),
+    "invalid-map-not-array": ("invalid", "non-canonical", 12, 1, False),
+    "invalid-illegal-move": ("invalid", "illegal-move", 12, 1, True),
+    "invalid-wrong-position-hash": ("invalid", "wrong-position-hash", 12, 1, True),
+    "invalid-bad-reveal": ("invalid", "bad-reveal", 9, 1, True),
+    "invalid-oversized-frame": ("invalid", "oversized-frame", 12, 1, False),
+    "invalid-garbage-frame": ("invalid", "garbage-frame", 12, 1, False),
+    "invalid-sequence-gap": ("invalid", "sequence-gap", 7, 1, True),
+    "invalid-wrong-game": ("invalid", "wrong-game", 12, 1, False),
+    "unfinished-truncated": ("unfinished", None, None, None, False),
+    "unfinished-mid-deal": ("unfinished", None, None, None, False),
 }
 
 
@@ -55,8 +55,9 @@ def test_log_verdict(name: str) -> None:
     data = (VECTORS / entry["file"]).read_bytes()
     assert hashlib.sha256(data).hexdigest() == entry["sha256"]
     v = verify_log(data)
-    assert (v.status, v.code, v.index) == EXPECTED[name]
+    assert (v.status, v.code, v.index, v.offender, v.offender_proven) == EXPECTED[name]
     assert v.reason == entry["verdict"]["reason"]
+    assert (entry["verdict"]["offender"], entry["verdict"]["offender_proven"]) == EXPECTED[name][3:]
     assert v.exit_code == {"valid": 0, "invalid": 1, "unfinished": 3}[v.status]
 
 

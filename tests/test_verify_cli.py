@@ -26,7 +26,7 @@ def test_invalid_log_names_first_offence(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["verify", str(WIRE / "invalid-illegal-move.log")]) == 1
     out = capsys.readouterr().out
     assert "INVALID: frame #12: the guest's move pickup in deal 1 is illegal" in out
-    assert "first offending frame: #12 in the log, sent by seat 1 (guest); fault: illegal-move" in out
+    assert "first offending frame: #12 in the log, signed by seat 1 (guest); fault: illegal-move" in out
 
 
 def test_unfinished_log_exit_3(capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,6 +16,7 @@ CARD = 100  # one card fewer in hand than the opponent
 TRUMP = 14  # one own trump in hand
 KILLER = 10  # one card in hand that the opponent cannot beat
 TEMPO = 40  # being to move in a quiet position (about to shed cards)
+SAFE_SHED = 60  # move ordering and greedy: bonus for shedding a card the opponent cannot beat
 
 
 def card_cost(card: int, trump: int) -> int:
@@ -32,17 +33,21 @@ COST: tuple[tuple[int, ...], ...] = tuple(tuple(card_cost(c, t) for c in range(5
 #: ``BELOW[c]``: the cards of ``c``'s suit ranked below ``c``.
 BELOW: tuple[int, ...] = tuple(((1 << c) - 1) & SUIT_MASKS[c // 13] for c in range(52))
 _NOT_SUIT: tuple[int, ...] = tuple(FULL_MASK & ~m for m in SUIT_MASKS)
+#: ``_UNDER[s][x]``: the cards of suit ``s`` below the highest card whose bit is set in the
+#: 13-bit number ``x`` (the part of suit ``s`` of a hand); 0 for ``x == 0``.
+_UNDER: tuple[tuple[int, ...], ...] = tuple(
+    tuple(map([0, *(((1 << k) - 1) << 13 * s for k in range(13))].__getitem__, map(int.bit_length, range(1 << 13))))
+    for s in range(4)
+)
+_U0, _U1, _U2, _U3 = _UNDER
 
 
 def beatable(opp_hand: int, opp_trump: int) -> int:
     """Every card that some card of ``opp_hand`` beats for a player whose own trump is ``opp_trump``
     (RULES.md §5): the cards below that player's highest card of each suit, and every card
     outside ``opp_trump`` when that player holds one of it."""
-    m = 0
-    for suit_mask in SUIT_MASKS:
-        top = opp_hand & suit_mask
-        if top:
-            m |= BELOW[top.bit_length() - 1]
+    m = (_U0[opp_hand & 0x1FFF] | _U1[opp_hand >> 13 & 0x1FFF] | _U2[opp_hand >> 26 & 0x1FFF]
+         | _U3[opp_hand >> 39])
     if opp_hand & SUIT_MASKS[opp_trump]:
         m |= _NOT_SUIT[opp_trump]
     return m
@@ -111,7 +116,7 @@ def greedy_score(state: Lean, m: int) -> int:
         score -= 2 * card_cost(beat_card, tp)
     if shed >= 0:
         if not orow[shed] & opp:
-            score += 60
+            score += SAFE_SHED
         score -= card_cost(shed, tp)
     return score
 

@@ -2,9 +2,16 @@
 
 Source: RULES.md §4-§7, the same rules as :class:`p2ptrumps.rules.Position`
 (the tests play both side by side and compare legal move sets and outcomes).
-It exists for speed: moves are plain ints, the pile is hashed incrementally
-(Zobrist, one 64-bit number per pile index and card), and undo information is
-a tuple on a stack.
+It exists for speed: moves are plain ints, undo information is a tuple on a
+stack, and the repetition key is one int kept up to date incrementally.
+
+The key is exact, not a hash: the pile is coded as ``pcode``, the sum of
+``(card + 1) << 6 * index`` over its cards (index 0 at the bottom), so a push
+is one OR and a pick-up one AND with a table mask; the cards are conserved, so
+seat 1's hand follows from seat 0's hand and the pile, and
+``key = pcode << 53 | hand0 << 1 | to_move`` identifies (both hands, the pile in
+order, the seat to move) — the RULES.md §7 repetition position — with no
+collisions.
 
 Move ints (the kind follows from the state the move is played in):
 
@@ -19,7 +26,7 @@ or ``DRAW`` (2); ``reason`` is the :class:`~p2ptrumps.rules.Outcome` reason.
 
 from __future__ import annotations
 
-import hashlib
+import random
 
 from ..cards import BEATERS
 from ..rules import BEAT, LEAD, NO_CARD, PICK_UP, Move, Outcome, Position
@@ -28,33 +35,51 @@ PICKUP = -1
 NONE = 63
 DRAW = 2
 
-#: ``ZOBRIST[i][c]``: the 64-bit hash contribution of card ``c`` at pile index ``i``
-#: (from the bottom).  Derived from SHA-256 so that it is the same in every process.
-ZOBRIST: tuple[tuple[int, ...], ...] = tuple(
-    tuple(int.from_bytes(hashlib.sha256(b"p2ptrumps/zobrist/%d/%d" % (i, c)).digest()[:8], "big") for c in range(52))
-    for i in range(52)
+#: ``PILE_MASK[i]``: the bits of the first ``i`` pile cards in a pile code.
+PILE_MASK: tuple[int, ...] = tuple((1 << 6 * i) - 1 for i in range(60))
+
+#: ``TAKE[t][top]``: cards a player with own trump ``t`` picks up from a pile topped by ``top``
+#: (RULES.md §6), before capping at the pile's size (99 stands for the whole pile).
+TAKE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(3 if top // 13 != t else 5 if top % 13 != 12 else 99 for top in range(52)) for t in range(4)
 )
 
-Key = tuple[int, int, int, int]
-_Undo = tuple[int, int, int, int, "list[int] | None", "Key | None", "int | None", str]
+
+
+def _bit_lists(offset: int) -> tuple[tuple[int, ...], ...]:
+    """For each 13-bit number ``x``: the indices of its set bits plus ``offset``, ascending."""
+    table: list[tuple[int, ...]] = [()]
+    for x in range(1, 1 << 13):
+        low = x & -x
+        table.append((low.bit_length() - 1 + offset, *table[x ^ low]))
+    return tuple(table)
+
+
+#: ``_BITS13_AT[s][x]``: the cards of suit ``s`` whose bits are set in the 13-bit number ``x`` (for :func:`bits`).
+_BITS13_AT: tuple[tuple[tuple[int, ...], ...], ...] = tuple(_bit_lists(13 * s) for s in range(4))
 
 
 def bits(mask: int) -> list[int]:
-    """The card ints of a bitmask, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    """The card ints (0..51) of a card bitmask, ascending."""
+    return [
+        *_BITS13_AT[0][mask & 0x1FFF],
+        *_BITS13_AT[1][mask >> 13 & 0x1FFF],
+        *_BITS13_AT[2][mask >> 26 & 0x1FFF],
+        *_BITS13_AT[3][mask >> 39 & 0x1FFF],
+    ]
 
 
-def pile_hash(pile: tuple[int, ...] | list[int]) -> int:
-    """Zobrist hash of a pile given bottom to top."""
+def pile_code(pile: tuple[int, ...] | list[int]) -> int:
+    """The exact code of a pile given bottom to top: the sum of ``(card + 1) << 6 * index``."""
     z = 0
     for i, c in enumerate(pile):
-        z ^= ZOBRIST[i][c]
+        z |= (c + 1) << 6 * i
     return z
+
+
+def position_key(hand0: int, pile: tuple[int, ...] | list[int], to_move: int) -> int:
+    """The repetition key (see the module docstring) of seat 0's hand, the pile and the seat to move."""
+    return pile_code(pile) << 53 | hand0 << 1 | to_move
 
 
 class Lean:
@@ -66,13 +91,14 @@ class Lean:
         pile: card ints bottom to top.
         to_move: seat to move (unchanged by the move that ends the deal, as in ``Position``).
         turn: turns completed.
-        zpile: Zobrist hash of the pile.
+        pcode: the exact pile code (see the module docstring).
         counts: occurrences of each :meth:`key` so far (the repetition rule).
         reps: occurrences of the current position, counted by the last :meth:`make`
             (0 after a move that ended the deal by going out).
         result / reason: see the module docstring.
         trumps: own trump suit of seat 0 and seat 1.
         beaters: ``BEATERS`` rows of both seats' trumps.
+        take: ``TAKE`` rows of both seats' trumps.
         voluntary / repetition / turn_limit: the rule set's values.
     """
 
@@ -80,23 +106,25 @@ class Lean:
         "beaters",
         "counts",
         "hands",
+        "pcode",
         "pile",
         "reason",
         "repetition",
         "reps",
         "result",
         "stack",
+        "take",
         "to_move",
         "trumps",
         "turn",
         "turn_limit",
         "voluntary",
-        "zpile",
     )
 
     def __init__(self, position: Position) -> None:
         self.trumps = position.trumps
         self.beaters = (BEATERS[self.trumps[0]], BEATERS[self.trumps[1]])
+        self.take = (TAKE[self.trumps[0]], TAKE[self.trumps[1]])
         self.voluntary = position.rules.voluntary_pickup
         self.repetition = position.rules.repetition
         self.turn_limit = position.rules.turn_limit
@@ -104,19 +132,19 @@ class Lean:
         self.pile = list(position.pile)
         self.to_move = position.to_move
         self.turn = position.turn
-        self.zpile = pile_hash(self.pile)
-        self.counts: dict[Key, int] = {}
-        for (h0, h1, pile, p), n in position._counts.items():
-            self.counts[(h0, h1, pile_hash(pile), p)] = n
-        self.stack: list[_Undo] = []
+        self.pcode = pile_code(self.pile)
+        self.counts: dict[int, int] = {}
+        for (h0, _h1, pile, p), n in position._counts.items():
+            self.counts[position_key(h0, pile, p)] = n
+        self.stack: list[tuple[int, int, int, int, list[int] | None, int, int | None, str]] = []
         self.reps = self.counts.get(self.key(), 0)
         out = position.outcome
         self.result: int | None = None if out is None else (DRAW if out.winner is None else out.winner)
         self.reason = "" if out is None else out.reason
 
-    def key(self) -> Key:
-        """The repetition key: both hands, the pile hash, the seat to move."""
-        return (self.hands[0], self.hands[1], self.zpile, self.to_move)
+    def key(self) -> int:
+        """The exact repetition key of the current position (an int; see the module docstring)."""
+        return self.pcode << 53 | self.hands[0] << 1 | self.to_move
 
     def moves(self) -> list[int]:
         """Every legal move int (empty exactly when the deal is over)."""
@@ -129,12 +157,13 @@ class Lean:
             return bits(hand)
         beaters = hand & self.beaters[p][pile[-1]]
         out: list[int] = []
-        for b in bits(beaters):
-            rest = hand ^ (1 << b)
-            if rest:
-                out.extend(b | s << 6 for s in bits(rest))
+        if beaters:
+            cards = bits(hand)
+            if len(cards) == 1:
+                out.append(cards[0] | NONE << 6)
             else:
-                out.append(b | NONE << 6)
+                for b in bits(beaters):
+                    out.extend([b | s << 6 for s in cards if s != b])
         if not beaters or self.voluntary:
             out.append(PICKUP)
         return out
@@ -145,46 +174,37 @@ class Lean:
         hands = self.hands
         pile = self.pile
         n = len(pile)
-        hand = hands[p]
-        zp = self.zpile
+        hand = old = hands[p]
+        pc = old_pc = self.pcode
         taken: list[int] | None = None
         if not n:
             hand ^= 1 << m
             pile.append(m)
-            zp ^= ZOBRIST[0][m]
+            pc = m + 1
         elif m < 0:
-            top = pile[-1]
-            if top // 13 != self.trumps[p]:
-                k = 3
-            elif top % 13 != 12:
-                k = 5
-            else:
-                k = n
-            if k > n:
-                k = n
-            start = n - k
+            k = self.take[p][pile[-1]]
+            start = n - k if k < n else 0
             taken = pile[start:]
             del pile[start:]
-            for i, c in enumerate(taken, start):
+            for c in taken:
                 hand |= 1 << c
-                zp ^= ZOBRIST[i][c]
+            pc &= PILE_MASK[start]
         else:
             b = m & 63
             s = m >> 6
             hand ^= 1 << b
             pile.append(b)
-            zp ^= ZOBRIST[n][b]
+            pc |= (b + 1) << 6 * n
             if s != NONE:
                 hand ^= 1 << s
                 pile.append(s)
-                zp ^= ZOBRIST[n + 1][s]
-        old = hands[p]
+                pc |= (s + 1) << 6 * n + 6
         hands[p] = hand
+        self.pcode = pc
         self.turn += 1
+        o = 1 - p
         if not hand:
-            self.stack.append((old, self.zpile, n, p, taken, None, self.result, self.reason))
-            self.zpile = zp
-            o = 1 - p
+            self.stack.append((old, old_pc, n, p, taken, -1, self.result, self.reason))
             oh = hands[o]
             if oh & (oh - 1) == 0 and oh & self.beaters[o][pile[-1]]:
                 self.result = DRAW
@@ -194,13 +214,12 @@ class Lean:
                 self.reason = "out"
             self.reps = 0
             return
-        o = 1 - p
-        key = (hands[0], hands[1], zp, o)
-        self.stack.append((old, self.zpile, n, p, taken, key, self.result, self.reason))
-        self.zpile = zp
+        key = pc << 53 | hands[0] << 1 | o
+        self.stack.append((old, old_pc, n, p, taken, key, self.result, self.reason))
         self.to_move = o
-        c = self.counts.get(key, 0) + 1
-        self.counts[key] = c
+        counts = self.counts
+        c = counts.get(key, 0) + 1
+        counts[key] = c
         self.reps = c
         if self.repetition and c >= self.repetition:
             self.result = DRAW
@@ -211,15 +230,16 @@ class Lean:
 
     def unmake(self) -> None:
         """Take back the last :meth:`make`; ``IndexError`` if there is none."""
-        hand, zp, n, p, taken, key, result, reason = self.stack.pop()
-        if key is not None:
-            c = self.counts[key] - 1
+        hand, pc, n, p, taken, key, result, reason = self.stack.pop()
+        if key >= 0:
+            counts = self.counts
+            c = counts[key] - 1
             if c:
-                self.counts[key] = c
+                counts[key] = c
             else:
-                del self.counts[key]
+                del counts[key]
         self.hands[p] = hand
-        self.zpile = zp
+        self.pcode = pc
         pile = self.pile
         if taken is not None:
             pile.extend(taken)
@@ -235,6 +255,99 @@ class Lean:
         if self.result is None:
             return None
         return Outcome(None if self.result == DRAW else self.result, self.reason)
+
+
+def random_playout(state: Lean, rng: random.Random, record: list[int] | None = None) -> int:
+    """Play uniformly random legal moves in ``state`` until the deal ends (RULES.md §4-§7, the same
+    rules as :meth:`Lean.make`, in one loop with no calls per turn: the engine-speed figure).
+
+    The state is left at the end of the deal with ``result``/``reason`` set; it keeps its
+    repetition counts but no undo information, so it cannot be taken back.  Every move int
+    played is appended to ``record`` if given.  Returns the number of turns played (0 if the
+    deal was already over).
+    """
+    if state.result is not None:
+        return 0
+    hands = state.hands
+    pile = state.pile
+    pc = state.pcode
+    p = state.to_move
+    turn = state.turn
+    counts = state.counts
+    repetition = state.repetition
+    limit = state.turn_limit
+    voluntary = state.voluntary
+    rows = state.beaters
+    take = state.take
+    rnd = rng.random
+    played = 0
+    c = 0
+    while True:
+        hand = hands[p]
+        n = len(pile)
+        if not n:
+            cards = bits(hand)
+            m = cards[int(rnd() * len(cards))]
+            hand ^= 1 << m
+            pile.append(m)
+            pc = m + 1
+        else:
+            beat = hand & rows[p][pile[-1]]
+            per = hand.bit_count() - 1 or 1
+            beats = beat.bit_count() * per
+            k = int(rnd() * (beats + 1 if not beat or voluntary else beats))
+            if k == beats:
+                m = PICKUP
+                t = take[p][pile[-1]]
+                start = n - t if t < n else 0
+                for c in pile[start:]:
+                    hand |= 1 << c
+                del pile[start:]
+                pc &= PILE_MASK[start]
+            else:
+                b = bits(beat)[k // per]
+                hand ^= 1 << b
+                pile.append(b)
+                pc |= (b + 1) << 6 * n
+                if hand:
+                    c = bits(hand)[k % per]
+                    hand ^= 1 << c
+                    pile.append(c)
+                    pc |= (c + 1) << 6 * n + 6
+                    m = b | c << 6
+                else:
+                    m = b | NONE << 6
+        hands[p] = hand
+        turn += 1
+        played += 1
+        if record is not None:
+            record.append(m)
+        o = 1 - p
+        if not hand:
+            oh = hands[o]
+            if oh & (oh - 1) == 0 and oh & rows[o][pile[-1]]:
+                state.result, state.reason = DRAW, "both-out"
+            else:
+                state.result, state.reason = p, "out"
+            state.reps = 0
+            break
+        p = o
+        key = pc << 53 | hands[0] << 1 | p
+        c = counts.get(key, 0) + 1
+        counts[key] = c
+        if repetition and c >= repetition:
+            state.result, state.reason = DRAW, "repetition"
+            state.reps = c
+            break
+        if limit and turn >= limit:
+            state.result, state.reason = DRAW, "turn-limit"
+            state.reps = c
+            break
+    state.pcode = pc
+    state.to_move = p
+    state.turn = turn
+    state.stack.clear()
+    return played
 
 
 def to_move_int(move: Move) -> int:
@@ -254,3 +367,5 @@ def to_move(m: int, pile_empty: bool) -> Move:
         return Move(PICK_UP, NO_CARD, NO_CARD)
     s = m >> 6
     return Move(BEAT, m & 63, NO_CARD if s == NONE else s)
+
+

@@ -1,19 +1,24 @@
-"""The ``normal`` level: iterative-deepening alpha-beta (negamax) over a :class:`Lean` state.
+"""The ``normal`` level: iterative-deepening alpha-beta (negamax, PVS) over a :class:`Lean` state.
 
 The duel is a game of perfect information once dealt (RULES.md §3), so the
 search sees both hands.  Features:
 
-* a transposition table keyed by (hands, pile hash, seat to move), holding the
-  depth, a bound and the best move, tried first on the next visit;
-* move ordering: the table's move, then history scores of moves that cut off,
-  then a static guess (second cards the opponent cannot beat, cheap beating cards);
+* a transposition table keyed by the exact repetition key of :class:`Lean`
+  (hands, pile in order, seat to move), holding the depth, a bound and the
+  best move, tried first on the next visit;
+* move ordering: the table's move, then two killer moves per ply, then a static
+  guess (second cards the opponent cannot beat, cheap beating cards); moves are
+  ints sorted as ints (guess and move packed in one number), no per-move objects;
 * forward pruning: below the root, only the best-guessed ``BRANCH`` moves are
   searched while the side to move holds more than ``FULL_WIDTH_CARDS`` cards
   (endgames are searched in full);
-* late move reductions: after the first few moves, a move is first searched one
-  ply shallower with a null window and searched again only if it looks better;
+* principal variation search with late move reductions: after the first move,
+  moves are searched with a null window (the late ones one ply shallower first)
+  and again with the full window only if they look better;
 * forced moves (a single legal move, e.g. a pick-up when nothing beats) do not use
   up depth, so the horizon never falls in the middle of a forced sequence;
+* at the horizon, going out at once is found without making the move, and
+  the static evaluation is computed in place (no call per leaf);
 * a position that already occurred in the deal or on the search path scores
   as a draw (RULES.md §7 repetition, simplified to the second occurrence);
 * going out is a win (``WIN`` minus the plies to it, so faster wins are preferred)
@@ -29,9 +34,12 @@ from __future__ import annotations
 
 import random
 import time
+from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .heuristics import COST, beatable, evaluate
+from ..cards import SUIT_MASKS
+from .heuristics import CARD, COST, KILLER, SAFE_SHED, TEMPO, TRUMP, beatable
 from .lean import DRAW, NONE, PICKUP, Lean, bits
 
 WIN = 1_000_000
@@ -42,6 +50,7 @@ NEW_ITERATION_BEFORE = 0.8  # start another iteration only before this share of 
 BRANCH = 12  # below the root, only the BRANCH best-guessed moves are searched ...
 FULL_WIDTH_CARDS = 6  # ... unless the side to move holds at most this many cards
 LMR_AFTER = 6  # moves after the first LMR_AFTER are searched one ply shallower first
+CLOCK_EVERY = 256  # look at the clock every CLOCK_EVERY nodes or so
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -76,68 +85,189 @@ class _Searcher:
     def __init__(self, state: Lean, deadline: float) -> None:
         self.s = state
         self.deadline = deadline
-        self.tt: dict[tuple[int, int, int, int], tuple[int, int, int, int]] = {}
-        self.history: dict[int, int] = {}
+        self.tt: dict[int, tuple[int, int, int, int]] = {}
+        self.killers = [[-2, -2] for _ in range(MAX_PLY + 2)]
         self.nodes = 0
+        self.next_check = CLOCK_EVERY
         self.horizon = False
         self.pruned = False
+        self.partial: tuple[int, int] | None = None
+        t0, t1 = state.trumps
+        self.costs = (COST[t0], COST[t1])
+        self.trump_masks = (SUIT_MASKS[t0], SUIT_MASKS[t1])
 
-    def scored(self) -> list[tuple[int, int]]:
-        """``(guess, move)`` for every legal move of the seat to move (unsorted)."""
+    def shed_guesses(self) -> list[tuple[int, int]]:
+        """``(guess, card)`` for each card of the seat to move, as a lead or second card: what the
+        opponent must pay to beat it (``SAFE_SHED`` if it cannot, else the cost of its cheapest
+        beating card, own trumps dearest) minus what the card is worth to us."""
+        s = self.s
+        p = s.to_move
+        o = 1 - p
+        ho = s.hands[o]
+        orow = s.beaters[o]
+        plain = ~self.trump_masks[o]
+        ocosts = self.costs[o]
+        costs = self.costs[p]
+        out = []
+        for c in bits(s.hands[p]):
+            x = ho & orow[c]
+            if not x:
+                out.append((SAFE_SHED - costs[c], c))
+            else:
+                y = x & plain
+                low = y & -y if y else x & -x
+                out.append((ocosts[low.bit_length() - 1] - costs[c], c))
+        return out
+
+    def keys(self) -> tuple[list[int], bool]:
+        """The legal beats or leads of the seat to move as ints ``guess << 12 | move`` (unsorted),
+        and whether picking up is legal too."""
         s = self.s
         p = s.to_move
         hand = s.hands[p]
-        tp = s.trumps[p]
         pile = s.pile
-        cards = bits(hand)
-        safe = hand & ~beatable(s.hands[1 - p], s.trumps[1 - p])
-        costs = COST[tp]
-        shed = {c: (60 if safe >> c & 1 else 0) - costs[c] for c in cards}
-        hist = self.history
+        costs = self.costs[p]
+        shed = self.shed_guesses()
         if not pile:
-            return [(shed[c] + hist.get(c, 0), c) for c in cards]
+            return [v << 12 | c for v, c in shed], False
         beaters = hand & s.beaters[p][pile[-1]]
-        scored = []
+        pickup = not beaters or s.voluntary
+        if len(shed) == 1:
+            return ([shed[0][1] | NONE << 6] if beaters else []), pickup
+        keys: list[int] = []
         for b in bits(beaters):
             cost = 2 * costs[b]
-            if hand == 1 << b:
-                scored.append((10_000, b | NONE << 6))
-                continue
-            for c in cards:
-                if c != b:
-                    m = b | c << 6
-                    scored.append((shed[c] - cost + hist.get(m, 0), m))
-        if not beaters or s.voluntary:
-            scored.append((-10_000 + hist.get(PICKUP, 0), PICKUP))
-        return scored
+            keys += [(v - cost) << 12 | b | c << 6 for v, c in shed if c != b]
+        return keys, pickup
 
-    def leaf(self, ply: int) -> int:
-        """Value at the horizon: a win if the seat to move goes out at once, else :func:`evaluate`."""
+    def ordered(self, prune: bool) -> list[int]:
+        """The legal moves of the seat to move, best guess first.  If ``prune``, only the
+        ``BRANCH`` best guesses (and picking up when legal).  With pruning the pairs (beating
+        card, second card) are generated best-first: the guess is a sum of a term of each card,
+        so the ``BRANCH``-th pair of the cheapest beating card bounds the others."""
         s = self.s
-        if s.hands[s.to_move].bit_count() <= 2:
-            for _, m in self.scored():
-                s.make(m)
-                won = s.result is not None and s.result != DRAW
-                s.unmake()
-                if won:
+        p = s.to_move
+        hand = s.hands[p]
+        pile = s.pile
+        if not prune:
+            keys, pickup = self.keys()
+            keys.sort(reverse=True)
+            moves = [k & 4095 for k in keys]
+        else:
+            costs = self.costs[p]
+            shed = sorted([v << 6 | c for v, c in self.shed_guesses()], reverse=True)
+            if not pile:
+                pickup = False
+                moves = [k & 63 for k in shed]
+            else:
+                beaters = hand & s.beaters[p][pile[-1]]
+                pickup = not beaters or s.voluntary
+                if not beaters:
+                    moves = []
+                else:
+                    order = sorted([costs[b] << 6 | b for b in bits(beaters)])
+                    b0 = order[0] & 63
+                    c0 = 2 * (order[0] >> 6)
+                    first = [k for k in shed if k & 63 != b0][:BRANCH]
+                    floor = (first[-1] >> 6) - c0
+                    keys = [((k >> 6) - c0) << 12 | b0 | (k & 63) << 6 for k in first]
+                    if len(order) > 1:
+                        negs = [-(k >> 6) for k in shed]  # ascending
+                        for kb in order[1:]:
+                            b = kb & 63
+                            cost = 2 * (kb >> 6)
+                            cut = bisect_right(negs, -floor - cost)  # the seconds with v - cost >= floor
+                            if not cut:
+                                break
+                            keys += [((k >> 6) - cost) << 12 | b | (k & 63) << 6 for k in shed[:cut] if k & 63 != b]
+                    keys.sort(reverse=True)
+                    moves = [k & 4095 for k in keys]
+            if len(moves) > BRANCH:
+                del moves[BRANCH:]
+                self.pruned = True
+        if pickup:
+            moves.append(PICKUP)
+        return moves
+
+    def staged(self, ply: int, tt_move: int, prune: bool) -> Iterator[int]:
+        """The moves in search order, generated lazily: the table move and the killer moves of
+        ``ply`` (when legal here) come before the others are even generated, so a cut-off by one
+        of them costs no move generation.  The rest is :meth:`ordered`."""
+        first: list[int] = []
+        for m in (tt_move, *self.killers[ply]):
+            if m != -2 and m not in first and self.legal(m):
+                first.append(m)
+                yield m
+        for m in self.ordered(prune):
+            if m not in first:
+                yield m
+
+    def legal(self, m: int) -> bool:
+        """Whether move int ``m`` (a killer or table move from another node) is legal here."""
+        s = self.s
+        p = s.to_move
+        hand = s.hands[p]
+        pile = s.pile
+        if not pile:
+            return 0 <= m < 52 and hand >> m & 1 == 1
+        if m < 0:
+            return s.voluntary or not hand & s.beaters[p][pile[-1]]
+        b = m & 63
+        c = m >> 6
+        if not (hand & s.beaters[p][pile[-1]]) >> b & 1:
+            return False
+        return c != b and hand >> c & 1 == 1 if c != NONE else hand == 1 << b
+
+    def leaf(self, ply: int, beaters: int) -> int:
+        """Value at the horizon for the seat to move, whose cards beating the top are ``beaters``
+        (0 on an empty pile): a win if it can go out at once to a win, else the static evaluation
+        (the same as :func:`~p2ptrumps.ai.heuristics.evaluate`)."""
+        s = self.s
+        p = s.to_move
+        o = 1 - p
+        hp = s.hands[p]
+        ho = s.hands[o]
+        pile = s.pile
+        n = hp.bit_count()
+        if n <= 2:
+            single_opp = ho & (ho - 1) == 0
+            orow = s.beaters[o]
+            if not pile:
+                if n == 1 and not (single_opp and ho & orow[hp.bit_length() - 1]):
                     return WIN - ply - 1
+            elif beaters:
+                for b in bits(beaters):
+                    rest = hp ^ (1 << b)
+                    top = rest.bit_length() - 1 if rest else b
+                    if not (single_opp and ho & orow[top]):
+                        return WIN - ply - 1
         self.horizon = True
-        return evaluate(s)
+        tp, to = s.trumps[p], s.trumps[o]
+        tm = self.trump_masks
+        value = CARD * (ho.bit_count() - n)
+        value += TRUMP * ((hp & tm[p]).bit_count() - (ho & tm[o]).bit_count())
+        value += KILLER * ((hp & ~beatable(ho, to)).bit_count() - (ho & ~beatable(hp, tp)).bit_count())
+        if not pile or beaters:
+            value += TEMPO
+        return value
 
     def negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
-        if not self.nodes & 255 and time.perf_counter() > self.deadline:
-            raise _Timeout
+        if self.nodes >= self.next_check:
+            self.next_check = self.nodes + CLOCK_EVERY
+            if time.perf_counter() > self.deadline:
+                raise _Timeout
         s = self.s
         p = s.to_move
         pile = s.pile
+        hp = s.hands[p]
         if depth <= 0 or ply >= MAX_PLY:
-            forced = pile and not s.voluntary and not s.hands[p] & s.beaters[p][pile[-1]]
-            if not forced or ply >= MAX_PLY:
-                return self.leaf(ply)
-        key = (s.hands[0], s.hands[1], s.zpile, p)
+            beaters = hp & s.beaters[p][pile[-1]] if pile else 0
+            if not pile or beaters or s.voluntary or ply >= MAX_PLY:
+                return self.leaf(ply, beaters)
+        key = s.pcode << 53 | s.hands[0] << 1 | p
         entry = self.tt.get(key)
-        tt_move = None
+        tt_move = -2
         if entry is not None:
             e_depth, flag, value, tt_move = entry
             if e_depth >= depth:
@@ -152,41 +282,52 @@ class _Searcher:
                         return value
                 elif value <= alpha:
                     return value
-        scored = self.scored()
-        scored.sort(reverse=True)
-        moves = [m for _, m in scored]
-        if tt_move is not None and moves[0] != tt_move and tt_move in moves:
-            moves.remove(tt_move)
-            moves.insert(0, tt_move)
-        if len(moves) > BRANCH and s.hands[p].bit_count() > FULL_WIDTH_CARDS:
-            del moves[BRANCH:]
-            self.pruned = True
-        child_depth = depth - 1 if len(moves) > 1 else depth
+        n = hp.bit_count()
+        if not pile:
+            single = n == 1
+        else:
+            beaters = hp & s.beaters[p][pile[-1]]
+            single = not beaters or (not s.voluntary and n <= 2 and beaters & (beaters - 1) == 0)
+        child_depth = depth if single else depth - 1
         alpha0 = alpha
         best = -INF
-        best_move = moves[0]
-        reduce_from = LMR_AFTER if child_depth >= 2 else len(moves)
-        for i, m in enumerate(moves):
-            s.make(m)
+        best_move = -2
+        reduce_from = LMR_AFTER if child_depth >= 2 else MAX_PLY
+        leaves = child_depth <= 0 and not s.voluntary and ply + 1 < MAX_PLY
+        make = s.make
+        unmake = s.unmake
+        for i, m in enumerate(self.staged(ply, tt_move, n > FULL_WIDTH_CARDS)):
+            make(m)
             r = s.result
             if r is not None:
                 v = 0 if r == DRAW else WIN - ply - 1
             elif s.reps >= 2:
                 v = 0
-            elif i >= reduce_from:
-                v = -self.negamax(child_depth - 1, -alpha - 1, -alpha, ply + 1)
-                if v > alpha:
-                    v = -self.negamax(child_depth, -beta, -alpha, ply + 1)
-            else:
+            elif leaves and (not s.pile or s.hands[s.to_move] & s.beaters[s.to_move][s.pile[-1]]):
+                # a quiet child at the horizon: its static value, once (it does not depend on the window)
+                self.nodes += 1
+                c = s.to_move
+                v = -self.leaf(ply + 1, s.hands[c] & s.beaters[c][s.pile[-1]] if s.pile else 0)
+            elif i == 0:
                 v = -self.negamax(child_depth, -beta, -alpha, ply + 1)
-            s.unmake()
+            else:
+                # late moves: a reduced null-window probe first; the others go straight to the full depth
+                v = -self.negamax(child_depth - 1, -alpha - 1, -alpha, ply + 1) if i >= reduce_from else alpha + 1
+                if v > alpha:
+                    v = -self.negamax(child_depth, -alpha - 1, -alpha, ply + 1)
+                    if alpha < v < beta:
+                        v = -self.negamax(child_depth, -beta, -alpha, ply + 1)
+            unmake()
             if v > best:
                 best = v
                 best_move = m
                 if v > alpha:
                     alpha = v
                     if v >= beta:
-                        self.history[m] = self.history.get(m, 0) + depth * depth
+                        killers = self.killers[ply]
+                        if killers[0] != m:
+                            killers[1] = killers[0]
+                            killers[0] = m
                         break
         stored = best
         if stored > WIN_BOUND:
@@ -197,30 +338,34 @@ class _Searcher:
         self.tt[key] = (depth, flag, stored, best_move)
         return best
 
-    def root(self, moves: list[int], depth: int, best_first: int) -> tuple[int, int]:
-        """Search every root move to ``depth``; return (best move, value).  The best
-        move found so far is kept in ``self.partial`` should the clock stop us."""
+    def root(self, moves: list[int], depth: int) -> tuple[int, int, list[tuple[int, int]]]:
+        """Search every root move to ``depth`` (``moves`` best guess first); return (best move, value,
+        (value, move) of every move, exact for the best, bounds for the others).  The best move found
+        so far is kept in ``self.partial`` should the clock stop us."""
         s = self.s
-        moves = [best_first] + [m for m in moves if m != best_first]
         alpha = -INF
-        best_move = best_first
-        for m in moves:
+        best_move = moves[0]
+        values = []
+        for i, m in enumerate(moves):
             s.make(m)
             r = s.result
             if r is not None:
                 v = 0 if r == DRAW else WIN - 1
             elif s.reps >= 2:
                 v = 0
+            elif i == 0:
+                v = -self.negamax(depth - 1, -INF, INF, 1)
             else:
-                v = -self.negamax(depth - 1, -INF, -alpha, 1)
+                v = -self.negamax(depth - 1, -alpha - 1, -alpha, 1)
+                if v > alpha:
+                    v = -self.negamax(depth - 1, -INF, -alpha, 1)
             s.unmake()
+            values.append((v, m))
             if v > alpha:
                 alpha = v
                 best_move = m
                 self.partial = (best_move, alpha)
-        return best_move, alpha
-
-    partial: tuple[int, int] | None = None
+        return best_move, alpha, values
 
 
 def search(state: Lean, budget_s: float, rng: random.Random, max_depth: int = 64) -> SearchResult:
@@ -249,17 +394,20 @@ def search(state: Lean, budget_s: float, rng: random.Random, max_depth: int = 64
         if won:
             return SearchResult(m, WIN - 1, 0, len(moves), True)
     searcher = _Searcher(state, start + budget_s)
-    scored = searcher.scored()
+    keys, pickup = searcher.keys()
+    scored = [(k >> 12, k & 4095) for k in keys] + ([(-10_000, PICKUP)] if pickup else [])
     rng.shuffle(scored)
-    scored.sort(key=lambda sm: -sm[0])
+    scored.sort(key=lambda sm: -sm[0])  # stable: equal guesses stay in random order
     moves = [m for _, m in scored]
     best, value, depth_done, exact = moves[0], 0, 0, False
     stack_depth = len(state.stack)
+    hopeful: int | None = None
     for depth in range(1, max_depth + 1):
         searcher.horizon = False
+        searcher.pruned = False
         searcher.partial = None
         try:
-            best, value = searcher.root(moves, depth, best)
+            best, value, values = searcher.root(moves, depth)
         except _Timeout:
             while len(state.stack) > stack_depth:
                 state.unmake()
@@ -267,9 +415,20 @@ def search(state: Lean, budget_s: float, rng: random.Random, max_depth: int = 64
                 best, value = searcher.partial
             break
         depth_done = depth
+        if value < -WIN_BOUND and hopeful is not None:
+            # Lost against best play (as far as the pruned tree sees): keep the move the last
+            # iteration without a proven loss liked best, which keeps the most chances against a
+            # fallible opponent, rather than any longest loss.
+            best = hopeful
+            break
+        if value >= -WIN_BOUND:
+            hopeful = best
         if not searcher.horizon or abs(value) > WIN_BOUND:
             exact = not searcher.horizon and not searcher.pruned
             break
         if time.perf_counter() - start > budget_s * NEW_ITERATION_BEFORE:
             break
+        order = {m: i for i, (_, m) in enumerate(values)}
+        values.sort(key=lambda vm: (-vm[0], order[vm[1]]))  # stable for equal values
+        moves = [best] + [m for _, m in values if m != best]
     return SearchResult(best, value, depth_done, searcher.nodes, exact)

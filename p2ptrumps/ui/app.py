@@ -37,8 +37,10 @@ Keys (RULES.md §4 moves; the docstrings of the key handlers are the help):
 ←/→ or h/l select, ↑/↓ or k/j change suit row, Enter plays (after a beat it
 asks for the second card), ``p`` picks up, ``:`` or ``/`` types a move with
 completion, ``u`` undo and ``i`` hint (against the AI), ``o`` shows the
-opponent's hand, ``d`` offers a draw, ``R`` resigns, ``?`` help, ``q`` or Ctrl-C
-quits (with confirmation).
+opponent's hand, ``d`` offers a draw (asks first), ``R`` resigns, ``?`` help,
+``q`` or Ctrl-C quits (with confirmation).  Esc acts at once
+(:data:`ESC_TIMEOUT_S`).  Below :data:`~.view.MIN_WIDTH` x
+:data:`~.view.MIN_HEIGHT` the screen says the terminal is too small.
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ from ..match import (
 from ..record import PlayerInfo
 from ..rules import BEAT, LEAD, NO_CARD, PICK_UP, IllegalMoveError, InvalidMoveError, Move, Position
 from .view import (
+    MIN_HEIGHT,
+    MIN_WIDTH,
     EndView,
     HistoryEntry,
     Line,
@@ -98,13 +102,21 @@ from .view import (
     expect_text,
     hand_order,
     make_style,
+    printable,
     render_end,
     render_status,
     render_table,
+    render_too_small,
     render_trump_choice,
     score_text,
+    status_height,
     suit_rows,
 )
+
+#: Seconds prompt_toolkit waits after an Esc byte to see whether an escape
+#: sequence (an arrow key) follows.  Terminals send a sequence in one write, so
+#: 50 ms is plenty, and a lone Esc then acts at once instead of after ~1 s.
+ESC_TIMEOUT_S = 0.05
 
 # ----- intents: what the UI sends to the trio side ---------------------------------
 
@@ -289,27 +301,27 @@ class MoveCompleter(Completer):
 
 
 HELP_TEXT = """\
-Svoi Kozyri: your own trumps (full rules: RULES.md)
-Each player has an own trump suit; it counts only on its owner's turn.
-Pile empty: lead any card. Else beat the top card, then put a second
-card of your choice on it; or pick up. A card beats the top if it is
-the same suit and higher, or your trump on a non-trump top (a top of
-your trump needs a higher trump). You must beat if you can. Picking up
-takes 3 cards (5 if the top is your trump; all if it is its ace).
-First out of cards wins; a draw if the other's last card beats the
-new top. A third repetition or the turn limit draws.
+Svoi Kozyri: each player has an own trump suit; it
+counts only on its owner's turn. Pile empty: lead any
+card. Else beat the top card, then put any second card
+on it; or pick up. A card beats the top if it is the
+same suit and higher, or your trump on a non-trump top
+(on a top of your trump, a higher trump). You must beat
+if you can. Picking up takes 3 cards (5 if the top is
+your trump, all if it is its ace). First out of cards
+wins; a draw if the other's last card beats the new
+top. A third repetition or the turn limit draws.
+Full rules: protocol/RULES.md in the source tree.
 
-←→ h l  select a card          ↑↓ k j  another suit
-Enter   play it (a beat then asks for the second card; Esc undoes it)
-p       pick up                : or /  type a move, Tab completes
-u       undo (vs AI)           i       hint (vs AI)
-o       opponent's hand        d       offer a draw
-R       resign the deal        q ^C    quit (asks first)
-Typed: QS (lead), 10s 7h (beat, second card), p (pick up)"""
+←→ h l select   ↑↓ k j suit   Enter play, then 2nd card
+Esc take the beat back   p pick up   ? help   q ^C quit
+: or / type a move (QS, 10s 7h, p); Tab completes it
+u undo, i hint (vs AI)   o opponent's hand
+d offer a draw (asks first)   R resign the deal"""
 
 
 #: Key hints dropped first when the keys line is too narrow (``? help`` lists them all).
-_DROPPABLE = ("o hand", "R resign", ": type", "u undo", "i hint", "c chat", "Esc back")
+_DROPPABLE = ("o hand", "R resign", "d draw", ": type", "u undo", "i hint", "c chat", "Esc back")
 
 
 def fit_keys(items: list[str], width: int) -> str:
@@ -346,8 +358,9 @@ class TableApp:
         self.state = _State()
         #: Where intents go; :class:`HumanPlayer` connects it to its trio channel.
         self.intent_sink: Callable[[Intent], None] | None = None
-        #: Shown on the end-of-match screen.
+        #: Shown on the end-of-match screen, after ``record_label`` ("Match log saved" over the network).
         self.record_path: str | None = None
+        self.record_label = "Record saved"
         self.prompt_buffer = Buffer(
             completer=MoveCompleter(self), complete_while_typing=True, multiline=False,
             accept_handler=self._accept_prompt,
@@ -357,14 +370,19 @@ class TableApp:
             BufferControl(self.prompt_buffer, input_processors=[BeforeInput(self._prompt_label, style="class:prompt")]),
             height=1,
         )
-        status = Window(content=_LinesControl(lambda w, h: render_status(self.status_view(w), w)), height=3)
+        status = Window(content=_LinesControl(self._render_status), height=self._status_height)
         prompt_open = Condition(lambda: self.state.prompt_kind is not None)
-        overlay_open = Condition(lambda: self.state.help_open or self.state.confirm is not None)
+        overlay_open = Condition(
+            lambda: (self.state.help_open or self.state.confirm is not None) and not self.too_small())
+        # The prompt sits above the status lines and the completion menu opens upwards from it
+        # (its ``bottom`` follows the status height, see _status_height): it covers the table,
+        # never what the status says.
+        self._menu_float = Float(xcursor=True, bottom=4, content=CompletionsMenu(max_height=8, scroll_offset=1))
         root = FloatContainer(
-            content=HSplit([self._body, status, ConditionalContainer(self._prompt_window, filter=prompt_open)]),
+            content=HSplit([self._body, ConditionalContainer(self._prompt_window, filter=prompt_open), status]),
             floats=[
                 Float(content=ConditionalContainer(self._overlay_window(), filter=overlay_open)),
-                Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1)),
+                self._menu_float,
             ],
         )
         self.application: Application[QuitResult] = Application(
@@ -376,6 +394,8 @@ class TableApp:
             output=output,
             color_depth=None if self.options.color else ColorDepth.DEPTH_1_BIT,
         )
+        self.application.ttimeoutlen = ESC_TIMEOUT_S
+        self.application.timeoutlen = ESC_TIMEOUT_S
 
     # ----- text helpers --------------------------------------------------------
 
@@ -467,6 +487,8 @@ class TableApp:
                 items.append("u undo")
             if o.allow_hint:
                 items.append("i hint")
+            if o.allow_draw_offer:
+                items.append("d draw")
             items += ["o hand", "R resign", "? help", "q quit"]
         elif s.mode == Mode.SECOND:
             items = ["←→↑↓ select", "Enter second card", "Esc back", ": type", "? help", "q quit"]
@@ -486,9 +508,37 @@ class TableApp:
 
     # ----- rendering -------------------------------------------------------------
 
+    def terminal_size(self) -> tuple[int, int]:
+        """The terminal's (columns, rows) as prompt_toolkit sees it."""
+        size = self.application.output.get_size()
+        return size.columns, size.rows
+
+    def too_small(self) -> bool:
+        """True when the terminal is below :data:`~.view.MIN_WIDTH` x :data:`~.view.MIN_HEIGHT`."""
+        columns, rows = self.terminal_size()
+        return columns < MIN_WIDTH or rows < MIN_HEIGHT
+
+    def _render_status(self, width: int, height: int) -> list[Line]:
+        if self.too_small():
+            return []
+        return render_status(self.status_view(width), width)
+
+    def _status_height(self) -> Dimension:
+        if self.too_small():
+            return Dimension.exact(0)
+        columns = self.terminal_size()[0]
+        height = status_height(self.status_view(columns), columns)
+        self._menu_float.bottom = height + 1  # just above the prompt line
+        return Dimension.exact(height)
+
     def _render_body(self, width: int, height: int) -> list[Line]:
         s = self.state
         a = self.options.ascii_only
+        if self.too_small():
+            lines = render_too_small(*self.terminal_size())
+            if s.confirm is not None:  # the dialog cannot be drawn: ask on the note's last lines
+                lines[-2:] = [[("class:dialog", printable(self._t(f"{s.confirm.question} y/n")))], [("", "")]]
+            return lines[:height]
         if s.mode == Mode.TRUMP:
             return render_trump_choice(s.trump_choice, s.trump_taken, a, width, height)
         if s.mode in (Mode.DEAL_END, Mode.MATCH_END) and s.end is not None:
@@ -504,8 +554,8 @@ class TableApp:
         if s.confirm is not None:
             body = [s.confirm.question, "", "y yes    n no"]
         else:
-            body = [*HELP_TEXT.splitlines(), "", "any key closes this help"]
-        body = [self._t(line) for line in body]
+            body = [*HELP_TEXT.splitlines(), "any key closes this help"]
+        body = [printable(self._t(line)) for line in body]
         width = max(len(line) for line in body)
         tl, tr, bl, br, h, v = "┌┐└┘─│"
         lines = [tl + h * (width + 2) + tr]
@@ -667,7 +717,7 @@ class TableApp:
             title=self._t(title), names=s.names, trumps=s.trumps, hands=(pos.hands[0], pos.hands[1]),
             pile=pos.pile, deal_number=s.deal_number, deals=s.deals, score_halves=event.score_halves,
             my_seat=s.my_seat, match_over=match_over, record_path=self.record_path,
-            ascii_only=self.options.ascii_only,
+            ascii_only=self.options.ascii_only, record_label=self.record_label,
         )
         s.selected = None
         s.prompt_kind = None
@@ -782,9 +832,11 @@ class TableApp:
             self.show_message("")
 
     def pick_up(self) -> None:
-        """``p``: pick up (RULES.md §6), or say why not."""
+        """``p``: pick up (RULES.md §6), or say why not.  While a beating card waits for
+        its second card, ``p`` only says so (Esc takes the beat back first)."""
         if self.state.mode == Mode.SECOND:
-            self.cancel_beat()
+            self.show_message("choose the second card (Esc takes the beat back)", "error")
+            return
         self._play(Move.pick_up())
 
     def submit_typed(self, text: str) -> bool:
@@ -852,6 +904,9 @@ class TableApp:
         self.invalidate()
 
     def _close_prompt(self) -> None:
+        """Close the prompt; an error message about what was typed goes with it."""
+        if self.state.prompt_kind == "move" and self.state.message_kind == "error":
+            self.show_message("")
         self.state.prompt_kind = None
         self.prompt_buffer.reset()
         with contextlib.suppress(ValueError):
@@ -865,10 +920,14 @@ class TableApp:
                 self._send(ChatSend(text.strip()))
             self._close_prompt()
         elif kind == "move":
-            if self.submit_typed(text):
+            # ":" and "/" open the prompt; typed again inside it they are not part of the move.
+            text = text.lstrip(":/ ")
+            if not text.strip() or self.submit_typed(text):
                 self._close_prompt()
             else:
-                return True  # keep the text so it can be corrected
+                # The message names the bad text; start afresh rather than append to it.
+                buffer.reset()
+                return True
         self.invalidate()
         return False
 
@@ -886,6 +945,24 @@ class TableApp:
         if s.mode in (Mode.TRUMP, Mode.IDLE):
             question = "Quit the game?"
         s.confirm = _Confirm(question, on_yes=lambda: self.exit(QuitResult.QUIT))
+        self.invalidate()
+
+    def ask_draw_offer(self) -> None:
+        """``d``: confirm, then offer the opponent a draw of this deal (RULES.md §7)."""
+        if not self.options.allow_draw_offer:
+            self.show_message("draw offers are not available here", "error")
+            return
+        if self.state.mode not in (Mode.TURN, Mode.SECOND):
+            return
+
+        def yes() -> None:
+            if self.state.mode in (Mode.TURN, Mode.SECOND):
+                self.end_turn()
+                self.show_message(f"You offered a draw; waiting for {self.opponent_name}.")
+                self._send(OfferDraw())
+
+        self.state.confirm = _Confirm(
+            f"Offer {self.opponent_name} a draw? If accepted, the deal is drawn.", on_yes=yes)
         self.invalidate()
 
     def ask_resign(self) -> None:
@@ -932,7 +1009,7 @@ class TableApp:
 
         @kb.add("n", filter=confirm)
         @kb.add("N", filter=confirm)
-        @kb.add("escape", filter=confirm)
+        @kb.add("escape", filter=confirm, eager=True)
         def _no(event: KeyPressEvent) -> None:
             """Confirm: no."""
             self.answer_confirm(False)
@@ -942,7 +1019,7 @@ class TableApp:
             """Close the help."""
             s.help_open = False
 
-        @kb.add("escape", filter=prompt)
+        @kb.add("escape", filter=prompt, eager=True)
         @kb.add("c-g", filter=prompt)
         def _close(event: KeyPressEvent) -> None:
             """Close the prompt."""
@@ -995,7 +1072,7 @@ class TableApp:
             """Play the selected card (a beat then asks for the second card)."""
             self.play_selected()
 
-        @kb.add("escape", filter=second)
+        @kb.add("escape", filter=second, eager=True)
         def _back(event: KeyPressEvent) -> None:
             """Take back the chosen beating card."""
             self.cancel_beat()
@@ -1036,13 +1113,8 @@ class TableApp:
 
         @kb.add("d", filter=turn)
         def _draw(event: KeyPressEvent) -> None:
-            """Offer a draw."""
-            if not self.options.allow_draw_offer:
-                self.show_message("draw offers are not available here", "error")
-                return
-            self.end_turn()
-            self.show_message(f"You offered a draw; waiting for {self.opponent_name}.")
-            self._send(OfferDraw())
+            """Offer a draw (asks first)."""
+            self.ask_draw_offer()
 
         @kb.add("R", filter=turn)
         def _resign(event: KeyPressEvent) -> None:

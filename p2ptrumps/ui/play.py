@@ -11,6 +11,13 @@ The game record (``protocol/record.md``) is saved after every move to
 ``2026-11-29_1742_vs-normal.json``; a game left mid-deal stays saved with that
 deal's result ``null``.  ``--seed N`` makes the deals, the AI's trump and the
 AI's tie-breaks repeatable.
+
+Before anything is created, :func:`run` refuses (status 2, one line) when stdin
+or stdout is not a terminal, when ``--name`` has no printable character, or
+when the records directory cannot be written (:func:`prepare_records_dir`).  If
+saving fails later, the status line says so at once, every later move retries,
+and at the end the record goes to the temporary directory rather than being
+lost.
 """
 
 from __future__ import annotations
@@ -19,8 +26,10 @@ import argparse
 import asyncio
 import contextlib
 import hashlib
+import os
 import random
 import sys
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -36,7 +45,34 @@ from ..record import MatchRecord, PlayerInfo
 from ..rules import Move, Position, RuleSet
 from .app import HumanPlayer, QuitResult, TableApp, UIOptions, describe_score
 from .bridge import GuestCancelled, TrioGuest
+from .replay import terminal_problem
 from .view import wants_ascii, wants_color
+
+#: Longest player name kept (as ``p2ptrumps id --name``).
+MAX_NAME_CHARS = 40
+
+
+def clean_name(text: str) -> str:
+    """A name safe to show and store: printable characters only (control characters
+    such as ESC and newlines dropped), runs of spaces collapsed, at most
+    :data:`MAX_NAME_CHARS` characters.  Raises :class:`ValueError` if nothing is left."""
+    cleaned = " ".join("".join(ch for ch in text if ch.isprintable()).split())[:MAX_NAME_CHARS].strip()
+    if not cleaned:
+        raise ValueError(f"the name {text!r} has no printable characters")
+    return cleaned
+
+
+def prepare_records_dir(directory: Path) -> None:
+    """Create ``directory`` if needed and prove a file can be written there (a probe file,
+    removed at once).  Raises :class:`OSError` naming the problem otherwise."""
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, probe = tempfile.mkstemp(prefix=".probe-", dir=directory)
+    try:
+        os.write(fd, b"p2ptrumps")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+        os.unlink(probe)
 
 
 @dataclass(frozen=True)
@@ -96,7 +132,8 @@ def config_from_args(args: argparse.Namespace, now: datetime | None = None) -> P
     path = record_name(records_dir(args.log_dir), args.ai, now or datetime.now())
     return PlayConfig(
         rules=args.rules, level=args.ai, think_s=args.think, seed=args.seed, trump=args.trump,
-        name=args.name or "You", ascii_only=ascii_only, color=wants_color(), record_path=path,
+        name=clean_name(args.name) if args.name else "You", ascii_only=ascii_only, color=wants_color(),
+        record_path=path,
     )
 
 
@@ -126,12 +163,18 @@ class PlaySession:
         self._rng = random.Random(config.seed)
 
     def _save(self, record: MatchRecord) -> None:
+        """Save after every change; a failure is shown at once and retried on the next change."""
         self.record = record
         try:
             record.save(self.config.record_path)
         except OSError as exc:
-            self.save_error = f"cannot save the record to {self.config.record_path}: {exc}"
+            self.save_error = (f"cannot save the record to {self.config.record_path}: {exc.strerror or exc} "
+                               "(retrying after each move)")
             self.table.show_message(self.save_error, "error")
+            return
+        if self.save_error is not None:
+            self.save_error = None
+            self.table.show_message(f"The record is saved again to {self.config.record_path}.", "hint")
 
     def _hint(self, position: Position) -> Move:
         return choose_move(position, "normal", self.config.think_s, random.Random(self._rng.getrandbits(64)))
@@ -172,14 +215,40 @@ class PlaySession:
         return result
 
 
+def _fail(message: str) -> int:
+    print(f"p2ptrumps play: {message}", file=sys.stderr)
+    return 2
+
+
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``p2ptrumps play``; returns the exit status (0; 1 if the record could not be saved)."""
-    config = config_from_args(args)
+    """Entry point of ``p2ptrumps play``; returns the exit status: 0; 2 (nothing created) without
+    a terminal, with a name of control characters only, or with an unwritable records directory;
+    1 if the record could not be saved at the end (it is then saved to the temporary directory)."""
+    if why := terminal_problem(sys.stdin, sys.stdout):
+        return _fail(f"play needs a terminal: {why} (for a non-interactive match use "
+                     "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)")
+    try:
+        config = config_from_args(args)
+    except ValueError as exc:
+        return _fail(f"--name: {exc}")
+    try:
+        prepare_records_dir(config.record_path.parent)
+    except OSError as exc:
+        return _fail(f"cannot write records to {config.record_path.parent}: {exc.strerror or exc} "
+                     "(choose another directory with --log-dir)")
     session = PlaySession(config)
     result = asyncio.run(session.run())
     if session.record is not None:
         if session.save_error:
             print(f"p2ptrumps play: {session.save_error}", file=sys.stderr)
+            fallback = Path(tempfile.gettempdir()) / config.record_path.name
+            try:
+                session.record.save(fallback)
+            except OSError as exc:
+                print(f"p2ptrumps play: the record is lost: cannot save it to {fallback} either: "
+                      f"{exc.strerror or exc}", file=sys.stderr)
+            else:
+                print(f"p2ptrumps play: the record was saved to {fallback} instead", file=sys.stderr)
             return 1
         state = "" if result == QuitResult.FINISHED and session.record.finished else " (unfinished)"
         print(f"Score: {describe_score(session.table)}{state}")

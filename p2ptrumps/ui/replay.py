@@ -5,10 +5,15 @@ which tries each loader in :data:`LOADERS` in turn; the game record
 (``protocol/record.md``) is the first.  The networked match log adds its own
 loader with :func:`register_loader` — ``replay`` then works on it unchanged.
 
-Every deal is replayed with :meth:`MatchRecord.replay_deal` before anything is
-shown, so an illegal move or a wrong result is reported up front: a file that
-cannot be read or does not check out exits with status 2 and one line on
-stderr naming the fault.
+Only regular files of at most :data:`MAX_FILE_BYTES` are read (a pipe, a
+device or a huge file is refused before reading).  Every deal is replayed with
+:meth:`MatchRecord.replay_deal` and the whole record checked with
+:meth:`MatchRecord.check` before anything is shown, so an illegal move, a wrong
+result or an inconsistent record is reported up front: a file that cannot be
+read or does not check out exits with status 2 and one line on stderr naming
+the fault.  The viewer needs a terminal on stdin and stdout (else status 2,
+pointing at ``--text``); text from the record (names) is shown with control
+characters replaced (:func:`~p2ptrumps.ui.view.printable`).
 
 ``--text`` prints the match to stdout: per deal the seed, the dealer, the
 trumps, the dealt hands, one line per move (number, seat and player, the move,
@@ -21,8 +26,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import codecs
 import os
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,13 +38,16 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import ColorDepth, Output
 
 from ..cards import Card, suit_label
-from ..record import FORMAT, MatchRecord, RecordError
+from ..record import FORMAT, MatchRecord, RecordError, parse_json
 from ..rules import PICK_UP, Move, Position
-from .app import _LinesControl, fit_keys
+from .app import ESC_TIMEOUT_S, _LinesControl, fit_keys
 from .view import (
+    MIN_HEIGHT,
+    MIN_WIDTH,
     HistoryEntry,
     Line,
     StatusView,
@@ -46,9 +55,12 @@ from .view import (
     asciify,
     hand_order,
     make_style,
+    printable,
     render_status,
     render_table,
+    render_too_small,
     score_text,
+    status_height,
     wants_ascii,
     wants_color,
 )
@@ -59,14 +71,53 @@ from .view import (
 Loader = Callable[[Path, bytes], MatchRecord | None]
 
 
+#: The largest file ``replay`` reads, bytes.  A record of the largest match the
+#: default rules allow (1000 deals, each stopped by the 1000-turn limit) is about
+#: 14 MB (13 bytes per move line, ~0.8 kB per deal besides); a typical deal is
+#: 20-100 turns, so even a 1000-deal match log with its signatures stays far
+#: below.  64 MiB leaves four times the worst case and refuses a stray disk image.
+MAX_FILE_BYTES = 64 * 2**20
+
+
+def read_file_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    Raises :class:`RecordError` (one line) when the file cannot be read, is not a
+    regular file (a directory, a FIFO, a device such as ``/dev/zero``: those are
+    refused before reading, never opened for long) or is longer than ``limit``.
+    """
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe, device or socket)"
+            raise RecordError(f"{path} is {kind}: give the path of a saved record or match log")
+        if info.st_size > limit:
+            raise RecordError(f"{path} is {info.st_size} bytes: too large for a match ({limit // 2**20} MiB at most)")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # swapped since the stat above
+                raise RecordError(f"{path} is not a regular file (a pipe, device or socket)")
+            data = f.read(limit + 1)
+    except OSError as exc:
+        raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise RecordError(f"{path} is over {limit} bytes: too large for a match ({limit // 2**20} MiB at most)")
+    return data
+
+
 def _load_game_record(path: Path, data: bytes) -> MatchRecord | None:
-    """The JSON game record of ``protocol/record.md``."""
+    """The JSON game record of ``protocol/record.md`` (a UTF-8 byte order mark is skipped)."""
+    data = data.removeprefix(codecs.BOM_UTF8)
     if not data.lstrip().startswith(b"{"):
         return None
     try:
-        obj = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RecordError(f"{path}: not valid JSON ({exc})") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: not valid JSON (not UTF-8: {exc.reason} at byte {exc.start})") from None
+    try:
+        obj = parse_json(text)
+    except RecordError as exc:
+        raise RecordError(f"{path}: not valid JSON ({str(exc).removeprefix('the record is not JSON: ')})") from None
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
         return None
     return MatchRecord.from_json(obj)
@@ -89,10 +140,7 @@ def load_any(path: str | Path) -> MatchRecord:
     be read, is of no known kind, or is broken.
     """
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise RecordError(f"cannot read {p}: {exc.strerror or exc}") from None
+    data = read_file_limited(p)
     for loader in LOADERS:
         record = loader(p, data)
         if record is not None:
@@ -117,7 +165,8 @@ class Step:
 def replay_steps(record: MatchRecord) -> list[list[Step]]:
     """Every deal of ``record`` replayed: for each deal, the start then one :class:`Step` per move.
 
-    Raises :class:`RecordError` naming the first illegal move or wrong result.
+    Raises :class:`RecordError` naming the first illegal move or wrong result, or
+    (:meth:`MatchRecord.check`) how the deals do not fit together.
     """
     out: list[list[Step]] = []
     for deal in record.deals:
@@ -131,6 +180,7 @@ def replay_steps(record: MatchRecord) -> list[list[Step]]:
                 steps.append(Step(move, prev.to_move, pos, picked))
             prev = pos
         out.append(steps)
+    record.check(replay=False)
     return out
 
 
@@ -142,7 +192,13 @@ def score_before(record: MatchRecord, deal_index: int) -> tuple[int, int]:
 
 
 def _names(record: MatchRecord) -> tuple[str, str]:
-    return record.players[0].name, record.players[1].name
+    """The players' names, control characters replaced (they come from a file)."""
+    return printable(record.players[0].name), printable(record.players[1].name)
+
+
+def _verb(name: str, verb: str) -> str:
+    """``"Ann leads"`` but ``"You lead"`` (a player called "You", the default name)."""
+    return f"{name} {verb}" if name.lower() != "you" else f"{name} {verb.removesuffix('s')}"
 
 
 def _hand(mask: int, trump: int, ascii_only: bool) -> str:
@@ -173,13 +229,14 @@ def replay_text(record: MatchRecord, ascii_only: bool = False) -> list[str]:
     names = _names(record)
     a = ascii_only
     lines = [
-        f"p2ptrumps match ({record.source}), started {record.started or 'unknown'}",
+        f"p2ptrumps match ({printable(record.source)}), started {printable(record.started) or 'unknown'}",
         f"rules: {record.rules.describe()}",
     ]
     for seat in (0, 1):
         p = record.players[seat]
-        fp = f", fingerprint {p.fingerprint}" if p.fingerprint else ""
-        lines.append(f"seat {seat}: {p.name} ({p.kind}{fp}), trump {suit_label(record.trumps[seat], a)}")
+        fp = f", fingerprint {printable(p.fingerprint)}" if p.fingerprint else ""
+        trump = suit_label(record.trumps[seat], a)
+        lines.append(f"seat {seat}: {names[seat]} ({printable(p.kind)}{fp}), trump {trump}")
     for i, (deal, deal_steps) in enumerate(zip(record.deals, steps, strict=True)):
         dealer = deal.dealer
         lines += [
@@ -202,7 +259,7 @@ def replay_text(record: MatchRecord, ascii_only: bool = False) -> list[str]:
     total = record.score_halves()
     state = "finished" if record.finished else "unfinished"
     lines += ["", f"match {state}: {score_text(names, total, 0, a)}"]
-    return [asciify(line) if a else line for line in lines]
+    return [printable(asciify(line) if a else line) for line in lines]
 
 
 # ----- the viewer --------------------------------------------------------------------
@@ -226,8 +283,10 @@ class ReplayViewer:
         self.ascii_only = ascii_only
         self.deal_index = 0
         self.step_index = 0
+        #: A note for the message line (e.g. "this is the last deal"); cleared by the next key.
+        self.note = ""
         body = Window(content=_LinesControl(self._render_body), always_hide_cursor=True)
-        status = Window(content=_LinesControl(lambda w, h: render_status(self.status_view(w), w)), height=3)
+        status = Window(content=_LinesControl(self._render_status), height=self._status_height)
         self.application: Application[None] = Application(
             layout=Layout(HSplit([body, status]), focused_element=body),
             key_bindings=self._key_bindings(),
@@ -237,6 +296,8 @@ class ReplayViewer:
             output=output,
             color_depth=None if color else ColorDepth.DEPTH_1_BIT,
         )
+        # Esc quits: do not wait a second to see whether it starts an escape sequence.
+        self.application.ttimeoutlen = ESC_TIMEOUT_S
 
     # ----- cursor --------------------------------------------------------------------
 
@@ -259,9 +320,14 @@ class ReplayViewer:
             self.step_index = len(self.steps[self.deal_index]) - 1 if end else 0
 
     def deal(self, n: int) -> None:
-        """Move ``n`` deals forward (negative: back), to the start of that deal."""
+        """Move ``n`` deals forward (negative: back), to the start of that deal.  Past the
+        last (first) deal the cursor stays where it is and :attr:`note` says so."""
         if self.steps:
-            self.deal_index = max(0, min(len(self.steps) - 1, self.deal_index + n))
+            index = max(0, min(len(self.steps) - 1, self.deal_index + n))
+            if index == self.deal_index and n:
+                self.note = "This is the last deal." if n > 0 else "This is the first deal."
+                return
+            self.deal_index = index
             self.step_index = 0
 
     # ----- rendering ----------------------------------------------------------------
@@ -302,16 +368,35 @@ class ReplayViewer:
         where = f"Deal {self.deal_index + 1}/{len(self.steps)}, move {self.step_index}/{total}"
         if step.move is None:
             dealer = self.record.deals[self.deal_index].dealer
-            expect = f"{where}: dealt by {names[dealer]}; {names[1 - dealer]} leads."
+            expect = f"{where}: dealt by {names[dealer]}; {_verb(names[1 - dealer], 'leads')}."
         else:
             expect = f"{where}: {names[step.seat]} — {_move_text(step, False)}"
         message = ""
         if self.step_index == total:
             message = f"Result: {_result_text(self.record, self.deal_index)}"
+        if self.note:
+            message = f"{message}  {self.note}" if message else self.note
         return StatusView(expect=expect, message=message, message_kind="hint" if message else "info",
                           keys=keys, ascii_only=self.ascii_only)
 
+    def too_small(self) -> bool:
+        """True when the terminal is below :data:`~.view.MIN_WIDTH` x :data:`~.view.MIN_HEIGHT`."""
+        size = self.application.output.get_size()
+        return size.columns < MIN_WIDTH or size.rows < MIN_HEIGHT
+
+    def _render_status(self, width: int, height: int) -> list[Line]:
+        return [] if self.too_small() else render_status(self.status_view(width), width)
+
+    def _status_height(self) -> Dimension:
+        if self.too_small():
+            return Dimension.exact(0)
+        columns = self.application.output.get_size().columns
+        return Dimension.exact(status_height(self.status_view(columns), columns))
+
     def _render_body(self, width: int, height: int) -> list[Line]:
+        if self.too_small():
+            size = self.application.output.get_size()
+            return render_too_small(size.columns, size.rows)[:height]
         view = self.table_view()
         if view is None:
             return [[("class:header", " Svoi Kozyri replay")]]
@@ -322,6 +407,7 @@ class ReplayViewer:
 
         def bind(keys: tuple[str, ...], action: Callable[[], None], doc: str) -> None:
             def handler(event: KeyPressEvent) -> None:
+                self.note = ""
                 action()
 
             handler.__doc__ = doc
@@ -338,8 +424,22 @@ class ReplayViewer:
         return kb
 
 
+def terminal_problem(stdin: object, stdout: object) -> str | None:
+    """Why a full-screen UI cannot run on these streams (``"stdin is not a tty"``), or None."""
+    for name, stream in (("stdin", stdin), ("stdout", stdout)):
+        isatty = getattr(stream, "isatty", None)
+        try:
+            tty = bool(isatty()) if isatty is not None else False
+        except (OSError, ValueError):  # closed
+            tty = False
+        if not tty:
+            return f"{name} is not a tty"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``p2ptrumps replay``; returns 0, or 2 when the file is unreadable or broken."""
+    """Entry point of ``p2ptrumps replay``; returns 0, or 2 when the file is unreadable or broken,
+    or when the viewer (no ``--text``) has no terminal."""
     try:
         record = load_any(args.file)
         ascii_only = bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None))
@@ -351,6 +451,11 @@ def run(args: argparse.Namespace) -> int:
             except BrokenPipeError:  # e.g. `replay --text | head`
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
+        replay_steps(record)  # report a broken record before asking for a terminal
+        if why := terminal_problem(sys.stdin, sys.stdout):
+            print(f"p2ptrumps replay: the viewer needs a terminal: {why} (use replay --text for plain text)",
+                  file=sys.stderr)
+            return 2
         viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color())
     except RecordError as exc:
         print(f"p2ptrumps replay: {exc}", file=sys.stderr)

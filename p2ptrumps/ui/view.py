@@ -18,9 +18,16 @@ Screens:
 * :func:`render_trump_choice` — choosing one's own trump (RULES.md §2);
 * :func:`render_end` — the end of a deal or of the match (RULES.md §7, §8).
 
+* :func:`render_too_small` — below :data:`MIN_WIDTH` x :data:`MIN_HEIGHT`, a
+  note saying so instead of a cut table.
+
 Pure helpers used by the app: :func:`expect_text` (what RULES.md §4 expects of
 the player to move), :func:`hand_order` (the display order of a hand),
-:func:`asciify`, :func:`wants_ascii`, :func:`wants_color`, :func:`score_text`.
+:func:`asciify`, :func:`printable`, :func:`wants_ascii`, :func:`wants_color`,
+:func:`score_text`.
+
+Nothing from a record or a peer reaches the terminal raw: every line goes
+through :func:`_fit`, which replaces control characters (:func:`printable`).
 """
 
 from __future__ import annotations
@@ -44,6 +51,10 @@ HISTORY_WIDTH = 24
 HISTORY_MIN_WIDTH = 76
 #: Cards of the pile shown below the top card.
 PILE_SHOWN = 6
+#: The smallest terminal the game is drawn in (columns, rows): a 13-card suit row,
+#: the table with the opponent's hand hidden plus the status lines, the help box.
+MIN_WIDTH = 60
+MIN_HEIGHT = 20
 
 _ASCII_MAP = str.maketrans({
     "♣": "C", "♦": "D", "♥": "H", "♠": "S", "…": "...", "—": "-", "–": "-", "½": ".5",
@@ -57,9 +68,40 @@ def asciify(text: str) -> str:
     return text.translate(_ASCII_MAP)
 
 
-def wants_ascii(encoding: str | None) -> bool:
-    """True when a stream of this ``encoding`` (e.g. ``sys.stdout.encoding``) cannot write ``♠``."""
-    if not encoding:
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable (control characters such as
+    ESC, newlines, tabs, format characters) replaced by ``?``: safe to write to a terminal."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
+
+
+#: The ``LC_CTYPE`` values Python's C-locale coercion (PEP 538) puts in the environment.
+_COERCED_CTYPES = ("C.UTF-8", "C.utf8", "UTF-8")
+
+
+def c_locale(environ: Mapping[str, str] | None = None) -> bool:
+    """True when the locale of ``environ`` (default ``os.environ``) is ``C`` or ``POSIX``.
+
+    The first non-empty one of ``LC_ALL``, ``LC_CTYPE``, ``LANG`` decides (POSIX
+    order); none set means the C locale too.  Python's C-locale coercion makes
+    stdout UTF-8 and sets ``LC_CTYPE=C.UTF-8`` itself, so an ``LC_CTYPE`` of that
+    kind beside a C ``LANG`` (or none) counts as the C locale.
+    """
+    env = os.environ if environ is None else environ
+    if env.get("LC_ALL"):
+        return env["LC_ALL"] in ("C", "POSIX")
+    lang = env.get("LANG") or "C"
+    ctype = env.get("LC_CTYPE")
+    if ctype and not (ctype in _COERCED_CTYPES and lang in ("C", "POSIX")):
+        return ctype in ("C", "POSIX")
+    return lang in ("C", "POSIX")
+
+
+def wants_ascii(encoding: str | None, environ: Mapping[str, str] | None = None) -> bool:
+    """True when a stream of this ``encoding`` (e.g. ``sys.stdout.encoding``) cannot write ``♠``,
+    or when the locale is C/POSIX (:func:`c_locale` of ``environ``, default ``os.environ``)."""
+    if not encoding or c_locale(environ):
         return True
     try:
         "♣♦♥♠…─│".encode(encoding)
@@ -220,6 +262,7 @@ class EndView:
     match_over: bool = False
     record_path: str | None = None
     ascii_only: bool = False
+    record_label: str = "Record saved"
 
 
 # ----- small text helpers ------------------------------------------------------
@@ -271,12 +314,14 @@ def _width(line: Line) -> int:
 
 
 def _fit(line: Line, width: int) -> Line:
-    """Cut ``line`` to ``width`` columns and pad it with spaces to exactly ``width``."""
+    """Cut ``line`` to ``width`` columns and pad it with spaces to exactly ``width``;
+    control characters become ``?`` (:func:`printable`)."""
     out: Line = []
     used = 0
     for style, text in line:
         if used >= width:
             break
+        text = printable(text)
         w = get_cwidth(text)
         if used + w > width:
             cut = ""
@@ -340,12 +385,12 @@ def hand_rows(hand: int, trump: int, *, ascii_only: bool, legal: int = 0, select
         if not cards:
             line.append(("class:dim", " -"))
         for i, c in enumerate(cards):
-            # Adjacent cards share one separator column: a bracket wins over "*", "*" over a space.
+            # Adjacent cards share one separator column unless both want a mark ("]*", "*[").
             left = _mark(c, selected, pending, "[")
             sep = left
             if i:
                 prev = _mark(cards[i - 1], selected, pending, "]")
-                sep = max(prev, left, key=" *[]".index)
+                sep = prev + left if prev != " " and left != " " else max(prev, left, key=" *[]".index)
             line.append(("", sep))
             style = _card_style(c)
             if c == selected:
@@ -467,16 +512,66 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
     return [lft + rgt for lft, rgt in zip(left, right, strict=True)]
 
 
+def wrap_text(text: str, width: int, indent: str = " ") -> list[str]:
+    """``text`` broken at spaces into lines of at most ``width`` columns, each starting
+    with ``indent`` (a word longer than a line is cut into pieces)."""
+    room = max(1, width - get_cwidth(indent))
+    words: list[str] = []
+    for word in text.split(" "):
+        while get_cwidth(word) > room:
+            cut = ""
+            for ch in word:
+                if get_cwidth(cut + ch) > room:
+                    break
+                cut += ch
+            words.append(cut)
+            word = word[len(cut):]
+        words.append(word)
+    lines: list[str] = []
+    cur: str | None = None
+    for word in words:
+        if cur is None:
+            cur = word
+        elif get_cwidth(cur) + 1 + get_cwidth(word) <= room:
+            cur = f"{cur} {word}"
+        else:
+            lines.append(indent + cur)
+            cur = word
+    lines.append(indent + (cur or ""))
+    return lines
+
+
+def status_height(view: StatusView, width: int = 80) -> int:
+    """How many lines :func:`render_status` takes at ``width`` columns (3 or more)."""
+    return len(render_status(view, width))
+
+
 def render_status(view: StatusView, width: int = 80) -> list[Line]:
-    """The three bottom lines, each ``width`` columns: expect, message, keys."""
+    """The bottom lines, each ``width`` columns: expect, message, keys — at least three.
+
+    The expect and message texts wrap at spaces (indented by one column) rather
+    than being cut; the keys line is already fitted by the caller.
+    """
     kind = {"error": "class:message.error", "hint": "class:message.hint"}.get(view.message_kind, "class:message")
     mark = "✗ " if view.message_kind == "error" and view.message else ""
-    lines: list[Line] = [
-        [("class:expect", " " + view.expect)],
-        [(kind, " " + mark + view.message)],
-        [("class:keys", " " + view.keys)],
-    ]
-    return [_fit(_ascii_line(line, view.ascii_only), width) for line in lines]
+    a = view.ascii_only
+    expect = asciify(view.expect) if a else view.expect
+    message = asciify(mark + view.message) if a else mark + view.message
+    lines: list[Line] = [[("class:expect", t)] for t in wrap_text(expect, width)]
+    lines += [[(kind, t)] for t in wrap_text(message, width)]
+    lines.append([("class:keys", " " + view.keys)])
+    return [_fit(_ascii_line(line, a), width) for line in lines]
+
+
+def render_too_small(width: int, height: int, need: tuple[int, int] = (MIN_WIDTH, MIN_HEIGHT)) -> list[Line]:
+    """The screen shown instead of the game when the terminal is smaller than ``need``
+    (columns, rows): ``"terminal too small: need at least 60x20 (now 30x10)"``, wrapped."""
+    text = f"terminal too small: need at least {need[0]}x{need[1]} (now {width}x{height}); q quits"
+    lines: list[Line] = [[("class:message.error", t)] for t in wrap_text(text, width, "")]
+    lines = [_fit(line, width) for line in lines[:height]]
+    while len(lines) < height:
+        lines.append([("", " " * width)])
+    return lines
 
 
 def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, width: int = 80,
@@ -517,6 +612,20 @@ def _wrap_words(words: Sequence[str], width: int, first: str, indent: str) -> li
     return lines
 
 
+def _wrap_chars(text: str, width: int, indent: str) -> list[str]:
+    """``text`` cut into lines of ``width`` columns (a path has no spaces to break at);
+    the lines after the first start with ``indent``."""
+    lines: list[str] = []
+    cur = ""
+    for ch in text:
+        if get_cwidth(cur + ch) > width:
+            lines.append(cur)
+            cur = indent
+        cur += ch
+    lines.append(cur)
+    return lines
+
+
 def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
     """The end-of-deal screen (result, score, both hands, the pile) or, with
     ``match_over``, the end of the match with the path of the saved record."""
@@ -530,7 +639,7 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
         [("class:name", " Score: " + score_text(view.names, view.score_halves, me, a))],
     ]
     if view.match_over and view.record_path:
-        lines.append([("", f" Record saved: {view.record_path}")])
+        lines += [[("", t)] for t in _wrap_chars(f" {view.record_label}: {view.record_path}", width, "   ")]
     lines.append([])
     for seat in (opp, me):
         n = bin(view.hands[seat]).count("1")

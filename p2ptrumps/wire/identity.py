@@ -168,7 +168,11 @@ class Identity:
         """Inverse of :meth:`dump`; :class:`IdentityError` naming what is wrong."""
         if not data.startswith(KEY_FILE_MAGIC):
             raise IdentityError("not a p2ptrumps identity key (missing 'p2ptrumps-identity-v1' header)")
-        text = data[len(KEY_FILE_MAGIC) :].strip()
+        rest = data[len(KEY_FILE_MAGIC) :]
+        line, _, extra = rest.partition(b"\n")
+        if extra.strip():
+            raise IdentityError("identity key: unexpected text after the key line (the file holds one line)")
+        text = line.strip()
         try:
             seed = bytes.fromhex(text.decode("ascii"))
         except (UnicodeDecodeError, ValueError):

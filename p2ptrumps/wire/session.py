@@ -218,6 +218,11 @@ class Session:
         self._out.clear()
         return out
 
+    @property
+    def pending_bytes(self) -> int:
+        """How many bytes are queued for the socket (not yet taken by :meth:`data_to_send`)."""
+        return len(self._out)
+
     def ping(self) -> None:
         """Queue a heartbeat ``ping`` (outside the chain, unsigned, not logged).  The peer
         answers with ``pong`` automatically; any bytes received count as a sign of life.

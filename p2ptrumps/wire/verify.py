@@ -57,7 +57,10 @@ class Verdict:
         reason: a sentence (why invalid / unreadable / where it stops; "" when valid).
         code: the fault code when invalid (protocol/wire.md §11), else None.
         index: 0-based index of the offending frame in the log (invalid), else None.
-        offender: seat (0 host, 1 guest) that sent the offending message, if known.
+        offender: seat (0 host, 1 guest) to blame for the offending frame (protocol/wire.md §13):
+            the signer when its signature proves it (``offender_proven``), else the peer
+            of the log's owner (the seat of the log's first hello); None if unknown.
+        offender_proven: True when the offender's own valid signature is on the offending message.
         frames: number of whole frames read.
         messages: number of chained messages accepted into the chain.
         players: ``(name, fingerprint)`` of seat 0 and seat 1 (empty if unknown).
@@ -77,6 +80,7 @@ class Verdict:
     code: str | None = None
     index: int | None = None
     offender: int | None = None
+    offender_proven: bool = False
     frames: int = 0
     messages: int = 0
     players: list[tuple[str, str]] = field(default_factory=list)
@@ -104,6 +108,7 @@ class Verdict:
             "code": self.code,
             "index": self.index,
             "offender": self.offender,
+            "offender_proven": self.offender_proven,
             "frames": self.frames,
             "messages": self.messages,
             "game_id": self.game_id,
@@ -152,7 +157,10 @@ class Verdict:
 
         lines = []
         head = {
-            "valid": "VALID: the match is complete and every message checks.",
+            "valid": (
+                "VALID: the guest refused the rules, so no match was played; every message checks."
+                if self.reason else "VALID: the match is complete and every message checks."
+            ),
             "invalid": "INVALID: " + self.reason,
             "unreadable": "UNREADABLE: " + self.reason,
             "unfinished": "VALID SO FAR, UNFINISHED: " + self.reason,
@@ -161,7 +169,8 @@ class Verdict:
         if self.status == "unreadable" and not self.frames:
             return head
         if self.status == "invalid" and self.index is not None:
-            who = "" if self.offender is None else f", sent by seat {self.offender} ({SEAT_NAMES[self.offender]})"
+            how = "signed by" if self.offender_proven else "received from"
+            who = "" if self.offender is None else f", {how} seat {self.offender} ({SEAT_NAMES[self.offender]})"
             lines.append(f"  first offending frame: #{self.index} in the log{who}; fault: {self.code}")
         if self.game_id:
             lines.append(f"game id: {self.game_id}")
@@ -190,8 +199,19 @@ def _half(h: int) -> str:
     return f"{h // 2}" + ("½" if h % 2 else "") if h != 1 else "½"
 
 
+#: Faults found only after the message's signature checked out: the signer is proven.
+_AFTER_SIGNATURE = frozenset({
+    "sequence-gap", "broken-chain", "equivocation", "out-of-turn", "illegal-move", "wrong-position-hash",
+    "bad-commitment", "bad-reveal", "wrong-result",
+})
+
+
 def verify_log(data: bytes) -> Verdict:
-    """Check a whole match log (bytes of the file).  Never raises for bad input."""
+    """Check a whole match log (bytes of the file).  Never raises for bad input.
+
+    The log's owner (the side that wrote it) is the seat of its first hello
+    (protocol/wire.md §12); the offender of a fault is found as in §13.
+    """
     try:
         contents = read_log(data)
     except LogUnreadable as exc:
@@ -202,19 +222,26 @@ def verify_log(data: bytes) -> Verdict:
     payloads: list[bytes | None] = [None, None]
     keys: list[PublicKey | None] = [None, None]
     chain: JointChain | None = None
+    owner: int | None = None
     for i, frame in enumerate(frames):
         payload = frame[4:]
-        offender: int | None = None
+        claimed: int | None = None
         try:
             msg = m.decode(payload)
-            if isinstance(msg, m.Signed):
-                offender = msg.seat
             if isinstance(msg, (m.Ping, m.Pong)):
                 raise RemoteProtocolError(
                     "malformed", f"a {type(msg).__name__.lower()} in a log (heartbeats are never logged)"
                 )
             if isinstance(msg, m.Hello):
-                offender = msg.seat
+                claimed = msg.seat
+                if owner is None:
+                    owner = msg.seat  # the owner's own hello comes first
+                elif msg.seat == owner:
+                    if hellos[1 - owner] is None:
+                        raise RemoteProtocolError(
+                            "version", f"the peer's hello claims seat {msg.seat} ({SEAT_NAMES[msg.seat]}) too: "
+                            f"two {SEAT_NAMES[msg.seat]}s")
+                    raise RemoteProtocolError("out-of-turn", f"a second hello for seat {msg.seat}")
                 if hellos[msg.seat] is not None:
                     raise RemoteProtocolError("out-of-turn", f"a second hello from seat {msg.seat}")
                 keys[msg.seat] = PublicKey.from_bytes(msg.public_key)
@@ -224,23 +251,31 @@ def verify_log(data: bytes) -> Verdict:
                     h0, h1 = hellos[0], hellos[1]
                     if h0.public_key == h1.public_key:
                         raise RemoteProtocolError("bad-key", "both seats use the same public key")
+                    if h0.nonce == h1.nonce:
+                        raise RemoteProtocolError("malformed", "the two hellos carry the same nonce "
+                                                  "(the peer's nonce repeats the log owner's)")
                     p0, p1, k0, k1 = payloads[0], payloads[1], keys[0], keys[1]
                     assert p0 is not None and p1 is not None and k0 is not None and k1 is not None
                     chain = JointChain(m.game_id(p0, p1), (k0, k1), None)
                     v.game_id = chain.game_id.hex()
                     v.players = [(h0.name, k0.fingerprint), (h1.name, k1.fingerprint)]
                 continue
+            claimed = msg.seat
             if chain is None:
                 raise RemoteProtocolError("out-of-turn", f"message {msg.seq} ({msg.kind}) comes before both hellos")
+            if msg.seat == owner:
+                _check_owner_message(chain, msg)
             chain.receive(msg)
         except RemoteProtocolError as exc:
             _fill(v, chain)
-            v.status, v.code, v.index, v.offender = "invalid", exc.code, i, offender
+            v.status, v.code, v.index = "invalid", exc.code, i
+            v.offender, v.offender_proven = _offender(exc.code, claimed, owner)
             v.reason = f"frame #{i}: {exc.reason}"
             return v
     _fill(v, chain)
     if contents.error is not None:
         v.status, v.code, v.index = "invalid", contents.error.code, len(frames)
+        v.offender = None if owner is None else 1 - owner
         v.reason = contents.error.reason
         return v
     if chain is None:
@@ -269,6 +304,38 @@ def verify_log(data: bytes) -> Verdict:
     if contents.truncated_bytes:
         v.reason += f"; the last frame is cut short ({contents.truncated_bytes} bytes)"
     return v
+
+
+def _check_owner_message(chain: JointChain, msg: m.Signed) -> None:
+    """A message claiming the log owner's seat is either the owner's own (signed by it for
+    this game, at a new place) or a forgery or replay the owner received from its peer,
+    which the owner's session refused as ``malformed`` (protocol/wire.md §8.2, §13)."""
+    who = SEAT_NAMES[msg.seat]
+    try:
+        chain.check_signature(msg)
+    except RemoteProtocolError as exc:
+        raise RemoteProtocolError(
+            "malformed", f"message {msg.seq} ({msg.kind}) claims to come from seat {msg.seat} ({who}), the log's "
+            f"owner, but is not its message of this game ({exc.code}): the peer sent it") from None
+    if msg.seq < len(chain) and chain.entries[msg.seq].hash == msg.hash:
+        raise RemoteProtocolError(
+            "malformed", f"message {msg.seq} ({msg.kind}) of seat {msg.seat} ({who}), the log's owner, comes "
+            "again: the peer sent the owner's own message back")
+
+
+def _offender(code: str, claimed: int | None, owner: int | None) -> tuple[int | None, bool]:
+    """(seat to blame, proven by its signature) for a fault (protocol/wire.md §13).
+
+    A fault found after the signature checked out is the signer's, proven.  Anything
+    else (a frame that does not decode, names no seat, fails its signature, or claims
+    the owner's seat without being its message) is blamed on the owner's peer: a
+    session logs only its own valid messages and what it received.
+    """
+    if claimed is not None and code in _AFTER_SIGNATURE:
+        return claimed, True
+    if owner is not None:
+        return 1 - owner, False
+    return claimed, False
 
 
 def _fill(v: Verdict, chain: JointChain | None) -> None:

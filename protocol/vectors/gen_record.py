@@ -88,7 +88,9 @@ FILES = {"record-sample.json": sample, "record-unfinished.json": unfinished}
 def main(argv: list[str]) -> int:
     stale = []
     for name, make in FILES.items():
-        text = make().dumps()
+        record = make()
+        record.check()  # every deal replays and the deals fit together (record.md §6)
+        text = record.dumps()
         path = HERE / name
         if "--check" in argv:
             if not path.exists() or path.read_text(encoding="utf-8") != text:

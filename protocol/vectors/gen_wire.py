@@ -31,7 +31,8 @@ RULES = RuleSet(pack_size=32, deals=2)
 
 def _verdict(data: bytes) -> dict[str, Any]:
     v = verify_log(data)
-    return {"status": v.status, "exit_code": v.exit_code, "code": v.code, "index": v.index, "reason": v.reason}
+    return {"status": v.status, "exit_code": v.exit_code, "code": v.code, "index": v.index,
+            "offender": v.offender, "offender_proven": v.offender_proven, "reason": v.reason}
 
 
 def build() -> dict[str, bytes]:
