@@ -55,6 +55,7 @@ import trio
 
 from . import keystore, netaddr
 from .cards import suit_label
+from .files import unused_path
 from .match import Action, DealEnded, DealStarted, Event, MatchEnded, MatchRunner, MovePlayed, OfferDraw, Player, Resign
 from .record import MatchRecord, PlayerInfo
 from .remote import LocalSeat, NetGame, NetGameError, RemotePlayer
@@ -134,12 +135,7 @@ def default_log_path(directory: Path, role: str, now: datetime, peer: str | None
     """An unused readable log name: ``2026-11-29_1805_host_vs-bob.p2plog`` (``-2``, ``-3`` ... if taken).
     Without ``peer`` (not known yet): ``2026-11-29_1805_host.p2plog``."""
     stem = f"{now:%Y-%m-%d_%H%M}_{role}" + (f"_vs-{_safe_stem(peer)}" if peer else "")
-    path = directory / f"{stem}.p2plog"
-    n = 2
-    while path.exists():
-        path = directory / f"{stem}-{n}.p2plog"
-        n += 1
-    return path
+    return unused_path(directory, stem, ".p2plog")
 
 
 # ----- the match log on disk -----------------------------------------------------------

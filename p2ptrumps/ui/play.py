@@ -40,6 +40,7 @@ from prompt_toolkit.output import Output
 
 from ..ai import AIPlayer, choose_move, choose_trump
 from ..cards import suit_label
+from ..files import unused_path
 from ..match import MatchRunner, urandom_seed
 from ..record import MatchRecord, PlayerInfo
 from ..rules import Move, Position, RuleSet
@@ -111,13 +112,7 @@ def records_dir(log_dir: str | None) -> Path:
 def record_name(directory: Path, level: str, now: datetime) -> Path:
     """A readable, unused file name in ``directory``: ``2026-11-29_1742_vs-normal.json``
     (``…_vs-normal-2.json`` and so on if taken)."""
-    stem = f"{now:%Y-%m-%d_%H%M}_vs-{level}"
-    path = directory / f"{stem}.json"
-    n = 2
-    while path.exists():
-        path = directory / f"{stem}-{n}.json"
-        n += 1
-    return path
+    return unused_path(directory, f"{now:%Y-%m-%d_%H%M}_vs-{level}", ".json")
 
 
 def deal_seed(seed: int, deal_number: int) -> bytes:

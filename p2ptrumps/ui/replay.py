@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import codecs
 import os
-import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import ColorDepth, Output
 
 from ..cards import Card, suit_label
+from ..files import UnreadableFileError, read_limited
 from ..record import FORMAT, MatchRecord, RecordError, parse_json
 from ..rules import PICK_UP, Move, Position
 from .app import ESC_TIMEOUT_S, _LinesControl, fit_keys
@@ -80,29 +80,12 @@ MAX_FILE_BYTES = 64 * 2**20
 
 
 def read_file_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of the regular file ``path``, at most ``limit`` of them.
-
-    Raises :class:`RecordError` (one line) when the file cannot be read, is not a
-    regular file (a directory, a FIFO, a device such as ``/dev/zero``: those are
-    refused before reading, never opened for long) or is longer than ``limit``.
-    """
+    """The bytes of the regular file ``path``, at most ``limit`` of them
+    (:func:`p2ptrumps.files.read_limited`); raises :class:`RecordError` (one line) otherwise."""
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe, device or socket)"
-            raise RecordError(f"{path} is {kind}: give the path of a saved record or match log")
-        if info.st_size > limit:
-            raise RecordError(f"{path} is {info.st_size} bytes: too large for a match ({limit // 2**20} MiB at most)")
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # swapped since the stat above
-                raise RecordError(f"{path} is not a regular file (a pipe, device or socket)")
-            data = f.read(limit + 1)
-    except OSError as exc:
-        raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise RecordError(f"{path} is over {limit} bytes: too large for a match ({limit // 2**20} MiB at most)")
-    return data
+        return read_limited(path, limit)
+    except UnreadableFileError as exc:
+        raise RecordError(str(exc)) from None
 
 
 def _load_game_record(path: Path, data: bytes) -> MatchRecord | None:

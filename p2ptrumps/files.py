@@ -1,0 +1,56 @@
+"""Small file helpers shared by the commands: bounded reads and unused readable names.
+
+No game logic here; nothing in ``cards``/``rules``/``wire`` imports this module.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+
+class UnreadableFileError(ValueError):
+    """A file cannot be read as a saved match: missing, not a regular file, or too large.
+    The message is one line and names the path."""
+
+
+def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` bytes.
+
+    Directories, FIFOs and devices (``/dev/zero``) are refused before reading;
+    a file longer than ``limit`` is refused without reading more than ``limit + 1``
+    bytes.  Raises :class:`UnreadableFileError`.
+    """
+    p = Path(path)
+    try:
+        info = os.stat(p)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe, device or socket)"
+            raise UnreadableFileError(f"{p} is {kind}: give the path of a saved record or match log")
+        if info.st_size > limit:
+            raise UnreadableFileError(f"{p} is {info.st_size} bytes: too large for a match ({_mib(limit)} at most)")
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # swapped since the stat above
+                raise UnreadableFileError(f"{p} is not a regular file (a pipe, device or socket)")
+            data = f.read(limit + 1)
+    except OSError as exc:
+        raise UnreadableFileError(f"cannot read {p}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise UnreadableFileError(f"{p} is over {limit} bytes: too large for a match ({_mib(limit)} at most)")
+    return data
+
+
+def _mib(n: int) -> str:
+    return f"{n // 2**20} MiB"
+
+
+def unused_path(directory: Path, stem: str, suffix: str) -> Path:
+    """``directory/stem+suffix``, or ``stem-2``, ``stem-3`` ... when taken (``suffix`` includes the dot)."""
+    path = directory / f"{stem}{suffix}"
+    n = 2
+    while path.exists():
+        path = directory / f"{stem}-{n}{suffix}"
+        n += 1
+    return path
