@@ -2,6 +2,7 @@
 
 Plays AI-against-itself deals (seeded) and times every call of
 ``choose_move``, forced moves included, as the arena and the UI see them.
+The last column counts the moves that took more than 1.2 times the budget.
 
 Usage: python bench/ai_think.py [--deals N] [--budgets 0.1,0.5,1.0]
 """
@@ -38,11 +39,12 @@ def main() -> None:
     ap.add_argument("--budgets", default="0.1,0.5,1.0")
     args = ap.parse_args()
     rows = [("random", 0.0), ("greedy", 0.0)] + [("normal", float(b)) for b in args.budgets.split(",")]
-    print(f"{'level':8} {'budget s':>8} {'moves':>6} {'median ms':>10} {'p95 ms':>8} {'max ms':>8}")
+    print(f"{'level':8} {'budget s':>8} {'moves':>6} {'median ms':>10} {'p95 ms':>8} {'max ms':>8} {'>1.2 budget':>11}")
     for level, budget in rows:
         times = think_times(level, budget, args.deals)
+        over = sum(t > 1.2 * budget for t in times) if budget else 0
         print(f"{level:8} {budget:8.2f} {len(times):6d} {statistics.median(times) * 1000:10.2f} "
-              f"{percentile_95(times) * 1000:8.2f} {max(times) * 1000:8.2f}")
+              f"{percentile_95(times) * 1000:8.2f} {max(times) * 1000:8.2f} {over:11d}")
 
 
 if __name__ == "__main__":

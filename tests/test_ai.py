@@ -10,6 +10,7 @@ import trio
 from p2ptrumps.ai import LEVELS, AIPlayer, analyse, choose_move, choose_trump
 from p2ptrumps.ai.heuristics import beatable, greedy_move
 from p2ptrumps.ai.lean import NONE, PICKUP, Lean, position_key, random_playout, to_move, to_move_int
+from p2ptrumps.ai.player import draw_acceptable
 from p2ptrumps.ai.search import WIN, WIN_BOUND
 from p2ptrumps.cards import BEATERS, HEARTS, SPADES, card_list, mask_of, pack_mask, parse_cards
 from p2ptrumps.match import MatchRunner
@@ -239,6 +240,43 @@ def test_search_scores_a_repeated_position_as_a_draw() -> None:
     assert result.value == 0
 
 
+def test_search_leaves_the_state_as_it_found_it() -> None:
+    """Whether an iteration finishes or the clock stops it part way, make/unmake balance out."""
+    from p2ptrumps.ai.search import search
+
+    p = start_position(b"restore", RuleSet(), (C, H), 1)
+    for budget in (0.0005, 0.005, 0.05):
+        state = Lean(p)
+        before = (list(state.hands), list(state.pile), state.pcode, dict(state.counts), state.turn, state.to_move)
+        result = search(state, budget, random.Random(4))
+        after = (state.hands, state.pile, state.pcode, state.counts, state.turn, state.to_move)
+        assert after == before and state.stack == [] and state.result is None
+        assert result.move in state.moves()
+
+
+def test_search_leaf_value_is_the_static_evaluation() -> None:
+    """The search computes the evaluation in place; it must equal :func:`evaluate` (hands of 3+ cards,
+    where going out at once is impossible)."""
+    from p2ptrumps.ai.heuristics import evaluate
+    from p2ptrumps.ai.search import _Searcher
+
+    rng = random.Random(12)
+    checked = 0
+    for i in range(40):
+        p = start_position(bytes([i, 3]), RuleSet(), (i % 4, (i + 1) % 4), i % 2)
+        state = Lean(p)
+        for _ in range(rng.randrange(1, 30)):
+            if state.result is not None or state.hands[state.to_move].bit_count() < 3:
+                break
+            pl = state.to_move
+            beaters = state.hands[pl] & state.beaters[pl][state.pile[-1]] if state.pile else 0
+            value = _Searcher(state, 0.0).leaf(0, beaters)
+            assert value == evaluate(state)
+            checked += 1
+            state.make(rng.choice(state.moves()))
+    assert checked == 599
+
+
 def test_choose_move_levels_return_legal_moves() -> None:
     rng = random.Random(8)
     for level in LEVELS:
@@ -297,6 +335,22 @@ async def test_ai_player_answers_a_draw_offer() -> None:
     with pytest.raises(ValueError, match="seat 1 is not to move"):
         await ai.choose_move(winning, 1)
     assert await ai.choose_move(winning, 0) in (Move.parse("TS/7C"), Move.parse("TS/KD"))
+
+
+@pytest.mark.parametrize(
+    ("value", "exact", "accepts"),
+    [
+        (0, True, True),  # a proven draw
+        (-WIN_BOUND - 5, True, True),  # a proven loss
+        (1, True, False),  # a proven win
+        (0, False, False),  # an even estimate: play on
+        (-149, False, False),
+        (-150, False, True),  # a card and a half behind
+        (-5000, False, True),
+    ],
+)
+def test_draw_acceptance_policy(value: int, exact: bool, accepts: bool) -> None:
+    assert draw_acceptable(value, exact) is accepts
 
 
 def test_ai_player_rejects_bad_arguments() -> None:

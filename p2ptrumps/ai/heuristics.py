@@ -16,6 +16,8 @@ CARD = 100  # one card fewer in hand than the opponent
 TRUMP = 14  # one own trump in hand
 KILLER = 10  # one card in hand that the opponent cannot beat
 TEMPO = 40  # being to move in a quiet position (about to shed cards)
+THREAT = 200  # to move, able to beat and then play a card the opponent cannot beat (it must pick up)
+THREAT_LEAD = 60  # to lead, holding a card the opponent cannot beat (it must take it back)
 SAFE_SHED = 60  # move ordering and greedy: bonus for shedding a card the opponent cannot beat
 
 
@@ -62,7 +64,9 @@ def evaluate(state: Lean) -> int:
     """Static value of a deal still going on, for the seat to move, in centi-cards.
 
     Counts cards (fewer is better), own trumps held, cards the opponent cannot
-    beat, and the tempo of being to move.  Positive favours the seat to move.
+    beat, the tempo of being to move, and the threat of the seat to move playing a
+    card the opponent cannot beat next (as a lead, or as the second card after a
+    beat).  Positive favours the seat to move.
     """
     p = state.to_move
     o = 1 - p
@@ -72,10 +76,17 @@ def evaluate(state: Lean) -> int:
     to = state.trumps[o]
     value = CARD * (ho.bit_count() - hp.bit_count())
     value += TRUMP * ((hp & SUIT_MASKS[tp]).bit_count() - (ho & SUIT_MASKS[to]).bit_count())
-    value += KILLER * (unbeatable(hp, ho, to).bit_count() - unbeatable(ho, hp, tp).bit_count())
+    killers = unbeatable(hp, ho, to)
+    value += KILLER * (killers.bit_count() - unbeatable(ho, hp, tp).bit_count())
     pile = state.pile
-    if not pile or hp & state.beaters[p][pile[-1]]:
-        value += TEMPO
+    if not pile:
+        value += TEMPO + (THREAT_LEAD if killers else 0)
+    else:
+        beaters = hp & state.beaters[p][pile[-1]]
+        if beaters:
+            value += TEMPO
+            if hp.bit_count() >= 2 and (killers & ~(beaters & -beaters) or killers & (killers - 1)):
+                value += THREAT
     return value
 
 

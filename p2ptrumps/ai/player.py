@@ -20,6 +20,17 @@ if TYPE_CHECKING:
     from ..match import Event
 
 
+#: An unproven search value (centi-cards, for the AI's seat) at or below which the
+#: AI accepts a draw offer: it believes itself at least a card and a half behind.
+DRAW_ACCEPT_BELOW = -150
+
+
+def draw_acceptable(value: int, exact: bool) -> bool:
+    """Whether the AI accepts a draw, given the search ``value`` for its seat
+    (centi-cards; see :class:`~p2ptrumps.ai.search.SearchResult`) and whether it is proven."""
+    return value <= 0 if exact else value <= DRAW_ACCEPT_BELOW
+
+
 class AIPlayer:
     """A seat played by the AI.
 
@@ -68,8 +79,9 @@ class AIPlayer:
         """Events need no bookkeeping: each move is searched afresh from the position given."""
 
     async def accept_draw(self, position: Position, seat: int) -> bool:
-        """Accept the opponent's draw offer when the search does not find ``seat`` winning
-        (value <= 0 for ``seat``; RULES.md §7 agreed draw).  Searches for at most ``budget_s``."""
+        """Accept the opponent's draw offer (RULES.md §7 agreed draw) only when the search
+        finds ``seat`` worse off: a proven draw or loss, or an estimate at least
+        :data:`DRAW_ACCEPT_BELOW` centi-cards below even.  Searches for at most ``budget_s``."""
         from . import analyse
 
         if position.outcome is not None:
@@ -77,4 +89,4 @@ class AIPlayer:
         rng = self._child_rng()
         _, result = await trio.to_thread.run_sync(analyse, position, self.budget_s, rng, abandon_on_cancel=True)
         value = result.value if position.to_move == seat else -result.value
-        return value <= 0
+        return draw_acceptable(value, result.exact)

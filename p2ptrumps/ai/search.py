@@ -6,15 +6,17 @@ search sees both hands.  Features:
 * a transposition table keyed by the exact repetition key of :class:`Lean`
   (hands, pile in order, seat to move), holding the depth, a bound and the
   best move, tried first on the next visit;
-* move ordering: the table's move, then two killer moves per ply, then a static
-  guess (second cards the opponent cannot beat, cheap beating cards); moves are
-  ints sorted as ints (guess and move packed in one number), no per-move objects;
+* staged move generation: the table's move and two killer moves per ply are
+  tried before the other moves are generated (a cut-off by one of them costs no
+  generation); the rest are ordered by a static guess (a second card or lead the
+  opponent cannot beat, or can beat only dearly, and a cheap beating card); moves
+  are ints sorted as ints (guess and move packed in one number), no per-move objects;
 * forward pruning: below the root, only the best-guessed ``BRANCH`` moves are
   searched while the side to move holds more than ``FULL_WIDTH_CARDS`` cards
   (endgames are searched in full);
-* principal variation search with late move reductions: after the first move,
-  moves are searched with a null window (the late ones one ply shallower first)
-  and again with the full window only if they look better;
+* principal variation search: after the first move, moves are searched with a
+  null window and again with the full window only if they look better (late move
+  reductions were tried: without them the arena score was as good or better);
 * forced moves (a single legal move, e.g. a pick-up when nothing beats) do not use
   up depth, so the horizon never falls in the middle of a forced sequence;
 * at the horizon, going out at once is found without making the move, and
@@ -24,7 +26,10 @@ search sees both hands.  Features:
 * going out is a win (``WIN`` minus the plies to it, so faster wins are preferred)
   or, with the RULES.md §7 both-out test, a draw;
 * anytime: each finished iteration gives a move; an iteration cut off by the
-  clock still counts when it found a better move than the previous best.
+  clock still counts when it found a better move than the previous best;
+* when an iteration finds every move lost (against best play), the move the last
+  iteration without a proven loss preferred is kept: it leaves a fallible
+  opponent the most chances to go wrong.
 
 Values are in centi-cards from the point of view of the seat to move (see
 :func:`~p2ptrumps.ai.heuristics.evaluate`).
@@ -39,17 +44,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..cards import SUIT_MASKS
-from .heuristics import CARD, COST, KILLER, SAFE_SHED, TEMPO, TRUMP, beatable
+from .heuristics import CARD, COST, KILLER, SAFE_SHED, TEMPO, THREAT, THREAT_LEAD, TRUMP, beatable
 from .lean import DRAW, NONE, PICKUP, Lean, bits
 
 WIN = 1_000_000
 WIN_BOUND = WIN - 10_000
 INF = 10 * WIN
 MAX_PLY = 400
-NEW_ITERATION_BEFORE = 0.8  # start another iteration only before this share of the budget
+NEW_ITERATION_BEFORE = 1.0  # start another iteration only before this share of the budget (1: until the clock stops it)
 BRANCH = 12  # below the root, only the BRANCH best-guessed moves are searched ...
 FULL_WIDTH_CARDS = 6  # ... unless the side to move holds at most this many cards
-LMR_AFTER = 6  # moves after the first LMR_AFTER are searched one ply shallower first
 CLOCK_EVERY = 256  # look at the clock every CLOCK_EVERY nodes or so
 
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -246,9 +250,14 @@ class _Searcher:
         tm = self.trump_masks
         value = CARD * (ho.bit_count() - n)
         value += TRUMP * ((hp & tm[p]).bit_count() - (ho & tm[o]).bit_count())
-        value += KILLER * ((hp & ~beatable(ho, to)).bit_count() - (ho & ~beatable(hp, tp)).bit_count())
-        if not pile or beaters:
+        killers = hp & ~beatable(ho, to)
+        value += KILLER * (killers.bit_count() - (ho & ~beatable(hp, tp)).bit_count())
+        if not pile:
+            value += TEMPO + (THREAT_LEAD if killers else 0)
+        elif beaters:
             value += TEMPO
+            if n >= 2 and (killers & ~(beaters & -beaters) or killers & (killers - 1)):
+                value += THREAT
         return value
 
     def negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
@@ -292,7 +301,6 @@ class _Searcher:
         alpha0 = alpha
         best = -INF
         best_move = -2
-        reduce_from = LMR_AFTER if child_depth >= 2 else MAX_PLY
         leaves = child_depth <= 0 and not s.voluntary and ply + 1 < MAX_PLY
         make = s.make
         unmake = s.unmake
@@ -311,12 +319,9 @@ class _Searcher:
             elif i == 0:
                 v = -self.negamax(child_depth, -beta, -alpha, ply + 1)
             else:
-                # late moves: a reduced null-window probe first; the others go straight to the full depth
-                v = -self.negamax(child_depth - 1, -alpha - 1, -alpha, ply + 1) if i >= reduce_from else alpha + 1
-                if v > alpha:
-                    v = -self.negamax(child_depth, -alpha - 1, -alpha, ply + 1)
-                    if alpha < v < beta:
-                        v = -self.negamax(child_depth, -beta, -alpha, ply + 1)
+                v = -self.negamax(child_depth, -alpha - 1, -alpha, ply + 1)
+                if alpha < v < beta:
+                    v = -self.negamax(child_depth, -beta, -alpha, ply + 1)
             unmake()
             if v > best:
                 best = v
