@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .ai import choose_move
+from .files import prepare_dir
 from .record import DealRecord, MatchRecord, PlayerInfo
 from .rules import Outcome, Position, RuleSet
 from .shuffle import deal_hands, first_dealer
@@ -215,17 +216,28 @@ def summarize(level_a: str, level_b: str, pairs: Sequence[PairResult]) -> Summar
 
 
 def _elo_text(x: float) -> str:
-    return "+inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
+    return "beyond measure" if math.isinf(x) else f"{x:+.0f}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def format_summary(s: Summary) -> str:
     """The printed arena report of a :class:`Summary` (plain text, lines end with newline)."""
+    if s.pairs < 2:
+        interval = "  (no interval from a single pair)"
+        elo_interval = ""
+    else:
+        interval = f"  (95% CI {s.ci_low:.3f} .. {s.ci_high:.3f}, over pairs)"
+        elo_interval = f"  (95% CI {_elo_text(s.elo_low)} .. {_elo_text(s.elo_high)})"
+    width = max(len(label) for label, _ in s.categories)
     lines = [
-        f"A = {s.level_a}, B = {s.level_b}: {s.pairs} deal pairs, {s.games} games",
-        f"score of A: {s.points_a:g} / {s.games} = {s.score:.3f}"
-        f"  (95% CI {s.ci_low:.3f} .. {s.ci_high:.3f}, over pairs)",
-        f"Elo difference A - B: {_elo_text(s.elo)}  (95% CI {_elo_text(s.elo_low)} .. {_elo_text(s.elo_high)})",
-        "pairs: " + ", ".join(f"{label} {count}" for label, count in s.categories),
+        f"A = {s.level_a}, B = {s.level_b}: {_plural(s.pairs, 'deal pair')}, {_plural(s.games, 'game')}",
+        f"score of A: {s.points_a:g} / {s.games} = {s.score:.3f}{interval}",
+        f"Elo difference A - B: {_elo_text(s.elo)}{elo_interval}",
+        "deal pairs by outcome:",
+        *(f"  {label:<{width}}  {count:>5}" for label, count in s.categories),
         f"mean plies per deal: {s.mean_plies:.1f}",
     ]
     for side, level, t in (("A", s.level_a, s.think_a), ("B", s.level_b, s.think_b)):
@@ -343,6 +355,17 @@ def run(args: argparse.Namespace) -> int:
     """The ``arena`` subcommand: play ``args.deals`` duplicate deal pairs of ``args.level_a``
     against ``args.level_b``, print the summary, return 0."""
     rules: RuleSet = getattr(args, "rules", None) or RuleSet()
+    if args.log_dir is not None:
+        log_dir = Path(args.log_dir)
+        try:
+            prepare_dir(log_dir)
+        except OSError as exc:
+            print(f"p2ptrumps arena: cannot write records to {log_dir}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        if any(log_dir.glob("pair-*.json")):
+            print(f"p2ptrumps arena: {log_dir} already holds arena records (pair-*.json); "
+                  "choose an empty --log-dir", file=sys.stderr)
+            return 2
     tasks = [
         PairTask(i, args.seed, args.level_a, args.level_b, args.think, rules, args.log_dir)
         for i in range(args.deals)

@@ -91,6 +91,17 @@ def fingerprint_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def int64_arg(text: str) -> int:
+    """argparse type: a whole number that fits in a signed 64-bit integer (seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not -(2**63) <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range (a signed 64-bit number)")
+    return value
+
+
 def add_rule_options(p: argparse.ArgumentParser) -> None:
     """The rule-set options of RULES.md (defaults as there)."""
     g = p.add_argument_group("rules (RULES.md variants; both players must agree)")
@@ -154,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("level_a", choices=AI_LEVELS, metavar="LEVEL_A", help=f"one of {', '.join(AI_LEVELS)}")
     arena.add_argument("level_b", choices=AI_LEVELS, metavar="LEVEL_B", help=f"one of {', '.join(AI_LEVELS)}")
     arena.add_argument("--deals", type=positive_int, default=50, help="deal pairs to play (default 50)")
-    arena.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    arena.add_argument("--seed", type=int64_arg, default=0, help="seed of the deals (default 0)")
     arena.add_argument("--think", type=positive_float, default=0.1, metavar="S", help="think time per move, seconds")
     arena.add_argument("--jobs", type=positive_int, default=1, metavar="J", help="processes (default 1)")
     arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 
@@ -54,3 +55,16 @@ def unused_path(directory: Path, stem: str, suffix: str) -> Path:
         path = directory / f"{stem}-{n}{suffix}"
         n += 1
     return path
+
+
+def prepare_dir(directory: Path) -> None:
+    """Create ``directory`` if needed and prove a file can be written there (a probe file,
+    removed at once).  Raises :class:`OSError` naming the problem otherwise."""
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, probe = tempfile.mkstemp(prefix=".probe-", dir=directory)
+    try:
+        os.write(fd, b"p2ptrumps")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+        os.unlink(probe)

@@ -94,9 +94,14 @@ def test_summary_exact_numbers() -> None:
     assert format_summary(s) == (
         "A = normal, B = greedy: 5 deal pairs, 10 games\n"
         "score of A: 6.5 / 10 = 0.650  (95% CI 0.131 .. 1.000, over pairs)\n"
-        "Elo difference A - B: +108  (95% CI -329 .. +inf)\n"
-        "pairs: A won both 2, A won one, drew one 1, split (one win each) 1, both drawn 0, "
-        "B won one, drew one 0, B won both 1\n"
+        "Elo difference A - B: +108  (95% CI -329 .. beyond measure)\n"
+        "deal pairs by outcome:\n"
+        "  A won both                2\n"
+        "  A won one, drew one       1\n"
+        "  split (one win each)      1\n"
+        "  both drawn                0\n"
+        "  B won one, drew one       0\n"
+        "  B won both                1\n"
         "mean plies per deal: 22.0\n"
         "think per move, A (normal): mean 200.0 ms, p95 300.0 ms, max 300.0 ms over 3 moves\n"
         "think per move, B (greedy): mean 2.3 ms, p95 4.0 ms, max 4.0 ms over 3 moves\n"
@@ -141,3 +146,36 @@ def test_tiny_arena_run_writes_replayable_records(tmp_path: Path, capsys: pytest
             steps = list(rec.replay_deal(deal))
             assert steps[-1][1].outcome == deal.outcome
         assert recs[0].deals[0].hands == recs[1].deals[0].hands
+
+
+def test_single_pair_summary_gives_no_interval() -> None:
+    s = summarize("greedy", "random", [pair(0, WIN_A0, WIN_A1)])
+    lines = format_summary(s).splitlines()
+    assert lines[:3] == [
+        "A = greedy, B = random: 1 deal pair, 2 games",
+        "score of A: 2 / 2 = 1.000  (no interval from a single pair)",
+        "Elo difference A - B: beyond measure",
+    ]
+
+
+def test_arena_refuses_a_log_dir_it_cannot_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    assert main(["arena", "random", "random", "--deals", "1", "--log-dir", str(a_file)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"p2ptrumps arena: cannot write records to {a_file}: ")
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "pair-0000-a0.json").write_text("{}")
+    assert main(["arena", "random", "random", "--deals", "1", "--log-dir", str(used)]) == 2
+    assert capsys.readouterr().err == (
+        f"p2ptrumps arena: {used} already holds arena records (pair-*.json); choose an empty --log-dir\n"
+    )
+    assert sorted(p.name for p in used.iterdir()) == ["pair-0000-a0.json"]
+
+
+def test_arena_seed_must_fit_64_bits(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["arena", "random", "random", "--seed", str(2**63)])
+    assert exc.value.code == 2
+    assert "'9223372036854775808' is out of range (a signed 64-bit number)" in capsys.readouterr().err

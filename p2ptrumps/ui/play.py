@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import contextlib
 import hashlib
-import os
 import random
 import sys
 import tempfile
@@ -40,7 +39,7 @@ from prompt_toolkit.output import Output
 
 from ..ai import AIPlayer, choose_move, choose_trump
 from ..cards import suit_label
-from ..files import unused_path
+from ..files import prepare_dir, unused_path
 from ..match import MatchRunner, urandom_seed
 from ..record import MatchRecord, PlayerInfo
 from ..rules import Move, Position, RuleSet
@@ -64,16 +63,9 @@ def clean_name(text: str) -> str:
 
 
 def prepare_records_dir(directory: Path) -> None:
-    """Create ``directory`` if needed and prove a file can be written there (a probe file,
-    removed at once).  Raises :class:`OSError` naming the problem otherwise."""
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, probe = tempfile.mkstemp(prefix=".probe-", dir=directory)
-    try:
-        os.write(fd, b"p2ptrumps")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-        os.unlink(probe)
+    """Create ``directory`` if needed and prove a record can be written there
+    (:func:`p2ptrumps.files.prepare_dir`); raises :class:`OSError` naming the problem."""
+    prepare_dir(directory)
 
 
 @dataclass(frozen=True)
