@@ -164,30 +164,31 @@ def _env(tmp_path: Path, who: str) -> dict[str, str]:
 
 def test_two_processes_play_a_match(tmp_path: Path) -> None:
     common = ["--headless", "--ai", "random", "--think", "0.01", "--timeout", "10", "--ascii"]
-    host = subprocess.Popen(
-        [sys.executable, "-m", "p2ptrumps", "host", "--bind", "127.0.0.1", "--port", "0", "--deals", "2",
-         "--name", "procHost", *common],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(tmp_path, "h"),
-    )
+    # The host's progress goes to a file, not a pipe: a pipe nobody drains while the
+    # guest runs would fill up and stall the host mid-match.
+    host_out_path = tmp_path / "host.out"
+    with host_out_path.open("w") as host_out_file:
+        host = subprocess.Popen(
+            [sys.executable, "-m", "p2ptrumps", "host", "--bind", "127.0.0.1", "--port", "0", "--deals", "2",
+             "--name", "procHost", *common],
+            stdout=host_out_file, stderr=subprocess.PIPE, text=True, env=_env(tmp_path, "h"),
+        )
     try:
-        assert host.stdout is not None
         port = None
         deadline = time.monotonic() + 20
-        lines = []
-        while port is None and time.monotonic() < deadline:
-            line = host.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            if line.startswith("waiting for a guest on port "):
-                port = int(line.split("port ")[1].split()[0])
-        assert port is not None, lines
+        while port is None and time.monotonic() < deadline and host.poll() is None:
+            for line in host_out_path.read_text().splitlines():
+                if line.startswith("waiting for a guest on port "):
+                    port = int(line.split("port ")[1].split()[0])
+            time.sleep(0.05)
+        assert port is not None, host_out_path.read_text()
         guest = subprocess.run(
             [sys.executable, "-m", "p2ptrumps", "join", f"127.0.0.1:{port}", "--accept-new", "--name", "procGuest",
              *common],
             capture_output=True, text=True, env=_env(tmp_path, "g"), timeout=60,
         )
-        host_out, host_err = host.communicate(timeout=30)
+        _, host_err = host.communicate(timeout=30)
+        host_out = host_out_path.read_text()
     finally:
         if host.poll() is None:
             host.kill()

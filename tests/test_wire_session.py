@@ -187,6 +187,22 @@ def test_draw_offer_and_acceptance() -> None:
     assert ended == [ev.DealEnded(1, ended[0].outcome, (1, 1))] and ended[0].outcome.reason == "agreed-draw"
 
 
+def test_one_draw_offer_per_seat_per_turn() -> None:
+    pair = _paused_pair()
+    pair.guest.session.offer_draw()
+    pair.run()
+    pair.host.session.answer_draw(False)
+    pair.run()
+    refused = [e for e in pair.guest.events if isinstance(e, ev.DrawAnswered)]
+    assert [(e.seat, e.accepted) for e in refused] == [(0, False)]
+    with pytest.raises(LocalProtocolError, match=r"the guest offered a draw twice in turn 0"):
+        pair.guest.session.offer_draw()
+    pair.host.session.offer_draw()  # the other seat still may, once
+    pair.run()
+    assert [e.seat for e in pair.guest.events if isinstance(e, ev.DrawOffered)] == [0]
+    assert verify_log(pair.host.log_bytes()).status == "unfinished"
+
+
 def test_local_errors() -> None:
     pair = _paused_pair()
     mover, other = _mover(pair)

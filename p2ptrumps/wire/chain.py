@@ -118,6 +118,7 @@ class Referee:
     secrets: dict[int, bytes] = field(default_factory=dict)
     position: Position | None = None
     draw_offer: int | None = None
+    draw_offer_turns: dict[int, int] = field(default_factory=dict)
     outcome: Outcome | None = None
     statements: set[int] = field(default_factory=set)
     score: list[int] = field(default_factory=lambda: [0, 0])
@@ -139,6 +140,7 @@ class Referee:
             secrets=dict(self.secrets),
             position=None if self.position is None else self.position.copy(),
             draw_offer=self.draw_offer,
+            draw_offer_turns=dict(self.draw_offer_turns),
             outcome=self.outcome,
             statements=set(self.statements),
             score=list(self.score),
@@ -263,6 +265,7 @@ class Referee:
         self.position = None
         self.outcome = None
         self.draw_offer = None
+        self.draw_offer_turns = {}
         self.phase = COMMIT
 
     def _on_commit(self, seat: int, body: m.Body) -> list[Event]:
@@ -344,6 +347,12 @@ class Referee:
         self._check_deal(seat, "offer-draw", body.deal)
         if self.draw_offer is not None:
             raise RemoteProtocolError("out-of-turn", f"the {SEAT_NAMES[seat]} offered a draw while an offer is open")
+        assert self.position is not None
+        if self.draw_offer_turns.get(seat) == self.position.turn:
+            raise RemoteProtocolError(
+                "out-of-turn", f"the {SEAT_NAMES[seat]} offered a draw twice in turn {self.position.turn}"
+            )
+        self.draw_offer_turns[seat] = self.position.turn
         self.draw_offer = seat
         return [DrawOffered(body.deal, seat)]
 
