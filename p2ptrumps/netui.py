@@ -93,7 +93,9 @@ async def play_in_table(
     err = stderr or sys.stderr
     table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
                                allow_hint=False, allow_draw_offer=True, allow_chat=True,
-                               waiting_text="{name} is thinking…"), input=input, output=output)
+                               waiting_text="{name} is thinking…",
+                               quit_question="Leave? The match stops unfinished; its log is kept."),
+                      input=input, output=output)
     table.record_label = "Match log saved"
     if on_table is not None:
         on_table(table)

@@ -186,6 +186,7 @@ class UIOptions:
         allow_draw_offer: the ``d`` key sends :class:`~p2ptrumps.match.OfferDraw`.
         allow_chat: the ``c`` key opens a chat prompt sending :class:`ChatSend`.
         waiting_text: the status while the opponent moves; ``{name}`` is replaced.
+        quit_question: the confirmation ``q`` asks during a match.
     """
 
     ascii_only: bool = False
@@ -195,6 +196,7 @@ class UIOptions:
     allow_draw_offer: bool = True
     allow_chat: bool = False
     waiting_text: str = "{name} is thinking…"
+    quit_question: str = "Quit? The record is saved."
 
 
 @dataclass
@@ -941,7 +943,7 @@ class TableApp:
             self.exit(QuitResult.FINISHED)
             return
         s.help_open = False
-        question = "Quit? The record is saved."
+        question = self.options.quit_question
         if s.mode in (Mode.TRUMP, Mode.IDLE):
             question = "Quit the game?"
         s.confirm = _Confirm(question, on_yes=lambda: self.exit(QuitResult.QUIT))
