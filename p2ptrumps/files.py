@@ -28,7 +28,7 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
         info = os.stat(p)
         if not stat.S_ISREG(info.st_mode):
             kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe, device or socket)"
-            raise UnreadableFileError(f"{p} is {kind}: give the path of a saved record or match log")
+            raise UnreadableFileError(f"{p} is {kind}: give the path of a saved file")
         if info.st_size > limit:
             raise UnreadableFileError(f"{p} is {info.st_size} bytes: too large for a match ({_mib(limit)} at most)")
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

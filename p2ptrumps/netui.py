@@ -196,6 +196,7 @@ async def play_in_table(
             lost.append(failure)
             kept = ", ".join(str(p) for p in log_paths(getattr(failure, "result", None)))
             table.set_connection("disconnected")
+            table.options.waiting_text = "The connection is lost: the match stops here."
             table.show_message(f"Connection lost: {failure}. Match log kept: {kept or 'none'}. "
                                "Press q to leave.", "error")
             return

@@ -211,7 +211,8 @@ class Connection:
         session: the sans-IO session (see :class:`SessionLike`).
         timeout_s: seconds of silence from the peer before :class:`PeerTimeout`;
             also the limit on one write.
-        heartbeat_s: seconds between our pings; default ``min(5, timeout_s / 3)``.
+        heartbeat_s: seconds between our pings; default ``min(2, timeout_s / 3)``
+            (the peer's timeout is unknown to us: beat often).
         fault_of: returns the fault text if a session event is a protocol
             violation by the peer, else None.
         remote_errors: exception classes that ``receive_data`` raises for a peer
@@ -234,7 +235,7 @@ class Connection:
         self.stream = stream
         self.session = session
         self.timeout_s = timeout_s
-        self.heartbeat_s = heartbeat_s if heartbeat_s is not None else min(5.0, timeout_s / 3)
+        self.heartbeat_s = heartbeat_s if heartbeat_s is not None else min(2.0, timeout_s / 3)
         self._fault_of = fault_of or (lambda ev: None)
         self._remote_errors = remote_errors
         self._send_events, self._recv_events = trio.open_memory_channel[object](math.inf)

@@ -28,7 +28,12 @@ def run(args: argparse.Namespace) -> int:
     except UnreadableFileError as exc:
         verdict = Verdict("unreadable", str(exc))
     else:
-        verdict = verify_log(data)
+        if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+            verdict = Verdict("unreadable", f"{args.log} looks like an offline game record (JSON), not a match "
+                              "log: verify checks the signed logs of networked matches; "
+                              "`p2ptrumps replay FILE` checks and shows a record")
+        else:
+            verdict = verify_log(data)
     if getattr(args, "json", False):
         out = verdict.to_json()
         out["log"] = str(args.log)

@@ -344,8 +344,8 @@ async def test_ai_player_answers_a_draw_offer() -> None:
         (-WIN_BOUND - 5, True, True),  # a proven loss
         (1, True, False),  # a proven win
         (0, False, False),  # an even estimate: play on
-        (-149, False, False),
-        (-150, False, True),  # a card and a half behind
+        (-199, False, False),
+        (-200, False, True),  # two cards behind
         (-5000, False, True),
     ],
 )

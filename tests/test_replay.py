@@ -264,13 +264,13 @@ def test_non_regular_files_are_refused_without_reading(tmp_path: Path) -> None:
     with pytest.raises(RecordError) as info:
         load_any(fifo)
     assert str(info.value) == (
-        f"{fifo} is not a regular file (a pipe, device or socket): give the path of a saved record or match log")
+        f"{fifo} is not a regular file (a pipe, device or socket): give the path of a saved file")
     with pytest.raises(RecordError) as info:
         load_any("/dev/zero")
     assert str(info.value).startswith("/dev/zero is not a regular file")
     with pytest.raises(RecordError) as info:
         load_any(tmp_path)
-    assert str(info.value) == f"{tmp_path} is a directory: give the path of a saved record or match log"
+    assert str(info.value) == f"{tmp_path} is a directory: give the path of a saved file"
 
 
 def test_files_over_the_cap_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

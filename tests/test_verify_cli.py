@@ -54,3 +54,13 @@ def test_header_only_is_unreadable(tmp_path: Path, capsys: pytest.CaptureFixture
     p.write_bytes(b"p2ptrumps-log/1\n")
     assert main(["verify", str(p)]) == 2
     assert "no handshake" in capsys.readouterr().out
+
+
+def test_verify_points_a_game_record_at_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = tmp_path / "game.json"
+    record.write_text('{"format": "p2ptrumps-record"}\n')
+    assert main(["verify", str(record)]) == 2
+    assert capsys.readouterr().out == (
+        f"{record}: UNREADABLE: {record} looks like an offline game record (JSON), not a match log: "
+        "verify checks the signed logs of networked matches; `p2ptrumps replay FILE` checks and shows a record\n"
+    )

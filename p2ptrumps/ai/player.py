@@ -21,8 +21,12 @@ if TYPE_CHECKING:
 
 
 #: An unproven search value (centi-cards, for the AI's seat) at or below which the
-#: AI accepts a draw offer: it believes itself at least a card and a half behind.
-DRAW_ACCEPT_BELOW = -150
+#: AI accepts a draw offer: it believes itself at least two cards behind.
+DRAW_ACCEPT_BELOW = -200
+
+#: Seconds the AI thinks at least before answering a draw offer: a short search's
+#: estimate swings by more than a card from one run to the next.
+DRAW_THINK_S = 1.0
 
 
 def draw_acceptable(value: int, exact: bool) -> bool:
@@ -81,12 +85,14 @@ class AIPlayer:
     async def accept_draw(self, position: Position, seat: int) -> bool:
         """Accept the opponent's draw offer (RULES.md §7 agreed draw) only when the search
         finds ``seat`` worse off: a proven draw or loss, or an estimate at least
-        :data:`DRAW_ACCEPT_BELOW` centi-cards below even.  Searches for at most ``budget_s``."""
+        :data:`DRAW_ACCEPT_BELOW` centi-cards below even.  Searches for
+        ``max(budget_s, DRAW_THINK_S)`` seconds."""
         from . import analyse
 
         if position.outcome is not None:
             return False
         rng = self._child_rng()
-        _, result = await trio.to_thread.run_sync(analyse, position, self.budget_s, rng, abandon_on_cancel=True)
+        budget_s = max(self.budget_s, DRAW_THINK_S)
+        _, result = await trio.to_thread.run_sync(analyse, position, budget_s, rng, abandon_on_cancel=True)
         value = result.value if position.to_move == seat else -result.value
         return draw_acceptable(value, result.exact)
