@@ -71,6 +71,11 @@ DEFAULT_PORT = netaddr.DEFAULT_PORT
 HELLO_TIMEOUT_S = 10.0
 #: Connections the host lets say hello at once; more are closed at once (a flood).
 MAX_WAITING_CONNECTIONS = 64
+#: Connections from one address that may be saying hello at once.  When a cap is
+#: reached the *oldest* waiting connection (of that address, or of all) is dropped,
+#: never the new one: a real guest says hello at once, so strays that only hold
+#: connections open cannot lock it out.
+MAX_WAITING_PER_ADDRESS = 4
 #: Dropped connections the host tells about (a scanner could fill the screen otherwise).
 MAX_DROP_NOTES = 20
 #: A bound on the rematches played on one connection (each needs both sides' consent anyway).
@@ -820,7 +825,8 @@ class _Lobby:
     def __init__(self, cfg: NetConfig) -> None:
         self.cfg = cfg
         self.owner: object | None = None  # the connection holding the match
-        self.waiting: dict[object, trio.CancelScope] = {}
+        self.waiting: dict[object, tuple[trio.CancelScope, str]] = {}  # oldest first
+        self.waiting_from: dict[str, int] = {}  # address -> connections saying hello
         self.notes = 0
         self.done: list[NetResult] = []
         self.fatal: list[NetplayError] = []
@@ -838,7 +844,7 @@ class _Lobby:
         if self.owner is not None:
             return False
         self.owner = token
-        for other, scope in list(self.waiting.items()):
+        for other, (scope, _) in list(self.waiting.items()):
             if other is not token:
                 scope.cancel()
         _print(self.cfg, f"guest {result.peer_name!r} said hello")
@@ -867,19 +873,45 @@ class _Lobby:
                 self.note("dropped a connection that was reset at once")
                 await trio.aclose_forcefully(stream)
                 continue
-            if self.owner is not None or len(self.waiting) >= MAX_WAITING_CONNECTIONS:
-                if self.owner is None:
-                    self.note(f"dropped a connection from {ip}: {len(self.waiting)} connections are "
-                              "saying hello already")
+            if self.owner is not None:
                 await trio.aclose_forcefully(stream)
                 continue
-            nursery.start_soon(self._candidate, stream, ip, nursery)
+            if self.waiting_from.get(ip, 0) >= MAX_WAITING_PER_ADDRESS:
+                self._drop_oldest(ip, f"{MAX_WAITING_PER_ADDRESS} connections from there were saying hello")
+            if len(self.waiting) >= MAX_WAITING_CONNECTIONS:
+                self._drop_oldest(None, f"{MAX_WAITING_CONNECTIONS} connections were saying hello")
+            self._enter(object(), stream, ip, nursery)
 
-    async def _candidate(self, stream: trio.SocketStream, ip: str, nursery: trio.Nursery) -> None:
-        token = object()
+    def _enter(self, token: object, stream: trio.SocketStream, ip: str, nursery: trio.Nursery) -> None:
+        scope = trio.CancelScope()
+        self.waiting[token] = (scope, ip)
+        self.waiting_from[ip] = self.waiting_from.get(ip, 0) + 1
+        nursery.start_soon(self._candidate, token, scope, stream, ip, nursery)
+
+    def _leave(self, token: object) -> None:
+        entry = self.waiting.pop(token, None)
+        if entry is None:
+            return
+        ip = entry[1]
+        left = self.waiting_from.get(ip, 1) - 1
+        if left > 0:
+            self.waiting_from[ip] = left
+        else:
+            self.waiting_from.pop(ip, None)
+
+    def _drop_oldest(self, ip: str | None, why: str) -> None:
+        """Cancel the longest-waiting connection (from ``ip``, or from anywhere when None)."""
+        for token, (scope, from_ip) in self.waiting.items():
+            if ip is None or from_ip == ip:
+                self._leave(token)
+                scope.cancel()
+                self.note(f"dropped the oldest waiting connection from {from_ip}: {why}")
+                return
+
+    async def _candidate(self, token: object, scope: trio.CancelScope, stream: trio.SocketStream, ip: str,
+                         nursery: trio.Nursery) -> None:
         cfg = self.cfg
-        with trio.CancelScope() as scope:
-            self.waiting[token] = scope
+        with scope:
             try:
                 result = await play_over(stream, cfg, ip, claim=lambda res: self.claim(token, res))
             except NetplayError as exc:
@@ -896,7 +928,7 @@ class _Lobby:
                 nursery.cancel_scope.cancel()
                 return
             finally:
-                self.waiting.pop(token, None)
+                self._leave(token)
                 with contextlib.suppress(Exception):
                     await trio.aclose_forcefully(stream)
             self.done.append(result)

@@ -237,3 +237,27 @@ async def test_ping_flood_without_reading_is_named(tmp_path: Path) -> None:
     assert err[0].status == netplay.EXIT_PEER_GONE
     assert str(err[0]).startswith("the peer is gone: the peer stopped reading: "), str(err[0])
 
+
+
+async def test_a_full_waiting_room_does_not_lock_the_guest_out(tmp_path: Path) -> None:
+    cfg = host_cfg(tmp_path)
+    n_strays = netplay.MAX_WAITING_CONNECTIONS + 6
+
+    async def strays(port: int) -> list[trio.SocketStream]:
+        silent = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(n_strays)]
+        with trio.fail_after(5):  # the host has seen them all
+            while out_of(cfg).count("dropped the oldest waiting connection from 127.0.0.1") < min(
+                n_strays - netplay.MAX_WAITING_PER_ADDRESS, netplay.MAX_DROP_NOTES
+            ):
+                await trio.sleep(0.01)
+        await trio.sleep(0.3)  # the rest of the connections reach the waiting room (not all are noted)
+        return silent
+
+    result = await hosting(cfg, strays, guest_cfg(tmp_path))
+    assert isinstance(result, netplay.NetResult) and result.peer_name == "Hana"
+    out = out_of(cfg)
+    assert (
+        f"dropped the oldest waiting connection from 127.0.0.1: {netplay.MAX_WAITING_PER_ADDRESS} connections "
+        "from there were saying hello" in out
+    )
+    assert "guest 'Gus' said hello" in out
