@@ -5,6 +5,7 @@ No game logic here; nothing in ``cards``/``rules``/``wire`` imports this module.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -68,3 +69,20 @@ def prepare_dir(directory: Path) -> None:
     finally:
         os.close(fd)
         os.unlink(probe)
+
+
+def write_atomic(path: Path, text: str, prefix: str = ".tmp-") -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically: a temporary file in the same
+    directory, flushed and fsynced, then renamed over ``path``; a crash leaves the old
+    file or the new one, never half of one.  Raises :class:`OSError`."""
+    fd, tmp = tempfile.mkstemp(prefix=prefix, dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

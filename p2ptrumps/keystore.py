@@ -27,7 +27,6 @@ import getpass
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +35,7 @@ from typing import Any
 
 import platformdirs
 
+from .files import write_atomic
 from .wire.identity import Identity, IdentityError
 from .wire.identity import normalise_fingerprint as normalise_fingerprint
 
@@ -194,17 +194,7 @@ def save_name(name: str, directory: Path | None = None) -> str:
 def _atomic_write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_atomic(path, text, prefix=f".{path.name}.")
     except OSError as exc:
         raise KeyStoreError(f"cannot write {path}: {exc.strerror or exc}") from None
 

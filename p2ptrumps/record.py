@@ -12,17 +12,16 @@ while the deal is unfinished or if it was abandoned).  The networked match log
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .cards import SUIT_LETTERS, Card, CardParseError, card_list, parse_suit
+from .files import write_atomic
 from .rules import (
     IllegalMoveError,
     InvalidMoveError,
@@ -212,17 +211,7 @@ class MatchRecord:
         """Write atomically (temp file, fsync, rename) so a crash never leaves half a record."""
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(self.dumps())
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_atomic(target, self.dumps())
 
     @classmethod
     def from_json(cls, data: Any) -> MatchRecord:

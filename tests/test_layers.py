@@ -38,7 +38,7 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "p2ptrumps"
 
 CORE = ("p2ptrumps.cards", "p2ptrumps.rules", "p2ptrumps.shuffle")
-GAME = ("p2ptrumps.record", "p2ptrumps.match")
+GAME = ("p2ptrumps.record", "p2ptrumps.match", "p2ptrumps.files")  # files: stdlib file helpers
 PURE_STDLIB = (
     "__future__", "abc", "collections", "dataclasses", "enum", "functools", "hashlib",
     "itertools", "math", "operator", "re", "types", "typing",
@@ -202,7 +202,7 @@ def test_every_module_has_a_layer() -> None:
     layers = {module_name(p, PACKAGE_ROOT): layer_of(module_name(p, PACKAGE_ROOT)) for p in PACKAGE_ROOT.rglob("*.py")}
     assert {m: layers[m] for m in (*CORE, *GAME)} == {
         "p2ptrumps.cards": "core", "p2ptrumps.rules": "core", "p2ptrumps.shuffle": "core",
-        "p2ptrumps.record": "game", "p2ptrumps.match": "game",
+        "p2ptrumps.record": "game", "p2ptrumps.match": "game", "p2ptrumps.files": "game",
     }
     assert layers["p2ptrumps.ai"] == "ai"
     assert layers["p2ptrumps.cli"] == "wiring"
