@@ -209,6 +209,30 @@ def test_escape_takes_back_the_beating_card(tmp_path: Path) -> None:
     assert len(saved(cfg).deals[0].moves) == 1
 
 
+def test_typing_one_beating_card_asks_for_the_second(tmp_path: Path) -> None:
+    cfg = config(tmp_path, AI_LEADS)
+    played: list[Move] = []
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my first turn")
+        pos = position(session)
+        b = next(iter(cards_in(pos.beating_cards(0))))
+        second = next(c for c in cards_in(pos.hands[0]) if c != b)
+        inp.send_text(":" + Card(b).code.lower() + ENTER)
+        await wait_until(lambda: table.state.mode == Mode.SECOND, "the second-card step")
+        assert table.state.pending_beat == b
+        assert table.state.prompt_kind == "move" and table.prompt_buffer.text == ""
+        inp.send_text(Card(second).code + ENTER)
+        await wait_until(lambda: len(table.state.history) >= 2, "my typed beat")
+        played.append(Move.beat(b, second))
+        assert table.state.history[1].move == played[0]
+        await quit_game(inp)
+
+    run_play(cfg, script)
+    assert saved(cfg).deals[0].moves[1] == played[0]
+
+
 def test_typed_garbage_is_reported_then_a_typed_move_plays(tmp_path: Path) -> None:
     cfg = config(tmp_path, HUMAN_LEADS)
 

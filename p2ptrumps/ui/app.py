@@ -844,7 +844,9 @@ class TableApp:
     def submit_typed(self, text: str) -> bool:
         """A typed move (``QS``, ``10s 7h``, ``p``): play it if legal, else show why; True if sent.
 
-        With a beating card already chosen, a single card is its second card.
+        With a beating card already chosen, a single card is its second card; a single
+        beating card (not the last in hand) goes on to the second-card step, as Enter does,
+        and the prompt stays open for the second card (False is returned: nothing sent yet).
         """
         s = self.state
         pos = s.position
@@ -854,6 +856,18 @@ class TableApp:
         words = text.replace("/", " ").replace(",", " ").split()
         if not words:
             return False
+        pick_words = ("p", "pickup", "take", "t")
+        if s.mode == Mode.TURN and pos.pile and len(words) == 1 and words[0].lower() not in pick_words:
+            # One beating card with more cards in hand: on to the second-card step, as Enter does.
+            try:
+                card = int(Card.parse(words[0]))
+            except CardParseError:
+                card = NO_CARD
+            hand = pos.hands[s.my_seat]
+            if card != NO_CARD and hand >> card & 1 and hand & ~(1 << card):
+                s.selected = card
+                self.play_selected()
+                return False
         try:
             if s.mode == Mode.SECOND and s.pending_beat is not None and len(words) == 1 and words[0].lower() not in (
                     "p", "pickup", "take", "t"):
