@@ -567,7 +567,3 @@ def next_dealer(dealer: int, outcome: Outcome) -> int:
         return 1 - dealer
     return 1 - outcome.winner
 
-
-def pack_for(rules: RuleSet) -> int:
-    """The pack bitmask of a rule set."""
-    return pack_mask(rules.pack_size)

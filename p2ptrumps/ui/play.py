@@ -14,7 +14,7 @@ AI's tie-breaks repeatable.
 
 Before anything is created, :func:`run` refuses (status 2, one line) when stdin
 or stdout is not a terminal, when ``--name`` has no printable character, or
-when the records directory cannot be written (:func:`prepare_records_dir`).  If
+when the records directory cannot be written (:func:`p2ptrumps.files.prepare_dir`).  If
 saving fails later, the status line says so at once, every later move retries,
 and at the end the record goes to the temporary directory rather than being
 lost.
@@ -60,12 +60,6 @@ def clean_name(text: str) -> str:
     if not cleaned:
         raise ValueError(f"the name {text!r} has no printable characters")
     return cleaned
-
-
-def prepare_records_dir(directory: Path) -> None:
-    """Create ``directory`` if needed and prove a record can be written there
-    (:func:`p2ptrumps.files.prepare_dir`); raises :class:`OSError` naming the problem."""
-    prepare_dir(directory)
 
 
 @dataclass(frozen=True)
@@ -219,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(f"--name: {exc}")
     try:
-        prepare_records_dir(config.record_path.parent)
+        prepare_dir(config.record_path.parent)
     except OSError as exc:
         return _fail(f"cannot write records to {config.record_path.parent}: {exc.strerror or exc} "
                      "(choose another directory with --log-dir)")
