@@ -23,10 +23,10 @@ COMMANDS = {
     "play": "p2ptrumps.ui.play:run",
     "replay": "p2ptrumps.replay_cli:run",
     "arena": "p2ptrumps.arena:run",
-    "host": "p2ptrumps.netplay:run_host",
-    "join": "p2ptrumps.netplay:run_join",
+    "host": "p2ptrumps.net.commands:run_host",
+    "join": "p2ptrumps.net.commands:run_join",
     "verify": "p2ptrumps.verify_cli:run",
-    "id": "p2ptrumps.netplay:run_id",
+    "id": "p2ptrumps.net.commands:run_id",
 }
 
 AI_LEVELS = ("random", "greedy", "normal")
@@ -62,7 +62,7 @@ def positive_int(text: str) -> int:
 
 def port_arg(text: str) -> int:
     """argparse type: a TCP port 0..65535 (0: any free port)."""
-    from .netaddr import AddressError, parse_port
+    from .net.addresses import AddressError, parse_port
 
     try:
         return parse_port(text)
@@ -72,7 +72,7 @@ def port_arg(text: str) -> int:
 
 def address_arg(text: str) -> str:
     """argparse type: ``HOST:PORT`` / ``[v6]:PORT`` / ``HOST`` (checked, returned as typed)."""
-    from .netaddr import AddressError, parse_address
+    from .net.addresses import AddressError, parse_address
 
     try:
         parse_address(text)
@@ -83,7 +83,7 @@ def address_arg(text: str) -> str:
 
 def fingerprint_arg(text: str) -> str:
     """argparse type: a key fingerprint as ``p2ptrumps id`` shows it (separators and case free)."""
-    from .netaddr import AddressError, check_fingerprint
+    from .net.addresses import AddressError, check_fingerprint
 
     try:
         return check_fingerprint(text)

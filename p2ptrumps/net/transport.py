@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
 from collections.abc import Awaitable, Callable, Iterator
-from pathlib import Path
-from typing import BinaryIO, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 import trio
 
@@ -111,95 +109,6 @@ class SessionLike(Protocol):
 
 
 FaultCheck = Callable[[object], "str | None"]
-
-
-class MatchLogFile:
-    """An append-only match log file: every :meth:`append` is written, flushed and fsynced
-    before it returns.
-
-    Args:
-        path: the file; created with ``O_EXCL`` (an existing file is never
-            overwritten) and mode 0600, its parent directories as needed.
-        defer: do not create the file yet: :meth:`append` keeps the bytes in memory
-            until :meth:`create` names the file (a handshake that ends before the
-            peer's hello leaves no file; protocol/wire.md §12).
-    Raises:
-        FileExistsError: ``path`` exists.
-        OSError: it cannot be created.
-    """
-
-    def __init__(self, path: str | os.PathLike[str], *, defer: bool = False) -> None:
-        self.path = Path(path)
-        self._pending: bytearray | None = bytearray() if defer else None
-        self._file: BinaryIO | None = None
-        self.bytes_written = 0
-        if not defer:
-            self._open()
-
-    @property
-    def created(self) -> bool:
-        """True once the file exists on disk (always, unless made with ``defer=True``)."""
-        return self._file is not None
-
-    def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-        self._file = os.fdopen(fd, "wb")
-        self._sync_dir()
-
-    def create(self, path: str | os.PathLike[str]) -> None:
-        """(deferred log) Create the file at ``path`` and write the bytes held so far
-        (fsynced).  No-op if the file exists already.  Raises FileExistsError / OSError."""
-        if self._file is not None:
-            return
-        self.path = Path(path)
-        self._open()
-        held, self._pending = bytes(self._pending or b""), None
-        if held:
-            self.append(held)
-
-    def _sync_dir(self) -> None:
-        if os.name != "posix":
-            return
-        with contextlib.suppress(OSError):
-            dfd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
-
-    def append(self, data: bytes) -> None:
-        """Write ``data`` at the end, flush and ``os.fsync`` (held in memory while a deferred
-        log has no file yet).  Raises OSError (disk full, ...)."""
-        if self._file is None:
-            if self._pending is None:
-                raise OSError(f"the match log {self.path} is closed")
-            self._pending += data
-            return
-        self._file.write(data)
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self.bytes_written += len(data)
-
-    def rename(self, new_path: Path) -> None:
-        """Move the (open) file to ``new_path`` if that name is free; keeps the old name otherwise."""
-        if self._file is None:
-            self.path = new_path
-            return
-        if new_path.exists():
-            return
-        try:
-            os.rename(self.path, new_path)
-        except OSError:
-            return
-        self.path = new_path
-        self._sync_dir()
-
-    def close(self) -> None:
-        """Close the file (idempotent); a deferred log never created drops what it held."""
-        if self._file is not None and not self._file.closed:
-            self._file.close()
-        self._pending = None
 
 
 class Connection:

@@ -5,7 +5,7 @@ name and fingerprint, chat, resign, draw offer, connection state, and at the
 end the path of the match log).
 
 Design: prompt_toolkit runs on asyncio; the whole networked match
-(:func:`p2ptrumps.netplay.host` / :func:`~p2ptrumps.netplay.join`) runs in trio
+(:func:`p2ptrumps.net.lobby.host` / :func:`~p2ptrumps.net.dial.join`) runs in trio
 as a guest on the same loop (:class:`p2ptrumps.ui.bridge.TrioGuest`).  The
 full-screen table starts only once the peer's key and the rules are accepted
 (``NetConfig.on_ready``): until then plain line prompts (the host-key question)
@@ -28,13 +28,15 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from prompt_toolkit.utils import get_cwidth
 
-from .netplay import EXIT_OK, NetConfig, NetplayError, NetResult, host, join, log_paths
-from .record import PlayerInfo
+from ..record import PlayerInfo
+from ..ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOptions, describe_score
+from ..ui.bridge import GuestCancelled, TrioGuest
+from ..ui.view import wants_color
+from .config import EXIT_OK, NetConfig, NetplayError, NetResult, log_paths
+from .dial import join
+from .lobby import host
 from .remote import NetGame
 from .transport import TransportError
-from .ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOptions, describe_score
-from .ui.bridge import GuestCancelled, TrioGuest
-from .ui.view import wants_color
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
 #: would push the opponent's trump and card count off their row).
@@ -58,7 +60,7 @@ def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
 
 
 def run_with_ui(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
-    """Play our seat in the full-screen table; returns the exit status of :mod:`p2ptrumps.netplay`
+    """Play our seat in the full-screen table; returns the exit status of :mod:`p2ptrumps.net.config`
     (130 when the person quit the match)."""
     if role == "host":
         return asyncio.run(play_in_table(cfg, role, bind=args.bind, port=args.port))
@@ -87,7 +89,7 @@ async def play_in_table(
         on_table: called with the table once it exists (tests drive it).
         stdout / stderr: where the closing lines go (default ``sys.stdout`` / ``sys.stderr``).
     Returns:
-        the exit status of :mod:`p2ptrumps.netplay` (0 the match was played; 130 the person quit).
+        the exit status of :mod:`p2ptrumps.net.config` (0 the match was played; 130 the person quit).
     """
     out = stdout or sys.stdout
     err = stderr or sys.stderr

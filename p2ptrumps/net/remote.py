@@ -3,7 +3,7 @@
 Source: ``protocol/wire.md`` §9 (the match: trumps, commit-reveal per deal,
 moves, resignation, draw offers, deal and match end) and issue 3 §2.
 
-:class:`NetGame` sits between a running :class:`~p2ptrumps.transport.Connection`
+:class:`NetGame` sits between a running :class:`~p2ptrumps.net.transport.Connection`
 and the match loop (:class:`~p2ptrumps.match.MatchRunner`):
 
 * its :meth:`NetGame.pump` task takes every session event off the connection,
@@ -33,12 +33,11 @@ from typing import TypeVar
 
 import trio
 
-from .match import Action, DealInterrupted, DealStarted, Event, OfferDraw, Player, Resign
-from .record import PlayerInfo
-from .rules import Move, Outcome, Position
-from .transport import Connection, single_errors
-from .wire.errors import LocalProtocolError
-from .wire.events import (
+from ..match import Action, DealInterrupted, DealStarted, Event, OfferDraw, Player, Resign
+from ..record import PlayerInfo
+from ..rules import Move, Outcome, Position
+from ..wire.errors import LocalProtocolError
+from ..wire.events import (
     ChatReceived,
     CommitDue,
     DealReady,
@@ -50,10 +49,11 @@ from .wire.events import (
     Resigned,
     RevealDue,
 )
-from .wire.events import DealEnded as DealEndedWire
-from .wire.events import Event as WireEvent
-from .wire.messages import MoveMsg
-from .wire.session import Session
+from ..wire.events import DealEnded as DealEndedWire
+from ..wire.events import Event as WireEvent
+from ..wire.messages import MoveMsg
+from ..wire.session import Session
+from .transport import Connection, single_errors
 
 E = TypeVar("E")
 

@@ -7,8 +7,10 @@ Source: issue 3 §3 (``join HOST:PORT``, ``--port P``, ``--fingerprint FP``) and
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import re
+import socket
 
 DEFAULT_PORT = 4816
 
@@ -96,3 +98,17 @@ def check_fingerprint(text: str) -> str:
             "(as `p2ptrumps id` shows, e.g. FUGV-REOI-FFMR-732D-2R4T-KNXL-BRUX-7JNS)"
         )
     return text
+
+
+def local_addresses() -> list[str]:
+    """This machine's non-loopback IP addresses (best effort, no packet sent), then 127.0.0.1."""
+    found: list[str] = []
+    with contextlib.suppress(OSError):
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.append(str(info[4][0]))
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))  # TEST-NET-1: nothing is sent, it only picks the outgoing interface
+        found.append(str(s.getsockname()[0]))
+    out = [a for a in dict.fromkeys(found) if not a.startswith("127.") and a != "0.0.0.0"]
+    return [*out, "127.0.0.1"]
+
