@@ -171,7 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here")
 
     host = sub.add_parser("host", help="host a networked match", description="Wait for a guest and play a match.")
-    host.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default 0.0.0.0)")
+    host.add_argument("--bind", default=None, metavar="ADDR",
+                      help="address to listen on: an IPv4 or IPv6 address or a host name "
+                      "(default: every address, IPv6 and IPv4)")
     host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (default 4816; 0 = any)")
     _add_net_options(host)
     host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump (host chooses first)")

@@ -1,8 +1,12 @@
-"""Network addresses and fingerprints as the user types them (no sockets, no trio: the
-command line checks them before anything starts).
+"""Network addresses as the user types them and as the host gives them out.
 
-Source: issue 3 §3 (``join HOST:PORT``, ``--port P``, ``--fingerprint FP``) and
-``protocol/wire.md`` §4.3 (how a typed fingerprint is compared).
+Source: issue 3 §3 (``join HOST:PORT``, ``--port P``, ``--fingerprint FP``), issue 6 §1
+(IPv6 in brackets, IDN names and names with ``_``, both address families, global
+addresses first) and ``protocol/wire.md`` §4.3 (how a typed fingerprint is compared).
+
+The parsing functions open no socket (the command line checks its arguments with them
+before anything starts); :func:`local_addresses` asks the operating system for this
+machine's interface addresses (the ``ifaddr`` library) and sends nothing.
 """
 
 from __future__ import annotations
@@ -12,10 +16,16 @@ import ipaddress
 import re
 import socket
 
+import idna
+import ifaddr
+
 DEFAULT_PORT = 4816
 
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+#: An ASCII label of a host name: letters, digits, ``-`` inside, and ``_`` anywhere (names
+#: such as ``my_host`` are common on home networks and resolvers take them).
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
 _HOSTNAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\.?")
+MAX_HOST_NAME_CHARS = 253
 _FP_SEPARATORS = " \t\r\n:-_"
 
 
@@ -69,14 +79,35 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int
         host, port_text = s, None
     if not host:
         raise AddressError(f"address {text!r} has no host (expected HOST:PORT)")
-    if ":" not in host and not _HOSTNAME.fullmatch(host):
-        raise AddressError(f"address {text!r}: {host!r} is not a host name or IP address")
+    if ":" not in host:
+        check_host_name(host, text)
     if port_text is None or port_text == "":
         return host, default_port
     try:
         return host, parse_port(port_text, allow_zero=False)
     except AddressError:
         raise AddressError(f"address {text!r}: port must be a number 1..65535") from None
+
+
+def check_host_name(host: str, typed: str | None = None) -> str:
+    """A host name or IPv4 address as typed -> unchanged, or :class:`AddressError`.
+
+    ASCII names are labels of letters, digits, ``-`` and ``_`` joined by dots; a name
+    with other letters (``игра.рф``) must encode as an internationalized domain name
+    (IDNA 2008 with UTS #46 mapping, as the resolver will encode it).
+    """
+    where = f"address {typed!r}: " if typed is not None else ""
+    if len(host) > MAX_HOST_NAME_CHARS:
+        raise AddressError(f"{where}the host name is over {MAX_HOST_NAME_CHARS} characters")
+    if host.isascii():
+        if not _HOSTNAME.fullmatch(host):
+            raise AddressError(f"{where}{host!r} is not a host name or IP address")
+        return host
+    try:
+        idna.encode(host, uts46=True)
+    except idna.IDNAError as exc:
+        raise AddressError(f"{where}{host!r} is not a host name or IP address ({exc})") from None
+    return host
 
 
 def format_address(host: str, port: int) -> str:
@@ -100,15 +131,56 @@ def check_fingerprint(text: str) -> str:
     return text
 
 
-def local_addresses() -> list[str]:
-    """This machine's non-loopback IP addresses (best effort, no packet sent), then 127.0.0.1."""
-    found: list[str] = []
-    with contextlib.suppress(OSError):
-        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            found.append(str(info[4][0]))
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("192.0.2.1", 9))  # TEST-NET-1: nothing is sent, it only picks the outgoing interface
-        found.append(str(s.getsockname()[0]))
-    out = [a for a in dict.fromkeys(found) if not a.startswith("127.") and a != "0.0.0.0"]
-    return [*out, "127.0.0.1"]
+def is_ipv6(host: str) -> bool:
+    """True if ``host`` is an IPv6 literal (a scope such as ``%eth0`` allowed)."""
+    try:
+        ipaddress.IPv6Address(host.split("%")[0])
+    except ValueError:
+        return False
+    return True
 
+
+def _rank(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> int:
+    """0 global, 1 private or unique-local, 2 loopback: the order addresses are given out in."""
+    if address.is_loopback:
+        return 2
+    return 0 if address.is_global else 1
+
+
+def worth_giving_out(addresses: list[str], families: set[int]) -> list[str]:
+    """Of ``addresses`` (text), those of ``families`` (``socket.AF_INET``/``AF_INET6``) that a
+    peer could reach: no link-local, multicast or unspecified ones, duplicates dropped;
+    global addresses first, then private (RFC 1918, unique-local), then loopback, each
+    group IPv6 before IPv4 and otherwise in the given order."""
+    keep: list[tuple[int, int, int, str]] = []
+    for i, text in enumerate(dict.fromkeys(addresses)):
+        try:
+            address = ipaddress.ip_address(text.split("%")[0])
+        except ValueError:
+            continue
+        family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+        if family not in families or address.is_link_local or address.is_multicast or address.is_unspecified:
+            continue
+        keep.append((_rank(address), 0 if address.version == 6 else 1, i, str(address)))
+    return [text for *_, text in sorted(keep)]
+
+
+def local_addresses(families: set[int] | None = None) -> list[str]:
+    """This machine's addresses worth giving out (see :func:`worth_giving_out`), of
+    ``families`` (default both), from every network interface; no packet is sent.
+    Loopback addresses come last (``127.0.0.1``, ``::1``), so the list is never empty
+    for a family this machine has."""
+    families = families if families is not None else {socket.AF_INET, socket.AF_INET6}
+    found: list[str] = []
+    with contextlib.suppress(OSError, ValueError):
+        for adapter in ifaddr.get_adapters():
+            for ip in adapter.ips:
+                found.append(ip.ip[0] if isinstance(ip.ip, tuple) else ip.ip)
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        # Documentation addresses: connecting a UDP socket sends nothing, it only picks the
+        # outgoing interface (a fallback where the interfaces cannot be listed).
+        with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as s:
+            s.connect((probe, 9))
+            found.append(str(s.getsockname()[0]))
+    found += ["127.0.0.1", "::1"]
+    return worth_giving_out(found, families)

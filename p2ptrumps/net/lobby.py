@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
+import socket
 
 import trio
 
-from .addresses import format_address, local_addresses
+from .addresses import format_address, is_ipv6, local_addresses, worth_giving_out
 from .config import EXIT_CONNECT, EXIT_PEER_FAULT, EXIT_PEER_GONE, NetConfig, NetplayError, NetResult, say
 from .driver import play_over
 from .logfile import check_log_free
@@ -28,10 +30,96 @@ MAX_WAITING_PER_ADDRESS = 4
 #: Dropped connections the host tells about (a scanner could fill the screen otherwise).
 MAX_DROP_NOTES = 20
 
-async def host(cfg: NetConfig, bind: str, port: int,
+LISTEN_BACKLOG = 16
+
+
+async def bind_addresses(bind: str | None) -> list[tuple[int, str]]:
+    """The ``(family, address)`` pairs to listen on for ``--bind``.
+
+    ``None`` (the default): every address of both families (``::`` and ``0.0.0.0``, one
+    listener each, the IPv6 one IPv6-only).  An IPv4 or IPv6 literal (``[::1]`` brackets
+    allowed): that address.  A host name: every address it resolves to.
+
+    Raises:
+        NetplayError: (status 3) the name does not resolve.
+    """
+    if bind is None:
+        return [(socket.AF_INET6, "::"), (socket.AF_INET, "0.0.0.0")]
+    literal = bind[1:-1] if bind.startswith("[") and bind.endswith("]") else bind
+    if is_ipv6(literal):
+        return [(socket.AF_INET6, literal)]
+    try:
+        infos = await trio.socket.getaddrinfo(literal, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise NetplayError(EXIT_CONNECT, f"cannot listen on {bind!r}: the name does not resolve "
+                           f"({getattr(exc, 'strerror', None) or exc})") from None
+    out = [(int(family), str(addr[0])) for family, _, _, _, addr in infos
+           if family in (socket.AF_INET, socket.AF_INET6)]
+    return list(dict.fromkeys(out))
+
+
+async def open_listeners(bind: str | None, port: int) -> list[trio.SocketListener]:
+    """Listen on every address of ``bind`` (see :func:`bind_addresses`) at ``port``; with
+    port 0 the first listener picks a free port and the others take the same one.  An
+    address family this machine lacks (no IPv6) is skipped while another listens.
+
+    Raises:
+        NetplayError: (status 3) the port is in use, or nothing could listen.
+    """
+    listeners: list[trio.SocketListener] = []
+    failures: list[str] = []
+    try:
+        for family, address in await bind_addresses(bind):
+            sock = trio.socket.socket(family, socket.SOCK_STREAM)
+            try:
+                if os.name == "posix":
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                await sock.bind((address, port))
+                sock.listen(LISTEN_BACKLOG)
+            except OSError as exc:
+                sock.close()
+                where = format_address(address, port)
+                if exc.errno == errno.EADDRINUSE:
+                    raise NetplayError(EXIT_CONNECT, f"address {where} is in use "
+                                       "(another host running? choose another --port)") from None
+                failures.append(f"{where}: {exc.strerror or exc}")
+                continue
+            port = int(sock.getsockname()[1])
+            listeners.append(trio.SocketListener(sock))
+        if not listeners:
+            raise NetplayError(EXIT_CONNECT, "cannot listen on " + "; ".join(failures or [repr(bind)]))
+    except BaseException:
+        for lst in listeners:
+            lst.socket.close()
+        raise
+    return listeners
+
+
+def addresses_to_give(listeners: list[trio.SocketListener]) -> list[str]:
+    """``HOST:PORT`` texts for the guest (IPv6 in brackets, global addresses first):
+    this machine's addresses of each family listened on everywhere (``::``, ``0.0.0.0``),
+    and each specific address listened on."""
+    wildcard: set[int] = set()
+    specific: list[str] = []
+    port = 0
+    for lst in listeners:
+        address, port = lst.socket.getsockname()[:2]
+        if address in ("::", "0.0.0.0"):
+            wildcard.add(socket.AF_INET6 if address == "::" else socket.AF_INET)
+        else:
+            specific.append(str(address))
+    texts = worth_giving_out(specific + (local_addresses(wildcard) if wildcard else []),
+                             {socket.AF_INET, socket.AF_INET6})
+    return [format_address(a, port) for a in texts]
+
+
+async def host(cfg: NetConfig, bind: str | None, port: int,
                task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> NetResult:
-    """Listen on ``bind``:``port`` (0: any free port), print the address and our
-    fingerprint, and play one match with the first guest that says a valid hello.
+    """Listen on ``bind``:``port`` (``bind`` None: IPv6 and IPv4, every address; port 0:
+    any free port), print the addresses to give out and our fingerprint, and play one
+    match with the first guest that says a valid hello.
 
     Connections that send junk, close, reset, or say no hello within
     ``cfg.hello_timeout_s`` seconds are dropped with a note and the host waits on;
@@ -44,19 +132,11 @@ async def host(cfg: NetConfig, bind: str, port: int,
     ``--log`` exists, else the match's status).
     """
     check_log_free(cfg)
-    try:
-        listeners = await trio.open_tcp_listeners(port, host=bind)
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            raise NetplayError(EXIT_CONNECT, f"address {format_address(bind, port)} is in use "
-                               "(another host running? choose another --port)") from None
-        raise NetplayError(EXIT_CONNECT, f"cannot listen on {format_address(bind, port)}: "
-                           f"{exc.strerror or exc}") from None
+    listeners = await open_listeners(bind, port)
     try:
         bound = int(listeners[0].socket.getsockname()[1])
-        addresses = local_addresses() if bind in ("0.0.0.0", "::", "") else [bind]
         say(cfg, f"hosting as {cfg.name!r}, key fingerprint {cfg.identity.fingerprint}")
-        say(cfg, "give your opponent one of: " + ", ".join(format_address(a, bound) for a in addresses))
+        say(cfg, "give your opponent one of: " + ", ".join(addresses_to_give(listeners)))
         say(cfg, f"waiting for a guest on port {bound} ...")
         task_status.started(bound)
         return await _Lobby(cfg).serve(listeners)

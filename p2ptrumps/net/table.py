@@ -71,7 +71,7 @@ async def play_in_table(
     cfg: NetConfig,
     role: str,
     *,
-    bind: str = "0.0.0.0",
+    bind: str | None = None,
     port: int = 0,
     address: str = "",
     input: Input | None = None,
