@@ -161,3 +161,59 @@ def test_addresses_worth_giving_out_global_first() -> None:
                               "fd00::5", "0.0.0.0", "192.168.1.20"], {socket.AF_INET, socket.AF_INET6})
     assert given == ["2001:4860::8888", "8.8.4.4", "fd00::5", "192.168.1.20", "::1", "127.0.0.1"]
     assert worth_giving_out(given, {socket.AF_INET}) == ["8.8.4.4", "192.168.1.20", "127.0.0.1"]
+
+
+# ----- the command line around the table (issue 6 §4, issue 9 network side) --------------------
+
+
+@pytest.mark.parametrize("command", [["host", "--port", "0"], ["join", "127.0.0.1:1"],
+                                     ["host", "--port", "0", "--ai", "random"]])
+def test_host_and_join_refuse_without_a_terminal_unless_headless(
+        command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from p2ptrumps.cli import main
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert main(command) == 2  # pytest's stdin is not a terminal
+    err = capsys.readouterr().err
+    assert err == (f"p2ptrumps {command[0]}: the table needs a terminal: stdin is not a tty (for a match "
+                   "without one, add --headless, with --ai LEVEL to let the AI play)\n")
+    assert not (tmp_path / "p2ptrumps").exists()  # nothing created
+
+
+async def test_two_processes_sharing_one_key_get_a_hint(tmp_path: Path) -> None:
+    h, g = configs(tmp_path)
+    g.identity = h.identity
+    got: dict[str, object] = {}
+
+    async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        got["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
+
+    with trio.fail_after(20):
+        async with trio.open_nursery() as n:
+            port = await n.start(run_host)
+            with pytest.raises(config.NetplayError) as info:
+                await dial.join(g, f"127.0.0.1:{port}")
+            n.cancel_scope.cancel()
+    assert info.value.status == config.EXIT_PEER_FAULT
+    assert str(info.value) == (
+        "the peer broke the protocol: the peer uses our own public key [bad-key] -- both sides use one identity "
+        f"key: are two p2ptrumps processes sharing one data directory ({g.data})? Give each its own with "
+        "XDG_DATA_HOME=/some/other/dir")
+
+
+async def test_log_is_a_directory_and_peer_names_stay_readable(tmp_path: Path) -> None:
+    from datetime import datetime
+
+    from p2ptrumps.net.logfile import check_log_free, default_log_path
+
+    h, _ = configs(tmp_path)
+    h.log_path = tmp_path
+    with pytest.raises(config.NetplayError) as info:
+        check_log_free(h)
+    assert str(info.value) == (f"log file {tmp_path} is a directory: give the path of a new file "
+                               f"(e.g. {tmp_path / 'match.p2plog'})")
+    when = datetime(2026, 11, 29, 18, 5)
+    assert default_log_path(tmp_path, "host", when, "Саша").name == "2026-11-29_1805_host_vs-Саша.p2plog"
+    assert default_log_path(tmp_path, "host", when, "../../a b\u202e").name == "2026-11-29_1805_host_vs-a-b.p2plog"
+    assert default_log_path(tmp_path, "guest", when, "...").name == "2026-11-29_1805_guest_vs-peer.p2plog"

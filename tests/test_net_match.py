@@ -93,7 +93,10 @@ async def test_join_with_fingerprint_match_and_mismatch(tmp_path: Path) -> None:
                        f"but you expected {GUEST_KEY.fingerprint}. Refused.")
     assert rh == WAITING  # the host is told why the guest left, and waits on
     assert "'Gus' left during the handshake, before accepting the rules (" in h.out.getvalue()  # type: ignore
-    assert "it may have refused your key; its log: " in h.out.getvalue()  # type: ignore[attr-defined]
+    assert "it may have refused your key; waiting for another guest" in h.out.getvalue()  # type: ignore
+    # A refused handshake leaves no log file on either side.
+    assert not (tmp_path / "2" / "h" / "logs").exists() or not list((tmp_path / "2" / "h" / "logs").iterdir())
+    assert not (tmp_path / "2" / "g" / "logs").exists() or not list((tmp_path / "2" / "g" / "logs").iterdir())
 
 
 async def test_unknown_host_without_confirmation_refused(tmp_path: Path) -> None:
@@ -120,9 +123,9 @@ async def test_changed_host_key_refused(tmp_path: Path) -> None:
     assert isinstance(rg, config.NetplayError) and rg.status == config.EXIT_KEY_REFUSED
     assert str(rg).startswith("KEY CHANGED: 'Hana' at 127.0.0.1:")
     assert HOST_KEY.fingerprint in str(rg) and h.identity.fingerprint in str(rg)
-    # The refused attempt leaves a log that verifies as valid so far.
+    # The refused attempt leaves no log (the handshake never reached the rules).
     assert rh == WAITING
-    assert verify_log(rg.result.log_path.read_bytes()).status == "unfinished"  # type: ignore[attr-defined]
+    assert rg.result.log_path is None  # type: ignore[attr-defined]
 
 
 def test_parse_address() -> None:

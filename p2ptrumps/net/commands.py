@@ -65,7 +65,8 @@ def _finish(cfg_out: TextIO, call: Callable[[], NetResult], cfg: NetConfig | Non
     try:
         result = call()
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        # A question may have been open: end its line first, so the shell prompt starts clean.
+        print("\ninterrupted" if sys.stdin.isatty() else "interrupted", file=sys.stderr)
         for path in sorted(_logs_since(cfg)):
             print(f"match log (kept): {path}", file=sys.stderr)
         return 130
@@ -99,6 +100,13 @@ def _logs_since(cfg: NetConfig | None) -> list[Path]:
 
 
 def _run(args: argparse.Namespace, role: str) -> int:
+    from ..ui.replay import terminal_problem
+
+    if not args.headless and (why := terminal_problem(sys.stdin, sys.stdout)):
+        command = "host" if role == "host" else "join"
+        print(f"p2ptrumps {command}: the table needs a terminal: {why} (for a match without one, add "
+              "--headless, with --ai LEVEL to let the AI play)", file=sys.stderr)
+        return EXIT_USAGE
     try:
         cfg = _config(args, role)
     except NetplayError as exc:

@@ -108,7 +108,12 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, 
         try:
             await conn.run(body)
         except PeerFault as exc:  # the session logged the offending frame last, as evidence
-            raise NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}") from None
+            violation = current[0].violation
+            hint = ""
+            if violation is not None and violation.code == "bad-key" and "our own public key" in violation.reason:
+                hint = (" -- both sides use one identity key: are two p2ptrumps processes sharing one data "
+                        f"directory ({cfg.data})? Give each its own with XDG_DATA_HOME=/some/other/dir")
+            raise NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}{hint}") from None
         except (PeerGone, PeerTimeout) as exc:
             raise NetplayError(EXIT_PEER_GONE, _gone_message(cfg, results[0], exc) + _forfeit_note(current[0])
                                ) from None
@@ -169,8 +174,9 @@ def _sync_paths(first: NetResult, logs: list[MatchLogFile]) -> None:
 
 def _open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetResult]:
     """The log, session and result of match ``number`` on this connection (0: the first,
-    1..: rematches).  The log file is created only when the peer's hello checks out
-    (:func:`~p2ptrumps.net.logfile.create_log`); until then the log keeps our hello in memory.  Raises
+    1..: rematches).  The log file is created only when the rules are agreed (protocol/wire.md
+    §12, :func:`~p2ptrumps.net.logfile.create_log`); until then the log is kept in memory, so a
+    refused or abandoned handshake leaves no file.  Raises
     :class:`NetplayError` (status 1) if the session cannot be made."""
     log = MatchLogFile(cfg.log_path or cfg.data / "logs", defer=True)
     try:
@@ -318,7 +324,6 @@ async def _match_steps(conn: Connection, session: Session, steps: _Steps, result
     result.peer_name, result.peer_fingerprint = hello.name, hello.fingerprint
     if steps.claim is not None and not steps.claim(result):
         raise NetplayError(EXIT_PEER_GONE, "another guest came first")
-    result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name)
     if rematch_of is None:
         await _pin(cfg, hello, steps.peer_address)
     elif hello.fingerprint != rematch_of.peer_fingerprint:
@@ -334,6 +339,7 @@ async def _match_steps(conn: Connection, session: Session, steps: _Steps, result
         if isinstance(answer, wev.RulesRefused):
             raise NetplayError(EXIT_RULES_REFUSED, f"{hello.name} refused the rules")
         assert isinstance(answer, wev.RulesAgreed)
+        result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name)
         rules = answer.rules
     else:
         proposed = await game.take(wev.RulesProposed)
@@ -345,6 +351,7 @@ async def _match_steps(conn: Connection, session: Session, steps: _Steps, result
             await game.send(session.refuse_rules)
             why = "other rules than the match before" if rematch_of is not None else "the rules"
             raise NetplayError(EXIT_RULES_REFUSED, f"you refused {why} of {hello.name}")
+        result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name)
         await game.send(session.accept_rules)
         rules = (await game.take(wev.RulesAgreed)).rules
     result.rules = rules

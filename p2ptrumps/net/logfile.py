@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import unicodedata
 from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -107,14 +108,24 @@ class MatchLogFile:
 
 
 
-def _safe_stem(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")[:32] or "peer"
+#: The peer's name in a log file name is cut to this many characters.
+MAX_NAME_STEM_CHARS = 32
+
+
+def safe_stem(text: str) -> str:
+    """``text`` made safe as part of a file name, readable in any script: letters and digits
+    of any alphabet (NFC), ``_``, ``.`` and ``-`` are kept, every other run of characters
+    (``/``, spaces, controls, symbols) becomes one ``-``; no leading or trailing ``-`` or
+    ``.``; at most :data:`MAX_NAME_STEM_CHARS` characters; ``"peer"`` if nothing is left."""
+    text = unicodedata.normalize("NFC", text)
+    kept = "".join(ch if (ch.isalnum() or ch in "_.-") else "-" for ch in text)
+    return re.sub(r"-{2,}", "-", kept).strip("-.")[:MAX_NAME_STEM_CHARS].strip("-.") or "peer"
 
 
 def default_log_path(directory: Path, role: str, now: datetime, peer: str | None = None) -> Path:
     """An unused readable log name: ``2026-11-29_1805_host_vs-bob.p2plog`` (``-2``, ``-3`` ... if taken).
     Without ``peer`` (not known yet): ``2026-11-29_1805_host.p2plog``."""
-    stem = f"{now:%Y-%m-%d_%H%M}_{role}" + (f"_vs-{_safe_stem(peer)}" if peer else "")
+    stem = f"{now:%Y-%m-%d_%H%M}_{role}" + (f"_vs-{safe_stem(peer)}" if peer else "")
     return unused_path(directory, stem, ".p2plog")
 
 
@@ -124,6 +135,9 @@ def check_log_free(cfg: NetConfig) -> None:
     if cfg.log_path is None:
         return
     path = cfg.log_path
+    if path.is_dir():
+        raise NetplayError(EXIT_ERROR, f"log file {path} is a directory: give the path of a new file "
+                           f"(e.g. {path / 'match.p2plog'})")
     if path.exists() or path.is_symlink():
         raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)")
     parent = path.parent

@@ -122,7 +122,14 @@ async def play_in_table(
 
         def route(intent: Intent) -> None:
             if isinstance(intent, ChatSend):
-                trio_token.run_sync_soon(_chat, games[-1], intent.text)
+                if lost or not guest.running:
+                    table.show_message("chat is off: the connection is lost", "error")
+                    return
+                try:
+                    trio_token.run_sync_soon(_chat, games[-1], intent.text)
+                except trio.RunFinishedError:
+                    table.show_message("chat is off: the connection is lost", "error")
+                    return
                 table.add_chat(me, intent.text)
             elif sink is not None:
                 sink(intent)
@@ -198,6 +205,9 @@ async def play_in_table(
             lost.append(failure)
             kept = ", ".join(str(p) for p in log_paths(getattr(failure, "result", None)))
             table.set_connection("disconnected")
+            table.options.allow_chat = False  # nobody to talk to, offer a draw or a rematch any more
+            table.options.allow_draw_offer = False
+            table.close_question()
             table.options.waiting_text = "The connection is lost: the match stops here."
             table.show_message(f"Connection lost: {failure}. Match log kept: {kept or 'none'}. "
                                "Press q to leave.", "error")
@@ -207,8 +217,14 @@ async def play_in_table(
     guest.start(on_done=done)
     quit_result = QuitResult.FINISHED
     try:
-        await ui_wanted.wait()
-        if guest.running or lost:
+        try:
+            await ui_wanted.wait()
+        except asyncio.CancelledError:
+            # Ctrl-C (asyncio.run cancels the main task) while waiting for a guest or at a question
+            # before the table: stop the match now, on a fresh line; the exit status is 130.
+            print(file=err)
+            quit_result = QuitResult.QUIT
+        if quit_result is not QuitResult.QUIT and (guest.running or lost):
             quit_result = await table.application.run_async()
     finally:
         if quit_result is QuitResult.QUIT:
@@ -219,8 +235,10 @@ async def play_in_table(
         try:
             result = await guest.wait()
         except GuestCancelled:
-            print("you left the match; the match logs are kept", file=err)
-            for path in log_files:
+            kept = [p for p in log_files if p and p != "None"]
+            print(("you left the match" if human else "stopped before the match began") + ("" if not kept else "; its log is kept" if len(kept) == 1
+                                           else f"; its {len(kept)} logs are kept"), file=err)
+            for path in kept:
                 print(f"match log (kept): {path}", file=err)
             return 130
         except NetplayError as exc:
