@@ -236,8 +236,10 @@ async def play_in_table(
             result = await guest.wait()
         except GuestCancelled:
             kept = [p for p in log_files if p and p != "None"]
-            print(("you left the match" if human else "stopped before the match began") + ("" if not kept else "; its log is kept" if len(kept) == 1
-                                           else f"; its {len(kept)} logs are kept"), file=err)
+            what = "you left the match" if human else "stopped before the match began"
+            if kept:
+                what += "; its log is kept" if len(kept) == 1 else f"; its {len(kept)} logs are kept"
+            print(what, file=err)
             for path in kept:
                 print(f"match log (kept): {path}", file=err)
             return 130
