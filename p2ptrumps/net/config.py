@@ -39,6 +39,10 @@ if TYPE_CHECKING:
 
 #: Seconds a new connection has to deliver its hello (the host then drops it and waits on).
 HELLO_TIMEOUT_S = 10.0
+#: Seconds both sides wait for the peer to come back after the connection drops (``--reconnect-wait``).
+RECONNECT_WAIT_S = 120.0
+#: Seconds a side that leaves the match waits for the peer's closing signatures (protocol/wire.md §15).
+LEAVE_WAIT_S = 5.0
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -92,6 +96,11 @@ class NetConfig:
             ``rematches``, or a line prompt, or no.
         on_rematch: like ``on_ready``, for each rematch (the UI shows the new match).
         hello_timeout_s: seconds a new connection has to deliver its hello.
+        reconnect_wait_s: seconds to wait for the peer after the connection drops (0: no
+            reconnecting; protocol/wire.md §14).
+        on_link: called with a line about the connection while it is down ("connection lost —
+            reconnecting (1:42 left)"), for the table.
+        leave_wait_s: seconds to wait for the closing signatures after we leave the match.
         started_at: when the run started (``time.time()``; an interrupted run lists the
             logs written since).
     """
@@ -120,6 +129,9 @@ class NetConfig:
     ask_rematch: Callable[[str, bool], Awaitable[bool]] | None = None
     on_rematch: Callable[[NetGame, NetResult], None] | None = None
     hello_timeout_s: float = HELLO_TIMEOUT_S
+    reconnect_wait_s: float = RECONNECT_WAIT_S
+    on_link: Callable[[str], None] | None = None
+    leave_wait_s: float = LEAVE_WAIT_S
     started_at: float = field(default_factory=time.time)
 
 

@@ -13,7 +13,7 @@ import trio
 from . import addresses
 from .addresses import DEFAULT_PORT, format_address
 from .config import EXIT_CONNECT, EXIT_USAGE, NetConfig, NetplayError, NetResult, say
-from .driver import play_over
+from .driver import GUEST_BACKOFF_S, play_over
 from .logfile import check_log_free
 
 
@@ -154,4 +154,11 @@ async def join(cfg: NetConfig, address: str) -> NetResult:
     except ConnectError as exc:
         raise NetplayError(EXIT_CONNECT, exc.message) from None
     say(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")
-    return await play_over(stream, cfg, where)
+
+    async def redial(seconds_left: float) -> tuple[trio.abc.Stream, bytes] | None:
+        try:
+            return await connect(host_name, port, min(seconds_left, cfg.timeout_s)), b""
+        except ConnectError:
+            return None
+
+    return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)

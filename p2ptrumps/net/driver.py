@@ -40,13 +40,69 @@ from .config import (
 from .logfile import MatchLogFile, create_log
 from .prompts import ProgressPrinter, accept_rules, choose_trump, our_player
 from .remote import LocalSeat, NetGame, NetGameError, RemotePlayer
-from .transport import Connection, PeerFault, PeerGone, PeerTimeout, TransportError, single_errors
+from .transport import Connection, PeerFault, PeerGone, PeerTimeout, Reconnect, TransportError, single_errors
 
 #: A bound on the rematches played on one connection (each needs both sides' consent anyway).
 MAX_MATCHES_PER_CONNECTION = 1000
 
+Redial = Callable[[float], Awaitable["tuple[trio.abc.Stream, bytes] | None"]]
+#: Seconds the guest waits between reconnection attempts (then the last, again and again).
+GUEST_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 10.0)
+
+
+def _clock(seconds: float) -> str:
+    whole = max(0, math.ceil(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...]) -> Reconnect:
+    """The ``reconnect`` of a :class:`~p2ptrumps.net.transport.Connection`: calls ``redial(seconds
+    left)`` (a new stream and bytes already read from it, or None for "not now") with
+    ``backoff_s`` between tries, until ``cfg.reconnect_wait_s`` seconds after the link went
+    down; meanwhile ``cfg.on_link`` shows "connection lost — reconnecting (1:42 left)" each
+    second.  Raises :class:`PeerGone` when the wait runs out (protocol/wire.md §14)."""
+
+    async def reconnect(conn: Connection, why: TransportError) -> tuple[trio.abc.Stream, bytes]:
+        started = conn.down_since if conn.down_since is not None else trio.current_time()
+        deadline = started + cfg.reconnect_wait_s
+        if conn.reconnections == 0 or trio.current_time() - started < 0.5:
+            say(cfg, f"connection lost ({why}); reconnecting for up to {cfg.reconnect_wait_s:g} s ...")
+        got: list[tuple[trio.abc.Stream, bytes]] = []
+        async with trio.open_nursery() as nursery:
+
+            async def countdown() -> None:
+                while True:
+                    if cfg.on_link is not None:
+                        cfg.on_link(f"connection lost — reconnecting ({_clock(deadline - trio.current_time())} left)")
+                    await trio.sleep(1.0)
+
+            async def tries() -> None:
+                for i in range(1_000_000):
+                    left = deadline - trio.current_time()
+                    if left <= 0:
+                        break
+                    with trio.move_on_after(left):
+                        stream = await redial(left)
+                        if stream is not None:
+                            got.append(stream)
+                            break
+                        await trio.sleep(backoff_s[min(i, len(backoff_s) - 1)])
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(countdown)
+            nursery.start_soon(tries)
+        if not got:
+            raise PeerGone(f"{why}; the peer did not come back within {cfg.reconnect_wait_s:g} s")
+        if cfg.on_link is not None:
+            cfg.on_link("reconnecting: checking the peer's key")
+        return got[0]
+
+    return reconnect
+
+
 async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, *,
-                    claim: Callable[[NetResult], bool] | None = None) -> NetResult:
+                    claim: Callable[[NetResult], bool] | None = None,
+                    redial: Redial | None = None, backoff_s: tuple[float, ...] = (0.0,)) -> NetResult:
     """Play one match as ``cfg.role`` over a connected ``stream``, then any rematches agreed
     (protocol/wire.md §9.4: each one a new session, new game id and new log on the same stream).
 
@@ -59,6 +115,9 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, 
             anything is written to disk; returning False drops this connection
             (another guest came first).  The peer's hello must arrive within
             ``cfg.hello_timeout_s`` seconds of the start.
+        redial: how to reach the peer again after the connection drops (the guest dials the
+            host, the host takes a connection that resumes this match from its lobby); None:
+            a dropped connection ends the match.  ``backoff_s``: pauses between tries.
     Returns:
         the :class:`NetResult` of the first match, played to the end; its
         ``rematches`` list holds the results of the rematches played after it.
@@ -83,6 +142,9 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, 
             heartbeat_s=cfg.heartbeat_s,
             fault_of=lambda ev: f"{ev.reason} [{ev.code}]" if isinstance(ev, wev.ProtocolViolation) else None,
             is_finished=lambda: current[0].finished,
+            reconnect=make_reconnect(cfg, redial, backoff_s) if redial is not None and cfg.reconnect_wait_s > 0
+            else None,
+            can_resume=lambda: current[0].rules is not None and not current[0].finished,
         )
 
         async def body(c: Connection) -> None:

@@ -14,6 +14,8 @@ import socket
 
 import trio
 
+from ..wire import framing, messages
+from ..wire.errors import RemoteProtocolError
 from .addresses import format_address, is_ipv6, local_addresses, worth_giving_out
 from .config import EXIT_CONNECT, EXIT_PEER_FAULT, EXIT_PEER_GONE, NetConfig, NetplayError, NetResult, say
 from .driver import play_over
@@ -27,6 +29,8 @@ MAX_WAITING_CONNECTIONS = 64
 #: never the new one: a real guest says hello at once, so strays that only hold
 #: connections open cannot lock it out.
 MAX_WAITING_PER_ADDRESS = 4
+#: Connections that may be offering to resume the match at once (more are closed at once).
+MAX_RESUME_CANDIDATES = 4
 #: Dropped connections the host tells about (a scanner could fill the screen otherwise).
 MAX_DROP_NOTES = 20
 
@@ -159,6 +163,10 @@ class _Lobby:
         self.notes = 0
         self.done: list[NetResult] = []
         self.fatal: list[NetplayError] = []
+        #: Connections that start with a ``resume`` frame (the guest coming back, protocol/wire.md
+        #: §14), with the bytes read from them, for the match to try in turn.
+        self.inbox_send, self.inbox = trio.open_memory_channel[tuple[trio.abc.Stream, bytes]](MAX_RESUME_CANDIDATES)
+        self.resuming = 0
 
     def note(self, text: str) -> None:
         if self.owner is not None:
@@ -203,7 +211,11 @@ class _Lobby:
                 await trio.aclose_forcefully(stream)
                 continue
             if self.owner is not None:
-                await trio.aclose_forcefully(stream)
+                if self.resuming < MAX_RESUME_CANDIDATES:
+                    self.resuming += 1
+                    nursery.start_soon(self._resume_candidate, stream)
+                else:
+                    await trio.aclose_forcefully(stream)
                 continue
             if self.waiting_from.get(ip, 0) >= MAX_WAITING_PER_ADDRESS:
                 self._drop_oldest(ip, f"{MAX_WAITING_PER_ADDRESS} connections from there were saying hello")
@@ -237,12 +249,53 @@ class _Lobby:
                 self.note(f"dropped the oldest waiting connection from {from_ip}: {why}")
                 return
 
+    async def _redial(self, seconds_left: float) -> tuple[trio.abc.Stream, bytes] | None:
+        """(for the match) The next connection that starts with a ``resume`` frame."""
+        return await self.inbox.receive()
+
+    async def _resume_candidate(self, stream: trio.SocketStream) -> None:
+        """A connection while a guest holds the match: if its first frame (within
+        ``hello_timeout_s``) is a guest's ``resume``, hand it to the match (which checks the
+        game and the key's proof); anything else is closed (the host is busy)."""
+        handed = False
+        try:
+            data = bytearray()
+            with trio.move_on_after(self.cfg.hello_timeout_s):
+                while len(data) < framing.HEADER_BYTES or len(data) < framing.HEADER_BYTES + int.from_bytes(
+                        data[:framing.HEADER_BYTES], "big"):
+                    if len(data) >= framing.HEADER_BYTES and int.from_bytes(
+                            data[:framing.HEADER_BYTES], "big") > framing.MAX_FRAME_BYTES:
+                        return
+                    chunk = await stream.receive_some(4096)
+                    if not chunk:
+                        return
+                    data += chunk
+                try:
+                    n = int.from_bytes(data[:framing.HEADER_BYTES], "big")
+                    frame = messages.decode(bytes(data[framing.HEADER_BYTES:framing.HEADER_BYTES + n]))
+                except RemoteProtocolError:
+                    return
+                if isinstance(frame, messages.Resume) and frame.seat == 1:
+                    try:
+                        self.inbox_send.send_nowait((stream, bytes(data)))
+                        handed = True
+                    except trio.WouldBlock:
+                        return
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return
+        finally:
+            self.resuming -= 1
+            if not handed:
+                with contextlib.suppress(Exception):
+                    await trio.aclose_forcefully(stream)
+
     async def _candidate(self, token: object, scope: trio.CancelScope, stream: trio.SocketStream, ip: str,
                          nursery: trio.Nursery) -> None:
         cfg = self.cfg
         with scope:
             try:
-                result = await play_over(stream, cfg, ip, claim=lambda res: self.claim(token, res))
+                result = await play_over(stream, cfg, ip, claim=lambda res: self.claim(token, res),
+                                         redial=self._redial)
             except NetplayError as exc:
                 if self.owner is not token:
                     self.note(f"dropped a connection from {ip}: {exc}; still waiting for a guest")

@@ -43,10 +43,12 @@ from ..wire.events import (
     DealReady,
     DrawAnswered,
     DrawOffered,
+    Left,
     MoveReceived,
     ProtocolViolation,
     RematchOffered,
     Resigned,
+    Resumed,
     RevealDue,
 )
 from ..wire.events import DealEnded as DealEndedWire
@@ -120,6 +122,12 @@ class NetGame:
                 if self.on_chat is not None:
                     self.on_chat(self.session.peer_name or "peer", ev.text)
                 continue
+            if isinstance(ev, Resumed):
+                if self.on_note is not None:
+                    self.on_note("reconnected: the match goes on")
+                continue
+            if isinstance(ev, Left) and self.on_note is not None:
+                self.on_note(f"{self.session.peer_name or 'the peer'} resigned and left the match")
             if isinstance(ev, RematchOffered):
                 if self.on_note is not None:
                     self.on_note(f"{self.session.peer_name or 'the peer'} offers a rematch")
