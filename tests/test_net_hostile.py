@@ -117,7 +117,8 @@ async def _misbehave(stream: trio.SocketStream, fault: str, moves_before: int) -
 async def run_against_host(tmp_path: Path, fault: str, timeout_s: float = 10, moves_before: int = 0
                            ) -> config.NetplayError:
     cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path, rules=RuleSet(deals=1),
-                            ai="random", think_s=0.01, out=io.StringIO(), timeout_s=timeout_s)
+                            ai="random", think_s=0.01, out=io.StringIO(), timeout_s=timeout_s,
+                            reconnect_wait_s=0)  # these check how a match ends when the peer stays away
     error: list[config.NetplayError] = []
 
     async def host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:

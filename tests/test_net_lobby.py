@@ -218,7 +218,7 @@ async def flooding_guest(port: int, pings: int) -> None:
 
 
 async def test_ping_flood_without_reading_is_named(tmp_path: Path) -> None:
-    cfg = host_cfg(tmp_path, timeout_s=3)
+    cfg = host_cfg(tmp_path, timeout_s=3, reconnect_wait_s=0)
     err: list[config.NetplayError] = []
 
     async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
