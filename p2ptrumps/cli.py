@@ -50,6 +50,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def nonnegative_float(text: str) -> float:
+    """argparse type: a number of seconds, 0 or more (finite)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or a positive number of seconds")
+    return value
+
+
 def positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -216,6 +227,9 @@ def _add_net_options(p: argparse.ArgumentParser) -> None:
                    help="with --ai: offer/accept up to N rematches (default 0; a person is asked instead)")
     p.add_argument("--name", default=None, help="your name shown to the opponent")
     p.add_argument("--ascii", action="store_true", help="ASCII suits")
+    p.add_argument("--reconnect-wait", type=nonnegative_float, default=120.0, metavar="S",
+                   help="seconds to wait for the peer to come back after the connection drops, then keep the "
+                   "match unfinished (0 = do not wait; default 120)")
     p.add_argument("--timeout", type=positive_float, default=30.0, metavar="S",
                    help="seconds of silence (no heartbeat) before the peer is declared gone (default 30)")
 

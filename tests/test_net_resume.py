@@ -114,3 +114,38 @@ async def test_a_cut_connection_resumes_with_no_command(tmp_path: Path) -> None:
     assert verdicts[0].messages == verdicts[1].messages and len(verdicts[0].deals) == 3
     assert got["h"].score_halves == got["g"].score_halves
     assert "connection lost (" in g.out.getvalue()  # type: ignore[attr-defined]
+
+
+async def test_leaving_resigns_the_match_and_both_logs_are_complete(tmp_path: Path) -> None:
+    h, g = configs(tmp_path, deals=3)
+    got: dict[str, object] = {}
+
+    async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        got["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
+
+    async def run_guest(port: int) -> None:
+        g.leave_requested = trio.Event()
+        try:
+            got["g"] = await dial.join(g, f"127.0.0.1:{port}")
+        except config.NetplayError as exc:
+            got["g"] = exc
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as n:
+            port = await n.start(run_host)
+            n.start_soon(run_guest, port)
+            while "deal 1: " not in h.out.getvalue():  # type: ignore[attr-defined]
+                await trio.sleep(0.005)
+            assert g.leave_requested is not None
+            g.leave_requested.set()  # the guest quits during deal 1
+            while "h" not in got or "g" not in got:
+                await trio.sleep(0.01)
+    rg, rh = got["g"], got["h"]
+    assert isinstance(rg, config.NetplayError) and rg.status == config.EXIT_LEFT
+    assert str(rg) == "you resigned and left the match (both signed the final score)"
+    assert isinstance(rh, config.NetResult) and rh.score_halves == (6, 0)
+    assert "note: Gus resigned and left the match" in h.out.getvalue()  # type: ignore[attr-defined]
+    for path in (rh.log_path, rg.result.log_path):  # type: ignore[attr-defined]
+        v = verify_log(path.read_bytes())
+        assert (v.status, v.score_halves, v.forfeited) == ("valid", (6, 0), [2, 3])
+        assert v.left is not None and v.left[0] == 1

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -58,6 +59,7 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         confirm=confirm if interactive else None,
         ascii_only=bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None)),
         rematches=max(0, int(getattr(args, "rematch", 0) or 0)),
+        reconnect_wait_s=float(getattr(args, "reconnect_wait", 120.0)),
     )
 
 
@@ -121,8 +123,41 @@ def _run(args: argparse.Namespace, role: str) -> int:
         status: int = run_with_ui(cfg, args, role)
         return status
     if role == "host":
-        return _finish(cfg.out, lambda: trio.run(host, cfg, args.bind, args.port), cfg)
-    return _finish(cfg.out, lambda: trio.run(join, cfg, args.address), cfg)
+        return _finish(cfg.out, lambda: trio.run(until_signalled, cfg, lambda: host(cfg, args.bind, args.port)), cfg)
+    return _finish(cfg.out, lambda: trio.run(until_signalled, cfg, lambda: join(cfg, args.address)), cfg)
+
+
+async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult]]) -> NetResult:
+    """Run ``main()``; SIGTERM or SIGHUP (``kill``, a closed terminal) leave the match as ``q``
+    does: ``leave`` is sent (protocol/wire.md §15), the closing signatures awaited
+    (``cfg.leave_wait_s``), and the run ends (status 130); a run with no match yet ends at once.
+
+    Raises whatever ``main`` raises; :class:`KeyboardInterrupt` when a signal ended a run that
+    had no match to leave."""
+    cfg.leave_requested = trio.Event()
+    got: list[NetResult] = []
+    signalled: list[int] = []
+    async with trio.open_nursery() as nursery:
+
+        async def run() -> None:
+            got.append(await main())
+            nursery.cancel_scope.cancel()
+
+        async def watch() -> None:
+            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+                async for signum in signals:
+                    signalled.append(signum)
+                    assert cfg.leave_requested is not None
+                    cfg.leave_requested.set()
+                    await trio.sleep(cfg.leave_wait_s + 2.0)  # the leaving match ends by itself before
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(watch)
+        nursery.start_soon(run)
+    if not got:
+        raise KeyboardInterrupt(f"signal {signalled[0] if signalled else '?'}")
+    return got[0]
 
 
 def run_host(args: argparse.Namespace) -> int:

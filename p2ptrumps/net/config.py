@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+import trio
+
 from ..record import MatchRecord
 from ..rules import RuleSet
 from ..wire.identity import Identity
@@ -52,6 +54,7 @@ EXIT_PEER_GONE = 4
 EXIT_PEER_FAULT = 5
 EXIT_KEY_REFUSED = 6
 EXIT_RULES_REFUSED = 7
+EXIT_LEFT = 130  # we quit (Ctrl-C, q, SIGTERM): the match was resigned when it could be
 
 
 class NetplayError(Exception):
@@ -101,6 +104,8 @@ class NetConfig:
         on_link: called with a line about the connection while it is down ("connection lost —
             reconnecting (1:42 left)"), for the table.
         leave_wait_s: seconds to wait for the closing signatures after we leave the match.
+        leave_requested: set it (inside the trio run) to leave the match: ``leave`` is sent
+            (protocol/wire.md §15: resigns the rest), then the run ends with status 130.
         started_at: when the run started (``time.time()``; an interrupted run lists the
             logs written since).
     """
@@ -132,6 +137,7 @@ class NetConfig:
     reconnect_wait_s: float = RECONNECT_WAIT_S
     on_link: Callable[[str], None] | None = None
     leave_wait_s: float = LEAVE_WAIT_S
+    leave_requested: trio.Event | None = None
     started_at: float = field(default_factory=time.time)
 
 

@@ -20,6 +20,7 @@ from datetime import datetime
 import trio
 
 from ..cards import suit_label
+from ..match import MatchEnded as MatchOver
 from ..match import MatchRunner, Player
 from ..record import PlayerInfo
 from ..wire import events as wev
@@ -29,6 +30,7 @@ from . import keystore
 from .config import (
     EXIT_ERROR,
     EXIT_KEY_REFUSED,
+    EXIT_LEFT,
     EXIT_PEER_FAULT,
     EXIT_PEER_GONE,
     EXIT_RULES_REFUSED,
@@ -445,12 +447,67 @@ async def _match_steps(conn: Connection, session: Session, steps: _Steps, result
     players = (local, remote) if seat == 0 else (remote, local)
     runner = MatchRunner(rules, trumps, players, seed_source=game.seed, settle_deal=game.settle)
     result.record = runner.record
-    record = await runner.run()
-    ended = await game.take(wev.MatchEnded)
-    if ended.score_halves != record.score_halves():
-        say(cfg, f"note: the signed score {ended.score_halves} differs from the engine's "
-               f"{record.score_halves()}; the signed one counts")
-    result.score_halves = ended.score_halves
+    how, early = await _play_or_leave(cfg, game, runner)
+    if how == "played":
+        record = runner.record
+        ended = await game.take(wev.MatchEnded)
+        if ended.score_halves != record.score_halves():
+            say(cfg, f"note: the signed score {ended.score_halves} differs from the engine's "
+                   f"{record.score_halves()}; the signed one counts")
+        result.score_halves = ended.score_halves
+        return
+    if early is not None:
+        result.score_halves = early.score_halves
+    if how == "peer-left":
+        if early is not None:
+            await ours.observe(MatchOver(early.score_halves, runner.record))
+        return
+    signed = "both signed the final score" if early is not None else "the peer did not sign the end in time"
+    raise NetplayError(EXIT_LEFT, f"you resigned and left the match ({signed})")
+
+
+async def _play_or_leave(cfg: NetConfig, game: NetGame, runner: MatchRunner
+                         ) -> tuple[str, wev.MatchEnded | None]:
+    """Run the match loop until it ends (``"played"``), the peer leaves (``"peer-left"``:
+    protocol/wire.md §15, its resignation; the signed end follows), or our user leaves
+    (``"we-left"``: ``cfg.leave_requested`` is set; we send ``leave`` and wait up to
+    ``cfg.leave_wait_s`` seconds for the closing signatures).  Returns how, and the signed
+    end when it came early."""
+    how: list[str] = []
+    early: list[wev.MatchEnded] = []
+    leave = cfg.leave_requested
+    with single_errors():
+        async with trio.open_nursery() as nursery:
+
+            async def play() -> None:
+                await runner.run()
+                how.append("played")
+                nursery.cancel_scope.cancel()
+
+            async def peer_left() -> None:
+                await game.take(wev.Left)
+                early.append(await game.take(wev.MatchEnded))
+                how.append("peer-left")
+                nursery.cancel_scope.cancel()
+
+            async def we_leave() -> None:
+                assert leave is not None
+                await leave.wait()
+                how.append("we-left")
+                try:
+                    await game.send(game.session.leave)
+                except NetGameError:
+                    nursery.cancel_scope.cancel()  # nothing to resign now (e.g. the match is decided)
+                    return
+                with trio.move_on_after(cfg.leave_wait_s):
+                    early.append(await game.take(wev.MatchEnded))
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(play)
+            nursery.start_soon(peer_left)
+            if leave is not None:
+                nursery.start_soon(we_leave)
+    return (how[0] if how else "played"), (early[0] if early else None)
 
 
 async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> None:

@@ -240,6 +240,9 @@ class NetGame:
         ``os.urandom(32)`` secret for deal ``number``, reveal it when due, and return
         the 32-byte seed once both reveals are in (``DealReady``)."""
         self.current_deal = number
+        chain = self.session.chain
+        if chain is not None and chain.referee.left is not None:
+            await trio.sleep_forever()  # a seat left: no more deals (the driver ends the match)
         secret = os.urandom(32)
         await self.send(lambda: self.session.commit(secret))
         await self.send(self.session.reveal)

@@ -96,7 +96,7 @@ async def play_in_table(
     table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
                                allow_hint=False, allow_draw_offer=True, allow_chat=True,
                                waiting_text="{name} is thinking…",
-                               quit_question="Leave? The match stops unfinished; its log is kept."),
+                               quit_question="Leave? You resign the rest of the match (signed); its log is kept."),
                       input=input, output=output)
     table.record_label = "Match log saved"
     if on_table is not None:
@@ -189,7 +189,15 @@ async def play_in_table(
     cfg.make_player = lambda c, seat: human[0]
     cfg.headless = False
 
+    def on_link(text: str) -> None:
+        table.set_connection(text)
+        table.options.waiting_text = "The connection is lost: reconnecting…" if "lost" in text \
+            else "{name} is thinking…"
+
+    cfg.on_link = on_link
+
     async def trio_main() -> NetResult:
+        cfg.leave_requested = trio.Event()
         if role == "host":
             return await host(cfg, bind, port)
         return await join(cfg, address)
@@ -228,6 +236,12 @@ async def play_in_table(
             quit_result = await table.application.run_async()
     finally:
         if quit_result is QuitResult.QUIT:
+            if human and guest.running:
+                # Leave: resign the rest of the match with a signed message, wait briefly for the
+                # closing signatures (protocol/wire.md §15); cancel only if that does not end it.
+                guest.run_sync_soon(lambda: cfg.leave_requested.set() if cfg.leave_requested else None)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(_ended(guest)), cfg.leave_wait_s + 3.0)
             guest.cancel()
         app_done.append(True)
         for reply in list(pending):  # the person left the end screen: no rematch
@@ -252,6 +266,12 @@ async def play_in_table(
     for done_log in log_paths(result):
         print(f"match log: {done_log}", file=out)
     return EXIT_OK
+
+
+async def _ended(guest: TrioGuest[NetResult]) -> None:
+    """Wait for the trio run to end, whatever its outcome."""
+    with contextlib.suppress(BaseException):
+        await guest.wait()
 
 
 def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
