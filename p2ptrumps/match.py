@@ -111,14 +111,16 @@ async def urandom_seed(deal_number: int) -> bytes:
 
 class DealInterrupted(Exception):
     """Raised by a player (from ``choose_move`` or ``accept_draw``) when the deal
-    ended outside the match loop: the remote peer resigned, or a draw was agreed
-    over the network, while another seat was to act.  The match loop ends the
-    deal with ``outcome`` (reason ``"resign"`` or ``"agreed-draw"``) and goes on.
+    ended outside the match loop: the remote peer resigned, a draw was agreed
+    over the network, or a seat claimed the deal on time (protocol/wire.md §16),
+    while another seat was to act.  The match loop ends the deal with ``outcome``
+    (reason ``"resign"``, ``"agreed-draw"`` or ``"time"``) and goes on.
     """
 
     def __init__(self, outcome: Outcome) -> None:
-        if outcome.reason not in ("resign", "agreed-draw"):
-            raise ValueError(f"a deal is interrupted only by resignation or agreed draw, not {outcome.reason!r}")
+        if outcome.reason not in ("resign", "agreed-draw", "time"):
+            raise ValueError(f"a deal is interrupted only by resignation, agreed draw or a claim on time, "
+                             f"not {outcome.reason!r}")
         super().__init__(outcome.describe())
         self.outcome = outcome
 
@@ -202,10 +204,7 @@ class MatchRunner:
             try:
                 await self._turn(pos, deal, seat)
             except DealInterrupted as exc:
-                if exc.outcome.winner is not None:
-                    pos.resign(1 - exc.outcome.winner)
-                else:
-                    pos.agree_draw()
+                _end_as(pos, exc.outcome)
         assert pos.outcome is not None
         if self.settle_deal is not None:
             moves, outcome = await self.settle_deal(number, list(deal.moves), pos.outcome)
@@ -267,10 +266,8 @@ class MatchRunner:
             deal.moves.append(m)
             self._save()
             await self._broadcast(MovePlayed(seat, m, new.copy()))
-        if new.outcome is None and outcome.reason == "resign" and outcome.winner is not None:
-            new.resign(1 - outcome.winner)
-        elif new.outcome is None and outcome.reason == "agreed-draw":
-            new.agree_draw()
+        if new.outcome is None and outcome.reason in ("resign", "agreed-draw", "time"):
+            _end_as(new, outcome)
         if new.outcome != outcome:
             raise IllegalActionError(
                 f"deal {deal.number}: settled outcome {outcome.describe()} does not follow from its moves"
@@ -294,3 +291,15 @@ class MatchRunner:
             pos.pop()
             deal.moves.pop()
         return n
+
+
+def _end_as(pos: Position, outcome: Outcome) -> None:
+    """End the deal in ``pos`` by ``outcome``: a resignation, an agreed draw or a claim on time."""
+    if outcome.reason == "agreed-draw":
+        pos.agree_draw()
+    elif outcome.reason == "time":
+        assert outcome.winner is not None
+        pos.lose_on_time(1 - outcome.winner)
+    else:
+        assert outcome.winner is not None
+        pos.resign(1 - outcome.winner)

@@ -442,5 +442,6 @@ class MatchRecord:
                 f"deal {deal.number}: recorded result {result_json(deal.outcome)} "
                 f"but the moves reach {result_json(reached)}"
             )
-        if reached is None and deal.outcome is not None and deal.outcome.reason not in ("resign", "agreed-draw"):
+        if reached is None and deal.outcome is not None and deal.outcome.reason not in (
+                "resign", "agreed-draw", "time"):
             raise RecordError(f"deal {deal.number}: result {deal.outcome.reason} recorded but the deal is not over")

@@ -195,7 +195,9 @@ class Outcome:
 
     ``winner`` is the winning seat (0/1) or None for a drawn deal.  ``reason`` is
     one of :data:`REASONS`: ``"out"`` (went out), ``"both-out"`` (RULES.md §7
-    draw), ``"repetition"``, ``"turn-limit"``, ``"resign"``, ``"agreed-draw"``.
+    draw), ``"repetition"``, ``"turn-limit"``, ``"resign"``, ``"agreed-draw"``,
+    ``"time"`` (the loser's move clock ran out and the winner claimed the deal: a
+    networked match only, protocol/wire.md §16).
     """
 
     winner: int | None
@@ -231,10 +233,11 @@ class Outcome:
         return {
             "out": f"{w} went out and won",
             "resign": f"{l} resigned; {w} won",
+            "time": f"{l} ran out of time; {w} claimed the deal",
         }[self.reason]
 
 
-WIN_REASONS = ("out", "resign")
+WIN_REASONS = ("out", "resign", "time")
 DRAW_REASONS = ("both-out", "repetition", "turn-limit", "agreed-draw")
 REASONS = WIN_REASONS + DRAW_REASONS
 
@@ -488,6 +491,11 @@ class Position:
     def resign(self, seat: int) -> None:
         """``seat`` resigns: the opponent wins the deal (RULES.md §7). ``IllegalMoveError`` if over."""
         self._end(Outcome(1 - seat, "resign"))
+
+    def lose_on_time(self, seat: int) -> None:
+        """``seat`` ran out of time and the opponent claimed the deal (protocol/wire.md §16): the
+        opponent wins, reason ``"time"``.  ``IllegalMoveError`` if the deal is over."""
+        self._end(Outcome(1 - seat, "time"))
 
     def agree_draw(self) -> None:
         """Both players agree a draw (RULES.md §7). ``IllegalMoveError`` if over."""

@@ -34,6 +34,6 @@ async def test_deal_interrupted_ends_the_deal_with_its_outcome(outcome: Outcome)
     assert record.deals[0].outcome == outcome and record.deals[0].moves == []
 
 
-def test_deal_interrupted_only_by_resign_or_agreed_draw() -> None:
-    with pytest.raises(ValueError, match="only by resignation or agreed draw, not 'out'"):
+def test_deal_interrupted_only_by_resign_agreed_draw_or_time() -> None:
+    with pytest.raises(ValueError, match=r"only by resignation, agreed draw or a claim on time, not .out."):
         DealInterrupted(Outcome(0, "out"))

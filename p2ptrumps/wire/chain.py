@@ -21,6 +21,7 @@ from . import messages as m
 from .errors import LocalProtocolError, RemoteProtocolError
 from .events import (
     ChatReceived,
+    Claimed,
     DealEnded,
     DealReady,
     DrawAnswered,
@@ -74,6 +75,7 @@ TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
     "chat": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END, MATCH_END, DONE}), "any"),
     "rematch": (frozenset({DONE}), "any"),
     "leave": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END}), "any"),
+    "claim": (frozenset({TRUMP, COMMIT, REVEAL, PLAY}), "any"),
 }
 
 #: Kinds that either seat may send whoever holds the floor (protocol/wire.md §8.3).
@@ -113,6 +115,9 @@ class Referee:
     phase: str = RULES
     proposed: RuleSet | None = None
     rules: RuleSet | None = None
+    #: The move clock (protocol/wire.md §16): seconds per move proposed / agreed, 0 = none.
+    proposed_move_time: int = 0
+    move_time: int = 0
     trumps: list[int | None] = field(default_factory=lambda: [None, None])
     deal: int = 0
     dealer: int | None = None
@@ -129,6 +134,8 @@ class Referee:
     #: The seat that left the match (protocol/wire.md §15), and the deals it forfeited.
     left: int | None = None
     forfeited: list[int] = field(default_factory=list)
+    #: Each standing claim (protocol/wire.md §16): the claimant and the deals it won, in chain order.
+    claims: list[tuple[int, list[int]]] = field(default_factory=list)
 
     def copy(self) -> Referee:
         """An independent copy (the position and the containers copied)."""
@@ -138,6 +145,8 @@ class Referee:
             phase=self.phase,
             proposed=self.proposed,
             rules=self.rules,
+            proposed_move_time=self.proposed_move_time,
+            move_time=self.move_time,
             trumps=list(self.trumps),
             deal=self.deal,
             dealer=self.dealer,
@@ -153,6 +162,7 @@ class Referee:
             deals=[DealInfo(d.number, d.dealer, d.seed, d.hands, d.outcome) for d in self.deals],
             left=self.left,
             forfeited=list(self.forfeited),
+            claims=[(s, list(d)) for s, d in self.claims],
         )
 
     # ----- queries ---------------------------------------------------------------
@@ -244,8 +254,9 @@ class Referee:
     def _on_rules(self, seat: int, body: m.Body) -> list[Event]:
         assert isinstance(body, m.RulesMsg)
         self.proposed = body.rules
+        self.proposed_move_time = body.move_time
         self.phase = AGREE
-        return [RulesProposed(body.rules)]
+        return [RulesProposed(body.rules, body.move_time)]
 
     def _on_agree(self, seat: int, body: m.Body) -> list[Event]:
         assert isinstance(body, m.AgreeMsg) and self.proposed is not None
@@ -253,8 +264,9 @@ class Referee:
             self.phase = REFUSED
             return [RulesRefused()]
         self.rules = self.proposed
+        self.move_time = self.proposed_move_time
         self.phase = TRUMP
-        return [RulesAgreed(self.rules)]
+        return [RulesAgreed(self.rules, self.move_time)]
 
     def _on_trump(self, seat: int, body: m.Body) -> list[Event]:
         assert isinstance(body, m.TrumpMsg)
@@ -397,7 +409,7 @@ class Referee:
         events: list[Event] = [DealEnded(self.deal, self.outcome, (self.score[0], self.score[1]))]
         self.statements = set()
         if self.left is not None:
-            self._forfeit_from(self.deal + 1)
+            self.forfeited = self._award_rest(self.deal + 1, 1 - self.left)
         elif self.deal >= self.rules.deals:
             self.phase = MATCH_END
         else:
@@ -421,13 +433,15 @@ class Referee:
         self.phase = DONE
         return [MatchEnded((self.score[0], self.score[1]))]
 
-    def _forfeit_from(self, first: int) -> None:
-        """Score deals ``first`` .. the last as won by the seat that stayed; phase match-end (§15)."""
-        assert self.rules is not None and self.left is not None
-        self.forfeited = list(range(first, self.rules.deals + 1))
-        self.score[1 - self.left] += 2 * len(self.forfeited)
+    def _award_rest(self, first: int, winner: int) -> list[int]:
+        """Score deals ``first`` .. the last as won by ``winner`` without dealing them (a seat left,
+        §15, or was claimed against between deals, §16); phase match-end.  Returns those deals."""
+        assert self.rules is not None
+        deals = list(range(first, self.rules.deals + 1))
+        self.score[winner] += 2 * len(deals)
         self.statements = set()
         self.phase = MATCH_END
+        return deals
 
     def _on_leave(self, seat: int, body: m.Body) -> list[Event]:
         if self.left is not None:
@@ -441,8 +455,31 @@ class Referee:
             self._end_deal(self.position.outcome)
         elif self.phase in (TRUMP, COMMIT, REVEAL):
             self.position = None
-            self._forfeit_from(max(self.deal, 1))
+            self.forfeited = self._award_rest(max(self.deal, 1), 1 - seat)
         return events
+
+    def _on_claim(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.ClaimMsg)
+        floor, what = self.waiting_for()
+        if floor != 1 - seat:
+            raise RemoteProtocolError(
+                "out-of-turn", f"the {SEAT_NAMES[seat]} claimed, but the match waits for itself ({what}): "
+                "only the waiting seat may claim")
+        due = max(self.deal, 1)
+        if body.deal != due:
+            raise RemoteProtocolError(
+                "out-of-turn", f"the {SEAT_NAMES[seat]} claimed deal {body.deal}, the deal at stake is {due}")
+        if self.phase == PLAY:
+            assert self.position is not None
+            self.position.lose_on_time(1 - seat)
+            assert self.position.outcome is not None
+            self._end_deal(self.position.outcome)
+            won = [self.deal]
+        else:
+            self.position = None
+            won = self._award_rest(due, seat)
+        self.claims.append((seat, won))
+        return [Claimed(seat, due, tuple(won))]
 
     def _on_rematch(self, seat: int, body: m.Body) -> list[Event]:
         if seat in self.rematch:
@@ -520,6 +557,19 @@ class JointChain:
         except RemoteProtocolError as exc:
             raise LocalProtocolError(str(exc)) from None
         return msg, events
+
+    def place_own(self, msg: m.Signed) -> list[Event]:
+        """Place one of our own messages, already signed, read back from our log (a restart,
+        protocol/wire.md §14.4): it must carry a good signature and fit the end of the chain.
+
+        Raises ``RemoteProtocolError`` (the log is not ours, or is damaged) changing nothing.
+        """
+        self.check_signature(msg)
+        if msg.seq != len(self.entries) or msg.prev != self.head:
+            raise RemoteProtocolError(
+                "broken-chain", f"our own message {msg.seq} ({msg.kind}) does not fit the end of the chain "
+                f"({len(self.entries)} messages)")
+        return self._apply_and_append(msg)
 
     # ----- messages received (or read from a log) ----------------------------------------
 

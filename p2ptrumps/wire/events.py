@@ -31,16 +31,19 @@ class PeerHello:
 
 @dataclass(frozen=True)
 class RulesProposed:
-    """(guest) The host proposes ``rules``; answer with ``accept_rules()`` / ``refuse_rules()``."""
+    """(guest) The host proposes ``rules`` and ``move_time`` (seconds per move, 0 = no clock,
+    protocol/wire.md §16); answer with ``accept_rules()`` / ``refuse_rules()``."""
 
     rules: RuleSet
+    move_time: int = 0
 
 
 @dataclass(frozen=True)
 class RulesAgreed:
-    """Both sides agreed ``rules`` (the guest's signed acceptance is in the chain)."""
+    """Both sides agreed ``rules`` and ``move_time`` (the guest's signed acceptance is in the chain)."""
 
     rules: RuleSet
+    move_time: int = 0
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,18 @@ class Left:
 
 
 @dataclass(frozen=True)
+class Claimed:
+    """The peer (``seat``) claimed on time (protocol/wire.md §16) while the match waited for us:
+    ``deal`` is the deal at stake; ``deals`` the deals it won -- ``(deal,)`` when it claimed the
+    deal in play, every deal not yet dealt when it claimed between deals (then the match goes
+    to its signed end)."""
+
+    seat: int
+    deal: int
+    deals: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Resumed:
     """The peer proved its key on a new connection and the match goes on (protocol/wire.md §14);
     ``reconnections`` counts them in this session."""
@@ -218,6 +233,7 @@ Event = (
     | DealEnded
     | MatchEnded
     | Left
+    | Claimed
     | Resumed
     | ResumeRefused
     | RematchOffered

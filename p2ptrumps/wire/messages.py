@@ -40,7 +40,7 @@ RESUME_TAG = b"p2ptrumps/resume/v1"
 
 MAX_NAME_CHARS = 64
 MAX_CHAT_CHARS = 500
-REASONS = ("out", "resign", "both-out", "repetition", "turn-limit", "agreed-draw")
+REASONS = ("out", "resign", "time", "both-out", "repetition", "turn-limit", "agreed-draw")
 
 
 def _bad(reason: str) -> RemoteProtocolError:
@@ -222,24 +222,50 @@ def _b32(v: bytes, kind: str, what: str) -> bytes:
     return v
 
 
+#: The move clock's range, seconds per move (protocol/wire.md §9.2; 0 = no clock).
+MIN_MOVE_TIME_S = 5
+MAX_MOVE_TIME_S = 3600
+
+
+def check_move_time(seconds: int) -> None:
+    """``ValueError`` unless ``seconds`` is 0 (no move clock) or 5..3600 (protocol/wire.md §9.2)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or not (
+            seconds == 0 or MIN_MOVE_TIME_S <= seconds <= MAX_MOVE_TIME_S):
+        raise ValueError(f"the move time must be 0 (no clock) or {MIN_MOVE_TIME_S}..{MAX_MOVE_TIME_S} seconds, "
+                         f"not {seconds!r}")
+
+
 @dataclass(frozen=True)
 class RulesMsg(Body):
-    """``rules``: ``[pack_size, sixes, voluntary_pickup, repetition, turn_limit, deals]``."""
+    """``rules``: ``[pack_size, sixes, voluntary_pickup, repetition, turn_limit, deals]``, with a 7th
+    element ``move_time`` (seconds per move, protocol/wire.md §9.2, §16) only when it is not 0."""
 
     KIND: ClassVar[str] = "rules"
     rules: RuleSet
+    move_time: int = 0
 
     def fields(self) -> list[Any]:
         r = self.rules
-        return [r.pack_size, r.sixes, r.voluntary_pickup, r.repetition, r.turn_limit, r.deals]
+        out: list[Any] = [r.pack_size, r.sixes, r.voluntary_pickup, r.repetition, r.turn_limit, r.deals]
+        return [*out, self.move_time] if self.move_time else out
 
     @classmethod
     def parse(cls, items: list[Any]) -> RulesMsg:
-        _want(items, (int, bool, bool, int, int, int), cls.KIND)
+        if len(items) == 7:
+            _want(items, (int, bool, bool, int, int, int, int), cls.KIND)
+            if items[6] == 0:
+                raise _bad("rules: a 7th element (move_time) 0 must be left out (one encoding per rule set)")
+            try:
+                check_move_time(items[6])
+            except ValueError as exc:
+                raise _bad(f"rules: {exc}") from None
+        else:
+            _want(items, (int, bool, bool, int, int, int), cls.KIND)
         try:
-            return cls(RuleSet(items[0], items[1], items[2], items[3], items[4], items[5]))
+            rules = RuleSet(items[0], items[1], items[2], items[3], items[4], items[5])
         except RuleSetError as exc:
             raise _bad(f"rules: {exc}") from None
+        return cls(rules, items[6] if len(items) == 7 else 0)
 
 
 @dataclass(frozen=True)
@@ -476,6 +502,23 @@ class LeaveMsg(Body):
         return cls()
 
 
+@dataclass(frozen=True)
+class ClaimMsg(Body):
+    """``claim``: ``[deal]`` -- the other seat's move clock ran out (or it stayed away): the sender
+    claims the deal in play, or outside play the deals not yet dealt (protocol/wire.md §16)."""
+
+    KIND: ClassVar[str] = "claim"
+    deal: int
+
+    def fields(self) -> list[Any]:
+        return [self.deal]
+
+    @classmethod
+    def parse(cls, items: list[Any]) -> ClaimMsg:
+        _want(items, (int,), cls.KIND)
+        return cls(_deal_no(items[0], cls.KIND))
+
+
 BODY_TYPES: dict[str, type[Body]] = {
     c.KIND: c
     for c in (
@@ -493,6 +536,7 @@ BODY_TYPES: dict[str, type[Body]] = {
         MatchEndMsg,
         RematchMsg,
         LeaveMsg,
+        ClaimMsg,
     )
 }
 

@@ -49,7 +49,7 @@ crossing the host's resignation is dropped).  Nothing to do for the caller.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 from ..rules import IllegalMoveError, Move, Position, RuleSet
@@ -59,6 +59,7 @@ from .chain import DONE, MATCH_END, PLAY, REFUSED, REMATCHED, JointChain, Refere
 from .errors import LocalProtocolError, RemoteProtocolError
 from .events import (
     ChatReceived,
+    Claimed,
     CommitDue,
     ConnectionClosed,
     DealEnded,
@@ -86,7 +87,7 @@ from .identity import Identity, PublicKey
 
 Role = Literal["host", "guest"]
 #: Events that report a peer's own action: never emitted for our own messages.
-_PEER_ONLY = (MoveReceived, ChatReceived, DrawOffered, DrawAnswered, Resigned, RematchOffered, Left)
+_PEER_ONLY = (MoveReceived, ChatReceived, DrawOffered, DrawAnswered, Resigned, RematchOffered, Left, Claimed)
 #: Events that happen once per match (emitted once even if a withdrawn message is re-signed).
 _MILESTONES = (RulesAgreed, RulesRefused, TrumpChosen, DealReady, DealEnded, MatchEnded, RematchAgreed)
 Direction = Literal["sent", "received"]
@@ -104,12 +105,15 @@ class Session:
         name: our display name, 1..64 characters, no control characters.
         nonce: 32 fresh random bytes for this session's handshake (``os.urandom(32)``).
         rules: the rule set the host proposes; must be None for the guest.
+        move_time: the move clock the host proposes with the rules, seconds per move (0: none;
+            else 5..3600; protocol/wire.md §9.2, §16); 0 for the guest.
         on_message: the log hook (see the module docstring), or None.
         max_frame_bytes: the largest frame payload accepted, bytes (default
             :data:`~p2ptrumps.wire.framing.MAX_FRAME_BYTES`).
 
     Raises:
-        ValueError: bad role / nonce length / name, rules given to a guest or missing for a host.
+        ValueError: bad role / nonce length / name / move time, rules given to a guest or missing
+            for a host.
 
     The hello is queued at once: :meth:`data_to_send` returns it right away.
     """
@@ -123,6 +127,7 @@ class Session:
         rules: RuleSet | None = None,
         on_message: LogHook | None = None,
         max_frame_bytes: int = framing.MAX_FRAME_BYTES,
+        move_time: int = 0,
     ) -> None:
         if role not in ("host", "guest"):
             raise ValueError(f"role must be 'host' or 'guest', not {role!r}")
@@ -131,6 +136,10 @@ class Session:
         if (role == "host") != (rules is not None):
             raise ValueError("the host proposes rules; the guest passes rules=None")
         messages.check_name(name)
+        messages.check_move_time(move_time)
+        if move_time and role != "host":
+            raise ValueError("the host proposes the move clock; the guest passes move_time=0")
+        self._proposed_move_time = move_time
         self.role: Role = role
         self.seat: int = 0 if role == "host" else 1
         self.identity = identity
@@ -175,6 +184,90 @@ class Session:
         self._hellos[self.seat] = hello
         self._hello_frames[self.seat] = payload
         self._emit_frame(payload, log=True)
+
+    @classmethod
+    def restore(
+        cls,
+        identity: Identity,
+        frames: Sequence[bytes],
+        secrets: Mapping[int, bytes],
+        *,
+        on_message: LogHook | None = None,
+        max_frame_bytes: int = framing.MAX_FRAME_BYTES,
+    ) -> Session:
+        """The session that wrote a match log, rebuilt after its process died (protocol/wire.md §14.4).
+
+        Args:
+            identity: our key; it must be the key of the log's first hello (the owner's).
+            frames: the log's whole frames (length prefixes included), in file order, as
+                :func:`~p2ptrumps.wire.log.read_log` gives them (an incomplete last frame left out).
+            secrets: deal number -> our 32-byte commit secret of that deal (the resume file,
+                ``protocol/files.md``); the one of a deal whose commitment we sent but whose reveal
+                we did not must be there.
+            on_message: the log hook for what comes next (frames appended to the same log).
+
+        Returns a session holding the chain of the log, the peer's key accepted, no events
+        queued and nothing to send; call :meth:`begin_resume` on a new connection.  The chain
+        goes through the same checks as :func:`~p2ptrumps.wire.verify.verify_log` (both seats'
+        messages, withdrawals, ``resume`` frames counted in :attr:`reconnections`).
+
+        Raises:
+            ValueError: the log does not start with our hello and the peer's, holds another
+                key's hello first, breaks the protocol somewhere (the message names the frame),
+                has a match that is over (or was never agreed), or a needed secret is missing or
+                does not open our commitment.
+        """
+        decoded: list[m.Frame] = []
+        for i, frame in enumerate(frames):
+            try:
+                decoded.append(m.decode(frame[framing.HEADER_BYTES:]))
+            except RemoteProtocolError as exc:
+                raise ValueError(f"log frame #{i}: {exc.reason} [{exc.code}]") from None
+        if len(decoded) < 2 or not isinstance(decoded[0], m.Hello) or not isinstance(decoded[1], m.Hello):
+            raise ValueError("the log does not start with two hellos")
+        own, peer_hello = decoded[0], decoded[1]
+        if own.public_key != identity.public_bytes:
+            raise ValueError("the log was written with another identity key than ours")
+        role: Role = "host" if own.seat == 0 else "guest"
+        placeholder = RuleSet() if role == "host" else None  # never sent: the key is accepted already
+        s = cls(role, identity, own.name, own.nonce, rules=placeholder, max_frame_bytes=max_frame_bytes)
+        if s.data_to_send() != frames[0]:
+            raise ValueError("the log's first hello is not the hello this program would send (not canonical)")
+        try:
+            s._on_hello(frames[1], frames[1][framing.HEADER_BYTES:], peer_hello)
+        except RemoteProtocolError as exc:
+            raise ValueError(f"log frame #1: {exc.reason} [{exc.code}]") from None
+        s._key_accepted = True
+        chain = s._chain
+        assert chain is not None
+        for i, msg in enumerate(decoded[2:], start=2):
+            try:
+                if isinstance(msg, m.Resume):
+                    if msg.game_id != chain.game_id or msg.seat != 1 - s.seat:
+                        raise RemoteProtocolError("malformed", "a resume frame for another game or seat")
+                    s.reconnections += 1
+                    continue
+                if not isinstance(msg, m.Signed):
+                    raise RemoteProtocolError("malformed", f"a {type(msg).__name__.lower()} frame in a log")
+                events = chain.place_own(msg) if msg.seat == s.seat else chain.receive(msg).events
+            except RemoteProtocolError as exc:
+                raise ValueError(f"log frame #{i}: {exc.reason} [{exc.code}]") from None
+            if msg.seat == s.seat and isinstance(msg.body, m.CommitMsg):
+                secret = secrets.get(msg.body.deal)
+                if secret is not None and m.commitment(chain.game_id, msg.body.deal, s.seat,
+                                                       identity.public_bytes, secret) == msg.body.commitment:
+                    s._secrets[msg.body.deal] = secret
+            s._push_events(events)
+        ref = chain.referee
+        if ref.rules is None or s.finished:
+            raise ValueError(f"the match in the log is not in progress (phase {ref.phase})")
+        if ref.phase == "reveal" and s.seat in ref.commits and s.seat not in ref.secrets \
+                and ref.deal not in s._secrets:
+            raise ValueError(f"the secret of our commitment for deal {ref.deal} is missing from the resume file "
+                             "(or does not open it): we cannot reveal, which forfeits the match")
+        s._events.clear()
+        s._on_message = on_message
+        return s
 
     # ----- bytes in / bytes and events out -------------------------------------
 
@@ -257,7 +350,7 @@ class Session:
         self._key_accepted = True
         if self.role == "host":
             assert self._proposed_rules is not None
-            self._send(m.RulesMsg(self._proposed_rules))
+            self._send(m.RulesMsg(self._proposed_rules, self._proposed_move_time))
         self._after_change()
 
     def accept_rules(self) -> None:
@@ -354,13 +447,26 @@ class Session:
         when leaving is not allowed now (before the trumps, at or after the match's end)."""
         self._send(m.LeaveMsg())
 
-    def begin_resume(self, nonce: bytes) -> None:
+    def claim(self) -> None:
+        """Claim on time (protocol/wire.md §16): the match waits for the peer, whose move clock ran
+        out or who stayed away.  In phase play the deal ends won by us (reason ``"time"``);
+        between deals (trump, commit, reveal) every deal not yet dealt is ours and the match goes
+        to its signed end.  ``LocalProtocolError`` when the match does not wait for the peer in
+        one of those phases."""
+        ref = self._ready()
+        self._send(m.ClaimMsg(max(ref.deal, 1)))
+
+    def begin_resume(self, nonce: bytes, resume_sent: bool = False) -> None:
         """Start again on a new connection (protocol/wire.md §14): forget the old connection's
         bytes (half-read frames, unsent output: every chained message is sent again from the
         chain), and, as the guest, queue our ``resume`` frame.  The host queues its own when
         the guest's ``resume`` arrives.  Until the peer's ``proof`` checks out only ``resume``,
         ``proof`` and heartbeats are taken; then the missing messages are sent and
         :class:`~p2ptrumps.wire.events.Resumed` is emitted.
+
+        ``resume_sent``: our ``resume`` frame with this ``nonce`` has already gone out on the new
+        connection (the host's lobby sent it while the guest proved its key, §14.2 step 3); it
+        is not queued again.
 
         Raises :class:`LocalProtocolError` when there is no match to resume (no handshake yet,
         a protocol violation, or the match has ended); ``ValueError`` for a bad nonce.
@@ -376,8 +482,8 @@ class Session:
         self._resume_nonce = nonce
         self._peer_resume = None
         self._peer_resume_frame = b""
-        self._resume_sent = False
-        if self.role == "guest":
+        self._resume_sent = resume_sent
+        if self.role == "guest" and not resume_sent:
             self._send_resume()
 
     @property
@@ -410,6 +516,11 @@ class Session:
     def rules(self) -> RuleSet | None:
         """The agreed rules (None until the guest accepted)."""
         return None if self._chain is None else self._chain.referee.rules
+
+    @property
+    def move_time(self) -> int:
+        """The agreed move clock, seconds per move (0: none, or not agreed yet; protocol/wire.md §16)."""
+        return 0 if self._chain is None else self._chain.referee.move_time
 
     @property
     def trumps(self) -> tuple[int, int] | None:
@@ -467,6 +578,8 @@ class Session:
         frame = framing.frame(payload)
         if log and self._on_message is not None:
             self._on_message(frame, "sent")
+        if self._resume_nonce is not None and log:
+            return  # a chained message made while resuming goes out from the chain once the peer proved itself
         self._out += frame
 
     def _check_alive(self) -> None:

@@ -12,6 +12,7 @@ returns (by default the first legal move).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +21,8 @@ import msgpack  # type: ignore[import-untyped]
 
 from ..rules import PICKUP_MOVE, Move, Position, RuleSet
 from . import encoding, framing
-from .events import CommitDue, Event, PeerHello, ProtocolViolation, RulesProposed
+from .errors import LocalProtocolError
+from .events import CommitDue, Event, PeerHello, ProtocolViolation, RevealDue, RulesProposed
 from .identity import Identity
 from .messages import Body, MoveMsg, RevealMsg, Signed, build_signed, decode
 from .session import Direction, Session
@@ -81,8 +83,10 @@ def make_side(
     script: Script | None = None,
     identity: Identity | None = None,
     name: str | None = None,
+    move_time: int = 0,
 ) -> Side:
-    """A session with a fixed key (from ``label``), fixed nonce, a list log, and its script."""
+    """A session with a fixed key (from ``label``), fixed nonce, a list log, and its script
+    (``move_time``: the host's proposed move clock, seconds)."""
     ident = identity or Identity.from_seed(fixed_bytes(f"{label}/key"))
     side_log: list[LoggedFrame] = []
 
@@ -96,6 +100,7 @@ def make_side(
         nonce=fixed_bytes(f"{label}/nonce"),
         rules=rules if role == "host" else None,
         on_message=hook,
+        move_time=move_time if role == "host" else 0,
     )
     return Side(s, script or Script(label), side_log)
 
@@ -134,6 +139,9 @@ def handle(side: Side, ev: Event) -> None:
     elif isinstance(ev, CommitDue):
         s.commit(sc.secret(ev.deal))
         s.reveal()
+    elif isinstance(ev, RevealDue):  # a session restored after committing (protocol/wire.md §14.4)
+        with contextlib.suppress(LocalProtocolError):  # revealed already, with the commitment
+            s.reveal()
 
 
 class ConnectionPair:
@@ -143,6 +151,7 @@ class ConnectionPair:
         rules: the host's proposal.
         host / guest: their scripts (default: first legal move, labels ``"host"``/``"guest"``).
         chunk: deliver bytes in pieces of this many bytes (tests partial frames); 0 = all at once.
+        move_time: the host's proposed move clock, seconds per move (0: none).
     """
 
     def __init__(
@@ -151,8 +160,9 @@ class ConnectionPair:
         host: Script | None = None,
         guest: Script | None = None,
         chunk: int = 0,
+        move_time: int = 0,
     ) -> None:
-        self.host = make_side("host", host.label if host else "host", rules or RuleSet(), host)
+        self.host = make_side("host", host.label if host else "host", rules or RuleSet(), host, move_time=move_time)
         self.guest = make_side("guest", guest.label if guest else "guest", None, guest)
         self.chunk = chunk
         #: Every byte each side wrote, in order (what went over the "socket").

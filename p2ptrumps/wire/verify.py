@@ -76,6 +76,9 @@ class Verdict:
         reconnections: how many times the match changed connection (``resume`` frames, wire.md §14.3).
         left: ``(seat, message index)`` of a ``leave`` (wire.md §15), else None.
         forfeited: the deal numbers forfeited by the seat that left.
+        claims: each claim on time standing in the chain (wire.md §16): ``(claimant seat, its
+            place in the chain, the deals it won)``.  A claimed result is never proven.
+        move_time: the agreed move clock, seconds per move (0: none).
     """
 
     status: str
@@ -98,6 +101,8 @@ class Verdict:
     reconnections: int = 0
     left: tuple[int, int] | None = None
     forfeited: list[int] = field(default_factory=list)
+    claims: list[tuple[int, int, list[int]]] = field(default_factory=list)
+    move_time: int = 0
     _chain: JointChain | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -119,7 +124,7 @@ class Verdict:
             "messages": self.messages,
             "game_id": self.game_id,
             "players": [{"seat": i, "name": n, "fingerprint": f} for i, (n, f) in enumerate(self.players)],
-            "rules": None if self.rules is None else self.rules.to_dict(),
+            "rules": None if self.rules is None else {**self.rules.to_dict(), "move_time": self.move_time},
             "trumps": None if self.trumps is None else [SUIT_LETTERS[t] for t in self.trumps],
             "deals": [
                 {"number": d.number, "dealer": d.dealer, "seed": d.seed, "winner": d.winner, "reason": d.reason}
@@ -132,6 +137,7 @@ class Verdict:
             "reconnections": self.reconnections,
             "left": None if self.left is None else {"seat": self.left[0], "message": self.left[1]},
             "forfeited": list(self.forfeited),
+            "claims": [{"seat": s, "message": i, "deals": list(d)} for s, i, d in self.claims],
         }
 
     def to_record(self) -> MatchRecord:
@@ -186,7 +192,8 @@ class Verdict:
         for i, (name, fp) in enumerate(self.players):
             lines.append(f"seat {i} ({SEAT_NAMES[i]}): {name}  fingerprint {fp}")
         if self.rules is not None:
-            lines.append(f"rules: {self.rules.describe()}")
+            clock = f", move clock {self.move_time} s" if self.move_time else ""
+            lines.append(f"rules: {self.rules.describe()}{clock}")
         if self.trumps is not None:
             t = self.trumps
             lines.append(f"trumps: seat 0 {suit_label(t[0], ascii_only)}, seat 1 {suit_label(t[1], ascii_only)}")
@@ -195,6 +202,8 @@ class Verdict:
                 res = "unfinished"
             elif d.winner is None:
                 res = f"drawn ({d.reason})"
+            elif d.reason == "time":
+                res = f"claimed by seat {d.winner} on time (a claim: the log cannot prove time)"
             else:
                 res = f"won by seat {d.winner} ({d.reason})"
             lines.append(f"deal {d.number}: dealer seat {d.dealer}, {res}")
@@ -202,6 +211,10 @@ class Verdict:
             gone = f"; deals {', '.join(map(str, self.forfeited))} forfeited" if self.forfeited else ""
             lines.append(f"seat {self.left[0]} ({SEAT_NAMES[self.left[0]]}) left the match at message "
                          f"{self.left[1]}{gone}")
+        for seat, at, won in self.claims:
+            what = f"deal {won[0]}" if len(won) == 1 else "deals " + ", ".join(map(str, won))
+            lines.append(f"CLAIMED, not proven: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at "
+                         f"message {at} (the log cannot prove time; wire.md §16)")
         a, b = self.score_halves
         lines.append(f"score: {_half(a)} - {_half(b)}")
         lines.append(f"{self.frames} frames, {self.messages} chained messages"
@@ -368,12 +381,15 @@ def _fill(v: Verdict, chain: JointChain | None) -> None:
     v._chain = chain
     v.messages = len(chain)
     v.rules = ref.rules
+    v.move_time = ref.move_time
     v.trumps = ref.trumps_pair
     v.score_halves = (ref.score[0], ref.score[1])
     if ref.left is not None:
         at = next((i for i, e in enumerate(chain.entries) if isinstance(e.body, m.LeaveMsg)), len(chain.entries))
         v.left = (ref.left, at)
         v.forfeited = list(ref.forfeited)
+    at_claims = [i for i, e in enumerate(chain.entries) if isinstance(e.body, m.ClaimMsg)]
+    v.claims = [(seat, at, list(won)) for (seat, won), at in zip(ref.claims, at_claims, strict=True)]
     v.deals = [
         DealResult(
             d.number,
