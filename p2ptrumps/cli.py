@@ -27,6 +27,7 @@ COMMANDS = {
     "join": "p2ptrumps.net.commands:run_join",
     "verify": "p2ptrumps.verify_cli:run",
     "id": "p2ptrumps.net.commands:run_id",
+    "resume": "p2ptrumps.net.commands:run_resume",
 }
 
 AI_LEVELS = ("random", "greedy", "normal")
@@ -68,6 +69,20 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def move_time_arg(text: str) -> int:
+    """argparse type: the move clock, whole seconds per move: 0 (none) or 5..3600 (protocol/wire.md §16)."""
+    from .wire.messages import MAX_MOVE_TIME_S, MIN_MOVE_TIME_S
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
+    if not (value == 0 or MIN_MOVE_TIME_S <= value <= MAX_MOVE_TIME_S):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be 0 (no clock) or {MIN_MOVE_TIME_S}..{MAX_MOVE_TIME_S} seconds")
     return value
 
 
@@ -189,6 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_net_options(host)
     host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump (host chooses first)")
     add_rule_options(host)
+    host.add_argument("--move-time", type=move_time_arg, default=60, metavar="S",
+                      help="the move clock, agreed with the rules: seconds per move (5..3600), after which the "
+                      "waiting side may claim the deal; 0 = no clock (default 60)")
 
     join = sub.add_parser("join", help="join a networked match", description="Connect to a host and play.")
     join.add_argument("address", metavar="HOST:PORT", type=address_arg,
@@ -199,6 +217,24 @@ def build_parser() -> argparse.ArgumentParser:
     fp.add_argument("--accept-new", action="store_true", help="accept an unknown host's key (not a changed one)")
     _add_net_options(join)
     join.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump")
+
+    resume = sub.add_parser(
+        "resume", help="take up an unfinished networked match after a crash",
+        description="Take up an unfinished networked match from its log after this side's process died "
+        "(crash, kill, reboot): a host listens again on its port, a guest connects again to the host; "
+        "the match goes on from the last message both hold.")
+    resume.add_argument("log", metavar="LOG", nargs="?", default=None,
+                        help="the match log (default: the newest unfinished one, after asking)")
+    resume.add_argument("--ai", choices=AI_LEVELS, default=None, help="let the AI play this seat")
+    resume.add_argument("--think", type=positive_float, default=0.5, metavar="S", help="AI time per move, seconds")
+    resume.add_argument("--headless", action="store_true", help="no terminal UI: print progress and the result")
+    resume.add_argument("--rematch", type=int, default=0, metavar="N",
+                        help="with --ai: offer/accept up to N rematches (default 0)")
+    resume.add_argument("--ascii", action="store_true", help="ASCII suits")
+    resume.add_argument("--reconnect-wait", type=nonnegative_float, default=120.0, metavar="S",
+                        help="seconds to wait for the peer (default 120)")
+    resume.add_argument("--timeout", type=positive_float, default=30.0, metavar="S",
+                        help="seconds of silence before the peer is declared gone (default 30)")
 
     verify = sub.add_parser(
         "verify",

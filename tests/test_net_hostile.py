@@ -171,16 +171,21 @@ async def test_hostile_guest_fault_is_named_and_log_kept(tmp_path: Path, fault: 
 async def test_silent_peer_times_out(tmp_path: Path) -> None:
     err = await run_against_host(tmp_path, "silence", timeout_s=1.5)
     assert err.status == config.EXIT_PEER_GONE
-    assert str(err) == "the peer is gone: no word from the peer for 1.5 s (timeout)"
+    assert str(err) == ("the peer is gone: no word from the peer for 1.5 s (timeout); you claimed deal 1 on time "
+                        "(your log keeps the signed claim)")
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
-    assert (v.status, v.waiting) == ("unfinished", (1, "move"))
+    # The host claimed the deal the guest stayed away from (protocol/wire.md §16) and signed its end.
+    assert (v.status, v.waiting, [(s, w) for s, _, w in v.claims]) == ("unfinished", (1, "deal-end"), [(0, [1])])
+    assert (v.deals[0].winner, v.deals[0].reason) == (0, "time")
 
 
 async def test_peer_killed_mid_deal(tmp_path: Path) -> None:
     err = await run_against_host(tmp_path, "vanish", moves_before=3)
     assert err.status == config.EXIT_PEER_GONE
-    assert str(err) == "the peer is gone: the peer closed the connection before the match ended"
+    assert str(err) == ("the peer is gone: the peer closed the connection before the match ended; you claimed "
+                        "deal 1 on time (your log keeps the signed claim)")
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
     assert v.status == "unfinished"
-    assert v.waiting == (1, "move")  # the guest vanished on its turn
-    assert len(v.deals) == 1 and v.deals[0].reason is None
+    # The guest vanished on its turn: the host claimed the deal and waits for the guest's statement.
+    assert v.waiting == (1, "deal-end") and [(s, w) for s, _, w in v.claims] == [(0, [1])]
+    assert len(v.deals) == 1 and (v.deals[0].winner, v.deals[0].reason) == (0, "time")

@@ -60,6 +60,7 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         ascii_only=bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None)),
         rematches=max(0, int(getattr(args, "rematch", 0) or 0)),
         reconnect_wait_s=float(getattr(args, "reconnect_wait", 120.0)),
+        move_time=int(getattr(args, "move_time", 0) or 0) if role == "host" else 0,
     )
 
 
@@ -175,6 +176,78 @@ def run_join(args: argparse.Namespace) -> int:
         print(f"p2ptrumps: {exc}", file=sys.stderr)
         return exc.status
     return _run(args, "guest")
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    """``p2ptrumps resume [LOG]``: take up an unfinished networked match after this side's process
+    died (protocol/wire.md §14.4).  Without LOG: the newest unfinished match log that has a resume
+    file, after asking.  Returns the exit status of :mod:`p2ptrumps.net.config` (2: no LOG and no
+    terminal to ask, or no terminal for the table; 1: nothing to resume, or the log cannot be)."""
+    from . import resume
+
+    if not args.headless and args.ai is None:
+        from ..ui.replay import terminal_problem
+
+        if why := terminal_problem(sys.stdin, sys.stdout):
+            print(f"p2ptrumps resume: the table needs a terminal: {why} (add --headless, with --ai LEVEL "
+                  "to let the AI play)", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        data = keystore.data_dir()
+        identity, created = keystore.load_or_create_key(data)
+    except keystore.KeyStoreError as exc:
+        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if created:
+        print(f"p2ptrumps: there was no identity key in {data}, so no match of yours to resume (a new key "
+              "was made); set XDG_DATA_HOME to the data directory of the match", file=sys.stderr)
+        return EXIT_ERROR
+    path = Path(args.log) if args.log else None
+    if path is None:
+        candidates = [(p, d) for p in resume.resumable_logs(data) if (d := resume.describe(p)) is not None]
+        if not candidates:
+            print(f"p2ptrumps: no unfinished match to resume in {data / 'logs'}", file=sys.stderr)
+            return EXIT_ERROR
+        newest, about = candidates[0]
+        if not sys.stdin.isatty():
+            print(f"p2ptrumps resume: no LOG given and no terminal to ask; the newest unfinished match is "
+                  f"{newest}", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            answer = input(f"resume {about}\n  log {newest}\nresume it? [y/N] ")
+        except EOFError:
+            answer = ""
+        if answer.strip().lower() not in ("y", "yes"):
+            return EXIT_ERROR
+        path = newest
+    cfg = NetConfig(role="host", identity=identity, name="-", data=data, ai=args.ai, think_s=args.think,
+                    headless=bool(args.headless), timeout_s=args.timeout,
+                    ascii_only=bool(args.ascii) or _ascii_terminal(),
+                    rematches=max(0, int(args.rematch or 0)), reconnect_wait_s=float(args.reconnect_wait),
+                    confirm=None)
+    try:
+        restored = resume.load(cfg, path)
+    except NetplayError as exc:
+        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        return exc.status
+    cfg.role = restored.resume.role
+    cfg.name = restored.session.name
+    cfg.rules = restored.session.rules
+    cfg.move_time = restored.session.move_time
+    cfg.log_path = None  # rematches after the resumed match get default names
+    if not cfg.headless and cfg.ai is None:
+        from .table import run_with_ui
+
+        status: int = run_with_ui(cfg, args, cfg.role, main=lambda: resume.resume_match(cfg, restored))
+        return status
+    return _finish(cfg.out, lambda: trio.run(until_signalled, cfg, lambda: resume.resume_match(cfg, restored)),
+                   cfg)
+
+
+def _ascii_terminal() -> bool:
+    from ..ui.view import wants_ascii
+
+    return wants_ascii(getattr(sys.stdout, "encoding", None))
 
 
 def run_id(args: argparse.Namespace) -> int:

@@ -45,6 +45,8 @@ HELLO_TIMEOUT_S = 10.0
 RECONNECT_WAIT_S = 120.0
 #: Seconds a side that leaves the match waits for the peer's closing signatures (protocol/wire.md §15).
 LEAVE_WAIT_S = 5.0
+#: The host's move clock when ``--move-time`` is not given, seconds per move (protocol/wire.md §16).
+MOVE_TIME_S = 60
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -108,6 +110,12 @@ class NetConfig:
             (protocol/wire.md §15: resigns the rest), then the run ends with status 130.
         started_at: when the run started (``time.time()``; an interrupted run lists the
             logs written since).
+        move_time: (host) the move clock proposed with the rules, seconds per move (0: none;
+            protocol/wire.md §16).
+        ask_claim: ``await ask_claim(text)`` asks the person whether to claim the deal when the
+            peer's clock ran out (the table); None: claim at once (the AI, ``--headless``).
+        address: (guest) the ``HOST:PORT`` joined, as typed; ``bind`` / ``port``: (host) where it
+            listens -- kept in the resume file (``protocol/files.md``) for ``p2ptrumps resume``.
     """
 
     role: str
@@ -139,6 +147,11 @@ class NetConfig:
     leave_wait_s: float = LEAVE_WAIT_S
     leave_requested: trio.Event | None = None
     started_at: float = field(default_factory=time.time)
+    move_time: int = 0
+    ask_claim: Callable[[str], Awaitable[bool]] | None = None
+    address: str | None = None
+    bind: str | None = None
+    port: int = 0
 
 
 @dataclass
@@ -156,6 +169,7 @@ class NetResult:
     record: MatchRecord | None = None
     rules: RuleSet | None = None
     rematches: list[NetResult] = field(default_factory=list)
+    move_time: int = 0
 
 
 def say(cfg: NetConfig, text: str) -> None:

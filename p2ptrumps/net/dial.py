@@ -15,6 +15,7 @@ from .addresses import DEFAULT_PORT, format_address
 from .config import EXIT_CONNECT, EXIT_USAGE, NetConfig, NetplayError, NetResult, say
 from .driver import GUEST_BACKOFF_S, play_over
 from .logfile import check_log_free
+from .transport import Link
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
@@ -149,15 +150,16 @@ async def join(cfg: NetConfig, address: str) -> NetResult:
     host_name, port = parse_address(address)
     where = format_address(host_name, port)
     check_log_free(cfg)
+    cfg.address = address  # for the resume file (protocol/files.md)
     try:
         stream = await connect(host_name, port, cfg.timeout_s)
     except ConnectError as exc:
         raise NetplayError(EXIT_CONNECT, exc.message) from None
     say(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")
 
-    async def redial(seconds_left: float) -> tuple[trio.abc.Stream, bytes] | None:
+    async def redial(seconds_left: float) -> Link | None:
         try:
-            return await connect(host_name, port, min(seconds_left, cfg.timeout_s)), b""
+            return Link(await connect(host_name, port, min(seconds_left, cfg.timeout_s)))
         except ConnectError:
             return None
 

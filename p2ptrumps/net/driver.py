@@ -16,6 +16,7 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 import trio
 
@@ -23,7 +24,10 @@ from ..cards import suit_label
 from ..match import MatchEnded as MatchOver
 from ..match import MatchRunner, Player
 from ..record import PlayerInfo
+from ..rules import RuleSet
 from ..wire import events as wev
+from ..wire.chain import DONE, PLAY, REMATCHED
+from ..wire.errors import LocalProtocolError
 from ..wire.log import LOG_MAGIC
 from ..wire.session import Session
 from . import keystore
@@ -42,14 +46,29 @@ from .config import (
 from .logfile import MatchLogFile, create_log
 from .prompts import ProgressPrinter, accept_rules, choose_trump, our_player
 from .remote import LocalSeat, NetGame, NetGameError, RemotePlayer
-from .transport import Connection, PeerFault, PeerGone, PeerTimeout, Reconnect, TransportError, single_errors
+from .resumefile import ResumeFile, path_for
+from .transport import Connection, Link, PeerFault, PeerGone, PeerTimeout, Reconnect, TransportError, single_errors
 
 #: A bound on the rematches played on one connection (each needs both sides' consent anyway).
 MAX_MATCHES_PER_CONNECTION = 1000
 
-Redial = Callable[[float], Awaitable["tuple[trio.abc.Stream, bytes] | None"]]
+Redial = Callable[[float], Awaitable["Link | None"]]
+#: Why a match taken up after a restart starts with no link (protocol/wire.md §14.4).
+RESTARTED = "this side restarted"
 #: Seconds the guest waits between reconnection attempts (then the last, again and again).
 GUEST_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 10.0)
+
+
+@dataclass
+class Restored:
+    """A match taken up from its log after this side's process died (protocol/wire.md §14.4):
+    the session rebuilt from the log (:meth:`~p2ptrumps.wire.session.Session.restore`), the log
+    reopened for appending, its resume file, and the result so far (peer, rules, log path)."""
+
+    session: Session
+    log: MatchLogFile
+    resume: ResumeFile
+    result: NetResult
 
 
 def _clock(seconds: float) -> str:
@@ -59,17 +78,17 @@ def _clock(seconds: float) -> str:
 
 def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...]) -> Reconnect:
     """The ``reconnect`` of a :class:`~p2ptrumps.net.transport.Connection`: calls ``redial(seconds
-    left)`` (a new stream and bytes already read from it, or None for "not now") with
+    left)`` (a new :class:`~p2ptrumps.net.transport.Link`, or None for "not now") with
     ``backoff_s`` between tries, until ``cfg.reconnect_wait_s`` seconds after the link went
     down; meanwhile ``cfg.on_link`` shows "connection lost — reconnecting (1:42 left)" each
     second.  Raises :class:`PeerGone` when the wait runs out (protocol/wire.md §14)."""
 
-    async def reconnect(conn: Connection, why: TransportError) -> tuple[trio.abc.Stream, bytes]:
+    async def reconnect(conn: Connection, why: TransportError) -> Link:
         started = conn.down_since if conn.down_since is not None else trio.current_time()
         deadline = started + cfg.reconnect_wait_s
-        if conn.reconnections == 0 or trio.current_time() - started < 0.5:
+        if str(why) != RESTARTED and (conn.reconnections == 0 or trio.current_time() - started < 0.5):
             say(cfg, f"connection lost ({why}); reconnecting for up to {cfg.reconnect_wait_s:g} s ...")
-        got: list[tuple[trio.abc.Stream, bytes]] = []
+        got: list[Link] = []
         async with trio.open_nursery() as nursery:
 
             async def countdown() -> None:
@@ -102,9 +121,11 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
     return reconnect
 
 
-async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, *,
+async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address: str, *,
                     claim: Callable[[NetResult], bool] | None = None,
-                    redial: Redial | None = None, backoff_s: tuple[float, ...] = (0.0,)) -> NetResult:
+                    redial: Redial | None = None, backoff_s: tuple[float, ...] = (0.0,),
+                    restored: Restored | None = None,
+                    on_connection: Callable[[Connection], None] | None = None) -> NetResult:
     """Play one match as ``cfg.role`` over a connected ``stream``, then any rematches agreed
     (protocol/wire.md §9.4: each one a new session, new game id and new log on the same stream).
 
@@ -120,6 +141,10 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, 
         redial: how to reach the peer again after the connection drops (the guest dials the
             host, the host takes a connection that resumes this match from its lobby); None:
             a dropped connection ends the match.  ``backoff_s``: pauses between tries.
+        restored: the match is taken up after a restart: ``stream`` is None and the first link
+            comes from ``redial`` (protocol/wire.md §14.4).
+        on_connection: called with the :class:`Connection` once it exists (the host's lobby
+            hands it resuming connections, and drops its link for a proven one).
     Returns:
         the :class:`NetResult` of the first match, played to the end; its
         ``rematches`` list holds the results of the rematches played after it.
@@ -131,7 +156,7 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, 
     """
     now = datetime.now()
     hello_deadline = trio.current_time() + cfg.hello_timeout_s
-    first = _open_match(cfg, 0)
+    first = _open_match(cfg, 0) if restored is None else (restored.log, restored.session, restored.result)
     log, session, result = first
     results = [result]
     logs = [log]
@@ -147,14 +172,19 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, 
             reconnect=make_reconnect(cfg, redial, backoff_s) if redial is not None and cfg.reconnect_wait_s > 0
             else None,
             can_resume=lambda: current[0].rules is not None and not current[0].finished,
+            down=PeerGone(RESTARTED) if restored is not None else None,
         )
+        if on_connection is not None:
+            on_connection(conn)
 
         async def body(c: Connection) -> None:
             match_log, match_session, match_result = first
             for number in range(MAX_MATCHES_PER_CONNECTION):
                 steps = _Steps(cfg, now, number, peer_address, rematch_of=results[0] if number else None,
                                hello_deadline=hello_deadline if number == 0 else None,
-                               claim=claim if number == 0 else None)
+                               claim=claim if number == 0 else None,
+                               restored=restored if number == 0 else None,
+                               resume=restored.resume if restored is not None and number == 0 else None)
                 again = await _match(c, match_session, steps, match_result, match_log,
                                      rematches_left=cfg.rematches - number)
                 if not again:
@@ -180,7 +210,7 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, 
             raise NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}{hint}") from None
         except (PeerGone, PeerTimeout) as exc:
             raise NetplayError(EXIT_PEER_GONE, _gone_message(cfg, results[0], exc) + _forfeit_note(current[0])
-                               ) from None
+                               + _claim_on_leaving(current[0])) from None
         except TransportError as exc:
             raise NetplayError(EXIT_PEER_GONE, str(exc)) from None
         except NetGameError as exc:
@@ -197,6 +227,26 @@ async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, 
             lg.close()
     _sync_paths(results[0], logs)
     return results[0]
+
+
+def _claim_on_leaving(session: Session) -> str:
+    """The peer did not come back within the reconnect wait (protocol/wire.md §16): if the match waits
+    for it in a phase where that may be claimed, sign the claim (it is logged, never sent) and say
+    so; else ""."""
+    chain = session.chain
+    if chain is None or session.violation is not None or session.rules is None:
+        return ""
+    ref = chain.referee
+    seat, _ = ref.waiting_for()
+    if seat != 1 - session.seat or ref.phase not in ("trump", "commit", "reveal", PLAY):
+        return ""
+    try:
+        session.claim()
+    except (LocalProtocolError, OSError):
+        return ""
+    won = ref.claims[-1][1] if ref.claims else []
+    what = f"deal {won[0]}" if len(won) == 1 else "deals " + ", ".join(map(str, won))
+    return f"; you claimed {what} on time (your log keeps the signed claim)"
 
 
 def _forfeit_note(session: Session) -> str:
@@ -274,6 +324,9 @@ class _Steps:
     rematch_of: NetResult | None
     hello_deadline: float | None
     claim: Callable[[NetResult], bool] | None
+    restored: Restored | None = None
+    #: The match's resume file, once the log file exists (``protocol/files.md``).
+    resume: ResumeFile | None = None
 
 
 async def _match(conn: Connection, session: Session, steps: _Steps, result: NetResult, log: MatchLogFile,
@@ -282,15 +335,29 @@ async def _match(conn: Connection, session: Session, steps: _Steps, result: NetR
     cfg = steps.cfg
     game = NetGame(conn, session, on_chat=lambda who, text: say(cfg, f"[chat] {who}: {text}"),
                    on_note=lambda text: say(cfg, f"note: {text}"))
-    with single_errors():
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(game.pump)
-            await _match_steps(conn, session, steps, result, log, game)
-            again = await _rematch(game, cfg, result, rematches_left)
-            if not again:
-                conn.closing_ok = True
-            nursery.cancel_scope.cancel()
+    game.ask_claim = cfg.ask_claim
+    try:
+        with single_errors():
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(game.pump)
+                nursery.start_soon(game.run_clock)
+                await _match_steps(conn, session, steps, result, log, game)
+                if steps.resume is not None and _complete(session):
+                    steps.resume.delete()
+                again = await _rematch(game, cfg, result, rematches_left)
+                if not again:
+                    conn.closing_ok = True
+                nursery.cancel_scope.cancel()
+    finally:
+        if steps.resume is not None and _complete(session):
+            steps.resume.delete()
     return again
+
+
+def _complete(session: Session) -> bool:
+    """True when the match in ``session`` is complete: both signed the end (its log verifies as valid)."""
+    chain = session.chain
+    return session.violation is None and chain is not None and chain.referee.phase in (DONE, REMATCHED)
 
 
 async def _rematch(game: NetGame, cfg: NetConfig, result: NetResult, rematches_left: int) -> bool:
@@ -373,14 +440,42 @@ async def _unless_closed(game: NetGame, fn: Callable[[], Awaitable[bool]]) -> bo
 
 async def _match_steps(conn: Connection, session: Session, steps: _Steps, result: NetResult,
                        log: MatchLogFile, game: NetGame) -> None:
-    """The match in order: handshake and pinning, rules, trumps, the deals, the signed end."""
+    """The match in order: handshake and pinning, rules, trumps, the deals, the signed end.  A
+    restored match (``steps.restored``) skips what its chain holds already."""
     cfg, rematch_of = steps.cfg, steps.rematch_of
-    seat = session.seat
-    await conn.send_pending()  # our hello
+    if steps.restored is not None:
+        game.restore()
+        name = session.peer_name or "peer"
+        say(cfg, f"resuming the match with {name} ({session.peer_fingerprint}); its log: {result.log_path}")
+        rules = session.rules
+        assert rules is not None
+    else:
+        name, rules = await _handshake(session, steps, result, log, game)
+    result.rules, result.move_time = rules, session.move_time
+    if steps.resume is None and result.log_path is not None:
+        steps.resume = _new_resume_file(cfg, result.log_path, session)
+    if steps.resume is not None:
+        game.before_commit = steps.resume.add_secret
+    clock = f"; move clock {session.move_time} s" if session.move_time else ""
+    say(cfg, f"rules: {rules.describe()}{clock}")
+    if rematch_of is None and cfg.on_ready is not None:
+        cfg.on_ready(game, result)
+    elif rematch_of is not None and cfg.on_rematch is not None:
+        cfg.on_rematch(game, result)
+    await _play_match(session, steps, result, game, name)
+
+
+async def _handshake(session: Session, steps: _Steps, result: NetResult, log: MatchLogFile,
+                     game: NetGame) -> tuple[str, RuleSet]:
+    """Hellos, pinning and the rules (protocol/wire.md §7, §9.1); creates the log file when the
+    rules are agreed.  Returns the peer's name and the agreed rules."""
+    cfg, rematch_of = steps.cfg, steps.rematch_of
+    game_take = game.take
+    await game.conn.send_pending()  # our hello
 
     got: wev.PeerHello | None = None
     with trio.move_on_at(steps.hello_deadline if steps.hello_deadline is not None else math.inf):
-        got = await game.take(wev.PeerHello)
+        got = await game_take(wev.PeerHello)
     if got is None:
         raise NetplayError(EXIT_PEER_GONE, f"no hello from the peer within {cfg.hello_timeout_s:g} s "
                            "(not a p2ptrumps peer?)")
@@ -397,60 +492,77 @@ async def _match_steps(conn: Connection, session: Session, steps: _Steps, result
 
     if cfg.role == "host":
         if rematch_of is None:
-            say(cfg, f"proposed: {cfg.rules.describe() if cfg.rules else '?'}; waiting for {hello.name} "
+            clock = f", move clock {cfg.move_time} s" if cfg.move_time else ""
+            say(cfg, f"proposed: {cfg.rules.describe() if cfg.rules else '?'}{clock}; waiting for {hello.name} "
                    "to accept the rules ...")
-        answer = await game.take(wev.RulesAgreed, wev.RulesRefused)
+        answer = await game_take(wev.RulesAgreed, wev.RulesRefused)
         if isinstance(answer, wev.RulesRefused):
             raise NetplayError(EXIT_RULES_REFUSED, f"{hello.name} refused the rules")
         assert isinstance(answer, wev.RulesAgreed)
         result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name)
-        rules = answer.rules
+        return hello.name, answer.rules
+    proposed = await game_take(wev.RulesProposed)
+    if rematch_of is not None:
+        ok = (rematch_of.rules is not None and proposed.rules == rematch_of.rules
+              and proposed.move_time == rematch_of.move_time)
     else:
-        proposed = await game.take(wev.RulesProposed)
-        if rematch_of is not None:
-            ok = rematch_of.rules is not None and proposed.rules == rematch_of.rules
-        else:
-            ok = await accept_rules(cfg, proposed.rules, hello.name)
-        if not ok:
-            await game.send(session.refuse_rules)
-            why = "other rules than the match before" if rematch_of is not None else "the rules"
-            raise NetplayError(EXIT_RULES_REFUSED, f"you refused {why} of {hello.name}")
-        result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name)
-        await game.send(session.accept_rules)
-        rules = (await game.take(wev.RulesAgreed)).rules
-    result.rules = rules
-    say(cfg, f"rules: {rules.describe()}")
-    if rematch_of is None and cfg.on_ready is not None:
-        cfg.on_ready(game, result)
-    elif rematch_of is not None and cfg.on_rematch is not None:
-        cfg.on_rematch(game, result)
+        ok = await accept_rules(cfg, proposed.rules, hello.name, proposed.move_time)
+    if not ok:
+        await game.send(session.refuse_rules)
+        why = "other rules than the match before" if rematch_of is not None else "the rules"
+        raise NetplayError(EXIT_RULES_REFUSED, f"you refused {why} of {hello.name}")
+    result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name)
+    await game.send(session.accept_rules)
+    return hello.name, (await game_take(wev.RulesAgreed)).rules
 
-    if seat == 0:
-        mine = await choose_trump(cfg, None)
-        await game.send(lambda: session.choose_trump(mine))
-        theirs = (await game.take(wev.TrumpChosen, where=lambda e: e.seat == 1)).suit
-        trumps = (mine, theirs)
-    else:
-        theirs = (await game.take(wev.TrumpChosen, where=lambda e: e.seat == 0)).suit
-        mine = await choose_trump(cfg, theirs)
-        await game.send(lambda: session.choose_trump(mine))
-        trumps = (theirs, mine)
-    a = cfg.ascii_only
-    say(cfg, f"trumps: you {suit_label(mine, a)}, {hello.name} {suit_label(theirs, a)}")
 
-    ours: Player = our_player(cfg, seat)
-    names = (cfg.name, hello.name) if seat == 0 else (hello.name, cfg.name)
-    if cfg.headless:
-        ours = ProgressPrinter(ours, cfg, names)
-    remote = RemotePlayer(game, PlayerInfo(hello.name, "remote", hello.fingerprint))
-    local = LocalSeat(ours, game)
-    players = (local, remote) if seat == 0 else (remote, local)
-    runner = MatchRunner(rules, trumps, players, seed_source=game.seed, settle_deal=game.settle)
-    result.record = runner.record
-    how, early = await _play_or_leave(cfg, game, runner)
+def _new_resume_file(cfg: NetConfig, log_path: Path, session: Session) -> ResumeFile:
+    """Create the resume file beside a new log (``protocol/files.md``).  NetplayError (status 1) if
+    it cannot be written."""
+    assert session.game_id is not None
+    resume = ResumeFile(path_for(log_path), session.game_id, cfg.role,
+                        address=cfg.address if cfg.role == "guest" else None,
+                        bind=cfg.bind if cfg.role == "host" else None,
+                        port=cfg.port if cfg.role == "host" else 0)
+    try:
+        resume.save()
+    except OSError as exc:
+        raise NetplayError(EXIT_ERROR, f"cannot write the resume file {resume.path}: {exc.strerror or exc}"
+                           ) from None
+    return resume
+
+
+async def _play_match(session: Session, steps: _Steps, result: NetResult, game: NetGame, name: str) -> None:
+    """Trumps, the deals and the signed end, or the match's early end (a seat left or was claimed
+    against between deals)."""
+    cfg = steps.cfg
+    seat = session.seat
+    ours: list[Player] = []
+    runner: list[MatchRunner] = []
+
+    async def play() -> None:
+        mine, theirs = await _trumps(game, cfg, seat)
+        trumps = (mine, theirs) if seat == 0 else (theirs, mine)
+        a = cfg.ascii_only
+        say(cfg, f"trumps: you {suit_label(mine, a)}, {name} {suit_label(theirs, a)}")
+        player: Player = our_player(cfg, seat)
+        names = (cfg.name, name) if seat == 0 else (name, cfg.name)
+        if cfg.headless:
+            player = ProgressPrinter(player, cfg, names)
+        ours.append(player)
+        remote = RemotePlayer(game, PlayerInfo(name, "remote", session.peer_fingerprint))
+        local = LocalSeat(player, game)
+        players = (local, remote) if seat == 0 else (remote, local)
+        rules = session.rules
+        assert rules is not None
+        runner.append(MatchRunner(rules, trumps, players, seed_source=game.seed, settle_deal=game.settle))
+        result.record = runner[0].record
+        await runner[0].run()
+
+    how, early = await _play_or_leave(cfg, game, play)
     if how == "played":
-        record = runner.record
         ended = await game.take(wev.MatchEnded)
+        record = runner[0].record
         if ended.score_halves != record.score_halves():
             say(cfg, f"note: the signed score {ended.score_halves} differs from the engine's "
                    f"{record.score_halves()}; the signed one counts")
@@ -458,53 +570,87 @@ async def _match_steps(conn: Connection, session: Session, steps: _Steps, result
         return
     if early is not None:
         result.score_halves = early.score_halves
-    if how == "peer-left":
-        if early is not None:
-            await ours.observe(MatchOver(early.score_halves, runner.record))
+    if how in ("peer-left", "claimed"):
+        if early is not None and ours and runner:
+            await ours[0].observe(MatchOver(early.score_halves, runner[0].record))
         return
     signed = "both signed the final score" if early is not None else "the peer did not sign the end in time"
     raise NetplayError(EXIT_LEFT, f"you resigned and left the match ({signed})")
 
 
-async def _play_or_leave(cfg: NetConfig, game: NetGame, runner: MatchRunner
+async def _trumps(game: NetGame, cfg: NetConfig, seat: int) -> tuple[int, int]:
+    """Our trump and the peer's (RULES.md §2): the host chooses first, the guest another suit.  A
+    choice already in the chain (a restored session) is taken from there."""
+    session = game.session
+    chain = session.chain
+    assert chain is not None
+    ref = chain.referee
+
+    async def theirs() -> int:
+        peer = 1 - seat
+        known = ref.trumps[peer]
+        if known is not None:
+            return known
+        return (await game.take(wev.TrumpChosen, where=lambda e: e.seat == peer)).suit
+
+    async def mine(taken: int | None) -> int:
+        known = ref.trumps[seat]
+        if known is not None:
+            return known
+        suit = await choose_trump(cfg, taken)
+        await game.send(lambda: session.choose_trump(suit))
+        return suit
+
+    if seat == 0:
+        ours = await mine(None)
+        return ours, await theirs()
+    other = await theirs()
+    return await mine(other), other
+
+
+async def _play_or_leave(cfg: NetConfig, game: NetGame, play: Callable[[], Awaitable[None]]
                          ) -> tuple[str, wev.MatchEnded | None]:
-    """Run the match loop until it ends (``"played"``), the peer leaves (``"peer-left"``:
-    protocol/wire.md §15, its resignation; the signed end follows), or our user leaves
-    (``"we-left"``: ``cfg.leave_requested`` is set; we send ``leave`` and wait up to
-    ``cfg.leave_wait_s`` seconds for the closing signatures).  Returns how, and the signed
-    end when it came early."""
+    """Run ``play()`` (the trumps and the match loop) until it ends (``"played"``), the chain ends
+    the match early (``"peer-left"``: the peer left, protocol/wire.md §15, or claimed the rest
+    between deals, §16; ``"claimed"``: we did, before a restart; the signed end follows), or
+    our user leaves (``"we-left"``:
+    ``cfg.leave_requested`` is set; we send ``leave`` and wait up to ``cfg.leave_wait_s``
+    seconds for the closing signatures).  Returns how, and the signed end when it came early."""
     how: list[str] = []
     early: list[wev.MatchEnded] = []
     leave = cfg.leave_requested
+    seat = game.seat
+    chain = game.session.chain
+    assert chain is not None
     with single_errors():
         async with trio.open_nursery() as nursery:
 
-            async def play() -> None:
-                await runner.run()
+            async def run() -> None:
+                await play()
                 how.append("played")
                 nursery.cancel_scope.cancel()
 
-            async def peer_left() -> None:
-                await game.take(wev.Left)
-                early.append(await game.take(wev.MatchEnded))
-                how.append("peer-left")
+            async def over_early() -> None:
+                await game.until(game.match_over_early)
+                end = game.early_end()
+                assert end is not None
+                we_left = end == ("left", seat)
+                with trio.move_on_after(cfg.leave_wait_s if we_left else math.inf):
+                    early.append(await game.take(wev.MatchEnded))
+                how.append("we-left" if we_left else "peer-left" if end[1] != seat else "claimed")
                 nursery.cancel_scope.cancel()
 
             async def we_leave() -> None:
                 assert leave is not None
                 await leave.wait()
-                how.append("we-left")
                 try:
                     await game.send(game.session.leave)
                 except NetGameError:
+                    how.append("we-left")
                     nursery.cancel_scope.cancel()  # nothing to resign now (e.g. the match is decided)
-                    return
-                with trio.move_on_after(cfg.leave_wait_s):
-                    early.append(await game.take(wev.MatchEnded))
-                nursery.cancel_scope.cancel()
 
-            nursery.start_soon(play)
-            nursery.start_soon(peer_left)
+            nursery.start_soon(run)
+            nursery.start_soon(over_early)
             if leave is not None:
                 nursery.start_soon(we_leave)
     return (how[0] if how else "played"), (early[0] if early else None)

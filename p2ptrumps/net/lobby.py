@@ -18,9 +18,9 @@ from ..wire import framing, messages
 from ..wire.errors import RemoteProtocolError
 from .addresses import format_address, is_ipv6, local_addresses, worth_giving_out
 from .config import EXIT_CONNECT, EXIT_PEER_FAULT, EXIT_PEER_GONE, NetConfig, NetplayError, NetResult, say
-from .driver import play_over
+from .driver import Restored, play_over
 from .logfile import check_log_free
-from .transport import single_errors
+from .transport import Connection, Link, single_errors
 
 #: Connections the host lets say hello at once; more are closed at once (a flood).
 MAX_WAITING_CONNECTIONS = 64
@@ -139,6 +139,7 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
     listeners = await open_listeners(bind, port)
     try:
         bound = int(listeners[0].socket.getsockname()[1])
+        cfg.bind, cfg.port = bind, bound  # for the resume file (protocol/files.md)
         say(cfg, f"hosting as {cfg.name!r}, key fingerprint {cfg.identity.fingerprint}")
         say(cfg, "give your opponent one of: " + ", ".join(addresses_to_give(listeners)))
         say(cfg, f"waiting for a guest on port {bound} ...")
@@ -165,8 +166,10 @@ class _Lobby:
         self.fatal: list[NetplayError] = []
         #: Connections that start with a ``resume`` frame (the guest coming back, protocol/wire.md
         #: §14), with the bytes read from them, for the match to try in turn.
-        self.inbox_send, self.inbox = trio.open_memory_channel[tuple[trio.abc.Stream, bytes]](MAX_RESUME_CANDIDATES)
+        self.inbox_send, self.inbox = trio.open_memory_channel[Link](MAX_RESUME_CANDIDATES)
         self.resuming = 0
+        #: The connection of the match being played (set by :func:`play_over`).
+        self.conn: Connection | None = None
 
     def note(self, text: str) -> None:
         if self.owner is not None:
@@ -195,6 +198,20 @@ class _Lobby:
         if self.fatal:
             raise self.fatal[0]
         return self.done[0]
+
+    async def serve_restored(self, listeners: list[trio.SocketListener], restored: Restored) -> NetResult:
+        """Play a match taken up after a restart (protocol/wire.md §14.4): every connection must
+        resume it (see :meth:`_resume_candidate`); the first proven one carries the match on."""
+        self.owner = restored
+        got: list[NetResult] = []
+        with single_errors():
+            async with trio.open_nursery() as nursery:
+                for lst in listeners:
+                    nursery.start_soon(self._accept_loop, lst, nursery)
+                got.append(await play_over(None, self.cfg, "", redial=self._redial, restored=restored,
+                                           on_connection=self.on_connection))
+                nursery.cancel_scope.cancel()
+        return got[0]
 
     async def _accept_loop(self, lst: trio.SocketListener, nursery: trio.Nursery) -> None:
         while True:
@@ -249,39 +266,53 @@ class _Lobby:
                 self.note(f"dropped the oldest waiting connection from {from_ip}: {why}")
                 return
 
-    async def _redial(self, seconds_left: float) -> tuple[trio.abc.Stream, bytes] | None:
-        """(for the match) The next connection that starts with a ``resume`` frame."""
+    async def _redial(self, seconds_left: float) -> Link | None:
+        """(for the match) The next connection that proved the guest's key (see :meth:`_resume_candidate`)."""
         return await self.inbox.receive()
 
+    def on_connection(self, conn: Connection) -> None:
+        self.conn = conn
+
     async def _resume_candidate(self, stream: trio.SocketStream) -> None:
-        """A connection while a guest holds the match: if its first frame (within
-        ``hello_timeout_s``) is a guest's ``resume``, hand it to the match (which checks the
-        game and the key's proof); anything else is closed (the host is busy)."""
+        """A connection while a guest holds the match (protocol/wire.md §14.2): its first frame
+        (within ``hello_timeout_s``) must be the guest's ``resume`` for the match's game id; the
+        host answers with its own ``resume`` (a fresh nonce) and the guest's ``proof`` must verify
+        with the guest's key of the match.  Only then is the connection handed to the match --
+        which drops its old link if that still looked alive -- and only then does the host sign
+        its own proof.  Anything else is closed (the host is busy); nothing is written to disk."""
         handed = False
         try:
-            data = bytearray()
+            buf = bytearray()
             with trio.move_on_after(self.cfg.hello_timeout_s):
-                while len(data) < framing.HEADER_BYTES or len(data) < framing.HEADER_BYTES + int.from_bytes(
-                        data[:framing.HEADER_BYTES], "big"):
-                    if len(data) >= framing.HEADER_BYTES and int.from_bytes(
-                            data[:framing.HEADER_BYTES], "big") > framing.MAX_FRAME_BYTES:
-                        return
-                    chunk = await stream.receive_some(4096)
-                    if not chunk:
-                        return
-                    data += chunk
-                try:
-                    n = int.from_bytes(data[:framing.HEADER_BYTES], "big")
-                    frame = messages.decode(bytes(data[framing.HEADER_BYTES:framing.HEADER_BYTES + n]))
-                except RemoteProtocolError:
+                first, at = await _read_frame(stream, buf, 0)
+                conn = self.conn
+                session = None if conn is None else conn.session
+                chain = getattr(session, "chain", None)
+                if (not isinstance(first, messages.Resume) or first.seat != 1 or chain is None
+                        or first.game_id != chain.game_id):
                     return
-                if isinstance(frame, messages.Resume) and frame.seat == 1:
-                    try:
-                        self.inbox_send.send_nowait((stream, bytes(data)))
-                        handed = True
-                    except trio.WouldBlock:
-                        return
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                nonce = os.urandom(32)
+                if nonce == first.nonce:
+                    return
+                await stream.send_all(framing.frame(
+                    messages.Resume(messages.VERSION, 0, chain.game_id, nonce).encode()))
+                proof = None
+                for _ in range(8):  # heartbeats may come before the proof
+                    proof, at = await _read_frame(stream, buf, at)
+                    if not isinstance(proof, (messages.Ping, messages.Pong)):
+                        break
+                if not isinstance(proof, messages.Proof) or not chain.keys[1].verify(
+                        proof.sig, messages.proof_input(chain.game_id, 1, proof.confirmed, first.nonce, nonce)):
+                    self.note("dropped a connection that offered to resume the match without the guest's key")
+                    return
+                try:
+                    self.inbox_send.send_nowait(Link(stream, bytes(buf), nonce))
+                    handed = True
+                except trio.WouldBlock:
+                    return
+                if conn is not None and conn.link_up:
+                    conn.drop_link("the guest came back on a new connection")
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError, RemoteProtocolError):
             return
         finally:
             self.resuming -= 1
@@ -295,7 +326,7 @@ class _Lobby:
         with scope:
             try:
                 result = await play_over(stream, cfg, ip, claim=lambda res: self.claim(token, res),
-                                         redial=self._redial)
+                                         redial=self._redial, on_connection=self.on_connection)
             except NetplayError as exc:
                 if self.owner is not token:
                     self.note(f"dropped a connection from {ip}: {exc}; still waiting for a guest")
@@ -315,3 +346,23 @@ class _Lobby:
                     await trio.aclose_forcefully(stream)
             self.done.append(result)
             nursery.cancel_scope.cancel()
+
+
+async def _read_frame(stream: trio.abc.Stream, buf: bytearray, offset: int) -> tuple[messages.Frame, int]:
+    """Read from ``stream`` into ``buf`` (everything read is kept) until a whole frame starts at
+    ``offset``; return it decoded and the offset after it.  Raises RemoteProtocolError (a bad
+    length or frame) or ``trio.BrokenResourceError`` (the connection closed first)."""
+    for _ in range(64):  # bounded: each pass reads more bytes
+        have = len(buf) - offset
+        if have >= framing.HEADER_BYTES:
+            n = int.from_bytes(buf[offset:offset + framing.HEADER_BYTES], "big")
+            if n == 0 or n > framing.MAX_FRAME_BYTES:
+                raise RemoteProtocolError("garbage-frame", "a bad frame length")
+            end = offset + framing.HEADER_BYTES + n
+            if len(buf) >= end:
+                return messages.decode(bytes(buf[offset + framing.HEADER_BYTES:end])), end
+        chunk = await stream.receive_some(4096)
+        if not chunk:
+            raise trio.BrokenResourceError("closed")
+        buf += chunk
+    raise RemoteProtocolError("garbage-frame", "a frame that does not end")

@@ -49,8 +49,34 @@ class MatchLogFile:
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+        _lock(fd)
         self._file = os.fdopen(fd, "wb")
         self._sync_dir()
+
+    @classmethod
+    def reopen(cls, path: str | os.PathLike[str], length: int) -> MatchLogFile:
+        """Open an existing log to go on appending (a match resumed after a restart,
+        protocol/wire.md §14.4): cut it to ``length`` bytes (its whole frames: an incomplete
+        last frame is dropped) and take the lock.
+
+        Raises:
+            LogBusyError: another process is writing it.
+            OSError: it cannot be opened or cut.
+        """
+        log = cls(path, defer=True)
+        fd = os.open(log.path, os.O_WRONLY | getattr(os, "O_BINARY", 0))
+        try:
+            _lock(fd)
+            os.ftruncate(fd, length)
+            os.lseek(fd, 0, os.SEEK_END)
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        log._file = os.fdopen(fd, "wb")
+        log._pending = None
+        log.bytes_written = length
+        return log
 
     def create(self, path: str | os.PathLike[str]) -> None:
         """(deferred log) Create the file at ``path`` and write the bytes held so far
@@ -106,6 +132,43 @@ class MatchLogFile:
             self._file.close()
         self._pending = None
 
+
+
+class LogBusyError(OSError):
+    """Another process holds the match log open for writing (the match is running there)."""
+
+
+def _lock(fd: int) -> None:
+    """Take an exclusive ``flock`` on an open log (released when the process ends, also by ``kill -9``):
+    ``p2ptrumps resume`` refuses a log that a running match is writing.  :class:`LogBusyError` if held."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        raise LogBusyError("another p2ptrumps process is writing this match log (the match is running there)"
+                           ) from None
+
+
+def is_busy(path: Path) -> bool:
+    """True when a running p2ptrumps process holds ``path`` (a match log) open for writing."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 #: The peer's name in a log file name is cut to this many characters.

@@ -134,8 +134,11 @@ async def choose_trump(cfg: NetConfig, taken: int | None) -> int:
 
 
 
-async def accept_rules(cfg: NetConfig, rules: RuleSet, host_name: str) -> bool:
-    say(cfg, f"{host_name} proposes: {rules.describe()}")
+async def accept_rules(cfg: NetConfig, rules: RuleSet, host_name: str, move_time: int = 0) -> bool:
+    """Whether we accept the host's rules and move clock (``move_time`` seconds per move, 0: none):
+    the AI and a run without a terminal accept; a person is asked."""
+    clock = f", move clock {move_time} s a move" if move_time else ", no move clock"
+    say(cfg, f"{host_name} proposes: {rules.describe()}{clock}")
     if cfg.ai is not None or cfg.confirm is None:
         return True
     question = "accept these rules? [Y/n] "

@@ -15,8 +15,15 @@ and the match loop (:class:`~p2ptrumps.match.MatchRunner`):
   thinks, a resignation or draw offer from the peer interrupts it
   (:class:`~p2ptrumps.match.DealInterrupted`), and its draw answers go to the peer;
 * :meth:`NetGame.seed` is the ``seed_source`` of the match loop: a fresh
-  ``os.urandom(32)`` secret per deal, committed and revealed through the
-  session, and the seed both sides derive once both reveals are in.
+  ``os.urandom(32)`` secret per deal, handed to ``before_commit`` (the resume file
+  puts it on the disk) before it is committed, revealed through the session, and
+  the seed both sides derive once both reveals are in;
+* :class:`MoveClock` runs the move clock of the seat to move (protocol/wire.md §16);
+  when the peer's runs out, :class:`RemotePlayer` claims the deal (the AI at once, a
+  person when ``ask_claim`` says yes);
+* a session restored from its log after a restart (protocol/wire.md §14.4) is
+  replayed: :meth:`NetGame.restore` records what the chain already holds, and the
+  players give the match loop those moves and ends again instead of asking or waiting.
 
 The session is the authority on the match: the match loop runs the same engine
 on the same moves, and :meth:`NetGame.seed` checks the session's deal against
@@ -27,7 +34,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TypeVar
 
@@ -36,9 +43,11 @@ import trio
 from ..match import Action, DealInterrupted, DealStarted, Event, OfferDraw, Player, Resign
 from ..record import PlayerInfo
 from ..rules import Move, Outcome, Position
+from ..wire.chain import PLAY
 from ..wire.errors import LocalProtocolError
 from ..wire.events import (
     ChatReceived,
+    Claimed,
     CommitDue,
     DealReady,
     DrawAnswered,
@@ -53,11 +62,63 @@ from ..wire.events import (
 )
 from ..wire.events import DealEnded as DealEndedWire
 from ..wire.events import Event as WireEvent
-from ..wire.messages import MoveMsg
+from ..wire.messages import ClaimMsg, DealEndMsg, MoveMsg
 from ..wire.session import Session
 from .transport import Connection, single_errors
 
 E = TypeVar("E")
+
+#: Seconds past the move time before the waiting side claims (the last message's transit, §16).
+CLAIM_GRACE_S = 3.0
+#: How often the move clock ticks, seconds.
+CLOCK_TICK_S = 0.25
+
+
+def clock_text(seconds: float) -> str:
+    """``"1:05"`` for 65 seconds (whole seconds rounded up, never below 0:00)."""
+    whole = max(0, int(-(-seconds // 1)))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+class MoveClock:
+    """The move clock of the seat to move, as this side sees it (protocol/wire.md §16).
+
+    Args:
+        move_time: the agreed seconds per move (0: no clock; the clock then only tells who moves).
+
+    :meth:`tick` (called every :data:`CLOCK_TICK_S` seconds by :meth:`NetGame.run_clock`) restarts
+    the clock whenever the floor of the deal in play moves on, and counts time only while the
+    link is up.  ``seat`` is the seat whose clock runs (None outside play).
+    """
+
+    def __init__(self, move_time: int) -> None:
+        self.move_time = move_time
+        self.key: tuple[int, int, int] | None = None
+        self.seat: int | None = None
+        self.used_s = 0.0
+        self._changed = trio.Event()
+
+    def tick(self, key: tuple[int, int, int] | None, seat: int | None, link_up: bool, elapsed_s: float) -> None:
+        """Advance by ``elapsed_s`` seconds; ``key`` identifies the move awaited (deal, turn, seat)."""
+        if key != self.key:
+            self.key, self.seat, self.used_s = key, seat, 0.0
+        elif key is not None and link_up:
+            self.used_s += elapsed_s
+        self._changed.set()
+        self._changed = trio.Event()
+
+    def remaining_s(self) -> float | None:
+        """Seconds left for the seat to move (may go below 0), None without a clock or outside play."""
+        if not self.move_time or self.key is None:
+            return None
+        return self.move_time - self.used_s
+
+    async def wait_expired(self, key: tuple[int, int, int], grace_s: float = CLAIM_GRACE_S) -> None:
+        """Return once the move ``key`` has used ``move_time + grace_s`` seconds; never without a clock."""
+        if not self.move_time:
+            await trio.sleep_forever()
+        while not (self.key == key and self.used_s >= self.move_time + grace_s):
+            await self._changed.wait()
 
 
 def in_deal(deal: int) -> Callable[[object], bool]:
@@ -98,6 +159,16 @@ class NetGame:
         self.events_seen = 0
         #: The deal the match loop is playing (deal-scoped peer events are taken only for it).
         self.current_deal = 0
+        #: ``before_commit(deal, secret)``: called before our commitment is signed (the resume file
+        #: writes the secret to the disk, protocol/wire.md §14.4).
+        self.before_commit: Callable[[int, bytes], None] | None = None
+        #: ``await ask_claim(text)``: whether to claim when the peer's clock ran out (None: claim).
+        self.ask_claim: Callable[[str], Awaitable[bool]] | None = None
+        self.clock = MoveClock(session.move_time)
+        #: What the chain held when a restarted session was restored (:meth:`restore`): the moves of
+        #: each deal dealt, and the ends of those that had ended.
+        self.restored_moves: dict[int, list[Move]] = {}
+        self.restored_ends: dict[int, Outcome] = {}
 
     @property
     def names(self) -> tuple[str, str]:
@@ -134,9 +205,109 @@ class NetGame:
                 continue
             if isinstance(ev, (CommitDue, RevealDue, ProtocolViolation)):
                 continue  # commit/reveal are given early; faults are the transport's
-            self._queue.append(ev)  # type: ignore[arg-type]
-            self._arrived.set()
-            self._arrived = trio.Event()
+            self._push(ev)  # type: ignore[arg-type]
+
+    def restore(self) -> None:
+        """Note what the chain of a restored session holds (protocol/wire.md §14.4), so the match
+        loop is replayed to where it stopped: each dealt deal's moves and end (see
+        :meth:`replayed`), and a draw offer or a peer's leave or claim between deals that it has
+        not seen as an event."""
+        chain = self.session.chain
+        assert chain is not None
+        ref = chain.referee
+        for info in ref.deals:
+            self.restored_moves[info.number] = self.chain_moves(info.number)
+            if info.outcome is not None:
+                self.restored_ends[info.number] = info.outcome
+        peer = 1 - self.seat
+        if ref.phase == PLAY and ref.draw_offer == peer:
+            self._push(DrawOffered(ref.deal, peer))
+        if ref.left == peer:
+            self._push(Left(peer))
+        for seat, won in ref.claims:
+            if seat == peer and won and not any(d.number == won[0] for d in ref.deals):
+                self._push(Claimed(peer, won[0], tuple(won)))
+
+    def replayed(self, deal: int, turn: int) -> Move | None:
+        """(a restored session) The move the chain already holds at ``turn`` of ``deal``, or None when
+        the deal goes on from there.
+
+        Raises:
+            DealInterrupted: the deal had ended there by a resignation, agreed draw or claim.
+        """
+        moves = self.restored_moves.get(deal)
+        if moves is None:
+            return None
+        if turn < len(moves):
+            return moves[turn]
+        end = self.restored_ends.get(deal)
+        if end is not None and turn == len(moves) and end.reason in ("resign", "agreed-draw", "time"):
+            raise DealInterrupted(end)
+        return None
+
+    def _push(self, ev: WireEvent) -> None:
+        self._queue.append(ev)
+        self._arrived.set()
+        self._arrived = trio.Event()
+
+    async def until(self, predicate: Callable[[], bool]) -> None:
+        """Wait until ``predicate()`` holds, checking whenever an event arrives."""
+        while not predicate():
+            await self._arrived.wait()
+
+    async def run_clock(self) -> None:
+        """Tick :attr:`clock` every :data:`CLOCK_TICK_S` seconds (run beside the match)."""
+        last = trio.current_time()
+        while True:
+            await trio.sleep(CLOCK_TICK_S)
+            now = trio.current_time()
+            chain = self.session.chain
+            key: tuple[int, int, int] | None = None
+            seat: int | None = None
+            if chain is not None and chain.referee.phase == PLAY and chain.referee.position is not None:
+                pos = chain.referee.position
+                key, seat = (chain.referee.deal, pos.turn, pos.to_move), pos.to_move
+            self.clock.tick(key, seat, self.conn.link_up, now - last)
+            last = now
+
+    def claim_stands(self, deal: int) -> bool:
+        """True when our claim on ``deal`` is in the chain for good: the deal ended on it, and (as the
+        guest, whose messages the host may still displace, protocol/wire.md §8.3) a host message
+        came after it."""
+        chain = self.session.chain
+        if chain is None or self.chain_outcome(deal) != Outcome(self.seat, "time"):
+            return False
+        at = max((i for i, e in enumerate(chain.entries)
+                  if isinstance(e.body, ClaimMsg) and e.seat == self.seat and e.body.deal == deal), default=None)
+        if at is None:
+            return False
+        return self.seat == 0 or any(e.seat == 0 for e in chain.entries[at + 1:])
+
+    def settled_in_chain(self, deal: int) -> bool:
+        """True when both deal-end statements of ``deal`` are in the chain."""
+        chain = self.session.chain
+        return chain is not None and sum(
+            1 for e in chain.entries if isinstance(e.body, DealEndMsg) and e.body.deal == deal) >= 2
+
+    def match_over_early(self) -> bool:
+        """True when the chain ends the match before every deal is dealt: a seat left, or a claim
+        between deals (protocol/wire.md §15, §16); no more deals come."""
+        return self.early_end() is not None
+
+    def early_end(self) -> tuple[str, int] | None:
+        """How the chain ends the match early: ``("left", seat)`` or ``("claimed", claimant)`` (a claim
+        between deals), else None."""
+        chain = self.session.chain
+        if chain is None:
+            return None
+        ref = chain.referee
+        if ref.left is not None:
+            return "left", ref.left
+        dealt = {d.number for d in ref.deals}
+        for seat, won in ref.claims:
+            if won and won[0] not in dealt:
+                return "claimed", seat
+        return None
 
     async def take(self, *types: type[E], where: Callable[[E], bool] | None = None) -> E:
         """Remove and return the first queued event of one of ``types`` (and for which
@@ -186,7 +357,7 @@ class NetGame:
             if self.conn.error is not None:
                 raise self.conn.error from None
             outcome = self.chain_outcome(deal)
-            if outcome is not None and outcome.reason in ("resign", "agreed-draw"):
+            if outcome is not None and outcome.reason in ("resign", "agreed-draw", "time"):
                 if self.on_note is not None:
                     self.on_note(f"not sent: {exc}; the deal ended first ({outcome.describe(self.names)})")
                 raise DealInterrupted(outcome) from None
@@ -223,29 +394,48 @@ class NetGame:
         Raises:
             TransportError: the connection failed while waiting.
         """
-        ended = await self.take(DealEndedWire, where=lambda e: e.number == number)
+        if self.settled_in_chain(number):  # a restored session: signed before the restart
+            settled = self.chain_outcome(number)
+            assert settled is not None
+        else:
+            settled = (await self.take(DealEndedWire, where=lambda e: e.number == number)).outcome
         chain_moves = self.chain_moves(number)
-        self._queue = deque(e for e in self._queue if getattr(e, "deal", None) != number)
-        if (chain_moves, ended.outcome) != (moves, outcome) and self.on_note is not None:
+        self._queue = deque(e for e in self._queue if getattr(e, "deal", None) != number
+                            and not (isinstance(e, DealEndedWire) and e.number == number))
+        if (chain_moves, settled) != (moves, outcome) and self.on_note is not None:
             extra = moves[len(chain_moves):] if moves[: len(chain_moves)] == chain_moves else []
             why = f"your move {' '.join(m.code for m in extra)} crossed the peer's message and was not played; " \
                 if extra else ""
-            self.on_note(f"deal {number}: {why}the signed result is {ended.outcome.describe(self.names)}")
-        return chain_moves, ended.outcome
+            self.on_note(f"deal {number}: {why}the signed result is {settled.describe(self.names)}")
+        return chain_moves, settled
 
     # ----- the seed source --------------------------------------------------------------
 
     async def seed(self, number: int) -> bytes:
         """``seed_source`` for :class:`~p2ptrumps.match.MatchRunner`: commit to a fresh
-        ``os.urandom(32)`` secret for deal ``number``, reveal it when due, and return
-        the 32-byte seed once both reveals are in (``DealReady``)."""
+        ``os.urandom(32)`` secret for deal ``number`` (handed to ``before_commit`` first), reveal
+        it when due, and return the 32-byte seed once both reveals are in (``DealReady``).  A
+        restored session takes what the chain holds: the seed of a deal dealt already, the
+        reveal of a secret committed already."""
         self.current_deal = number
         chain = self.session.chain
-        if chain is not None and chain.referee.left is not None:
-            await trio.sleep_forever()  # a seat left: no more deals (the driver ends the match)
-        secret = os.urandom(32)
-        await self.send(lambda: self.session.commit(secret))
-        await self.send(self.session.reveal)
+        if self.match_over_early():
+            await trio.sleep_forever()  # no more deals (the driver ends the match)
+        assert chain is not None
+        ref = chain.referee
+        info = next((d for d in ref.deals if d.number == number), None)
+        if info is not None:
+            self.deals[number] = DealReady(number, info.dealer, info.seed, info.hands)
+            return info.seed
+        if ref.deal == number and self.seat in ref.commits:
+            if self.seat not in ref.secrets:
+                await self.send(self.session.reveal)
+        else:
+            secret = os.urandom(32)
+            if self.before_commit is not None:
+                self.before_commit(number, secret)  # on the disk before the commitment is signed
+            await self.send(lambda: self.session.commit(secret))
+            await self.send(self.session.reveal)
         while True:
             ready = await self.take(DealReady)
             if ready.number == number:
@@ -286,19 +476,54 @@ class RemotePlayer:
         return 1 - self.game.seat
 
     async def choose_move(self, position: Position, seat: int) -> Action:
-        """Wait for the peer's move, resignation or draw offer in the current deal
-        (unlimited time: the transport's heartbeats tell a thinking peer from a vanished one).
+        """Wait for the peer's move, resignation or draw offer in the current deal.  With a move
+        clock (protocol/wire.md §16), once the peer's clock has run out we claim the deal (asking
+        ``game.ask_claim`` first, if set); the transport's heartbeats tell a thinking peer from a
+        vanished one.  A restored session first replays the moves its chain holds.
 
         Raises:
+            DealInterrupted: the peer claimed the deal, or our claim stands (the deal is ours on time).
             TransportError: the connection failed.
         """
-        deal = self.game.current_deal
-        ev = await self.game.take(MoveReceived, Resigned, DrawOffered, where=in_deal(deal))
-        if isinstance(ev, MoveReceived):
-            return ev.move
-        if isinstance(ev, Resigned):
-            return Resign()
-        return OfferDraw()
+        game = self.game
+        deal = game.current_deal
+        again = game.replayed(deal, position.turn)
+        if again is not None:
+            return again
+        key = (deal, position.turn, seat)
+        claimed = False
+
+        async def deadline(claimed: bool, key: tuple[int, int, int]) -> None:
+            if claimed:
+                await game.until(lambda: game.claim_stands(deal))
+            else:
+                await game.clock.wait_expired(key)
+
+        while True:
+            got = await _first_of(
+                lambda: game.take(MoveReceived, Resigned, DrawOffered, Claimed, where=in_deal(deal)),
+                partial(deadline, claimed, key),
+            )
+            if isinstance(got, MoveReceived):
+                return got.move
+            if isinstance(got, Resigned):
+                return Resign()
+            if isinstance(got, DrawOffered):
+                return OfferDraw()
+            if isinstance(got, Claimed):
+                raise DealInterrupted(Outcome(got.seat, "time"))
+            if claimed:  # our claim stands
+                raise DealInterrupted(Outcome(game.seat, "time"))
+            claimed = True
+            name = game.session.peer_name or "the peer"
+            text = f"{name}'s time is up ({clock_text(game.clock.move_time)} a move): claim the deal?"
+            if game.ask_claim is not None and not await game.ask_claim(text):
+                claimed = False
+                key = (-1, -1, -1)  # asked once for this move: no more questions, wait on
+                continue
+            await game.send_in_deal(game.session.claim, deal)
+            if game.on_note is not None:
+                game.on_note(f"{name}'s time ran out: you claimed deal {deal}")
 
     async def observe(self, event: Event) -> None:
         """Check each deal the match loop starts against the session's deal."""
@@ -314,9 +539,11 @@ class RemotePlayer:
         game = self.game
         deal = game.current_deal
         await game.send_in_deal(game.session.offer_draw, deal)
-        ev = await game.take(DrawAnswered, Resigned, where=in_deal(deal))
+        ev = await game.take(DrawAnswered, Resigned, Claimed, where=in_deal(deal))
         if isinstance(ev, Resigned):
             raise DealInterrupted(Outcome(game.seat, "resign"))
+        if isinstance(ev, Claimed):
+            raise DealInterrupted(Outcome(ev.seat, "time"))
         assert isinstance(ev, DrawAnswered)
         return ev.accepted
 
@@ -350,10 +577,17 @@ class LocalSeat:
         """
         game = self.game
         deal = game.current_deal
+        again = game.replayed(deal, position.turn)
+        if again is not None:
+            return again  # a restored session: the chain holds this move of ours already
         while True:
             got = await self._race(position, seat)
             if isinstance(got, Resigned):
                 raise DealInterrupted(Outcome(seat, "resign"))
+            if isinstance(got, Claimed):
+                if game.on_note is not None:
+                    game.on_note(f"your time ran out: {game.session.peer_name or 'the peer'} claimed deal {deal}")
+                raise DealInterrupted(Outcome(got.seat, "time"))
             if isinstance(got, DrawOffered):
                 if await self.accept_draw(position, seat):
                     raise DealInterrupted(Outcome(None, "agreed-draw"))
@@ -364,10 +598,10 @@ class LocalSeat:
                 await game.send_in_deal(game.session.resign, deal)
             return got
 
-    async def _race(self, position: Position, seat: int) -> Action | Resigned | DrawOffered:
-        """The inner player's action, or the peer's resignation / draw offer if it comes first
+    async def _race(self, position: Position, seat: int) -> Action | Resigned | DrawOffered | Claimed:
+        """The inner player's action, or the peer's resignation / draw offer / claim if it comes first
         (the inner player is then cancelled; a peer event is never dropped)."""
-        got: list[Action | Resigned | DrawOffered] = []
+        got: list[Action | Resigned | DrawOffered | Claimed] = []
         deal = self.game.current_deal
         with single_errors():
             async with trio.open_nursery() as nursery:
@@ -377,12 +611,12 @@ class LocalSeat:
                     nursery.cancel_scope.cancel()
 
                 async def watcher() -> None:
-                    got.append(await self.game.take(Resigned, DrawOffered, where=in_deal(deal)))
+                    got.append(await self.game.take(Resigned, DrawOffered, Claimed, where=in_deal(deal)))
                     nursery.cancel_scope.cancel()
 
                 nursery.start_soon(mover)
                 nursery.start_soon(watcher)
-        peer = [g for g in got if isinstance(g, (Resigned, DrawOffered))]
+        peer = [g for g in got if isinstance(g, (Resigned, DrawOffered, Claimed))]
         return peer[0] if peer else got[0]
 
     async def observe(self, event: Event) -> None:
@@ -397,3 +631,21 @@ class LocalSeat:
         answer = await self.inner.accept_draw(position.copy(), seat)
         await self.game.send_in_deal(partial(self.game.session.answer_draw, answer), self.game.current_deal)
         return answer
+
+
+async def _first_of(*fns: Callable[[], Awaitable[object]]) -> object:
+    """Run the awaitables ``fns()`` side by side; the value of the first to finish (the rest are
+    cancelled).  Exceptions propagate (a lone one unwrapped)."""
+    got: list[object] = []
+    with single_errors():
+        async with trio.open_nursery() as nursery:
+            for fn in fns:
+
+                async def run(fn: Callable[[], Awaitable[object]] = fn) -> None:
+                    value = await fn()
+                    if not got:
+                        got.append(value)
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(run)
+    return got[0] if got else None

@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import io
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TextIO
 
 import trio
@@ -59,9 +59,13 @@ def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
     return out + "…"
 
 
-def run_with_ui(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
+def run_with_ui(cfg: NetConfig, args: argparse.Namespace, role: str,
+                main: Callable[[], Awaitable[NetResult]] | None = None) -> int:
     """Play our seat in the full-screen table; returns the exit status of :mod:`p2ptrumps.net.config`
-    (130 when the person quit the match)."""
+    (130 when the person quit the match).  ``main``: the trio side to run instead of hosting or
+    joining (``p2ptrumps resume``)."""
+    if main is not None:
+        return asyncio.run(play_in_table(cfg, role, main=main))
     if role == "host":
         return asyncio.run(play_in_table(cfg, role, bind=args.bind, port=args.port))
     return asyncio.run(play_in_table(cfg, role, address=args.address))
@@ -79,6 +83,7 @@ async def play_in_table(
     on_table: Callable[[TableApp], None] | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    main: Callable[[], Awaitable[NetResult]] | None = None,
 ) -> int:
     """Host (``role="host"``, on ``bind``:``port``) or join (``address``) with our seat in the
     full-screen table, on the running asyncio loop.
@@ -88,6 +93,7 @@ async def play_in_table(
             tests pass ``create_pipe_input()`` and ``DummyOutput()``).
         on_table: called with the table once it exists (tests drive it).
         stdout / stderr: where the closing lines go (default ``sys.stdout`` / ``sys.stderr``).
+        main: run this in trio instead of hosting or joining (a match resumed after a restart).
     Returns:
         the exit status of :mod:`p2ptrumps.net.config` (0 the match was played; 130 the person quit).
     """
@@ -198,6 +204,8 @@ async def play_in_table(
 
     async def trio_main() -> NetResult:
         cfg.leave_requested = trio.Event()
+        if main is not None:
+            return await main()
         if role == "host":
             return await host(cfg, bind, port)
         return await join(cfg, address)

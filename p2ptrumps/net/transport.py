@@ -29,7 +29,7 @@ import contextlib
 import math
 import os
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 import trio
 
@@ -110,9 +110,21 @@ class SessionLike(Protocol):
 
 
 FaultCheck = Callable[[object], "str | None"]
-#: ``await reconnect(connection, why)`` -> a new stream to the same peer and any bytes already read
-#: from it; raises :class:`TransportError` when it gives up (protocol/wire.md §14).
-Reconnect = Callable[["Connection", "TransportError"], Awaitable["tuple[trio.abc.Stream, bytes]"]]
+
+
+class Link(NamedTuple):
+    """A new connection to the same peer (protocol/wire.md §14): the ``stream``, the bytes already
+    read from it (``first``), and ``nonce`` -- not None when our ``resume`` frame with that nonce
+    has already been sent on it (the host's lobby does that while the guest proves its key)."""
+
+    stream: trio.abc.Stream
+    first: bytes = b""
+    nonce: bytes | None = None
+
+
+#: ``await reconnect(connection, why)`` -> a new :class:`Link` to the same peer; raises
+#: :class:`TransportError` when it gives up (protocol/wire.md §14).
+Reconnect = Callable[["Connection", "TransportError"], Awaitable[Link]]
 
 
 class Connection:
@@ -120,7 +132,7 @@ class Connection:
 
     Args:
         stream: a connected ``trio.abc.Stream`` (``trio.SocketStream`` in the game,
-            a memory stream in tests).
+            a memory stream in tests); None with ``down``.
         session: the sans-IO session (see :class:`SessionLike`).
         timeout_s: seconds of silence from the peer before :class:`PeerTimeout`;
             also the limit on one write.
@@ -132,11 +144,15 @@ class Connection:
             fault (the session's ``RemoteProtocolError``).
         is_finished: True once the session has ended properly (``session.finished``):
             a peer EOF or silence is then no error.
+        reconnect: how to get a new :class:`Link` when the link is lost (None: a lost link ends
+            the run); ``can_resume``: whether the match can be resumed now.
+        down: the connection starts with no link, as after a loss (``down`` says why): the first
+            link comes from ``reconnect`` (a side that restarted, protocol/wire.md §14.4).
     """
 
     def __init__(
         self,
-        stream: trio.abc.Stream,
+        stream: trio.abc.Stream | None,
         session: SessionLike,
         *,
         timeout_s: float = DEFAULT_TIMEOUT_S,
@@ -146,8 +162,11 @@ class Connection:
         is_finished: Callable[[], bool] | None = None,
         reconnect: Reconnect | None = None,
         can_resume: Callable[[], bool] | None = None,
+        down: TransportError | None = None,
     ) -> None:
-        self.stream = stream
+        if (stream is None) != (down is not None) or (down is not None and reconnect is None):
+            raise ValueError("a connection starts with a stream, or down (no stream) with a way to reconnect")
+        self.stream: trio.abc.Stream | None = stream
         self.session = session
         self.timeout_s = timeout_s
         self.heartbeat_s = heartbeat_s if heartbeat_s is not None else min(2.0, timeout_s / 3)
@@ -166,9 +185,10 @@ class Connection:
         self._reconnect = reconnect
         self._can_resume = can_resume or (lambda: False)
         self._link_scope: trio.CancelScope | None = None
-        self._lost: TransportError | None = None  # the link is down, a reconnection is under way
+        self._lost: TransportError | None = down  # the link is down, a reconnection is under way
         #: ``trio.current_time()`` when the link went down (cleared when the peer proved itself again).
         self.down_since: float | None = None
+        self._start_down = down is not None
         self.reconnections = 0
         self._scope: trio.CancelScope | None = None
         self._wake_writer = trio.Event()
@@ -184,6 +204,17 @@ class Connection:
     @closing_ok.setter
     def closing_ok(self, value: bool) -> None:
         self._closing_ok = value
+
+    @property
+    def link_up(self) -> bool:
+        """True while a link to the peer is up and the peer has proven itself on it (not
+        reconnecting, not failed)."""
+        return self._lost is None and self.down_since is None and self.error is None
+
+    def drop_link(self, why: str) -> None:
+        """Treat the current link as lost (the peer came back on a new connection that proved its
+        key while this one still looked alive, protocol/wire.md §14.2): reconnect at once."""
+        self._fail(PeerGone(why))
 
     @property
     def silent_s(self) -> float:
@@ -230,7 +261,7 @@ class Connection:
             data = self.session.data_to_send()
             if not data:
                 return
-            if self._sent_eof or self._lost is not None:
+            if self._sent_eof or self._lost is not None or self.stream is None:
                 return  # link down: every chained message is sent again after the reconnection
             try:
                 with trio.fail_after(self.timeout_s):
@@ -309,8 +340,9 @@ class Connection:
                 await self._run_tasks(run_body)
         finally:
             self._send_events.close()
-            with contextlib.suppress(Exception):
-                await trio.aclose_forcefully(self.stream)
+            if self.stream is not None:
+                with contextlib.suppress(Exception):
+                    await trio.aclose_forcefully(self.stream)
         if body_error:
             raise body_error[0]
         if result:
@@ -320,6 +352,8 @@ class Connection:
     async def _run_tasks(self, run_body: Callable[[], Awaitable[None]]) -> None:
         async with trio.open_nursery() as nursery:
             self._scope = nursery.cancel_scope
+            if self._start_down:
+                self.down_since = trio.current_time()
             nursery.start_soon(self._links)
             nursery.start_soon(run_body)
 
@@ -327,21 +361,23 @@ class Connection:
         """Run the reader, heartbeat, watchdog and writer over the current stream; when the link
         is lost and the match can be resumed, get a new stream (``reconnect``), start the resume
         exchange on the session and go on (protocol/wire.md §14)."""
-        while True:
-            with trio.CancelScope() as scope:
-                self._link_scope = scope
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(self._reader)
-                    nursery.start_soon(self._heartbeat)
-                    nursery.start_soon(self._watchdog)
-                    nursery.start_soon(self._writer)
+        for _ in range(1 << 30):  # one pass per link
+            if self._lost is None:
+                with trio.CancelScope() as scope:
+                    self._link_scope = scope
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(self._reader)
+                        nursery.start_soon(self._heartbeat)
+                        nursery.start_soon(self._watchdog)
+                        nursery.start_soon(self._writer)
             lost = self._lost
             if lost is None or self._reconnect is None:
                 return
-            with contextlib.suppress(Exception):
-                await trio.aclose_forcefully(self.stream)
+            if self.stream is not None:
+                with contextlib.suppress(Exception):
+                    await trio.aclose_forcefully(self.stream)
             try:
-                stream, first = await self._reconnect(self, lost)
+                stream, first, nonce = await self._reconnect(self, lost)
             except TransportError as exc:
                 self._lost = None
                 self._fail(exc)
@@ -355,7 +391,10 @@ class Connection:
             if begin is None:
                 self._fail(PeerGone("the session cannot resume"))
                 return
-            begin(os.urandom(32))
+            if nonce is not None:
+                begin(nonce, resume_sent=True)
+            else:
+                begin(os.urandom(32))
             if first:
                 try:
                     self.session.receive_data(first)
@@ -414,9 +453,11 @@ class Connection:
         self._send_events.send_nowait(event)
 
     async def _reader(self) -> None:
+        stream = self.stream
+        assert stream is not None
         while True:
             try:
-                data = bytes(await self.stream.receive_some(RECEIVE_SIZE_BYTES))
+                data = bytes(await stream.receive_some(RECEIVE_SIZE_BYTES))
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                 if self.closing_ok:
                     self._eof_seen.set()

@@ -451,8 +451,19 @@ class Session:
         """Claim on time (protocol/wire.md §16): the match waits for the peer, whose move clock ran
         out or who stayed away.  In phase play the deal ends won by us (reason ``"time"``);
         between deals (trump, commit, reveal) every deal not yet dealt is ours and the match goes
-        to its signed end.  ``LocalProtocolError`` when the match does not wait for the peer in
-        one of those phases."""
+        to its signed end.  Also allowed once the peer closed the connection (the claim is then
+        only logged: the peer stayed away).  ``LocalProtocolError`` when the match does not wait
+        for the peer in one of those phases, or the session ended otherwise."""
+        if self._closed and self.violation is None and not self._finished and self._chain is not None \
+                and self._key_accepted:
+            self._send_now(m.ClaimMsg(max(self._chain.referee.deal, 1)))
+            for _ in range(2):  # our statements that fall due at once, as _after_change would send them
+                ref = self._chain.referee
+                seat, what = ref.waiting_for()
+                if seat != self.seat or what not in ("deal-end", MATCH_END):
+                    break
+                self._send_now(ref.expected_deal_end() if what == "deal-end" else ref.expected_match_end())
+            return
         ref = self._ready()
         self._send(m.ClaimMsg(max(ref.deal, 1)))
 

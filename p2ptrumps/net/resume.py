@@ -1,0 +1,176 @@
+"""``p2ptrumps resume``: take up an unfinished match from its log after this side's process died.
+
+Source: ``protocol/wire.md`` §14.4 (after a restart), ``protocol/files.md`` (the resume file,
+resuming), issue 6 §2.  The log is checked as ``verify`` checks it, the session rebuilt from it
+(:meth:`~p2ptrumps.wire.session.Session.restore`) with the deal secrets of the resume file, the
+log reopened (an incomplete last frame cut off) and locked; then a host listens again on its
+port and a guest connects again to the address it joined, and the match goes on from the last
+message both sides hold.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import trio
+
+from ..wire.log import LOG_MAGIC, read_log
+from ..wire.session import Session
+from ..wire.verify import verify_log
+from .config import EXIT_ERROR, NetConfig, NetplayError, NetResult, say
+from .dial import connect, parse_address
+from .driver import GUEST_BACKOFF_S, Restored, play_over
+from .lobby import _Lobby, addresses_to_give, open_listeners
+from .logfile import LogBusyError, MatchLogFile, is_busy
+from .resumefile import ResumeFile, ResumeFileError, path_for
+from .transport import Link
+
+#: The largest match log read for resuming, bytes (as ``verify``).
+MAX_LOG_BYTES = 256 << 20
+
+
+def resumable_logs(data: Path) -> list[Path]:
+    """The logs under ``data``/logs that have a resume file and no running process writing them,
+    newest first (``protocol/files.md``: resuming)."""
+    logs = data / "logs"
+    found: list[tuple[float, Path]] = []
+    with contextlib.suppress(OSError):
+        for p in logs.glob("*.p2plog"):
+            if path_for(p).exists() and not is_busy(p):
+                with contextlib.suppress(OSError):
+                    found.append((p.stat().st_mtime, p))
+    return [p for _, p in sorted(found, key=lambda x: (-x[0], str(x[1])))]
+
+
+def describe(log_path: Path) -> str | None:
+    """One line about an unfinished match log for the question ``resume`` asks ("Bob, as host,
+    deal 2, ..."), or None when the log cannot be resumed (complete, damaged, unreadable)."""
+    try:
+        data = log_path.read_bytes()
+    except OSError:
+        return None
+    v = verify_log(data)
+    if v.status != "unfinished" or len(v.players) < 2:
+        return None
+    seat = _owner_seat(read_log(data).frames)
+    if seat is None:
+        return None
+    peer = v.players[1 - seat][0]
+    return f"your match with {peer} (you were the {'host' if seat == 0 else 'guest'}): {v.reason}"
+
+
+def _owner_seat(frames: list[bytes]) -> int | None:
+    """The seat of a log's first hello (its owner), None if it has none."""
+    from ..wire import messages
+    from ..wire.errors import RemoteProtocolError
+
+    try:
+        first = messages.decode(frames[0][4:]) if frames else None
+    except RemoteProtocolError:
+        return None
+    return first.seat if isinstance(first, messages.Hello) else None
+
+
+def load(cfg: NetConfig, log_path: Path) -> Restored:
+    """Everything needed to take up the match of ``log_path`` as ``cfg.identity``.
+
+    Raises:
+        NetplayError: (status 1) the log cannot be read, is complete, ends on a protocol
+            fault, was written with another key, has no usable resume file (or one of
+            another match), or another process is writing it.
+    """
+    try:
+        size = log_path.stat().st_size
+        if size > MAX_LOG_BYTES:
+            raise NetplayError(EXIT_ERROR, f"{log_path} is {size} bytes: too big for a match log")
+        data = log_path.read_bytes()
+    except FileNotFoundError:
+        raise NetplayError(EXIT_ERROR, f"no such match log: {log_path}") from None
+    except IsADirectoryError:
+        raise NetplayError(EXIT_ERROR, f"{log_path} is a directory, not a match log") from None
+    except OSError as exc:
+        raise NetplayError(EXIT_ERROR, f"cannot read {log_path}: {exc.strerror or exc}") from None
+    verdict = verify_log(data)
+    if verdict.status == "valid":
+        raise NetplayError(EXIT_ERROR, f"{log_path}: the match is complete; there is nothing to resume")
+    if verdict.status != "unfinished":
+        raise NetplayError(EXIT_ERROR, f"{log_path} cannot be resumed: {verdict.status}: {verdict.reason}")
+    try:
+        resume = ResumeFile.load(path_for(log_path))
+    except ResumeFileError as exc:
+        raise NetplayError(EXIT_ERROR, str(exc)) from None
+    if resume.game_id.hex() != verdict.game_id:
+        raise NetplayError(EXIT_ERROR, f"{resume.path} belongs to another match than {log_path} (game id "
+                           f"{resume.game_id.hex()[:16]}…, the log's {verdict.game_id[:16]}…)")
+    contents = read_log(data)
+    try:
+        session = Session.restore(cfg.identity, contents.frames, resume.secrets)
+    except ValueError as exc:
+        hint = (f" (your key is {cfg.identity.fingerprint}: was the match played with another XDG_DATA_HOME?)"
+                if "another identity key" in str(exc) else "")
+        raise NetplayError(EXIT_ERROR, f"{log_path} cannot be resumed: {exc}{hint}") from None
+    if session.role != resume.role:
+        raise NetplayError(EXIT_ERROR, f"{resume.path} says {resume.role}, the log was written by the {session.role}")
+    length = len(LOG_MAGIC) + sum(len(f) for f in contents.frames)
+    try:
+        log = MatchLogFile.reopen(log_path, length)
+    except LogBusyError as exc:
+        raise NetplayError(EXIT_ERROR, f"{log_path}: {exc}") from None
+    except OSError as exc:
+        raise NetplayError(EXIT_ERROR, f"cannot reopen {log_path}: {exc.strerror or exc}") from None
+
+    def on_message(frame: bytes, direction: str) -> None:
+        log.append(frame)
+
+    session._on_message = on_message  # the restored session appends to the reopened log
+    if contents.truncated_bytes:
+        say(cfg, f"the log ended with {contents.truncated_bytes} bytes of an unfinished frame; cut them off")
+    result = NetResult(log_path, session.seat, peer_name=session.peer_name,
+                       peer_fingerprint=session.peer_fingerprint, rules=session.rules,
+                       move_time=session.move_time)
+    return Restored(session, log, resume, result)
+
+
+async def resume_match(cfg: NetConfig, restored: Restored,
+                       task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> NetResult:
+    """Take up the match: as the host, listen again on the resume file's address and port and
+    wait for the guest's proven ``resume``; as the guest, connect again to the address it joined
+    (with the usual back-off) until the reconnect wait runs out.  ``task_status.started(port)``
+    reports the host's port (0 for a guest).
+
+    Raises:
+        NetplayError: as :func:`~p2ptrumps.net.driver.play_over` (status 3 when the host cannot
+            listen on its port).
+    """
+    resume = restored.resume
+    peer = restored.session.peer_name or "the peer"
+    if resume.role == "host":
+        cfg.bind, cfg.port = resume.bind, resume.port
+        listeners = await open_listeners(resume.bind, resume.port)
+        try:
+            say(cfg, f"listening again on port {resume.port} ({', '.join(addresses_to_give(listeners))}); "
+                   f"waiting for {peer} to come back for up to {cfg.reconnect_wait_s:g} s ...")
+            task_status.started(int(listeners[0].socket.getsockname()[1]))
+            lobby = _Lobby(cfg)
+            return await lobby.serve_restored(listeners, restored)
+        finally:
+            for lst in listeners:
+                with contextlib.suppress(Exception):
+                    await lst.aclose()
+    address = resume.address
+    if address is None:
+        raise NetplayError(EXIT_ERROR, f"{resume.path} holds no address to reach the host at")
+    cfg.address = address
+    host_name, port = parse_address(address)
+    say(cfg, f"connecting again to {address} to resume the match with {peer} "
+           f"(for up to {cfg.reconnect_wait_s:g} s) ...")
+    task_status.started(0)
+
+    async def redial(seconds_left: float) -> Link | None:
+        try:
+            return Link(await connect(host_name, port, min(seconds_left, cfg.timeout_s)))
+        except OSError:
+            return None
+
+    return await play_over(None, cfg, address, redial=redial, backoff_s=GUEST_BACKOFF_S, restored=restored)
