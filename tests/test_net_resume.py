@@ -7,68 +7,23 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 import trio
 
-from p2ptrumps.net import config, dial, lobby
-from p2ptrumps.rules import RuleSet
+from p2ptrumps.match import Action, Event
+from p2ptrumps.net import config, dial, lobby, remote
+from p2ptrumps.net.resumefile import path_for as remote_file
+from p2ptrumps.net.testing import CuttingProxy
+from p2ptrumps.record import PlayerInfo
+from p2ptrumps.rules import Position, RuleSet
+from p2ptrumps.wire import framing
+from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.testing import fixed_bytes
 from p2ptrumps.wire.verify import verify_log
 
 HOST_KEY = Identity.from_seed(fixed_bytes("resume-test/host"))
 GUEST_KEY = Identity.from_seed(fixed_bytes("resume-test/guest"))
-
-
-class CuttingProxy:
-    """Forwards 127.0.0.1:``port`` to the host; :meth:`cut` resets every open connection."""
-
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
-        self.scopes: list[trio.CancelScope] = []
-        self.port = 0
-        self.connections = 0
-        self.bytes = 0
-
-    async def serve(self, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
-        self.port = listener.socket.getsockname()[1]
-        task_status.started(self.port)
-        try:
-            async with trio.open_nursery() as n:
-                while True:
-                    down = await listener.accept()
-                    self.connections += 1
-                    n.start_soon(self._pair, down)
-        finally:
-            await trio.aclose_forcefully(listener)
-
-    async def _pair(self, down: trio.SocketStream) -> None:
-        try:
-            up = await trio.open_tcp_stream("127.0.0.1", self.target_port)
-        except OSError:
-            await down.aclose()
-            return
-        with trio.CancelScope() as scope:
-            self.scopes.append(scope)
-
-            async def pipe(a: trio.SocketStream, b: trio.SocketStream) -> None:
-                while data := await a.receive_some(65536):
-                    self.bytes += len(data)
-                    await b.send_all(data)
-
-            try:
-                async with trio.open_nursery() as n:
-                    n.start_soon(pipe, down, up)
-                    n.start_soon(pipe, up, down)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError, BaseExceptionGroup):
-                pass
-        for s in (down, up):
-            await trio.aclose_forcefully(s)
-
-    def cut(self) -> None:
-        for scope in self.scopes:
-            scope.cancel()
-        self.scopes.clear()
 
 
 def configs(tmp_path: Path, deals: int) -> tuple[config.NetConfig, config.NetConfig]:
@@ -149,3 +104,128 @@ async def test_leaving_resigns_the_match_and_both_logs_are_complete(tmp_path: Pa
         v = verify_log(path.read_bytes())
         assert (v.status, v.score_halves, v.forfeited) == ("valid", (6, 0), [2, 3])
         assert v.left is not None and v.left[0] == 1
+
+
+class Stalling:
+    """A player that never moves (a peer gone to make tea with the table open)."""
+
+    def __init__(self, name: str) -> None:
+        self.info = PlayerInfo(name, "human")
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def observe(self, event: Event) -> None:
+        return None
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return False
+
+
+async def test_a_stalled_peer_is_claimed_on_time_and_verify_says_claimed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(remote, "CLAIM_GRACE_S", 0.0)
+    h, g = configs(tmp_path, deals=1)
+    h.move_time = 5  # the shortest clock the protocol allows
+    g.make_player = lambda cfg, seat: Stalling("Gus")
+    got: dict[str, config.NetResult] = {}
+
+    async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        got["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
+
+    with trio.fail_after(40):
+        async with trio.open_nursery() as n:
+            port = await n.start(run_host)
+            got["g"] = await dial.join(g, f"127.0.0.1:{port}")
+    assert got["h"].score_halves == got["g"].score_halves == (2, 0)
+    assert "note: Gus's time ran out: you claimed deal 1" in h.out.getvalue()  # type: ignore[attr-defined]
+    assert "note: your time ran out: Hana claimed deal 1" in g.out.getvalue()  # type: ignore[attr-defined]
+    assert "move clock 5 s" in g.out.getvalue()  # type: ignore[attr-defined]
+    for side in ("h", "g"):
+        v = verify_log(got[side].log_path.read_bytes())  # type: ignore[union-attr]
+        assert (v.status, v.move_time, v.score_halves) == ("valid", 5, (2, 0))
+        assert [(s, d) for s, _, d in v.claims] == [(0, [1])]
+        assert (v.deals[0].winner, v.deals[0].reason) == (0, "time")
+        assert "CLAIMED, not proven: seat 0 (host) claimed deal 1 on time" in v.summary()
+        assert not remote_file(got[side].log_path).exists()  # type: ignore[arg-type]
+
+
+async def test_a_proven_resume_replaces_a_link_that_still_looks_alive(tmp_path: Path) -> None:
+    """The guest loses the link (its side times out fast) while the host's side of it stays open and
+    silent (a black hole, as after a change of network): the guest's proven ``resume`` on a new
+    connection replaces the old link at once, long before the host would time out (wire.md §14.2)."""
+    h, g = configs(tmp_path, deals=2)
+    h.timeout_s, g.timeout_s = 60, 1.5
+    got: dict[str, config.NetResult] = {}
+
+    async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        got["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
+
+    with trio.fail_after(45):
+        async with trio.open_nursery() as n:
+            port = await n.start(run_host)
+            proxy = CuttingProxy(port)
+            await n.start(proxy.serve)
+
+            async def freezer() -> None:
+                while proxy.bytes < 4000:
+                    await trio.sleep(0.005)
+                proxy.freeze()
+
+            n.start_soon(freezer)
+            started = trio.current_time()
+            got["g"] = await dial.join(g, f"127.0.0.1:{proxy.port}")
+            while "h" not in got:
+                await trio.sleep(0.01)
+            took = trio.current_time() - started
+            n.cancel_scope.cancel()
+    assert took < 30  # the host never waited out its 60 s timeout on the frozen link
+    assert "connection lost (the guest came back on a new connection)" in h.out.getvalue()  # type: ignore[attr-defined]
+    verdicts = [verify_log(got[s].log_path.read_bytes()) for s in ("h", "g")]  # type: ignore[union-attr]
+    assert [(v.status, v.reconnections) for v in verdicts] == [("valid", 1), ("valid", 1)]
+
+
+async def test_a_stranger_cannot_take_over_a_live_link(tmp_path: Path) -> None:
+    """A connection that sends a ``resume`` for the match but proves another key is closed, and the
+    live link goes on: nothing dropped, nothing logged (wire.md §14.2 step 3)."""
+    h, g = configs(tmp_path, deals=2)
+    got: dict[str, config.NetResult] = {}
+    tries: list[bytes] = []
+
+    async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        got["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
+
+    async def stranger(port: int) -> None:
+        while not list((tmp_path / "h" / "logs").glob("*.p2plog")):
+            await trio.sleep(0.01)
+        log = next((tmp_path / "h" / "logs").glob("*.p2plog"))
+        gid = verify_log(log.read_bytes()).game_id
+        s = await trio.open_tcp_stream("127.0.0.1", port)
+        nonce = bytes(range(32))
+        await s.send_all(framing.frame(m.Resume(1, 1, bytes.fromhex(gid), nonce).encode()))
+        data = b""
+        with trio.move_on_after(5):
+            while len(data) < 4 or len(data) < 4 + int.from_bytes(data[:4], "big"):
+                data += await s.receive_some(4096)
+        host_resume = m.decode(data[4:])
+        assert isinstance(host_resume, m.Resume) and host_resume.seat == 0
+        wrong = Identity.from_seed(fixed_bytes("resume-test/stranger"))
+        sig = wrong.sign(m.proof_input(host_resume.game_id, 1, 0, nonce, host_resume.nonce))
+        await s.send_all(framing.frame(m.Proof(0, sig).encode()))
+        with trio.move_on_after(5):
+            tries.append(await s.receive_some(4096))  # b"": the host closed it, no proof of its own
+        await s.aclose()
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as n:
+            port = await n.start(run_host)
+            n.start_soon(stranger, port)
+            got["g"] = await dial.join(g, f"127.0.0.1:{port}")
+            while "h" not in got:
+                await trio.sleep(0.01)
+    assert tries == [b""]
+    assert "dropped a connection that offered to resume the match without the guest's key" not in \
+        h.out.getvalue()  # type: ignore[attr-defined]  # the match is on: the lobby says nothing
+    verdicts = [verify_log(got[s].log_path.read_bytes()) for s in ("h", "g")]  # type: ignore[union-attr]
+    assert [(v.status, v.reconnections) for v in verdicts] == [("valid", 0), ("valid", 0)]

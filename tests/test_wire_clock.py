@@ -228,14 +228,14 @@ def test_restored_sessions_resume_from_any_point_and_finish_the_same_match(role:
     """Both sides restart from their logs cut at many points (the other side one message ahead,
     level, or one behind): after the resume exchange the match goes on from the last message both
     hold and ends exactly as the uninterrupted match did; both logs verify with one reconnection."""
-    pair = ConnectionPair(SHORT, move_time=30)
+    pair = ConnectionPair(RuleSet(pack_size=32, deals=2, turn_limit=24), move_time=30)  # short deals: quick
     pair.run()
     full = [e.hash for e in pair.host.session.chain.entries]  # type: ignore[union-attr]
     seats = [e.seat for e in pair.host.session.chain.entries]  # type: ignore[union-attr]
     me, other = (0, 1) if role == "host" else (1, 0)
     logs = [_frames(pair.host.log_bytes()), _frames(pair.guest.log_bytes())]
     tried = 0
-    for n in range(3, len(full) - 2, 5):  # a log file exists once the rules are agreed
+    for n in range(3, len(full) - 2, 3):  # a log file exists once the rules are agreed
         for ahead in (-1, 0, 1):
             k = n + ahead
             if (ahead == 1 and seats[n] != other) or (ahead == -1 and seats[n - 1] != me):

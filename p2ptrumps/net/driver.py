@@ -306,6 +306,7 @@ def _open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, Net
             os.urandom(32),
             rules=cfg.rules if cfg.role == "host" else None,
             on_message=on_message,
+            move_time=cfg.move_time if cfg.role == "host" else 0,
         )
     except OSError as exc:
         log.close()
@@ -452,8 +453,6 @@ async def _match_steps(conn: Connection, session: Session, steps: _Steps, result
     else:
         name, rules = await _handshake(session, steps, result, log, game)
     result.rules, result.move_time = rules, session.move_time
-    if steps.resume is None and result.log_path is not None:
-        steps.resume = _new_resume_file(cfg, result.log_path, session)
     if steps.resume is not None:
         game.before_commit = steps.resume.add_secret
     clock = f"; move clock {session.move_time} s" if session.move_time else ""
@@ -471,6 +470,10 @@ async def _handshake(session: Session, steps: _Steps, result: NetResult, log: Ma
     rules are agreed.  Returns the peer's name and the agreed rules."""
     cfg, rematch_of = steps.cfg, steps.rematch_of
     game_take = game.take
+
+    def resume_first(path: Path) -> None:  # the resume file exists before the log (protocol/files.md)
+        steps.resume = _new_resume_file(cfg, path, session)
+
     await game.conn.send_pending()  # our hello
 
     got: wev.PeerHello | None = None
@@ -499,7 +502,7 @@ async def _handshake(session: Session, steps: _Steps, result: NetResult, log: Ma
         if isinstance(answer, wev.RulesRefused):
             raise NetplayError(EXIT_RULES_REFUSED, f"{hello.name} refused the rules")
         assert isinstance(answer, wev.RulesAgreed)
-        result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name)
+        result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name, before=resume_first)
         return hello.name, answer.rules
     proposed = await game_take(wev.RulesProposed)
     if rematch_of is not None:
@@ -511,7 +514,7 @@ async def _handshake(session: Session, steps: _Steps, result: NetResult, log: Ma
         await game.send(session.refuse_rules)
         why = "other rules than the match before" if rematch_of is not None else "the rules"
         raise NetplayError(EXIT_RULES_REFUSED, f"you refused {why} of {hello.name}")
-    result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name)
+    result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name, before=resume_first)
     await game.send(session.accept_rules)
     return hello.name, (await game_take(wev.RulesAgreed)).rules
 

@@ -10,6 +10,7 @@ import contextlib
 import os
 import re
 import unicodedata
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -212,9 +213,11 @@ def check_log_free(cfg: NetConfig) -> None:
 
 
 
-def create_log(cfg: NetConfig, log: MatchLogFile, now: datetime, number: int, peer: str) -> Path:
+def create_log(cfg: NetConfig, log: MatchLogFile, now: datetime, number: int, peer: str,
+               before: Callable[[Path], None] | None = None) -> Path:
     """Create the file of match ``number``'s log (``--log PATH``, ``PATH-rematchN``, or a
-    readable default name with the peer's name) and write what it held.  Raises
+    readable default name with the peer's name) and write what it held; ``before(path)`` runs
+    first (it writes the resume file, so that no log exists without one).  Raises
     :class:`NetplayError` (status 1) when it exists or cannot be written."""
     if cfg.log_path is None:
         path = default_log_path(cfg.data / "logs", cfg.role, now, peer)
@@ -222,6 +225,10 @@ def create_log(cfg: NetConfig, log: MatchLogFile, now: datetime, number: int, pe
         path = cfg.log_path
     else:
         path = cfg.log_path.with_name(f"{cfg.log_path.stem}-rematch{number}{cfg.log_path.suffix}")
+    if path.exists():
+        raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)")
+    if before is not None:
+        before(path)
     try:
         log.create(path)
     except FileExistsError:

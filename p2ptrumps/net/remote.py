@@ -113,11 +113,11 @@ class MoveClock:
             return None
         return self.move_time - self.used_s
 
-    async def wait_expired(self, key: tuple[int, int, int], grace_s: float = CLAIM_GRACE_S) -> None:
-        """Return once the move ``key`` has used ``move_time + grace_s`` seconds; never without a clock."""
-        if not self.move_time:
-            await trio.sleep_forever()
-        while not (self.key == key and self.used_s >= self.move_time + grace_s):
+    async def wait_expired(self, key: tuple[int, int, int], grace_s: float | None = None) -> None:
+        """Return once the move ``key`` has used ``move_time + grace_s`` seconds (default
+        :data:`CLAIM_GRACE_S`); never without a clock."""
+        grace = CLAIM_GRACE_S if grace_s is None else grace_s
+        while not (self.move_time and self.key == key and self.used_s >= self.move_time + grace):
             await self._changed.wait()
 
 
@@ -267,6 +267,7 @@ class NetGame:
             if chain is not None and chain.referee.phase == PLAY and chain.referee.position is not None:
                 pos = chain.referee.position
                 key, seat = (chain.referee.deal, pos.turn, pos.to_move), pos.to_move
+            self.clock.move_time = self.session.move_time  # agreed with the rules, after this game began
             self.clock.tick(key, seat, self.conn.link_up, now - last)
             last = now
 

@@ -74,6 +74,7 @@ class ResumeFile:
         Raises OSError (disk full, ...)."""
         data = (json.dumps(self.to_json(), indent=1) + "\n").encode()
         directory = self.path.parent
+        directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=directory)  # mode 0600
         try:
             with os.fdopen(fd, "wb") as f:

@@ -35,7 +35,7 @@ from ..ui.view import wants_color
 from .config import EXIT_OK, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join
 from .lobby import host
-from .remote import NetGame
+from .remote import NetGame, clock_text
 from .transport import TransportError
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
@@ -188,10 +188,33 @@ async def play_in_table(
     async def choose_trump(taken: int | None) -> int:
         return await human[0].choose_trump(taken)
 
+    async def ask_claim(text: str) -> bool:
+        """The peer's move clock ran out: ask whether to claim the deal (protocol/wire.md §16)."""
+        if app_done:
+            return False
+        answer: list[bool] = []
+        answered = trio.Event()
+        token = trio.lowlevel.current_trio_token()
+
+        def reply(value: bool) -> None:  # runs on the UI side (a key)
+            if not answer:
+                answer.append(value)
+                with contextlib.suppress(trio.RunFinishedError):
+                    token.run_sync_soon(answered.set)
+
+        table.ask_question(f"{text} (y claim, n wait)", lambda: reply(True), lambda: reply(False))
+        try:
+            await answered.wait()
+        finally:
+            if not answer:
+                table.close_question()  # cancelled: the move came meanwhile
+        return answer[0]
+
     cfg.on_ready = on_ready
     cfg.on_rematch = on_rematch
     cfg.ask_rematch = ask_rematch
     cfg.choose_trump_fn = choose_trump
+    cfg.ask_claim = ask_claim
     cfg.make_player = lambda c, seat: human[0]
     cfg.headless = False
 
@@ -293,15 +316,25 @@ def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
 
 
 async def _watch_silence(games: list[NetGame], table: TableApp) -> None:
-    """Show "peer silent for N s" on the table while no byte (not even a heartbeat) arrives."""
+    """Show the link and the move clock on the table: "connected · Bob 0:42" (the seat to move and
+    its time left, protocol/wire.md §16), "peer silent for N s" while no byte (not even a
+    heartbeat) arrives.  While the link is down the reconnection's countdown is shown instead."""
     shown = ""
     for _ in range(10**7):  # ends with the run (system tasks are cancelled then)
-        await trio.sleep(1.0)
-        conn = games[-1].conn
+        await trio.sleep(0.5)
+        game = games[-1]
+        conn = game.conn
         if conn.error is not None:
             return
+        if not conn.link_up:
+            shown = ""
+            continue  # the reconnection's countdown owns the line (NetConfig.on_link)
         silent = conn.silent_s
         text = f"peer silent for {silent:.0f} s" if silent >= SILENT_AFTER_S else "connected"
+        left = game.clock.remaining_s()
+        if left is not None and game.clock.seat is not None:
+            who = "you" if game.clock.seat == game.seat else display_name(game.session.peer_name or "peer", 10)
+            text += f" · {who} {clock_text(left)}"
         if text != shown:
             table.set_connection(text)
             shown = text
