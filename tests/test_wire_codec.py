@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgpack  # type: ignore[import-untyped]
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -65,7 +66,7 @@ def _outcome(decode: object, data: bytes) -> object:
 _values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=40) | st.binary(max_size=70),
     lambda inner: st.lists(inner, max_size=17),
-    max_leaves=30,
+    max_leaves=20,
 )
 
 
@@ -73,7 +74,7 @@ _values = st.recursive(
 def test_fast_and_stepwise_decoding_agree(value: object, data: st.DataObject) -> None:
     """``unpack`` takes the C decoder when it can; whatever it says, the one-pass decoding of
     protocol/wire.md §3.5 says the same (on canonical bytes and on mutated ones)."""
-    raw = bytearray(encoding.pack(value))
+    raw = bytearray(msgpack.packb(value, use_bin_type=True))  # not encoding.pack: deep values too
     mutation = data.draw(st.sampled_from(["none", "flip", "cut", "append", "insert"]))
     if mutation == "flip" and raw:
         i = data.draw(st.integers(0, len(raw) - 1))
@@ -231,3 +232,18 @@ def test_identity_dump_load_round_trip_and_errors() -> None:
         Identity.load(b"p2ptrumps-identity-v1 zz\n")
     with pytest.raises(IdentityError, match="16 bytes, not 32"):
         Identity.load(b"p2ptrumps-identity-v1 " + bytes(16).hex().encode())
+
+
+def test_keys_that_are_not_curve_points_are_bad_key() -> None:
+    """protocol/wire.md §4.2: refused at the hello, not later as a bad signature."""
+    from p2ptrumps.wire.identity import is_curve_point
+
+    with pytest.raises(RemoteProtocolError) as info:
+        PublicKey.from_bytes((2).to_bytes(32, "little"))
+    assert info.value.code == "bad-key" and "not a point of the curve" in str(info.value)
+    for i in range(50):
+        assert is_curve_point(Identity.from_seed(bytes([i]) * 32).public_bytes)
+    # x = 0 (y = 1 or -1: small order anyway) with the sign bit set is no encoding at all
+    assert not is_curve_point(((1 << 255) | 1).to_bytes(32, "little"))
+    # about half of all y have a point: count over a fixed range
+    assert 40 <= sum(is_curve_point(y.to_bytes(32, "little")) for y in range(2, 102)) <= 60

@@ -532,8 +532,8 @@ class JointChain:
                 f"message {msg.seq} ({msg.kind}): the {SEAT_NAMES[msg.seat]}'s signature does not verify",
             )
 
-    def receive(self, msg: m.Signed | m.Envelope) -> Received:
-        """Check and place one message of the peer (protocol/wire.md §8.2 steps 3-8).
+    def receive(self, msg: m.Signed | m.Envelope, own: bool = False) -> Received:
+        """Check and place one received message (protocol/wire.md §8.2 steps 3-8).
 
         ``msg`` is an :class:`~p2ptrumps.wire.messages.Envelope` (body not yet checked) or a
         whole :class:`~p2ptrumps.wire.messages.Signed`.  Raises ``RemoteProtocolError`` naming
@@ -541,39 +541,40 @@ class JointChain:
         malformed / non-canonical, sequence-gap, broken-chain, equivocation and whatever the
         referee refuses.  Faults that the sender's checked signature proves carry
         ``proven_by`` (protocol/verify.md §3.1).
+
+        ``own`` (verify, :attr:`viewpoint` None): ``msg`` has the seat of the log's owner
+        (protocol/verify.md §3): a game field or signature that fails, or a place where the
+        table says sequence-gap or broken-chain, is ``malformed`` instead -- the owner's
+        session places its own messages at the end of its chain, so such a message came from
+        the peer.
         """
         if self.viewpoint is not None and msg.seat == self.viewpoint:
             raise RemoteProtocolError(
                 "malformed", f"message {msg.seq} claims to come from our own seat ({SEAT_NAMES[msg.seat]})"
             )
-        self.check_signature(msg)
+        who = SEAT_NAMES[msg.seat]
+        try:
+            self.check_signature(msg)
+        except RemoteProtocolError as exc:
+            if not own:
+                raise
+            raise RemoteProtocolError(
+                "malformed", f"message {msg.seq} ({msg.kind}) claims to come from seat {msg.seat} ({who}), the log's "
+                f"owner, but is not its message of this game ({exc.code}): the peer sent it") from None
         signed = _open(msg)
         if signed.seat == 1 and self.viewpoint != 1 and self._is_stale(signed):
             self._stale.add(signed.hash)
             self.superseded += 1
             return Received(superseded=True)
-        return self._place(signed)
-
-    def accept_own(self, msg: m.Envelope) -> list[Event]:
-        """(verify) Check and place a message of the log's owner, seat :attr:`viewpoint`
-        (protocol/verify.md §3): signed by the owner for this game, a good body, and at the
-        end of the chain -- else it is one the peer sent back, ``malformed``."""
-        who = SEAT_NAMES[msg.seat]
         try:
-            self.check_signature(msg)
+            return self._place(signed)
         except RemoteProtocolError as exc:
-            raise RemoteProtocolError(
-                "malformed", f"message {msg.seq} ({msg.kind}) claims to come from seat {msg.seat} ({who}), the log's "
-                f"owner, but is not its message of this game ({exc.code}): the peer sent it") from None
-        signed = _open(msg)
-        if signed.seq != len(self.entries) or signed.prev != self.head:
-            again = signed.seq < len(self.entries) and self.entries[signed.seq].hash == signed.hash
+            if not own or exc.proven_by is not None:
+                raise
             raise RemoteProtocolError(
                 "malformed", f"message {signed.seq} ({signed.kind}) of seat {signed.seat} ({who}), the log's owner, "
-                + ("comes again" if again
-                   else f"does not take the place at the end of the chain (place {len(self.entries)})")
-                + ": a session places its own messages there, so the peer sent it")
-        return self._proven(signed, lambda: self._apply_and_append(signed))
+                f"does not fit the chain ({exc.code}: {exc.reason}): a session places its own messages at the end "
+                "of its chain, so the peer sent it") from None
 
     def _place(self, msg: m.Signed) -> Received:
         """Placement (protocol/wire.md §8.3, rows b-h) of a checked message of the peer."""

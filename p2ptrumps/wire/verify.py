@@ -174,13 +174,16 @@ class Verdict:
         head = {
             "valid": (
                 "VALID: the guest refused the rules, so no match was played; every message checks."
-                if self.reason else "VALID: the match is complete and every message checks."
+                if self.rules is None else "VALID: the match is complete and every message checks."
             ),
             "invalid": "INVALID: " + self.reason,
             "unreadable": "UNREADABLE: " + self.reason,
             "unfinished": "VALID SO FAR, UNFINISHED: " + self.reason,
         }[self.status]
         lines.append(head)
+        if self.status == "valid" and self.truncated_bytes:
+            lines.append(f"  after it, a torn tail of {self.truncated_bytes} bytes (a crash while writing): "
+                         "not part of the log, nobody's fault")
         if self.status == "unreadable" and not self.frames:
             return head
         if self.status == "invalid" and self.index is not None:
@@ -339,10 +342,7 @@ class _Checker:
                 f"{SEAT_NAMES[msg.seat]}): a session sends one hello")
         else:
             assert self.chain is not None
-            if msg.seat == self.owner:
-                self.chain.accept_own(msg)
-            else:
-                self.chain.receive(msg)
+            self.chain.receive(msg, own=msg.seat == self.owner)
 
     def _owner_hello(self, msg: m.Hello | m.Envelope, payload: bytes) -> None:
         if not isinstance(msg, m.Hello):
@@ -362,7 +362,7 @@ class _Checker:
         own_key = PublicKey.from_bytes(own.public_key)
         hellos = {own.seat: (own, self.own_payload, own_key), msg.seat: (msg, payload, key)}
         (h0, p0, k0), (h1, p1, k1) = hellos[0], hellos[1]
-        self.chain = JointChain(m.game_id(p0, p1), (k0, k1), own.seat)
+        self.chain = JointChain(m.game_id(p0, p1), (k0, k1), None)  # both sides' placement rules
         self.players = [(h0.name, k0.fingerprint), (h1.name, k1.fingerprint)]
 
 

@@ -434,13 +434,26 @@ def build_cases() -> list[Case]:
         "chat for place n: the host signed two histories", "wire.md §8.3 row h; verify.md §3.1",
         ("invalid", "equivocation", 14, 0, True), log([*G[:12], gchat, hchat, past]))
 
+    hchat_a = f.next(H[:12], 0, "chat", ["hi"], seq=10)
+    hchat_b = f.next(H[:12], 0, "chat", ["hello"], seq=10)
+    add("equivocation-owner", "the host's own log holds two different host chats for one place: the owner is "
+        "proven at fault by its own signature", "wire.md §8.3 row f; verify.md §3", ("invalid", "equivocation", 13, 0,
+                                                                                    True),
+        log([*H[:12], hchat_a, hchat_b]))
+    add("hellos-swapped", "the host's log with its two hellos swapped: the same signed chain, still valid",
+        "verify.md §2", ("valid", None, None, None, False), log([H[1], H[0], *H[2:]]))
+
     # crossings: superseded and withdrawn messages are never faults
     cross, crossing = crossing_match()
     CH = [x.frame for x in cross.host.log]
     CG = [x.frame for x in cross.guest.log]
     add("crossing-guest-log", "a guest chat crossed a host move: the guest's log holds the withdrawn chat, the "
-        "host's move and the re-signed chat", "wire.md §8.3 row g; verify.md §3", ("valid", None, None, None, False),
-        log(CG))
+        "host's move and the re-signed chat; then the host's resignation crosses the guest's next chat and move (the "
+        "move is dropped, the chat re-signed) and the host's deal-end crosses the chat once more",
+        "wire.md §8.3 row g; verify.md §3", ("valid", None, None, None, False), log(CG))
+    add("crossing-guest-log-hellos-swapped", "the guest's log of the crossing with its hellos swapped: the "
+        "withdraw rule applies whoever owns the log, still valid", "verify.md §2, §3",
+        ("valid", None, None, None, False), log([CG[1], CG[0], *CG[2:]]))
     add("crossing-host-log", "the same match, the host's log (the crossing copy was ignored, not logged)",
         "wire.md §8.3", ("valid", None, None, None, False), log(CH))
     host_move = f.where(CH, "move", 0)
