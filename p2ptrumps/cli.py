@@ -23,10 +23,10 @@ COMMANDS = {
     "play": "p2ptrumps.ui.play:run",
     "replay": "p2ptrumps.replay_cli:run",
     "arena": "p2ptrumps.arena:run",
-    "host": "p2ptrumps.netplay:run_host",
-    "join": "p2ptrumps.netplay:run_join",
+    "host": "p2ptrumps.net.commands:run_host",
+    "join": "p2ptrumps.net.commands:run_join",
     "verify": "p2ptrumps.verify_cli:run",
-    "id": "p2ptrumps.netplay:run_id",
+    "id": "p2ptrumps.net.commands:run_id",
 }
 
 AI_LEVELS = ("random", "greedy", "normal")
@@ -50,6 +50,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def nonnegative_float(text: str) -> float:
+    """argparse type: a number of seconds, 0 or more (finite)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or a positive number of seconds")
+    return value
+
+
 def positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -62,7 +73,7 @@ def positive_int(text: str) -> int:
 
 def port_arg(text: str) -> int:
     """argparse type: a TCP port 0..65535 (0: any free port)."""
-    from .netaddr import AddressError, parse_port
+    from .net.addresses import AddressError, parse_port
 
     try:
         return parse_port(text)
@@ -72,7 +83,7 @@ def port_arg(text: str) -> int:
 
 def address_arg(text: str) -> str:
     """argparse type: ``HOST:PORT`` / ``[v6]:PORT`` / ``HOST`` (checked, returned as typed)."""
-    from .netaddr import AddressError, parse_address
+    from .net.addresses import AddressError, parse_address
 
     try:
         parse_address(text)
@@ -83,7 +94,7 @@ def address_arg(text: str) -> str:
 
 def fingerprint_arg(text: str) -> str:
     """argparse type: a key fingerprint as ``p2ptrumps id`` shows it (separators and case free)."""
-    from .netaddr import AddressError, check_fingerprint
+    from .net.addresses import AddressError, check_fingerprint
 
     try:
         return check_fingerprint(text)
@@ -171,7 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here")
 
     host = sub.add_parser("host", help="host a networked match", description="Wait for a guest and play a match.")
-    host.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on (default 0.0.0.0)")
+    host.add_argument("--bind", default=None, metavar="ADDR",
+                      help="address to listen on: an IPv4 or IPv6 address or a host name "
+                      "(default: every address, IPv6 and IPv4)")
     host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (default 4816; 0 = any)")
     _add_net_options(host)
     host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump (host chooses first)")
@@ -214,6 +227,9 @@ def _add_net_options(p: argparse.ArgumentParser) -> None:
                    help="with --ai: offer/accept up to N rematches (default 0; a person is asked instead)")
     p.add_argument("--name", default=None, help="your name shown to the opponent")
     p.add_argument("--ascii", action="store_true", help="ASCII suits")
+    p.add_argument("--reconnect-wait", type=nonnegative_float, default=120.0, metavar="S",
+                   help="seconds to wait for the peer to come back after the connection drops, then keep the "
+                   "match unfinished (0 = do not wait; default 120)")
     p.add_argument("--timeout", type=positive_float, default=30.0, metavar="S",
                    help="seconds of silence (no heartbeat) before the peer is declared gone (default 30)")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2ptrumps import keystore
+from p2ptrumps.net import keystore
 from p2ptrumps.text import MAX_CHAT_CHARS, MAX_NAME_CHARS, check_chat, check_name, refused_char, text_problem
 from p2ptrumps.wire.messages import canonical_move_code
 

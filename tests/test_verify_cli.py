@@ -81,7 +81,7 @@ def test_verify_json_is_the_versioned_verdict(capsys: pytest.CaptureFixture[str]
     assert list(out) == [
         "format", "version", "log", "status", "exit_code", "reason", "code", "index", "offender", "offender_proven",
         "frames", "messages", "superseded", "withdrawn", "truncated_bytes", "game_id", "players", "rules", "trumps",
-        "deals", "score", "waiting", "forfeit",
+        "deals", "score", "waiting", "forfeit", "reconnections", "left", "forfeited",
     ]
     assert (out["format"], out["version"], out["status"], out["frames"], out["messages"]) == (
         "p2ptrumps-verdict", 1, "valid", 16, 14)

@@ -37,6 +37,7 @@ HASH_TAG = b"p2ptrumps/msg-hash/v1"
 COMMIT_TAG = b"p2ptrumps/commit/v1"
 SEED_TAG = b"p2ptrumps/seed/v1"
 POSITION_TAG = b"p2ptrumps/position/v1"
+RESUME_TAG = b"p2ptrumps/resume/v1"
 
 REASONS = ("out", "resign", "both-out", "repetition", "turn-limit", "agreed-draw")
 
@@ -140,6 +141,36 @@ class Pong:
 
     def encode(self) -> bytes:
         return encoding.pack(["pong", self.n])
+
+
+@dataclass(frozen=True)
+class Resume:
+    """``["resume", version, seat, game_id(32), nonce(32)]``: the first frame of a new connection
+    for a match in progress (protocol/wire.md §14)."""
+
+    version: int
+    seat: int
+    game_id: bytes
+    nonce: bytes
+
+    def encode(self) -> bytes:
+        return encoding.pack(["resume", self.version, self.seat, self.game_id, self.nonce])
+
+
+@dataclass(frozen=True)
+class Proof:
+    """``["proof", confirmed, sig(64)]``: proves the key of the match to the peer's fresh nonce (§14)."""
+
+    confirmed: int
+    sig: bytes
+
+    def encode(self) -> bytes:
+        return encoding.pack(["proof", self.confirmed, self.sig])
+
+
+def proof_input(gid: bytes, seat: int, confirmed: int, own_nonce: bytes, peer_nonce: bytes) -> bytes:
+    """RESUME_TAG || game id || u8 seat || u32 confirmed || own nonce || peer nonce (§14.1)."""
+    return RESUME_TAG + gid + bytes([seat]) + confirmed.to_bytes(4, "big") + own_nonce + peer_nonce
 
 
 # ----- bodies ------------------------------------------------------------------------
@@ -535,6 +566,21 @@ class RematchMsg(Body):
         return cls()
 
 
+@dataclass(frozen=True)
+class LeaveMsg(Body):
+    """``leave``: ``[]`` -- the sender resigns the rest of the match (protocol/wire.md §15)."""
+
+    KIND: ClassVar[str] = "leave"
+
+    def fields(self) -> list[Any]:
+        return []
+
+    @classmethod
+    def parse(cls, items: list[Any]) -> LeaveMsg:
+        _count(items, 0, cls.KIND)
+        return cls()
+
+
 BODY_TYPES: dict[str, type[Body]] = {
     c.KIND: c
     for c in (
@@ -551,6 +597,7 @@ BODY_TYPES: dict[str, type[Body]] = {
         DealEndMsg,
         MatchEndMsg,
         RematchMsg,
+        LeaveMsg,
     )
 }
 
@@ -643,8 +690,8 @@ class Envelope:
         return Signed(self.game, self.seat, self.seq, self.prev, body, self.sig, self.payload, self.hash)
 
 
-Frame = Hello | Ping | Pong | Signed
-RawFrame = Hello | Ping | Pong | Envelope
+Frame = Hello | Ping | Pong | Signed | Resume | Proof
+RawFrame = Hello | Ping | Pong | Envelope | Resume | Proof
 
 
 def decode(payload: bytes) -> Frame:
@@ -670,19 +717,44 @@ def decode_frame(payload: bytes) -> RawFrame:
     if not isinstance(v, list) or not v or not isinstance(v[0], str) or v[0] not in FRAME_TYPES:
         what = repr(v[0]) if isinstance(v, list) and v and isinstance(v[0], str) else "nothing"
         raise RemoteProtocolError(
-            "garbage-frame", f"a frame must be an array whose first element names its type (hello, ping, pong, "
-            f"msg), not {what}")
+            "garbage-frame", f"a frame must be an array whose first element names its type "
+            f"({', '.join(FRAME_TYPES)}), not {what}")
     t = v[0]
     if t == "msg":
         return _decode_msg(v, payload)
     if t == "hello":
         return _decode_hello(v)
+    if t == "resume":
+        return _decode_resume(v)
+    if t == "proof":
+        if len(v) != 3 or type(v[1]) is not int or not 0 <= v[1] < (1 << 32) or not isinstance(v[2], bytes) \
+                or len(v[2]) != 64:
+            raise _bad("proof: expected ['proof', confirmed (0..2**32-1), sig (64 bytes)]")
+        return Proof(v[1], v[2])
     if len(v) != 2 or type(v[1]) is not int or not 0 <= v[1] < (1 << 32):
         raise _bad(f"{t}: expected [{t!r}, n] with n in 0..2**32-1")
     return Ping(v[1]) if t == "ping" else Pong(v[1])
 
 
-FRAME_TYPES = ("hello", "ping", "pong", "msg")
+FRAME_TYPES = ("hello", "ping", "pong", "msg", "resume", "proof")
+
+
+def _decode_resume(v: list[Any]) -> Resume:
+    """A resume frame, checked in the order of a hello's checks (protocol/wire.md §14.1, §7.1)."""
+    if len(v) >= 2 and type(v[1]) is int and v[1] != VERSION:
+        raise RemoteProtocolError("version", f"the resume speaks protocol version {v[1]}, this program {VERSION}")
+    if len(v) != 5:
+        raise _bad(f"a resume frame has 5 elements, not {len(v)}")
+    _, version, seat, gid, nonce = v
+    if type(version) is not int:
+        raise _bad(f"resume: the version must be an integer, not {_type_name(version)}")
+    if type(seat) is not int or seat not in (0, 1):
+        raise _bad("resume: the seat must be 0 or 1")
+    if not isinstance(gid, bytes) or len(gid) != 32:
+        raise _bad("resume: the game id must be 32 bytes")
+    if not isinstance(nonce, bytes) or len(nonce) != 32:
+        raise _bad("resume: the nonce must be 32 bytes")
+    return Resume(version, seat, gid, nonce)
 
 
 def _decode_msg(v: list[Any], payload: bytes) -> Envelope:

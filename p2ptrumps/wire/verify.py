@@ -80,6 +80,9 @@ class Verdict:
         forfeit: the seat that committed but did not reveal where the log stops
             (protocol/wire.md §9.2: not revealing forfeits the match), else None.
         truncated_bytes: bytes of the torn tail (an incomplete last frame or zero bytes).
+        reconnections: how many times the match changed connection (``resume`` frames, wire.md §14.3).
+        left: ``(seat, message index)`` of a ``leave`` (wire.md §15), else None.
+        forfeited: the deal numbers forfeited by the seat that left.
     """
 
     status: str
@@ -101,6 +104,9 @@ class Verdict:
     waiting: tuple[int | None, str] | None = None
     forfeit: int | None = None
     truncated_bytes: int = 0
+    reconnections: int = 0
+    left: tuple[int, int] | None = None
+    forfeited: list[int] = field(default_factory=list)
     _chain: JointChain | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -138,6 +144,9 @@ class Verdict:
             "score": [self.score_halves[0] / 2, self.score_halves[1] / 2],
             "waiting": None if self.waiting is None else {"seat": self.waiting[0], "what": self.waiting[1]},
             "forfeit": self.forfeit,
+            "reconnections": self.reconnections,
+            "left": None if self.left is None else {"seat": self.left[0], "message": self.left[1]},
+            "forfeited": list(self.forfeited),
         }
 
     def to_record(self) -> MatchRecord:
@@ -211,11 +220,17 @@ class Verdict:
             else:
                 res = f"won by seat {d.winner} ({d.reason})"
             lines.append(f"deal {d.number}: dealer seat {d.dealer}, {res}")
+        if self.left is not None:
+            gone = f"; deals {', '.join(map(str, self.forfeited))} forfeited" if self.forfeited else ""
+            lines.append(f"seat {self.left[0]} ({SEAT_NAMES[self.left[0]]}) left the match at message "
+                         f"{self.left[1]}{gone}")
         a, b = self.score_halves
         lines.append(f"score: {_half(a)} - {_half(b)}")
         counts = f"{self.frames} frames, {self.messages} chained messages"
         if self.superseded or self.withdrawn:
             counts += f" ({self.superseded} superseded, {self.withdrawn} withdrawn)"
+        if self.reconnections:
+            counts += f", {self.reconnections} reconnection{'s' if self.reconnections != 1 else ''}"
         lines.append(counts)
         return "\n".join(lines)
 
@@ -316,6 +331,7 @@ class _Checker:
         self.chain: JointChain | None = None
         self.players: list[tuple[str, str]] = []
         self.nobody = False  # the fault found names nobody (a well-formed heartbeat)
+        self.reconnections = 0  # resume frames of the peer (wire.md §14.3)
 
     @property
     def owner(self) -> int | None:
@@ -328,10 +344,19 @@ class _Checker:
     def frame(self, i: int, payload: bytes) -> None:
         """Check frame ``i``; ``RemoteProtocolError`` on a fault."""
         msg = m.decode_frame(payload)
-        if isinstance(msg, (m.Ping, m.Pong)):
+        if isinstance(msg, (m.Ping, m.Pong, m.Proof)):
             self.nobody = True
             kind = type(msg).__name__.lower()
-            raise RemoteProtocolError("malformed", f"a {kind} in a log: heartbeats are never logged")
+            never = "proofs are never logged (wire.md §14.2)" if kind == "proof" else "heartbeats are never logged"
+            raise RemoteProtocolError("malformed", f"a {kind} in a log: {never}")
+        if isinstance(msg, m.Resume):
+            chain = self.chain
+            if chain is None or msg.game_id != chain.game_id or msg.seat != self.peer:
+                raise RemoteProtocolError(
+                    "malformed", "a resume frame before both hellos, or for another game or seat than the "
+                    "owner's peer (wire.md §14.3)")
+            self.reconnections += 1
+            return
         if i == 0:
             self._owner_hello(msg, payload)
         elif i == 1:
@@ -367,6 +392,7 @@ class _Checker:
 
 
 def _fill(v: Verdict, check: _Checker) -> None:
+    v.reconnections = check.reconnections
     chain = check.chain
     if chain is None:
         return
@@ -380,6 +406,10 @@ def _fill(v: Verdict, check: _Checker) -> None:
     v.rules = ref.rules
     v.trumps = ref.trumps_pair
     v.score_halves = (ref.score[0], ref.score[1])
+    if ref.left is not None:
+        at = next((i for i, e in enumerate(chain.entries) if isinstance(e.body, m.LeaveMsg)), len(chain.entries))
+        v.left = (ref.left, at)
+        v.forfeited = list(ref.forfeited)
     v.deals = [
         DealResult(
             d.number,

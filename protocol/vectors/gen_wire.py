@@ -168,6 +168,15 @@ def draw_offer_match() -> ConnectionPair:
                    guest=Script("guest", on_event=guest_offers))
 
 
+def leave_match() -> ConnectionPair:
+    """Two deals of 32 cards; the guest leaves as deal 1 starts (protocol/wire.md §15)."""
+    def guest_leaves(s: Session, ev: Event) -> None:
+        if isinstance(ev, DealReady) and ev.number == 1:
+            s.leave()
+
+    return _honest(RuleSet(pack_size=32, deals=2), guest=Script("guest", on_event=guest_leaves))
+
+
 def cycle_moves(pos: Position) -> list[Move]:
     """Six moves that bring the start position back (voluntary pick-up needed): the elder E
     leads a, the dealer D beats it with b and puts c, E picks the three up, D leads d, E
@@ -392,6 +401,30 @@ def build_cases() -> list[Case]:
     add("text-emoji-valid", "names with zero-width-joiner emoji and a flag tag sequence, and a chat line with a "
         "variation selector and Arabic letters: all allowed", "wire.md §5.1", ("valid", None, None, None, False),
         log([x.frame for x in named_match().host.log]))
+
+    # -- reconnections and leaving (wire.md §14, §15) --
+    resume = frame_of(["resume", 1, 1, f.gid, fixed_bytes("guest/resume-nonce")])
+    add("resume-counted", "a short complete match, the host's log, with the guest's resume frame after message 8: "
+        "one reconnection, skipped", "wire.md §14.3; verify.md §3", ("valid", None, None, None, False),
+        log([*S[:10], resume, *S[10:]]))
+    add("resume-other-game", "a resume frame for another game id", "wire.md §14.3; verify.md §3.1",
+        ("invalid", "malformed", 12, 1, False),
+        log([*H[:12], frame_of(["resume", 1, 1, bytes(32), fixed_bytes("guest/resume-nonce")])]))
+    add("resume-owner-seat", "a resume frame with the owner's seat in the owner's log", "wire.md §14.3",
+        ("invalid", "malformed", 12, 1, False),
+        log([*H[:12], frame_of(["resume", 1, 0, f.gid, fixed_bytes("guest/resume-nonce")])]))
+    add("resume-before-peer-hello", "a resume frame where the peer's hello should be", "wire.md §14.3; verify.md §3",
+        ("invalid", "malformed", 1, None, False), log([H[0], resume]))
+    add("resume-version-2", "a resume frame of version 2", "wire.md §14.1", ("invalid", "version", 12, 1, False),
+        log([*H[:12], frame_of(["resume", 2, 1, f.gid, fixed_bytes("guest/resume-nonce")])]))
+    add("proof-in-log", "a well-formed proof frame in a log: proofs are never logged, nobody is named",
+        "wire.md §14.3; verify.md §3.1", ("invalid", "malformed", 12, None, False),
+        log([*H[:12], frame_of(["proof", 10, bytes(64)])]))
+    add("leave-in-play", "the guest leaves during deal 1 of 2: deal 1 is a resignation, deal 2 forfeited, both sign "
+        "the score", "wire.md §15", ("valid", None, None, None, False), log([x.frame for x in leave_match().host.log]))
+    lv = f.next(H[:12], 1, "leave", [])
+    add("leave-twice", "the guest leaves twice", "wire.md §15", ("invalid", "out-of-turn", 13, 1, True),
+        log([*H[:12], lv, f.next([*H[:12], lv], 1, "leave", [])]))
 
     # -- heartbeats in a log (wire.md §10; verify.md §3) --
     add("ping-in-log", "a well-formed ping among the messages: heartbeats are never logged, nobody is named",
