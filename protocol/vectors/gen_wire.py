@@ -453,6 +453,24 @@ def build_cases() -> list[Case]:
     add("peer-message-reordered", "two guest messages swapped in the host's log", "verify.md §3.1",
         ("invalid", "sequence-gap", 12, 1, False), log([*H[:12], H[14], H[13], H[12]]))
 
+    gseat, gseq, gprev, gitems = f.body_of(G[11])  # the host's move, message 9, in the guest's log
+    assert (gseat, gseq) == (0, 9)
+    add("guest-log-broken-chain", "the guest's log: a host move signed on a prev that is no message of the chain: "
+        "broken-chain, which proves nothing", "wire.md §8.3 row c; verify.md §3.1",
+        ("invalid", "broken-chain", 11, 0, False),
+        log([*G[:11], raw_msg_frame(host_id, f.gid, 0, gseq, bytes(32), "move", gitems)]))
+    flipped = G[11][:-1] + bytes([G[11][-1] ^ 1])
+    add("guest-log-bad-signature", "the guest's log: a host move whose signature fails (one bit flipped)",
+        "wire.md §8.2; verify.md §3.1", ("invalid", "bad-signature", 11, 0, False), log([*G[:11], flipped]))
+    add("owner-seat-wrong-game", "the host's log: a message with the host's seat and another game's id",
+        "verify.md §3", ("invalid", "malformed", 12, 1, False),
+        log([*H[:12], raw_msg_frame(host_id, bytes(32), 0, seq, prev, "chat", ["hi"])]))
+    add("oversized-at-frame-1", "the owner's hello, then a length prefix of 2^20: nobody is named in frame 1",
+        "verify.md §1, §3.1", ("invalid", "oversized-frame", 1, None, False),
+        log([H[0]]) + (1 << 20).to_bytes(4, "big"))
+    add("reveal-wrong-deal", "the guest reveals for deal 2 during deal 1", "wire.md §9.2",
+        ("invalid", "bad-commitment", 9, 1, True), log([*H[:9], f.next(H[:9], 1, "reveal", [2, bytes(32)])]))
+
     # equivocation: the guest signs two different chats for one place (host's log)
     chat_a = f.next(H[:12], 1, "chat", ["hi"])
     chat_b = f.next(H[:12], 1, "chat", ["hello"])
