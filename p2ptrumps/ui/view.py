@@ -33,6 +33,7 @@ through :func:`_fit`, which replaces control characters (:func:`printable`).
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -196,7 +197,7 @@ class TableView:
         trumps: own trump suit of seat 0 and seat 1 (0..3).
         hands: card bitmasks of seat 0 and seat 1.
         pile: the pile, bottom to top.
-        to_move: seat to move.
+        to_move: seat to move, or None when nobody is (the deal is over).
         deal_number, deals: this deal (1-based) and the deals in the match.
         score_halves: match score so far in half-points (win 2, draw 1).
         history: the moves of this deal so far.
@@ -215,7 +216,7 @@ class TableView:
     trumps: tuple[int, int]
     hands: tuple[int, int]
     pile: tuple[int, ...] = ()
-    to_move: int = 0
+    to_move: int | None = 0
     deal_number: int = 1
     deals: int = 1
     score_halves: tuple[int, int] = (0, 0)
@@ -247,6 +248,8 @@ class EndView:
     """The end-of-deal (or end-of-match) screen.
 
     ``title`` is the result line, ``hands`` and ``pile`` the final position,
+    ``history`` the deal's moves (the Moves panel, as on the table; below
+    :data:`HISTORY_MIN_WIDTH` columns the last move gets a line of its own),
     ``record_path`` is shown when the match is over (``match_over``).
     """
 
@@ -263,6 +266,7 @@ class EndView:
     record_path: str | None = None
     ascii_only: bool = False
     record_label: str = "Record saved"
+    history: tuple[HistoryEntry, ...] = ()
 
 
 # ----- small text helpers ------------------------------------------------------
@@ -372,8 +376,9 @@ def hand_rows(hand: int, trump: int, *, ascii_only: bool, legal: int = 0, select
     """Four lines, one per suit in :func:`suit_rows` order: ``"  ♥ trump  6♥ [10♥] K♥"``.
 
     The selected card is bracketed (and reversed), the legal ones styled
-    ``card.legal``, the pending beating card ``card.pending`` with a ``*``
-    bracket.  An empty suit shows ``-``.
+    ``card.legal`` (also under the cursor: ``card.selected card.legal``), the
+    pending beating card ``card.pending`` with a ``*`` bracket.  An empty suit
+    shows ``-``.
     """
     rows: list[Line] = []
     for suit in suit_rows(trump):
@@ -394,7 +399,8 @@ def hand_rows(hand: int, trump: int, *, ascii_only: bool, legal: int = 0, select
             line.append(("", sep))
             style = _card_style(c)
             if c == selected:
-                style = "class:card.selected"
+                # The cursor keeps the legal highlight: reverse for the cursor, underline for legal.
+                style = "class:card.selected" + (" class:card.legal" if legal >> c & 1 else "")
             elif c == pending:
                 style = "class:card.pending"
             elif legal >> c & 1:
@@ -425,22 +431,46 @@ def history_text(entry: HistoryEntry, names: tuple[str, str], ascii_only: bool =
     return f"{entry.number:>3} {who:<6} {what}"
 
 
-def _pile_line(view: TableView) -> Line:
+def _pile_line(view: TableView, width: int = 80) -> Line:
+    """`` Pile (5): 7♠ 9♠  top ▶ J♠ ◀``; with a beating card chosen and its second card still
+    to come, `` *Q♠* beats it`` (pending, as in the hand row) follows the top card.  As many cards
+    below the top as fit ``width`` columns (at most :data:`PILE_SHOWN`)."""
     a = view.ascii_only
     pile = view.pile
     if not pile:
         return [("class:name", " Pile"), ("", " (empty)")]
-    line: Line = [("class:name", " Pile"), ("", f" ({len(pile)}): ")]
-    below = pile[:-1][-PILE_SHOWN:]
+    head: Line = [("class:name", " Pile"), ("", f" ({len(pile)}): ")]
+    tail: Line = [("", " top ▶"), ("class:top", f" {card_text(pile[-1], a)} "), ("", "◀")]
+    if view.pending_beat is not None:
+        tail += [("", " "), ("class:card.pending", f"*{card_text(view.pending_beat, a)}*"), ("class:dim", " beats it")]
+    room = width - _width(head) - _width(tail) - 2
+    below: list[int] = []
+    for c in reversed(pile[:-1][-PILE_SHOWN:]):
+        w = get_cwidth(card_text(c, a)) + 1
+        if w > room:
+            break
+        below.insert(0, c)
+        room -= w
+    line = head
     if len(pile) - 1 > len(below):
         line.append(("class:dim", "… "))
     for c in below:
         line.append((_card_style(c), card_text(c, a)))
         line.append(("", " "))
-    line.append(("", " top ▶"))
-    line.append(("class:top", f" {card_text(pile[-1], a)} "))
-    line.append(("", "◀"))
-    return line
+    return line + tail
+
+
+def last_move_line(history: Sequence[HistoryEntry], names: tuple[str, str], seat: int,
+                   ascii_only: bool = False) -> Line:
+    """`` Last move of AI: beat 10♠, second 7♥`` — the last move ``seat`` made in ``history``
+    (empty if none), for screens too narrow for the Moves panel."""
+    entry = next((e for e in reversed(history) if e.seat == seat), None)
+    if entry is None:
+        return []
+    what = entry.move.label(ascii_only)
+    if entry.picked:
+        what += f" ({entry.picked} card{'s' if entry.picked != 1 else ''})"
+    return [("class:dim", f" Last move of {names[seat]}: "), ("class:history.theirs", what)]
 
 
 def _player_line(view: TableView, seat: int) -> Line:
@@ -483,7 +513,9 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
     else:
         left.append([("class:dim", "    hand hidden (o shows it)")])
     left.append([])
-    left.append(_pile_line(view))
+    left.append(_pile_line(view, left_w))
+    if not show_history and (last := last_move_line(view.history, view.names, opp, a)):
+        left.append(last)
     left.append([])
     left.append(_player_line(view, me))
     left.extend(hand_rows(view.hands[me], view.trumps[me], ascii_only=a, legal=view.legal,
@@ -500,12 +532,19 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
     if not show_history:
         return left
 
+    return _with_history(left, view.history, view.names, me, a, height)
+
+
+def _with_history(left: list[Line], history: Sequence[HistoryEntry], names: tuple[str, str], me: int,
+                  ascii_only: bool, height: int) -> list[Line]:
+    """``left`` (``height`` fitted lines) with the Moves panel (:data:`HISTORY_WIDTH` columns) on its right."""
+    a = ascii_only
     right: list[Line] = [[("class:rule", "│"), ("class:history.title", " Moves")]]
     room = height - 1
-    entries = view.history[-room:] if room > 0 else ()
+    entries = history[-room:] if room > 0 else ()
     for e in entries:
         style = "class:history.mine" if e.seat == me else "class:history.theirs"
-        right.append([("class:rule", "│"), (style, history_text(e, view.names, a))])
+        right.append([("class:rule", "│"), (style, history_text(e, names, a))])
     while len(right) < height:
         right.append([("class:rule", "│")])
     right = [_fit(_ascii_line(line, a), HISTORY_WIDTH) for line in right]
@@ -628,18 +667,26 @@ def _wrap_chars(text: str, width: int, indent: str) -> list[str]:
 
 def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
     """The end-of-deal screen (result, score, both hands, the pile) or, with
-    ``match_over``, the end of the match with the path of the saved record."""
+    ``match_over``, the end of the match with the path of the saved record.
+
+    The deal's moves stay on screen: the Moves panel from :data:`HISTORY_MIN_WIDTH`
+    columns on, else a line with the last move (:func:`last_move_line`)."""
     a = view.ascii_only
     me, opp = view.my_seat, 1 - view.my_seat
+    show_history = width >= HISTORY_MIN_WIDTH and bool(view.history)
+    left_w = width - HISTORY_WIDTH if show_history else width
     head = "Match over" if view.match_over else f"Deal {view.deal_number} of {view.deals} over"
     lines: list[Line] = [
         [("class:header", f" Svoi Kozyri   {head}")],
-        [("class:rule", "─" * width)],
+        [("class:rule", "─" * left_w)],
         [("class:result", " " + view.title)],
         [("class:name", " Score: " + score_text(view.names, view.score_halves, me, a))],
     ]
     if view.match_over and view.record_path:
-        lines += [[("", t)] for t in _wrap_chars(f" {view.record_label}: {view.record_path}", width, "   ")]
+        lines += [[("", t)] for t in _wrap_chars(f" {view.record_label}: {view.record_path}", left_w, "   ")]
+    if not show_history and view.history:
+        last = view.history[-1]
+        lines.append(last_move_line(view.history, view.names, last.seat, a))
     lines.append([])
     for seat in (opp, me):
         n = bin(view.hands[seat]).count("1")
@@ -648,12 +695,44 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
         if view.hands[seat]:
             lines.extend(hand_rows(view.hands[seat], view.trumps[seat], ascii_only=a))
     pile = [card_text(c, a) for c in view.pile] or ["(empty)"]
-    for text in _wrap_words(pile, width - 1, " Pile:", "       "):
+    for text in _wrap_words(pile, left_w - 1, " Pile:", "       "):
         lines.append([("", text)])
-    lines = [_fit(_ascii_line(line, a), width) for line in lines[:height]]
+    lines = [_fit(_ascii_line(line, a), left_w) for line in lines[:height]]
+    while len(lines) < height:
+        lines.append([("", " " * left_w)])
+    if not show_history:
+        return lines
+    return _with_history(lines, view.history, view.names, me, a, height)
+
+
+def render_text_page(text_lines: Sequence[str], top: int, width: int, height: int, title: str = "") -> list[Line]:
+    """A page of a long text (the rule book): ``title`` on the first line, then the
+    lines of ``text_lines`` wrapped to ``width`` from line ``top`` of the wrapped text,
+    exactly ``height`` lines.  Markdown is shown as written."""
+    body = wrapped_lines(text_lines, width)
+    lines: list[Line] = [[("class:header", f" {title}")]] if title else []
+    room = max(0, height - len(lines))
+    lines += [[("", t)] for t in body[top:top + room]]
+    lines = [_fit(line, width) for line in lines[:height]]
     while len(lines) < height:
         lines.append([("", " " * width)])
     return lines
+
+
+def wrapped_lines(text_lines: Sequence[str], width: int) -> list[str]:
+    """Each line of ``text_lines`` wrapped at spaces (:func:`textwrap.wrap`) to ``width``
+    columns after a one-column margin, keeping its indent (continuation lines get two
+    more columns); empty lines stay."""
+    out: list[str] = []
+    for raw in text_lines:
+        body = raw.lstrip(" ")
+        if not body.strip():
+            out.append("")
+            continue
+        indent = " " * (len(raw) - len(body) + 1)
+        out += textwrap.wrap(body, max(width, len(indent) + 10), initial_indent=indent,
+                             subsequent_indent=indent + "  ", break_on_hyphens=False) or [""]
+    return out
 
 
 # ----- what is expected now ----------------------------------------------------
