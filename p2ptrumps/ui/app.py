@@ -1345,7 +1345,8 @@ class TableApp:
     def _what_helps(self) -> str:
         s = self.state
         if s.mode == Mode.TURN:
-            return "choose a card with the arrows and press Enter, p picks up; ? lists every key"
+            pick = ", p picks up" if s.position is not None and s.position.can_pick_up() else ""
+            return f"choose a card with the arrows and press Enter{pick}; ? lists every key"
         if s.mode == Mode.SECOND:
             return "choose the second card and press Enter, Esc takes the beat back; ? lists every key"
         if s.mode == Mode.TRUMP:
