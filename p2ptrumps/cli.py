@@ -42,8 +42,8 @@ COMMANDS = {
 
 AI_LEVELS = ("random", "greedy", "normal")
 
-#: Commands whose screen shows suits, with ``--ascii`` / ``--unicode``.
-_SUIT_COMMANDS = ("play", "replay", "host", "join")
+#: The networked commands, whose table (unless ``--headless`` or ``--ai``) the command line prepares.
+_TABLE_COMMANDS = ("host", "join")
 
 
 # ----- the parser and its voice ---------------------------------------------------------
@@ -391,6 +391,23 @@ def _option_words(message: str) -> str:
     return message
 
 
+def _prepare_table(args: argparse.Namespace) -> None:
+    """For ``host``/``join`` with the table (no ``--headless``, no ``--ai``): refuse a terminal
+    that cannot draw it (``TERM=dumb``, not a tty), and settle ``args.ascii`` from
+    ``--ascii``/``--unicode``, the encoding and the terminal's width of the suit symbols
+    (:func:`p2ptrumps.ui.terminal.choose_ascii`), as ``play`` and ``replay`` do.  Raises
+    :class:`~p2ptrumps.command.CommandError`."""
+    from .ui.terminal import choose_ascii, std_fds, terminal_problem
+
+    table = not args.headless and args.ai is None
+    if table and (why := terminal_problem(sys.stdin, sys.stdout)):
+        raise CommandError(f"the table needs a full-screen terminal: {why} (with --ai LEVEL --headless "
+                           "the AI plays this seat and progress is printed)")
+    args.ascii, note = choose_ascii(bool(args.ascii), bool(args.unicode), probe_fds=std_fds() if table else None)
+    if note:
+        say(args, note)
+
+
 def subparser(parser: argparse.ArgumentParser, command: str | None) -> Parser:
     """The parser of subcommand ``command`` (the top-level parser for None)."""
     if command is not None:
@@ -430,6 +447,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     module_name, func_name = COMMANDS[args.command].split(":")
     func = getattr(importlib.import_module(module_name), func_name)
     try:
+        if args.command in _TABLE_COMMANDS:
+            _prepare_table(args)
         status: int = func(args)
         sys.stdout.flush()
     except CommandError as exc:

@@ -3,6 +3,7 @@ words for the same option everywhere, defaults in the help, bad values refused (
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 
@@ -156,3 +157,29 @@ def test_readme_marks_optional_arguments() -> None:
         # Every option sits inside [...]: outside the brackets only the command and its positional words remain.
         outside = re.sub(r"\[[^\[\]]*(\[[^\[\]]*\][^\[\]]*)*\]", "", line)
         assert "--" not in outside, line
+
+
+def test_the_network_table_needs_a_full_screen_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    # Under pytest stdin is not a terminal; nothing is created before the refusal.
+    assert main(["host", "--port", "0"]) == 2
+    assert capsys.readouterr().err == (
+        "p2ptrumps host: the table needs a full-screen terminal: stdin is not a tty (with --ai LEVEL --headless "
+        "the AI plays this seat and progress is printed)\n")
+
+
+_SEEN: list[bool] = []
+
+
+def _record_ascii(args: argparse.Namespace) -> int:
+    _SEEN.append(args.ascii)
+    return 0
+
+
+def test_suits_for_the_network_commands_are_settled_by_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    _SEEN.clear()
+    monkeypatch.setitem(cli.COMMANDS, "join", f"{__name__}:_record_ascii")
+    monkeypatch.setenv("LC_ALL", "C")
+    assert main(["join", "127.0.0.1:1", "--headless", "--ai", "random"]) == 0
+    assert main(["join", "127.0.0.1:1", "--headless", "--ai", "random", "--unicode"]) == 0
+    assert main(["join", "127.0.0.1:1", "--headless", "--ai", "random", "--ascii"]) == 0
+    assert _SEEN == [True, False, True]  # C locale: letters, unless --unicode

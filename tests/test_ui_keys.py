@@ -297,6 +297,24 @@ def test_my_own_pick_up_says_how_many_cards() -> None:
     table.show_event(MovePlayed(0, Move.pick_up(), pos.copy()))
     assert table.state.message == "You picked up 3 cards (now 5 in hand)."
     assert table.state.history[-1].picked == 3
+    # The reply that follows keeps it said, then it is gone.
+    after = pos.copy()
+    pos.push(Move.beat(c("8D"), c("QH")))
+    table.state.position = after
+    table.show_event(MovePlayed(1, Move.beat(c("8D"), c("QH")), pos.copy()))
+    assert table.state.message == "You picked up 3 cards (now 5 in hand). AI: beat 8♦, second Q♥"
+    table.show_event(MovePlayed(1, Move.lead(c("8C")), pos.copy()))
+    assert table.state.message == "AI: lead 8♣"
+
+
+@pytest.mark.parametrize(("key", "suit"), [("ы", 3), ("р", 2), ("п", 3), ("Ч", 2), ("б", 1), ("т", 0), ("с", 0)])
+def test_trump_choice_by_russian_key_position_or_letter(key: str, suit: int) -> None:
+    from p2ptrumps.ui.app import TrumpChosen
+
+    async def script(t: Table) -> None:
+        await t.keys(key, lambda: bool(t.sent), f"the choice by {key!r}")
+
+    assert run_table(lambda table: table.ask_trump(None), script).sent == [TrumpChosen(suit)]
 
 
 def test_at_60_columns_the_opponents_last_move_keeps_its_own_line() -> None:

@@ -249,6 +249,7 @@ class _State:
     prompt_kind: str | None = None  # None, "move" or "chat"
     rules_top: int | None = None  # the rule book is open, scrolled to this wrapped line
     repeating: frozenset[Move] = frozenset()  # my legal moves that would draw by repetition
+    pickup_note: str = ""  # "You picked up 3 cards ..." until the opponent's reply has been shown
 
 
 class _LinesControl(UIControl):
@@ -349,19 +350,19 @@ HELP_CLOSING = "r reads the whole rule book; any other key closes"
 _DROPPABLE = ("o hand", "R resign", "d draw", ": type", "u undo", "i hint", "c chat", "Esc back")
 
 
-def fit_keys(items: list[str], width: int) -> str:
-    """Key hints joined by two spaces (one if need be), dropping the :data:`_DROPPABLE`
-    ones until the line fits ``width`` columns."""
+def fit_keys(items: list[str], width: int, droppable: tuple[str, ...] = _DROPPABLE) -> str:
+    """Key hints joined by two spaces (one if need be), dropping the ``droppable`` ones
+    (default :data:`_DROPPABLE`), first ones first, until the line fits ``width`` columns."""
     items = list(items)
-    droppable = [d for d in _DROPPABLE if d in items]
+    drop = [d for d in droppable if d in items]
     while True:
         for sep in ("  ", " "):
             text = sep.join(items)
-            if len(text) <= width:
+            if get_cwidth(text) <= width:
                 return text
-        if not droppable:
+        if not drop:
             return text
-        items.remove(droppable.pop(0))
+        items.remove(drop.pop(0))
 
 
 #: Keys that never get the "does nothing here" hint (terminal reports, mouse, paste, resize).
@@ -516,6 +517,10 @@ class TableApp:
         s = self.state
         a = self.options.ascii_only
         expect = ""
+        if s.rules_top is not None:
+            total = len(wrapped_lines(self._rule_lines(), width))
+            return StatusView(expect=f"The rule book, line {s.rules_top + 1} of {total}; the game waits.",
+                              keys=fit_keys(self._keys_items(), width - 1), ascii_only=a)
         if s.mode == Mode.TRUMP:
             expect = "Choose your own trump suit."
         elif s.mode in (Mode.TURN, Mode.SECOND) and s.position is not None:
@@ -781,11 +786,16 @@ class TableApp:
                 what = event.move.label()
                 if picked:
                     what += f" ({picked} card{'s' if picked != 1 else ''})"
-                self.show_message(f"{s.names[event.seat]}: {what}")
+                # My own pick-up stays said beside the reply that follows it.
+                before_reply = f"{s.pickup_note} " if s.pickup_note else ""
+                self.show_message(f"{before_reply}{s.names[event.seat]}: {what}")
+                s.pickup_note = ""
             elif picked:
                 n = bin(event.position.hands[event.seat]).count("1")
-                self.show_message(f"You picked up {picked} card{'s' if picked != 1 else ''} (now {n} in hand).")
+                s.pickup_note = f"You picked up {picked} card{'s' if picked != 1 else ''} (now {n} in hand)."
+                self.show_message(s.pickup_note)
             else:
+                s.pickup_note = ""
                 self.show_message("")
         elif isinstance(event, MovesTakenBack):
             s.position = event.position
@@ -1318,8 +1328,10 @@ class TableApp:
             """Choose the selected suit."""
             self.choose_trump(s.trump_choice)
 
+        # Digits, suit letters, and the Russian suit letters П Ч Б Т (пики, черви, бубны, трефы).
         for key, suit in (("1", 0), ("2", 1), ("3", 2), ("4", 3), ("c", 0), ("d", 1), ("h", 2), ("s", 3),
-                          ("C", 0), ("D", 1), ("H", 2), ("S", 3)):
+                          ("C", 0), ("D", 1), ("H", 2), ("S", 3), ("т", 0), ("б", 1), ("ч", 2), ("п", 3),
+                          ("Т", 0), ("Б", 1), ("Ч", 2), ("П", 3)):
             kb.add(key, filter=trump)(self._trump_key(suit))
 
         @kb.add("enter", filter=ended)

@@ -375,8 +375,8 @@ class ReplayViewer:
         """The bottom lines: where the cursor is and the move just played, the result at
         the end of a deal, the keys (fitted to ``width`` columns)."""
         step = self.current
-        keys = fit_keys(["→/n next", "←/p back", "Home/End", "PgDn/] next deal", "PgUp/[ previous deal", "q quit"],
-                        width - 1)
+        keys = fit_keys(["→/n next", "←/p back", "Home/End", "PgDn PgUp/] [ next/previous deal", "q quit"],
+                        width - 1, droppable=("Home/End",))
         if step is None:
             return StatusView(expect="This match has no deals.", keys="q quit", ascii_only=self.ascii_only)
         names = _names(self.record)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 import pydoc
+import shutil
 import sys
 from importlib import resources
 
-from .view import asciify, wants_ascii
+from .view import asciify, wants_ascii, wrapped_lines
 
 
 def rule_book() -> str:
@@ -25,13 +26,15 @@ def rule_book() -> str:
 
 def run(args: argparse.Namespace) -> int:
     """``p2ptrumps rules [--no-pager]``: print the rule book, through the pager (``$PAGER``,
-    else ``less``; :func:`pydoc.pager`) when stdout is a terminal.  Suit symbols become
+    else ``less``; :func:`pydoc.pager`) and laid out for the terminal's width when stdout is a
+    terminal, else as written.  Suit symbols become
     letters where the output cannot show them.  Returns 0."""
     text = rule_book()
     if wants_ascii(getattr(sys.stdout, "encoding", None)):
         text = asciify(text)
     if args.no_pager or not sys.stdout.isatty() or not sys.stdin.isatty():
         sys.stdout.write(text)
-    else:
-        pydoc.pager(text)
+    else:  # laid out for the terminal's width (paragraphs joined and wrapped again)
+        columns = shutil.get_terminal_size().columns
+        pydoc.pager("\n".join(wrapped_lines(text.splitlines(), max(40, columns - 1))) + "\n")
     return 0

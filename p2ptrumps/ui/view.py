@@ -33,6 +33,7 @@ through :func:`_fit`, which replaces control characters (:func:`printable`).
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -440,7 +441,7 @@ def _pile_line(view: TableView, width: int = 80) -> Line:
     if not pile:
         return [("class:name", " Pile"), ("", " (empty)")]
     head: Line = [("class:name", " Pile"), ("", f" ({len(pile)}): ")]
-    tail: Line = [("", " top ▶"), ("class:top", f" {card_text(pile[-1], a)} "), ("", "◀")]
+    tail: Line = [("", "top ▶"), ("class:top", f" {card_text(pile[-1], a)} "), ("", "◀")]
     if view.pending_beat is not None:
         tail += [("", " "), ("class:card.pending", f"*{card_text(view.pending_beat, a)}*"), ("class:dim", " beats it")]
     room = width - _width(head) - _width(tail) - 2
@@ -456,6 +457,8 @@ def _pile_line(view: TableView, width: int = 80) -> Line:
         line.append(("class:dim", "… "))
     for c in below:
         line.append((_card_style(c), card_text(c, a)))
+        line.append(("", " "))
+    if below:
         line.append(("", " "))
     return line + tail
 
@@ -719,19 +722,39 @@ def render_text_page(text_lines: Sequence[str], top: int, width: int, height: in
     return lines
 
 
+_ITEM = re.compile(r"^( *)([-*] |\d+\. |#+ |\|)")
+
+
 def wrapped_lines(text_lines: Sequence[str], width: int) -> list[str]:
-    """Each line of ``text_lines`` wrapped at spaces (:func:`textwrap.wrap`) to ``width``
-    columns after a one-column margin, keeping its indent (continuation lines get two
-    more columns); empty lines stay."""
-    out: list[str] = []
+    """Markdown text (the rule book) laid out for ``width`` columns after a one-column margin:
+    the lines of a paragraph or a list item are joined and wrapped again at spaces
+    (:func:`textwrap.wrap`), a list item's later lines hang under its text, headings and
+    table rows stay lines of their own; empty lines stay."""
+    blocks: list[tuple[str, str, str]] = []  # (first indent, hanging indent, text)
     for raw in text_lines:
-        body = raw.lstrip(" ")
-        if not body.strip():
+        if not raw.strip():
+            blocks.append(("", "", ""))
+            continue
+        item = _ITEM.match(raw)
+        body = raw.strip()
+        if item is not None:
+            indent = item[1]
+            hang = indent + (" " * len(item[2]) if item[2][0] in "-*0123456789" else "  ")
+            blocks.append((indent, hang, body))
+        elif blocks and blocks[-1][2] and not blocks[-1][2].startswith(("#", "|")):
+            first, hang, text = blocks[-1]
+            blocks[-1] = (first, hang, f"{text} {body}")
+        else:
+            indent = raw[:len(raw) - len(raw.lstrip(" "))]
+            blocks.append((indent, indent, body))
+    out: list[str] = []
+    for first, hang, text in blocks:
+        if not text:
             out.append("")
             continue
-        indent = " " * (len(raw) - len(body) + 1)
-        out += textwrap.wrap(body, max(width, len(indent) + 10), initial_indent=indent,
-                             subsequent_indent=indent + "  ", break_on_hyphens=False) or [""]
+        room = max(width, len(hang) + 12)
+        out += textwrap.wrap(text, room, initial_indent=" " + first, subsequent_indent=" " + hang,
+                             break_on_hyphens=False) or [""]
     return out
 
 
