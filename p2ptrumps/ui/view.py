@@ -346,6 +346,14 @@ def _ascii_line(line: Line, ascii_only: bool) -> Line:
     return [(s, asciify(t)) for s, t in line] if ascii_only else line
 
 
+def _screen(lines: Sequence[Line], width: int, height: int, ascii_only: bool = False) -> list[Line]:
+    """Exactly ``height`` lines of exactly ``width`` columns: ``lines`` cut or padded with
+    blank lines, each fitted (:func:`_fit`; suits as letters with ``ascii_only``)."""
+    out = [_fit(_ascii_line(line, ascii_only), width) for line in lines[:height]]
+    out += [[("", " " * width)] for _ in range(height - len(out))]
+    return out
+
+
 def plain(lines: Sequence[Line]) -> list[str]:
     """The text of each line, trailing spaces removed (for tests and ``--text``)."""
     return ["".join(t for _, t in line).rstrip() for line in lines]
@@ -529,13 +537,8 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
         for text in view.chat[-room:] if room else ():
             left.append([("class:chat", " " + text)])
 
-    left = [_fit(_ascii_line(line, a), left_w) for line in left[:height]]
-    while len(left) < height:
-        left.append([("", " " * left_w)])
-    if not show_history:
-        return left
-
-    return _with_history(left, view.history, view.names, me, a, height)
+    left = _screen(left, left_w, height, a)
+    return _with_history(left, view.history, view.names, me, a, height) if show_history else left
 
 
 def _with_history(left: list[Line], history: Sequence[HistoryEntry], names: tuple[str, str], me: int,
@@ -610,10 +613,7 @@ def render_too_small(width: int, height: int, need: tuple[int, int] = (MIN_WIDTH
     (columns, rows): ``"terminal too small: need at least 60x20 (now 30x10)"``, wrapped."""
     text = f"terminal too small: need at least {need[0]}x{need[1]} (now {width}x{height}); q quits"
     lines: list[Line] = [[("class:message.error", t)] for t in wrap_text(text, width, "")]
-    lines = [_fit(line, width) for line in lines[:height]]
-    while len(lines) < height:
-        lines.append([("", " " * width)])
-    return lines
+    return _screen(lines, width, height)
 
 
 def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, width: int = 80,
@@ -636,10 +636,7 @@ def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, widt
         note = "  (taken by your opponent)" if s == taken else ""
         lines.append([("", f"   {i + 1}. {mark}"), (style, text), ("class:dim", note)])
     lines.append([])
-    lines = [_fit(_ascii_line(line, ascii_only), width) for line in lines[:height]]
-    while len(lines) < height:
-        lines.append([("", " " * width)])
-    return lines
+    return _screen(lines, width, height, ascii_only)
 
 
 def _wrap_words(words: Sequence[str], width: int, first: str, indent: str) -> list[str]:
@@ -700,12 +697,8 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
     pile = [card_text(c, a) for c in view.pile] or ["(empty)"]
     for text in _wrap_words(pile, left_w - 1, " Pile:", "       "):
         lines.append([("", text)])
-    lines = [_fit(_ascii_line(line, a), left_w) for line in lines[:height]]
-    while len(lines) < height:
-        lines.append([("", " " * left_w)])
-    if not show_history:
-        return lines
-    return _with_history(lines, view.history, view.names, me, a, height)
+    lines = _screen(lines, left_w, height, a)
+    return _with_history(lines, view.history, view.names, me, a, height) if show_history else lines
 
 
 def render_text_page(text_lines: Sequence[str], top: int, width: int, height: int, title: str = "") -> list[Line]:
@@ -716,10 +709,7 @@ def render_text_page(text_lines: Sequence[str], top: int, width: int, height: in
     lines: list[Line] = [[("class:header", f" {title}")]] if title else []
     room = max(0, height - len(lines))
     lines += [[("", t)] for t in body[top:top + room]]
-    lines = [_fit(line, width) for line in lines[:height]]
-    while len(lines) < height:
-        lines.append([("", " " * width)])
-    return lines
+    return _screen(lines, width, height)
 
 
 _ITEM = re.compile(r"^( *)([-*] |\d+\. |#+ |\|)")
