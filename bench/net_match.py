@@ -26,9 +26,9 @@ from pathlib import Path
 
 import trio
 
-from p2ptrumps import netplay
 from p2ptrumps.ai import AIPlayer
 from p2ptrumps.match import MatchRunner
+from p2ptrumps.net import config, dial, lobby
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire.identity import Identity
 
@@ -49,14 +49,14 @@ async def in_process(deals: int) -> tuple[float, float, int]:
 
 
 async def networked(deals: int, data: Path) -> tuple[float, float, int, int]:
-    h = netplay.NetConfig(role="host", identity=Identity.from_seed(b"h" * 32), name="H", data=data / "h",
+    h = config.NetConfig(role="host", identity=Identity.from_seed(b"h" * 32), name="H", data=data / "h",
                           rules=RuleSet(deals=deals), ai="random", think_s=0.01, out=io.StringIO(), trump=2)
-    g = netplay.NetConfig(role="guest", identity=Identity.from_seed(b"g" * 32), name="G", data=data / "g",
+    g = config.NetConfig(role="guest", identity=Identity.from_seed(b"g" * 32), name="G", data=data / "g",
                           ai="random", think_s=0.01, accept_new=True, out=io.StringIO(), trump=3)
     t0, c0 = time.perf_counter(), time.process_time()
     async with trio.open_nursery() as n:
-        port = await n.start(netplay.host, h, "127.0.0.1", 0)
-        result = await netplay.join(g, f"127.0.0.1:{port}")
+        port = await n.start(lobby.host, h, "127.0.0.1", 0)
+        result = await dial.join(g, f"127.0.0.1:{port}")
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     from p2ptrumps.wire.verify import verify_log
 

@@ -33,10 +33,10 @@ COMMANDS = {
     "play": "p2ptrumps.ui.play:run",
     "replay": "p2ptrumps.replay_cli:run",
     "arena": "p2ptrumps.arena:run",
-    "host": "p2ptrumps.netplay:run_host",
-    "join": "p2ptrumps.netplay:run_join",
+    "host": "p2ptrumps.net.commands:run_host",
+    "join": "p2ptrumps.net.commands:run_join",
     "verify": "p2ptrumps.verify_cli:run",
-    "id": "p2ptrumps.netplay:run_id",
+    "id": "p2ptrumps.net.commands:run_id",
     "rules": "p2ptrumps.ui.rulebook:run",
 }
 
@@ -124,6 +124,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def nonnegative_float(text: str) -> float:
+    """argparse type: a number of seconds, 0 or more (finite)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or a positive number of seconds")
+    return value
+
+
 def _whole(text: str) -> int:
     try:
         return int(text)
@@ -202,7 +213,7 @@ def name_arg(text: str) -> str:
 
 def port_arg(text: str) -> int:
     """argparse type: a TCP port 0..65535 (0: any free port)."""
-    from .netaddr import AddressError, parse_port
+    from .net.addresses import AddressError, parse_port
 
     try:
         return parse_port(text)
@@ -212,7 +223,7 @@ def port_arg(text: str) -> int:
 
 def address_arg(text: str) -> str:
     """argparse type: ``HOST:PORT`` / ``[v6]:PORT`` / ``HOST`` (checked, returned as typed)."""
-    from .netaddr import AddressError, parse_address
+    from .net.addresses import AddressError, parse_address
 
     try:
         parse_address(text)
@@ -223,7 +234,7 @@ def address_arg(text: str) -> str:
 
 def fingerprint_arg(text: str) -> str:
     """argparse type: a key fingerprint as ``p2ptrumps id`` shows it (separators and case free)."""
-    from .netaddr import AddressError, check_fingerprint
+    from .net.addresses import AddressError, check_fingerprint
 
     try:
         return check_fingerprint(text)
@@ -322,7 +333,9 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here (default: none)")
 
     host = sub.add_parser("host", help="host a networked match", description="Wait for a guest and play a match.")
-    host.add_argument("--bind", default="0.0.0.0", metavar="ADDR", help="address to listen on")
+    host.add_argument("--bind", default=None, metavar="ADDR",
+                      help="address to listen on: an IPv4 or IPv6 address or a host name "
+                      "(default: every address, IPv6 and IPv4)")
     host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (0 = any free port)")
     _add_net_options(host)
     host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT",
@@ -370,6 +383,9 @@ def _add_net_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", type=name_arg, default=None,
                    help="your name shown to the opponent (default: as set by `p2ptrumps id --name`)")
     add_suit_options(p)
+    p.add_argument("--reconnect-wait", type=nonnegative_float, default=120.0, metavar="S",
+                   help="seconds to wait for the peer to come back after the connection drops, then keep the "
+                   "match unfinished (0 = do not wait)")
     p.add_argument("--timeout", type=positive_float, default=30.0, metavar="S",
                    help="seconds of silence (no heartbeat) before the peer is declared gone")
 
@@ -392,17 +408,13 @@ def _option_words(message: str) -> str:
 
 
 def _prepare_table(args: argparse.Namespace) -> None:
-    """For ``host``/``join`` with the table (no ``--headless``, no ``--ai``): refuse a terminal
-    that cannot draw it (``TERM=dumb``, not a tty), and settle ``args.ascii`` from
-    ``--ascii``/``--unicode``, the encoding and the terminal's width of the suit symbols
-    (:func:`p2ptrumps.ui.terminal.choose_ascii`), as ``play`` and ``replay`` do.  Raises
-    :class:`~p2ptrumps.command.CommandError`."""
+    """For ``host``/``join``: settle ``args.ascii`` from ``--ascii``/``--unicode``, the output's
+    encoding and, for the table (no ``--headless``, no ``--ai``) on a full-screen terminal, the
+    terminal's width of the suit symbols (:func:`p2ptrumps.ui.terminal.choose_ascii`), as
+    ``play`` and ``replay`` do; a note says so when the terminal decided."""
     from .ui.terminal import choose_ascii, std_fds, terminal_problem
 
-    table = not args.headless and args.ai is None
-    if table and (why := terminal_problem(sys.stdin, sys.stdout)):
-        raise CommandError(f"the table needs a full-screen terminal: {why} (with --ai LEVEL --headless "
-                           "the AI plays this seat and progress is printed)")
+    table = not args.headless and args.ai is None and terminal_problem(sys.stdin, sys.stdout) is None
     args.ascii, note = choose_ascii(bool(args.ascii), bool(args.unicode), probe_fds=std_fds() if table else None)
     if note:
         say(args, note)

@@ -159,14 +159,6 @@ def test_readme_marks_optional_arguments() -> None:
         assert "--" not in outside, line
 
 
-def test_the_network_table_needs_a_full_screen_terminal(capsys: pytest.CaptureFixture[str]) -> None:
-    # Under pytest stdin is not a terminal; nothing is created before the refusal.
-    assert main(["host", "--port", "0"]) == 2
-    assert capsys.readouterr().err == (
-        "p2ptrumps host: the table needs a full-screen terminal: stdin is not a tty (with --ai LEVEL --headless "
-        "the AI plays this seat and progress is printed)\n")
-
-
 _SEEN: list[bool] = []
 
 

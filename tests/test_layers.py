@@ -15,10 +15,12 @@ Layers (a module's layer is found from its path):
   prompt_toolkit, sockets, a clock (``time``, ``datetime``), randomness
   (``random``, ``secrets``, ``os.urandom``), threads or event loops.  (``os``
   itself is allowed: ``wire/log.py`` fsyncs a log file it is handed.)
-* ``ui/``: never sockets, never keys (``cryptography``, ``keystore``), never
-  ``transport`` or ``wire``.
-* ``transport``: never prompt_toolkit or ``ui``.
-* Everything else (``cli``, ``arena``, ``netplay``, ...) wires layers together.
+* ``ui/``: never sockets, never keys (``cryptography``, ``net``), never ``wire``.
+* ``net/`` (networking: addresses, transport, lobby, match driver, keys, ...):
+  never prompt_toolkit or ``ui``, except its table glue ``net/table.py``, and
+  nothing in ``net/`` but ``net/commands.py`` imports ``net/commands.py``.  The
+  modules of ``net/`` import each other one way: their import graph has no cycle.
+* Everything else (``cli``, ``arena``, ``net/commands.py``, ...) wires layers together.
 
 Also: outside ``ai/`` nothing calls a ``shuffle``/``sample`` method (the deal
 comes from ``shuffle.py``'s specified algorithm, never from ``random``); and
@@ -77,10 +79,10 @@ RULES: dict[str, Rule] = {
     ),
     "wire": Rule(project=(*CORE, "p2ptrumps.record", "p2ptrumps.wire"), deny=NOT_SANS_IO),
     "ui": Rule(
-        deny=("socket", "ssl", "selectors", "cryptography", "p2ptrumps.transport", "p2ptrumps.wire",
-              "p2ptrumps.keystore"),
+        deny=("socket", "ssl", "selectors", "cryptography", "p2ptrumps.net", "p2ptrumps.wire"),
     ),
-    "transport": Rule(deny=("prompt_toolkit", "p2ptrumps.ui")),
+    "net": Rule(deny=("prompt_toolkit", "p2ptrumps.ui", "p2ptrumps.net.table", "p2ptrumps.net.commands")),
+    "net-table": Rule(deny=("p2ptrumps.net.commands",)),
     "wiring": Rule(),
 }
 
@@ -100,7 +102,11 @@ def layer_of(module: str) -> str:
         return "game"
     if module == "p2ptrumps.ai.player":
         return "ai-adapter"
-    for name in ("ai", "wire", "ui", "transport"):
+    if module == "p2ptrumps.net.table":
+        return "net-table"
+    if module == "p2ptrumps.net.commands":
+        return "wiring"
+    for name in ("ai", "wire", "ui", "net"):
         prefix = f"p2ptrumps.{name}"
         if module == prefix or module.startswith(prefix + "."):
             return name
@@ -189,6 +195,53 @@ def check_tree(root: Path) -> list[str]:
     return sorted(problems, key=_by_place)
 
 
+def net_cycles(root: Path) -> list[list[str]]:
+    """Import cycles among the modules of ``net/`` (each a sorted list of module names;
+    empty when the imports run one way)."""
+    modules = {module_name(p, root): p for p in (root / "net").rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        targets = set()
+        for name, _ in imports_of(tree, module, path.name == "__init__.py"):
+            for candidate in (name, name.rpartition(".")[0]):
+                if candidate in modules and candidate != module and modules[candidate].name != "__init__.py":
+                    targets.add(candidate)
+        graph[module] = targets
+    # Tarjan's strongly connected components: a component of more than one module is a cycle.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
 def _by_place(problem: str) -> tuple[str, int]:
     path, line, _ = problem.split(":", 2)
     return path, int(line)
@@ -196,6 +249,10 @@ def _by_place(problem: str) -> tuple[str, int]:
 
 def test_the_package_keeps_the_arrows() -> None:
     assert check_tree(PACKAGE_ROOT) == []
+
+
+def test_the_net_package_imports_run_one_way() -> None:
+    assert net_cycles(PACKAGE_ROOT) == []
 
 
 def test_every_module_has_a_layer() -> None:
@@ -206,6 +263,8 @@ def test_every_module_has_a_layer() -> None:
     }
     assert layers["p2ptrumps.ai"] == "ai"
     assert layers["p2ptrumps.cli"] == "wiring"
+    assert (layers["p2ptrumps.net.transport"], layers["p2ptrumps.net.table"], layers["p2ptrumps.net.commands"]) == (
+        "net", "net-table", "wiring")
 
 
 SYNTHETIC = {
@@ -219,19 +278,25 @@ SYNTHETIC = {
         "import random\nfrom ..rules import Move\nfrom .player import AIPlayer\nrandom.Random().shuffle([])\n"
     ),
     "ai/search.py": "import time\nimport trio\nfrom ..wire import session\n",
-    "ai/player.py": "import trio\nfrom ..match import Event\nfrom ..transport import x\n",
+    "ai/player.py": "import trio\nfrom ..match import Event\nfrom ..net.transport import x\n",
     "wire/__init__.py": "",
     "wire/session.py": (
         "from typing import TYPE_CHECKING\nfrom ..rules import Move\nimport time\nimport secrets\n"
-        "from os import urandom\nfrom .. import transport\nfrom ..ui.app import TableApp\n"
+        "from os import urandom\nfrom ..net import transport\nfrom ..ui.app import TableApp\n"
         "if TYPE_CHECKING:\n    import trio\nimport os\nnonce = os.urandom(32)\n"
     ),
     "ui/__init__.py": "",
-    "ui/app.py": "import socket\nfrom ..wire import session\nfrom ..transport import connect\nimport prompt_toolkit\n",
+    "ui/app.py": (
+        "import socket\nfrom ..wire import session\nfrom ..net.transport import connect\nimport prompt_toolkit\n"
+    ),
     "ui/bridge.py": "import trio\ntrio.lowlevel.start_guest_run(None)\n",
     "ui/other.py": "import trio\ntrio.lowlevel.start_guest_run(None)\nfrom cryptography import x509\n",
-    "transport.py": "import trio\nimport socket\nfrom .ui import app\n",
-    "cli.py": "import socket\nimport random\nfrom .ui import app\nfrom .transport import x\nrng.sample([], 1)\n",
+    "net/__init__.py": "",
+    "net/transport.py": "import trio\nimport socket\nfrom ..ui import app\nfrom .lobby import host\n",
+    "net/lobby.py": "from . import transport\nfrom .commands import run_host\nimport prompt_toolkit\n",
+    "net/table.py": "import prompt_toolkit\nfrom ..ui import app\nfrom .lobby import host\nfrom .commands import run\n",
+    "net/commands.py": "from .table import run_with_ui\nfrom .lobby import host\n",
+    "cli.py": "import socket\nimport random\nfrom .ui import app\nfrom .net.transport import x\nrng.sample([], 1)\n",
 }
 
 
@@ -242,26 +307,31 @@ def test_the_checker_catches_violations(tmp_path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     assert check_tree(root) == [
-        "p2ptrumps/ai/player.py:3: ai-adapter module imports p2ptrumps.transport.x",
+        "p2ptrumps/ai/player.py:3: ai-adapter module imports p2ptrumps.net.transport.x",
         "p2ptrumps/ai/search.py:2: ai module imports third-party trio",
         "p2ptrumps/ai/search.py:3: ai module imports p2ptrumps.wire.session",
         "p2ptrumps/cli.py:5: sample() outside ai/ (deals come from shuffle.py)",
         "p2ptrumps/match.py:3: game module imports trio",
+        "p2ptrumps/net/lobby.py:2: net module imports p2ptrumps.net.commands.run_host",
+        "p2ptrumps/net/lobby.py:3: net module imports prompt_toolkit",
+        "p2ptrumps/net/table.py:4: net-table module imports p2ptrumps.net.commands.run",
+        "p2ptrumps/net/transport.py:3: net module imports p2ptrumps.ui.app",
         "p2ptrumps/record.py:2: random.shuffle outside ai/",
         "p2ptrumps/rules.py:1: core module imports trio",
         "p2ptrumps/rules.py:3: core module imports p2ptrumps.ui.app",
         "p2ptrumps/rules.py:4: core module imports time",
         "p2ptrumps/shuffle.py:1: core module imports random",
-        "p2ptrumps/transport.py:3: transport module imports p2ptrumps.ui.app",
         "p2ptrumps/ui/app.py:1: ui module imports socket",
         "p2ptrumps/ui/app.py:2: ui module imports p2ptrumps.wire.session",
-        "p2ptrumps/ui/app.py:3: ui module imports p2ptrumps.transport.connect",
+        "p2ptrumps/ui/app.py:3: ui module imports p2ptrumps.net.transport.connect",
         "p2ptrumps/ui/other.py:2: trio guest mode outside ui/bridge.py",
         "p2ptrumps/ui/other.py:3: ui module imports cryptography.x509",
         "p2ptrumps/wire/session.py:3: wire module imports time",
         "p2ptrumps/wire/session.py:4: wire module imports secrets",
         "p2ptrumps/wire/session.py:5: wire module imports os.urandom",
-        "p2ptrumps/wire/session.py:6: wire module imports p2ptrumps.transport",
+        "p2ptrumps/wire/session.py:6: wire module imports p2ptrumps.net.transport",
         "p2ptrumps/wire/session.py:7: wire module imports p2ptrumps.ui.app.TableApp",
         "p2ptrumps/wire/session.py:11: wire module reads randomness (os.urandom)",
     ]
+    assert net_cycles(root) == [["p2ptrumps.net.commands", "p2ptrumps.net.lobby", "p2ptrumps.net.table",
+                                 "p2ptrumps.net.transport"]]

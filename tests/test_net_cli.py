@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from p2ptrumps import keystore
 from p2ptrumps.cli import main
-from p2ptrumps.netaddr import AddressError, check_fingerprint, parse_address
+from p2ptrumps.net import keystore
+from p2ptrumps.net.addresses import AddressError, check_fingerprint, parse_address
 
 
 @pytest.mark.parametrize("port", ["99999", "-1", "65536", "x"])

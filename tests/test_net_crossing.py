@@ -1,7 +1,7 @@
 """A host resignation that crosses a guest move (protocol/wire.md §8.3): the guest's match
 loop, its MatchRecord and both logs must all follow the signed chain.
 
-The guest is the real networked stack (``netplay.play_over``: Session, Connection,
+The guest is the real networked stack (``driver.play_over``: Session, Connection,
 NetGame, LocalSeat/RemotePlayer, MatchRunner); the host is a scripted Session over an
 in-memory stream which, when the guest's move arrives, resigns *before* reading it --
 a true crossing: both messages claim the same place in the chain, the host's wins,
@@ -18,8 +18,8 @@ import pytest
 import trio
 import trio.testing
 
-from p2ptrumps import netplay
 from p2ptrumps.match import Action, Event
+from p2ptrumps.net import config, driver
 from p2ptrumps.record import MatchRecord, PlayerInfo
 from p2ptrumps.rules import PICK_UP, Position, RuleSet
 from p2ptrumps.wire import events as wev
@@ -130,7 +130,7 @@ def deals_of(record: MatchRecord) -> list[tuple[object, ...]]:
 async def test_crossed_resignation_records_and_logs_agree(tmp_path: Path,
                                                           cross_when: Callable[[Session], bool]) -> None:
     host_stream, guest_stream = trio.testing.memory_stream_pair()
-    cfg = netplay.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path, accept_new=True,
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path, accept_new=True,
                             out=io.StringIO(), timeout_s=10, log_path=tmp_path / "guest.p2plog",
                             make_player=lambda c, seat: FirstLegal(), trump=1)
     host_log: list[bytes] = []
@@ -141,7 +141,7 @@ async def test_crossed_resignation_records_and_logs_agree(tmp_path: Path,
                 crossed.append(await crossing_host(host_stream, cross_when, host_log))
 
             n.start_soon(host)
-            result = await netplay.play_over(guest_stream, cfg, "memory")
+            result = await driver.play_over(guest_stream, cfg, "memory")
     assert crossed == [1]
     guest_v = verify_log(result.log_path.read_bytes())  # type: ignore[union-attr]
     host_v = verify_log(LOG_MAGIC + b"".join(host_log))
@@ -202,14 +202,14 @@ async def test_draw_offer_then_move_then_accepted(tmp_path: Path) -> None:
     accepts the offer -- the deal ends drawn by agreement, the move before the answer stays
     in the chain, and nothing crashes."""
     host_stream, guest_stream = trio.testing.memory_stream_pair()
-    cfg = netplay.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path, accept_new=True,
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path, accept_new=True,
                             out=io.StringIO(), timeout_s=10, log_path=tmp_path / "guest.p2plog",
                             make_player=lambda c, seat: DrawTaker(), trump=1)
     host_log: list[bytes] = []
     with trio.fail_after(20):
         async with trio.open_nursery() as n:
             n.start_soon(offer_then_move_host, host_stream, host_log)
-            result = await netplay.play_over(guest_stream, cfg, "memory")
+            result = await driver.play_over(guest_stream, cfg, "memory")
     assert result.record is not None and result.score_halves == (1, 1)
     deal = result.record.deals[0]
     assert deal.outcome is not None and (deal.outcome.winner, deal.outcome.reason) == (None, "agreed-draw")

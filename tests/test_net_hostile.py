@@ -1,6 +1,6 @@
 """A hostile guest over loopback TCP for each fault of issue 3 §2, and a guest killed mid-deal.
 
-The honest side is the real host (``netplay.host``, the AI in its seat); the
+The honest side is the real host (``lobby.host``, the AI in its seat); the
 hostile guest is a real :class:`Session` whose bytes are tampered with at its
 first move (or reveal).  The honest side must stop with the fault named, keep
 a log whose messages all check out, with the offending frame last as evidence
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from p2ptrumps import netplay
 from p2ptrumps.cards import card_list
+from p2ptrumps.net import config, lobby
 from p2ptrumps.rules import Move, RuleSet
 from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing, messages
@@ -115,15 +115,16 @@ async def _misbehave(stream: trio.SocketStream, fault: str, moves_before: int) -
 
 
 async def run_against_host(tmp_path: Path, fault: str, timeout_s: float = 10, moves_before: int = 0
-                           ) -> netplay.NetplayError:
-    cfg = netplay.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path, rules=RuleSet(deals=1),
-                            ai="random", think_s=0.01, out=io.StringIO(), timeout_s=timeout_s)
-    error: list[netplay.NetplayError] = []
+                           ) -> config.NetplayError:
+    cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path, rules=RuleSet(deals=1),
+                            ai="random", think_s=0.01, out=io.StringIO(), timeout_s=timeout_s,
+                            reconnect_wait_s=0)  # these check how a match ends when the peer stays away
+    error: list[config.NetplayError] = []
 
     async def host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         try:
-            await netplay.host(cfg, "127.0.0.1", 0, task_status=task_status)
-        except netplay.NetplayError as exc:
+            await lobby.host(cfg, "127.0.0.1", 0, task_status=task_status)
+        except config.NetplayError as exc:
             error.append(exc)
 
     with trio.fail_after(30):
@@ -155,7 +156,7 @@ CODE_OF = {
 @pytest.mark.parametrize("fault", sorted(CODE_OF))
 async def test_hostile_guest_fault_is_named_and_log_kept(tmp_path: Path, fault: str) -> None:
     err = await run_against_host(tmp_path, fault)
-    assert err.status == netplay.EXIT_PEER_FAULT
+    assert err.status == config.EXIT_PEER_FAULT
     code = CODE_OF[fault]
     assert str(err).startswith("the peer broke the protocol: ")
     assert f"[{code}]" in str(err)
@@ -169,7 +170,7 @@ async def test_hostile_guest_fault_is_named_and_log_kept(tmp_path: Path, fault: 
 
 async def test_silent_peer_times_out(tmp_path: Path) -> None:
     err = await run_against_host(tmp_path, "silence", timeout_s=1.5)
-    assert err.status == netplay.EXIT_PEER_GONE
+    assert err.status == config.EXIT_PEER_GONE
     assert str(err) == "the peer is gone: no word from the peer for 1.5 s (timeout)"
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
     assert (v.status, v.waiting) == ("unfinished", (1, "move"))
@@ -177,7 +178,7 @@ async def test_silent_peer_times_out(tmp_path: Path) -> None:
 
 async def test_peer_killed_mid_deal(tmp_path: Path) -> None:
     err = await run_against_host(tmp_path, "vanish", moves_before=3)
-    assert err.status == netplay.EXIT_PEER_GONE
+    assert err.status == config.EXIT_PEER_GONE
     assert str(err) == "the peer is gone: the peer closed the connection before the match ended"
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
     assert v.status == "unfinished"

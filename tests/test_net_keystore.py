@@ -1,4 +1,4 @@
-"""Identity key storage and known-peer pinning (issue 3 §2, p2ptrumps/keystore.py)."""
+"""Identity key storage and known-peer pinning (issue 3 §2, p2ptrumps/net/keystore.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from p2ptrumps import keystore
-from p2ptrumps.keystore import KeyStoreError, KnownPeers, Pin, PinningError, decide_pin
+from p2ptrumps.net import keystore
+from p2ptrumps.net.keystore import KeyStoreError, KnownPeers, Pin, PinningError, decide_pin
 
 FP_A = "AAAA:BBBB:CCCC:DDDD"
 FP_B = "1111:2222:3333:4444"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import trio
 
-from p2ptrumps import netplay
+from p2ptrumps.net import config, dial, lobby
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing, messages
@@ -30,8 +30,8 @@ GUEST_KEY = Identity.from_seed(fixed_bytes("lobby-test/guest"))
 OTHER_BOB = Identity.from_seed(fixed_bytes("lobby-test/other-bob"))
 
 
-def host_cfg(tmp_path: Path, **kw: object) -> netplay.NetConfig:
-    cfg = netplay.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
+def host_cfg(tmp_path: Path, **kw: object) -> config.NetConfig:
+    cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
                             rules=RuleSet(pack_size=32, deals=1), ai="random", think_s=0.01, out=io.StringIO(),
                             timeout_s=10, hello_timeout_s=0.5)
     for k, v in kw.items():
@@ -39,33 +39,33 @@ def host_cfg(tmp_path: Path, **kw: object) -> netplay.NetConfig:
     return cfg
 
 
-def guest_cfg(tmp_path: Path, identity: Identity = GUEST_KEY, name: str = "Gus", **kw: object) -> netplay.NetConfig:
-    cfg = netplay.NetConfig(role="guest", identity=identity, name=name, data=tmp_path / f"g-{name}-{identity.seed[0]}",
+def guest_cfg(tmp_path: Path, identity: Identity = GUEST_KEY, name: str = "Gus", **kw: object) -> config.NetConfig:
+    cfg = config.NetConfig(role="guest", identity=identity, name=name, data=tmp_path / f"g-{name}-{identity.seed[0]}",
                             ai="random", think_s=0.01, accept_new=True, out=io.StringIO(), timeout_s=10)
     for k, v in kw.items():
         setattr(cfg, k, v)
     return cfg
 
 
-def out_of(cfg: netplay.NetConfig) -> str:
+def out_of(cfg: config.NetConfig) -> str:
     out = cfg.out
     assert isinstance(out, io.StringIO)
     return out.getvalue()
 
 
-async def wait_for_text(cfg: netplay.NetConfig, text: str, timeout_s: float = 10) -> None:
+async def wait_for_text(cfg: config.NetConfig, text: str, timeout_s: float = 10) -> None:
     with trio.fail_after(timeout_s):
         while text not in out_of(cfg):
             await trio.sleep(0.01)
 
 
-async def hosting(cfg: netplay.NetConfig, strays: object, guest: netplay.NetConfig | None) -> object:
+async def hosting(cfg: config.NetConfig, strays: object, guest: config.NetConfig | None) -> object:
     """Start the host, run ``await strays(port)``, then join with ``guest``; returns the guest's result
     (the host's result is checked to be a finished match with that guest)."""
     got: dict[str, object] = {}
 
     async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        got["h"] = await netplay.host(cfg, "127.0.0.1", 0, task_status=task_status)
+        got["h"] = await lobby.host(cfg, "127.0.0.1", 0, task_status=task_status)
 
     with trio.fail_after(40):
         async with trio.open_nursery() as n:
@@ -74,11 +74,11 @@ async def hosting(cfg: netplay.NetConfig, strays: object, guest: netplay.NetConf
             if guest is None:
                 n.cancel_scope.cancel()
                 return None
-            got["g"] = await netplay.join(guest, f"127.0.0.1:{port}")
+            got["g"] = await dial.join(guest, f"127.0.0.1:{port}")
             for s in leftovers or ():  # connections still open while the guest played
                 await s.aclose()
     rh = got["h"]
-    assert isinstance(rh, netplay.NetResult) and rh.score_halves is not None and sum(rh.score_halves) == 2
+    assert isinstance(rh, config.NetResult) and rh.score_halves is not None and sum(rh.score_halves) == 2
     assert rh.log_path is not None and verify_log(rh.log_path.read_bytes()).status == "valid"
     return got["g"]
 
@@ -111,7 +111,7 @@ async def test_strays_are_dropped_and_the_real_guest_plays(tmp_path: Path) -> No
         return burst
 
     result = await hosting(cfg, strays, g)
-    assert isinstance(result, netplay.NetResult) and result.peer_name == "Hana"
+    assert isinstance(result, config.NetResult) and result.peer_name == "Hana"
     out = out_of(cfg)
     assert "[oversized-frame]" in out  # b"GET " read as a length prefix
     assert out.count("still waiting for a guest") >= 4
@@ -132,7 +132,7 @@ async def test_reset_at_once_does_not_crash_the_host(tmp_path: Path) -> None:
         await trio.sleep(0.3)
 
     result = await hosting(cfg, strays, guest_cfg(tmp_path))
-    assert isinstance(result, netplay.NetResult)
+    assert isinstance(result, config.NetResult)
     out = out_of(cfg)
     assert "Traceback" not in out
     dropped = out.count("dropped a connection that was reset at once") + out.count(
@@ -147,16 +147,16 @@ async def test_same_name_other_key_is_a_warning_not_a_lockout(tmp_path: Path) ->
         return None
 
     first = await hosting(cfg, nothing, guest_cfg(tmp_path, GUEST_KEY, "bob"))
-    assert isinstance(first, netplay.NetResult)
+    assert isinstance(first, config.NetResult)
     assert f"guest 'bob' ({GUEST_KEY.fingerprint}), a new key (pinned)\n" in out_of(cfg)
     cfg2 = host_cfg(tmp_path)
     second = await hosting(cfg2, nothing, guest_cfg(tmp_path, OTHER_BOB, "bob"))
-    assert isinstance(second, netplay.NetResult)
+    assert isinstance(second, config.NetResult)
     assert (f"guest 'bob' ({OTHER_BOB.fingerprint}), a new key (pinned); WARNING: a different key than the "
             f"'bob' you played before ({GUEST_KEY.fingerprint}, ") in out_of(cfg2)
     cfg3 = host_cfg(tmp_path)
     third = await hosting(cfg3, nothing, guest_cfg(tmp_path, GUEST_KEY, "bob"))
-    assert isinstance(third, netplay.NetResult)
+    assert isinstance(third, config.NetResult)
     assert f"guest 'bob' ({GUEST_KEY.fingerprint}), a known key\n" in out_of(cfg3)
 
 
@@ -168,12 +168,12 @@ async def test_existing_log_refused_before_listening_or_connecting(tmp_path: Pat
         with trio.fail_after(5):
             try:
                 if role == "host":
-                    await netplay.host(cfg, "127.0.0.1", 0)
+                    await lobby.host(cfg, "127.0.0.1", 0)
                 else:
-                    await netplay.join(cfg, "127.0.0.1:1")  # never reached: nothing listens there
-            except netplay.NetplayError as exc:
+                    await dial.join(cfg, "127.0.0.1:1")  # never reached: nothing listens there
+            except config.NetplayError as exc:
                 assert (exc.status, str(exc)) == (
-                    netplay.EXIT_ERROR, f"log file {existing} exists; not overwriting it (choose another --log)")
+                    config.EXIT_ERROR, f"log file {existing} exists; not overwriting it (choose another --log)")
             else:
                 raise AssertionError("not refused")
         assert out_of(cfg) == "" and existing.read_bytes() == b"precious"
@@ -185,9 +185,9 @@ async def test_connection_refused_is_named(tmp_path: Path) -> None:
     await lst.aclose()
     try:
         with trio.fail_after(10):
-            await netplay.join(guest_cfg(tmp_path), f"127.0.0.1:{port}")
-    except netplay.NetplayError as exc:
-        assert (exc.status, str(exc)) == (netplay.EXIT_CONNECT, f"cannot connect to 127.0.0.1:{port}: connection "
+            await dial.join(guest_cfg(tmp_path), f"127.0.0.1:{port}")
+    except config.NetplayError as exc:
+        assert (exc.status, str(exc)) == (config.EXIT_CONNECT, f"cannot connect to 127.0.0.1:{port}: connection "
                                           "refused (is the host running? is the port right?)")
     else:
         raise AssertionError("connected to a closed port")
@@ -218,13 +218,13 @@ async def flooding_guest(port: int, pings: int) -> None:
 
 
 async def test_ping_flood_without_reading_is_named(tmp_path: Path) -> None:
-    cfg = host_cfg(tmp_path, timeout_s=3)
-    err: list[netplay.NetplayError] = []
+    cfg = host_cfg(tmp_path, timeout_s=3, reconnect_wait_s=0)
+    err: list[config.NetplayError] = []
 
     async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         try:
-            await netplay.host(cfg, "127.0.0.1", 0, task_status=task_status)
-        except netplay.NetplayError as exc:
+            await lobby.host(cfg, "127.0.0.1", 0, task_status=task_status)
+        except config.NetplayError as exc:
             err.append(exc)
 
     with trio.fail_after(30):
@@ -234,30 +234,30 @@ async def test_ping_flood_without_reading_is_named(tmp_path: Path) -> None:
             while not err:
                 await trio.sleep(0.02)
             n.cancel_scope.cancel()
-    assert err[0].status == netplay.EXIT_PEER_GONE
+    assert err[0].status == config.EXIT_PEER_GONE
     assert str(err[0]).startswith("the peer is gone: the peer stopped reading: "), str(err[0])
 
 
 
 async def test_a_full_waiting_room_does_not_lock_the_guest_out(tmp_path: Path) -> None:
     cfg = host_cfg(tmp_path)
-    n_strays = netplay.MAX_WAITING_CONNECTIONS + 6
+    n_strays = lobby.MAX_WAITING_CONNECTIONS + 6
 
     async def strays(port: int) -> list[trio.SocketStream]:
         silent = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(n_strays)]
         with trio.fail_after(5):  # the host has seen them all
             while out_of(cfg).count("dropped the oldest waiting connection from 127.0.0.1") < min(
-                n_strays - netplay.MAX_WAITING_PER_ADDRESS, netplay.MAX_DROP_NOTES
+                n_strays - lobby.MAX_WAITING_PER_ADDRESS, lobby.MAX_DROP_NOTES
             ):
                 await trio.sleep(0.01)
         await trio.sleep(0.3)  # the rest of the connections reach the waiting room (not all are noted)
         return silent
 
     result = await hosting(cfg, strays, guest_cfg(tmp_path))
-    assert isinstance(result, netplay.NetResult) and result.peer_name == "Hana"
+    assert isinstance(result, config.NetResult) and result.peer_name == "Hana"
     out = out_of(cfg)
     assert (
-        f"dropped the oldest waiting connection from 127.0.0.1: {netplay.MAX_WAITING_PER_ADDRESS} connections "
+        f"dropped the oldest waiting connection from 127.0.0.1: {lobby.MAX_WAITING_PER_ADDRESS} connections "
         "from there were saying hello" in out
     )
     assert "guest 'Gus' said hello" in out

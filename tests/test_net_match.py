@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from p2ptrumps import netplay
+from p2ptrumps.net import addresses, config, dial, lobby
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.testing import fixed_bytes
@@ -22,32 +22,32 @@ HOST_KEY = Identity.from_seed(fixed_bytes("net-test/host"))
 GUEST_KEY = Identity.from_seed(fixed_bytes("net-test/guest"))
 
 
-def configs(tmp_path: Path, deals: int = 2, **guest: object) -> tuple[netplay.NetConfig, netplay.NetConfig]:
-    h = netplay.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h", rules=RuleSet(deals=deals),
+def configs(tmp_path: Path, deals: int = 2, **guest: object) -> tuple[config.NetConfig, config.NetConfig]:
+    h = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h", rules=RuleSet(deals=deals),
                           ai="random", think_s=0.01, out=io.StringIO(), timeout_s=10)
-    g = netplay.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path / "g", ai="random",
+    g = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path / "g", ai="random",
                           think_s=0.01, accept_new=True, out=io.StringIO(), timeout_s=10)
     for k, v in guest.items():
         setattr(g, k, v)
     return h, g
 
 
-async def play_pair(h: netplay.NetConfig, g: netplay.NetConfig) -> tuple[object, object]:
+async def play_pair(h: config.NetConfig, g: config.NetConfig) -> tuple[object, object]:
     """Host and join over 127.0.0.1; returns each side's NetResult or NetplayError."""
     results: dict[str, object] = {}
 
     async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         try:
-            results["h"] = await netplay.host(h, "127.0.0.1", 0, task_status=task_status)
-        except netplay.NetplayError as exc:
+            results["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
+        except config.NetplayError as exc:
             results["h"] = exc
 
     with trio.fail_after(60):
         async with trio.open_nursery() as n:
             port = await n.start(run_host)
             try:
-                results["g"] = await netplay.join(g, f"127.0.0.1:{port}")
-            except netplay.NetplayError as exc:
+                results["g"] = await dial.join(g, f"127.0.0.1:{port}")
+            except config.NetplayError as exc:
                 results["g"] = exc
                 # A guest that leaves before the rules does not end the hosting: the host waits on.
                 with trio.move_on_after(5):
@@ -64,7 +64,7 @@ WAITING = "the host waits for another guest"
 async def test_ai_match_over_loopback_both_logs_valid(tmp_path: Path) -> None:
     h, g = configs(tmp_path, deals=2)
     rh, rg = await play_pair(h, g)
-    assert isinstance(rh, netplay.NetResult) and isinstance(rg, netplay.NetResult)
+    assert isinstance(rh, config.NetResult) and isinstance(rg, config.NetResult)
     assert rh.score_halves == rg.score_halves and sum(rh.score_halves or ()) == 4
     assert rh.log_path is not None and rg.log_path is not None
     assert rh.log_path.name.endswith("_host_vs-Gus.p2plog") and rh.log_path.parent == tmp_path / "h" / "logs"
@@ -84,22 +84,25 @@ async def test_ai_match_over_loopback_both_logs_valid(tmp_path: Path) -> None:
 async def test_join_with_fingerprint_match_and_mismatch(tmp_path: Path) -> None:
     h, g = configs(tmp_path, deals=1, accept_new=False, fingerprint=HOST_KEY.fingerprint.lower().replace("-", " "))
     rh, rg = await play_pair(h, g)
-    assert isinstance(rg, netplay.NetResult)
+    assert isinstance(rg, config.NetResult)
 
     h, g = configs(tmp_path / "2", deals=1, accept_new=False, fingerprint=GUEST_KEY.fingerprint)
     rh, rg = await play_pair(h, g)
-    assert isinstance(rg, netplay.NetplayError) and rg.status == netplay.EXIT_KEY_REFUSED
+    assert isinstance(rg, config.NetplayError) and rg.status == config.EXIT_KEY_REFUSED
     assert str(rg) == (f"fingerprint mismatch: 'Hana' shows key {HOST_KEY.fingerprint}, "
                        f"but you expected {GUEST_KEY.fingerprint}. Refused.")
     assert rh == WAITING  # the host is told why the guest left, and waits on
     assert "'Gus' left during the handshake, before accepting the rules (" in h.out.getvalue()  # type: ignore
-    assert "it may have refused your key; its log: " in h.out.getvalue()  # type: ignore[attr-defined]
+    assert "it may have refused your key; waiting for another guest" in h.out.getvalue()  # type: ignore
+    # A refused handshake leaves no log file on either side.
+    assert not (tmp_path / "2" / "h" / "logs").exists() or not list((tmp_path / "2" / "h" / "logs").iterdir())
+    assert not (tmp_path / "2" / "g" / "logs").exists() or not list((tmp_path / "2" / "g" / "logs").iterdir())
 
 
 async def test_unknown_host_without_confirmation_refused(tmp_path: Path) -> None:
     h, g = configs(tmp_path, deals=1, accept_new=False)
     _, rg = await play_pair(h, g)
-    assert isinstance(rg, netplay.NetplayError) and rg.status == netplay.EXIT_KEY_REFUSED
+    assert isinstance(rg, config.NetplayError) and rg.status == config.EXIT_KEY_REFUSED
     assert "not confirmed" in str(rg)
     asked: list[str] = []
 
@@ -109,7 +112,7 @@ async def test_unknown_host_without_confirmation_refused(tmp_path: Path) -> None
 
     h, g = configs(tmp_path / "2", deals=1, accept_new=False, confirm=yes)
     _, rg = await play_pair(h, g)
-    assert isinstance(rg, netplay.NetResult) and len(asked) == 1 and HOST_KEY.fingerprint in asked[0]
+    assert isinstance(rg, config.NetResult) and len(asked) == 1 and HOST_KEY.fingerprint in asked[0]
 
 
 async def test_changed_host_key_refused(tmp_path: Path) -> None:
@@ -117,38 +120,38 @@ async def test_changed_host_key_refused(tmp_path: Path) -> None:
     await play_pair(h, g)
     h.identity = Identity.from_seed(fixed_bytes("net-test/impostor"))
     rh, rg = await play_pair(h, g)
-    assert isinstance(rg, netplay.NetplayError) and rg.status == netplay.EXIT_KEY_REFUSED
+    assert isinstance(rg, config.NetplayError) and rg.status == config.EXIT_KEY_REFUSED
     assert str(rg).startswith("KEY CHANGED: 'Hana' at 127.0.0.1:")
     assert HOST_KEY.fingerprint in str(rg) and h.identity.fingerprint in str(rg)
-    # The refused attempt leaves a log that verifies as valid so far.
+    # The refused attempt leaves no log (the handshake never reached the rules).
     assert rh == WAITING
-    assert verify_log(rg.result.log_path.read_bytes()).status == "unfinished"  # type: ignore[attr-defined]
+    assert rg.result.log_path is None  # type: ignore[attr-defined]
 
 
 def test_parse_address() -> None:
-    assert netplay.parse_address("example.org:5000") == ("example.org", 5000)
-    assert netplay.parse_address("[::1]:4816") == ("::1", 4816)
-    assert netplay.parse_address("10.0.0.2") == ("10.0.0.2", 4816)
-    assert netplay.parse_address("::1") == ("::1", 4816)
+    assert dial.parse_address("example.org:5000") == ("example.org", 5000)
+    assert dial.parse_address("[::1]:4816") == ("::1", 4816)
+    assert dial.parse_address("10.0.0.2") == ("10.0.0.2", 4816)
+    assert dial.parse_address("::1") == ("::1", 4816)
     bad_ones = ((":80", "has no host"), ("h:0", "port must be"), ("h:99999", "port must be"), ("h:x", "port must"))
     for bad, why in bad_ones:
-        with pytest.raises(netplay.NetplayError, match=why):
-            netplay.parse_address(bad)
-    assert netplay.format_address("::1", 5) == "[::1]:5"
+        with pytest.raises(config.NetplayError, match=why):
+            dial.parse_address(bad)
+    assert addresses.format_address("::1", 5) == "[::1]:5"
 
 
 async def test_connection_refused_and_address_in_use(tmp_path: Path) -> None:
     h, g = configs(tmp_path)
     listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
     port = listener.socket.getsockname()[1]
-    with pytest.raises(netplay.NetplayError) as info:
-        await netplay.host(h, "127.0.0.1", port)
-    assert info.value.status == netplay.EXIT_CONNECT
+    with pytest.raises(config.NetplayError) as info:
+        await lobby.host(h, "127.0.0.1", port)
+    assert info.value.status == config.EXIT_CONNECT
     assert str(info.value) == f"address 127.0.0.1:{port} is in use (another host running? choose another --port)"
     await listener.aclose()
-    with pytest.raises(netplay.NetplayError) as info:
-        await netplay.join(g, f"127.0.0.1:{port}")
-    assert info.value.status == netplay.EXIT_CONNECT
+    with pytest.raises(config.NetplayError) as info:
+        await dial.join(g, f"127.0.0.1:{port}")
+    assert info.value.status == config.EXIT_CONNECT
     assert str(info.value).startswith(f"cannot connect to 127.0.0.1:{port}: ")
 
 

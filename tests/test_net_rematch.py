@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from p2ptrumps import netplay
+from p2ptrumps.net import config
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire.verify import verify_log
 from tests.test_net_match import configs, play_pair
@@ -17,9 +17,9 @@ async def test_rematch_over_loopback_four_logs_valid(tmp_path: Path) -> None:
     h.rules = SHORT
     h.rematches = g.rematches = 1
     rh, rg = await play_pair(h, g)
-    assert isinstance(rh, netplay.NetResult) and isinstance(rg, netplay.NetResult)
+    assert isinstance(rh, config.NetResult) and isinstance(rg, config.NetResult)
     assert len(rh.rematches) == 1 and len(rg.rematches) == 1
-    paths = netplay.log_paths(rh) + netplay.log_paths(rg)
+    paths = config.log_paths(rh) + config.log_paths(rg)
     assert len(set(paths)) == 4
     verdicts = [verify_log(p.read_bytes()) for p in paths]
     assert [(v.status, v.reason, len(v.deals)) for v in verdicts] == [("valid", "", 1)] * 4
@@ -38,7 +38,7 @@ async def test_rematch_declined_by_leaving(tmp_path: Path) -> None:
     h.rules = SHORT
     h.rematches = 1  # the guest (rematches 0) declines by closing
     rh, rg = await play_pair(h, g)
-    assert isinstance(rh, netplay.NetResult) and isinstance(rg, netplay.NetResult)
+    assert isinstance(rh, config.NetResult) and isinstance(rg, config.NetResult)
     assert rh.rematches == [] and rg.rematches == []
     out = h.out.getvalue()  # type: ignore[attr-defined]
     assert "Gus declined the rematch" in out or "Gus left: no rematch" in out, out

@@ -51,7 +51,8 @@ from ..record import FORMAT, MatchRecord, RecordError, parse_json
 from ..rules import PICK_UP, Move, Position
 from .app import _SILENT_KEYS, ESC_TIMEOUT_S, _LinesControl, fit_keys
 from .keys import add_layout_aliases, key_name
-from .terminal import Termination, choose_ascii, std_fds, terminal_problem
+from .terminal import Termination, choose_ascii, std_fds
+from .terminal import terminal_problem as terminal_problem  # also imported from here by net.commands
 from .view import (
     MIN_HEIGHT,
     MIN_WIDTH,

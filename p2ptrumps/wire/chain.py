@@ -26,6 +26,7 @@ from .events import (
     DrawAnswered,
     DrawOffered,
     Event,
+    Left,
     MatchEnded,
     MoveReceived,
     RematchAgreed,
@@ -72,6 +73,7 @@ TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
     "answer-draw": (frozenset({PLAY}), "any"),
     "chat": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END, MATCH_END, DONE}), "any"),
     "rematch": (frozenset({DONE}), "any"),
+    "leave": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END}), "any"),
 }
 
 #: Kinds that either seat may send whoever holds the floor (protocol/wire.md §8.3).
@@ -124,6 +126,9 @@ class Referee:
     score: list[int] = field(default_factory=lambda: [0, 0])
     rematch: set[int] = field(default_factory=set)
     deals: list[DealInfo] = field(default_factory=list)
+    #: The seat that left the match (protocol/wire.md §15), and the deals it forfeited.
+    left: int | None = None
+    forfeited: list[int] = field(default_factory=list)
 
     def copy(self) -> Referee:
         """An independent copy (the position and the containers copied)."""
@@ -146,6 +151,8 @@ class Referee:
             score=list(self.score),
             rematch=set(self.rematch),
             deals=[DealInfo(d.number, d.dealer, d.seed, d.hands, d.outcome) for d in self.deals],
+            left=self.left,
+            forfeited=list(self.forfeited),
         )
 
     # ----- queries ---------------------------------------------------------------
@@ -389,7 +396,9 @@ class Referee:
         assert self.outcome is not None
         events: list[Event] = [DealEnded(self.deal, self.outcome, (self.score[0], self.score[1]))]
         self.statements = set()
-        if self.deal >= self.rules.deals:
+        if self.left is not None:
+            self._forfeit_from(self.deal + 1)
+        elif self.deal >= self.rules.deals:
             self.phase = MATCH_END
         else:
             assert self.dealer is not None
@@ -411,6 +420,29 @@ class Referee:
             return []
         self.phase = DONE
         return [MatchEnded((self.score[0], self.score[1]))]
+
+    def _forfeit_from(self, first: int) -> None:
+        """Score deals ``first`` .. the last as won by the seat that stayed; phase match-end (§15)."""
+        assert self.rules is not None and self.left is not None
+        self.forfeited = list(range(first, self.rules.deals + 1))
+        self.score[1 - self.left] += 2 * len(self.forfeited)
+        self.statements = set()
+        self.phase = MATCH_END
+
+    def _on_leave(self, seat: int, body: m.Body) -> list[Event]:
+        if self.left is not None:
+            raise RemoteProtocolError("out-of-turn", f"the {SEAT_NAMES[seat]} left a match already left")
+        self.left = seat
+        events: list[Event] = [Left(seat)]
+        if self.phase == PLAY:
+            assert self.position is not None
+            self.position.resign(seat)
+            assert self.position.outcome is not None
+            self._end_deal(self.position.outcome)
+        elif self.phase in (TRUMP, COMMIT, REVEAL):
+            self.position = None
+            self._forfeit_from(max(self.deal, 1))
+        return events
 
     def _on_rematch(self, seat: int, body: m.Body) -> list[Event]:
         if seat in self.rematch:

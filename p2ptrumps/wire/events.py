@@ -142,6 +142,30 @@ class MatchEnded:
 
 
 @dataclass(frozen=True)
+class Left:
+    """``seat`` left the match (protocol/wire.md §15): the deal in play is its resignation, the
+    deals not yet dealt are forfeited, and the match goes to its signed end."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """The peer proved its key on a new connection and the match goes on (protocol/wire.md §14);
+    ``reconnections`` counts them in this session."""
+
+    reconnections: int
+
+
+@dataclass(frozen=True)
+class ResumeRefused:
+    """A new connection did not prove the peer's key (a stranger, another game): it is closed and
+    the session waits for another.  ``reason`` says why."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class RematchOffered:
     """The peer offers a rematch; ``offer_rematch()`` accepts it."""
 
@@ -193,6 +217,9 @@ Event = (
     | Resigned
     | DealEnded
     | MatchEnded
+    | Left
+    | Resumed
+    | ResumeRefused
     | RematchOffered
     | RematchAgreed
     | ProtocolViolation

@@ -36,6 +36,7 @@ HASH_TAG = b"p2ptrumps/msg-hash/v1"
 COMMIT_TAG = b"p2ptrumps/commit/v1"
 SEED_TAG = b"p2ptrumps/seed/v1"
 POSITION_TAG = b"p2ptrumps/position/v1"
+RESUME_TAG = b"p2ptrumps/resume/v1"
 
 MAX_NAME_CHARS = 64
 MAX_CHAT_CHARS = 500
@@ -151,6 +152,36 @@ class Pong:
 
     def encode(self) -> bytes:
         return encoding.pack(["pong", self.n])
+
+
+@dataclass(frozen=True)
+class Resume:
+    """``["resume", version, seat, game_id(32), nonce(32)]``: the first frame of a new connection
+    for a match in progress (protocol/wire.md §14)."""
+
+    version: int
+    seat: int
+    game_id: bytes
+    nonce: bytes
+
+    def encode(self) -> bytes:
+        return encoding.pack(["resume", self.version, self.seat, self.game_id, self.nonce])
+
+
+@dataclass(frozen=True)
+class Proof:
+    """``["proof", confirmed, sig(64)]``: proves the key of the match to the peer's fresh nonce (§14)."""
+
+    confirmed: int
+    sig: bytes
+
+    def encode(self) -> bytes:
+        return encoding.pack(["proof", self.confirmed, self.sig])
+
+
+def proof_input(gid: bytes, seat: int, confirmed: int, own_nonce: bytes, peer_nonce: bytes) -> bytes:
+    """RESUME_TAG || game id || u8 seat || u32 confirmed || own nonce || peer nonce (§14.1)."""
+    return RESUME_TAG + gid + bytes([seat]) + confirmed.to_bytes(4, "big") + own_nonce + peer_nonce
 
 
 # ----- bodies ------------------------------------------------------------------------
@@ -430,6 +461,21 @@ class RematchMsg(Body):
         return cls()
 
 
+@dataclass(frozen=True)
+class LeaveMsg(Body):
+    """``leave``: ``[]`` -- the sender resigns the rest of the match (protocol/wire.md §15)."""
+
+    KIND: ClassVar[str] = "leave"
+
+    def fields(self) -> list[Any]:
+        return []
+
+    @classmethod
+    def parse(cls, items: list[Any]) -> LeaveMsg:
+        _want(items, (), cls.KIND)
+        return cls()
+
+
 BODY_TYPES: dict[str, type[Body]] = {
     c.KIND: c
     for c in (
@@ -446,6 +492,7 @@ BODY_TYPES: dict[str, type[Body]] = {
         DealEndMsg,
         MatchEndMsg,
         RematchMsg,
+        LeaveMsg,
     )
 }
 
@@ -506,7 +553,7 @@ def build_signed(gid: bytes, seat: int, seq: int, prev: bytes, body: Body, sign:
     return Signed(game, seat, seq, prev, body, sig, payload, message_hash(payload))
 
 
-Frame = Hello | Ping | Pong | Signed
+Frame = Hello | Ping | Pong | Signed | Resume | Proof
 
 
 def decode(payload: bytes) -> Frame:
@@ -560,6 +607,24 @@ def decode(payload: bytes) -> Frame:
         if not isinstance(nonce, bytes) or len(nonce) != 32:
             raise _bad("hello: nonce must be 32 bytes")
         return Hello(version, seat, name, pk, nonce)
+    if t == "resume":
+        if len(v) != 5:
+            raise _bad(f"a resume frame has 5 fields, not {len(v)}")
+        _, version, seat, gid, nonce = v
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise _bad("resume: version must be an integer")
+        if version != VERSION:
+            raise RemoteProtocolError("version", f"peer speaks protocol version {version}, this program {VERSION}")
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in (0, 1):
+            raise _bad("resume: seat must be 0 or 1")
+        if not isinstance(gid, bytes) or len(gid) != 32 or not isinstance(nonce, bytes) or len(nonce) != 32:
+            raise _bad("resume: game id and nonce must be 32 bytes")
+        return Resume(version, seat, gid, nonce)
+    if t == "proof":
+        if (len(v) != 3 or not isinstance(v[1], int) or isinstance(v[1], bool) or not 0 <= v[1] < (1 << 32)
+                or not isinstance(v[2], bytes) or len(v[2]) != 64):
+            raise _bad("proof: expected ['proof', confirmed (0..2**32-1), sig (64 bytes)]")
+        return Proof(v[1], v[2])
     if t in ("ping", "pong"):
         if len(v) != 2 or not isinstance(v[1], int) or isinstance(v[1], bool) or not 0 <= v[1] < (1 << 32):
             raise _bad(f"{t}: expected [{t!r}, n] with n in 0..2**32-1")

@@ -66,6 +66,7 @@ from .events import (
     DrawAnswered,
     DrawOffered,
     Event,
+    Left,
     MatchEnded,
     MoveReceived,
     PeerHello,
@@ -73,6 +74,8 @@ from .events import (
     RematchAgreed,
     RematchOffered,
     Resigned,
+    Resumed,
+    ResumeRefused,
     RevealDue,
     RulesAgreed,
     RulesProposed,
@@ -83,7 +86,7 @@ from .identity import Identity, PublicKey
 
 Role = Literal["host", "guest"]
 #: Events that report a peer's own action: never emitted for our own messages.
-_PEER_ONLY = (MoveReceived, ChatReceived, DrawOffered, DrawAnswered, Resigned, RematchOffered)
+_PEER_ONLY = (MoveReceived, ChatReceived, DrawOffered, DrawAnswered, Resigned, RematchOffered, Left)
 #: Events that happen once per match (emitted once even if a withdrawn message is re-signed).
 _MILESTONES = (RulesAgreed, RulesRefused, TrumpChosen, DealReady, DealEnded, MatchEnded, RematchAgreed)
 Direction = Literal["sent", "received"]
@@ -155,6 +158,12 @@ class Session:
         self._milestones: set[Event] = set()
         self.dropped: list[tuple[m.Body, str]] = []  # withdrawn messages no longer allowed (with why)
         self.trailing_data: bytes = b""
+        #: A resume in progress (protocol/wire.md §14): our nonce, the peer's resume, proven yet.
+        self._resume_nonce: bytes | None = None
+        self._peer_resume: m.Resume | None = None
+        self._peer_resume_frame: bytes = b""
+        self._resume_sent = False
+        self.reconnections = 0
         hello = messages.Hello(
             version=messages.VERSION,
             seat=self.seat,
@@ -338,6 +347,43 @@ class Session:
     def offer_rematch(self) -> None:
         """Offer (or accept the peer's offer of) a rematch once the match has ended."""
         self._send(m.RematchMsg())
+
+    def leave(self) -> None:
+        """Leave the match (protocol/wire.md §15): the deal in play is resigned, the deals not yet
+        dealt are forfeited, and both sides then sign the final score.  ``LocalProtocolError``
+        when leaving is not allowed now (before the trumps, at or after the match's end)."""
+        self._send(m.LeaveMsg())
+
+    def begin_resume(self, nonce: bytes) -> None:
+        """Start again on a new connection (protocol/wire.md §14): forget the old connection's
+        bytes (half-read frames, unsent output: every chained message is sent again from the
+        chain), and, as the guest, queue our ``resume`` frame.  The host queues its own when
+        the guest's ``resume`` arrives.  Until the peer's ``proof`` checks out only ``resume``,
+        ``proof`` and heartbeats are taken; then the missing messages are sent and
+        :class:`~p2ptrumps.wire.events.Resumed` is emitted.
+
+        Raises :class:`LocalProtocolError` when there is no match to resume (no handshake yet,
+        a protocol violation, or the match has ended); ``ValueError`` for a bad nonce.
+        """
+        if not isinstance(nonce, bytes) or len(nonce) != 32:
+            raise ValueError("nonce must be 32 bytes")
+        if self._chain is None or not self._key_accepted or self.violation is not None or self._finished:
+            raise LocalProtocolError("there is no match in progress to resume")
+        self._dead = False
+        self._closed = False
+        self._decoder = framing.FrameDecoder(self._decoder.max_frame_bytes)
+        self._out.clear()
+        self._resume_nonce = nonce
+        self._peer_resume = None
+        self._peer_resume_frame = b""
+        self._resume_sent = False
+        if self.role == "guest":
+            self._send_resume()
+
+    @property
+    def resuming(self) -> bool:
+        """True from :meth:`begin_resume` until the peer's proof checks out."""
+        return self._resume_nonce is not None
 
     # ----- queries -------------------------------------------------------------
 
@@ -530,11 +576,17 @@ class Session:
             return
         if isinstance(msg, m.Pong):
             return
+        if isinstance(msg, (m.Resume, m.Proof)) or self._resume_nonce is not None:
+            self._on_resume_frame(frame, msg)
+            return
         if isinstance(msg, m.Hello):
             self._on_hello(frame, payload, msg)
             return
         if self._chain is None:
             raise RemoteProtocolError("out-of-turn", f"a {msg.kind} message arrived before the peer's hello")
+        if (self.reconnections and msg.seq < len(self._chain)
+                and self._chain.entries[msg.seq].hash == msg.hash):
+            return  # sent again after a reconnection and already held (§14.2 step 5)
         result = self._chain.receive(msg)
         if result.superseded:
             return
@@ -547,6 +599,65 @@ class Session:
                 self._send_now(self._refresh(old.body))
             except LocalProtocolError as exc:
                 self.dropped.append((old.body, str(exc)))
+        self._after_change()
+
+    def _send_resume(self) -> None:
+        assert self._chain is not None and self._resume_nonce is not None
+        self._out += framing.frame(m.Resume(m.VERSION, self.seat, self._chain.game_id, self._resume_nonce).encode())
+        self._resume_sent = True
+
+    def _confirmed(self) -> int:
+        """Our ``confirmed`` count (§14.1): the host's chain length; the guest's chain up to its last host message."""
+        assert self._chain is not None
+        entries = self._chain.entries
+        if self.seat == 0:
+            return len(entries)
+        return max((i + 1 for i, e in enumerate(entries) if e.seat == 0), default=0)
+
+    def _refuse_resume(self, why: str) -> None:
+        """The new connection is not the peer: tell the transport (it closes this connection and
+        waits for another); the match and the chain are untouched."""
+        self._dead = True
+        self._closed = True
+        self._events.append(ResumeRefused(why))
+
+    def _on_resume_frame(self, frame: bytes, msg: m.Frame) -> None:
+        chain, nonce = self._chain, self._resume_nonce
+        if chain is None or nonce is None or self._finished:
+            raise RemoteProtocolError("out-of-turn", f"a {type(msg).__name__.lower()} frame outside a reconnection")
+        peer = 1 - self.seat
+        if isinstance(msg, m.Resume):
+            if self._peer_resume is not None:
+                self._refuse_resume("a second resume frame on one connection")
+            elif msg.game_id != chain.game_id or msg.seat != peer:
+                self._refuse_resume("the connection resumes another match (other game id or seat)")
+            elif msg.nonce == nonce:
+                self._refuse_resume("the peer's resume nonce repeats ours")
+            else:
+                self._peer_resume, self._peer_resume_frame = msg, frame
+                if not self._resume_sent:
+                    self._send_resume()
+                confirmed = self._confirmed()
+                sig = self.identity.sign(m.proof_input(chain.game_id, self.seat, confirmed, nonce, msg.nonce))
+                self._out += framing.frame(m.Proof(confirmed, sig).encode())
+            return
+        if not isinstance(msg, m.Proof) or self._peer_resume is None:
+            self._refuse_resume("the new connection sent something else than resume and proof first")
+            return
+        signed = m.proof_input(chain.game_id, peer, msg.confirmed, self._peer_resume.nonce, nonce)
+        if not chain.keys[peer].verify(msg.sig, signed):
+            self._refuse_resume("the proof does not verify with the key of this match's peer (a stranger?)")
+            return
+        # Proven: log the peer's resume (it marks the reconnection, §14.2), send what the peer may lack.
+        self._resume_nonce = None
+        self.reconnections += 1
+        if self._on_message is not None:
+            self._on_message(self._peer_resume_frame, "received")
+        entries = chain.entries
+        start = min(msg.confirmed, len(entries)) if self.seat == 0 else self._confirmed()
+        for e in entries[start:]:
+            self._out += framing.frame(e.payload)
+        self._events.append(Resumed(self.reconnections))
         self._after_change()
 
     def _refresh(self, body: m.Body) -> m.Body:

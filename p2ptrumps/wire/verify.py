@@ -73,6 +73,9 @@ class Verdict:
         forfeit: the seat that committed but did not reveal where the log stops
             (protocol/wire.md §9.2: not revealing forfeits the match), else None.
         truncated_bytes: bytes of an incomplete last frame (a crash mid-write).
+        reconnections: how many times the match changed connection (``resume`` frames, wire.md §14.3).
+        left: ``(seat, message index)`` of a ``leave`` (wire.md §15), else None.
+        forfeited: the deal numbers forfeited by the seat that left.
     """
 
     status: str
@@ -92,6 +95,9 @@ class Verdict:
     waiting: tuple[int | None, str] | None = None
     forfeit: int | None = None
     truncated_bytes: int = 0
+    reconnections: int = 0
+    left: tuple[int, int] | None = None
+    forfeited: list[int] = field(default_factory=list)
     _chain: JointChain | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -123,6 +129,9 @@ class Verdict:
             "waiting": None if self.waiting is None else {"seat": self.waiting[0], "what": self.waiting[1]},
             "forfeit": self.forfeit,
             "truncated_bytes": self.truncated_bytes,
+            "reconnections": self.reconnections,
+            "left": None if self.left is None else {"seat": self.left[0], "message": self.left[1]},
+            "forfeited": list(self.forfeited),
         }
 
     def to_record(self) -> MatchRecord:
@@ -189,9 +198,15 @@ class Verdict:
             else:
                 res = f"won by seat {d.winner} ({d.reason})"
             lines.append(f"deal {d.number}: dealer seat {d.dealer}, {res}")
+        if self.left is not None:
+            gone = f"; deals {', '.join(map(str, self.forfeited))} forfeited" if self.forfeited else ""
+            lines.append(f"seat {self.left[0]} ({SEAT_NAMES[self.left[0]]}) left the match at message "
+                         f"{self.left[1]}{gone}")
         a, b = self.score_halves
         lines.append(f"score: {_half(a)} - {_half(b)}")
-        lines.append(f"{self.frames} frames, {self.messages} chained messages")
+        lines.append(f"{self.frames} frames, {self.messages} chained messages"
+                     + (f", {self.reconnections} reconnection{'s' if self.reconnections != 1 else ''}"
+                        if self.reconnections else ""))
         return "\n".join(lines)
 
 
@@ -232,6 +247,14 @@ def verify_log(data: bytes) -> Verdict:
                 raise RemoteProtocolError(
                     "malformed", f"a {type(msg).__name__.lower()} in a log (heartbeats are never logged)"
                 )
+            if isinstance(msg, m.Proof):
+                raise RemoteProtocolError("malformed", "a proof in a log (proofs are never logged, wire.md §14.2)")
+            if isinstance(msg, m.Resume):
+                if chain is None or owner is None or msg.game_id != chain.game_id or msg.seat != 1 - owner:
+                    raise RemoteProtocolError(
+                        "malformed", "a resume frame before both hellos, or for another game or seat (wire.md §14.3)")
+                v.reconnections += 1
+                continue
             if isinstance(msg, m.Hello):
                 claimed = msg.seat
                 if owner is None:
@@ -347,6 +370,10 @@ def _fill(v: Verdict, chain: JointChain | None) -> None:
     v.rules = ref.rules
     v.trumps = ref.trumps_pair
     v.score_halves = (ref.score[0], ref.score[1])
+    if ref.left is not None:
+        at = next((i for i, e in enumerate(chain.entries) if isinstance(e.body, m.LeaveMsg)), len(chain.entries))
+        v.left = (ref.left, at)
+        v.forfeited = list(ref.forfeited)
     v.deals = [
         DealResult(
             d.number,

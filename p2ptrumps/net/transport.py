@@ -29,8 +29,7 @@ import contextlib
 import math
 import os
 from collections.abc import Awaitable, Callable, Iterator
-from pathlib import Path
-from typing import BinaryIO, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 import trio
 
@@ -111,95 +110,9 @@ class SessionLike(Protocol):
 
 
 FaultCheck = Callable[[object], "str | None"]
-
-
-class MatchLogFile:
-    """An append-only match log file: every :meth:`append` is written, flushed and fsynced
-    before it returns.
-
-    Args:
-        path: the file; created with ``O_EXCL`` (an existing file is never
-            overwritten) and mode 0600, its parent directories as needed.
-        defer: do not create the file yet: :meth:`append` keeps the bytes in memory
-            until :meth:`create` names the file (a handshake that ends before the
-            peer's hello leaves no file; protocol/wire.md §12).
-    Raises:
-        FileExistsError: ``path`` exists.
-        OSError: it cannot be created.
-    """
-
-    def __init__(self, path: str | os.PathLike[str], *, defer: bool = False) -> None:
-        self.path = Path(path)
-        self._pending: bytearray | None = bytearray() if defer else None
-        self._file: BinaryIO | None = None
-        self.bytes_written = 0
-        if not defer:
-            self._open()
-
-    @property
-    def created(self) -> bool:
-        """True once the file exists on disk (always, unless made with ``defer=True``)."""
-        return self._file is not None
-
-    def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-        self._file = os.fdopen(fd, "wb")
-        self._sync_dir()
-
-    def create(self, path: str | os.PathLike[str]) -> None:
-        """(deferred log) Create the file at ``path`` and write the bytes held so far
-        (fsynced).  No-op if the file exists already.  Raises FileExistsError / OSError."""
-        if self._file is not None:
-            return
-        self.path = Path(path)
-        self._open()
-        held, self._pending = bytes(self._pending or b""), None
-        if held:
-            self.append(held)
-
-    def _sync_dir(self) -> None:
-        if os.name != "posix":
-            return
-        with contextlib.suppress(OSError):
-            dfd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
-
-    def append(self, data: bytes) -> None:
-        """Write ``data`` at the end, flush and ``os.fsync`` (held in memory while a deferred
-        log has no file yet).  Raises OSError (disk full, ...)."""
-        if self._file is None:
-            if self._pending is None:
-                raise OSError(f"the match log {self.path} is closed")
-            self._pending += data
-            return
-        self._file.write(data)
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self.bytes_written += len(data)
-
-    def rename(self, new_path: Path) -> None:
-        """Move the (open) file to ``new_path`` if that name is free; keeps the old name otherwise."""
-        if self._file is None:
-            self.path = new_path
-            return
-        if new_path.exists():
-            return
-        try:
-            os.rename(self.path, new_path)
-        except OSError:
-            return
-        self.path = new_path
-        self._sync_dir()
-
-    def close(self) -> None:
-        """Close the file (idempotent); a deferred log never created drops what it held."""
-        if self._file is not None and not self._file.closed:
-            self._file.close()
-        self._pending = None
+#: ``await reconnect(connection, why)`` -> a new stream to the same peer and any bytes already read
+#: from it; raises :class:`TransportError` when it gives up (protocol/wire.md §14).
+Reconnect = Callable[["Connection", "TransportError"], Awaitable["tuple[trio.abc.Stream, bytes]"]]
 
 
 class Connection:
@@ -231,6 +144,8 @@ class Connection:
         fault_of: FaultCheck | None = None,
         remote_errors: tuple[type[BaseException], ...] = (),
         is_finished: Callable[[], bool] | None = None,
+        reconnect: Reconnect | None = None,
+        can_resume: Callable[[], bool] | None = None,
     ) -> None:
         self.stream = stream
         self.session = session
@@ -248,6 +163,13 @@ class Connection:
         self.fault_event: object | None = None  # the session event that named a peer fault
         self._closing_ok = False
         self._is_finished = is_finished or (lambda: False)
+        self._reconnect = reconnect
+        self._can_resume = can_resume or (lambda: False)
+        self._link_scope: trio.CancelScope | None = None
+        self._lost: TransportError | None = None  # the link is down, a reconnection is under way
+        #: ``trio.current_time()`` when the link went down (cleared when the peer proved itself again).
+        self.down_since: float | None = None
+        self.reconnections = 0
         self._scope: trio.CancelScope | None = None
         self._wake_writer = trio.Event()
         self.bytes_sent = 0
@@ -308,8 +230,8 @@ class Connection:
             data = self.session.data_to_send()
             if not data:
                 return
-            if self._sent_eof:
-                return
+            if self._sent_eof or self._lost is not None:
+                return  # link down: every chained message is sent again after the reconnection
             try:
                 with trio.fail_after(self.timeout_s):
                     await self.stream.send_all(data)
@@ -318,6 +240,8 @@ class Connection:
                 raise self.error or PeerTimeout("write timed out") from None
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                 self._fail(PeerGone(f"the connection broke while sending ({_why(exc)})"))
+                if self._lost is not None:
+                    return
                 raise self.error or PeerGone("send failed") from None
             self.bytes_sent += len(data)
 
@@ -396,11 +320,50 @@ class Connection:
     async def _run_tasks(self, run_body: Callable[[], Awaitable[None]]) -> None:
         async with trio.open_nursery() as nursery:
             self._scope = nursery.cancel_scope
-            nursery.start_soon(self._reader)
-            nursery.start_soon(self._heartbeat)
-            nursery.start_soon(self._watchdog)
-            nursery.start_soon(self._writer)
+            nursery.start_soon(self._links)
             nursery.start_soon(run_body)
+
+    async def _links(self) -> None:
+        """Run the reader, heartbeat, watchdog and writer over the current stream; when the link
+        is lost and the match can be resumed, get a new stream (``reconnect``), start the resume
+        exchange on the session and go on (protocol/wire.md §14)."""
+        while True:
+            with trio.CancelScope() as scope:
+                self._link_scope = scope
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._reader)
+                    nursery.start_soon(self._heartbeat)
+                    nursery.start_soon(self._watchdog)
+                    nursery.start_soon(self._writer)
+            lost = self._lost
+            if lost is None or self._reconnect is None:
+                return
+            with contextlib.suppress(Exception):
+                await trio.aclose_forcefully(self.stream)
+            try:
+                stream, first = await self._reconnect(self, lost)
+            except TransportError as exc:
+                self._lost = None
+                self._fail(exc)
+                return
+            self.stream = stream
+            self._sent_eof = False
+            self._eof_seen = trio.Event()
+            self._last_rx = trio.current_time()
+            self._lost = None
+            begin = getattr(self.session, "begin_resume", None)
+            if begin is None:
+                self._fail(PeerGone("the session cannot resume"))
+                return
+            begin(os.urandom(32))
+            if first:
+                try:
+                    self.session.receive_data(first)
+                except self._remote_errors as exc:
+                    self._fail(PeerFault(str(exc)))
+                    return
+                self._drain_events()
+            await self.send_pending()
 
     # ----- internals -------------------------------------------------------------------
 
@@ -409,6 +372,16 @@ class Connection:
             self._scope.cancel()
 
     def _fail(self, error: TransportError) -> None:
+        if (isinstance(error, (PeerGone, PeerTimeout)) and self._reconnect is not None and self.error is None
+                and not self.closing_ok and self._can_resume()):
+            # The link is lost, not the match: reconnect (protocol/wire.md §14).
+            if self._lost is None:
+                self._lost = error
+                if self.down_since is None:
+                    self.down_since = trio.current_time()
+            if self._link_scope is not None:
+                self._link_scope.cancel()
+            return
         if self.error is None:
             self.error = error
         self._cancel()
@@ -424,6 +397,14 @@ class Connection:
                     await send_eof()
 
     def _deliver(self, event: object) -> None:
+        kind = type(event).__name__
+        if kind == "ResumeRefused":  # the new connection is not the peer: drop it, wait for another
+            self._fail(PeerGone(f"a connection that did not prove the peer's key was dropped "
+                                f"({getattr(event, 'reason', '')})"))
+            return
+        if kind == "Resumed":
+            self.down_since = None
+            self.reconnections += 1
         fault = self._fault_of(event)
         if fault is not None:
             self.fault_event = event
@@ -447,8 +428,9 @@ class Connection:
             if not data and not self.closing_ok:
                 self._eof_seen.set()
                 self._fail(PeerGone("the peer closed the connection before the match ended"))
-                with contextlib.suppress(Exception):
-                    self.session.receive_data(data)  # let the session see the close (its state, not ours)
+                if self._lost is None:
+                    with contextlib.suppress(Exception):
+                        self.session.receive_data(data)  # let the session see the close (its state, not ours)
                 return
             try:
                 self.session.receive_data(data)

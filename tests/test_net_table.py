@@ -1,7 +1,7 @@
-"""The person's full-screen seat over the network (p2ptrumps/netui.py), driven by keys.
+"""The person's full-screen seat over the network (p2ptrumps/net/table.py), driven by keys.
 
 The table reads a prompt_toolkit pipe input and writes to ``DummyOutput``; the
-person joins a headless AI host (a real ``netplay.host`` in its own trio run on
+person joins a headless AI host (a real ``lobby.host`` in its own trio run on
 another thread) over 127.0.0.1, chooses a trump, types a few moves, resigns the
 deal, declines the rematch, and leaves.  Both match logs must verify, and the
 table's moves must be the ones in the signed chain.
@@ -19,9 +19,9 @@ import trio
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2ptrumps import netplay
 from p2ptrumps.cards import Card
-from p2ptrumps.netui import display_name, play_in_table
+from p2ptrumps.net import config, lobby
+from p2ptrumps.net.table import display_name, play_in_table
 from p2ptrumps.rules import BEAT, PICK_UP, Move, RuleSet
 from p2ptrumps.ui.app import Mode, TableApp
 from p2ptrumps.wire.identity import Identity
@@ -37,7 +37,7 @@ class AIHost:
     """A headless AI host in its own thread (its own trio run)."""
 
     def __init__(self, tmp_path: Path) -> None:
-        self.cfg = netplay.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
+        self.cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
                                      rules=RuleSet(pack_size=32, deals=1), ai="random", think_s=0.01, trump=0,
                                      out=io.StringIO(), timeout_s=10)
         self.port: int | None = None
@@ -49,8 +49,8 @@ class AIHost:
         async def main() -> None:
             async def serve(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
                 try:
-                    self.outcome.append(await netplay.host(self.cfg, "127.0.0.1", 0, task_status=task_status))
-                except netplay.NetplayError as exc:
+                    self.outcome.append(await lobby.host(self.cfg, "127.0.0.1", 0, task_status=task_status))
+                except config.NetplayError as exc:
                     self.outcome.append(exc)
 
             with trio.fail_after(40):
@@ -86,7 +86,7 @@ def test_person_plays_moves_in_the_table_against_an_ai_host(tmp_path: Path) -> N
     ai = AIHost(tmp_path)
     ai.thread.start()
     assert ai.started.wait(10) and ai.port is not None
-    cfg = netplay.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
                             out=io.StringIO(), timeout_s=10, ascii_only=True)
     tables: list[TableApp] = []
     played: list[Move] = []
@@ -131,9 +131,9 @@ def test_person_plays_moves_in_the_table_against_an_ai_host(tmp_path: Path) -> N
 
     status = asyncio.run(main())
     ai.thread.join(20)
-    assert status == netplay.EXIT_OK, err.getvalue()
+    assert status == config.EXIT_OK, err.getvalue()
     host_result = ai.outcome[0]
-    assert isinstance(host_result, netplay.NetResult) and host_result.log_path is not None
+    assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
     logs = [line.removeprefix("match log: ") for line in out.getvalue().splitlines() if line.startswith("match log: ")]
     assert len(logs) == 1 and out.getvalue().startswith("Score: ")
     guest_v = verify_log(Path(logs[0]).read_bytes())

@@ -5,7 +5,7 @@ name and fingerprint, chat, resign, draw offer, connection state, and at the
 end the path of the match log).
 
 Design: prompt_toolkit runs on asyncio; the whole networked match
-(:func:`p2ptrumps.netplay.host` / :func:`~p2ptrumps.netplay.join`) runs in trio
+(:func:`p2ptrumps.net.lobby.host` / :func:`~p2ptrumps.net.dial.join`) runs in trio
 as a guest on the same loop (:class:`p2ptrumps.ui.bridge.TrioGuest`).  The
 full-screen table starts only once the peer's key and the rules are accepted
 (``NetConfig.on_ready``): until then plain line prompts (the host-key question)
@@ -28,13 +28,15 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from prompt_toolkit.utils import get_cwidth
 
-from .netplay import EXIT_OK, NetConfig, NetplayError, NetResult, host, join, log_paths
-from .record import PlayerInfo
+from ..record import PlayerInfo
+from ..ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOptions, describe_score
+from ..ui.bridge import GuestCancelled, TrioGuest
+from ..ui.view import wants_color
+from .config import EXIT_OK, NetConfig, NetplayError, NetResult, log_paths
+from .dial import join
+from .lobby import host
 from .remote import NetGame
 from .transport import TransportError
-from .ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOptions, describe_score
-from .ui.bridge import GuestCancelled, TrioGuest
-from .ui.view import wants_color
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
 #: would push the opponent's trump and card count off their row).
@@ -58,7 +60,7 @@ def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
 
 
 def run_with_ui(cfg: NetConfig, args: argparse.Namespace, role: str) -> int:
-    """Play our seat in the full-screen table; returns the exit status of :mod:`p2ptrumps.netplay`
+    """Play our seat in the full-screen table; returns the exit status of :mod:`p2ptrumps.net.config`
     (130 when the person quit the match)."""
     if role == "host":
         return asyncio.run(play_in_table(cfg, role, bind=args.bind, port=args.port))
@@ -69,7 +71,7 @@ async def play_in_table(
     cfg: NetConfig,
     role: str,
     *,
-    bind: str = "0.0.0.0",
+    bind: str | None = None,
     port: int = 0,
     address: str = "",
     input: Input | None = None,
@@ -87,14 +89,14 @@ async def play_in_table(
         on_table: called with the table once it exists (tests drive it).
         stdout / stderr: where the closing lines go (default ``sys.stdout`` / ``sys.stderr``).
     Returns:
-        the exit status of :mod:`p2ptrumps.netplay` (0 the match was played; 130 the person quit).
+        the exit status of :mod:`p2ptrumps.net.config` (0 the match was played; 130 the person quit).
     """
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
                                allow_hint=False, allow_draw_offer=True, allow_chat=True,
                                waiting_text="{name} is thinking…",
-                               quit_question="Leave? The match stops unfinished; its log is kept."),
+                               quit_question="Leave? You resign the rest of the match (signed); its log is kept."),
                       input=input, output=output)
     table.record_label = "Match log saved"
     if on_table is not None:
@@ -120,7 +122,14 @@ async def play_in_table(
 
         def route(intent: Intent) -> None:
             if isinstance(intent, ChatSend):
-                trio_token.run_sync_soon(_chat, games[-1], intent.text)
+                if lost or not guest.running:
+                    table.show_message("chat is off: the connection is lost", "error")
+                    return
+                try:
+                    trio_token.run_sync_soon(_chat, games[-1], intent.text)
+                except trio.RunFinishedError:
+                    table.show_message("chat is off: the connection is lost", "error")
+                    return
                 table.add_chat(me, intent.text)
             elif sink is not None:
                 sink(intent)
@@ -180,7 +189,15 @@ async def play_in_table(
     cfg.make_player = lambda c, seat: human[0]
     cfg.headless = False
 
+    def on_link(text: str) -> None:
+        table.set_connection(text)
+        table.options.waiting_text = "The connection is lost: reconnecting…" if "lost" in text \
+            else "{name} is thinking…"
+
+    cfg.on_link = on_link
+
     async def trio_main() -> NetResult:
+        cfg.leave_requested = trio.Event()
         if role == "host":
             return await host(cfg, bind, port)
         return await join(cfg, address)
@@ -196,6 +213,9 @@ async def play_in_table(
             lost.append(failure)
             kept = ", ".join(str(p) for p in log_paths(getattr(failure, "result", None)))
             table.set_connection("disconnected")
+            table.options.allow_chat = False  # nobody to talk to, offer a draw or a rematch any more
+            table.options.allow_draw_offer = False
+            table.close_question()
             table.options.waiting_text = "The connection is lost: the match stops here."
             table.show_message(f"Connection lost: {failure}. Match log kept: {kept or 'none'}. "
                                "Press q to leave.", "error")
@@ -205,11 +225,23 @@ async def play_in_table(
     guest.start(on_done=done)
     quit_result = QuitResult.FINISHED
     try:
-        await ui_wanted.wait()
-        if guest.running or lost:
+        try:
+            await ui_wanted.wait()
+        except asyncio.CancelledError:
+            # Ctrl-C (asyncio.run cancels the main task) while waiting for a guest or at a question
+            # before the table: stop the match now, on a fresh line; the exit status is 130.
+            print(file=err)
+            quit_result = QuitResult.QUIT
+        if quit_result is not QuitResult.QUIT and (guest.running or lost):
             quit_result = await table.application.run_async()
     finally:
         if quit_result is QuitResult.QUIT:
+            if human and guest.running:
+                # Leave: resign the rest of the match with a signed message, wait briefly for the
+                # closing signatures (protocol/wire.md §15); cancel only if that does not end it.
+                guest.run_sync_soon(lambda: cfg.leave_requested.set() if cfg.leave_requested else None)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(_ended(guest)), cfg.leave_wait_s + 3.0)
             guest.cancel()
         app_done.append(True)
         for reply in list(pending):  # the person left the end screen: no rematch
@@ -217,8 +249,12 @@ async def play_in_table(
         try:
             result = await guest.wait()
         except GuestCancelled:
-            print("you left the match; the match logs are kept", file=err)
-            for path in log_files:
+            kept = [p for p in log_files if p and p != "None"]
+            what = "you left the match" if human else "stopped before the match began"
+            if kept:
+                what += "; its log is kept" if len(kept) == 1 else f"; its {len(kept)} logs are kept"
+            print(what, file=err)
+            for path in kept:
                 print(f"match log (kept): {path}", file=err)
             return 130
         except NetplayError as exc:
@@ -230,6 +266,12 @@ async def play_in_table(
     for done_log in log_paths(result):
         print(f"match log: {done_log}", file=out)
     return EXIT_OK
+
+
+async def _ended(guest: TrioGuest[NetResult]) -> None:
+    """Wait for the trio run to end, whatever its outcome."""
+    with contextlib.suppress(BaseException):
+        await guest.wait()
 
 
 def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:

@@ -1,4 +1,4 @@
-"""The trio connection loop around a stand-in session (p2ptrumps/transport.py).
+"""The trio connection loop around a stand-in session (p2ptrumps/net/transport.py).
 
 The stand-in frames messages as lines: ``b"PING"`` / ``b"PONG"`` are heartbeats
 (no event), ``b"BAD"`` is a protocol fault, anything else is an event.  The
@@ -13,7 +13,8 @@ import pytest
 import trio
 import trio.testing
 
-from p2ptrumps.transport import Connection, MatchLogFile, PeerFault, PeerGone, PeerTimeout
+from p2ptrumps.net.logfile import MatchLogFile
+from p2ptrumps.net.transport import Connection, PeerFault, PeerGone, PeerTimeout
 
 
 class RemoteError(Exception):

@@ -3,7 +3,7 @@
 Source: ``protocol/wire.md`` §9 (the match: trumps, commit-reveal per deal,
 moves, resignation, draw offers, deal and match end) and issue 3 §2.
 
-:class:`NetGame` sits between a running :class:`~p2ptrumps.transport.Connection`
+:class:`NetGame` sits between a running :class:`~p2ptrumps.net.transport.Connection`
 and the match loop (:class:`~p2ptrumps.match.MatchRunner`):
 
 * its :meth:`NetGame.pump` task takes every session event off the connection,
@@ -33,27 +33,29 @@ from typing import TypeVar
 
 import trio
 
-from .match import Action, DealInterrupted, DealStarted, Event, OfferDraw, Player, Resign
-from .record import PlayerInfo
-from .rules import Move, Outcome, Position
-from .transport import Connection, single_errors
-from .wire.errors import LocalProtocolError
-from .wire.events import (
+from ..match import Action, DealInterrupted, DealStarted, Event, OfferDraw, Player, Resign
+from ..record import PlayerInfo
+from ..rules import Move, Outcome, Position
+from ..wire.errors import LocalProtocolError
+from ..wire.events import (
     ChatReceived,
     CommitDue,
     DealReady,
     DrawAnswered,
     DrawOffered,
+    Left,
     MoveReceived,
     ProtocolViolation,
     RematchOffered,
     Resigned,
+    Resumed,
     RevealDue,
 )
-from .wire.events import DealEnded as DealEndedWire
-from .wire.events import Event as WireEvent
-from .wire.messages import MoveMsg
-from .wire.session import Session
+from ..wire.events import DealEnded as DealEndedWire
+from ..wire.events import Event as WireEvent
+from ..wire.messages import MoveMsg
+from ..wire.session import Session
+from .transport import Connection, single_errors
 
 E = TypeVar("E")
 
@@ -120,6 +122,12 @@ class NetGame:
                 if self.on_chat is not None:
                     self.on_chat(self.session.peer_name or "peer", ev.text)
                 continue
+            if isinstance(ev, Resumed):
+                if self.on_note is not None:
+                    self.on_note("reconnected: the match goes on")
+                continue
+            if isinstance(ev, Left) and self.on_note is not None:
+                self.on_note(f"{self.session.peer_name or 'the peer'} resigned and left the match")
             if isinstance(ev, RematchOffered):
                 if self.on_note is not None:
                     self.on_note(f"{self.session.peer_name or 'the peer'} offers a rematch")
@@ -232,6 +240,9 @@ class NetGame:
         ``os.urandom(32)`` secret for deal ``number``, reveal it when due, and return
         the 32-byte seed once both reveals are in (``DealReady``)."""
         self.current_deal = number
+        chain = self.session.chain
+        if chain is not None and chain.referee.left is not None:
+            await trio.sleep_forever()  # a seat left: no more deals (the driver ends the match)
         secret = os.urandom(32)
         await self.send(lambda: self.session.commit(secret))
         await self.send(self.session.reveal)

@@ -16,7 +16,7 @@ so ``XDG_DATA_HOME`` gives each user or process its own):
 * ``known_peers.json`` -- the pinned peers: format ``p2ptrumps-known-peers``
   version 1, ``{"peers": [{"fingerprint", "name", "address", "first_seen"}]}``.
 
-Nothing here touches sockets; :mod:`p2ptrumps.netplay` asks the questions.
+Nothing here touches sockets; :mod:`p2ptrumps.net.driver` asks the questions.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from typing import Any
 
 import platformdirs
 
-from .files import write_atomic
-from .wire.identity import Identity, IdentityError
-from .wire.identity import normalise_fingerprint as normalise_fingerprint
+from ..files import write_atomic
+from ..wire.identity import Identity, IdentityError
+from ..wire.identity import normalise_fingerprint as normalise_fingerprint
 
 APP_NAME = "p2ptrumps"
 KEY_FILE = "identity.key"

@@ -1,0 +1,186 @@
+"""Network addresses as the user types them and as the host gives them out.
+
+Source: issue 3 §3 (``join HOST:PORT``, ``--port P``, ``--fingerprint FP``), issue 6 §1
+(IPv6 in brackets, IDN names and names with ``_``, both address families, global
+addresses first) and ``protocol/wire.md`` §4.3 (how a typed fingerprint is compared).
+
+The parsing functions open no socket (the command line checks its arguments with them
+before anything starts); :func:`local_addresses` asks the operating system for this
+machine's interface addresses (the ``ifaddr`` library) and sends nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import re
+import socket
+
+import idna
+import ifaddr
+
+DEFAULT_PORT = 4816
+
+#: An ASCII label of a host name: letters, digits, ``-`` inside, and ``_`` anywhere (names
+#: such as ``my_host`` are common on home networks and resolvers take them).
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+_HOSTNAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\.?")
+MAX_HOST_NAME_CHARS = 253
+_FP_SEPARATORS = " \t\r\n:-_"
+
+
+class AddressError(ValueError):
+    """A typed address, port or fingerprint is malformed; the message says how."""
+
+
+def parse_port(text: str, *, allow_zero: bool = True) -> int:
+    """A TCP port as typed -> int.  ``allow_zero``: 0 means "any free port" (``--port 0``).
+
+    Raises:
+        AddressError: not a whole number, or outside 0..65535 (1..65535 without ``allow_zero``).
+    """
+    low = 0 if allow_zero else 1
+    t = text.strip()
+    if not t.isdigit() or not low <= int(t) <= 65535:
+        raise AddressError(f"port must be a number {low}..65535, not {text!r}")
+    return int(t)
+
+
+def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
+    """``"HOST:PORT"``, ``"[v6addr]:PORT"``, ``"HOST"`` or a bare IPv6 address -> ``(host, port)``.
+
+    HOST is a host name (letters, digits, ``-``, dots), an IPv4 address, or an IPv6
+    address in brackets (``[::1]:4816``); a bare IPv6 address takes the default port.
+
+    Raises:
+        AddressError: empty host, a URL (``http://...``), stray colons, bad characters,
+            or a port outside 1..65535.
+    """
+    s = text.strip()
+    if "://" in s or "/" in s:
+        raise AddressError(f"address {text!r}: give HOST:PORT, not a URL (e.g. 192.168.1.5:4816)")
+    m = re.fullmatch(r"\[([^\]]+)\](?::(\d*))?", s)
+    port_text: str | None
+    if m:
+        host, port_text = m.group(1), m.group(2)
+        try:
+            ipaddress.IPv6Address(host.split("%")[0])
+        except ValueError:
+            raise AddressError(f"address {text!r}: {host!r} in brackets is not an IPv6 address") from None
+    elif s.count(":") == 1:
+        host, _, port_text = s.partition(":")
+    elif s.count(":") > 1:
+        try:
+            ipaddress.IPv6Address(s.split("%")[0])
+        except ValueError:
+            raise AddressError(f"address {text!r} has too many ':' (write IPv6 addresses as [::1]:4816)") from None
+        host, port_text = s, None
+    else:
+        host, port_text = s, None
+    if not host:
+        raise AddressError(f"address {text!r} has no host (expected HOST:PORT)")
+    if ":" not in host:
+        check_host_name(host, text)
+    if port_text is None or port_text == "":
+        return host, default_port
+    try:
+        return host, parse_port(port_text, allow_zero=False)
+    except AddressError:
+        raise AddressError(f"address {text!r}: port must be a number 1..65535") from None
+
+
+def check_host_name(host: str, typed: str | None = None) -> str:
+    """A host name or IPv4 address as typed -> unchanged, or :class:`AddressError`.
+
+    ASCII names are labels of letters, digits, ``-`` and ``_`` joined by dots; a name
+    with other letters (``игра.рф``) must encode as an internationalized domain name
+    (IDNA 2008 with UTS #46 mapping, as the resolver will encode it).
+    """
+    where = f"address {typed!r}: " if typed is not None else ""
+    if len(host) > MAX_HOST_NAME_CHARS:
+        raise AddressError(f"{where}the host name is over {MAX_HOST_NAME_CHARS} characters")
+    if host.isascii():
+        if not _HOSTNAME.fullmatch(host):
+            raise AddressError(f"{where}{host!r} is not a host name or IP address")
+        return host
+    try:
+        idna.encode(host, uts46=True)
+    except idna.IDNAError as exc:
+        raise AddressError(f"{where}{host!r} is not a host name or IP address ({exc})") from None
+    return host
+
+
+def format_address(host: str, port: int) -> str:
+    """``(host, port)`` -> ``"host:port"`` (``"[v6]:port"`` for IPv6)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def check_fingerprint(text: str) -> str:
+    """A typed fingerprint (protocol/wire.md §4.3: 32 base32 characters, separators and
+    case ignored) -> the text unchanged.
+
+    Raises:
+        AddressError: empty, wrong length or characters outside ``A-Z2-7``.
+    """
+    bare = "".join(ch for ch in text if ch not in _FP_SEPARATORS).upper()
+    if len(bare) != 32 or not re.fullmatch(r"[A-Z2-7]{32}", bare):
+        raise AddressError(
+            f"fingerprint {text!r} is malformed: expected 32 characters A-Z 2-7 "
+            "(as `p2ptrumps id` shows, e.g. FUGV-REOI-FFMR-732D-2R4T-KNXL-BRUX-7JNS)"
+        )
+    return text
+
+
+def is_ipv6(host: str) -> bool:
+    """True if ``host`` is an IPv6 literal (a scope such as ``%eth0`` allowed)."""
+    try:
+        ipaddress.IPv6Address(host.split("%")[0])
+    except ValueError:
+        return False
+    return True
+
+
+def _rank(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> int:
+    """0 global, 1 private or unique-local, 2 loopback: the order addresses are given out in."""
+    if address.is_loopback:
+        return 2
+    return 0 if address.is_global else 1
+
+
+def worth_giving_out(addresses: list[str], families: set[int]) -> list[str]:
+    """Of ``addresses`` (text), those of ``families`` (``socket.AF_INET``/``AF_INET6``) that a
+    peer could reach: no link-local, multicast or unspecified ones, duplicates dropped;
+    global addresses first, then private (RFC 1918, unique-local), then loopback, each
+    group IPv6 before IPv4 and otherwise in the given order."""
+    keep: list[tuple[int, int, int, str]] = []
+    for i, text in enumerate(dict.fromkeys(addresses)):
+        try:
+            address = ipaddress.ip_address(text.split("%")[0])
+        except ValueError:
+            continue
+        family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+        if family not in families or address.is_link_local or address.is_multicast or address.is_unspecified:
+            continue
+        keep.append((_rank(address), 0 if address.version == 6 else 1, i, str(address)))
+    return [text for *_, text in sorted(keep)]
+
+
+def local_addresses(families: set[int] | None = None) -> list[str]:
+    """This machine's addresses worth giving out (see :func:`worth_giving_out`), of
+    ``families`` (default both), from every network interface; no packet is sent.
+    Loopback addresses come last (``127.0.0.1``, ``::1``), so the list is never empty
+    for a family this machine has."""
+    families = families if families is not None else {socket.AF_INET, socket.AF_INET6}
+    found: list[str] = []
+    with contextlib.suppress(OSError, ValueError):
+        for adapter in ifaddr.get_adapters():
+            for ip in adapter.ips:
+                found.append(ip.ip[0] if isinstance(ip.ip, tuple) else ip.ip)
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        # Documentation addresses: connecting a UDP socket sends nothing, it only picks the
+        # outgoing interface (a fallback where the interfaces cannot be listed).
+        with contextlib.suppress(OSError), socket.socket(family, socket.SOCK_DGRAM) as s:
+            s.connect((probe, 9))
+            found.append(str(s.getsockname()[0]))
+    found += ["127.0.0.1", "::1"]
+    return worth_giving_out(found, families)

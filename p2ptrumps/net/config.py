@@ -1,0 +1,170 @@
+"""What one side of a networked match needs and leaves: :class:`NetConfig`, :class:`NetResult`,
+:class:`NetplayError` and the exit statuses of ``host`` and ``join``.
+
+Source: issue 3 §2-§3 and issue 6.  Every other module of :mod:`p2ptrumps.net` may import
+this one; it imports none of them.
+
+Exit statuses (each with a one-line message on stderr, and the log path when a
+log was started):
+
+====  ===================================================================
+0     the match was played to the end
+1     another error (disk full, unusable key file, ...)
+2     bad command-line value (address, port, trump)
+3     cannot connect / cannot listen (connection refused, address in use)
+4     the peer vanished (closed, reset, or silent past ``--timeout``)
+5     the peer broke the protocol (the fault is named; the log keeps the evidence)
+6     the peer's key was refused (unknown and not confirmed, mismatch, changed)
+7     the rules were refused
+130   interrupted (Ctrl-C)
+====  ===================================================================
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+import trio
+
+from ..record import MatchRecord
+from ..rules import RuleSet
+from ..wire.identity import Identity
+
+if TYPE_CHECKING:
+    from ..match import Player
+    from .remote import NetGame
+
+#: Seconds a new connection has to deliver its hello (the host then drops it and waits on).
+HELLO_TIMEOUT_S = 10.0
+#: Seconds both sides wait for the peer to come back after the connection drops (``--reconnect-wait``).
+RECONNECT_WAIT_S = 120.0
+#: Seconds a side that leaves the match waits for the peer's closing signatures (protocol/wire.md §15).
+LEAVE_WAIT_S = 5.0
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_CONNECT = 3
+EXIT_PEER_GONE = 4
+EXIT_PEER_FAULT = 5
+EXIT_KEY_REFUSED = 6
+EXIT_RULES_REFUSED = 7
+EXIT_LEFT = 130  # we quit (Ctrl-C, q, SIGTERM): the match was resigned when it could be
+
+
+class NetplayError(Exception):
+    """A networked match could not start or go on; ``status`` is the exit status, the
+    message one line for the user."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+# ----- configuration ----------------------------------------------------------------
+
+
+@dataclass
+class NetConfig:
+    """Everything one side of a networked match needs.
+
+    Attributes:
+        role: ``"host"`` or ``"guest"``.
+        identity: our key; ``name`` our display name.
+        rules: the host's proposed rules (None for the guest).
+        ai: AI level for our seat, or None for the person.
+        think_s: the AI's time per move, seconds.
+        headless: no full-screen UI; print progress to ``out``.
+        trump: our wished trump (0..3) or None (asked, or the AI picks).
+        log_path: ``--log PATH``, or None for a default name under ``data``/logs.
+        timeout_s: seconds of silence before the peer is declared gone.
+        fingerprint / accept_new: the guest's answer for an unknown host key.
+        confirm: asks a y/N question (None: nobody to ask).
+        data: the data directory (keys, known peers, logs).
+        ascii_only: ASCII suits in printed progress.
+        out: where progress goes (stdout).
+        heartbeat_s: seconds between heartbeats (default from the timeout).
+        make_player: builds our seat's player (default: the AI or a line prompt).
+        choose_trump_fn: asks for our trump given the taken suit (default: ``trump``,
+            the AI, or a line prompt).
+        on_ready: called once the peer's key and the rules are accepted, before
+            the trumps (the full-screen UI starts there).
+        rematches: how many rematches the AI offers / accepts (``--rematch N``).
+        ask_rematch: ``await ask_rematch(peer_name, peer_offered)`` asks the person
+            whether to play a rematch (the full-screen UI); None: the AI's
+            ``rematches``, or a line prompt, or no.
+        on_rematch: like ``on_ready``, for each rematch (the UI shows the new match).
+        hello_timeout_s: seconds a new connection has to deliver its hello.
+        reconnect_wait_s: seconds to wait for the peer after the connection drops (0: no
+            reconnecting; protocol/wire.md §14).
+        on_link: called with a line about the connection while it is down ("connection lost —
+            reconnecting (1:42 left)"), for the table.
+        leave_wait_s: seconds to wait for the closing signatures after we leave the match.
+        leave_requested: set it (inside the trio run) to leave the match: ``leave`` is sent
+            (protocol/wire.md §15: resigns the rest), then the run ends with status 130.
+        started_at: when the run started (``time.time()``; an interrupted run lists the
+            logs written since).
+    """
+
+    role: str
+    identity: Identity
+    name: str
+    data: Path
+    rules: RuleSet | None = None
+    ai: str | None = None
+    think_s: float = 0.5
+    headless: bool = True
+    trump: int | None = None
+    log_path: Path | None = None
+    timeout_s: float = 30.0
+    fingerprint: str | None = None
+    accept_new: bool = False
+    confirm: Callable[[str], bool] | None = None
+    ascii_only: bool = False
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    heartbeat_s: float | None = None
+    make_player: Callable[[NetConfig, int], Player] | None = None
+    choose_trump_fn: Callable[[int | None], Awaitable[int]] | None = None
+    on_ready: Callable[[NetGame, NetResult], None] | None = None
+    rematches: int = 0
+    ask_rematch: Callable[[str, bool], Awaitable[bool]] | None = None
+    on_rematch: Callable[[NetGame, NetResult], None] | None = None
+    hello_timeout_s: float = HELLO_TIMEOUT_S
+    reconnect_wait_s: float = RECONNECT_WAIT_S
+    on_link: Callable[[str], None] | None = None
+    leave_wait_s: float = LEAVE_WAIT_S
+    leave_requested: trio.Event | None = None
+    started_at: float = field(default_factory=time.time)
+
+
+@dataclass
+class NetResult:
+    """What a finished (or stopped) networked match leaves: the log path, the score
+    (half-points, seat 0 / seat 1) if it ended, our seat, the peer's name and key
+    fingerprint, and the match loop's :class:`~p2ptrumps.record.MatchRecord` (settled
+    against the signed chain deal by deal, so it equals the log's record)."""
+
+    log_path: Path | None
+    seat: int
+    score_halves: tuple[int, int] | None = None
+    peer_name: str | None = None
+    peer_fingerprint: str | None = None
+    record: MatchRecord | None = None
+    rules: RuleSet | None = None
+    rematches: list[NetResult] = field(default_factory=list)
+
+
+def say(cfg: NetConfig, text: str) -> None:
+    """Print one line of progress to ``cfg.out`` (flushed)."""
+    print(text, file=cfg.out, flush=True)
+
+
+def log_paths(result: NetResult | None) -> list[Path]:
+    """The log files of a connection: the first match's, then each rematch's (none known: [])."""
+    if result is None:
+        return []
+    return [r.log_path for r in [result, *result.rematches] if r.log_path is not None]

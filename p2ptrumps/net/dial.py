@@ -1,0 +1,164 @@
+"""``p2ptrumps join``: reach the host at a typed address and play as the guest.
+
+Source: issue 3 §3, issue 6 §1 (any host name, every address it resolves to).
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+
+import trio
+
+from . import addresses
+from .addresses import DEFAULT_PORT, format_address
+from .config import EXIT_CONNECT, EXIT_USAGE, NetConfig, NetplayError, NetResult, say
+from .driver import GUEST_BACKOFF_S, play_over
+from .logfile import check_log_free
+
+
+def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
+    """``"HOST:PORT"``, ``"[v6addr]:PORT"`` or ``"HOST"`` -> ``(host, port)``
+    (see :func:`p2ptrumps.net.addresses.parse_address`).
+
+    Raises:
+        NetplayError: (status 2) empty host, a URL, stray colons, bad or out-of-range port.
+    """
+    try:
+        return addresses.parse_address(text, default_port)
+    except addresses.AddressError as exc:
+        raise NetplayError(EXIT_USAGE, str(exc)) from None
+
+
+#: Seconds between starting connection attempts to successive addresses (RFC 8305 §5
+#: recommends 250 ms): a slow first address does not hold up the next one.
+ATTEMPT_DELAY_S = 0.25
+
+
+class ConnectError(OSError):
+    """No address of a host name took the connection; ``attempts`` lists each address
+    tried and why it failed, ``message`` is the one line for the user."""
+
+    def __init__(self, message: str, attempts: list[tuple[str, str]]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.attempts = attempts
+
+
+def _why_failed(exc: BaseException) -> str:
+    code = getattr(exc, "errno", None)
+    for known, text in ((errno.ECONNREFUSED, "connection refused"), (errno.ETIMEDOUT, "timed out"),
+                        (errno.EHOSTUNREACH, "no route to the host"), (errno.ENETUNREACH, "network unreachable"),
+                        (errno.EADDRNOTAVAIL, "address not available here"),
+                        (errno.EAFNOSUPPORT, "address family not supported here")):
+        if code == known:
+            return text
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+
+
+def _interleave(infos: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The resolved addresses with the families alternating, the first family first (RFC 8305 §4)."""
+    if not infos:
+        return []
+    first = infos[0][0]
+    a = [x for x in infos if x[0] == first]
+    b = [x for x in infos if x[0] != first]
+    out: list[tuple[int, str]] = []
+    for i in range(max(len(a), len(b))):
+        out += a[i:i + 1] + b[i:i + 1]
+    return out
+
+
+async def connect(host_name: str, port: int, timeout_s: float,
+                  attempt_delay_s: float = ATTEMPT_DELAY_S) -> trio.SocketStream:
+    """A TCP connection to ``host_name`` (a name, IDN or not, or an IP literal) at ``port``.
+
+    Every address the name resolves to is tried, the families alternating, a new attempt
+    starting every ``attempt_delay_s`` seconds (or at once when the one before failed)
+    while earlier ones go on; the first to connect wins and the others are cancelled
+    (happy eyeballs, RFC 8305).  ``trio.open_tcp_stream`` does the same but does not say
+    which address failed how; this does, so the user can tell an IPv6 route problem from
+    a host that is not running.
+
+    Raises:
+        ConnectError: the name does not resolve, or no address connected within
+            ``timeout_s`` seconds; the message names each address tried and why it failed.
+    """
+    where = format_address(host_name, port)
+    try:
+        with trio.fail_after(timeout_s):
+            infos = await trio.socket.getaddrinfo(host_name, port, type=socket.SOCK_STREAM)
+    except trio.TooSlowError:
+        raise ConnectError(f"cannot connect to {where}: the name {host_name!r} did not resolve in "
+                           f"{timeout_s:g} s", []) from None
+    except (OSError, UnicodeError) as exc:
+        raise ConnectError(f"cannot connect to {where}: unknown host name {host_name!r} "
+                           f"({getattr(exc, 'strerror', None) or exc}; check the address)", []) from None
+    targets = _interleave(list(dict.fromkeys(
+        (int(family), str(addr[0])) for family, _, _, _, addr in infos if family in (socket.AF_INET, socket.AF_INET6))))
+    if not targets:
+        raise ConnectError(f"cannot connect to {where}: {host_name!r} has no IPv4 or IPv6 address", [])
+    failed: dict[str, str] = {}
+    winner: list[trio.SocketStream] = []
+
+    async def attempt(family: int, address: str, gave_up: trio.Event) -> None:
+        sock = trio.socket.socket(family, socket.SOCK_STREAM)
+        try:
+            await sock.connect((address, port))
+        except OSError as exc:
+            sock.close()
+            failed[address] = _why_failed(exc)
+            gave_up.set()
+            return
+        except BaseException:
+            sock.close()
+            raise
+        if winner:
+            sock.close()
+            return
+        winner.append(trio.SocketStream(sock))
+        nursery.cancel_scope.cancel()
+
+    with trio.move_on_after(timeout_s):
+        async with trio.open_nursery() as nursery:
+            for family, address in targets:
+                gave_up = trio.Event()
+                nursery.start_soon(attempt, family, address, gave_up)
+                with trio.move_on_after(attempt_delay_s):
+                    await gave_up.wait()
+    if winner:
+        return winner[0]
+    attempts = [(a, failed.get(a, f"no answer in {timeout_s:g} s")) for _, a in targets]
+    detail = "; ".join(f"{format_address(a, port)} {why}" for a, why in attempts)
+    hint = " (is the host running? is the port right?)" if any(
+        why == "connection refused" for _, why in attempts) else ""
+    if len(attempts) == 1 and attempts[0][0] == host_name:
+        return_text = f"cannot connect to {where}: {attempts[0][1]}{hint}"
+    else:
+        return_text = f"cannot connect to {where}: tried {detail}{hint}"
+    raise ConnectError(return_text, attempts)
+
+
+async def join(cfg: NetConfig, address: str) -> NetResult:
+    """Connect to ``address`` (``HOST:PORT``; see :func:`connect`) and play one match as the guest.
+
+    Raises :class:`NetplayError` (status 3 when the connection cannot be made
+    within ``cfg.timeout_s`` seconds: refused, unknown host name, ..., each address
+    named; status 1 when ``--log`` exists).
+    """
+    host_name, port = parse_address(address)
+    where = format_address(host_name, port)
+    check_log_free(cfg)
+    try:
+        stream = await connect(host_name, port, cfg.timeout_s)
+    except ConnectError as exc:
+        raise NetplayError(EXIT_CONNECT, exc.message) from None
+    say(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")
+
+    async def redial(seconds_left: float) -> tuple[trio.abc.Stream, bytes] | None:
+        try:
+            return await connect(host_name, port, min(seconds_left, cfg.timeout_s)), b""
+        except ConnectError:
+            return None
+
+    return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)

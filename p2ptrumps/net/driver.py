@@ -1,0 +1,546 @@
+"""One networked match over one connected stream, from the hellos to the signed end, and
+the rematches agreed on the same stream.
+
+Source: ``protocol/wire.md`` §7 (the handshake), §9 (the match), §9.4 (rematch), §12 (the
+log), issue 3 §2-§3.  The driver runs a :class:`~p2ptrumps.wire.session.Session` over a
+:class:`~p2ptrumps.net.transport.Connection`, pins the peer's key
+(:mod:`p2ptrumps.net.keystore`), creates the match log (:mod:`p2ptrumps.net.logfile`)
+once the peer's hello checks out, and plays the match loop with the peer's seat as a
+:class:`~p2ptrumps.net.remote.RemotePlayer`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import trio
+
+from ..cards import suit_label
+from ..match import MatchEnded as MatchOver
+from ..match import MatchRunner, Player
+from ..record import PlayerInfo
+from ..wire import events as wev
+from ..wire.log import LOG_MAGIC
+from ..wire.session import Session
+from . import keystore
+from .config import (
+    EXIT_ERROR,
+    EXIT_KEY_REFUSED,
+    EXIT_LEFT,
+    EXIT_PEER_FAULT,
+    EXIT_PEER_GONE,
+    EXIT_RULES_REFUSED,
+    NetConfig,
+    NetplayError,
+    NetResult,
+    say,
+)
+from .logfile import MatchLogFile, create_log
+from .prompts import ProgressPrinter, accept_rules, choose_trump, our_player
+from .remote import LocalSeat, NetGame, NetGameError, RemotePlayer
+from .transport import Connection, PeerFault, PeerGone, PeerTimeout, Reconnect, TransportError, single_errors
+
+#: A bound on the rematches played on one connection (each needs both sides' consent anyway).
+MAX_MATCHES_PER_CONNECTION = 1000
+
+Redial = Callable[[float], Awaitable["tuple[trio.abc.Stream, bytes] | None"]]
+#: Seconds the guest waits between reconnection attempts (then the last, again and again).
+GUEST_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 10.0)
+
+
+def _clock(seconds: float) -> str:
+    whole = max(0, math.ceil(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...]) -> Reconnect:
+    """The ``reconnect`` of a :class:`~p2ptrumps.net.transport.Connection`: calls ``redial(seconds
+    left)`` (a new stream and bytes already read from it, or None for "not now") with
+    ``backoff_s`` between tries, until ``cfg.reconnect_wait_s`` seconds after the link went
+    down; meanwhile ``cfg.on_link`` shows "connection lost — reconnecting (1:42 left)" each
+    second.  Raises :class:`PeerGone` when the wait runs out (protocol/wire.md §14)."""
+
+    async def reconnect(conn: Connection, why: TransportError) -> tuple[trio.abc.Stream, bytes]:
+        started = conn.down_since if conn.down_since is not None else trio.current_time()
+        deadline = started + cfg.reconnect_wait_s
+        if conn.reconnections == 0 or trio.current_time() - started < 0.5:
+            say(cfg, f"connection lost ({why}); reconnecting for up to {cfg.reconnect_wait_s:g} s ...")
+        got: list[tuple[trio.abc.Stream, bytes]] = []
+        async with trio.open_nursery() as nursery:
+
+            async def countdown() -> None:
+                while True:
+                    if cfg.on_link is not None:
+                        cfg.on_link(f"connection lost — reconnecting ({_clock(deadline - trio.current_time())} left)")
+                    await trio.sleep(1.0)
+
+            async def tries() -> None:
+                for i in range(1_000_000):
+                    left = deadline - trio.current_time()
+                    if left <= 0:
+                        break
+                    with trio.move_on_after(left):
+                        stream = await redial(left)
+                        if stream is not None:
+                            got.append(stream)
+                            break
+                        await trio.sleep(backoff_s[min(i, len(backoff_s) - 1)])
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(countdown)
+            nursery.start_soon(tries)
+        if not got:
+            raise PeerGone(f"{why}; the peer did not come back within {cfg.reconnect_wait_s:g} s")
+        if cfg.on_link is not None:
+            cfg.on_link("reconnecting: checking the peer's key")
+        return got[0]
+
+    return reconnect
+
+
+async def play_over(stream: trio.abc.Stream, cfg: NetConfig, peer_address: str, *,
+                    claim: Callable[[NetResult], bool] | None = None,
+                    redial: Redial | None = None, backoff_s: tuple[float, ...] = (0.0,)) -> NetResult:
+    """Play one match as ``cfg.role`` over a connected ``stream``, then any rematches agreed
+    (protocol/wire.md §9.4: each one a new session, new game id and new log on the same stream).
+
+    Args:
+        stream: the TCP (or memory, in tests) stream to the peer.
+        cfg: our side's :class:`NetConfig`.
+        peer_address: the peer's address for known peers (``host:port`` we joined,
+            or the guest's IP).
+        claim: (host) called with the result once the peer's hello checks out, before
+            anything is written to disk; returning False drops this connection
+            (another guest came first).  The peer's hello must arrive within
+            ``cfg.hello_timeout_s`` seconds of the start.
+        redial: how to reach the peer again after the connection drops (the guest dials the
+            host, the host takes a connection that resumes this match from its lobby); None:
+            a dropped connection ends the match.  ``backoff_s``: pauses between tries.
+    Returns:
+        the :class:`NetResult` of the first match, played to the end; its
+        ``rematches`` list holds the results of the rematches played after it.
+    Raises:
+        NetplayError: everything that stops a match, with its exit status;
+            ``error.result`` is the first match's :class:`NetResult` (log paths so
+            far: its own and its ``rematches'``; None where no log file was
+            written because the handshake ended before the peer's hello).
+    """
+    now = datetime.now()
+    hello_deadline = trio.current_time() + cfg.hello_timeout_s
+    first = _open_match(cfg, 0)
+    log, session, result = first
+    results = [result]
+    logs = [log]
+    current: list[Session] = [session]
+    try:
+        conn = Connection(
+            stream,
+            session,
+            timeout_s=cfg.timeout_s,
+            heartbeat_s=cfg.heartbeat_s,
+            fault_of=lambda ev: f"{ev.reason} [{ev.code}]" if isinstance(ev, wev.ProtocolViolation) else None,
+            is_finished=lambda: current[0].finished,
+            reconnect=make_reconnect(cfg, redial, backoff_s) if redial is not None and cfg.reconnect_wait_s > 0
+            else None,
+            can_resume=lambda: current[0].rules is not None and not current[0].finished,
+        )
+
+        async def body(c: Connection) -> None:
+            match_log, match_session, match_result = first
+            for number in range(MAX_MATCHES_PER_CONNECTION):
+                steps = _Steps(cfg, now, number, peer_address, rematch_of=results[0] if number else None,
+                               hello_deadline=hello_deadline if number == 0 else None,
+                               claim=claim if number == 0 else None)
+                again = await _match(c, match_session, steps, match_result, match_log,
+                                     rematches_left=cfg.rematches - number)
+                if not again:
+                    return
+                match_log.close()
+                say(cfg, "rematch agreed: a new match on the same connection")
+                trailing = match_session.trailing_data
+                match_session.trailing_data = b""
+                match_log, match_session, match_result = _open_match(cfg, number + 1)
+                logs.append(match_log)
+                results[0].rematches.append(match_result)
+                current[0] = match_session
+                c.switch_session(match_session, trailing)
+
+        try:
+            await conn.run(body)
+        except PeerFault as exc:  # the session logged the offending frame last, as evidence
+            violation = current[0].violation
+            hint = ""
+            if violation is not None and violation.code == "bad-key" and "our own public key" in violation.reason:
+                hint = (" -- both sides use one identity key: are two p2ptrumps processes sharing one data "
+                        f"directory ({cfg.data})? Give each its own with XDG_DATA_HOME=/some/other/dir")
+            raise NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}{hint}") from None
+        except (PeerGone, PeerTimeout) as exc:
+            raise NetplayError(EXIT_PEER_GONE, _gone_message(cfg, results[0], exc) + _forfeit_note(current[0])
+                               ) from None
+        except TransportError as exc:
+            raise NetplayError(EXIT_PEER_GONE, str(exc)) from None
+        except NetGameError as exc:
+            raise NetplayError(EXIT_ERROR, str(exc)) from None
+        except OSError as exc:
+            raise NetplayError(EXIT_ERROR, f"cannot write the match log {logs[-1].path}: "
+                               f"{exc.strerror or exc}") from None
+    except NetplayError as exc:
+        _sync_paths(results[0], logs)
+        exc.result = results[0]  # type: ignore[attr-defined]
+        raise
+    finally:
+        for lg in logs:
+            lg.close()
+    _sync_paths(results[0], logs)
+    return results[0]
+
+
+def _forfeit_note(session: Session) -> str:
+    """If the peer stopped after committing and before revealing (protocol/wire.md §9.3), say
+    that this forfeits the match; else ""."""
+    chain = session.chain
+    if chain is None:
+        return ""
+    ref = chain.referee
+    peer = 1 - session.seat
+    if ref.phase == "reveal" and ref.waiting_for()[0] == peer and peer in ref.commits:
+        who = "host" if peer == 0 else "guest"
+        return (f"; the {who} committed but did not reveal: by the protocol it forfeits the match "
+                "(the log proves it)")
+    return ""
+
+
+def _gone_message(cfg: NetConfig, first: NetResult, exc: TransportError) -> str:
+    """Why the peer is gone, saying how far the handshake got when it ended early."""
+    if first.rematches or first.rules is not None:
+        return f"the peer is gone: {exc}"
+    if first.peer_name is None:
+        if isinstance(exc, PeerTimeout):
+            return f"no hello from the peer within {cfg.timeout_s:g} s (not a p2ptrumps peer?)"
+        if cfg.role == "guest":
+            return (f"the host ended the connection before its hello ({exc}): it may be busy with "
+                    "another guest, or it is not a p2ptrumps host")
+        return f"the connection ended before the guest's hello ({exc})"
+    if cfg.role == "host":
+        return (f"{first.peer_name!r} left during the handshake, before accepting the rules ({exc}); "
+                "it may have refused your key")
+    return f"{first.peer_name!r} ended the connection during the handshake ({exc})"
+
+
+def _sync_paths(first: NetResult, logs: list[MatchLogFile]) -> None:
+    for res, lg in zip([first, *first.rematches], logs, strict=False):
+        res.log_path = lg.path if lg.created else None
+
+
+def _open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetResult]:
+    """The log, session and result of match ``number`` on this connection (0: the first,
+    1..: rematches).  The log file is created only when the rules are agreed (protocol/wire.md
+    §12, :func:`~p2ptrumps.net.logfile.create_log`); until then the log is kept in memory, so a
+    refused or abandoned handshake leaves no file.  Raises
+    :class:`NetplayError` (status 1) if the session cannot be made."""
+    log = MatchLogFile(cfg.log_path or cfg.data / "logs", defer=True)
+    try:
+        log.append(LOG_MAGIC)
+
+        def on_message(frame: bytes, direction: str) -> None:
+            log.append(frame)  # protocol/wire.md §12: each frame as on the wire
+
+        session = Session(
+            "host" if cfg.role == "host" else "guest",
+            cfg.identity,
+            cfg.name,
+            os.urandom(32),
+            rules=cfg.rules if cfg.role == "host" else None,
+            on_message=on_message,
+        )
+    except OSError as exc:
+        log.close()
+        raise NetplayError(EXIT_ERROR, f"cannot write the match log: {exc.strerror or exc}") from None
+    return log, session, NetResult(None, 0 if cfg.role == "host" else 1)
+
+
+@dataclass
+class _Steps:
+    """What one match on a connection needs besides the session: see :func:`play_over`."""
+
+    cfg: NetConfig
+    now: datetime
+    number: int
+    peer_address: str
+    rematch_of: NetResult | None
+    hello_deadline: float | None
+    claim: Callable[[NetResult], bool] | None
+
+
+async def _match(conn: Connection, session: Session, steps: _Steps, result: NetResult, log: MatchLogFile,
+                 rematches_left: int) -> bool:
+    """One match on ``session``; returns True when a rematch was agreed after it."""
+    cfg = steps.cfg
+    game = NetGame(conn, session, on_chat=lambda who, text: say(cfg, f"[chat] {who}: {text}"),
+                   on_note=lambda text: say(cfg, f"note: {text}"))
+    with single_errors():
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(game.pump)
+            await _match_steps(conn, session, steps, result, log, game)
+            again = await _rematch(game, cfg, result, rematches_left)
+            if not again:
+                conn.closing_ok = True
+            nursery.cancel_scope.cancel()
+    return again
+
+
+async def _rematch(game: NetGame, cfg: NetConfig, result: NetResult, rematches_left: int) -> bool:
+    """After the match: offer / accept a rematch (protocol/wire.md §9.4).
+
+    The AI (``--ai``) says yes while ``cfg.rematches`` allows, a person is asked
+    (``cfg.ask_rematch``, else a line prompt when there is a terminal), nobody else
+    wants one.  Declining is closing the connection.  Returns True once both sides
+    sent ``rematch`` (the session's ``RematchAgreed``), False if we declined or the
+    peer left (or declined) first.
+    """
+    session = game.session
+    peer = result.peer_name or "the peer"
+    peer_offered = session.chain is not None and (1 - session.seat) in session.chain.referee.rematch
+    closed = session.waiting_for()[1] == "nothing"
+    if closed:
+        return False
+
+    async def ask() -> bool:
+        if cfg.ask_rematch is not None:
+            return await cfg.ask_rematch(peer, peer_offered)
+        if cfg.ai is not None:
+            return rematches_left > 0
+        if cfg.confirm is None:
+            return False
+        question = f"{peer} offers a rematch; play again? [y/N] " if peer_offered else "rematch? [y/N] "
+        return await trio.to_thread.run_sync(cfg.confirm, question, abandon_on_cancel=True)
+
+    want = await _unless_closed(game, ask)
+    if not want:
+        if want is None:
+            _tell(game, cfg, f"{peer} left: no rematch")
+        return False
+    try:
+        await game.send(session.offer_rematch)
+    except (NetGameError, TransportError):
+        _tell(game, cfg, f"{peer} left: no rematch")
+        return False
+    if (1 - session.seat) not in (session.chain.referee.rematch if session.chain else ()):
+        _tell(game, cfg, f"rematch offered; waiting for {peer} (they may decline by leaving)")
+
+    async def agreed() -> bool:
+        await game.take(wev.RematchAgreed)
+        return True
+
+    got = await _unless_closed(game, agreed)
+    if not got:
+        _tell(game, cfg, f"{peer} declined the rematch")
+        return False
+    return True
+
+
+def _tell(game: NetGame, cfg: NetConfig, text: str) -> None:
+    """A note for the user: on the table when the UI runs (``game.on_note``), else printed."""
+    if game.on_note is not None:
+        game.on_note(text)
+    else:
+        say(cfg, text)
+
+
+async def _unless_closed(game: NetGame, fn: Callable[[], Awaitable[bool]]) -> bool | None:
+    """``await fn()``, or None if the peer closes the connection first."""
+    got: list[bool | None] = []
+    with single_errors():
+        async with trio.open_nursery() as nursery:
+
+            async def run() -> None:
+                got.append(await fn())
+                nursery.cancel_scope.cancel()
+
+            async def closed() -> None:
+                await game.take(wev.ConnectionClosed)
+                got.append(None)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(run)
+            nursery.start_soon(closed)
+    return got[0] if got else None
+
+
+async def _match_steps(conn: Connection, session: Session, steps: _Steps, result: NetResult,
+                       log: MatchLogFile, game: NetGame) -> None:
+    """The match in order: handshake and pinning, rules, trumps, the deals, the signed end."""
+    cfg, rematch_of = steps.cfg, steps.rematch_of
+    seat = session.seat
+    await conn.send_pending()  # our hello
+
+    got: wev.PeerHello | None = None
+    with trio.move_on_at(steps.hello_deadline if steps.hello_deadline is not None else math.inf):
+        got = await game.take(wev.PeerHello)
+    if got is None:
+        raise NetplayError(EXIT_PEER_GONE, f"no hello from the peer within {cfg.hello_timeout_s:g} s "
+                           "(not a p2ptrumps peer?)")
+    hello = got
+    result.peer_name, result.peer_fingerprint = hello.name, hello.fingerprint
+    if steps.claim is not None and not steps.claim(result):
+        raise NetplayError(EXIT_PEER_GONE, "another guest came first")
+    if rematch_of is None:
+        await _pin(cfg, hello, steps.peer_address)
+    elif hello.fingerprint != rematch_of.peer_fingerprint:
+        raise NetplayError(EXIT_KEY_REFUSED, f"the rematch hello shows another key ({hello.fingerprint}) than "
+                           f"the match before ({rematch_of.peer_fingerprint}). Refused.")
+    await game.send(session.accept_key)
+
+    if cfg.role == "host":
+        if rematch_of is None:
+            say(cfg, f"proposed: {cfg.rules.describe() if cfg.rules else '?'}; waiting for {hello.name} "
+                   "to accept the rules ...")
+        answer = await game.take(wev.RulesAgreed, wev.RulesRefused)
+        if isinstance(answer, wev.RulesRefused):
+            raise NetplayError(EXIT_RULES_REFUSED, f"{hello.name} refused the rules")
+        assert isinstance(answer, wev.RulesAgreed)
+        result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name)
+        rules = answer.rules
+    else:
+        proposed = await game.take(wev.RulesProposed)
+        if rematch_of is not None:
+            ok = rematch_of.rules is not None and proposed.rules == rematch_of.rules
+        else:
+            ok = await accept_rules(cfg, proposed.rules, hello.name)
+        if not ok:
+            await game.send(session.refuse_rules)
+            why = "other rules than the match before" if rematch_of is not None else "the rules"
+            raise NetplayError(EXIT_RULES_REFUSED, f"you refused {why} of {hello.name}")
+        result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name)
+        await game.send(session.accept_rules)
+        rules = (await game.take(wev.RulesAgreed)).rules
+    result.rules = rules
+    say(cfg, f"rules: {rules.describe()}")
+    if rematch_of is None and cfg.on_ready is not None:
+        cfg.on_ready(game, result)
+    elif rematch_of is not None and cfg.on_rematch is not None:
+        cfg.on_rematch(game, result)
+
+    if seat == 0:
+        mine = await choose_trump(cfg, None)
+        await game.send(lambda: session.choose_trump(mine))
+        theirs = (await game.take(wev.TrumpChosen, where=lambda e: e.seat == 1)).suit
+        trumps = (mine, theirs)
+    else:
+        theirs = (await game.take(wev.TrumpChosen, where=lambda e: e.seat == 0)).suit
+        mine = await choose_trump(cfg, theirs)
+        await game.send(lambda: session.choose_trump(mine))
+        trumps = (theirs, mine)
+    a = cfg.ascii_only
+    say(cfg, f"trumps: you {suit_label(mine, a)}, {hello.name} {suit_label(theirs, a)}")
+
+    ours: Player = our_player(cfg, seat)
+    names = (cfg.name, hello.name) if seat == 0 else (hello.name, cfg.name)
+    if cfg.headless:
+        ours = ProgressPrinter(ours, cfg, names)
+    remote = RemotePlayer(game, PlayerInfo(hello.name, "remote", hello.fingerprint))
+    local = LocalSeat(ours, game)
+    players = (local, remote) if seat == 0 else (remote, local)
+    runner = MatchRunner(rules, trumps, players, seed_source=game.seed, settle_deal=game.settle)
+    result.record = runner.record
+    how, early = await _play_or_leave(cfg, game, runner)
+    if how == "played":
+        record = runner.record
+        ended = await game.take(wev.MatchEnded)
+        if ended.score_halves != record.score_halves():
+            say(cfg, f"note: the signed score {ended.score_halves} differs from the engine's "
+                   f"{record.score_halves()}; the signed one counts")
+        result.score_halves = ended.score_halves
+        return
+    if early is not None:
+        result.score_halves = early.score_halves
+    if how == "peer-left":
+        if early is not None:
+            await ours.observe(MatchOver(early.score_halves, runner.record))
+        return
+    signed = "both signed the final score" if early is not None else "the peer did not sign the end in time"
+    raise NetplayError(EXIT_LEFT, f"you resigned and left the match ({signed})")
+
+
+async def _play_or_leave(cfg: NetConfig, game: NetGame, runner: MatchRunner
+                         ) -> tuple[str, wev.MatchEnded | None]:
+    """Run the match loop until it ends (``"played"``), the peer leaves (``"peer-left"``:
+    protocol/wire.md §15, its resignation; the signed end follows), or our user leaves
+    (``"we-left"``: ``cfg.leave_requested`` is set; we send ``leave`` and wait up to
+    ``cfg.leave_wait_s`` seconds for the closing signatures).  Returns how, and the signed
+    end when it came early."""
+    how: list[str] = []
+    early: list[wev.MatchEnded] = []
+    leave = cfg.leave_requested
+    with single_errors():
+        async with trio.open_nursery() as nursery:
+
+            async def play() -> None:
+                await runner.run()
+                how.append("played")
+                nursery.cancel_scope.cancel()
+
+            async def peer_left() -> None:
+                await game.take(wev.Left)
+                early.append(await game.take(wev.MatchEnded))
+                how.append("peer-left")
+                nursery.cancel_scope.cancel()
+
+            async def we_leave() -> None:
+                assert leave is not None
+                await leave.wait()
+                how.append("we-left")
+                try:
+                    await game.send(game.session.leave)
+                except NetGameError:
+                    nursery.cancel_scope.cancel()  # nothing to resign now (e.g. the match is decided)
+                    return
+                with trio.move_on_after(cfg.leave_wait_s):
+                    early.append(await game.take(wev.MatchEnded))
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(play)
+            nursery.start_soon(peer_left)
+            if leave is not None:
+                nursery.start_soon(we_leave)
+    return (how[0] if how else "played"), (early[0] if early else None)
+
+
+async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> None:
+    """Check the peer's key against the known peers.  The host knows guests by their key
+    alone (any guest may play; a known name with a new key is only a warning); the guest
+    applies ssh's rules to the host (``--fingerprint``, ``--accept-new``, a question).
+
+    Raises:
+        NetplayError: status 6 (the key is refused), 1 (the known-peers file is unusable).
+    """
+    try:
+        known = keystore.KnownPeers.open(cfg.data)
+    except keystore.KeyStoreError as exc:
+        raise NetplayError(EXIT_ERROR, str(exc)) from None
+    if cfg.role == "host":
+        try:
+            note = known.pin_guest(hello.fingerprint, hello.name, peer_address)
+        except keystore.KeyStoreError as exc:
+            raise NetplayError(EXIT_ERROR, str(exc)) from None
+        say(cfg, note)
+        return
+    check = known.check(hello.fingerprint, hello.name, peer_address)
+
+    def decide() -> str:
+        return keystore.decide_pin(check, known, expected_fingerprint=cfg.fingerprint,
+                                   accept_new=cfg.accept_new, confirm=cfg.confirm)
+
+    try:
+        note = await trio.to_thread.run_sync(decide, abandon_on_cancel=True)
+    except keystore.PinningError as exc:
+        raise NetplayError(EXIT_KEY_REFUSED, str(exc)) from None
+    except keystore.KeyStoreError as exc:
+        raise NetplayError(EXIT_ERROR, str(exc)) from None
+    say(cfg, f"peer: {note}")
+
+

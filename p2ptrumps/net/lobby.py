@@ -1,0 +1,317 @@
+"""``p2ptrumps host``: listen, print the addresses to give out, and the waiting room that
+lets connections say hello and gives the match to the first valid guest.
+
+Source: issue 3 §3, ``protocol/wire.md`` §7.1 (a host drops connections that say no
+valid hello in time), issue 6 §1 (addresses).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import socket
+
+import trio
+
+from ..wire import framing, messages
+from ..wire.errors import RemoteProtocolError
+from .addresses import format_address, is_ipv6, local_addresses, worth_giving_out
+from .config import EXIT_CONNECT, EXIT_PEER_FAULT, EXIT_PEER_GONE, NetConfig, NetplayError, NetResult, say
+from .driver import play_over
+from .logfile import check_log_free
+from .transport import single_errors
+
+#: Connections the host lets say hello at once; more are closed at once (a flood).
+MAX_WAITING_CONNECTIONS = 64
+#: Connections from one address that may be saying hello at once.  When a cap is
+#: reached the *oldest* waiting connection (of that address, or of all) is dropped,
+#: never the new one: a real guest says hello at once, so strays that only hold
+#: connections open cannot lock it out.
+MAX_WAITING_PER_ADDRESS = 4
+#: Connections that may be offering to resume the match at once (more are closed at once).
+MAX_RESUME_CANDIDATES = 4
+#: Dropped connections the host tells about (a scanner could fill the screen otherwise).
+MAX_DROP_NOTES = 20
+
+LISTEN_BACKLOG = 16
+
+
+async def bind_addresses(bind: str | None) -> list[tuple[int, str]]:
+    """The ``(family, address)`` pairs to listen on for ``--bind``.
+
+    ``None`` (the default): every address of both families (``::`` and ``0.0.0.0``, one
+    listener each, the IPv6 one IPv6-only).  An IPv4 or IPv6 literal (``[::1]`` brackets
+    allowed): that address.  A host name: every address it resolves to.
+
+    Raises:
+        NetplayError: (status 3) the name does not resolve.
+    """
+    if bind is None:
+        return [(socket.AF_INET6, "::"), (socket.AF_INET, "0.0.0.0")]
+    literal = bind[1:-1] if bind.startswith("[") and bind.endswith("]") else bind
+    if is_ipv6(literal):
+        return [(socket.AF_INET6, literal)]
+    try:
+        infos = await trio.socket.getaddrinfo(literal, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise NetplayError(EXIT_CONNECT, f"cannot listen on {bind!r}: the name does not resolve "
+                           f"({getattr(exc, 'strerror', None) or exc})") from None
+    out = [(int(family), str(addr[0])) for family, _, _, _, addr in infos
+           if family in (socket.AF_INET, socket.AF_INET6)]
+    return list(dict.fromkeys(out))
+
+
+async def open_listeners(bind: str | None, port: int) -> list[trio.SocketListener]:
+    """Listen on every address of ``bind`` (see :func:`bind_addresses`) at ``port``; with
+    port 0 the first listener picks a free port and the others take the same one.  An
+    address family this machine lacks (no IPv6) is skipped while another listens.
+
+    Raises:
+        NetplayError: (status 3) the port is in use, or nothing could listen.
+    """
+    listeners: list[trio.SocketListener] = []
+    failures: list[str] = []
+    try:
+        for family, address in await bind_addresses(bind):
+            sock = trio.socket.socket(family, socket.SOCK_STREAM)
+            try:
+                if os.name == "posix":
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                await sock.bind((address, port))
+                sock.listen(LISTEN_BACKLOG)
+            except OSError as exc:
+                sock.close()
+                where = format_address(address, port)
+                if exc.errno == errno.EADDRINUSE:
+                    raise NetplayError(EXIT_CONNECT, f"address {where} is in use "
+                                       "(another host running? choose another --port)") from None
+                failures.append(f"{where}: {exc.strerror or exc}")
+                continue
+            port = int(sock.getsockname()[1])
+            listeners.append(trio.SocketListener(sock))
+        if not listeners:
+            raise NetplayError(EXIT_CONNECT, "cannot listen on " + "; ".join(failures or [repr(bind)]))
+    except BaseException:
+        for lst in listeners:
+            lst.socket.close()
+        raise
+    return listeners
+
+
+def addresses_to_give(listeners: list[trio.SocketListener]) -> list[str]:
+    """``HOST:PORT`` texts for the guest (IPv6 in brackets, global addresses first):
+    this machine's addresses of each family listened on everywhere (``::``, ``0.0.0.0``),
+    and each specific address listened on."""
+    wildcard: set[int] = set()
+    specific: list[str] = []
+    port = 0
+    for lst in listeners:
+        address, port = lst.socket.getsockname()[:2]
+        if address in ("::", "0.0.0.0"):
+            wildcard.add(socket.AF_INET6 if address == "::" else socket.AF_INET)
+        else:
+            specific.append(str(address))
+    texts = worth_giving_out(specific + (local_addresses(wildcard) if wildcard else []),
+                             {socket.AF_INET, socket.AF_INET6})
+    return [format_address(a, port) for a in texts]
+
+
+async def host(cfg: NetConfig, bind: str | None, port: int,
+               task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> NetResult:
+    """Listen on ``bind``:``port`` (``bind`` None: IPv6 and IPv4, every address; port 0:
+    any free port), print the addresses to give out and our fingerprint, and play one
+    match with the first guest that says a valid hello.
+
+    Connections that send junk, close, reset, or say no hello within
+    ``cfg.hello_timeout_s`` seconds are dropped with a note and the host waits on;
+    so is a guest that leaves before accepting the rules (it may have refused our
+    key).  Up to :data:`MAX_WAITING_CONNECTIONS` connections may be saying hello at
+    once; more, and any connection once a guest is playing, are closed at once.
+
+    ``task_status.started(port)`` reports the port actually bound (for tests).
+    Raises :class:`NetplayError` (status 3 when the address cannot be bound, 1 when
+    ``--log`` exists, else the match's status).
+    """
+    check_log_free(cfg)
+    listeners = await open_listeners(bind, port)
+    try:
+        bound = int(listeners[0].socket.getsockname()[1])
+        say(cfg, f"hosting as {cfg.name!r}, key fingerprint {cfg.identity.fingerprint}")
+        say(cfg, "give your opponent one of: " + ", ".join(addresses_to_give(listeners)))
+        say(cfg, f"waiting for a guest on port {bound} ...")
+        task_status.started(bound)
+        return await _Lobby(cfg).serve(listeners)
+    finally:
+        for lst in listeners:
+            with contextlib.suppress(Exception):
+                await lst.aclose()
+
+
+class _Lobby:
+    """The host's waiting room: accepts connections, lets each say hello (one match runs
+    per connection via :func:`play_over`), gives the match to the first valid hello and
+    drops the rest; goes back to waiting if that guest leaves before the rules."""
+
+    def __init__(self, cfg: NetConfig) -> None:
+        self.cfg = cfg
+        self.owner: object | None = None  # the connection holding the match
+        self.waiting: dict[object, tuple[trio.CancelScope, str]] = {}  # oldest first
+        self.waiting_from: dict[str, int] = {}  # address -> connections saying hello
+        self.notes = 0
+        self.done: list[NetResult] = []
+        self.fatal: list[NetplayError] = []
+        #: Connections that start with a ``resume`` frame (the guest coming back, protocol/wire.md
+        #: §14), with the bytes read from them, for the match to try in turn.
+        self.inbox_send, self.inbox = trio.open_memory_channel[tuple[trio.abc.Stream, bytes]](MAX_RESUME_CANDIDATES)
+        self.resuming = 0
+
+    def note(self, text: str) -> None:
+        if self.owner is not None:
+            return  # the match is on (maybe on the full screen): say nothing more
+        self.notes += 1
+        if self.notes <= MAX_DROP_NOTES:
+            say(self.cfg, text)
+        elif self.notes == MAX_DROP_NOTES + 1:
+            say(self.cfg, "(more dropped connections are not shown)")
+
+    def claim(self, token: object, result: NetResult) -> bool:
+        if self.owner is not None:
+            return False
+        self.owner = token
+        for other, (scope, _) in list(self.waiting.items()):
+            if other is not token:
+                scope.cancel()
+        say(self.cfg, f"guest {result.peer_name!r} said hello")
+        return True
+
+    async def serve(self, listeners: list[trio.SocketListener]) -> NetResult:
+        with single_errors():
+            async with trio.open_nursery() as nursery:
+                for lst in listeners:
+                    nursery.start_soon(self._accept_loop, lst, nursery)
+        if self.fatal:
+            raise self.fatal[0]
+        return self.done[0]
+
+    async def _accept_loop(self, lst: trio.SocketListener, nursery: trio.Nursery) -> None:
+        while True:
+            try:
+                stream = await lst.accept()
+            except OSError as exc:  # e.g. out of file descriptors under a flood: breathe, go on
+                self.note(f"cannot accept a connection: {exc.strerror or exc}")
+                await trio.sleep(0.1)
+                continue
+            try:
+                ip = str(stream.socket.getpeername()[0])
+            except OSError:
+                self.note("dropped a connection that was reset at once")
+                await trio.aclose_forcefully(stream)
+                continue
+            if self.owner is not None:
+                if self.resuming < MAX_RESUME_CANDIDATES:
+                    self.resuming += 1
+                    nursery.start_soon(self._resume_candidate, stream)
+                else:
+                    await trio.aclose_forcefully(stream)
+                continue
+            if self.waiting_from.get(ip, 0) >= MAX_WAITING_PER_ADDRESS:
+                self._drop_oldest(ip, f"{MAX_WAITING_PER_ADDRESS} connections from there were saying hello")
+            if len(self.waiting) >= MAX_WAITING_CONNECTIONS:
+                self._drop_oldest(None, f"{MAX_WAITING_CONNECTIONS} connections were saying hello")
+            self._enter(object(), stream, ip, nursery)
+
+    def _enter(self, token: object, stream: trio.SocketStream, ip: str, nursery: trio.Nursery) -> None:
+        scope = trio.CancelScope()
+        self.waiting[token] = (scope, ip)
+        self.waiting_from[ip] = self.waiting_from.get(ip, 0) + 1
+        nursery.start_soon(self._candidate, token, scope, stream, ip, nursery)
+
+    def _leave(self, token: object) -> None:
+        entry = self.waiting.pop(token, None)
+        if entry is None:
+            return
+        ip = entry[1]
+        left = self.waiting_from.get(ip, 1) - 1
+        if left > 0:
+            self.waiting_from[ip] = left
+        else:
+            self.waiting_from.pop(ip, None)
+
+    def _drop_oldest(self, ip: str | None, why: str) -> None:
+        """Cancel the longest-waiting connection (from ``ip``, or from anywhere when None)."""
+        for token, (scope, from_ip) in self.waiting.items():
+            if ip is None or from_ip == ip:
+                self._leave(token)
+                scope.cancel()
+                self.note(f"dropped the oldest waiting connection from {from_ip}: {why}")
+                return
+
+    async def _redial(self, seconds_left: float) -> tuple[trio.abc.Stream, bytes] | None:
+        """(for the match) The next connection that starts with a ``resume`` frame."""
+        return await self.inbox.receive()
+
+    async def _resume_candidate(self, stream: trio.SocketStream) -> None:
+        """A connection while a guest holds the match: if its first frame (within
+        ``hello_timeout_s``) is a guest's ``resume``, hand it to the match (which checks the
+        game and the key's proof); anything else is closed (the host is busy)."""
+        handed = False
+        try:
+            data = bytearray()
+            with trio.move_on_after(self.cfg.hello_timeout_s):
+                while len(data) < framing.HEADER_BYTES or len(data) < framing.HEADER_BYTES + int.from_bytes(
+                        data[:framing.HEADER_BYTES], "big"):
+                    if len(data) >= framing.HEADER_BYTES and int.from_bytes(
+                            data[:framing.HEADER_BYTES], "big") > framing.MAX_FRAME_BYTES:
+                        return
+                    chunk = await stream.receive_some(4096)
+                    if not chunk:
+                        return
+                    data += chunk
+                try:
+                    n = int.from_bytes(data[:framing.HEADER_BYTES], "big")
+                    frame = messages.decode(bytes(data[framing.HEADER_BYTES:framing.HEADER_BYTES + n]))
+                except RemoteProtocolError:
+                    return
+                if isinstance(frame, messages.Resume) and frame.seat == 1:
+                    try:
+                        self.inbox_send.send_nowait((stream, bytes(data)))
+                        handed = True
+                    except trio.WouldBlock:
+                        return
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return
+        finally:
+            self.resuming -= 1
+            if not handed:
+                with contextlib.suppress(Exception):
+                    await trio.aclose_forcefully(stream)
+
+    async def _candidate(self, token: object, scope: trio.CancelScope, stream: trio.SocketStream, ip: str,
+                         nursery: trio.Nursery) -> None:
+        cfg = self.cfg
+        with scope:
+            try:
+                result = await play_over(stream, cfg, ip, claim=lambda res: self.claim(token, res),
+                                         redial=self._redial)
+            except NetplayError as exc:
+                if self.owner is not token:
+                    self.note(f"dropped a connection from {ip}: {exc}; still waiting for a guest")
+                    return
+                res: NetResult | None = getattr(exc, "result", None)
+                if res is not None and res.rules is None and exc.status in (EXIT_PEER_GONE, EXIT_PEER_FAULT):
+                    self.owner = None
+                    kept = f"; its log: {res.log_path}" if res.log_path else ""
+                    self.note(f"{exc}{kept}; waiting for another guest ...")
+                    return
+                self.fatal.append(exc)
+                nursery.cancel_scope.cancel()
+                return
+            finally:
+                self._leave(token)
+                with contextlib.suppress(Exception):
+                    await trio.aclose_forcefully(stream)
+            self.done.append(result)
+            nursery.cancel_scope.cancel()

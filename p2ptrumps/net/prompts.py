@@ -1,0 +1,144 @@
+"""Our seat when there is no full-screen table: the AI, or a person at plain line prompts,
+and the progress printed for ``--headless``.
+
+Source: issue 3 §3 (``--ai LEVEL``, ``--headless``).  The questions asked before the
+match (the trump, the rules) are here too, so the match driver asks without knowing
+who answers.
+"""
+
+from __future__ import annotations
+
+import random
+
+import trio
+
+from ..cards import suit_label
+from ..match import Action, DealEnded, DealStarted, Event, MatchEnded, MovePlayed, OfferDraw, Player, Resign
+from ..record import PlayerInfo
+from ..rules import Position, RuleSet
+from .config import EXIT_ERROR, EXIT_USAGE, NetConfig, NetplayError, say
+
+
+class ProgressPrinter:
+    """Wraps our player and prints the match events (``--headless``)."""
+
+    def __init__(self, inner: Player, cfg: NetConfig, names: tuple[str, str]) -> None:
+        self.inner = inner
+        self.info = inner.info
+        self.cfg = cfg
+        self.names = names
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        return await self.inner.choose_move(position, seat)
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return await self.inner.accept_draw(position, seat)
+
+    async def observe(self, event: Event) -> None:
+        a = self.cfg.ascii_only
+        if isinstance(event, DealStarted):
+            p = event.position
+            say(self.cfg, f"deal {event.number}: {self.names[event.dealer]} deals; "
+                   f"{self.names[p.to_move]} (trump {suit_label(p.trumps[p.to_move], a)}) starts")
+        elif isinstance(event, MovePlayed):
+            say(self.cfg, f"  {event.position.turn:3d}. {self.names[event.seat]}: {event.move.label(a)}")
+        elif isinstance(event, DealEnded):
+            x, y = event.score_halves
+            say(self.cfg, f"deal {event.number}: {event.outcome.describe(self.names)}; "
+                   f"score {x / 2:g}-{y / 2:g}")
+        elif isinstance(event, MatchEnded):
+            x, y = event.score_halves
+            say(self.cfg, f"match over: {self.names[0]} {x / 2:g}, {self.names[1]} {y / 2:g}")
+        await self.inner.observe(event)
+
+
+class LinePlayer:
+    """The person at a plain line prompt (``--headless`` without ``--ai``)."""
+
+    def __init__(self, info: PlayerInfo, cfg: NetConfig) -> None:
+        self.info = info
+        self.cfg = cfg
+        self.eof = False  # stdin ended: we resigned once and stop at the next question
+
+    async def _ask(self, prompt: str) -> str:
+        def read() -> str | None:
+            try:
+                return input(prompt)
+            except EOFError:
+                return None
+
+        if self.eof:
+            raise NetplayError(EXIT_ERROR, "the input ended (EOF): you resigned the deal and left the match")
+        text = await trio.to_thread.run_sync(read, abandon_on_cancel=True)
+        if text is None:
+            self.eof = True
+            say(self.cfg, "the input ended (EOF): resigning this deal and leaving")
+            return "resign"
+        return text
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        say(self.cfg, str(position))
+        for _ in range(1000):
+            text = (await self._ask("your move (e.g. QS, TS/7H, p; 'draw', 'resign'): ")).strip()
+            if text == "resign":
+                return Resign()
+            if text == "draw":
+                return OfferDraw()
+            try:
+                return position.parse_move(text)
+            except ValueError as exc:
+                say(self.cfg, str(exc))
+        return Resign()
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return (await self._ask("the opponent offers a draw; accept? [y/N] ")).strip().lower() in ("y", "yes")
+
+    async def observe(self, event: Event) -> None:
+        return None
+
+
+def our_player(cfg: NetConfig, seat: int) -> Player:
+    if cfg.make_player is not None:
+        return cfg.make_player(cfg, seat)
+    if cfg.ai is not None:
+        from ..ai import AIPlayer
+
+        return AIPlayer(cfg.ai, cfg.think_s, name=cfg.name)
+    return LinePlayer(PlayerInfo(cfg.name, "human"), cfg)
+
+
+async def choose_trump(cfg: NetConfig, taken: int | None) -> int:
+    if cfg.trump is not None and cfg.trump != taken:
+        return cfg.trump
+    if cfg.trump is not None:
+        say(cfg, f"your trump {suit_label(cfg.trump, cfg.ascii_only)} is taken by the host; choosing another")
+    if cfg.choose_trump_fn is not None:
+        return await cfg.choose_trump_fn(taken)
+    if cfg.ai is not None or cfg.confirm is None:
+        from ..ai import choose_trump
+
+        return choose_trump(taken, random.Random())
+    from ..cards import parse_suit
+
+    for _ in range(100):
+        text = await trio.to_thread.run_sync(input, "your trump (C D H S): ", abandon_on_cancel=True)
+        try:
+            suit = parse_suit(text.strip())
+        except ValueError as exc:
+            say(cfg, str(exc))
+            continue
+        if suit != taken:
+            return suit
+        say(cfg, "that suit is the host's trump; choose another")
+    raise NetplayError(EXIT_USAGE, "no trump chosen")
+
+
+
+async def accept_rules(cfg: NetConfig, rules: RuleSet, host_name: str) -> bool:
+    say(cfg, f"{host_name} proposes: {rules.describe()}")
+    if cfg.ai is not None or cfg.confirm is None:
+        return True
+    question = "accept these rules? [Y/n] "
+    answer = await trio.to_thread.run_sync(input, question, abandon_on_cancel=True)
+    return answer.strip().lower() not in ("n", "no")
+
