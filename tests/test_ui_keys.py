@@ -432,3 +432,19 @@ def test_replay_text_of_a_networked_log_names_host_and_guest(tmp_path: object) -
     assert started_from_name(Path("2026-13-29_1805_guest_vs-Hana.p2plog")) == ""
     assert started_from_name(Path("mine.p2plog")) == ""
     assert PlayerInfo("x", "remote").kind == "remote"  # the record keeps the protocol's kind
+
+
+def test_a_long_question_wraps_inside_the_terminal() -> None:
+    table = TableApp(UIOptions(quit_question="Leave? You resign the rest of the match (signed); its log is kept "
+                                             "and verifies as complete."), output=_Screen(60, 20))
+    pos = position(*BEAT_POS)
+    table.show_event(DealStarted(1, 1, pos))
+    table.begin_turn(pos.copy(), 0)
+    table.ask_quit()
+    lines = table.overlay_lines()
+    assert max(len(line) for line in lines) <= 60
+    assert lines[1:4] == [
+        "│ Leave? You resign the rest of the match (signed); its │",
+        "│ log is kept and verifies as complete.                 │",
+        "│                                                       │",
+    ]

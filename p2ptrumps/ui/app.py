@@ -126,6 +126,7 @@ from .view import (
     score_text,
     status_height,
     suit_rows,
+    wrap_text,
     wrapped_lines,
 )
 
@@ -618,10 +619,12 @@ class TableApp:
         return render_table(view, width, height)
 
     def overlay_lines(self) -> list[str]:
-        """The open dialog (a confirmation or the help) as framed text lines."""
+        """The open dialog (a confirmation or the help) as framed text lines, no wider than the
+        terminal (a long question wraps at spaces)."""
         s = self.state
         if s.confirm is not None:
-            body = [s.confirm.question, "", "y yes    n no"]
+            room = max(20, self.terminal_size()[0] - 4)
+            body = [*wrap_text(printable(self._t(s.confirm.question)), room, ""), "", "y yes    n no"]
         else:
             body = [*HELP_TEXT.splitlines(), HELP_CLOSING]
             if self.options.ascii_only:  # a terminal without Unicode cannot show the Russian letters either
