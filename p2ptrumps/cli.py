@@ -192,10 +192,11 @@ def name_arg(text: str) -> str:
 
     Runs of spaces become one and the ends are trimmed; refused (never cut) when
     nothing is left, when it is longer than the protocol's limit
-    (``MAX_NAME_CHARS`` of :mod:`p2ptrumps.wire.messages`, the one constant for
-    names), or when it holds a character the protocol refuses (control characters).
+    (``MAX_NAME_CHARS`` of :mod:`p2ptrumps.text`, the one constant for names), or
+    when it holds a code point the text rule refuses (protocol/wire.md §5.1:
+    control characters, line separators, bidirectional formatting, noncharacters).
     """
-    from .wire.messages import MAX_NAME_CHARS, check_name
+    from .text import MAX_NAME_CHARS, check_name
 
     name = " ".join(text.split())
     if not name:

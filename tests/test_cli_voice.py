@@ -12,7 +12,7 @@ import pytest
 from p2ptrumps import cli
 from p2ptrumps.cli import build_parser, main
 from p2ptrumps.command import CommandError, say
-from p2ptrumps.wire.messages import MAX_NAME_CHARS
+from p2ptrumps.text import MAX_NAME_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,7 +76,7 @@ def test_bad_names_are_refused_not_cut(command: list[str], capsys: pytest.Captur
         f"p2ptrumps {name}: --name: 'xxxxxxxxxxxxxxxxxxxx…' is {MAX_NAME_CHARS + 1} characters long; "
         f"a name has at most {MAX_NAME_CHARS}")
     assert refused([*command, "--name", "Bob\x1b[31m"], capsys)[1] == (
-        f"p2ptrumps {name}: --name: 'Bob\\x1b[31m': a name contains the control character U+001B")
+        f"p2ptrumps {name}: --name: 'Bob\\x1b[31m': a name contains U+001B, a control character")
 
 
 def test_names_at_the_limit_pass_with_spaces_collapsed() -> None:
