@@ -310,3 +310,43 @@ def test_any_rearrangement_of_honest_frames_proves_nothing(data: st.DataObject) 
         else:
             mutated.insert(j, data.draw(st.sampled_from(pool)))
     _check_blame(mutated, gid, keys, None)
+
+
+PROVABLE = {"malformed", "non-canonical", "equivocation", "out-of-turn", "illegal-move", "wrong-position-hash",
+            "bad-commitment", "bad-reveal", "wrong-result"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_mutated_bytes_never_crash_and_keep_the_verdict_rules(data: st.DataObject) -> None:
+    """Byte-level damage to real logs: verify never raises, and its verdict keeps protocol/verify.md's
+    rules (an offender only when invalid, a proof only for the faults a signature can prove, nobody in
+    frames 0-1, a JSON verdict that serialises)."""
+    import json
+
+    frames = data.draw(st.sampled_from(HONEST))[0]
+    raw = bytearray(LOG_MAGIC + b"".join(frames))
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(len(LOG_MAGIC), len(raw) - 1))
+        op = data.draw(st.sampled_from(["flip", "cut", "insert", "zero"]))
+        if op == "flip":
+            raw[i] ^= 1 << data.draw(st.integers(0, 7))
+        elif op == "cut":
+            del raw[i:]
+            break
+        elif op == "insert":
+            raw[i:i] = data.draw(st.binary(min_size=1, max_size=8))
+        else:
+            raw[i:] = bytes(len(raw) - i)
+    v = verify_log(bytes(raw))
+    out = v.to_json()
+    json.dumps(out)
+    assert v.exit_code == {"valid": 0, "invalid": 1, "unreadable": 2, "unfinished": 3}[v.status]
+    if v.status != "invalid":
+        assert (v.code, v.index, v.offender, v.offender_proven) == (None, None, None, False)
+    else:
+        assert v.index is not None and v.code is not None
+        if v.offender_proven:
+            assert v.code in PROVABLE and v.offender is not None and v.index >= 2
+        if v.index < 2:
+            assert v.offender is None
