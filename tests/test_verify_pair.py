@@ -1,0 +1,89 @@
+"""Two logs of one game checked against each other (protocol/verify.md §6): what an owner can do to its own
+file never proves anything against either player; what two signatures of one key prove is always found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2ptrumps.rules import RuleSet
+from p2ptrumps.wire.log import LOG_MAGIC, read_log
+from p2ptrumps.wire.testing import ConnectionPair, raw_msg_frame
+from p2ptrumps.wire.verify import check_log, verify_log, verify_pair
+
+WIRE = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "wire"
+
+
+def _frames(data: bytes) -> list[bytes]:
+    return read_log(data).frames
+
+
+def _logs() -> list[tuple[list[bytes], list[bytes]]]:
+    """(host frames, guest frames) of two honest matches: a plain one and one with crossings."""
+    plain = ConnectionPair(RuleSet(pack_size=32, deals=1))
+    plain.run()
+    cross = (_frames((WIRE / "crossing-host-log.log").read_bytes()),
+             _frames((WIRE / "crossing-guest-log.log").read_bytes()))
+    return [([x.frame for x in plain.host.log], [x.frame for x in plain.guest.log]), cross]
+
+
+HONEST = _logs()
+
+
+def _rearrange(data: st.DataObject, frames: list[bytes], pool: list[bytes]) -> list[bytes]:
+    out = list(frames)
+    for _ in range(data.draw(st.integers(0, 4))):
+        if not out:
+            break
+        op = data.draw(st.sampled_from(["drop", "copy", "move", "insert", "cut"]))
+        i = data.draw(st.integers(0, len(out) - 1))
+        j = data.draw(st.integers(0, len(out)))
+        if op == "drop":
+            del out[i]
+        elif op == "copy":
+            out.insert(j, out[i])
+        elif op == "move":
+            out.insert(j, out.pop(i))
+        elif op == "insert":
+            out.insert(j, data.draw(st.sampled_from(pool)))
+        else:
+            del out[i + 1:]
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_rearranged_honest_logs_never_prove_anything(data: st.DataObject) -> None:
+    """Drop, copy, move, cut and mix the genuine frames of both logs of one match, in either log: the pair
+    may be inconsistent or invalid, but nobody is ever proven at fault -- an owner holds its peer's
+    signatures, never new ones (protocol/verify.md §6.3)."""
+    host, guest = data.draw(st.sampled_from(HONEST))
+    pool = host + guest
+    a = _rearrange(data, data.draw(st.sampled_from([host, guest])), pool)
+    b = _rearrange(data, data.draw(st.sampled_from([host, guest])), pool)
+    v = verify_pair(check_log(LOG_MAGIC + b"".join(a)), check_log(LOG_MAGIC + b"".join(b)))
+    assert not (v.status == "invalid" and v.offender_proven), v.reason
+    assert v.code != "equivocation", v.reason
+
+
+def test_every_equivocating_message_is_caught_whichever_log_holds_it() -> None:
+    """For every place of an honest match, the seat that signed it signs a second message for that place
+    (same seq and prev, another chat): paired with the honest other log, proven equivocation by that seat,
+    evidence the two frames -- whichever of the two logs carries the forged message."""
+    host, guest = HONEST[0]
+    pair = ConnectionPair(RuleSet(pack_size=32, deals=1))
+    ids = (pair.host.session.identity, pair.guest.session.identity)
+    chain = verify_log(LOG_MAGIC + b"".join(host))._chain
+    assert chain is not None and len(chain) == len(host) - 2
+    full = {id(host): check_log(LOG_MAGIC + b"".join(host)), id(guest): check_log(LOG_MAGIC + b"".join(guest))}
+    places = [*range(2, 24), *range(24, len(chain), 17)]  # the handshake, a deal's start, then samples of play
+    for place in places:
+        msg = chain.entries[place]
+        forged = raw_msg_frame(ids[msg.seat], chain.game_id, msg.seat, place, msg.prev, "chat", ["other"])
+        for k, (mine, theirs) in enumerate(((host, guest), (guest, host))):
+            cut = [*mine[: place + 2], forged]
+            v = verify_pair(full[id(theirs)], check_log(LOG_MAGIC + b"".join(cut)))
+            assert (v.status, v.code, v.offender, v.offender_proven) == ("invalid", "equivocation", msg.seat, True)
+            assert v.evidence == [(0, place + 2), (1, place + 2)], (place, k)
