@@ -12,8 +12,10 @@ from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire.log import LOG_MAGIC, read_log
 from p2ptrumps.wire.testing import ConnectionPair, raw_msg_frame
 from p2ptrumps.wire.verify import check_log, verify_log, verify_pair
+from tests.test_verify_offender import rearrange
 
 WIRE = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "wire"
+EDITS = ("drop", "copy", "move", "insert", "cut")
 
 
 def _frames(data: bytes) -> list[bytes]:
@@ -32,27 +34,6 @@ def _logs() -> list[tuple[list[bytes], list[bytes]]]:
 HONEST = _logs()
 
 
-def _rearrange(data: st.DataObject, frames: list[bytes], pool: list[bytes]) -> list[bytes]:
-    out = list(frames)
-    for _ in range(data.draw(st.integers(0, 4))):
-        if not out:
-            break
-        op = data.draw(st.sampled_from(["drop", "copy", "move", "insert", "cut"]))
-        i = data.draw(st.integers(0, len(out) - 1))
-        j = data.draw(st.integers(0, len(out)))
-        if op == "drop":
-            del out[i]
-        elif op == "copy":
-            out.insert(j, out[i])
-        elif op == "move":
-            out.insert(j, out.pop(i))
-        elif op == "insert":
-            out.insert(j, data.draw(st.sampled_from(pool)))
-        else:
-            del out[i + 1:]
-    return out
-
-
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_rearranged_honest_logs_never_prove_anything(data: st.DataObject) -> None:
@@ -61,8 +42,8 @@ def test_rearranged_honest_logs_never_prove_anything(data: st.DataObject) -> Non
     signatures, never new ones (protocol/verify.md §6.3)."""
     host, guest = data.draw(st.sampled_from(HONEST))
     pool = host + guest
-    a = _rearrange(data, data.draw(st.sampled_from([host, guest])), pool)
-    b = _rearrange(data, data.draw(st.sampled_from([host, guest])), pool)
+    a = rearrange(data, data.draw(st.sampled_from([host, guest])), pool, 0, EDITS)
+    b = rearrange(data, data.draw(st.sampled_from([host, guest])), pool, 0, EDITS)
     v = verify_pair(check_log(LOG_MAGIC + b"".join(a)), check_log(LOG_MAGIC + b"".join(b)))
     assert not (v.status == "invalid" and v.offender_proven), v.reason
     assert v.code != "equivocation", v.reason

@@ -578,7 +578,8 @@ def verify_pair(a: LogCheck, b: LogCheck, names: tuple[str, str] = ("log 0", "lo
     # 1. unreadable
     bad = [k for k in (0, 1) if verdicts[k].status == "unreadable"]
     if bad:
-        why = "; ".join(f"{names[k]}: {verdicts[k].reason}" for k in bad)
+        why = "; ".join(verdicts[k].reason if names[k] in verdicts[k].reason else f"{names[k]}: {verdicts[k].reason}"
+                        for k in bad)
         return PairVerdict("unreadable", why, verdicts)
     # 2. different games
     for seat in (0, 1):
@@ -664,8 +665,9 @@ def _relation_reason(pv: PairVerdict, names: tuple[str, str], logs: tuple[LogChe
                 f"{names[pv.leading]} ({pv.messages})")
     else:
         other = 1 - pv.leading
-        what = (f"{names[other]} ends with {len(logs[other].chain) - pv.common} tentative guest message(s) "
-                f"from place {pv.common}, displaced by the host's message there in {names[pv.leading]} "
+        n = len(logs[other].chain) - pv.common
+        what = (f"{names[other]} ends with {n} tentative guest message{'s' if n != 1 else ''} from place "
+                f"{pv.common}, displaced by the host's message there in {names[pv.leading]} "
                 f"({pv.messages} messages; wire.md §8.3)")
     end = ("the match is complete and every message checks" if lead.status == "valid"
            else f"{names[pv.leading]}: {lead.reason}")
