@@ -68,3 +68,41 @@ def test_every_equivocating_message_is_caught_whichever_log_holds_it() -> None:
             v = verify_pair(full[id(theirs)], check_log(LOG_MAGIC + b"".join(cut)))
             assert (v.status, v.code, v.offender, v.offender_proven) == ("invalid", "equivocation", msg.seat, True)
             assert v.evidence == [(0, place + 2), (1, place + 2)], (place, k)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.data())
+def test_damaged_bytes_never_crash_the_pair_check(data: st.DataObject) -> None:
+    """Flip, cut or insert bytes in either honest log: the pair check never raises, and its verdict keeps the
+    rules of protocol/verify.md §6.2 and §7 (statuses and exit codes, evidence inside the files, relation
+    and leading only with one chain)."""
+    host, guest = data.draw(st.sampled_from(HONEST))
+    raw = [bytearray(LOG_MAGIC + b"".join(host)), bytearray(LOG_MAGIC + b"".join(guest))]
+    for _ in range(data.draw(st.integers(1, 3))):
+        buf = raw[data.draw(st.integers(0, 1))]
+        if not buf:
+            continue
+        at = data.draw(st.integers(0, len(buf) - 1))
+        op = data.draw(st.sampled_from(["flip", "cut", "insert"]))
+        if op == "flip":
+            buf[at] ^= 1 << data.draw(st.integers(0, 7))
+        elif op == "cut":
+            del buf[at:]
+        else:
+            buf[at:at] = data.draw(st.binary(min_size=1, max_size=8))
+    order = data.draw(st.permutations([0, 1]))
+    checks = [check_log(bytes(raw[k])) for k in order]
+    v = verify_pair(checks[0], checks[1])
+    assert v.exit_code == {"valid": 0, "invalid": 1, "unreadable": 2, "different-games": 2,
+                           "unfinished": 3}[v.status]
+    if v.status == "invalid":
+        assert v.evidence and all(i <= checks[k].verdict.frames for k, i in v.evidence)
+        assert v.offender in (0, 1, None) and (v.code == "equivocation") <= v.offender_proven
+    else:
+        assert v.evidence == [] and v.code is None and not v.offender_proven
+    assert (v.relation is None) == (v.leading is None)
+    if v.status in ("valid", "unfinished"):
+        assert v.relation is not None and v.leading is not None
+        assert v.status == v.verdicts[v.leading].status
+    if v.code == "equivocation" and len(v.evidence) == 2:  # two frames that both check out, one key
+        assert v.offender_proven and v.evidence[0][0] == 0 and v.evidence[1][0] == 1
