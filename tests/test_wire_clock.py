@@ -32,11 +32,11 @@ def test_rules_body_has_six_elements_without_a_clock_and_seven_with_one() -> Non
 
 @pytest.mark.parametrize("items, why", [
     ([*RULE_ITEMS, 0], "a 7th element (move_time) 0 must be left out"),
-    ([*RULE_ITEMS, 4], "5..3600 seconds, not 4"),
-    ([*RULE_ITEMS, 3601], "not 3601"),
-    ([*RULE_ITEMS, True], "field 6 must be an integer, not a boolean"),
-    ([*RULE_ITEMS, 60, 1], "has 6 fields, not 8"),
-    (RULE_ITEMS[:5], "has 6 fields, not 5"),
+    ([*RULE_ITEMS, 4], "move_time 4 is not 5..3600 seconds"),
+    ([*RULE_ITEMS, 3601], "move_time 3601 is not 5..3600 seconds"),
+    ([*RULE_ITEMS, True], "move_time must be an integer, not a boolean"),
+    ([*RULE_ITEMS, 60, 1], "has 6 elements, not 8"),
+    (RULE_ITEMS[:5], "has 6 elements, not 5"),
 ])
 def test_a_bad_move_time_is_malformed(items: list[object], why: str) -> None:
     with pytest.raises(RemoteProtocolError) as got:

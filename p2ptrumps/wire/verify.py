@@ -1,6 +1,7 @@
 """Verify a match log: a pure function from log bytes to a verdict.
 
-Source: ``protocol/wire.md`` §12-§13.
+Source: ``protocol/verify.md`` (the verifier and its JSON verdict, version 1), with
+``protocol/wire.md`` (the checks it runs) and §12 there (the log file).
 
 :func:`verify_log` reads the frames of a log (:mod:`p2ptrumps.wire.log`), takes
 the two hellos, computes the game id, and feeds every chained message to the
@@ -11,7 +12,7 @@ seats.  The verdict says:
 * ``valid`` -- complete: the match ended and both sides signed the score (or the
   guest refused the rules);
 * ``invalid`` -- the first offending frame (0-based index in the log), its fault
-  code and why, and which seat sent it;
+  code and why, which seat is blamed and whether its own signature proves it;
 * ``unreadable`` -- not a match log (no header), or no usable handshake;
 * ``unfinished`` -- everything checks, but the log stops before the end: where,
   and who was to act (and what).
@@ -32,9 +33,12 @@ from . import messages as m
 from .chain import DONE, REFUSED, REMATCHED, SEAT_NAMES, JointChain
 from .errors import RemoteProtocolError
 from .identity import PublicKey
-from .log import LogUnreadable, read_log
+from .log import LogContents, LogUnreadable, read_log
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unreadable": 2, "unfinished": 3}
+#: The ``format`` and ``version`` of the JSON verdict (protocol/verify.md §5).
+VERDICT_FORMAT = "p2ptrumps-verdict"
+VERDICT_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -57,12 +61,15 @@ class Verdict:
         reason: a sentence (why invalid / unreadable / where it stops; "" when valid).
         code: the fault code when invalid (protocol/wire.md §11), else None.
         index: 0-based index of the offending frame in the log (invalid), else None.
-        offender: seat (0 host, 1 guest) to blame for the offending frame (protocol/wire.md §13):
-            the signer when its signature proves it (``offender_proven``), else the peer
-            of the log's owner (the seat of the log's first hello); None if unknown.
-        offender_proven: True when the offender's own valid signature is on the offending message.
+        offender: seat (0 host, 1 guest) to blame for the offending frame (protocol/verify.md
+            §3.1): the signer when its signature proves it (``offender_proven``), else the peer
+            of the log's owner (the seat of the log's first hello); None when nobody is named.
+        offender_proven: True when the offender's own signature, checked over the offending
+            message, proves the fault.
         frames: number of whole frames read.
-        messages: number of chained messages accepted into the chain.
+        messages: number of messages in the chain when the check ended.
+        superseded: guest messages ignored as superseded (protocol/wire.md §8.3 row a).
+        withdrawn: guest messages withdrawn by a host message (row g).
         players: ``(name, fingerprint)`` of seat 0 and seat 1 (empty if unknown).
         game_id: hex, or "".
         rules: the agreed rules, or None.
@@ -72,7 +79,7 @@ class Verdict:
         waiting: ``(seat, what)`` the match waited for where an unfinished log stops.
         forfeit: the seat that committed but did not reveal where the log stops
             (protocol/wire.md §9.2: not revealing forfeits the match), else None.
-        truncated_bytes: bytes of an incomplete last frame (a crash mid-write).
+        truncated_bytes: bytes of the torn tail (an incomplete last frame or zero bytes).
         reconnections: how many times the match changed connection (``resume`` frames, wire.md §14.3).
         left: ``(seat, message index)`` of a ``leave`` (wire.md §15), else None.
         forfeited: the deal numbers forfeited by the seat that left.
@@ -89,6 +96,8 @@ class Verdict:
     offender_proven: bool = False
     frames: int = 0
     messages: int = 0
+    superseded: int = 0
+    withdrawn: int = 0
     players: list[tuple[str, str]] = field(default_factory=list)
     game_id: str = ""
     rules: RuleSet | None = None
@@ -104,15 +113,20 @@ class Verdict:
     claims: list[tuple[int, int, list[int]]] = field(default_factory=list)
     move_time: int = 0
     _chain: JointChain | None = field(default=None, repr=False, compare=False)
+    _owner: int | None = field(default=None, repr=False, compare=False)  # the seat of frame 0's hello
 
     @property
     def exit_code(self) -> int:
         """0 valid, 1 invalid, 2 unreadable, 3 unfinished."""
         return EXIT_CODES[self.status]
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (stable field names, for ``verify --json``)."""
-        return {
+    def to_json(self, log: str | None = None) -> dict[str, Any]:
+        """The JSON verdict, version 1 (protocol/verify.md §5), member order as there;
+        ``log`` (the path) is included when given."""
+        head: dict[str, Any] = {"format": VERDICT_FORMAT, "version": VERDICT_VERSION}
+        if log is not None:
+            head["log"] = log
+        return head | {
             "status": self.status,
             "exit_code": self.exit_code,
             "reason": self.reason,
@@ -122,7 +136,10 @@ class Verdict:
             "offender_proven": self.offender_proven,
             "frames": self.frames,
             "messages": self.messages,
-            "game_id": self.game_id,
+            "superseded": self.superseded,
+            "withdrawn": self.withdrawn,
+            "truncated_bytes": self.truncated_bytes,
+            "game_id": self.game_id or None,
             "players": [{"seat": i, "name": n, "fingerprint": f} for i, (n, f) in enumerate(self.players)],
             "rules": None if self.rules is None else {**self.rules.to_dict(), "move_time": self.move_time},
             "trumps": None if self.trumps is None else [SUIT_LETTERS[t] for t in self.trumps],
@@ -133,7 +150,6 @@ class Verdict:
             "score": [self.score_halves[0] / 2, self.score_halves[1] / 2],
             "waiting": None if self.waiting is None else {"seat": self.waiting[0], "what": self.waiting[1]},
             "forfeit": self.forfeit,
-            "truncated_bytes": self.truncated_bytes,
             "reconnections": self.reconnections,
             "left": None if self.left is None else {"seat": self.left[0], "message": self.left[1]},
             "forfeited": list(self.forfeited),
@@ -174,18 +190,25 @@ class Verdict:
         head = {
             "valid": (
                 "VALID: the guest refused the rules, so no match was played; every message checks."
-                if self.reason else "VALID: the match is complete and every message checks."
+                if self.rules is None else "VALID: the match is complete and every message checks."
             ),
             "invalid": "INVALID: " + self.reason,
             "unreadable": "UNREADABLE: " + self.reason,
             "unfinished": "VALID SO FAR, UNFINISHED: " + self.reason,
         }[self.status]
         lines.append(head)
+        if self.status == "valid" and self.truncated_bytes:
+            lines.append(f"  after it, a torn tail of {self.truncated_bytes} bytes (a crash while writing): "
+                         "not part of the log, nobody's fault")
         if self.status == "unreadable" and not self.frames:
             return head
         if self.status == "invalid" and self.index is not None:
-            how = "signed by" if self.offender_proven else "received from"
-            who = "" if self.offender is None else f", {how} seat {self.offender} ({SEAT_NAMES[self.offender]})"
+            if self.offender is None:
+                who = ", which names neither seat"
+            elif self.offender_proven:
+                who = f", signed by seat {self.offender} ({SEAT_NAMES[self.offender]}): proven"
+            else:
+                who = f", received from seat {self.offender} ({SEAT_NAMES[self.offender]}) by the log owner's account"
             lines.append(f"  first offending frame: #{self.index} in the log{who}; fault: {self.code}")
         if self.game_id:
             lines.append(f"game id: {self.game_id}")
@@ -217,9 +240,12 @@ class Verdict:
                          f"message {at} (the log cannot prove time; wire.md §16)")
         a, b = self.score_halves
         lines.append(f"score: {_half(a)} - {_half(b)}")
-        lines.append(f"{self.frames} frames, {self.messages} chained messages"
-                     + (f", {self.reconnections} reconnection{'s' if self.reconnections != 1 else ''}"
-                        if self.reconnections else ""))
+        counts = f"{self.frames} frames, {self.messages} chained messages"
+        if self.superseded or self.withdrawn:
+            counts += f" ({self.superseded} superseded, {self.withdrawn} withdrawn)"
+        if self.reconnections:
+            counts += f", {self.reconnections} reconnection{'s' if self.reconnections != 1 else ''}"
+        lines.append(counts)
         return "\n".join(lines)
 
 
@@ -227,159 +253,222 @@ def _half(h: int) -> str:
     return f"{h // 2}" + ("½" if h % 2 else "") if h != 1 else "½"
 
 
-#: Faults found only after the message's signature checked out: the signer is proven.
-_AFTER_SIGNATURE = frozenset({
-    "sequence-gap", "broken-chain", "equivocation", "out-of-turn", "illegal-move", "wrong-position-hash",
-    "bad-commitment", "bad-reveal", "wrong-result",
-})
-
-
 def verify_log(data: bytes) -> Verdict:
     """Check a whole match log (bytes of the file).  Never raises for bad input.
 
-    The log's owner (the side that wrote it) is the seat of its first hello
-    (protocol/wire.md §12); the offender of a fault is found as in §13.
+    Follows protocol/verify.md: the file is read (§1), frame 0 is the owner's hello,
+    frame 1 the peer's, then every message is checked in order (§3); the first fault
+    names the offending frame, and the offender is found as §3.1 says.
     """
+    return check_log(data).verdict
+
+
+@dataclass(frozen=True)
+class SignedRef:
+    """A signed message a log's check got past (protocol/verify.md §6.1): its seat, place
+    (``seq``), ``prev`` and hash (32 bytes each), kind, and the 0-based index of its frame."""
+
+    seat: int
+    seq: int
+    prev: bytes
+    hash: bytes
+    kind: str
+    index: int
+
+
+@dataclass
+class LogCheck:
+    """One log checked on its own, with what the two-log check compares (protocol/verify.md §6.1).
+
+    Attributes:
+        verdict: the log's own verdict.
+        hellos: seat -> the hello payload (bytes) of that seat that checked out.
+        chain: the chain when the check ended, by place, each message with the frame that placed it.
+        signed: every message the check got past (placed, withdrawn later, or superseded), in file order.
+    """
+
+    verdict: Verdict
+    hellos: dict[int, bytes] = field(default_factory=dict)
+    chain: list[SignedRef] = field(default_factory=list)
+    signed: list[SignedRef] = field(default_factory=list)
+
+
+def check_log(data: bytes) -> LogCheck:
+    """:func:`verify_log`, also returning the hellos, chain and signed messages the two-log
+    check (:func:`verify_pair`) compares.  Never raises for bad input."""
+    check = _Checker()
+    verdict = _verify(data, check)
+    verdict._owner = check.owner
+    placed = {r.hash: r for r in check.signed if r.index in check.placed}
+    chain = [] if check.chain is None else [placed[e.hash] for e in check.chain.entries]
+    return LogCheck(verdict, dict(check.hellos), chain, list(check.signed))
+
+
+def _verify(data: bytes, check: _Checker) -> Verdict:
     try:
         contents = read_log(data)
     except LogUnreadable as exc:
         return Verdict("unreadable", str(exc))
     frames = contents.frames
+    if not frames:
+        return Verdict(
+            "unreadable",
+            "the log holds no handshake (no whole frame after the header)" + _tail_note(contents),
+            truncated_bytes=contents.truncated_bytes,
+        )
     v = Verdict("unfinished", frames=len(frames), truncated_bytes=contents.truncated_bytes)
-    hellos: list[m.Hello | None] = [None, None]
-    payloads: list[bytes | None] = [None, None]
-    keys: list[PublicKey | None] = [None, None]
-    chain: JointChain | None = None
-    owner: int | None = None
     for i, frame in enumerate(frames):
-        payload = frame[4:]
-        claimed: int | None = None
         try:
-            msg = m.decode(payload)
-            if isinstance(msg, (m.Ping, m.Pong)):
-                raise RemoteProtocolError(
-                    "malformed", f"a {type(msg).__name__.lower()} in a log (heartbeats are never logged)"
-                )
-            if isinstance(msg, m.Proof):
-                raise RemoteProtocolError("malformed", "a proof in a log (proofs are never logged, wire.md §14.2)")
-            if isinstance(msg, m.Resume):
-                if chain is None or owner is None or msg.game_id != chain.game_id or msg.seat != 1 - owner:
-                    raise RemoteProtocolError(
-                        "malformed", "a resume frame before both hellos, or for another game or seat (wire.md §14.3)")
-                v.reconnections += 1
-                continue
-            if isinstance(msg, m.Hello):
-                claimed = msg.seat
-                if owner is None:
-                    owner = msg.seat  # the owner's own hello comes first
-                elif msg.seat == owner:
-                    if hellos[1 - owner] is None:
-                        raise RemoteProtocolError(
-                            "version", f"the peer's hello claims seat {msg.seat} ({SEAT_NAMES[msg.seat]}) too: "
-                            f"two {SEAT_NAMES[msg.seat]}s")
-                    raise RemoteProtocolError("out-of-turn", f"a second hello for seat {msg.seat}")
-                if hellos[msg.seat] is not None:
-                    raise RemoteProtocolError("out-of-turn", f"a second hello from seat {msg.seat}")
-                keys[msg.seat] = PublicKey.from_bytes(msg.public_key)
-                hellos[msg.seat] = msg
-                payloads[msg.seat] = payload
-                if hellos[0] is not None and hellos[1] is not None:
-                    h0, h1 = hellos[0], hellos[1]
-                    if h0.public_key == h1.public_key:
-                        raise RemoteProtocolError("bad-key", "both seats use the same public key")
-                    if h0.nonce == h1.nonce:
-                        raise RemoteProtocolError("malformed", "the two hellos carry the same nonce "
-                                                  "(the peer's nonce repeats the log owner's)")
-                    p0, p1, k0, k1 = payloads[0], payloads[1], keys[0], keys[1]
-                    assert p0 is not None and p1 is not None and k0 is not None and k1 is not None
-                    chain = JointChain(m.game_id(p0, p1), (k0, k1), None)
-                    v.game_id = chain.game_id.hex()
-                    v.players = [(h0.name, k0.fingerprint), (h1.name, k1.fingerprint)]
-                continue
-            claimed = msg.seat
-            if chain is None:
-                raise RemoteProtocolError("out-of-turn", f"message {msg.seq} ({msg.kind}) comes before both hellos")
-            if msg.seat == owner:
-                _check_owner_message(chain, msg)
-            chain.receive(msg)
+            check.frame(i, frame[4:])
         except RemoteProtocolError as exc:
-            _fill(v, chain)
+            _fill(v, check)
             v.status, v.code, v.index = "invalid", exc.code, i
-            v.offender, v.offender_proven = _offender(exc.code, claimed, owner)
+            if i < 2 or check.nobody:
+                v.offender, v.offender_proven = None, False
+            elif exc.proven_by is not None:
+                v.offender, v.offender_proven = exc.proven_by, True
+            else:
+                v.offender, v.offender_proven = check.peer, False
             v.reason = f"frame #{i}: {exc.reason}"
             return v
-    _fill(v, chain)
+    _fill(v, check)
     if contents.error is not None:
         v.status, v.code, v.index = "invalid", contents.error.code, len(frames)
-        v.offender = None if owner is None else 1 - owner
+        v.offender = check.peer if len(frames) >= 2 else None
         v.reason = contents.error.reason
         return v
+    chain = check.chain
     if chain is None:
-        if not frames:
-            return Verdict(
-                "unreadable",
-                "the log holds no handshake (no frames after the header)",
-                truncated_bytes=contents.truncated_bytes,
-            )
-        v.reason = "the log stops during the handshake (only one hello)"
-        v.waiting = (1 if hellos[0] is not None else 0, "hello")
+        peer = check.peer
+        v.reason = f"the log stops after the owner's hello: the peer's hello (seat {peer}) never came"
+        v.waiting = (peer, "hello")
+        v.reason += _tail_note(contents)
         return v
     ref = chain.referee
-    if ref.phase in (DONE, REMATCHED, REFUSED) and not contents.truncated_bytes:
+    if ref.phase in (DONE, REMATCHED, REFUSED):
         v.status = "valid"
         v.reason = "the guest refused the rules: no match was played" if ref.phase == REFUSED else ""
+        v.reason += _tail_note(contents).lstrip("; ")
         return v
     seat, what = ref.waiting_for()
     v.waiting = (seat, what)
-    where = f"after message {len(chain) - 1}" if len(chain) else "after the handshake"
+    if not len(chain):
+        where = "after the handshake (both hellos), before the first message"
+    else:
+        last = chain.entries[-1]
+        when = (
+            "before the first deal" if ref.deal == 0
+            else "after the last deal" if ref.phase == "match-end"
+            else f"in deal {ref.deal}"
+        )
+        where = f"after message {last.seq} ({last.kind}) {when}"
     who = "either seat" if seat is None else f"seat {seat} ({SEAT_NAMES[seat]})"
-    v.reason = f"the log stops {where} (deal {ref.deal}); {who} was to act: {what}"
+    v.reason = f"the log stops {where}; {who} was to act: {what}"
     if ref.phase == "reveal" and seat is not None and seat in ref.commits:
         v.forfeit = seat
         v.reason += f"; seat {seat} committed but never revealed, which forfeits the match"
-    if contents.truncated_bytes:
-        v.reason += f"; the last frame is cut short ({contents.truncated_bytes} bytes)"
+    v.reason += _tail_note(contents)
     return v
 
 
-def _check_owner_message(chain: JointChain, msg: m.Signed) -> None:
-    """A message claiming the log owner's seat is either the owner's own (signed by it for
-    this game, at a new place) or a forgery or replay the owner received from its peer,
-    which the owner's session refused as ``malformed`` (protocol/wire.md §8.2, §13)."""
-    who = SEAT_NAMES[msg.seat]
-    try:
-        chain.check_signature(msg)
-    except RemoteProtocolError as exc:
-        raise RemoteProtocolError(
-            "malformed", f"message {msg.seq} ({msg.kind}) claims to come from seat {msg.seat} ({who}), the log's "
-            f"owner, but is not its message of this game ({exc.code}): the peer sent it") from None
-    if msg.seq < len(chain) and chain.entries[msg.seq].hash == msg.hash:
-        raise RemoteProtocolError(
-            "malformed", f"message {msg.seq} ({msg.kind}) of seat {msg.seat} ({who}), the log's owner, comes "
-            "again: the peer sent the owner's own message back")
+def _tail_note(contents: LogContents) -> str:
+    if not contents.truncated_bytes:
+        return ""
+    if contents.zero_tail:
+        return (f"; the file ends in {contents.truncated_bytes} zero bytes after the last whole frame "
+                "(a torn tail, as a crash can leave: not part of the log)")
+    return f"; the last frame is cut short ({contents.truncated_bytes} bytes: a torn tail, not part of the log)"
 
 
-def _offender(code: str, claimed: int | None, owner: int | None) -> tuple[int | None, bool]:
-    """(seat to blame, proven by its signature) for a fault (protocol/wire.md §13).
+class _Checker:
+    """The frames of one log, checked one by one (protocol/verify.md §3)."""
 
-    A fault found after the signature checked out is the signer's, proven.  Anything
-    else (a frame that does not decode, names no seat, fails its signature, or claims
-    the owner's seat without being its message) is blamed on the owner's peer: a
-    session logs only its own valid messages and what it received.
-    """
-    if claimed is not None and code in _AFTER_SIGNATURE:
-        return claimed, True
-    if owner is not None:
-        return 1 - owner, False
-    return claimed, False
+    def __init__(self) -> None:
+        self.own: m.Hello | None = None
+        self.own_payload = b""
+        self.chain: JointChain | None = None
+        self.players: list[tuple[str, str]] = []
+        self.nobody = False  # the fault found names nobody (a well-formed heartbeat)
+        self.reconnections = 0  # resume frames of the peer (wire.md §14.3)
+        self.hellos: dict[int, bytes] = {}  # seat -> hello payload that checked out (verify.md §6.1)
+        self.signed: list[SignedRef] = []  # every message checked past, in file order
+        self.placed: set[int] = set()  # frame indices of the messages placed in the chain
+
+    @property
+    def owner(self) -> int | None:
+        return None if self.own is None else self.own.seat
+
+    @property
+    def peer(self) -> int | None:
+        return None if self.own is None else 1 - self.own.seat
+
+    def frame(self, i: int, payload: bytes) -> None:
+        """Check frame ``i``; ``RemoteProtocolError`` on a fault."""
+        msg = m.decode_frame(payload)
+        if isinstance(msg, (m.Ping, m.Pong, m.Proof)):
+            self.nobody = True
+            kind = type(msg).__name__.lower()
+            never = "proofs are never logged (wire.md §14.2)" if kind == "proof" else "heartbeats are never logged"
+            raise RemoteProtocolError("malformed", f"a {kind} in a log: {never}")
+        if isinstance(msg, m.Resume):
+            chain = self.chain
+            if chain is None or msg.game_id != chain.game_id or msg.seat != self.peer:
+                raise RemoteProtocolError(
+                    "malformed", "a resume frame before both hellos, or for another game or seat than the "
+                    "owner's peer (wire.md §14.3)")
+            self.reconnections += 1
+            return
+        if i == 0:
+            self._owner_hello(msg, payload)
+        elif i == 1:
+            self._peer_hello(msg, payload)
+        elif isinstance(msg, m.Hello):
+            raise RemoteProtocolError(
+                "out-of-turn", f"a second hello from the peer (it claims seat {msg.seat}, "
+                f"{SEAT_NAMES[msg.seat]}): a session sends one hello")
+        else:
+            assert self.chain is not None
+            got = self.chain.receive(msg, own=msg.seat == self.owner)
+            self.signed.append(SignedRef(msg.seat, msg.seq, msg.prev, msg.hash, msg.kind, i))
+            if not got.superseded:
+                self.placed.add(i)
+
+    def _owner_hello(self, msg: m.Hello | m.Envelope, payload: bytes) -> None:
+        if not isinstance(msg, m.Hello):
+            raise RemoteProtocolError(
+                "out-of-turn", f"the log starts with message {msg.seq} ({msg.kind}), not with its owner's hello")
+        PublicKey.from_bytes(msg.public_key)
+        self.own, self.own_payload = msg, payload
+        self.hellos[msg.seat] = payload
+
+    def _peer_hello(self, msg: m.Hello | m.Envelope, payload: bytes) -> None:
+        own = self.own
+        assert own is not None
+        if not isinstance(msg, m.Hello):
+            raise RemoteProtocolError(
+                "out-of-turn", f"message {msg.seq} ({msg.kind}) comes before the peer's hello")
+        m.check_peer_hello(msg, own)
+        key = PublicKey.from_bytes(msg.public_key)
+        own_key = PublicKey.from_bytes(own.public_key)
+        hellos = {own.seat: (own, self.own_payload, own_key), msg.seat: (msg, payload, key)}
+        (h0, p0, k0), (h1, p1, k1) = hellos[0], hellos[1]
+        self.chain = JointChain(m.game_id(p0, p1), (k0, k1), None)  # both sides' placement rules
+        self.players = [(h0.name, k0.fingerprint), (h1.name, k1.fingerprint)]
+        self.hellos[msg.seat] = payload
 
 
-def _fill(v: Verdict, chain: JointChain | None) -> None:
+def _fill(v: Verdict, check: _Checker) -> None:
+    v.reconnections = check.reconnections
+    chain = check.chain
     if chain is None:
         return
     ref = chain.referee
     v._chain = chain
+    v.game_id = chain.game_id.hex()
+    v.players = list(check.players)
     v.messages = len(chain)
+    v.superseded = chain.superseded
+    v.withdrawn = chain.withdrawn
     v.rules = ref.rules
     v.move_time = ref.move_time
     v.trumps = ref.trumps_pair
@@ -400,3 +489,202 @@ def _fill(v: Verdict, chain: JointChain | None) -> None:
         )
         for d in ref.deals
     ]
+
+
+# ----- two logs of one game (protocol/verify.md §6, §7) ------------------------------------------
+
+#: The ``format`` and ``version`` of the JSON verdict on two logs (protocol/verify.md §7).
+PAIR_FORMAT = "p2ptrumps-verdict-pair"
+PAIR_VERSION = 1
+PAIR_EXIT_CODES = {"valid": 0, "invalid": 1, "unreadable": 2, "different-games": 2, "unfinished": 3}
+
+
+@dataclass
+class PairVerdict:
+    """The result of :func:`verify_pair` (protocol/verify.md §6): two logs checked against each other.
+
+    Attributes:
+        status: ``"valid"``, ``"invalid"``, ``"unreadable"``, ``"different-games"`` or ``"unfinished"``.
+        reason: a sentence for people (free text).
+        verdicts: the verdict of log 0 and of log 1, each on its own.
+        code: ``"equivocation"`` (between the logs) or the named log's fault code when invalid, else None.
+        offender, offender_proven: the seat blamed and whether its own signatures prove it.
+        evidence: ``(log, frame index)`` of each offending frame (two for an equivocation, log 0's first).
+        game_id: hex of the game both logs share, or "".
+        relation: ``"same"``, ``"prefix"`` or ``"crossing"`` (§6.4), or None.
+        common: places from 0 at which both chains hold the same message.
+        leading: the log (0 or 1) holding the joined chain, or None.
+        messages: messages of the joined chain (0 without one).
+    """
+
+    status: str
+    reason: str
+    verdicts: tuple[Verdict, Verdict]
+    code: str | None = None
+    offender: int | None = None
+    offender_proven: bool = False
+    evidence: list[tuple[int, int]] = field(default_factory=list)
+    game_id: str = ""
+    relation: str | None = None
+    common: int = 0
+    leading: int | None = None
+    messages: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        """0 valid, 1 invalid, 2 unreadable or different games, 3 unfinished."""
+        return PAIR_EXIT_CODES[self.status]
+
+    def to_json(self, logs: tuple[str, str] | None = None) -> dict[str, Any]:
+        """The JSON verdict on two logs, version 1 (protocol/verify.md §7), member order as there;
+        ``logs`` (the two paths) are included, here and in each embedded verdict, when given."""
+        head: dict[str, Any] = {"format": PAIR_FORMAT, "version": PAIR_VERSION}
+        if logs is not None:
+            head["logs"] = list(logs)
+        return head | {
+            "status": self.status,
+            "exit_code": self.exit_code,
+            "reason": self.reason,
+            "code": self.code,
+            "offender": self.offender,
+            "offender_proven": self.offender_proven,
+            "evidence": [{"log": k, "index": i} for k, i in self.evidence],
+            "game_id": self.game_id or None,
+            "relation": self.relation,
+            "common": self.common,
+            "leading": self.leading,
+            "messages": self.messages,
+            "verdicts": [v.to_json(log=None if logs is None else logs[k]) for k, v in enumerate(self.verdicts)],
+        }
+
+    def summary(self, names: tuple[str, str] = ("log 0", "log 1"), ascii_only: bool = True) -> str:
+        """The report ``p2ptrumps verify LOG OTHER_LOG`` prints (no trailing newline): one line for
+        unreadable logs and different games; else the pair's finding, each log's own first line, and
+        the joined chain's details."""
+        head = {
+            "valid": "VALID: ",
+            "invalid": "INVALID: ",
+            "unreadable": "UNREADABLE: ",
+            "different-games": "DIFFERENT GAMES: ",
+            "unfinished": "VALID SO FAR, UNFINISHED: ",
+        }[self.status] + self.reason
+        if self.status in ("unreadable", "different-games"):
+            return head
+        lines = [head]
+        for k, v in enumerate(self.verdicts):
+            owner = f" (the {SEAT_NAMES[v._owner]}'s log)" if v._owner is not None else ""
+            lines.append(f"  {names[k]}{owner}: {v.summary(ascii_only).splitlines()[0]}")
+        if self.leading is None:  # no joined chain to show
+            if self.game_id:
+                lines.append(f"game id: {self.game_id}")
+            return "\n".join(lines)
+        lines.append(f"the joined chain, {names[self.leading]}:")
+        lines.extend(line for line in self.verdicts[self.leading].summary(ascii_only).splitlines()[1:]
+                     if not line.startswith("  first offending frame"))
+        return "\n".join(lines)
+
+
+def verify_pair(a: LogCheck, b: LogCheck, names: tuple[str, str] = ("log 0", "log 1")) -> PairVerdict:
+    """Check two logs of one game against each other (protocol/verify.md §6): same game, no key
+    that signed two histories, one chain (the shorter a prefix of the longer, up to tentative
+    guest messages a host message displaced).  ``names`` are used in the reason.  Never raises.
+    """
+    logs = (a, b)
+    verdicts = (a.verdict, b.verdict)
+    # 1. unreadable
+    bad = [k for k in (0, 1) if verdicts[k].status == "unreadable"]
+    if bad:
+        why = "; ".join(verdicts[k].reason if names[k] in verdicts[k].reason else f"{names[k]}: {verdicts[k].reason}"
+                        for k in bad)
+        return PairVerdict("unreadable", why, verdicts)
+    # 2. different games
+    for seat in (0, 1):
+        h0, h1 = a.hellos.get(seat), b.hellos.get(seat)
+        if h0 is not None and h1 is not None and h0 != h1:
+            g0, g1 = a.verdict.game_id, b.verdict.game_id
+            if g0 and g1:
+                why = f"{names[0]} is game {g0[:16]}…, {names[1]} is game {g1[:16]}…"
+            else:
+                why = f"their hellos of seat {seat} ({SEAT_NAMES[seat]}) differ"
+            return PairVerdict("different-games", why + ": not two logs of one match", verdicts)
+    game_id = a.verdict.game_id or b.verdict.game_id
+    common = 0
+    for x, y in zip(a.chain, b.chain, strict=False):
+        if x.hash != y.hash:
+            break
+        common += 1
+    pv = PairVerdict("unfinished", "", verdicts, game_id=game_id, common=common)
+    # 3. equivocation between the logs
+    found = _equivocation(a, b, common)
+    if found is not None:
+        r0, r1, why = found
+        pv.status, pv.code, pv.offender, pv.offender_proven = "invalid", "equivocation", r0.seat, True
+        pv.evidence = [(0, r0.index), (1, r1.index)]
+        pv.reason = (f"equivocation: the {SEAT_NAMES[r0.seat]} (seat {r0.seat}) {why} -- {names[0]} frame "
+                     f"#{r0.index} (message {r0.seq}, {r0.kind}) and {names[1]} frame #{r1.index} (message "
+                     f"{r1.seq}, {r1.kind}); proven by its signatures")
+        return pv
+    # one chain: same, prefix, crossing (§6.4)
+    n0, n1 = len(a.chain), len(b.chain)
+    if n0 == n1 == common:
+        pv.relation, pv.leading = "same", 0
+    elif common in (n0, n1):
+        pv.relation, pv.leading = "prefix", (0 if n0 > n1 else 1)
+    else:
+        pv.relation, pv.leading = "crossing", (0 if a.chain[common].seat == 0 else 1)
+    pv.messages = len(logs[pv.leading].chain)
+    # 4. a fault of one log on its own
+    invalid = [k for k in (0, 1) if verdicts[k].status == "invalid"]
+    if invalid:
+        k = next((k for k in invalid if verdicts[k].offender_proven), invalid[0])
+        v = verdicts[k]
+        assert v.index is not None
+        pv.status, pv.code, pv.offender, pv.offender_proven = "invalid", v.code, v.offender, v.offender_proven
+        pv.evidence = [(k, v.index)]
+        pv.reason = f"{names[k]}, on its own: {v.reason}"
+        return pv
+    # 5. one chain
+    pv.status = verdicts[pv.leading].status
+    pv.reason = _relation_reason(pv, names, logs)
+    return pv
+
+
+def _equivocation(a: LogCheck, b: LogCheck, common: int) -> tuple[SignedRef, SignedRef, str] | None:
+    """§6.3: the first pair (log 0's message, log 1's message) that proves one key signed two histories."""
+    by_place: dict[tuple[int, int, bytes], list[SignedRef]] = {}
+    for r in b.signed:
+        by_place.setdefault((r.seat, r.seq, r.prev), []).append(r)
+    for r0 in a.signed:  # (a) one place, two messages
+        for r1 in by_place.get((r0.seat, r0.seq, r0.prev), []):
+            if r1.hash != r0.hash:
+                return r0, r1, f"signed two different messages for place {r0.seq} on one history"
+    if common >= min(len(a.chain), len(b.chain)):
+        return None
+    x, y = (a, b) if a.chain[common].seat == 0 else (b, a)  # (b) a host message built past
+    later = next((r for r in y.chain[common + 1 :] if r.seat == 0), None)
+    if later is None:
+        return None
+    first = x.chain[common]
+    r0, r1 = (first, later) if x is a else (later, first)
+    return r0, r1, (f"signed message {first.seq} ({first.kind}) for place {common}, and message {later.seq} "
+                    f"({later.kind}) on a history whose place {common} holds a guest message: two histories")
+
+
+def _relation_reason(pv: PairVerdict, names: tuple[str, str], logs: tuple[LogCheck, LogCheck]) -> str:
+    assert pv.leading is not None
+    lead = pv.verdicts[pv.leading]
+    if pv.relation == "same":
+        what = f"both hold the same chain of {pv.messages} messages"
+    elif pv.relation == "prefix":
+        other = 1 - pv.leading
+        what = (f"the chain of {names[other]} ({len(logs[other].chain)} messages) is a prefix of the chain of "
+                f"{names[pv.leading]} ({pv.messages})")
+    else:
+        other = 1 - pv.leading
+        n = len(logs[other].chain) - pv.common
+        what = (f"{names[other]} ends with {n} tentative guest message{'s' if n != 1 else ''} from place "
+                f"{pv.common}, displaced by the host's message there in {names[pv.leading]} "
+                f"({pv.messages} messages; wire.md §8.3)")
+    end = ("the match is complete and every message checks" if lead.status == "valid"
+           else f"{names[pv.leading]}: {lead.reason}")
+    return f"two logs of one game, one chain: {what}; {end}"
