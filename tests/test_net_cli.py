@@ -96,3 +96,14 @@ def test_id_forget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pyte
     assert [p.name for p in keystore.KnownPeers.open(keystore.data_dir()).peers] == ["ann"]
     assert main(["id", "--forget", "bob"]) == 1
     assert capsys.readouterr().err == "p2ptrumps: no known peer has the fingerprint, name or address 'bob'\n"
+
+
+def test_a_headless_run_that_fails_says_one_line_not_a_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The run under the signal watcher raises the match's own error, so its exit status and one line
+    come out (it used to escape as a trio exception group with a traceback)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert main(["join", "127.0.0.1:1", "--headless", "--ai", "random"]) == 3
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == ("p2ptrumps: cannot connect to 127.0.0.1:1: connection refused (is the host running? "
+                       "is the port right?)")

@@ -17,10 +17,12 @@ from typing import TextIO
 
 import trio
 
+from ..command import say
 from . import keystore
 from .config import EXIT_ERROR, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
 from .lobby import host
+from .transport import single_errors
 
 
 def _config(args: argparse.Namespace, role: str) -> NetConfig:
@@ -138,6 +140,15 @@ async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult
     cfg.leave_requested = trio.Event()
     got: list[NetResult] = []
     signalled: list[int] = []
+    with single_errors():
+        await _run_watched(cfg, main, got, signalled)
+    if not got:
+        raise KeyboardInterrupt(f"signal {signalled[0] if signalled else '?'}")
+    return got[0]
+
+
+async def _run_watched(cfg: NetConfig, main: Callable[[], Awaitable[NetResult]], got: list[NetResult],
+                       signalled: list[int]) -> None:
     async with trio.open_nursery() as nursery:
 
         async def run() -> None:
@@ -156,9 +167,6 @@ async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult
 
         nursery.start_soon(watch)
         nursery.start_soon(run)
-    if not got:
-        raise KeyboardInterrupt(f"signal {signalled[0] if signalled else '?'}")
-    return got[0]
 
 
 def run_host(args: argparse.Namespace) -> int:
@@ -189,29 +197,27 @@ def run_resume(args: argparse.Namespace) -> int:
         from ..ui.replay import terminal_problem
 
         if why := terminal_problem(sys.stdin, sys.stdout):
-            print(f"p2ptrumps resume: the table needs a terminal: {why} (add --headless, with --ai LEVEL "
-                  "to let the AI play)", file=sys.stderr)
+            say(args, f"the table needs a terminal: {why} (add --headless, with --ai LEVEL to let the AI play)")
             return EXIT_USAGE
     try:
         data = keystore.data_dir()
         identity, created = keystore.load_or_create_key(data)
     except keystore.KeyStoreError as exc:
-        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        say(args, str(exc))
         return EXIT_ERROR
     if created:
-        print(f"p2ptrumps: there was no identity key in {data}, so no match of yours to resume (a new key "
-              "was made); set XDG_DATA_HOME to the data directory of the match", file=sys.stderr)
+        say(args, f"there was no identity key in {data}, so no match of yours to resume (a new key was made); "
+            "set XDG_DATA_HOME to the data directory of the match")
         return EXIT_ERROR
     path = Path(args.log) if args.log else None
     if path is None:
         candidates = [(p, d) for p in resume.resumable_logs(data) if (d := resume.describe(p)) is not None]
         if not candidates:
-            print(f"p2ptrumps: no unfinished match to resume in {data / 'logs'}", file=sys.stderr)
+            say(args, f"no unfinished match to resume in {data / 'logs'}")
             return EXIT_ERROR
         newest, about = candidates[0]
         if not sys.stdin.isatty():
-            print(f"p2ptrumps resume: no LOG given and no terminal to ask; the newest unfinished match is "
-                  f"{newest}", file=sys.stderr)
+            say(args, f"no LOG given and no terminal to ask; the newest unfinished match is {newest}")
             return EXIT_USAGE
         try:
             answer = input(f"resume {about}\n  log {newest}\nresume it? [y/N] ")
@@ -228,7 +234,7 @@ def run_resume(args: argparse.Namespace) -> int:
     try:
         restored = resume.load(cfg, path)
     except NetplayError as exc:
-        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        say(args, str(exc))
         return exc.status
     cfg.role = restored.resume.role
     cfg.name = restored.session.name

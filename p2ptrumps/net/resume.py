@@ -146,12 +146,13 @@ async def resume_match(cfg: NetConfig, restored: Restored,
     resume = restored.resume
     peer = restored.session.peer_name or "the peer"
     if resume.role == "host":
-        cfg.bind, cfg.port = resume.bind, resume.port
         listeners = await open_listeners(resume.bind, resume.port)
         try:
-            say(cfg, f"listening again on port {resume.port} ({', '.join(addresses_to_give(listeners))}); "
+            bound = int(listeners[0].socket.getsockname()[1])
+            cfg.bind, cfg.port = resume.bind, bound
+            say(cfg, f"listening again on port {bound} ({', '.join(addresses_to_give(listeners))}); "
                    f"waiting for {peer} to come back for up to {cfg.reconnect_wait_s:g} s ...")
-            task_status.started(int(listeners[0].socket.getsockname()[1]))
+            task_status.started(bound)
             lobby = _Lobby(cfg)
             return await lobby.serve_restored(listeners, restored)
         finally:

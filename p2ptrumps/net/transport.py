@@ -378,9 +378,9 @@ class Connection:
                     await trio.aclose_forcefully(self.stream)
             try:
                 stream, first, nonce = await self._reconnect(self, lost)
-            except TransportError as exc:
+            except TransportError as exc:  # the reconnect wait ran out: the match stops here
                 self._lost = None
-                self._fail(exc)
+                self._fail(exc, final=True)
                 return
             self.stream = stream
             self._sent_eof = False
@@ -410,8 +410,11 @@ class Connection:
         if self._scope is not None:
             self._scope.cancel()
 
-    def _fail(self, error: TransportError) -> None:
-        if (isinstance(error, (PeerGone, PeerTimeout)) and self._reconnect is not None and self.error is None
+    def _fail(self, error: TransportError, final: bool = False) -> None:
+        """Record why the link or the run stopped: a lost link is reconnected (when it can be and
+        ``final`` is False); anything else ends the run with ``error``."""
+        if (not final and isinstance(error, (PeerGone, PeerTimeout)) and self._reconnect is not None
+                and self.error is None
                 and not self.closing_ok and self._can_resume()):
             # The link is lost, not the match: reconnect (protocol/wire.md §14).
             if self._lost is None:

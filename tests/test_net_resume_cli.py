@@ -1,0 +1,123 @@
+"""``p2ptrumps resume`` (issue 6, protocol/wire.md §14.4, files.md "the resume file"): what it refuses,
+and a match taken up whose peer never comes back (the claim it then keeps)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from p2ptrumps.cli import main
+from p2ptrumps.net import keystore
+from p2ptrumps.net.logfile import MatchLogFile
+from p2ptrumps.net.resumefile import ResumeFile, path_for
+from p2ptrumps.rules import RuleSet
+from p2ptrumps.wire.log import LOG_MAGIC, read_log
+from p2ptrumps.wire.testing import Script, drain_side, make_side
+from p2ptrumps.wire.verify import verify_log
+
+RULES = RuleSet(pack_size=32, deals=2, turn_limit=40)
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    return keystore.data_dir()
+
+
+def _match_log(data: Path, messages: int, name: str = "2026-11-30_1200_host_vs-guest") -> Path:
+    """A host's log cut after ``messages`` chained messages, with its resume file, as a crash leaves them."""
+    ident, _ = keystore.load_or_create_key(data)
+    host = make_side("host", "host", RULES, identity=ident, move_time=30)
+    guest = make_side("guest", "guest", None)
+    for _ in range(100000):
+        moved = False
+        for a, b in ((host, guest), (guest, host)):
+            out = a.session.data_to_send()
+            if out:
+                b.session.receive_data(out)
+                drain_side(b)
+                moved = True
+        drain_side(host)
+        drain_side(guest)
+        if not moved:
+            break
+    frames = read_log(host.log_bytes()).frames[: messages + 2]
+    log = data / "logs" / f"{name}.p2plog"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_bytes(LOG_MAGIC + b"".join(frames))
+    gid = host.session.game_id
+    assert gid is not None
+    ResumeFile(path_for(log), gid, "host", bind="127.0.0.1", port=0,
+               secrets={d: Script("host").secret(d) for d in (1, 2)}).save()
+    return log
+
+
+def test_a_restarted_host_whose_guest_never_comes_back_claims_and_keeps_the_match(
+        data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = _match_log(data, 30)
+    before = verify_log(log.read_bytes())
+    assert before.status == "unfinished" and before.waiting is not None
+    torn = log.read_bytes() + b"\x00\x00\x01\x20partial"  # a frame cut short by the crash
+    log.write_bytes(torn)
+    status = main(["resume", str(log), "--headless", "--ai", "random", "--reconnect-wait", "0.5"])
+    out, err = capsys.readouterr()
+    assert status == 4
+    assert "the log ended with 11 bytes of an unfinished frame; cut them off" in out
+    assert "listening again on port" in out and "waiting for guest to come back for up to 0.5 s" in out
+    assert "did not come back within 0.5 s" in err
+    after = verify_log(log.read_bytes())
+    assert after.status == "unfinished" and after.truncated_bytes == 0
+    assert after.messages >= before.messages
+    if before.waiting[0] == 1:  # the match waited for the guest: the host claimed (wire.md §16)
+        assert "you claimed" in err and [s for s, _, _ in after.claims] == [0]
+    assert path_for(log).exists()  # still unfinished: still resumable
+
+
+def test_resume_refuses_what_it_cannot_take_up(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = _match_log(data, 20)
+    missing = data / "logs" / "nope.p2plog"
+    assert main(["resume", str(missing), "--headless"]) == 1
+    assert capsys.readouterr().err == f"p2ptrumps resume: no such match log: {missing}\n"
+
+    # Another process is writing it (it holds the log's lock while the match runs).
+    holder = MatchLogFile.reopen(log, log.stat().st_size)
+    try:
+        assert main(["resume", str(log), "--headless"]) == 1
+        assert "another p2ptrumps process is writing this match log" in capsys.readouterr().err
+    finally:
+        holder.close()
+
+    # No LOG and no terminal to ask (pytest's stdin is not one): name the newest.
+    assert main(["resume", "--headless"]) == 2
+    assert capsys.readouterr().err == (f"p2ptrumps resume: no LOG given and no terminal to ask; the newest "
+                                       f"unfinished match is {log}\n")
+
+    # The resume file is readable by others: refused (it holds deal secrets).
+    os.chmod(path_for(log), 0o644)
+    assert main(["resume", str(log), "--headless"]) == 1
+    assert "may be read by others (mode 644)" in capsys.readouterr().err
+    os.chmod(path_for(log), 0o600)
+
+    # A complete match: nothing to resume.
+    whole = _match_log(data, 10_000, "2026-11-30_1100_host_vs-guest")
+    assert main(["resume", str(whole), "--headless"]) == 1
+    assert capsys.readouterr().err.endswith("the match is complete; there is nothing to resume\n")
+
+    # Without its resume file the match cannot be taken up.
+    path_for(log).unlink()
+    assert main(["resume", str(log), "--headless"]) == 1
+    assert "no resume file" in capsys.readouterr().err
+
+
+def test_resume_refuses_a_log_written_with_another_key(data: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    log = _match_log(data, 20)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "other"))
+    keystore.load_or_create_key(keystore.data_dir())
+    assert main(["resume", str(log), "--headless"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot be resumed: the log was written with another identity key than ours" in err
+    assert "was the match played with another XDG_DATA_HOME?" in err
