@@ -1,0 +1,136 @@
+"""The vectors of reconnecting, restarting and the move clock (protocol/vectors/resume.json, resume/*.log,
+clock/*.log; protocol/wire.md §14, §16): exact bytes, exact verdicts, the resume exchange's exact
+frames, and a stranger's proof refused."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from p2ptrumps.wire import encoding
+from p2ptrumps.wire.verify import check_log, verify_log, verify_pair
+
+VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
+DOC: dict[str, Any] = json.loads((VECTORS / "resume.json").read_text(encoding="utf-8"))
+CASES = {c["file"]: c for c in DOC["cases"]}
+
+#: What verify must say of each log, written out by hand: (status, code, index, offender, offender proven,
+#: reconnections, [(claimant, deals won)]).
+EXPECTED: dict[str, tuple[Any, ...]] = {
+    "resume/cut-host.log": ("valid", None, None, None, False, 1, []),
+    "resume/cut-guest.log": ("valid", None, None, None, False, 1, []),
+    "resume/crossing-cut-host.log": ("valid", None, None, None, False, 1, []),
+    "resume/crossing-cut-guest.log": ("valid", None, None, None, False, 1, []),
+    "resume/restart-host.log": ("valid", None, None, None, False, 1, []),
+    "resume/restart-guest.log": ("valid", None, None, None, False, 1, []),
+    "resume/restart-committed-host.log": ("valid", None, None, None, False, 1, []),
+    "resume/restart-committed-guest.log": ("valid", None, None, None, False, 1, []),
+    "resume/stopped-after-resume.log": ("unfinished", None, None, None, False, 1, []),
+    "clock/claim-in-play-by-host.log": ("valid", None, None, None, False, 0, [(0, [1])]),
+    "clock/claim-in-play-by-guest.log": ("valid", None, None, None, False, 0, [(1, [1])]),
+    "clock/claim-between-deals.log": ("valid", None, None, None, False, 0, [(0, [1, 2])]),
+    "clock/claim-by-stayer.log": ("unfinished", None, None, None, False, 0, [(0, [1])]),
+    "clock/claim-by-mover.log": ("invalid", "out-of-turn", 10, 1, True, 0, []),
+    "clock/claim-wrong-deal.log": ("invalid", "out-of-turn", 10, 0, True, 0, []),
+    "clock/rules-move-time-zero.log": ("invalid", "malformed", 2, 0, True, 0, []),
+}
+
+
+def test_generator_reproduces_every_file_byte_for_byte() -> None:
+    spec = importlib.util.spec_from_file_location("gen_resume", VECTORS / "gen_resume.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    files = gen.build()
+    assert sorted(files) == sorted(["resume.json", *EXPECTED])
+    for name, data in files.items():
+        assert (VECTORS / name).read_bytes() == data, name
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_log_verdict_is_exactly_the_index(name: str) -> None:
+    entry = CASES[name]
+    data = (VECTORS / name).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == entry["sha256"]
+    verdict = verify_log(data).to_json()
+    assert verdict == entry["verdict"]
+    got = (verdict["status"], verdict["code"], verdict["index"], verdict["offender"], verdict["offender_proven"],
+           verdict["reconnections"], [(c["seat"], c["deals"]) for c in verdict["claims"]])
+    assert got == EXPECTED[name]
+
+
+def test_a_claimed_deal_is_reported_as_claimed_never_proven() -> None:
+    v = verify_log((VECTORS / "clock/claim-in-play-by-guest.log").read_bytes())
+    assert (v.deals[0].winner, v.deals[0].reason, v.score_halves) == (1, "time", (1, 3))
+    assert v.move_time == 30
+    summary = v.summary()
+    assert "deal 1: dealer seat" in summary and "claimed by seat 1 on time (a claim: the log cannot prove time)" \
+        in summary
+    assert "CLAIMED, not proven: seat 1 (guest) claimed deal 1 on time at message 9" in summary
+
+
+@pytest.mark.parametrize("pair", DOC["pairs"], ids=lambda p: p["files"][0])
+def test_pair_verdict_is_exactly_the_index(pair: dict[str, Any]) -> None:
+    a, b = (check_log((VECTORS / f).read_bytes()) for f in pair["files"])
+    verdict = verify_pair(a, b).to_json()
+    assert verdict == pair["verdict"]
+    assert (verdict["status"], verdict["relation"]) == ("valid", "same")
+
+
+def _frame_value(hex_frame: str) -> list[Any]:
+    data = bytes.fromhex(hex_frame)
+    assert int.from_bytes(data[:4], "big") == len(data) - 4
+    value = encoding.unpack(data[4:])
+    assert isinstance(value, list)
+    return value
+
+
+def _verifies(key_hex: str, sig: bytes, signed: bytes) -> bool:
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(key_hex)).verify(sig, signed)
+    except InvalidSignature:
+        return False
+    return True
+
+
+def test_the_resume_exchange_frames_and_proofs() -> None:
+    x = DOC["exchange"]
+    gid = bytes.fromhex(x["game_id"])
+    g_resume, h_resume = _frame_value(x["guest_resume"]), _frame_value(x["host_resume"])
+    assert g_resume[:4] == ["resume", 1, 1, gid] and h_resume[:4] == ["resume", 1, 0, gid]
+    g_nonce, h_nonce = g_resume[4], h_resume[4]
+    assert len(g_nonce) == len(h_nonce) == 32 and g_nonce != h_nonce
+    tag = x["resume_tag"].encode()
+    assert tag == b"p2ptrumps/resume/v1"
+    assert 10 < x["guest_confirmed"] <= x["host_confirmed"] < 30
+    for who, proof_hex, signs, seat, own, peer in (
+            ("host", x["host_proof"], x["host_proof_signs"], 0, h_nonce, g_nonce),
+            ("guest", x["guest_proof"], x["guest_proof_signs"], 1, g_nonce, h_nonce)):
+        kind, confirmed, sig = _frame_value(proof_hex)
+        assert (kind, confirmed) == ("proof", x[f"{who}_confirmed"])
+        signed = bytes.fromhex(signs)
+        assert signed == tag + gid + bytes([seat]) + confirmed.to_bytes(4, "big") + own + peer  # wire.md §14.1
+        assert _verifies(x["keys"][who], sig, signed)
+        assert not _verifies(x["keys"]["guest" if who == "host" else "host"], sig, signed)
+
+
+def test_a_strangers_proof_does_not_verify_with_the_guest_key() -> None:
+    x = DOC["exchange"]
+    attempt = bytes.fromhex(x["stranger_attempt"]["frames"])
+    first = 4 + int.from_bytes(attempt[:4], "big")
+    resume, proof = encoding.unpack(attempt[4:first]), encoding.unpack(attempt[first + 4:])
+    assert resume[0] == "resume" and proof[0] == "proof"
+    host_nonce = _frame_value(x["host_resume"])[4]
+    signed = b"p2ptrumps/resume/v1" + bytes.fromhex(x["game_id"]) + b"\x01" + proof[1].to_bytes(4, "big") + \
+        resume[4] + host_nonce
+    assert not _verifies(x["keys"]["guest"], proof[2], signed)
+    assert _verifies(x["keys"]["stranger"], proof[2], signed)
+    assert x["stranger_attempt"]["refusal"] == (
+        "the proof does not verify with the key of this match's peer (a stranger?)")
