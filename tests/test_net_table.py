@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -36,10 +37,10 @@ ENTER = "\r"
 class AIHost:
     """A headless AI host in its own thread (its own trio run)."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, deals: int = 1, move_time: int = 0) -> None:
         self.cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
-                                     rules=RuleSet(pack_size=32, deals=1), ai="random", think_s=0.01, trump=0,
-                                     out=io.StringIO(), timeout_s=10)
+                                     rules=RuleSet(pack_size=32, deals=deals), ai="random", think_s=0.01, trump=0,
+                                     out=io.StringIO(), timeout_s=10, move_time=move_time)
         self.port: int | None = None
         self.started = threading.Event()
         self.outcome: list[object] = []
@@ -112,6 +113,7 @@ def test_person_plays_moves_in_the_table_against_an_ai_host(tmp_path: Path) -> N
             await asyncio.sleep(0.05)
             inp.send_text("y")  # resign the deal: the one-deal match ends
         await wait_until(lambda: table.state.mode == Mode.MATCH_END, "the end of the match")
+        assert table._keys_items() == ["Enter rematch or leave"]  # what Enter does: the rematch question comes next
         inp.send_text(ENTER)  # leave (the AI host wants no rematch: it closes, so no question stays open)
 
     async def main() -> int:
@@ -150,3 +152,60 @@ def test_display_name_cuts_wide_names() -> None:
     wide = "名" * 64
     cut = display_name(wide)
     assert cut == "名" * 9 + "…"  # 9 wide characters = 18 columns, then the ellipsis
+
+
+def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path) -> None:
+    """q then y at the table sends a signed ``leave`` (protocol/wire.md §15): the deal in play is the
+    person's resignation, the other deals are forfeited, both sides sign the final score, and both logs
+    verify as complete.  The move clock of the rules shows on the table meanwhile."""
+    ai = AIHost(tmp_path, deals=3, move_time=60)
+    ai.thread.start()
+    assert ai.started.wait(10) and ai.port is not None
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
+                            out=io.StringIO(), timeout_s=10, ascii_only=True)
+    tables: list[TableApp] = []
+    out, err = io.StringIO(), io.StringIO()
+    seen: list[str] = []
+
+    async def person(inp: PipeInput) -> None:
+        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
+        table = tables[0]
+        inp.send_text("h")
+        await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
+        await wait_until(lambda: " · you " in table.state.connection, "my move clock on the table")
+        seen.append(table.state.connection)
+        inp.send_text("q")
+        await wait_until(lambda: table.state.confirm is not None, "the quit question")
+        assert table.state.confirm is not None
+        seen.append(table.state.confirm.question)
+        inp.send_text("y")
+
+    async def main() -> int:
+        with create_pipe_input() as inp:
+            task = asyncio.ensure_future(play_in_table(
+                cfg, "guest", address=f"127.0.0.1:{ai.port}", input=inp, output=DummyOutput(),
+                on_table=tables.append, stdout=out, stderr=err))
+            try:
+                await person(inp)
+                return await asyncio.wait_for(task, 20)
+            finally:
+                if not task.done():
+                    task.cancel()
+
+    status = asyncio.run(main())
+    ai.thread.join(20)
+    assert status == config.EXIT_LEFT
+    assert re.fullmatch(r"connected · you (1:00|0:[0-5]\d)", seen[0]), seen[0]
+    assert seen[1] == "Leave? You resign the rest of the match (signed); its log is kept."
+    lines = err.getvalue().splitlines()
+    assert lines[0] == "p2ptrumps: you resigned and left the match (both signed the final score)"
+    guest_log = Path(lines[1].removeprefix("match log (kept): "))
+    host_result = ai.outcome[0]
+    assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
+    assert host_result.score_halves == (6, 0)
+    assert "note: Tess resigned and left the match" in ai.cfg.out.getvalue()  # type: ignore[attr-defined]
+    for path in (guest_log, host_result.log_path):
+        v = verify_log(path.read_bytes())
+        assert (v.status, v.score_halves, v.forfeited, v.move_time) == ("valid", (6, 0), [2, 3], 60)
+        assert v.left is not None and v.left[0] == 1
+        assert [(d.number, d.winner, d.reason) for d in v.deals] == [(1, 0, "resign")]

@@ -5,16 +5,20 @@
   exit statuses and :class:`~.config.NetplayError`;
 * :mod:`.addresses` -- typed addresses, ports and fingerprints; the addresses to give out;
 * :mod:`.transport` -- a sans-IO session over a trio stream: framing, heartbeats, timeouts;
-* :mod:`.logfile` -- the match log on disk (append, fsync, names);
+* :mod:`.logfile` -- the match log on disk (append, fsync, lock, names);
+* :mod:`.resumefile` -- the resume file beside an unfinished log: the address and the deal
+  secrets a restarted peer needs (``protocol/files.md``);
 * :mod:`.keystore` -- the identity key, the display name and the pinned peers;
 * :mod:`.remote` -- the peer's seat as a match player, and the commit-reveal seed source;
 * :mod:`.prompts` -- our seat without the table: the AI or line prompts, headless progress;
 * :mod:`.driver` -- one match over one stream: handshake, pinning, rules, deals, rematch;
 * :mod:`.lobby` -- ``host``: listen and the waiting room;
 * :mod:`.dial` -- ``join``: resolve and connect;
+* :mod:`.resume` -- ``resume``: take up an unfinished match from its log after a crash;
+* :mod:`.testing` -- a TCP proxy that cuts or freezes connections (tests and benchmarks only);
 * :mod:`.table` -- the person's seat in the full-screen table (the only module here that
   knows the UI);
-* :mod:`.commands` -- the ``host``, ``join`` and ``id`` commands.
+* :mod:`.commands` -- the ``host``, ``join``, ``resume`` and ``id`` commands.
 
 Nothing is imported here, so ``p2ptrumps.net.addresses`` stays cheap for argument checks.
 """

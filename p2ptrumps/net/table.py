@@ -102,7 +102,8 @@ async def play_in_table(
     table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
                                allow_hint=False, allow_draw_offer=True, allow_chat=True,
                                waiting_text="{name} is thinking…",
-                               quit_question="Leave? You resign the rest of the match (signed); its log is kept."),
+                               quit_question="Leave? You resign the rest of the match (signed); its log is kept.",
+                               match_end_enter="rematch or leave"),
                       input=input, output=output)
     table.record_label = "Match log saved"
     if on_table is not None:

@@ -204,6 +204,8 @@ class UIOptions:
         allow_chat: the ``c`` key opens a chat prompt sending :class:`ChatSend`.
         waiting_text: the status while the opponent moves; ``{name}`` is replaced.
         quit_question: the confirmation ``q`` asks during a match.
+        match_end_enter: what Enter does on the end-of-match screen, as the footer says it
+            ("leave"; over the network "rematch or leave": the rematch question comes next).
     """
 
     ascii_only: bool = False
@@ -214,6 +216,7 @@ class UIOptions:
     allow_chat: bool = False
     waiting_text: str = "{name} is thinking…"
     quit_question: str = "Quit? The record is saved."
+    match_end_enter: str = "leave"
 
 
 @dataclass
@@ -566,7 +569,7 @@ class TableApp:
         elif s.mode == Mode.DEAL_END:
             items = ["Enter next deal", "q quit"]
         elif s.mode == Mode.MATCH_END:
-            items = ["Enter leave"]
+            items = [f"Enter {o.match_end_enter}"]
         else:
             items = ["q quit"]
         if o.allow_chat and s.mode not in (Mode.MATCH_END, Mode.TRUMP) and s.prompt_kind is None:
@@ -1369,7 +1372,7 @@ class TableApp:
         if s.mode == Mode.DEAL_END:
             return "Enter starts the next deal, q quits"
         if s.mode == Mode.MATCH_END:
-            return "Enter leaves"
+            return f"Enter: {self.options.match_end_enter}"
         if s.mode == Mode.WAIT:
             return f"it is {self.opponent_name}'s move; ? lists the keys, q quits"
         return "? lists the keys, q quits"
