@@ -19,6 +19,7 @@ import trio
 
 from p2ptrumps.cards import card_list
 from p2ptrumps.net import config, lobby
+from p2ptrumps.net.resumefile import path_for
 from p2ptrumps.rules import Move, RuleSet
 from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing, messages
@@ -167,6 +168,7 @@ async def test_hostile_guest_fault_is_named_and_log_kept(tmp_path: Path, fault: 
     proven = code in ("illegal-move", "wrong-position-hash", "bad-reveal")
     assert (verdict.status, verdict.code, verdict.offender, verdict.offender_proven) == ("invalid", code, 1, proven)
     assert verdict.index == verdict.frames - 1 or code == "oversized-frame"  # the evidence is the last frame
+    assert not path_for(log_path).exists()  # a match that ended on a fault cannot be resumed: no resume file
 
 
 async def test_silent_peer_times_out(tmp_path: Path) -> None:
@@ -178,6 +180,7 @@ async def test_silent_peer_times_out(tmp_path: Path) -> None:
     # The host claimed the deal the guest stayed away from (protocol/wire.md §16) and signed its end.
     assert (v.status, v.waiting, [(s, w) for s, _, w in v.claims]) == ("unfinished", (1, "deal-end"), [(0, [1])])
     assert (v.deals[0].winner, v.deals[0].reason) == (0, "time")
+    assert path_for(err.result.log_path).exists()  # type: ignore[attr-defined]  # unfinished: resumable
 
 
 async def test_peer_killed_mid_deal(tmp_path: Path) -> None:

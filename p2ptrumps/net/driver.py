@@ -350,8 +350,8 @@ async def _match(conn: Connection, session: Session, steps: _Steps, result: NetR
                     conn.closing_ok = True
                 nursery.cancel_scope.cancel()
     finally:
-        if steps.resume is not None and _complete(session):
-            steps.resume.delete()
+        if steps.resume is not None and (_complete(session) or session.violation is not None):
+            steps.resume.delete()  # nothing left to resume: complete, or ended on the peer's fault
     return again
 
 
