@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -26,6 +27,12 @@ HOST_KEY = Identity.from_seed(fixed_bytes("resume-test/host"))
 GUEST_KEY = Identity.from_seed(fixed_bytes("resume-test/guest"))
 
 
+async def serve_host(h: config.NetConfig, got: dict[str, Any],
+                     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+    """``lobby.host`` on 127.0.0.1, any port (reported to ``nursery.start``); its result in ``got["h"]``."""
+    got["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
+
+
 def configs(tmp_path: Path, deals: int) -> tuple[config.NetConfig, config.NetConfig]:
     h = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
                          rules=RuleSet(pack_size=32, deals=deals), ai="random", think_s=0.02, out=io.StringIO(),
@@ -40,12 +47,9 @@ async def test_a_cut_connection_resumes_with_no_command(tmp_path: Path) -> None:
     got: dict[str, config.NetResult] = {}
     cuts = 0
 
-    async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        got["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
-
     with trio.fail_after(90):
         async with trio.open_nursery() as n:
-            port = await n.start(run_host)
+            port = await n.start(serve_host, h, got)
             proxy = CuttingProxy(port)
             await n.start(proxy.serve)
 
@@ -75,9 +79,6 @@ async def test_leaving_resigns_the_match_and_both_logs_are_complete(tmp_path: Pa
     h, g = configs(tmp_path, deals=3)
     got: dict[str, object] = {}
 
-    async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        got["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
-
     async def run_guest(port: int) -> None:
         g.leave_requested = trio.Event()
         try:
@@ -87,7 +88,7 @@ async def test_leaving_resigns_the_match_and_both_logs_are_complete(tmp_path: Pa
 
     with trio.fail_after(60):
         async with trio.open_nursery() as n:
-            port = await n.start(run_host)
+            port = await n.start(serve_host, h, got)
             n.start_soon(run_guest, port)
             while "deal 1: " not in h.out.getvalue():  # type: ignore[attr-defined]
                 await trio.sleep(0.005)
@@ -131,12 +132,9 @@ async def test_a_stalled_peer_is_claimed_on_time_and_verify_says_claimed(
     g.make_player = lambda cfg, seat: Stalling("Gus")
     got: dict[str, config.NetResult] = {}
 
-    async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        got["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
-
     with trio.fail_after(40):
         async with trio.open_nursery() as n:
-            port = await n.start(run_host)
+            port = await n.start(serve_host, h, got)
             got["g"] = await dial.join(g, f"127.0.0.1:{port}")
     assert got["h"].score_halves == got["g"].score_halves == (2, 0)
     assert "note: Gus's time ran out: you claimed deal 1" in h.out.getvalue()  # type: ignore[attr-defined]
@@ -159,12 +157,9 @@ async def test_a_proven_resume_replaces_a_link_that_still_looks_alive(tmp_path: 
     h.timeout_s, g.timeout_s = 60, 1.5
     got: dict[str, config.NetResult] = {}
 
-    async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        got["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
-
     with trio.fail_after(45):
         async with trio.open_nursery() as n:
-            port = await n.start(run_host)
+            port = await n.start(serve_host, h, got)
             proxy = CuttingProxy(port)
             await n.start(proxy.serve)
 
@@ -193,9 +188,6 @@ async def test_a_stranger_cannot_take_over_a_live_link(tmp_path: Path) -> None:
     got: dict[str, config.NetResult] = {}
     tries: list[bytes] = []
 
-    async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        got["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
-
     async def stranger(port: int) -> None:
         while not list((tmp_path / "h" / "logs").glob("*.p2plog")):
             await trio.sleep(0.01)
@@ -219,7 +211,7 @@ async def test_a_stranger_cannot_take_over_a_live_link(tmp_path: Path) -> None:
 
     with trio.fail_after(60):
         async with trio.open_nursery() as n:
-            port = await n.start(run_host)
+            port = await n.start(serve_host, h, got)
             n.start_soon(stranger, port)
             got["g"] = await dial.join(g, f"127.0.0.1:{port}")
             while "h" not in got:

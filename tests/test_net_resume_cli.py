@@ -14,7 +14,7 @@ from p2ptrumps.net.logfile import MatchLogFile
 from p2ptrumps.net.resumefile import ResumeFile, path_for
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire.log import LOG_MAGIC, read_log
-from p2ptrumps.wire.testing import Script, drain_side, make_side
+from p2ptrumps.wire.testing import Script, exchange, make_side
 from p2ptrumps.wire.verify import verify_log
 
 RULES = RuleSet(pack_size=32, deals=2, turn_limit=40)
@@ -31,18 +31,7 @@ def _match_log(data: Path, messages: int, name: str = "2026-11-30_1200_host_vs-g
     ident, _ = keystore.load_or_create_key(data)
     host = make_side("host", "host", RULES, identity=ident, move_time=30)
     guest = make_side("guest", "guest", None)
-    for _ in range(100000):
-        moved = False
-        for a, b in ((host, guest), (guest, host)):
-            out = a.session.data_to_send()
-            if out:
-                b.session.receive_data(out)
-                drain_side(b)
-                moved = True
-        drain_side(host)
-        drain_side(guest)
-        if not moved:
-            break
+    exchange(host, guest)
     frames = read_log(host.log_bytes()).frames[: messages + 2]
     log = data / "logs" / f"{name}.p2plog"
     log.parent.mkdir(parents=True, exist_ok=True)

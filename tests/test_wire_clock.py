@@ -12,7 +12,16 @@ from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.errors import LocalProtocolError, RemoteProtocolError
 from p2ptrumps.wire.log import read_log
 from p2ptrumps.wire.session import Direction, Session
-from p2ptrumps.wire.testing import ConnectionPair, LoggedFrame, Script, Side, drain_side, side_identity
+from p2ptrumps.wire.testing import (
+    ConnectionPair,
+    LoggedFrame,
+    Script,
+    Side,
+    exchange,
+    mover,
+    paused_pair,
+    side_identity,
+)
 from p2ptrumps.wire.verify import verify_log
 
 SHORT = RuleSet(pack_size=32, deals=2)
@@ -68,22 +77,11 @@ def test_a_session_refuses_a_move_time_out_of_range() -> None:
 
 
 def _paused_pair(move_time: int = 60) -> ConnectionPair:
-    """A pair stopped at the first move of deal 1 (nobody acts on their own)."""
-    pair = ConnectionPair(SHORT, host=Script("host"), guest=Script("guest"), move_time=move_time)
-    pair.host.script.paused = pair.guest.script.paused = True
-    pair.run()
-    pair.host.session.choose_trump(0)
-    pair.run()
-    pair.guest.session.choose_trump(1)
-    pair.run()
-    assert pair.host.session.waiting_for()[1] == "move"
-    return pair
+    return paused_pair(SHORT, move_time)
 
 
 def _mover(pair: ConnectionPair) -> tuple[Session, Session]:
-    seat = pair.host.session.waiting_for()[0]
-    a, b = pair.host.session, pair.guest.session
-    return (a, b) if seat == 0 else (b, a)
+    return mover(pair)
 
 
 def _first_legal(s: Session) -> Move:
@@ -198,22 +196,6 @@ def _restored(role: str, frames: list[bytes]) -> Side:
     return Side(s, Script(role), log)
 
 
-def _exchange(a: Side, b: Side) -> None:
-    drain_side(a)
-    drain_side(b)
-    for _ in range(100000):
-        moved = False
-        for src, dst in ((a, b), (b, a)):
-            data = src.session.data_to_send()
-            if data:
-                dst.session.receive_data(data)
-                drain_side(dst)
-                moved = True
-        if not moved:
-            return
-    raise AssertionError("no quiet state")
-
-
 def _cut(frames: list[bytes], messages: int) -> list[bytes]:
     """The first frames of a log up to and including its ``messages``-th chained message."""
     if messages == 0:
@@ -244,7 +226,7 @@ def test_restored_sessions_resume_from_any_point_and_finish_the_same_match(role:
             guest, host = (a, b) if role == "guest" else (b, a)
             host.session.begin_resume(bytes([1]) * 32)
             guest.session.begin_resume(bytes([2]) * 32)
-            _exchange(host, guest)
+            exchange(host, guest)
             for side in (host, guest):
                 assert [e.hash for e in side.session.chain.entries] == full  # type: ignore[union-attr]
                 v = verify_log(side.log_bytes())

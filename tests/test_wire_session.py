@@ -15,6 +15,8 @@ from p2ptrumps.wire.testing import (
     Script,
     attack,
     fixed_bytes,
+    mover,
+    paused_pair,
     replay_to_victim,
     resign_frame,
     sent_frames,
@@ -92,23 +94,11 @@ def test_record_from_a_network_log_replays() -> None:
 
 
 def _paused_pair() -> ConnectionPair:
-    """A pair stopped at the first move of deal 1 (nobody acts on their own)."""
-    pair = ConnectionPair(SHORT, host=Script("host", paused=False), guest=Script("guest"))
-    pair.host.script.paused = pair.guest.script.paused = True
-    # Let the handshake run: keys, rules, trumps and commit/reveal are event-driven except the trumps.
-    pair.run()
-    pair.host.session.choose_trump(0)
-    pair.run()
-    pair.guest.session.choose_trump(1)
-    pair.run()
-    assert pair.host.session.waiting_for()[1] == "move"
-    return pair
+    return paused_pair(SHORT)
 
 
 def _mover(pair: ConnectionPair) -> tuple[Session, Session]:
-    seat = pair.host.session.waiting_for()[0]
-    a, b = pair.host.session, pair.guest.session
-    return (a, b) if seat == 0 else (b, a)
+    return mover(pair)
 
 
 def _first_legal(s: Session) -> Move:

@@ -144,14 +144,14 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
         say(cfg, "give your opponent one of: " + ", ".join(addresses_to_give(listeners)))
         say(cfg, f"waiting for a guest on port {bound} ...")
         task_status.started(bound)
-        return await _Lobby(cfg).serve(listeners)
+        return await Lobby(cfg).serve(listeners)
     finally:
         for lst in listeners:
             with contextlib.suppress(Exception):
                 await lst.aclose()
 
 
-class _Lobby:
+class Lobby:
     """The host's waiting room: accepts connections, lets each say hello (one match runs
     per connection via :func:`play_over`), gives the match to the first valid hello and
     drops the rest; goes back to waiting if that guest leaves before the rules."""
@@ -289,7 +289,7 @@ class _Lobby:
                 session = None if conn is None else conn.session
                 chain = getattr(session, "chain", None)
                 if (not isinstance(first, messages.Resume) or first.seat != 1 or chain is None
-                        or first.game_id != chain.game_id):
+                        or first.game_id != chain.game_id or conn is None or not conn.resumable):
                     return
                 nonce = os.urandom(32)
                 if nonce == first.nonce:
@@ -310,7 +310,7 @@ class _Lobby:
                     handed = True
                 except trio.WouldBlock:
                     return
-                if conn is not None and conn.link_up:
+                if conn.link_up:
                     conn.drop_link("the guest came back on a new connection")
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError, RemoteProtocolError):
             return

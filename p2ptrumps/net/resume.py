@@ -15,13 +15,15 @@ from pathlib import Path
 
 import trio
 
+from ..wire import messages
+from ..wire.errors import RemoteProtocolError
 from ..wire.log import LOG_MAGIC, read_log
 from ..wire.session import Session
 from ..wire.verify import verify_log
 from .config import EXIT_ERROR, NetConfig, NetplayError, NetResult, say
 from .dial import connect, parse_address
 from .driver import GUEST_BACKOFF_S, Restored, play_over
-from .lobby import _Lobby, addresses_to_give, open_listeners
+from .lobby import Lobby, addresses_to_give, open_listeners
 from .logfile import LogBusyError, MatchLogFile, is_busy
 from .resumefile import ResumeFile, ResumeFileError, path_for
 from .transport import Link
@@ -62,9 +64,6 @@ def describe(log_path: Path) -> str | None:
 
 def _owner_seat(frames: list[bytes]) -> int | None:
     """The seat of a log's first hello (its owner), None if it has none."""
-    from ..wire import messages
-    from ..wire.errors import RemoteProtocolError
-
     try:
         first = messages.decode(frames[0][4:]) if frames else None
     except RemoteProtocolError:
@@ -104,8 +103,13 @@ def load(cfg: NetConfig, log_path: Path) -> Restored:
         raise NetplayError(EXIT_ERROR, f"{resume.path} belongs to another match than {log_path} (game id "
                            f"{resume.game_id.hex()[:16]}…, the log's {verdict.game_id[:16]}…)")
     contents = read_log(data)
+    opened: list[MatchLogFile] = []
+
+    def on_message(frame: bytes, direction: str) -> None:  # what comes next goes to the reopened log
+        opened[0].append(frame)
+
     try:
-        session = Session.restore(cfg.identity, contents.frames, resume.secrets)
+        session = Session.restore(cfg.identity, contents.frames, resume.secrets, on_message=on_message)
     except ValueError as exc:
         hint = (f" (your key is {cfg.identity.fingerprint}: was the match played with another XDG_DATA_HOME?)"
                 if "another identity key" in str(exc) else "")
@@ -119,11 +123,7 @@ def load(cfg: NetConfig, log_path: Path) -> Restored:
         raise NetplayError(EXIT_ERROR, f"{log_path}: {exc}") from None
     except OSError as exc:
         raise NetplayError(EXIT_ERROR, f"cannot reopen {log_path}: {exc.strerror or exc}") from None
-
-    def on_message(frame: bytes, direction: str) -> None:
-        log.append(frame)
-
-    session._on_message = on_message  # the restored session appends to the reopened log
+    opened.append(log)
     if contents.truncated_bytes:
         say(cfg, f"the log ended with {contents.truncated_bytes} bytes of an unfinished frame; cut them off")
     result = NetResult(log_path, session.seat, peer_name=session.peer_name,
@@ -153,7 +153,7 @@ async def resume_match(cfg: NetConfig, restored: Restored,
             say(cfg, f"listening again on port {bound} ({', '.join(addresses_to_give(listeners))}); "
                    f"waiting for {peer} to come back for up to {cfg.reconnect_wait_s:g} s ...")
             task_status.started(bound)
-            lobby = _Lobby(cfg)
+            lobby = Lobby(cfg)
             return await lobby.serve_restored(listeners, restored)
         finally:
             for lst in listeners:

@@ -211,10 +211,17 @@ class Connection:
         reconnecting, not failed)."""
         return self._lost is None and self.down_since is None and self.error is None
 
+    @property
+    def resumable(self) -> bool:
+        """True while a lost link would be reconnected (a way to reconnect, the match not over)."""
+        return self._reconnect is not None and self.error is None and not self.closing_ok and self._can_resume()
+
     def drop_link(self, why: str) -> None:
         """Treat the current link as lost (the peer came back on a new connection that proved its
-        key while this one still looked alive, protocol/wire.md §14.2): reconnect at once."""
-        self._fail(PeerGone(why))
+        key while this one still looked alive, protocol/wire.md §14.2): reconnect at once.  Only
+        while :attr:`resumable`; otherwise nothing happens."""
+        if self.resumable:
+            self._fail(PeerGone(why))
 
     @property
     def silent_s(self) -> float:

@@ -204,6 +204,47 @@ class ConnectionPair:
         return [e for side in self.sides for e in side.events if isinstance(e, ProtocolViolation)]
 
 
+def paused_pair(rules: RuleSet, move_time: int = 0) -> ConnectionPair:
+    """A pair stopped at the first move of deal 1, host ♣ and guest ♦ (neither side acts on its
+    own any more: the test drives both by hand)."""
+    pair = ConnectionPair(rules, host=Script("host"), guest=Script("guest"), move_time=move_time)
+    pair.host.script.paused = pair.guest.script.paused = True
+    # Keys, rules and commit/reveal are event-driven; the trumps are chosen here.
+    pair.run()
+    pair.host.session.choose_trump(0)
+    pair.run()
+    pair.guest.session.choose_trump(1)
+    pair.run()
+    assert pair.host.session.waiting_for()[1] == "move"
+    return pair
+
+
+def mover(pair: ConnectionPair) -> tuple[Session, Session]:
+    """(the session to move, the other) of a pair in phase play."""
+    seat = pair.host.session.waiting_for()[0]
+    a, b = pair.host.session, pair.guest.session
+    return (a, b) if seat == 0 else (b, a)
+
+
+def exchange(a: Side, b: Side, max_rounds: int = 100000) -> None:
+    """Like :meth:`ConnectionPair.run` for two sides that are not a pair (e.g. one restored from its
+    log, protocol/wire.md §14.4): hand each its events, then move bytes both ways until neither has
+    anything to send.  ``RuntimeError`` after ``max_rounds`` (a livelock)."""
+    drain_side(a)
+    drain_side(b)
+    for _ in range(max_rounds):
+        moved = False
+        for src, dst in ((a, b), (b, a)):
+            data = src.session.data_to_send()
+            if data:
+                dst.session.receive_data(data)
+                drain_side(dst)
+                moved = True
+        if not moved:
+            return
+    raise RuntimeError(f"no quiet state after {max_rounds} rounds")
+
+
 # ----- hostile peers -------------------------------------------------------------------
 
 

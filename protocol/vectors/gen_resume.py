@@ -28,7 +28,7 @@ from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.log import LOG_MAGIC, read_log
 from p2ptrumps.wire.session import Direction, Session
-from p2ptrumps.wire.testing import ConnectionPair, LoggedFrame, Script, Side, drain_side, fixed_bytes
+from p2ptrumps.wire.testing import ConnectionPair, LoggedFrame, Script, Side, drain_side, exchange, fixed_bytes
 from p2ptrumps.wire.verify import check_log, verify_log, verify_pair
 
 HERE = Path(__file__).resolve().parent
@@ -84,18 +84,7 @@ def _resume(host: Side, guest: Side) -> None:
     """Both sides start again on a new connection (protocol/wire.md §14.2) and exchange until quiet."""
     host.session.begin_resume(HOST_NONCE)
     guest.session.begin_resume(GUEST_NONCE)
-    for side in (host, guest):
-        drain_side(side)
-    for _ in range(100000):
-        moved = False
-        for a, b in ((host, guest), (guest, host)):
-            out = a.session.data_to_send()
-            if out:
-                b.session.receive_data(out)
-                drain_side(b)
-                moved = True
-        if not moved:
-            return
+    exchange(host, guest)
 
 
 def cut_match() -> ConnectionPair:
@@ -189,7 +178,7 @@ def claim_gone() -> Side:
     return pair.host
 
 
-def exchange() -> dict[str, Any]:
+def resume_exchange() -> dict[str, Any]:
     """The frames of one reconnection in a match stopped mid-deal, and a stranger's refused proof."""
     pair = _pair(host=_pause_when(Script("host"), _to_move(12)))
     pair.run()
@@ -360,7 +349,7 @@ def build() -> dict[str, bytes]:
                  "protocol/vectors/gen_resume.py",
         "cases": cases,
         "pairs": pairs,
-        "exchange": exchange(),
+        "exchange": resume_exchange(),
     }
     files["resume.json"] = (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode()
     return files
