@@ -152,7 +152,8 @@ def test_readme_marks_optional_arguments() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("## Commands", 1)[1].split("```", 2)[1]
     lines = [line for line in block.splitlines() if line.startswith("p2ptrumps ")]
-    assert [line.split()[1] for line in lines] == ["play", "replay", "arena", "host", "join", "verify", "id", "rules"]
+    assert [line.split()[1] for line in lines] == [
+        "play", "replay", "arena", "host", "join", "resume", "verify", "id", "rules"]
     for line in lines:
         # Every option sits inside [...]: outside the brackets only the command and its positional words remain.
         outside = re.sub(r"\[[^\[\]]*(\[[^\[\]]*\][^\[\]]*)*\]", "", line)
