@@ -89,8 +89,9 @@ def test_resume_refuses_what_it_cannot_take_up(data: Path, capsys: pytest.Captur
     assert "may be read by others (mode 644)" in capsys.readouterr().err
     os.chmod(path_for(log), 0o600)
 
-    # A complete match: nothing to resume.
+    # A complete match whose resume file is gone (its end was acknowledged): nothing to resume.
     whole = _match_log(data, 10_000, "2026-11-30_1100_host_vs-guest")
+    path_for(whole).unlink()
     assert main(["resume", str(whole), "--headless"]) == 1
     assert capsys.readouterr().err.endswith("the match is complete; there is nothing to resume\n")
 

@@ -113,6 +113,8 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
             nursery.start_soon(countdown)
             nursery.start_soon(tries)
         if not got:
+            if str(why) == RESTARTED:
+                raise PeerGone(f"the peer did not come back within {cfg.reconnect_wait_s:g} s of this side's restart")
             raise PeerGone(f"{why}; the peer did not come back within {cfg.reconnect_wait_s:g} s")
         if cfg.on_link is not None:
             cfg.on_link("reconnecting: checking the peer's key")
@@ -161,6 +163,11 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
     results = [result]
     logs = [log]
     current: list[Session] = [session]
+
+    def rejoining() -> bool:
+        """A restarted side waits for the peer to come back even with its match complete (wire.md §14.5)."""
+        return restored is not None and conn.reconnections == 0
+
     try:
         conn = Connection(
             stream,
@@ -168,11 +175,13 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
             timeout_s=cfg.timeout_s,
             heartbeat_s=cfg.heartbeat_s,
             fault_of=lambda ev: f"{ev.reason} [{ev.code}]" if isinstance(ev, wev.ProtocolViolation) else None,
-            is_finished=lambda: current[0].finished,
+            is_finished=lambda: current[0].finished and current[0].delivered,
             reconnect=make_reconnect(cfg, redial, backoff_s) if redial is not None and cfg.reconnect_wait_s > 0
             else None,
-            can_resume=lambda: current[0].rules is not None and not current[0].finished,
+            can_resume=lambda: (current[0].rules is not None and current[0].violation is None
+                                and (rejoining() or not (current[0].finished and current[0].delivered))),
             down=PeerGone(RESTARTED) if restored is not None else None,
+            close_first=cfg.role == "guest",  # the guest sends the last statement (protocol/wire.md §14.5)
         )
         if on_connection is not None:
             on_connection(conn)
@@ -209,6 +218,11 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
                         f"directory ({cfg.data})? Give each its own with XDG_DATA_HOME=/some/other/dir")
             raise NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}{hint}") from None
         except (PeerGone, PeerTimeout) as exc:
+            if _complete(current[0]) and len(results) == 1:
+                # Our log is complete; only the peer may lack our last statement (wire.md §14.5).
+                say(cfg, f"note: the match is complete, but the peer may not have your last statement ({exc})")
+                _sync_paths(results[0], logs)
+                return results[0]
             raise NetplayError(EXIT_PEER_GONE, _gone_message(cfg, results[0], exc) + _forfeit_note(current[0])
                                + _claim_on_leaving(current[0])) from None
         except TransportError as exc:
@@ -343,6 +357,9 @@ async def _match(conn: Connection, session: Session, steps: _Steps, result: NetR
                 nursery.start_soon(game.pump)
                 nursery.start_soon(game.run_clock)
                 await _match_steps(conn, session, steps, result, log, game)
+                if steps.restored is not None:
+                    await _rejoined(game)
+                await _acknowledged(game)
                 if steps.resume is not None and _complete(session):
                     steps.resume.delete()
                 again = await _rematch(game, cfg, result, rematches_left)
@@ -353,6 +370,28 @@ async def _match(conn: Connection, session: Session, steps: _Steps, result: NetR
         if steps.resume is not None and (_complete(session) or session.violation is not None):
             steps.resume.delete()  # nothing left to resume: complete, or ended on the peer's fault
     return again
+
+
+async def _rejoined(game: NetGame) -> None:
+    """(a restarted side) Wait until the peer is back and proven, so that our last statement, or
+    the acknowledgement of the peer's, can reach it (protocol/wire.md §14.5).  The reconnect wait
+    bounds it."""
+    while not game.conn.link_up:
+        await trio.sleep(0.05)
+
+
+async def _acknowledged(game: NetGame) -> None:
+    """Wait until the peer holds our last statement for sure (protocol/wire.md §14.5): ping after it
+    and wait for the pong, again after any reconnection.  Returns at once when a message of the
+    peer came after it (the host's case)."""
+    session = game.session
+    while not session.delivered:
+        if game.conn.link_up:
+            session.ping()
+            await game.conn.send_pending()
+        with trio.move_on_after(1.0):
+            while not session.delivered:
+                await trio.sleep(0.01)
 
 
 def _complete(session: Session) -> bool:
@@ -651,6 +690,11 @@ async def _play_or_leave(cfg: NetConfig, game: NetGame, play: Callable[[], Await
                 except NetGameError:
                     how.append("we-left")
                     nursery.cancel_scope.cancel()  # nothing to resign now (e.g. the match is decided)
+                    return
+                with trio.move_on_after(cfg.leave_wait_s):  # the closing signatures (§15)
+                    early.append(await game.take(wev.MatchEnded))
+                how.append("we-left")
+                nursery.cancel_scope.cancel()
 
             nursery.start_soon(run)
             nursery.start_soon(over_early)

@@ -43,7 +43,7 @@ import trio
 from ..match import Action, DealInterrupted, DealStarted, Event, OfferDraw, Player, Resign
 from ..record import PlayerInfo
 from ..rules import Move, Outcome, Position
-from ..wire.chain import PLAY
+from ..wire.chain import DONE, PLAY
 from ..wire.errors import LocalProtocolError
 from ..wire.events import (
     ChatReceived,
@@ -53,6 +53,7 @@ from ..wire.events import (
     DrawAnswered,
     DrawOffered,
     Left,
+    MatchEnded,
     MoveReceived,
     ProtocolViolation,
     RematchOffered,
@@ -227,6 +228,8 @@ class NetGame:
         for seat, won in ref.claims:
             if seat == peer and won and not any(d.number == won[0] for d in ref.deals):
                 self._push(Claimed(peer, won[0], tuple(won)))
+        if ref.phase == DONE:  # complete, our last statement unacknowledged (protocol/wire.md §14.5)
+            self._push(MatchEnded((ref.score[0], ref.score[1])))
 
     def replayed(self, deal: int, turn: int) -> Move | None:
         """(a restored session) The move the chain already holds at ``turn`` of ``deal``, or None when

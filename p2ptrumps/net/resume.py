@@ -53,13 +53,13 @@ def describe(log_path: Path) -> str | None:
     except OSError:
         return None
     v = verify_log(data)
-    if v.status != "unfinished" or len(v.players) < 2:
-        return None
     seat = _owner_seat(read_log(data).frames)
-    if seat is None:
+    if v.status not in ("unfinished", "valid") or len(v.players) < 2 or seat is None:
         return None
+    where = v.reason if v.status == "unfinished" else (
+        "complete, but it may end before the last statement reached both sides (wire.md §14.5)")
     peer = v.players[1 - seat][0]
-    return f"your match with {peer} (you were the {'host' if seat == 0 else 'guest'}): {v.reason}"
+    return f"your match with {peer} (you were the {'host' if seat == 0 else 'guest'}): {where}"
 
 
 def _owner_seat(frames: list[bytes]) -> int | None:
@@ -91,9 +91,9 @@ def load(cfg: NetConfig, log_path: Path) -> Restored:
     except OSError as exc:
         raise NetplayError(EXIT_ERROR, f"cannot read {log_path}: {exc.strerror or exc}") from None
     verdict = verify_log(data)
-    if verdict.status == "valid":
+    if verdict.status == "valid" and not path_for(log_path).exists():
         raise NetplayError(EXIT_ERROR, f"{log_path}: the match is complete; there is nothing to resume")
-    if verdict.status != "unfinished":
+    if verdict.status not in ("unfinished", "valid"):
         raise NetplayError(EXIT_ERROR, f"{log_path} cannot be resumed: {verdict.status}: {verdict.reason}")
     try:
         resume = ResumeFile.load(path_for(log_path))

@@ -148,6 +148,9 @@ class Connection:
             the run); ``can_resume``: whether the match can be resumed now.
         down: the connection starts with no link, as after a loss (``down`` says why): the first
             link comes from ``reconnect`` (a side that restarted, protocol/wire.md §14.4).
+        close_first: when the body returns, close our side at once (True) or first wait up to
+            a few seconds for the peer to close (False: the side whose last message is
+            acknowledged answers the other's pings until it is gone, protocol/wire.md §14.5).
     """
 
     def __init__(
@@ -163,10 +166,12 @@ class Connection:
         reconnect: Reconnect | None = None,
         can_resume: Callable[[], bool] | None = None,
         down: TransportError | None = None,
+        close_first: bool = True,
     ) -> None:
         if (stream is None) != (down is not None) or (down is not None and reconnect is None):
             raise ValueError("a connection starts with a stream, or down (no stream) with a way to reconnect")
         self.stream: trio.abc.Stream | None = stream
+        self.close_first = close_first
         self.session = session
         self.timeout_s = timeout_s
         self.heartbeat_s = heartbeat_s if heartbeat_s is not None else min(2.0, timeout_s / 3)
@@ -337,6 +342,11 @@ class Connection:
             self.closing_ok = True
             with contextlib.suppress(TransportError):
                 await self.send_pending()
+            if not self.close_first:  # let the peer close first, answering its pings (wire.md §14.5)
+                with trio.move_on_after(CLOSE_WAIT_S):
+                    await self._eof_seen.wait()
+                with contextlib.suppress(TransportError):
+                    await self.send_pending()
             await self._half_close()
             with trio.move_on_after(CLOSE_WAIT_S):
                 await self._eof_seen.wait()

@@ -159,6 +159,10 @@ class Session:
         self._closed = False
         self.violation: ProtocolViolation | None = None
         self._ping_counter = 0
+        #: Our last message (up to the match's end) may not be held by the peer yet; the ping whose
+        #: pong will say it is (protocol/wire.md §14.5).
+        self._unacked = False
+        self._ack_ping: int | None = None
         self._pending_commit: tuple[int, bytes] | None = None  # (deal, secret) not yet sent
         self._secrets: dict[int, bytes] = {}  # deal -> our secret (sent commitment)
         self._reveal_wanted: set[int] = set()
@@ -211,11 +215,15 @@ class Session:
         goes through the same checks as :func:`~p2ptrumps.wire.verify.verify_log` (both seats'
         messages, withdrawals, ``resume`` frames counted in :attr:`reconnections`).
 
+        A complete match (phase done) is restored too: its last statement may not have reached
+        the peer, or the peer may wait for the acknowledgement of its own (protocol/wire.md §14.5);
+        :attr:`delivered` tells which.
+
         Raises:
             ValueError: the log does not start with our hello and the peer's, holds another
                 key's hello first, breaks the protocol somewhere (the message names the frame),
-                has a match that is over (or was never agreed), or a needed secret is missing or
-                does not open our commitment.
+                has rules refused, a rematch agreed (or no rules yet), or a needed secret is
+                missing or does not open our commitment.
         """
         decoded: list[m.Frame] = []
         for i, frame in enumerate(frames):
@@ -259,7 +267,13 @@ class Session:
                     s._secrets[msg.body.deal] = secret
             s._push_events(events)
         ref = chain.referee
-        if ref.rules is None or s.finished:
+        ends = [i for i, e in enumerate(chain.entries) if isinstance(e.body, m.MatchEndMsg)]
+        if ref.phase == DONE:  # our last statement may never have reached the peer (§14.5)
+            s._unacked = chain.entries[ends[-1]].seat == s.seat and all(
+                e.seat == s.seat for e in chain.entries[ends[-1]:])
+        else:
+            s._unacked = bool(chain.entries) and chain.entries[-1].seat == s.seat
+        if ref.rules is None or ref.phase in (REFUSED, REMATCHED):
             raise ValueError(f"the match in the log is not in progress (phase {ref.phase})")
         if ref.phase == "reveal" and s.seat in ref.commits and s.seat not in ref.secrets \
                 and ref.deal not in s._secrets:
@@ -332,7 +346,16 @@ class Session:
         if self._dead:
             return
         self._ping_counter = (self._ping_counter + 1) & 0xFFFFFFFF
+        if self._unacked and self._ack_ping is None and self._resume_nonce is None:
+            self._ack_ping = self._ping_counter  # its pong acknowledges our last message (§10, §14.5)
         self._out += framing.frame(m.Ping(self._ping_counter).encode())
+
+    @property
+    def delivered(self) -> bool:
+        """True when the peer holds every message we sent up to the match's end for sure: a message of
+        the peer came after it, or a pong answered a ping sent after it (protocol/wire.md §14.5).
+        Messages after the match's end (chat, rematch) do not count."""
+        return not self._unacked
 
     # ----- intents -------------------------------------------------------------
 
@@ -494,6 +517,7 @@ class Session:
         self._peer_resume = None
         self._peer_resume_frame = b""
         self._resume_sent = resume_sent
+        self._ack_ping = None  # a pong on the old connection acknowledges nothing any more
         if self.role == "guest" and not resume_sent:
             self._send_resume()
 
@@ -615,7 +639,10 @@ class Session:
 
     def _send_now(self, body: m.Body) -> None:
         assert self._chain is not None
+        before = self._chain.referee.phase
         msg, events = self._chain.append_local(self.identity, self.seat, body)
+        if before != DONE:
+            self._unacked, self._ack_ping = True, None
         self._emit_frame(msg.payload, log=True)
         self._push_events(events)
         if isinstance(body, m.CommitMsg):
@@ -699,6 +726,8 @@ class Session:
             self._out += framing.frame(m.Pong(msg.n).encode())
             return
         if isinstance(msg, m.Pong):
+            if self._ack_ping is not None and (msg.n - self._ack_ping) & 0xFFFFFFFF < (1 << 31):
+                self._unacked, self._ack_ping = False, None  # the peer holds all we sent (§14.5)
             return
         if isinstance(msg, (m.Resume, m.Proof)) or self._resume_nonce is not None:
             self._on_resume_frame(frame, msg)
@@ -714,6 +743,7 @@ class Session:
         result = self._chain.receive(msg)
         if result.superseded:
             return
+        self._unacked, self._ack_ping = False, None  # placed after ours: it acknowledges them (§14.5)
         if self._on_message is not None:
             self._on_message(frame, "received")
         self._push_events(result.events)
