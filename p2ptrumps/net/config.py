@@ -170,6 +170,9 @@ class NetResult:
     rules: RuleSet | None = None
     rematches: list[NetResult] = field(default_factory=list)
     move_time: int = 0
+    #: Set when we left the match (protocol/wire.md §15) and both signed its end: why the run ends
+    #: with status 130 once the connection is closed.
+    left: str | None = None
 
 
 def say(cfg: NetConfig, text: str) -> None:

@@ -210,6 +210,9 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
 
         try:
             await conn.run(body)
+            left = [r.left for r in [results[0], *results[0].rematches] if r.left]
+            if left:
+                raise NetplayError(EXIT_LEFT, left[0])
         except PeerFault as exc:  # the session logged the offending frame last, as evidence
             violation = current[0].violation
             hint = ""
@@ -221,6 +224,8 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
             if _complete(current[0]) and len(results) == 1:
                 # Our log is complete; only the peer may lack our last statement (wire.md §14.5).
                 say(cfg, f"note: the match is complete, but the peer may not have your last statement ({exc})")
+                if results[0].left:
+                    raise NetplayError(EXIT_LEFT, results[0].left) from None
                 _sync_paths(results[0], logs)
                 return results[0]
             raise NetplayError(EXIT_PEER_GONE, _gone_message(cfg, results[0], exc) + _forfeit_note(current[0])
@@ -362,7 +367,7 @@ async def _match(conn: Connection, session: Session, steps: _Steps, result: NetR
                 await _acknowledged(game)
                 if steps.resume is not None and _complete(session):
                     steps.resume.delete()
-                again = await _rematch(game, cfg, result, rematches_left)
+                again = False if result.left else await _rematch(game, cfg, result, rematches_left)
                 if not again:
                     conn.closing_ok = True
                 nursery.cancel_scope.cancel()
@@ -616,8 +621,10 @@ async def _play_match(session: Session, steps: _Steps, result: NetResult, game: 
         if early is not None and ours and runner:
             await ours[0].observe(MatchOver(early.score_halves, runner[0].record))
         return
-    signed = "both signed the final score" if early is not None else "the peer did not sign the end in time"
-    raise NetplayError(EXIT_LEFT, f"you resigned and left the match ({signed})")
+    if early is not None:  # the match is complete: close the connection as usual, then report (status 130)
+        result.left = "you resigned and left the match (both signed the final score)"
+        return
+    raise NetplayError(EXIT_LEFT, "you resigned and left the match (the peer did not sign the end in time)")
 
 
 async def _trumps(game: NetGame, cfg: NetConfig, seat: int) -> tuple[int, int]:
