@@ -8,6 +8,7 @@ Each trial:
    ``XDG_DATA_HOME``, ``--log`` in a temporary directory) over 127.0.0.1;
 2. watches the victim's log (host or guest) and, when it ends with a message of the target kind
    (``trump``, ``commit``, ``reveal``, ``move``, ``deal-end``, ``match-end``) of the target deal,
+   or is complete but may still owe or await the last acknowledgement (``ack``, wire.md §14.5),
    freezes the victim (SIGSTOP), checks its log again, and kills it (SIGKILL) -- so the phase at
    death is exact; target ``random`` kills as soon as the victim's log holds a random number
    (3..250) of frames instead, wherever that falls;
@@ -44,7 +45,7 @@ from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.log import read_log
 from p2ptrumps.wire.verify import verify_log
 
-TARGETS = ("trump", "commit", "reveal", "move", "deal-end", "match-end")
+TARGETS = ("trump", "commit", "reveal", "move", "deal-end", "match-end", "ack")
 #: Seconds one trial may take at most (the match, the kill, the resume, the rest of the match).
 TRIAL_TIMEOUT_S = 120.0
 #: Rules of the trial matches: short deals keep a trial to a few seconds.
@@ -81,6 +82,7 @@ class LogWatcher:
         self.data = b""
         self.last: m.Frame | None = None
         self.frames = 0
+        self.match_ends = 0  # match-end statements in the log
 
     def poll(self) -> m.Frame | None:
         """The last whole frame of the log now (None before the file exists)."""
@@ -93,19 +95,27 @@ class LogWatcher:
         contents = read_log(self.data) if self.data.startswith(b"p2ptrumps-log/1\n") else None
         if contents is None or not contents.frames:
             return None
-        if len(contents.frames) != self.frames:
-            self.frames = len(contents.frames)
-            self.last = m.decode(contents.frames[-1][4:])
+        for f in contents.frames[self.frames:]:
+            self.last = m.decode(f[4:])
+            if isinstance(self.last, m.Signed) and self.last.kind == "match-end":
+                self.match_ends += 1
+        self.frames = len(contents.frames)
         return self.last
 
 
-def matches(frame: m.Frame | None, target: str, deal: int) -> bool:
-    """Whether a log that ends with ``frame`` stands at ``target`` of ``deal``."""
+def matches(frame: m.Frame | None, target: str, deal: int, match_ends: int = 0) -> bool:
+    """Whether a log that ends with ``frame`` (holding ``match_ends`` match-end statements) stands at
+    ``target`` of ``deal``; ``ack``: complete, ended by the second ``match-end`` (wire.md §14.5: its
+    acknowledgement may still be owed)."""
     if not isinstance(frame, m.Signed):
         return False
     kind = frame.kind
+    if target == "ack":
+        return kind == "match-end" and match_ends == 2
     if kind != target:
         return False
+    if target == "match-end":
+        return match_ends == 1  # the first statement
     if target in ("commit", "reveal", "move", "deal-end"):
         return getattr(frame.body, "deal", 0) == deal
     return True
@@ -171,9 +181,9 @@ def trial(work: Path, victim: str, target: str, deal: int, rng: random.Random) -
                     proc.send_signal(signal.SIGKILL)
                     killed = True
                     break
-            elif matches(watch.poll(), target, deal):
+            elif matches(watch.poll(), target, deal, watch.match_ends):
                 proc.send_signal(signal.SIGSTOP)
-                if matches(watch.poll(), target, deal):
+                if matches(watch.poll(), target, deal, watch.match_ends):
                     proc.send_signal(signal.SIGKILL)
                     killed = True
                     break
@@ -256,7 +266,7 @@ def plan(trials: int, rng: random.Random) -> list[tuple[str, str, int]]:
     for i in range(trials):
         victim = ("host", "guest")[i % 2]
         target = kinds[(i // 2) % len(kinds)]
-        deal = 1 if target in ("trump", "match-end", "random") else rng.randint(1, 3)
+        deal = 1 if target in ("trump", "match-end", "ack", "random") else rng.randint(1, 3)
         out.append((victim, target, deal))
     return out
 

@@ -53,4 +53,4 @@ def test_twenty_four_kills_both_roles_every_phase(tmp_path: Path) -> None:
     assert [r.line() for r in results if not r.ok] == []
     for role in ("host", "guest"):
         phases = {r.phase_at_death for r in results if r.victim == role}
-        assert {"trump", "commit", "reveal", "move", "deal-end", "match-end"} <= phases, (role, phases)
+        assert {"trump", "commit", "reveal", "move", "deal-end", "match-end", "ack"} <= phases, (role, phases)

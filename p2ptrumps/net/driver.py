@@ -186,6 +186,16 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
         if on_connection is not None:
             on_connection(conn)
 
+        all_steps: list[_Steps] = []
+        sessions: list[Session] = []
+
+        def forget_complete() -> None:
+            """Delete the resume files of the complete matches: called once the connection closed
+            properly, or the peer stayed away (protocol/wire.md §14.5; files.md)."""
+            for st, s in zip(all_steps, sessions, strict=False):
+                if st.resume is not None and _complete(s):
+                    st.resume.delete()
+
         async def body(c: Connection) -> None:
             match_log, match_session, match_result = first
             for number in range(MAX_MATCHES_PER_CONNECTION):
@@ -194,6 +204,8 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
                                claim=claim if number == 0 else None,
                                restored=restored if number == 0 else None,
                                resume=restored.resume if restored is not None and number == 0 else None)
+                all_steps.append(steps)
+                sessions.append(match_session)
                 again = await _match(c, match_session, steps, match_result, match_log,
                                      rematches_left=cfg.rematches - number)
                 if not again:
@@ -210,6 +222,7 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
 
         try:
             await conn.run(body)
+            forget_complete()
             left = [r.left for r in [results[0], *results[0].rematches] if r.left]
             if left:
                 raise NetplayError(EXIT_LEFT, left[0])
@@ -224,6 +237,7 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
             if _complete(current[0]) and len(results) == 1:
                 # Our log is complete; only the peer may lack our last statement (wire.md §14.5).
                 say(cfg, f"note: the match is complete, but the peer may not have your last statement ({exc})")
+                forget_complete()
                 if results[0].left:
                     raise NetplayError(EXIT_LEFT, results[0].left) from None
                 _sync_paths(results[0], logs)
@@ -365,15 +379,13 @@ async def _match(conn: Connection, session: Session, steps: _Steps, result: NetR
                 if steps.restored is not None:
                     await _rejoined(game)
                 await _acknowledged(game)
-                if steps.resume is not None and _complete(session):
-                    steps.resume.delete()
                 again = False if result.left else await _rematch(game, cfg, result, rematches_left)
                 if not again:
                     conn.closing_ok = True
                 nursery.cancel_scope.cancel()
     finally:
-        if steps.resume is not None and (_complete(session) or session.violation is not None):
-            steps.resume.delete()  # nothing left to resume: complete, or ended on the peer's fault
+        if steps.resume is not None and session.violation is not None:
+            steps.resume.delete()  # ended on the peer's fault: nothing left to resume
     return again
 
 
