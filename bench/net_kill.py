@@ -60,6 +60,7 @@ class TrialResult:
     target: str
     deal: int
     phase_at_death: str = ""
+    last_at_death: str = ""  # the kind of the last message in the victim's log
     deal_at_death: int = 0
     resume_s: float | None = None
     restart_s: float | None = None
@@ -70,8 +71,9 @@ class TrialResult:
         took = (f"{self.resume_s:.2f} s ({self.restart_s:.2f} s after the restart)"
                 if self.resume_s is not None and self.restart_s is not None else "-")
         verdict = "ok" if self.ok else "FAILED: " + "; ".join(self.problems)
-        return (f"kill {self.victim:5} aiming at {self.target:9} of deal {self.deal}: died waiting for "
-                f"{self.phase_at_death or '?':9} (deal {self.deal_at_death}), back in play after {took}: {verdict}")
+        return (f"kill {self.victim:5} aiming at {self.target:9} of deal {self.deal}: died after a "
+                f"{self.last_at_death or '?':9} waiting for {self.phase_at_death or '?':9} (deal {self.deal_at_death}), "
+                f"back in play after {took}: {verdict}")
 
 
 class LogWatcher:
@@ -115,7 +117,7 @@ def matches(frame: m.Frame | None, target: str, deal: int, match_ends: int = 0) 
     if kind != target:
         return False
     if target == "match-end":
-        return match_ends == 1  # the first statement
+        return match_ends >= 1
     if target in ("commit", "reveal", "move", "deal-end"):
         return getattr(frame.body, "deal", 0) == deal
     return True
@@ -203,6 +205,8 @@ def trial(work: Path, victim: str, target: str, deal: int, rng: random.Random) -
         elif v.status == "valid":
             res.phase_at_death = "ack"  # complete, its last statement not yet acknowledged (wire.md §14.5)
         res.deal_at_death = v._chain.referee.deal if v._chain is not None else 0
+        if v._chain is not None and v._chain.entries:
+            res.last_at_death = v._chain.entries[-1].kind
         if v.status not in ("unfinished", "valid") or not (work / f"{victim}.p2plog.resume").exists():
             res.problems.append(f"the victim's log at death is {v.status} ({v.reason}), with no resume file")
             return res
@@ -291,11 +295,12 @@ def main(argv: list[str]) -> int:
     ok = [r for r in results if r.ok]
     print(f"\n{len(ok)}/{len(results)} trials completed with both logs valid and the same chain")
     for role in ("host", "guest"):
-        phases: dict[str, int] = {}
-        for r in results:
-            if r.victim == role:
-                phases[r.phase_at_death] = phases.get(r.phase_at_death, 0) + 1
-        print(f"  {role} killed while waiting for: " + ", ".join(f"{k or '?'} {n}" for k, n in sorted(phases.items())))
+        for what, attr in (("after its log's last", "last_at_death"), ("while waiting for", "phase_at_death")):
+            seen: dict[str, int] = {}
+            for r in results:
+                if r.victim == role:
+                    seen[getattr(r, attr)] = seen.get(getattr(r, attr), 0) + 1
+            print(f"  {role} killed {what}: " + ", ".join(f"{k or '?'} {n}" for k, n in sorted(seen.items())))
     for role in ("host", "guest"):
         for what, attr in (("kill", "resume_s"), ("restart", "restart_s")):
             times = sorted(getattr(r, attr) for r in results if r.victim == role and getattr(r, attr) is not None)
