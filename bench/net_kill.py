@@ -72,8 +72,8 @@ class TrialResult:
                 if self.resume_s is not None and self.restart_s is not None else "-")
         verdict = "ok" if self.ok else "FAILED: " + "; ".join(self.problems)
         return (f"kill {self.victim:5} aiming at {self.target:9} of deal {self.deal}: died after a "
-                f"{self.last_at_death or '?':9} waiting for {self.phase_at_death or '?':9} (deal {self.deal_at_death}), "
-                f"back in play after {took}: {verdict}")
+                f"{self.last_at_death or '?':9} waiting for {self.phase_at_death or '?':9} "
+                f"(deal {self.deal_at_death}), back in play after {took}: {verdict}")
 
 
 class LogWatcher:
