@@ -85,23 +85,28 @@ class LogWatcher:
         self.last: m.Frame | None = None
         self.frames = 0
         self.match_ends = 0  # match-end statements in the log
+        self._at = 0  # where the next frame starts in ``data``
 
     def poll(self) -> m.Frame | None:
-        """The last whole frame of the log now (None before the file exists)."""
+        """The last whole frame of the log now (None before the file exists); reads and decodes only
+        what was appended since the last call."""
         try:
             with open(self.path, "rb") as f:
                 f.seek(len(self.data))
                 self.data += f.read()
         except FileNotFoundError:
             return None
-        contents = read_log(self.data) if self.data.startswith(b"p2ptrumps-log/1\n") else None
-        if contents is None or not contents.frames:
-            return None
-        for f in contents.frames[self.frames:]:
-            self.last = m.decode(f[4:])
+        at = self._at or len(b"p2ptrumps-log/1\n")
+        while len(self.data) >= at + 4:
+            end = at + 4 + int.from_bytes(self.data[at:at + 4], "big")
+            if len(self.data) < end:
+                break
+            self.last = m.decode(self.data[at + 4:end])
+            self.frames += 1
             if isinstance(self.last, m.Signed) and self.last.kind == "match-end":
                 self.match_ends += 1
-        self.frames = len(contents.frames)
+            at = end
+        self._at = at
         return self.last
 
 
