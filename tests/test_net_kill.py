@@ -34,7 +34,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL/SIGSTOP
 @pytest.mark.parametrize("victim, target, deal", [("guest", "reveal", 2), ("host", "commit", 2)])
 def test_a_peer_killed_mid_commit_reveal_resumes_and_the_match_completes(
         tmp_path: Path, victim: str, target: str, deal: int) -> None:
-    r = KILL.trial(tmp_path, victim, target, deal, random.Random(1))
+    r = KILL.aimed_trial(tmp_path, victim, target, deal, random.Random(1))
     assert r.problems == [] and r.ok
     # Killed exactly there: its log ended with its own or the peer's commit/reveal of that deal.
     assert (r.phase_at_death, r.deal_at_death) in {(target, deal), ("reveal" if target == "commit" else "move", deal)}
@@ -49,7 +49,7 @@ def test_twenty_four_kills_both_roles_every_phase(tmp_path: Path) -> None:
     for i, (victim, target, deal) in enumerate(KILL.plan(24, rng)):
         work = tmp_path / f"t{i}"
         work.mkdir()
-        results.append(KILL.trial(work, victim, target, deal, rng))
+        results.append(KILL.aimed_trial(work, victim, target, deal, rng))
     assert [r.line() for r in results if not r.ok] == []
     for role in ("host", "guest"):
         last = {r.last_at_death for r in results if r.victim == role}
