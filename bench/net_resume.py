@@ -9,7 +9,7 @@ must verify as valid with as many reconnections as cuts.
 
 Run::
 
-    python bench/net_resume.py --cuts 40            # one match, 40 cuts
+    python bench/net_resume.py --cuts 40            # one 40-deal match, 40 cuts
     python bench/net_resume.py --cuts 10 --deals 2  # a quick look
 
 Prints each cut's time and the median, p95 and max (milliseconds).
@@ -32,17 +32,39 @@ from p2ptrumps.net.testing import CuttingProxy
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.identity import Identity
-from p2ptrumps.wire.log import read_log
+from p2ptrumps.wire.log import LOG_MAGIC
 from p2ptrumps.wire.testing import fixed_bytes
 from p2ptrumps.wire.verify import verify_log
 
 
-def _frames(path: Path) -> list[m.Frame]:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    return [m.decode(f[4:]) for f in read_log(data).frames] if data else []
+class Tail:
+    """Follows a growing match log, decoding only what was appended: how many frames, how many
+    ``resume`` frames, and how many chained messages came after the last ``resume``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data = b""
+        self.at = len(LOG_MAGIC)
+        self.frames = self.resumes = self.after_resume = 0
+
+    def poll(self) -> None:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(len(self.data))
+                self.data += f.read()
+        except FileNotFoundError:
+            return
+        while len(self.data) >= self.at + 4:
+            end = self.at + 4 + int.from_bytes(self.data[self.at:self.at + 4], "big")
+            if len(self.data) < end:
+                return
+            frame = m.decode(self.data[self.at + 4:end])
+            self.frames += 1
+            if isinstance(frame, m.Resume):
+                self.resumes, self.after_resume = self.resumes + 1, 0
+            elif isinstance(frame, m.Signed):
+                self.after_resume += 1
+            self.at = end
 
 
 async def run(work: Path, cuts: int, deals: int, rng: random.Random) -> list[float]:
@@ -61,20 +83,21 @@ async def run(work: Path, cuts: int, deals: int, rng: random.Random) -> list[flo
         done["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
 
     async def cutter(proxy: CuttingProxy) -> None:
-        log = work / "host.p2plog"
-        while len(_frames(log)) < 8:
+        log = Tail(work / "host.p2plog")
+        while log.frames < 8:
             await trio.sleep(0.01)
+            log.poll()
         for _ in range(cuts):
-            await trio.sleep(rng.uniform(0.05, 0.4))
+            await trio.sleep(rng.uniform(0.05, 0.3))
             if "h" in done:
                 return
-            before = sum(isinstance(f, m.Resume) for f in _frames(log))
+            log.poll()
+            before = log.resumes
             cut_at = trio.current_time()
             proxy.cut()
             for _ in range(100_000):  # every pass sleeps 1 ms; bounded by the reconnect wait anyway
-                frames = _frames(log)
-                resumes = [i for i, f in enumerate(frames) if isinstance(f, m.Resume)]
-                if len(resumes) > before and any(isinstance(f, m.Signed) for f in frames[resumes[-1] + 1:]):
+                log.poll()
+                if log.resumes > before and log.after_resume > 0:
                     times.append(trio.current_time() - cut_at)
                     break
                 if "h" in done:
@@ -102,7 +125,7 @@ async def run(work: Path, cuts: int, deals: int, rng: random.Random) -> list[flo
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cuts", type=int, default=40)
-    ap.add_argument("--deals", type=int, default=5)
+    ap.add_argument("--deals", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="p2p-cut-") as tmp:
