@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import re
 import sys
@@ -29,7 +30,7 @@ COMMANDS = {
     "id": "p2ptrumps.net.commands:run_id",
 }
 
-AI_LEVELS = ("random", "greedy", "normal")
+AI_LEVELS = ("random", "greedy", "normal", "strong")
 
 
 def suit_arg(text: str) -> int:
@@ -69,6 +70,41 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value
+
+
+def nodes_arg(text: str) -> int:
+    """argparse type: a node budget per move, a whole number of at least 1000 (``200000`` or ``200k``, ``2m``)."""
+    raw = text.strip().lower()
+    scale = {"k": 1000, "m": 1_000_000}.get(raw[-1:], 1)
+    digits = raw[:-1] if scale != 1 else raw
+    try:
+        value = int(digits) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of nodes (like 200000 or 200k)") from None
+    if value < 1000:
+        raise argparse.ArgumentTypeError(f"{text!r}: a node budget must be at least 1000")
+    return value
+
+
+def node_pair_arg(text: str) -> tuple[int, int]:
+    """argparse type: ``N`` (both sides) or ``N,M`` (A then B) node budgets, each as :func:`nodes_arg`."""
+    parts = text.split(",")
+    if len(parts) > 2:
+        raise argparse.ArgumentTypeError(f"{text!r}: give N for both sides or N,M for A and B")
+    values = [nodes_arg(part) for part in parts]
+    return (values[0], values[-1])
+
+
+def sprt_arg(text: str) -> tuple[float, float]:
+    """argparse type: ``ELO0,ELO1`` with ELO0 < ELO1 (the two Elo hypotheses of the SPRT)."""
+    parts = text.split(",")
+    try:
+        elo0, elo1 = (float(x) for x in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give two Elo differences, like 0,50") from None
+    if not (math.isfinite(elo0) and math.isfinite(elo1)) or not elo0 < elo1 or max(abs(elo0), abs(elo1)) > 1000:
+        raise argparse.ArgumentTypeError(f"{text!r}: need ELO0 < ELO1, each between -1000 and 1000")
+    return elo0, elo1
 
 
 def port_arg(text: str) -> int:
@@ -154,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play the AI in the terminal", description="Play a match against the AI.")
     play.add_argument("--ai", choices=AI_LEVELS, default="normal", help="AI level (default normal)")
     play.add_argument("--think", type=positive_float, default=0.5, metavar="S", help="AI time per move, seconds")
+    play.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
+                      help="AI positions searched per move instead of --think (the same moves on any machine)")
     play.add_argument("--seed", type=int, default=None, metavar="N", help="seed the deals (repeatable matches)")
     play.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump (else asked)")
     play.add_argument("--name", default=None, help="your name in the record")
@@ -178,6 +216,12 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--deals", type=positive_int, default=50, help="deal pairs to play (default 50)")
     arena.add_argument("--seed", type=int64_arg, default=0, help="seed of the deals (default 0)")
     arena.add_argument("--think", type=positive_float, default=0.1, metavar="S", help="think time per move, seconds")
+    arena.add_argument("--nodes", type=node_pair_arg, default=None, metavar="N[,M]",
+                       help="positions searched per move instead of --think (N,M: N for A, M for B); "
+                       "results then do not depend on the machine or its load")
+    arena.add_argument("--sprt", type=sprt_arg, default=None, metavar="ELO0,ELO1",
+                       help="stop as soon as a sequential test decides between A stronger by ELO0 and by ELO1 "
+                       "(5%% error rates); --deals is then the most pairs played")
     arena.add_argument("--jobs", type=positive_int, default=1, metavar="J", help="processes (default 1)")
     arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here")
 
@@ -221,6 +265,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_net_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ai", choices=AI_LEVELS, default=None, help="let the AI play this seat")
     p.add_argument("--think", type=positive_float, default=0.5, metavar="S", help="AI time per move, seconds")
+    p.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
+                   help="AI positions searched per move instead of --think (the same moves on any machine)")
     p.add_argument("--headless", action="store_true", help="no terminal UI: print progress and the result")
     p.add_argument("--log", default=None, metavar="PATH", help="match log path (default: data dir)")
     p.add_argument("--rematch", type=int, default=0, metavar="N",
