@@ -27,6 +27,8 @@ COMMANDS = {
     "host": "p2ptrumps.net.commands:run_host",
     "join": "p2ptrumps.net.commands:run_join",
     "verify": "p2ptrumps.verify_cli:run",
+    "solve": "p2ptrumps.solve_cli:run",
+    "analyse": "p2ptrumps.analyse_cli:run",
     "id": "p2ptrumps.net.commands:run_id",
 }
 
@@ -197,6 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--name", default=None, help="your name in the record")
     play.add_argument("--ascii", action="store_true", help="ASCII suits (S H D C) instead of ♠ ♥ ♦ ♣")
     play.add_argument("--log-dir", default=None, metavar="DIR", help="where records go (default: data dir)")
+    play.add_argument("--position", default=None, metavar="TEXT",
+                      help="play one deal from this position text (as replay shows it; protocol/position.md): "
+                      "you take seat 0, the rules and trumps come from the text")
     add_rule_options(play)
 
     replay = sub.add_parser(
@@ -205,6 +210,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", metavar="FILE", help="a game record (.json) or a networked match log")
     replay.add_argument("--text", action="store_true", help="print the match as plain text")
     replay.add_argument("--ascii", action="store_true", help="ASCII suits")
+    replay.add_argument("--analyse", action="store_true",
+                        help="analysis mode from the start (key a in the viewer): does each move keep the value?")
+    replay.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
+                        help="analysis: seconds to solve each position (default 0.5)")
 
     arena = sub.add_parser(
         "arena",
@@ -252,6 +261,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("log", metavar="LOG", help="the match log file")
     verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
+
+    solve = sub.add_parser(
+        "solve", help="the exact value of a position",
+        description="Solve a position exactly: win, draw or loss against best play and in how many turns, "
+        "for the position and for each legal move (or unknown within the budget). POSITION is a position "
+        "text (protocol/position.md), as replay shows it.",
+    )
+    solve.add_argument("position", metavar="POSITION", help="a position text, e.g. v1/SH/6S7SKS/9D6H/9CTC/0/12")
+    solve.add_argument("--budget", type=positive_float, default=10.0, metavar="S",
+                       help="seconds to think (default 10)")
+    solve.add_argument("--json", action="store_true", help="print the result as JSON")
+    solve.add_argument("--ascii", action="store_true", help="ASCII suits")
+
+    analyse = sub.add_parser(
+        "analyse", help="judge every move of a saved match",
+        description="Solve the positions of a game record or match log and say which moves kept the value "
+        "(a forced win, a draw) and which threw it, with a summary per player.",
+    )
+    analyse.add_argument("file", metavar="RECORD_OR_LOG", help="a game record (.json) or a networked match log")
+    analyse.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
+                         help="seconds to solve each position (default 0.5)")
+    analyse.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    analyse.add_argument("--ascii", action="store_true", help="ASCII suits")
 
     ident = sub.add_parser(
         "id", help="show your key fingerprint", description="Show (creating on first use) your identity."

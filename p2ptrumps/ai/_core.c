@@ -758,7 +758,7 @@ static int root_solve(Core *S, int *moves, int count, int every, MV *values, int
             v = 0;
         else {
             v = -solve_here(S, 1);
-            if (S->stop) return 0;
+            if (S->stop) return i; /* the moves solved so far */
         }
         unmake(S);
         values[i].move = moves[i];
@@ -942,7 +942,6 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
             if (S->stop) {
                 best = NO_MOVE;
                 value = 0;
-                nvalues = 0;
                 status = STOPPED;
             } else {
                 status = DONE;

@@ -207,6 +207,8 @@ class _Core:
         self.dep = NO_DEP
         self.prune = mode == SEARCH
         self.partial: tuple[int, int] | None = None
+        #: SOLVE_ALL: ``(move, value)`` of the root moves solved so far.
+        self.solved: list[tuple[int, int]] = []
 
     # ----- the rules ----------------------------------------------------------------
 
@@ -665,7 +667,7 @@ class _Core:
             v = self.solve_here(0)
             e = self.probe()
             return (e[3] if e is not None and e[3] != NO_MOVE else moves[0]), v, []
-        values = []
+        values = self.solved = []
         for m in moves:
             self.dep = NO_DEP
             code = self.make(m)
@@ -696,7 +698,7 @@ def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0,
     * :data:`SOLVE` / :data:`SOLVE_ALL`: the best move and the exact value (see the module
       docstring), depth 0, the nodes, ``status`` :data:`DONE` or :data:`STOPPED` (the budget ran
       out: move and value mean nothing), and for :data:`SOLVE_ALL` ``(move, value)`` of every
-      legal move.
+      legal move in root order (when stopped, of the moves solved before the budget ran out).
 
     The position must have a legal move (the deal not over).  Raises ``ValueError`` on a bad
     mode or table size.
@@ -712,5 +714,5 @@ def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0,
     try:
         move, value, values = core.root_solve(mode == SOLVE_ALL)
     except _Stop:
-        return NO_MOVE, 0, 0, core.nodes, STOPPED, []
+        return NO_MOVE, 0, 0, core.nodes, STOPPED, list(core.solved)
     return move, value, 0, core.nodes, DONE, values

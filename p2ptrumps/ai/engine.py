@@ -91,7 +91,8 @@ class Solution:
         solved: the value is exact; False when the budget ran out (then ``value`` is 0, ``move`` None).
         value: for the seat to move (see the module docstring).
         move: a best move: the fastest win, else a drawing move, else the slowest loss.
-        moves: with ``every``, each legal move and its exact value (for the seat that plays it).
+        moves: with ``every``, each legal move and its exact value (for the seat that plays it), in
+            the order they were solved; when the budget ran out, those solved before.
         nodes: positions visited.
         elapsed_s: seconds spent.
     """
@@ -133,10 +134,10 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
     move, value, _, nodes, status, values = RUN(spec_of(position), SOLVE_ALL if every else SOLVE,
                                                 max_nodes=max_nodes, time_s=budget_s or 0.0, tt_bits=tt_bits)
     elapsed = time.perf_counter() - t0
+    move_values = tuple((to_move(m, pile_empty), v) for m, v in values)
     if status != DONE:
-        return Solution(False, 0, None, (), nodes, elapsed)
-    return Solution(True, value, to_move(move, pile_empty), tuple((to_move(m, pile_empty), v) for m, v in values),
-                    nodes, elapsed)
+        return Solution(False, 0, None, move_values, nodes, elapsed)
+    return Solution(True, value, to_move(move, pile_empty), move_values, nodes, elapsed)
 
 
 @dataclass(frozen=True)
