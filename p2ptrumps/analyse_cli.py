@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Any
 
-from .ai.analysis import MoveVerdict, PlayerSummary, analyse_deal, short_label, summarize
+from .ai.analysis import MoveVerdict, analyse_deal, short_label, summarize
 from .ai.engine import COMPILED, plies_of, verdict
 from .record import MatchRecord, RecordError
 from .replay_cli import load_match_log
@@ -76,16 +76,6 @@ def report(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]], bu
     return {"file": path, "budget_s": budget_s, "compiled": COMPILED, "deals": deals, "players": players}
 
 
-def summary_line(s: PlayerSummary, name: str) -> str:
-    """``seat 0 Ann: accuracy 85% (17 of 20 judged moves kept the value), 2 blunders, 30 unknown``."""
-    if s.accuracy is None:
-        acc = "accuracy unknown (no move judged)"
-    else:
-        acc = f"accuracy {s.accuracy:.0%} ({s.kept} of {s.judged} judged moves kept the value)"
-    return (f"seat {s.seat} {name}: {acc}, {s.blunders} blunder{'s' if s.blunders != 1 else ''}, "
-            f"{s.unknown} unknown")
-
-
 def format_text(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]], budget_s: float,
                 ascii_only: bool) -> str:
     """The printed analysis (lines end with a newline)."""
@@ -100,7 +90,7 @@ def format_text(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]
             lines.append(f"  {v.number:>4}. {who:<20} {short_label(v.move, ascii_only):<9} {v.text(ascii_only)}")
     lines += ["", "summary (forced moves and moves in lost positions not counted):"]
     for s in summarize([v for d in verdicts for v in d]):
-        lines.append("  " + summary_line(s, names[s.seat]))
+        lines.append("  " + s.text(names[s.seat]))
     return "\n".join(lines) + "\n"
 
 

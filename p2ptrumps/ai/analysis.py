@@ -102,6 +102,15 @@ class PlayerSummary:
         """Share of judged moves that kept the value, 0..1 (None if no move was judged)."""
         return self.kept / self.judged if self.judged else None
 
+    def text(self, name: str) -> str:
+        """``seat 0 Ann: accuracy 85% (17 of 20 judged moves kept the value), 2 blunders, 30 unknown``."""
+        if self.accuracy is None:
+            acc = "accuracy unknown (no move judged)"
+        else:
+            acc = f"accuracy {self.accuracy:.0%} ({self.kept} of {self.judged} judged moves kept the value)"
+        return f"seat {self.seat} {name}: {acc}, {self.blunders} blunder{'s' if self.blunders != 1 else ''}, " \
+               f"{self.unknown} unknown"
+
 
 def short_label(move: Move, ascii_only: bool = False) -> str:
     """A move in few characters: ``10♠``, ``10♠/7♥``, ``10♠/`` (beat with the last card), ``pick up``."""

@@ -667,7 +667,11 @@ class TableApp:
             s.selected = None
             dealer = "you" if event.dealer == s.my_seat else s.names[event.dealer]
             elder = "you lead" if event.dealer != s.my_seat else f"{s.names[1 - event.dealer]} leads"
-            self.show_message(f"Deal {event.number} of {s.deals}: {dealer} dealt; {elder}.")
+            if event.position.pile or event.position.turn:  # a deal set up from a position (play --position)
+                mover = "you are" if event.position.to_move == s.my_seat else f"{s.names[event.position.to_move]} is"
+                self.show_message(f"Deal {event.number} of {s.deals}: from a set-up position; {mover} to move.")
+            else:
+                self.show_message(f"Deal {event.number} of {s.deals}: {dealer} dealt; {elder}.")
         elif isinstance(event, MovePlayed):
             before = s.position
             picked = 0

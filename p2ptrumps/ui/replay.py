@@ -246,7 +246,7 @@ def replay_text(record: MatchRecord, ascii_only: bool = False,
         lines += [
             "",
             f"deal {deal.number}",
-            f"  seed: {deal.seed.hex()}",
+            f"  start: {deal.start}" if deal.start is not None else f"  seed: {deal.seed.hex()}",
             f"  dealer: seat {dealer} ({names[dealer]}); elder: seat {1 - dealer} ({names[1 - dealer]})",
             f"  trumps: seat 0 {suit_label(record.trumps[0], a)}, seat 1 {suit_label(record.trumps[1], a)}",
         ]
@@ -274,10 +274,7 @@ def replay_text(record: MatchRecord, ascii_only: bool = False,
     if analysis is not None:
         lines += ["", "analysis (forced moves and moves in lost positions not counted):"]
         for summary in summarize([v for d in analysis for v in d]):
-            acc = "unknown" if summary.accuracy is None else f"{summary.accuracy:.0%}"
-            lines.append(f"  seat {summary.seat} {names[summary.seat]}: accuracy {acc} ({summary.kept} of "
-                         f"{summary.judged} judged moves kept the value), {summary.blunders} blunders, "
-                         f"{summary.unknown} unknown")
+            lines.append("  " + summary.text(names[summary.seat]))
     return [printable(asciify(line) if a else line) for line in lines]
 
 
