@@ -286,17 +286,17 @@ def score_of_elo(elo: float) -> float:
 def sprt_llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
     """The log-likelihood ratio of H1 (Elo difference ``elo1``) against H0 (``elo0``) given the
     pair ``scores`` (each 0, ¼, ½, ¾ or 1): the normal approximation of the generalized SPRT,
-    ``n (s1 - s0) (2 m - s0 - s1) / (2 v)``, with ``m`` and ``v`` the mean and variance of the
-    scores and ``s0``, ``s1`` the expected scores of the two Elo differences.  0 while fewer than
-    two pairs or no variance."""
+    ``n (s1 - s0) (2 m - s0 - s1) / (2 v)``, with ``m`` the mean of the scores, ``s0``, ``s1`` the
+    expected scores of the two Elo differences, and ``v`` the variance of the scores together with
+    two made-up pairs scoring ¼ and ¾ (so that a few equal results do not make ``v`` zero and the
+    ratio infinite).  0 with fewer than two pairs."""
     n = len(scores)
     if n < 2:
         return 0.0
     mean = sum(scores) / n
-    var = sum((x - mean) ** 2 for x in scores) / n
-    if var <= 0:
-        # all pairs alike: take the smallest variance a single differing pair would give
-        var = 1 / (16 * n)
+    padded = [*scores, 0.25, 0.75]
+    centre = sum(padded) / len(padded)
+    var = sum((x - centre) ** 2 for x in padded) / len(padded)
     s0, s1 = score_of_elo(elo0), score_of_elo(elo1)
     return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
 

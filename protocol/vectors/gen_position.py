@@ -29,8 +29,8 @@ VALID: list[str] = [
     "v1/SH/6S7SKS/9D6H/9CTC/0/12/36.sixes.must.r3.t1000",  # the example of position.md
     "v1/CD/6C8CQC6DTD/9H/-/1/0/36.sixes.must.r3.t1000",  # empty pile, seat 1 to lead
     "v1/DS/KS6D/AHQC/8CJD6HTS7C9D/0/31/36.nosixes.voluntary.r2.t200",  # RULES.md §9 example 4's pile
-    "v1/HC/-/AS/9S8SKS/0/57/36.sixes.must.r3.t1000",  # seat 0 went out; A♠ alone does not beat K♠ for ♣
-    "v1/HS/-/AS/9SKS/0/57/36.sixes.must.r3.t1000",  # seat 0 went out; A♠ beats K♠ for ♠: drawn
+    "v1/HC/-/7D/9S8SKS/0/57/36.sixes.must.r3.t1000",  # seat 0 went out: 7♦ alone does not beat K♠ (trump ♣)
+    "v1/HS/-/AS/9SKS/0/57/36.sixes.must.r3.t1000",  # seat 0 went out; A♠ alone beats K♠: drawn (RULES.md §7)
     "v1/CH/JC/7H8H/6D/0/1000/36.sixes.must.r3.t1000",  # the turn limit is reached: drawn
     "v1/SH/2C3CAS/2H/KD/1/5/52.nosixes.must.r0.t50",  # a 52-card pack, no repetition rule
     "v1/DC/7DAD/KC/8S/1/3/32.sixes.must.r3.t0",  # a 32-card pack, no turn limit
