@@ -18,7 +18,7 @@ import pytest
 from p2ptrumps.ai import core
 from p2ptrumps.ai.core import SEARCH, SOLVE, SOLVE_ALL, WIN, WIN_BOUND, position_hash
 from p2ptrumps.ai.engine import COMPILED, plies_of, solve, spec_of, strong_search, verdict
-from p2ptrumps.ai.lean import to_move_int
+from p2ptrumps.ai.lean import to_move, to_move_int
 from p2ptrumps.cards import card_list, mask_of, pack_mask
 from p2ptrumps.notation import parse_position
 from p2ptrumps.rules import Move, Position, RuleSet
@@ -303,24 +303,39 @@ def test_solver_gives_up_when_the_budget_runs_out() -> None:
 
 
 def test_search_wins_are_proven_and_match_the_solver() -> None:
-    """Whenever the strong search calls a value proven, the solver gives the same result (win, draw,
-    loss) -- pruning never makes it claim a win that is not there."""
+    """Whenever the search (with its forward pruning) calls a value proven, the solver gives the same
+    result (win, draw, loss) -- pruning never makes it claim a win that is not there -- and the move
+    it plays keeps a proven win."""
+    from p2ptrumps.ai.engine import RUN
+
     compared = 0
     for i, p in enumerate(positions_from_games(RuleSet(), 10, 21, every=2)):
-        r = strong_search(p, 0.0, random.Random(i), max_nodes=20_000)
-        if not r.proven or r.depth == 0:
+        move, value, _, _, proven, _ = RUN(spec_of(p, i), SEARCH, max_nodes=20_000)
+        if not proven:
             continue
         s = solve(p, None, max_nodes=3_000_000)
         if not s.solved:
             continue
-        assert (r.value > WIN_BOUND, r.value < -WIN_BOUND) == (s.value > WIN_BOUND, s.value < -WIN_BOUND), p
-        if r.value > WIN_BOUND:
+        assert (value > WIN_BOUND, value < -WIN_BOUND) == (s.value > WIN_BOUND, s.value < -WIN_BOUND), p
+        if value > WIN_BOUND:
             q = p.copy()
-            q.push(r.move)
+            q.push(to_move(move, not p.pile))
             after = solve(q, None, max_nodes=3_000_000) if q.outcome is None else None
             assert after is None or not after.solved or after.value < -WIN_BOUND
         compared += 1
     assert compared >= 10
+
+
+def test_strong_plays_the_solvers_move_when_it_solves() -> None:
+    played = 0
+    for i, p in enumerate(positions_from_games(RuleSet(), 6, 22, every=2)):
+        r = strong_search(p, 0.0, random.Random(i), max_nodes=30_000)
+        if r.depth or not r.proven or r.nodes <= len(p.legal_moves()):
+            continue  # searched, unproven, forced or an immediate win
+        s = solve(p, None, max_nodes=30_000)
+        assert s.solved and (r.move, r.value) == (s.move, s.value), p
+        played += 1
+    assert played >= 5
 
 
 def test_node_budget_makes_the_search_reproducible() -> None:

@@ -158,13 +158,17 @@ def strong_search(position: Position, budget_s: float, rng: random.Random, max_n
                   tt_bits: int = DEFAULT_TT_BITS) -> StrongResult:
     """The ``strong`` level's choice in ``position`` (not modified).
 
-    A forced move is played at once, and so is going out to a win; otherwise the core's search
-    (iterative-deepening alpha-beta, sound proofs: see :mod:`p2ptrumps.ai.core`) runs for
-    ``budget_s`` seconds, or ``max_nodes`` nodes when that is set (then the clock is not looked
-    at: the same move on every machine).  It stops early on a proven value.  ``rng`` breaks ties.
+    A forced move is played at once, and so is going out to a win.  Where an end may be near
+    (:func:`worth_solving`) the exact solver has :data:`SOLVE_SHARE` of the budget first: a
+    solved position is played at once (the fastest win, a drawing move, the slowest loss).
+    Otherwise the core's search (iterative-deepening alpha-beta with forward pruning and sound
+    proofs: see :mod:`p2ptrumps.ai.core`) has the rest; it stops early on a proven value.  The
+    budget is ``budget_s`` seconds, or ``max_nodes`` nodes when that is set (then the clock is not
+    looked at: the same move on every machine).  ``rng`` breaks ties.
 
     Raises ``ValueError`` if the deal is over.
     """
+    start = time.perf_counter()
     moves = position.legal_moves()
     if not moves:
         raise ValueError("the deal is over: no move to choose")
@@ -178,7 +182,26 @@ def strong_search(position: Position, budget_s: float, rng: random.Random, max_n
         if won:
             return StrongResult(to_move(m, not position.pile), WIN - 1, 0, len(moves), True)
     spec = spec_of(position, rng.getrandbits(64))
-    move, value, depth, nodes, proven, _ = RUN(spec, SEARCH, max_nodes=max_nodes,
-                                               time_s=0.0 if max_nodes else budget_s, tt_bits=tt_bits)
-    return StrongResult(to_move(move, not position.pile), value, depth, nodes, bool(proven))
+    solver_nodes = 0
+    if worth_solving(position):
+        time_s = 0.0 if max_nodes else budget_s * SOLVE_SHARE
+        move, value, _, solver_nodes, status, _ = RUN(spec, SOLVE, max_nodes=int(max_nodes * SOLVE_SHARE),
+                                                      time_s=time_s, tt_bits=tt_bits)
+        if status == DONE:
+            return StrongResult(to_move(move, not position.pile), value, 0, solver_nodes, True)
+    time_s = 0.0 if max_nodes else max(0.001, budget_s - (time.perf_counter() - start))
+    move, value, depth, nodes, proven, _ = RUN(spec, SEARCH, max_nodes=max(1, max_nodes - solver_nodes) if max_nodes
+                                               else 0, time_s=time_s, tt_bits=tt_bits)
+    return StrongResult(to_move(move, not position.pile), value, depth, solver_nodes + nodes, bool(proven))
+
+
+#: The share of the budget the ``strong`` level gives the exact solver first, in positions it may settle.
+SOLVE_SHARE = 0.3
+
+
+def worth_solving(position: Position) -> bool:
+    """Whether the ``strong`` level tries the exact solver first: few cards in hands (at most 24)
+    or a hand of at most 3 cards (an end may be near)."""
+    a, b = position.hands[0].bit_count(), position.hands[1].bit_count()
+    return a + b <= 24 or min(a, b) <= 3
 
