@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import argparse
 import random
+import resource
 import statistics
 import time
 
 from p2ptrumps.ai import choose_move
+from p2ptrumps.ai.core import DEFAULT_TT_BITS
+from p2ptrumps.ai.engine import COMPILED
 from p2ptrumps.arena import percentile_95
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.shuffle import start_position
@@ -50,6 +53,9 @@ def main() -> None:
         share = f"{100 * percentile_95(times) / budget:9.0f}%" if budget else f"{'-':>10}"
         print(f"{level:8} {budget:8.2f} {len(times):6d} {statistics.median(times) * 1000:10.2f} "
               f"{percentile_95(times) * 1000:8.2f} {max(times) * 1000:8.2f} {over:11d} {share}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak resident memory of this process: {peak:.0f} MiB (the strong level's table: "
+          f"{16 * 2**DEFAULT_TT_BITS / 2**20:.0f} MiB, {'compiled' if COMPILED else 'pure-Python'} core)")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,9 @@ KEPT, THREW_WIN, THREW_DRAW, LOST, FORCED, UNKNOWN = "kept", "threw-win", "threw
 #: How many unknown positions in a row make the analysis stop going back.
 GIVE_UP_AFTER = 4
 
+#: The solver's table for each position: 2**20 entries (16 MiB), allocated per position.
+ANALYSIS_TT_BITS = 20
+
 
 def outcome_of(value: int) -> str:
     """``"win"``, ``"draw"`` or ``"loss"`` of an exact value (for the seat to move)."""
@@ -167,7 +170,7 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
             continue
         if misses >= give_up_after:
             break
-        s = solve(p, budget_s)
+        s = solve(p, budget_s, tt_bits=ANALYSIS_TT_BITS)
         solutions[i] = s
         misses = 0 if s.solved else misses + 1
         if progress is not None:

@@ -19,25 +19,40 @@ reached again (the game's positions seen ``repetition - 1`` times or more),
 
 Modes:
 
-* :data:`SOLVE`: the exact value of the position (RULES.md §7 ends, repetition
-  included) and a best move: the fastest win, else a draw, else the slowest
-  loss.  Depth-first alpha-beta with no depth limit over exact values only
-  (``WIN - plies`` for a win, 0 for a draw, ``-(WIN - plies)`` for a loss), a
-  transposition table and move ordering;
-* :data:`SOLVE_ALL`: the same, with the exact value of every legal move;
-* :data:`SEARCH`: iterative-deepening alpha-beta (PVS) with a static evaluation
-  at the horizon, forward pruning above :data:`FULL_WIDTH_CARDS` cards, killer
-  moves and a transposition table -- the ``normal`` level's search
+* :data:`SEARCH`: iterative-deepening alpha-beta (negamax, PVS) with a static
+  evaluation at the horizon (the ``normal`` level's, :mod:`.heuristics`),
+  forced moves not using up depth, forward pruning (only the :data:`BRANCH`
+  best-guessed moves where the side to move holds more than
+  :data:`FULL_WIDTH_CARDS` cards), the table move and two killer moves tried
+  first, and a transposition table -- the ``normal`` level's search
   (:mod:`.search`) made sound: a win counts as proven only when every reply of
-  the loser was searched (a loss found in a pruned move list is capped at
-  :data:`LIKELY_LOSS`), and repetition as the solver handles it.
+  the loser was searched (where moves were pruned away and every searched one
+  loses, the value is capped at :data:`LIKELY_LOSS`), so a proven value ends the
+  search at once and a win found only inside the pruned tree does not.
+* :data:`SOLVE`: the exact value of the position (RULES.md §7 ends, repetition
+  and turn limit included) and a best move: the fastest win, else a drawing
+  move, else the slowest loss.  The same search without forward pruning, in
+  null-window tests deepened one ply at a time: "is it a win?" (a value of at
+  least ``WIN_BOUND``), "is it a loss?".  Only going out gives such values, so a
+  test that succeeds is a proof, and a search with the window beyond the bound
+  then gives the exact length.  Each node also reports whether its value rests
+  on an estimate (the horizon, or a table entry of limited depth); a value
+  that does not is exact at any depth, is stored as such, and when both tests
+  fail on exact values only, the position is a draw.
+* :data:`SOLVE_ALL`: the same for every legal move (in root order).
+
+Values: ``WIN - n`` is a win for the seat to move when the deal ends after
+``n`` more plies, ``-(WIN - n)`` a loss, 0 a draw; the search's estimates lie
+strictly between ``-WIN_BOUND`` and ``WIN_BOUND`` (centi-cards).
 
 Repetition (RULES.md §7: the ``repetition``-th occurrence of a position draws;
 the starting position counts).  Both the solver and the search score as a draw
 a position of ``draw_hashes`` and a position that already occurred on the
-search path since the root.  From a position never seen before this gives the
-true value: a player who can force a win can do so without ever repeating a
-position, and one who can avoid losing can then always do so by repeating.
+search path since the root.  This gives the true value: a player who can force
+a win can do so without ever repeating a position (so the repetitions the
+search scores early are ones the winner avoids anyway), and one who can avoid
+losing can keep doing so until a repetition or the turn limit draws
+(``tests/test_ai_core.py`` checks it against the real rules, with a history).
 A value that rests on a repetition of a position *above* a node depends on the
 path to that node, so it is never stored in the transposition table (only its
 best move is, for move ordering); values that rest only on repetitions inside
@@ -694,7 +709,7 @@ def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0,
 
     * :data:`SEARCH`: the chosen move, its value (centi-cards; beyond ``±WIN_BOUND`` a proven
       win or loss in ``WIN - |value|`` plies), the deepest finished iteration, the nodes, ``status``
-      1 if the value is a proven win or loss (else 0), and no values;
+      1 if the value is proven (a win or a loss, or resting on no estimate), else 0, and no values;
     * :data:`SOLVE` / :data:`SOLVE_ALL`: the best move and the exact value (see the module
       docstring), depth 0, the nodes, ``status`` :data:`DONE` or :data:`STOPPED` (the budget ran
       out: move and value mean nothing), and for :data:`SOLVE_ALL` ``(move, value)`` of every
