@@ -9,7 +9,8 @@ positions were solved is marked as keeping the value or throwing it ("threw a
 forced win (best: 10♠/K♦ wins in 3); now a draw"), and each player gets a
 summary: accuracy (the share of judged moves that kept the value) and blunders.
 
-Exit status: 0; 2 when the file cannot be read or does not check out.
+Exit status: 0; 2 when the file cannot be read or does not check out (a
+:class:`~p2ptrumps.command.CommandError`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from typing import Any
 
 from .ai.analysis import MoveVerdict, analyse_deal, short_label, summarize
 from .ai.engine import COMPILED, plies_of, verdict
+from .command import CommandError
 from .record import MatchRecord, RecordError
 from .replay_cli import load_match_log
 from .ui.replay import load_any, register_loader, replay_steps
-from .ui.view import asciify, printable, wants_ascii
+from .ui.terminal import choose_ascii
+from .ui.view import asciify, printable
 
 
 def analyse_record(record: MatchRecord, budget_s: float, progress: bool = False) -> list[list[MoveVerdict]]:
@@ -95,18 +98,18 @@ def format_text(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]
 
 
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``p2ptrumps analyse``: 0, or 2 when the file cannot be read or does not check out."""
+    """Entry point of ``p2ptrumps analyse``: 0; raises :class:`~p2ptrumps.command.CommandError`
+    (status 2) when the file cannot be read or does not check out."""
     register_loader(load_match_log)
     try:
         record = load_any(args.file)
         verdicts = analyse_record(record, args.budget, progress=sys.stderr.isatty() and not args.json)
     except RecordError as exc:
-        print(f"p2ptrumps analyse: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(str(exc)) from None
     if args.json:
         print(json.dumps(report(str(args.file), record, verdicts, args.budget), ensure_ascii=False))
     else:
-        ascii_only = bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None))
+        ascii_only = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)))[0]
         text = format_text(str(args.file), record, verdicts, args.budget, ascii_only)
         print(asciify(text) if ascii_only else text, end="")
     return 0

@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .ai import choose_move
+from .command import CommandError
 from .files import prepare_dir
 from .record import DealRecord, MatchRecord, PlayerInfo
 from .rules import Outcome, Position, RuleSet
@@ -223,7 +224,30 @@ def summarize(level_a: str, level_b: str, pairs: Sequence[PairResult]) -> Summar
 
 
 def _elo_text(x: float) -> str:
-    return "beyond measure" if math.isinf(x) else f"{x:+.0f}"
+    """An Elo difference rounded to a whole number, signed, with no ``-0``: ``+108``, ``0``, ``-42``."""
+    r = round(x)
+    return "0" if r == 0 else f"{r:+d}"
+
+
+def _elo_line(s: Summary) -> str:
+    """``Elo difference A - B: +108  (95% CI -329 .. no upper bound: not enough pairs)``.
+
+    A score of 1 or 0 (or an interval end there) has no finite Elo difference: the
+    line says so, and that more pairs are needed, instead of printing infinity."""
+    if math.isinf(s.elo):
+        side = "A" if s.elo > 0 else "B"
+        return f"Elo difference A - B: not measurable, {side} scored every point (not enough pairs)"
+    text = f"Elo difference A - B: {_elo_text(s.elo)}"
+    if s.pairs < 2:
+        return text
+    low, high = s.elo_low, s.elo_high
+    if math.isinf(low) and math.isinf(high):
+        return f"{text}  (95% CI: not enough pairs)"
+    if math.isinf(high):
+        return f"{text}  (95% CI {_elo_text(low)} .. no upper bound: not enough pairs)"
+    if math.isinf(low):
+        return f"{text}  (95% CI no lower bound .. {_elo_text(high)}: not enough pairs)"
+    return f"{text}  (95% CI {_elo_text(low)} .. {_elo_text(high)})"
 
 
 def _plural(n: int, word: str) -> str:
@@ -234,16 +258,14 @@ def format_summary(s: Summary) -> str:
     """The printed arena report of a :class:`Summary` (plain text, lines end with newline)."""
     if s.pairs < 2:
         interval = "  (no interval from a single pair)"
-        elo_interval = ""
     else:
         interval = f"  (95% CI {s.ci_low:.3f} .. {s.ci_high:.3f}, over pairs)"
-        elo_interval = f"  (95% CI {_elo_text(s.elo_low)} .. {_elo_text(s.elo_high)})"
     width = max(len(label) for label, _ in s.categories)
     lines = [
         f"A = {s.level_a}, B = {s.level_b}: {_plural(s.pairs, 'deal pair')}, {_plural(s.games, 'game')}",
         *([format_sprt(s.sprt)] if s.sprt is not None else []),
         f"score of A: {s.points_a:g} / {s.games} = {s.score:.3f}{interval}",
-        f"Elo difference A - B: {_elo_text(s.elo)}{elo_interval}",
+        _elo_line(s),
         "deal pairs by outcome:",
         *(f"  {label:<{width}}  {count:>5}" for label, count in s.categories),
         f"mean plies per deal: {s.mean_plies:.1f}",
@@ -443,19 +465,17 @@ def _progress(enabled: bool, done: int, total: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The ``arena`` subcommand: play ``args.deals`` duplicate deal pairs of ``args.level_a``
-    against ``args.level_b``, print the summary, return 0."""
+    against ``args.level_b``, print the summary, return 0 (2 with a message when ``--log-dir``
+    cannot be used)."""
     rules: RuleSet = getattr(args, "rules", None) or RuleSet()
     if args.log_dir is not None:
         log_dir = Path(args.log_dir)
         try:
             prepare_dir(log_dir)
         except OSError as exc:
-            print(f"p2ptrumps arena: cannot write records to {log_dir}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
+            raise CommandError(f"cannot write records to {log_dir}: {exc.strerror or exc}") from None
         if any(log_dir.glob("pair-*.json")):
-            print(f"p2ptrumps arena: {log_dir} already holds arena records (pair-*.json); "
-                  "choose an empty --log-dir", file=sys.stderr)
-            return 2
+            raise CommandError(f"{log_dir} already holds arena records (pair-*.json); choose an empty --log-dir")
     nodes_a, nodes_b = getattr(args, "nodes", None) or (0, 0)
     tasks = [
         PairTask(i, args.seed, args.level_a, args.level_b, args.think, rules, args.log_dir, nodes_a, nodes_b)

@@ -4,6 +4,14 @@ Each subcommand's work lives in the module named in :data:`COMMANDS`
 (``"module:function"``, called with the parsed ``argparse.Namespace`` and
 returning the exit status); modules are imported only when their command runs,
 so ``--help`` stays fast.
+
+One voice (:mod:`p2ptrumps.command`): a bad value shows the subcommand's usage
+line and one line of error, ``p2ptrumps play: --seed: 'abc' is not a whole
+number``, with the same words for the same option in every subcommand (each
+option's value is checked by one ``*_arg`` type below); an unknown option is
+reported by the subcommand it was given to.  A command that finds a fault
+itself raises :class:`~p2ptrumps.command.CommandError` (or prints with
+:func:`~p2ptrumps.command.say`).  ``--help`` shows every default.
 """
 
 from __future__ import annotations
@@ -14,10 +22,12 @@ import math
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from . import __version__
 from .cards import CardParseError, parse_suit
+from .command import PROG, CommandError, say
 from .rules import RuleSet, RuleSetError
 
 COMMANDS = {
@@ -30,9 +40,72 @@ COMMANDS = {
     "solve": "p2ptrumps.solve_cli:run",
     "analyse": "p2ptrumps.analyse_cli:run",
     "id": "p2ptrumps.net.commands:run_id",
+    "rules": "p2ptrumps.ui.rulebook:run",
 }
 
 AI_LEVELS = ("random", "greedy", "normal", "strong")
+
+#: The networked commands, whose table (unless ``--headless`` or ``--ai``) the command line prepares.
+_TABLE_COMMANDS = ("host", "join")
+
+
+# ----- the parser and its voice ---------------------------------------------------------
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help with every option's default: ``(default 0.5)`` is added to an option's
+    help unless it already says it, or the default is None or False (a flag, or "not given")."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "default" in text or not action.option_strings or action.default in (None, False, argparse.SUPPRESS):
+            return text
+        return f"{text} (default %(default)s)"
+
+
+def tidy_message(message: str) -> str:
+    """An argparse error message in the words the rest of p2ptrumps uses:
+    ``"argument --seed: 'x' is not a whole number"`` -> ``"--seed: 'x' is not a whole number"``."""
+    message = re.sub(r"^argument ", "", message)
+    message = message.replace("not allowed with argument ", "cannot be used with ")
+    if m := re.match(r"^(\S+): expected one argument$", message):
+        return f"{m[1]} needs a value"
+    if m := re.match(r"^(?:(\S+): )?invalid choice: (.*?) \(choose from (.*)\)$", message):
+        choices = m[3].replace(chr(39), "")
+        if m[1] == "COMMAND":
+            return f"{m[2]} is not a command (one of {choices})"
+        return f"{m[2]} is not one of {choices}"
+    if m := re.match(r"^the following arguments are required: (.*)$", message):
+        return f"missing {m[1]}"
+    return message
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse in p2ptrumps' voice: on a bad argument, the (sub)command's usage line and one
+    line of error (:func:`tidy_message`), exit status 2; help shows defaults (:class:`HelpFormatter`)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def short_usage(self) -> str:
+        """``usage: p2ptrumps arena LEVEL_A LEVEL_B [options]  (--help lists them)``: one line."""
+        words = [str(a.metavar or a.dest) for a in self._actions
+                 if not a.option_strings and not isinstance(a, argparse._SubParsersAction)]
+        if any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
+            words.insert(0, "COMMAND")
+        return f"usage: {' '.join([self.prog, *words])} [options]  ({self.prog} --help lists them)"
+
+    def error(self, message: str) -> NoReturn:
+        self.fail(tidy_message(message))
+
+    def fail(self, message: str, status: int = 2) -> NoReturn:
+        """Print the short usage line and ``prog: message``, and exit with ``status``."""
+        self._print_message(self.short_usage() + "\n", sys.stderr)
+        self.exit(status, f"{self.prog}: {message}\n")
+
+
+# ----- value types: one check, one wording, per kind of value -------------------------------
 
 
 def suit_arg(text: str) -> int:
@@ -44,6 +117,7 @@ def suit_arg(text: str) -> int:
 
 
 def positive_float(text: str) -> float:
+    """argparse type: a positive, finite number of seconds."""
     try:
         value = float(text)
     except ValueError:
@@ -64,18 +138,53 @@ def nonnegative_float(text: str) -> float:
     return value
 
 
-def positive_int(text: str) -> int:
+def _whole(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number, at least 1."""
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value
 
 
+def count_arg(text: str) -> int:
+    """argparse type: a whole number, 0 or more (a count that may be zero)."""
+    value = _whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
+    return value
+
+
+def int64_arg(text: str) -> int:
+    """argparse type: a whole number that fits in a signed 64-bit integer (seeds)."""
+    value = _whole(text)
+    if not -(2**63) <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range (a signed 64-bit number)")
+    return value
+
+
+def one_of(*values: object) -> Callable[[str], object]:
+    """argparse type factory: one of ``values`` (ints compared as numbers), else
+    ``"'x' is not one of a, b, c"``."""
+
+    def check(text: str) -> object:
+        for v in values:
+            if text == str(v):
+                return v
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(map(str, values))}")
+
+    check.__name__ = "one_of"
+    return check
+
+
 def nodes_arg(text: str) -> int:
-    """argparse type: a node budget per move, a whole number of at least 1000 (``200000`` or ``200k``, ``2m``)."""
+    """argparse type: a node budget per move, a whole number of at least 1000 (``200000``, ``200k``, ``2m``)."""
     raw = text.strip().lower()
     scale = {"k": 1000, "m": 1_000_000}.get(raw[-1:], 1)
     digits = raw[:-1] if scale != 1 else raw
@@ -109,6 +218,38 @@ def sprt_arg(text: str) -> tuple[float, float]:
     return elo0, elo1
 
 
+def level_arg(text: str) -> str:
+    """argparse type: an AI level, one of :data:`AI_LEVELS`."""
+    if text not in AI_LEVELS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an AI level (one of {', '.join(AI_LEVELS)})")
+    return text
+
+
+def name_arg(text: str) -> str:
+    """argparse type: a player's name as shown to the opponent and stored in records and logs.
+
+    Runs of spaces become one and the ends are trimmed; refused (never cut) when
+    nothing is left, when it is longer than the protocol's limit
+    (``MAX_NAME_CHARS`` of :mod:`p2ptrumps.text`, the one constant for names), or
+    when it holds a code point the text rule refuses (protocol/wire.md §5.1:
+    control characters, line separators, bidirectional formatting, noncharacters).
+    """
+    from .text import MAX_NAME_CHARS, check_name
+
+    name = " ".join(text.split())
+    if not name:
+        raise argparse.ArgumentTypeError(f"{text!r} is empty: a name needs at least one visible character")
+    if len(name) > MAX_NAME_CHARS:
+        shown = name[:20] + "…"
+        raise argparse.ArgumentTypeError(
+            f"{shown!r} is {len(name)} characters long; a name has at most {MAX_NAME_CHARS}")
+    try:
+        check_name(name)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{name!r}: {exc}") from None
+    return name
+
+
 def port_arg(text: str) -> int:
     """argparse type: a TCP port 0..65535 (0: any free port)."""
     from .net.addresses import AddressError, parse_port
@@ -140,32 +281,18 @@ def fingerprint_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def int64_arg(text: str) -> int:
-    """argparse type: a whole number that fits in a signed 64-bit integer (seeds)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not -(2**63) <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"{text!r} is out of range (a signed 64-bit number)")
-    return value
-
-
 def add_rule_options(p: argparse.ArgumentParser) -> None:
     """The rule-set options of RULES.md (defaults as there)."""
     g = p.add_argument_group("rules (RULES.md variants; both players must agree)")
-    g.add_argument("--deals", type=positive_int, default=1, help="deals in the match (default 1)")
-    g.add_argument("--pack", type=int, choices=(32, 36, 52), default=36, help="pack size (default 36)")
+    g.add_argument("--deals", type=positive_int, default=1, metavar="N", help="deals in the match")
+    g.add_argument("--pack", type=one_of(32, 36, 52), default=36, metavar="32|36|52", help="pack size")
     g.add_argument("--no-sixes", action="store_true", help="turn off the sixes rule")
     g.add_argument(
         "--voluntary-pickup", action="store_true", help="allow picking up even when you could beat"
     )
-    g.add_argument(
-        "--repetition", type=int, default=3, metavar="N", help="draw on the N-th repetition (0 = off; default 3)"
-    )
-    g.add_argument(
-        "--turn-limit", type=int, default=1000, metavar="N", help="draw after N turns (0 = off; default 1000)"
-    )
+    g.add_argument("--repetition", type=count_arg, default=3, metavar="N",
+                   help="draw on the N-th occurrence of a position; 0 = off")
+    g.add_argument("--turn-limit", type=count_arg, default=1000, metavar="N", help="draw after N turns; 0 = off")
 
 
 def rules_from_args(args: argparse.Namespace) -> RuleSet:
@@ -180,9 +307,33 @@ def rules_from_args(args: argparse.Namespace) -> RuleSet:
     )
 
 
+def add_suit_options(p: argparse.ArgumentParser) -> None:
+    """``--ascii`` / ``--unicode``: how suits are drawn (else chosen from the terminal, see
+    :func:`p2ptrumps.ui.terminal.choose_ascii`)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--ascii", action="store_true", help="suits as letters S H D C (default: symbols if the "
+                   "terminal can draw them one column wide)")
+    g.add_argument("--unicode", action="store_true", help="suits as symbols ♠ ♥ ♦ ♣ even if the terminal "
+                   "does not seem to manage them")
+
+
+def add_ai_options(p: argparse.ArgumentParser, *, level: str | None, think_s: float, think_help: str) -> None:
+    """``--ai LEVEL`` and ``--think S``: the AI's level (``level`` None: the AI plays only if
+    asked) and its time per move."""
+    if level is None:
+        ai_help = f"let the AI play this seat, at this level ({', '.join(AI_LEVELS)}; default: you play)"
+    else:
+        ai_help = f"the AI's level: {', '.join(AI_LEVELS)}"
+    p.add_argument("--ai", type=level_arg, default=level, metavar="LEVEL", help=ai_help)
+    p.add_argument("--think", type=positive_float, default=think_s, metavar="S", help=think_help)
+    p.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
+                   help="the AI's positions searched per move instead of --think: the same moves on any machine "
+                   "(normal and strong; 200k or 2m are read too; default: use --think)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="p2ptrumps",
+    parser = Parser(
+        prog=PROG,
         description="Svoi Kozyri (your own trumps), the card duel: play the AI, or a person "
         "over the network with no server between you.",
     )
@@ -190,18 +341,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play the AI in the terminal", description="Play a match against the AI.")
-    play.add_argument("--ai", choices=AI_LEVELS, default="normal", help="AI level (default normal)")
-    play.add_argument("--think", type=positive_float, default=0.5, metavar="S", help="AI time per move, seconds")
-    play.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
-                      help="AI positions searched per move instead of --think (the same moves on any machine)")
-    play.add_argument("--seed", type=int, default=None, metavar="N", help="seed the deals (repeatable matches)")
-    play.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump (else asked)")
-    play.add_argument("--name", default=None, help="your name in the record")
-    play.add_argument("--ascii", action="store_true", help="ASCII suits (S H D C) instead of ♠ ♥ ♦ ♣")
-    play.add_argument("--log-dir", default=None, metavar="DIR", help="where records go (default: data dir)")
+    add_ai_options(play, level="normal", think_s=0.5, think_help="the AI's time per move, seconds")
+    play.add_argument("--seed", type=int64_arg, default=None, metavar="N",
+                      help="seed the deals (repeatable matches; default: random)")
+    play.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT",
+                      help="your own trump: C D H S, ♣ ♦ ♥ ♠ or clubs ... spades (default: asked)")
+    play.add_argument("--name", type=name_arg, default=None, help="your name in the record (default: You)")
+    add_suit_options(play)
+    play.add_argument("--log-dir", default=None, metavar="DIR",
+                      help="where records go (default: <data dir>/records)")
     play.add_argument("--position", default=None, metavar="TEXT",
                       help="play one deal from this position text (as replay shows it; protocol/position.md): "
-                      "you take seat 0, the rules and trumps come from the text")
+                      "you take seat 0, the rules and trumps come from the text (default: dealt deals)")
     add_rule_options(play)
 
     replay = sub.add_parser(
@@ -209,38 +360,41 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE", help="a game record (.json) or a networked match log")
     replay.add_argument("--text", action="store_true", help="print the match as plain text")
-    replay.add_argument("--ascii", action="store_true", help="ASCII suits")
     replay.add_argument("--analyse", action="store_true",
                         help="analysis mode from the start (key a in the viewer): does each move keep the value?")
     replay.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
-                        help="analysis: seconds to solve each position (default 0.5)")
+                        help="analysis: seconds to solve each position")
+    add_suit_options(replay)
 
     arena = sub.add_parser(
         "arena",
         help="AI against AI, headless",
-        description="Play duplicate deals between two AI levels and report the score with a 95% interval.",
+        description="Play duplicate deals between two AI levels and report the score with a 95%% interval.",
     )
-    arena.add_argument("level_a", choices=AI_LEVELS, metavar="LEVEL_A", help=f"one of {', '.join(AI_LEVELS)}")
-    arena.add_argument("level_b", choices=AI_LEVELS, metavar="LEVEL_B", help=f"one of {', '.join(AI_LEVELS)}")
-    arena.add_argument("--deals", type=positive_int, default=50, help="deal pairs to play (default 50)")
-    arena.add_argument("--seed", type=int64_arg, default=0, help="seed of the deals (default 0)")
-    arena.add_argument("--think", type=positive_float, default=0.1, metavar="S", help="think time per move, seconds")
+    arena.add_argument("level_a", type=level_arg, metavar="LEVEL_A", help=f"one of {', '.join(AI_LEVELS)}")
+    arena.add_argument("level_b", type=level_arg, metavar="LEVEL_B", help=f"one of {', '.join(AI_LEVELS)}")
+    arena.add_argument("--deals", type=positive_int, default=50, metavar="N", help="deal pairs to play")
+    arena.add_argument("--seed", type=int64_arg, default=0, metavar="N", help="seed of the deals")
+    arena.add_argument("--think", type=positive_float, default=0.1, metavar="S",
+                       help="each AI's time per move, seconds (default 0.1, shorter than play's 0.5: "
+                       "an arena plays hundreds of games, and the levels are compared at equal time)")
     arena.add_argument("--nodes", type=node_pair_arg, default=None, metavar="N[,M]",
-                       help="positions searched per move instead of --think (N,M: N for A, M for B); "
-                       "results then do not depend on the machine or its load")
+                       help="positions searched per move instead of --think (N,M: N for A, M for B): results that "
+                       "do not depend on the machine or its load (default: use --think)")
     arena.add_argument("--sprt", type=sprt_arg, default=None, metavar="ELO0,ELO1",
                        help="stop as soon as a sequential test decides between A stronger by ELO0 and by ELO1 "
-                       "(5%% error rates); --deals is then the most pairs played")
-    arena.add_argument("--jobs", type=positive_int, default=1, metavar="J", help="processes (default 1)")
-    arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here")
+                       "(5%% error rates); --deals is then the most pairs played (default: play them all)")
+    arena.add_argument("--jobs", type=positive_int, default=1, metavar="J", help="processes")
+    arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here (default: none)")
 
     host = sub.add_parser("host", help="host a networked match", description="Wait for a guest and play a match.")
     host.add_argument("--bind", default=None, metavar="ADDR",
                       help="address to listen on: an IPv4 or IPv6 address or a host name "
                       "(default: every address, IPv6 and IPv4)")
-    host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (default 4816; 0 = any)")
+    host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (0 = any free port)")
     _add_net_options(host)
-    host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump (host chooses first)")
+    host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT",
+                      help="your own trump (the host chooses first; default: asked)")
     add_rule_options(host)
 
     join = sub.add_parser("join", help="join a networked match", description="Connect to a host and play.")
@@ -251,7 +405,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the host's key fingerprint, as it gave it to you")
     fp.add_argument("--accept-new", action="store_true", help="accept an unknown host's key (not a changed one)")
     _add_net_options(join)
-    join.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your trump")
+    join.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your own trump (default: asked)")
 
     verify = sub.add_parser(
         "verify",
@@ -269,10 +423,9 @@ def build_parser() -> argparse.ArgumentParser:
         "text (protocol/position.md), as replay shows it.",
     )
     solve.add_argument("position", metavar="POSITION", help="a position text, e.g. v1/SH/6S7SKS/9D6H/9CTC/0/12")
-    solve.add_argument("--budget", type=positive_float, default=10.0, metavar="S",
-                       help="seconds to think (default 10)")
+    solve.add_argument("--budget", type=positive_float, default=10.0, metavar="S", help="seconds to think")
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
-    solve.add_argument("--ascii", action="store_true", help="ASCII suits")
+    add_suit_options(solve)
 
     analyse = sub.add_parser(
         "analyse", help="judge every move of a saved match",
@@ -281,35 +434,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     analyse.add_argument("file", metavar="RECORD_OR_LOG", help="a game record (.json) or a networked match log")
     analyse.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
-                         help="seconds to solve each position (default 0.5)")
+                         help="seconds to solve each position")
     analyse.add_argument("--json", action="store_true", help="print the analysis as JSON")
-    analyse.add_argument("--ascii", action="store_true", help="ASCII suits")
+    add_suit_options(analyse)
 
     ident = sub.add_parser(
         "id", help="show your key fingerprint", description="Show (creating on first use) your identity."
     )
-    ident.add_argument("--name", default=None, help="set the name you show to peers")
+    ident.add_argument("--name", type=name_arg, default=None, help="set the name you show to peers")
     ident.add_argument("--forget", default=None, metavar="NAME_OR_FP",
                        help="unpin a known peer (by fingerprint, name or address), e.g. after it made a new key")
+
+    rules = sub.add_parser("rules", help="read the rules of the game",
+                           description="Show the rule book (RULES.md), through a pager on a terminal.")
+    rules.add_argument("--no-pager", action="store_true", help="print the rules without a pager")
     return parser
 
 
 def _add_net_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--ai", choices=AI_LEVELS, default=None, help="let the AI play this seat")
-    p.add_argument("--think", type=positive_float, default=0.5, metavar="S", help="AI time per move, seconds")
-    p.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
-                   help="AI positions searched per move instead of --think (the same moves on any machine)")
+    add_ai_options(p, level=None, think_s=0.5, think_help="the AI's time per move, seconds (with --ai)")
     p.add_argument("--headless", action="store_true", help="no terminal UI: print progress and the result")
-    p.add_argument("--log", default=None, metavar="PATH", help="match log path (default: data dir)")
-    p.add_argument("--rematch", type=int, default=0, metavar="N",
+    p.add_argument("--log", default=None, metavar="PATH", help="match log path (default: <data dir>/logs/...)")
+    p.add_argument("--rematch", type=count_arg, default=0, metavar="N",
                    help="with --ai: offer/accept up to N rematches (default 0; a person is asked instead)")
-    p.add_argument("--name", default=None, help="your name shown to the opponent")
-    p.add_argument("--ascii", action="store_true", help="ASCII suits")
+    p.add_argument("--name", type=name_arg, default=None,
+                   help="your name shown to the opponent (default: as set by `p2ptrumps id --name`)")
+    add_suit_options(p)
     p.add_argument("--reconnect-wait", type=nonnegative_float, default=120.0, metavar="S",
                    help="seconds to wait for the peer to come back after the connection drops, then keep the "
-                   "match unfinished (0 = do not wait; default 120)")
+                   "match unfinished (0 = do not wait)")
     p.add_argument("--timeout", type=positive_float, default=30.0, metavar="S",
-                   help="seconds of silence (no heartbeat) before the peer is declared gone (default 30)")
+                   help="seconds of silence (no heartbeat) before the peer is declared gone")
 
 
 _OPTION_OF_RULE = {
@@ -329,10 +484,47 @@ def _option_words(message: str) -> str:
     return message
 
 
+def _prepare_table(args: argparse.Namespace) -> None:
+    """For ``host``/``join``: settle ``args.ascii`` from ``--ascii``/``--unicode``, the output's
+    encoding and, for the table (no ``--headless``, no ``--ai``) on a full-screen terminal, the
+    terminal's width of the suit symbols (:func:`p2ptrumps.ui.terminal.choose_ascii`), as
+    ``play`` and ``replay`` do; a note says so when the terminal decided."""
+    from .ui.terminal import choose_ascii, std_fds, terminal_problem
+
+    table = not args.headless and args.ai is None and terminal_problem(sys.stdin, sys.stdout) is None
+    args.ascii, note = choose_ascii(bool(args.ascii), bool(args.unicode), probe_fds=std_fds() if table else None)
+    if note:
+        say(args, note)
+
+
+def subparser(parser: argparse.ArgumentParser, command: str | None) -> Parser:
+    """The parser of subcommand ``command`` (the top-level parser for None)."""
+    if command is not None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+                return action.choices[command]  # type: ignore[no-any-return]
+    assert isinstance(parser, Parser)
+    return parser
+
+
+def _unrecognized(extras: Sequence[str]) -> str:
+    options = [x for x in extras if x.startswith("-")]
+    if options:
+        return f"unknown option {options[0]}"
+    return f"unexpected argument {extras[0]!r}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``p2ptrumps`` command; returns the exit status."""
+    """Entry point of the ``p2ptrumps`` command; returns the exit status.
+
+    Bad arguments exit (``SystemExit(2)``) after the usage line and one line of error;
+    a :class:`~p2ptrumps.command.CommandError` from the command is printed in the same
+    voice and its status returned."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    command = subparser(parser, args.command)
+    if extras:
+        command.fail(_unrecognized(extras))
     if args.command is None:
         parser.print_help()
         return 2
@@ -340,15 +532,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args.rules = rules_from_args(args)
         except RuleSetError as exc:
-            sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-            sub.choices[args.command].error(_option_words(str(exc)))
+            command.fail(_option_words(str(exc)))
     module_name, func_name = COMMANDS[args.command].split(":")
     func = getattr(importlib.import_module(module_name), func_name)
     try:
+        if args.command in _TABLE_COMMANDS:
+            _prepare_table(args)
         status: int = func(args)
         sys.stdout.flush()
+    except CommandError as exc:
+        if exc.usage:
+            command._print_message(command.short_usage() + "\n", sys.stderr)
+        say(args, exc.message)
+        return exc.status
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        say(args, "interrupted")
         return 130
     except BrokenPipeError:
         # The reader went away (`p2ptrumps verify LOG | head -1`): not an error of ours.

@@ -4,18 +4,39 @@ The viewer (:mod:`p2ptrumps.ui.replay`) knows only game records; the ui layer
 never imports the wire.  This module, at the command layer, teaches it to read a
 match log (``protocol/wire.md`` §12) by checking it with
 :func:`p2ptrumps.wire.verify.verify_log` and converting the checked part with
-``Verdict.to_record``.
+``Verdict.to_record``.  A match log holds no clock reading (``protocol/wire.md``
+§12), so the start time shown is the one in the log's default file name
+(``2026-11-29_1805_guest_vs-Hana.p2plog``, local time, :func:`started_from_name`);
+a renamed log shows none.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .record import MatchRecord, RecordError
 from .ui import replay
 from .wire.log import LOG_MAGIC
 from .wire.verify import verify_log
+
+_LOG_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})_(\d{2})(\d{2})_")
+
+
+def started_from_name(path: Path) -> str:
+    """The start of the match as ``YYYY-MM-DDTHH:MM:00Z`` (UTC, as ``protocol/record.md`` writes
+    ``started``) read from a default log file name, which gives the local time to the minute;
+    ``""`` for any other name."""
+    m = _LOG_NAME.match(path.name)
+    if m is None:
+        return ""
+    try:
+        local = datetime(int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5])).astimezone()
+    except (ValueError, OverflowError, OSError):
+        return ""
+    return local.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def load_match_log(path: Path, data: bytes) -> MatchRecord | None:
@@ -31,9 +52,12 @@ def load_match_log(path: Path, data: bytes) -> MatchRecord | None:
     if verdict.status in ("invalid", "unreadable"):
         raise RecordError(f"{path}: {verdict.status} match log: {verdict.reason}")
     try:
-        return verdict.to_record()
+        record = verdict.to_record()
     except ValueError as exc:
         raise RecordError(f"{path}: {exc}") from None
+    if not record.started:
+        record.started = started_from_name(path)
+    return record
 
 
 def run(args: argparse.Namespace) -> int:

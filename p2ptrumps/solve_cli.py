@@ -7,23 +7,24 @@ draw or a loss, and how many turns it takes -- and the same for every legal
 move, or says that it is unknown within the budget.
 
 Exit status: 0 (also when the value is unknown), 2 when the text is not a valid
-position.  ``--json`` prints one JSON object (fields in :func:`report`).
+position (a :class:`~p2ptrumps.command.CommandError`).  ``--json`` prints one
+JSON object (fields in :func:`report`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from .ai.analysis import short_label
 from .ai.core import WIN_BOUND
 from .ai.engine import COMPILED, Solution, plies_of, solve, verdict
 from .cards import suit_label
+from .command import CommandError
 from .notation import PositionTextError, parse_position, position_text
 from .rules import Move, Position
-from .ui.view import wants_ascii
+from .ui.terminal import choose_ascii
 
 
 def _result_word(value: int) -> str:
@@ -100,17 +101,17 @@ def format_text(position: Position, solution: Solution | None, budget_s: float, 
 
 
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``p2ptrumps solve``: 0, or 2 when the position text is invalid."""
+    """Entry point of ``p2ptrumps solve``: 0; raises :class:`~p2ptrumps.command.CommandError`
+    (status 2) when the position text is invalid."""
     try:
         position = parse_position(args.position)
     except PositionTextError as exc:
-        print(f"p2ptrumps solve: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(str(exc), usage=True) from None
     budget_s: float = args.budget
     solution = None if position.outcome is not None else solve(position, budget_s, every=True)
     if args.json:
         print(json.dumps(report(position, solution, budget_s), ensure_ascii=False))
     else:
-        ascii_only = bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None))
+        ascii_only = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)))[0]
         print(format_text(position, solution, budget_s, ascii_only), end="")
     return 0

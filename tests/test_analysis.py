@@ -141,8 +141,9 @@ def test_solve_json_and_the_budget(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_solve_refuses_a_bad_text_and_reports_a_finished_deal(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "v1/SH/6S7SKX/9D6H/9CTC/0/12"]) == 2
-    assert capsys.readouterr().err == ("p2ptrumps solve: hand of seat 0 '6S7SKX': 'KX' is not a card "
-                                       "(rank 2-9 T J Q K A, suit C D H S)\n")
+    assert capsys.readouterr().err == (
+        "usage: p2ptrumps solve POSITION [options]  (p2ptrumps solve --help lists them)\n"
+        "p2ptrumps solve: hand of seat 0 '6S7SKX': 'KX' is not a card (rank 2-9 T J Q K A, suit C D H S)\n")
     assert main(["solve", "v1/HC/-/7D/9S8SKS/0/57"]) == 0
     assert capsys.readouterr().out.splitlines()[1] == "the deal is over: seat 0 went out and won"
     assert main(["solve", "v1/HS/-/AS/9SKS/0/57", "--json"]) == 0

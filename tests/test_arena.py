@@ -95,7 +95,7 @@ def test_summary_exact_numbers() -> None:
     assert format_summary(s) == (
         "A = normal, B = greedy: 5 deal pairs, 10 games\n"
         "score of A: 6.5 / 10 = 0.650  (95% CI 0.131 .. 1.000, over pairs)\n"
-        "Elo difference A - B: +108  (95% CI -329 .. beyond measure)\n"
+        "Elo difference A - B: +108  (95% CI -329 .. no upper bound: not enough pairs)\n"
         "deal pairs by outcome:\n"
         "  A won both                2\n"
         "  A won one, drew one       1\n"
@@ -155,8 +155,26 @@ def test_single_pair_summary_gives_no_interval() -> None:
     assert lines[:3] == [
         "A = greedy, B = random: 1 deal pair, 2 games",
         "score of A: 2 / 2 = 1.000  (no interval from a single pair)",
-        "Elo difference A - B: beyond measure",
+        "Elo difference A - B: not measurable, A scored every point (not enough pairs)",
     ]
+
+
+@pytest.mark.parametrize(("pairs", "elo_line"), [
+    ([pair(i, DRAW, DRAW) for i in range(4)], "Elo difference A - B: 0  (95% CI 0 .. 0)"),
+    # Mean 0.4996: an Elo difference of -0.29, printed as "0" (it used to be "-0").
+    ([pair(0, WIN_A1, DRAW)] + [pair(i, DRAW, DRAW) for i in range(1, 601)],
+     "Elo difference A - B: 0  (95% CI -1 .. 0)"),
+    ([pair(0, WIN_A1, WIN_A0), pair(1, WIN_A1, WIN_A0)],
+     "Elo difference A - B: not measurable, B scored every point (not enough pairs)"),
+    # Mean 0.0625, CI 0 .. 0.261: the low end has no Elo value.
+    ([pair(0, WIN_A1, WIN_A0), pair(1, WIN_A1, WIN_A0), pair(2, WIN_A1, WIN_A0), pair(3, DRAW, WIN_A0)],
+     "Elo difference A - B: -470  (95% CI no lower bound .. -180: not enough pairs)"),
+    ([pair(0, WIN_A1, WIN_A0), pair(1, DRAW, WIN_A0)], "Elo difference A - B: -338  (95% CI: not enough pairs)"),
+])
+def test_elo_line_has_no_minus_zero_and_no_infinite_interval(pairs: list[PairResult], elo_line: str) -> None:
+    lines = format_summary(summarize("random", "random", pairs)).splitlines()
+    assert lines[2] == elo_line
+    assert "-0 " not in lines[2] and "inf" not in lines[2] and "beyond" not in lines[2]
 
 
 def test_arena_refuses_a_log_dir_it_cannot_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

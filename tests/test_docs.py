@@ -22,6 +22,15 @@ def test_rules_copy_matches_the_rule_book_of_record() -> None:
     assert body == shared.read_text(encoding="utf-8")
 
 
+def test_the_installed_rule_book_is_the_protocol_copy() -> None:
+    from p2ptrumps.ui.rulebook import rule_book
+
+    copy = (ROOT / "protocol" / "RULES.md").read_text(encoding="utf-8")
+    assert rule_book() == copy.partition("\n")[2]
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"p2ptrumps.ui" = ["RULES.md"]' in pyproject  # installed as package data
+
+
 def test_readme_gives_the_two_setup_commands_and_ci_runs_the_test_one() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```sh\n(.*?)\n```", readme, flags=re.S)

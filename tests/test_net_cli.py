@@ -18,7 +18,7 @@ def test_bad_host_port_is_a_usage_error(port: str, capsys: pytest.CaptureFixture
     with pytest.raises(SystemExit) as info:
         main(["host", "--port", port, "--headless", "--ai", "random"])
     assert info.value.code == 2
-    assert f"argument --port: port must be a number 0..65535, not {port!r}" in capsys.readouterr().err
+    assert f"p2ptrumps host: --port: port must be a number 0..65535, not {port!r}\n" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("address", "why"), [

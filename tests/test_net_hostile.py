@@ -162,8 +162,9 @@ async def test_hostile_guest_fault_is_named_and_log_kept(tmp_path: Path, fault: 
     assert f"[{code}]" in str(err)
     log_path: Path = err.result.log_path  # type: ignore[attr-defined]
     verdict = verify_log(log_path.read_bytes())
-    # Always the guest (the host owns the log); proven by its signature when the message itself is signed.
-    proven = code in ("illegal-move", "wrong-position-hash", "bad-reveal", "broken-chain")
+    # Always the guest (the host owns the log); proven by its signature when the signed message itself breaks
+    # a rule on the history it commits to -- a broken chain proves nothing (protocol/verify.md §3.1).
+    proven = code in ("illegal-move", "wrong-position-hash", "bad-reveal")
     assert (verdict.status, verdict.code, verdict.offender, verdict.offender_proven) == ("invalid", code, 1, proven)
     assert verdict.index == verdict.frames - 1 or code == "oversized-frame"  # the evidence is the last frame
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from p2ptrumps.cards import Card
+from p2ptrumps.cli import main
 from p2ptrumps.record import MatchRecord, RecordError
 from p2ptrumps.rules import Move
 from p2ptrumps.ui import replay
 from p2ptrumps.ui.replay import ReplayViewer, load_any, register_loader, replay_steps, replay_text
-from p2ptrumps.ui.view import plain, render_status
+from p2ptrumps.ui.view import plain, render_status, render_table
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 SAMPLE = VECTORS / "record-sample.json"
@@ -115,11 +116,16 @@ match finished: Ann ½ : 2½ greedy AI
 
 
 def args(file: Path, text: bool = True, ascii_only: bool = False) -> argparse.Namespace:
-    return argparse.Namespace(file=str(file), text=text, ascii=ascii_only)
+    return argparse.Namespace(command="replay", file=str(file), text=text, ascii=ascii_only, unicode=False)
+
+
+def run_replay(ns: argparse.Namespace) -> int:
+    """``p2ptrumps replay`` through the command line (its one voice for errors)."""
+    return main(["replay", ns.file, *(["--text"] if ns.text else []), *(["--ascii"] if ns.ascii else [])])
 
 
 def test_text_of_the_sample_record_exactly(capsys: pytest.CaptureFixture[str]) -> None:
-    assert replay.run(args(SAMPLE)) == 0
+    assert run_replay(args(SAMPLE)) == 0
     out = capsys.readouterr()
     assert out.out == SAMPLE_TEXT
     assert out.err == ""
@@ -155,7 +161,7 @@ def test_an_illegal_move_exits_2_naming_it(tmp_path: Path, text: bool, capsys: p
     data = json.loads(SAMPLE.read_text(encoding="utf-8"))
     data["deals"][0]["moves"][2] = "6H/QS"  # 6♥ beats 10♣ (own trump), leaving 8♣ 10♣ 6♥ Q♠ for move 4
     p = _write(tmp_path, "bad.json", data)
-    assert replay.run(args(p, text=text)) == 2
+    assert run_replay(args(p, text=text)) == 2
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err == "p2ptrumps replay: deal 1, move 4 (QC/AC): Q♣ does not beat Q♠ (seat 1's trump is ♠)\n"
@@ -165,7 +171,7 @@ def test_a_wrong_result_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     data = json.loads(SAMPLE.read_text(encoding="utf-8"))
     data["deals"][0]["result"] = {"winner": 0, "reason": "out"}
     p = _write(tmp_path, "bad.json", data)
-    assert replay.run(args(p)) == 2
+    assert run_replay(args(p)) == 2
     err = capsys.readouterr().err
     assert err.startswith("p2ptrumps replay: deal 1: recorded result ")
     assert err.count("\n") == 1
@@ -173,7 +179,7 @@ def test_a_wrong_result_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 def test_truncated_json_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = _write(tmp_path, "cut.json", SAMPLE.read_text(encoding="utf-8")[:300])
-    assert replay.run(args(p)) == 2
+    assert run_replay(args(p)) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"p2ptrumps replay: {p}: not valid JSON (")
     assert err.count("\n") == 1
@@ -187,7 +193,7 @@ def test_unknown_file_and_missing_file(tmp_path: Path, capsys: pytest.CaptureFix
     with pytest.raises(RecordError, match=r"unknown file format"):
         load_any(js)
     missing = tmp_path / "missing.json"
-    assert replay.run(args(missing)) == 2
+    assert run_replay(args(missing)) == 2
     assert capsys.readouterr().err == f"p2ptrumps replay: cannot read {missing}: No such file or directory\n"
 
 
@@ -195,7 +201,7 @@ def test_bad_field_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     data = json.loads(SAMPLE.read_text(encoding="utf-8"))
     data["deals"][1]["moves"][0] = "XX"
     p = _write(tmp_path, "bad.json", data)
-    assert replay.run(args(p)) == 2
+    assert run_replay(args(p)) == 2
     assert capsys.readouterr().err.startswith("p2ptrumps replay: deal 2, move 1: ")
 
 
@@ -229,7 +235,8 @@ def test_viewer_cursor_and_screen() -> None:
     viewer = ReplayViewer(load_any(SAMPLE))
     assert (viewer.deal_index, viewer.step_index) == (0, 0)
     viewer.step(-1)
-    assert viewer.step_index == 0
+    assert (viewer.deal_index, viewer.step_index, viewer.note) == (0, 0, "This is the start of the match.")
+    viewer.note = ""
     viewer.step(3)
     view = viewer.table_view()
     assert view is not None
@@ -243,6 +250,12 @@ def test_viewer_cursor_and_screen() -> None:
     assert status[1] == " Result: greedy AI went out and won"
     end_view = viewer.table_view()
     assert end_view is not None and end_view.score_halves == (0, 2)
+    assert end_view.to_move is None  # nobody is to move once greedy AI went out: no turn marker
+    assert not any(line.startswith(" ▶") for line in plain(render_table(end_view, 80, 20)))
+    viewer.step(1)  # → on the deal's last move goes on to the next deal
+    assert (viewer.deal_index, viewer.step_index) == (1, 0)
+    viewer.step(-1)  # and ← from a deal's start back to the end of the previous one
+    assert (viewer.deal_index, viewer.step_index) == (0, 20)
     viewer.deal(1)
     assert (viewer.deal_index, viewer.step_index) == (1, 0)
     viewer.deal(5)
@@ -251,6 +264,9 @@ def test_viewer_cursor_and_screen() -> None:
     assert start is not None and start.score_halves == (1, 3) and start.pile == ()
     assert plain(render_status(viewer.status_view(), 80))[0] == (
         " Deal 3/3, move 0/4: dealt by greedy AI; Ann leads.")
+    viewer.to_end(True)
+    viewer.step(1)
+    assert (viewer.deal_index, viewer.step_index, viewer.note) == (2, 4, "This is the end of the match.")
 
 
 # ----- files that are not records, and hostile records ---------------------------------------
@@ -277,7 +293,7 @@ def test_files_over_the_cap_are_refused(tmp_path: Path, capsys: pytest.CaptureFi
     big = tmp_path / "big.json"
     with big.open("wb") as f:
         f.truncate(replay.MAX_FILE_BYTES + 1)  # sparse: no disk used
-    assert replay.run(args(big)) == 2
+    assert run_replay(args(big)) == 2
     assert capsys.readouterr().err == (
         f"p2ptrumps replay: {big} is 67108865 bytes: too large for a match (64 MiB at most)\n")
     assert replay.read_file_limited(SAMPLE, 10**6) == SAMPLE.read_bytes()
@@ -291,7 +307,7 @@ def test_byte_order_mark_and_huge_numbers(tmp_path: Path, capsys: pytest.Capture
     assert replay_text(load_any(bom)) == replay_text(load_any(SAMPLE))
     text = SAMPLE.read_text(encoding="utf-8").replace('"version": 1', '"version": ' + "7" * 5000)
     huge = _write(tmp_path, "huge.json", text)
-    assert replay.run(args(huge)) == 2
+    assert run_replay(args(huge)) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"p2ptrumps replay: {huge}: not valid JSON (Exceeds the limit (4300 digits)")
     assert err.count("\n") == 1
@@ -301,7 +317,7 @@ def test_inconsistent_record_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtu
     data = json.loads(SAMPLE.read_text(encoding="utf-8"))
     data["rules"]["deals"] = 2
     p = _write(tmp_path, "many.json", data)
-    assert replay.run(args(p)) == 2
+    assert run_replay(args(p)) == 2
     assert capsys.readouterr().err == "p2ptrumps replay: deals: 3 deals recorded but the rules agree 2\n"
 
 
@@ -310,7 +326,7 @@ def test_text_never_writes_control_characters(capsys: pytest.CaptureFixture[str]
     data["players"][0]["name"] = "Bob\x1b[31mRED\nX"
     data["started"] = "\x1b]0;title\x07"
     p = _write(tmp_path, "evil.json", data)
-    assert replay.run(args(p)) == 0
+    assert run_replay(args(p)) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
     assert "seat 0: Bob?[31mRED?X (human), trump ♥" in out.splitlines()
@@ -341,9 +357,10 @@ def test_viewer_grammar_for_a_player_called_you() -> None:
 
 def test_viewer_needs_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
     # Under pytest stdin is not a terminal.
-    assert replay.run(args(SAMPLE, text=False)) == 2
+    assert run_replay(args(SAMPLE, text=False)) == 2
     assert capsys.readouterr().err == (
-        "p2ptrumps replay: the viewer needs a terminal: stdin is not a tty (use replay --text for plain text)\n")
+        "p2ptrumps replay: the viewer needs a full-screen terminal: stdin is not a tty (replay --text prints the "
+        "match)\n")
 
 
 def test_viewer_in_a_small_terminal_says_so() -> None:

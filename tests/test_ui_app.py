@@ -630,9 +630,12 @@ def test_help_names_the_draw_key_and_fits_the_smallest_terminal() -> None:
     table.state.help_open = True
     lines = table.overlay_lines()
     assert any("d offer a draw" in line for line in lines)
-    assert any("protocol/RULES.md" in line for line in lines)
+    # No pointer to a file that `pip install` does not install: the rule book is one key away.
+    assert not any("protocol/" in line or "RULES.md" in line for line in lines)
+    assert lines[-2] == "│ r reads the whole rule book; any other key closes        │"
+    assert any("Russian letters: В Д К Т = J Q K A, П Ч Б Т = ♠ ♥ ♦ ♣" in line for line in lines)
     assert len(lines) == MIN_HEIGHT == 20
-    assert len(lines[0]) == 59 and len(lines[0]) <= MIN_WIDTH
+    assert len(lines[0]) == 60 <= MIN_WIDTH
 
 
 class _SmallOutput(DummyOutput):

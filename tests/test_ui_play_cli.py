@@ -1,6 +1,6 @@
 """``p2ptrumps play`` before and after the match: the refusals that create nothing
-(no terminal, a name of control characters, an unwritable records directory), name
-cleaning, and a record that cannot be saved mid-game."""
+(no terminal, ``TERM=dumb``, an unwritable records directory), and a record that
+cannot be saved mid-game."""
 
 from __future__ import annotations
 
@@ -14,23 +14,26 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from p2ptrumps.cli import main
+from p2ptrumps.command import CommandError
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.ui import play
 from p2ptrumps.ui.app import Mode, QuitResult
-from p2ptrumps.ui.play import PlayConfig, PlaySession, clean_name, config_from_args
+from p2ptrumps.ui.play import PlayConfig, PlaySession, config_from_args
+from p2ptrumps.ui.terminal import terminal_problem
 
 
 def play_args(tmp_path: Path, name: str | None = None, log_dir: Path | None = None) -> argparse.Namespace:
-    return argparse.Namespace(ai="random", think=0.05, seed=1, trump=2, name=name, ascii=False,
-                              log_dir=str(log_dir or tmp_path / "records"), rules=RuleSet())
+    return argparse.Namespace(command="play", ai="random", think=0.05, seed=1, trump=2, name=name, ascii=False,
+                              unicode=False, log_dir=str(log_dir or tmp_path / "records"), rules=RuleSet())
 
 
 def test_no_terminal_is_refused_before_anything_is_created(tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     # Under pytest stdin is not a terminal.
-    assert play.run(play_args(tmp_path)) == 2
+    assert main(["play", "--log-dir", str(tmp_path / "records")]) == 2
     assert capsys.readouterr().err == (
-        "p2ptrumps play: play needs a terminal: stdin is not a tty (for a non-interactive match use "
+        "p2ptrumps play: this needs a full-screen terminal: stdin is not a tty (for a match between AIs use "
         "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)\n")
     assert not (tmp_path / "records").exists()
 
@@ -46,35 +49,50 @@ class _NotTty:
 
 
 def test_stdout_not_a_terminal_is_named() -> None:
-    assert play.terminal_problem(_Tty(), _NotTty()) == "stdout is not a tty"
-    assert play.terminal_problem(_NotTty(), _Tty()) == "stdin is not a tty"
-    assert play.terminal_problem(_Tty(), _Tty()) is None
+    xterm = {"TERM": "xterm"}
+    assert terminal_problem(_Tty(), _NotTty(), xterm) == "stdout is not a tty"
+    assert terminal_problem(_NotTty(), _Tty(), xterm) == "stdin is not a tty"
+    assert terminal_problem(_Tty(), _Tty(), xterm) is None
 
 
-def test_unwritable_log_dir_is_refused_before_the_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("environ", "why"), [
+    ({"TERM": "dumb"}, "TERM is 'dumb': that terminal cannot move the cursor"),
+    ({"TERM": "unknown"}, "TERM is 'unknown': that terminal cannot move the cursor"),
+    ({}, "TERM is not set"),
+])
+def test_a_dumb_terminal_is_refused(environ: dict[str, str], why: str) -> None:
+    assert terminal_problem(_Tty(), _Tty(), environ) == why
+
+
+def test_dumb_terminal_refusal_writes_no_escape_sequence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(play, "terminal_problem", lambda stdin, stdout: terminal_problem(_Tty(), _Tty(),
+                                                                                         {"TERM": "dumb"}))
+    assert main(["play", "--log-dir", str(tmp_path / "records")]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == ("p2ptrumps play: this needs a full-screen terminal: TERM is 'dumb': that terminal cannot move "
+                   "the cursor (for a match between AIs use `p2ptrumps arena`; to print a saved match, "
+                   "`p2ptrumps replay FILE --text`)\n")
+    assert "\x1b" not in err
+    assert not (tmp_path / "records").exists()
+
+
+def test_unwritable_log_dir_is_refused_before_the_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(play, "terminal_problem", lambda stdin, stdout: None)
+    monkeypatch.setattr(play, "choose_ascii", lambda *args, **kwargs: (False, ""))
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    assert play.run(play_args(tmp_path, log_dir=blocker / "records")) == 2
-    assert capsys.readouterr().err == (
-        f"p2ptrumps play: cannot write records to {blocker / 'records'}: Not a directory "
-        "(choose another directory with --log-dir)\n")
+    with pytest.raises(CommandError) as info:
+        play.run(play_args(tmp_path, log_dir=blocker / "records"))
+    assert (info.value.message, info.value.status) == (
+        f"cannot write records to {blocker / 'records'}: Not a directory (choose another directory with --log-dir)",
+        2)
 
 
-def test_names_are_cleaned_and_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
-    assert clean_name("Bob\x1b[31mRED\nX") == "Bob[31mREDX"
-    assert clean_name("  Ann   Lee \t") == "Ann Lee"
-    assert clean_name("x" * 100) == "x" * 40
-    with pytest.raises(ValueError, match=r"has no printable characters"):
-        clean_name("\x1b\n\t")
-    assert config_from_args(play_args(tmp_path, name="Eve\x1b]0;pwned\x07")).name == "Eve]0;pwned"
+def test_the_name_reaches_the_record_as_given(tmp_path: Path) -> None:
+    assert config_from_args(play_args(tmp_path, name="Ann Lee")).name == "Ann Lee"
     assert config_from_args(play_args(tmp_path)).name == "You"
-    monkeypatch.setattr(play, "terminal_problem", lambda stdin, stdout: None)
-    assert play.run(play_args(tmp_path, name="\x1b\x1b")) == 2
-    assert capsys.readouterr().err == "p2ptrumps play: --name: the name '\\x1b\\x1b' has no printable characters\n"
-    assert not (tmp_path / "records").exists()
 
 
 def test_saving_fails_mid_game_is_shown_and_retried(tmp_path: Path) -> None:

@@ -95,13 +95,13 @@ def test_narrow_table_drops_the_history() -> None:
         "    hand hidden (o shows it)",
         "",
         " Pile (6): 8♣ J♦ 6♥ 10♠ 7♣  top ▶ 9♦ ◀",
+        " Last move of AI greedy: beat 10♠, second 7♣",
         "",
         " ▶ Ann  trump ♥  5 cards",
         "  ♥ trump [7♥]",
         "  ♠        6♠ A♠",
         "  ♦        9♦",
         "  ♣        K♣",
-        "",
     ]
 
 
@@ -121,7 +121,7 @@ def test_ascii_table_with_opponent_hand_pending_beat_and_connection() -> None:
         "  H        QH                                           |",
         "  C        -                                            |",
         "                                                        |",
-        " Pile (6): 8C JD 6H 10S 7C  top > 9D <                  |",
+        " Pile (6): 8C JD 6H 10S 7C  top > 9D < *7H* beats it    |",
         "                                                        |",
         " > Ann  trump H  5 cards                                |",
         "  H trump *7H*                                          |",
@@ -138,7 +138,9 @@ def test_hand_row_styles_mark_legal_selected_and_pending() -> None:
     spades = rows[1]
     assert "".join(t for _, t in spades) == "  ♠        6♠[7♠]9♠ "
     styles = {t: s for s, t in spades if "♠" in t and len(t) > 1}
-    assert styles == {"6♠": "class:card", "7♠": "class:card.selected", "9♠": "class:card class:card.legal"}
+    # The cursor on a legal card keeps the legal style beside its own (reverse + underline).
+    assert styles == {"6♠": "class:card", "7♠": "class:card.selected class:card.legal",
+                      "9♠": "class:card class:card.legal"}
     pending = hand_rows(m("6S 7S 9S"), 2, ascii_only=True, selected=c("9S"), pending=c("7S"))[1]
     assert "".join(t for _, t in pending) == "  S        6S*7S*[9S]"
     # The beating card next to the cursor keeps both of its marks.

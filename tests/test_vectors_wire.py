@@ -1,71 +1,99 @@
-"""The wire vectors in protocol/vectors/ (wire.json, wire/*.log): exact bytes and exact verdicts."""
+"""The wire vectors in protocol/vectors/ (wire.json, wire/*.log, verdicts.json): exact bytes and exact verdicts,
+every member of every verdict (protocol/verify.md §6)."""
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from p2ptrumps.cli import main
 from p2ptrumps.wire import encoding
+from p2ptrumps.wire.errors import FAULT_CODES
 from p2ptrumps.wire.verify import verify_log
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 DOC: dict[str, Any] = json.loads((VECTORS / "wire.json").read_text(encoding="utf-8"))
 PRIM = DOC["primitives"]
 
-#: What verify must say of each log, written out by hand (not read from the generator).
-EXPECTED = {
-    "valid-host": ("valid", None, None, None, False),
-    "valid-guest": ("valid", None, None, None, False),
-    "invalid-bad-signature": ("invalid", "bad-signature", 12, 1, False),
-    "invalid-broken-chain": ("invalid", "broken-chain", 12, 1, True),
-    "invalid-non-canonical": ("invalid", "non-canonical", 12, 1, False),
-    "invalid-map-not-array": ("invalid", "non-canonical", 12, 1, False),
-    "invalid-illegal-move": ("invalid", "illegal-move", 12, 1, True),
-    "invalid-wrong-position-hash": ("invalid", "wrong-position-hash", 12, 1, True),
-    "invalid-bad-reveal": ("invalid", "bad-reveal", 9, 1, True),
-    "invalid-oversized-frame": ("invalid", "oversized-frame", 12, 1, False),
-    "invalid-garbage-frame": ("invalid", "garbage-frame", 12, 1, False),
-    "invalid-sequence-gap": ("invalid", "sequence-gap", 7, 1, True),
-    "invalid-wrong-game": ("invalid", "wrong-game", 12, 1, False),
-    "unfinished-truncated": ("unfinished", None, None, None, False),
-    "unfinished-mid-deal": ("unfinished", None, None, None, False),
-}
 
-
-def test_generator_reproduces_every_file_byte_for_byte() -> None:
+def _generator() -> Any:
     spec = importlib.util.spec_from_file_location("gen_wire", VECTORS / "gen_wire.py")
     assert spec is not None and spec.loader is not None
     gen = importlib.util.module_from_spec(spec)
+    sys.modules["gen_wire"] = gen  # its dataclasses look their module up
     spec.loader.exec_module(gen)
-    files = gen.build()
-    assert sorted(files) == sorted(["wire.json"] + [f"wire/{n}.log" for n in EXPECTED])
+    return gen
+
+
+GEN = _generator()
+INDEX: dict[str, Any] = json.loads((VECTORS / "verdicts.json").read_text(encoding="utf-8"))
+CASES = {c["file"]: c for c in INDEX["cases"]}
+#: The verdict fields written by hand for every case (the generator's table, not verify's output).
+HAND = {f"wire/{c.name}.log": c.expect for c in GEN.build_cases()}
+
+
+def test_generator_reproduces_every_file_byte_for_byte() -> None:
+    files = GEN.build()
+    assert sorted(files) == sorted(
+        ["wire.json", "verdicts.json"] + [name for name in CASES if not name.startswith("wire/case-")]
+    )
     for name, data in files.items():
         assert (VECTORS / name).read_bytes() == data, name
+    on_disk = sorted(f"wire/{p.name}" for p in (VECTORS / "wire").glob("*.log"))
+    assert on_disk == sorted(CASES)
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_log_verdict(name: str) -> None:
-    entry = DOC["logs"][name]
+def test_index_covers_every_fault_code_offender_kind_and_status() -> None:
+    verdicts = [c["verdict"] for c in INDEX["cases"]]
+    assert {v["code"] for v in verdicts} - {None} == set(FAULT_CODES)
+    assert {v["status"] for v in verdicts} == {"valid", "invalid", "unreadable", "unfinished"}
+    kinds = {(v["offender"], v["offender_proven"]) for v in verdicts if v["status"] == "invalid"}
+    assert kinds == {(None, False), (0, False), (1, False), (0, True), (1, True)}
+    assert INDEX["format"] == "p2ptrumps-verdict-vectors" and INDEX["version"] == 1
+    assert sorted(HAND) == sorted(CASES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_log_verdict_is_exactly_the_index(name: str) -> None:
+    entry = CASES[name]
     data = (VECTORS / entry["file"]).read_bytes()
     assert hashlib.sha256(data).hexdigest() == entry["sha256"]
-    v = verify_log(data)
-    assert (v.status, v.code, v.index, v.offender, v.offender_proven) == EXPECTED[name]
-    assert v.reason == entry["verdict"]["reason"]
-    assert (entry["verdict"]["offender"], entry["verdict"]["offender_proven"]) == EXPECTED[name][3:]
-    assert v.exit_code == {"valid": 0, "invalid": 1, "unfinished": 3}[v.status]
+    verdict = verify_log(data).to_json()
+    assert verdict == entry["verdict"]
+    keys = ("status", "code", "index", "offender", "offender_proven")
+    assert tuple(verdict[k] for k in keys) == HAND[name]
+    assert verdict["exit_code"] == {"valid": 0, "invalid": 1, "unreadable": 2, "unfinished": 3}[verdict["status"]]
+
+
+def test_verify_json_command_over_the_whole_index(capsys: pytest.CaptureFixture[str]) -> None:
+    """``p2ptrumps verify FILE --json`` gives every case's verdict, member for member (protocol/verify.md §6)."""
+    for name, entry in CASES.items():
+        path = VECTORS / entry["file"]
+        code = main(["verify", str(path), "--json"])
+        out = json.loads(capsys.readouterr().out)
+        assert out.pop("log") == str(path)
+        assert (code, out) == (entry["verdict"]["exit_code"], entry["verdict"]), name
 
 
 def test_unfinished_vectors_say_who_was_to_act() -> None:
-    v = verify_log((VECTORS / "wire/unfinished-mid-deal.log").read_bytes())
-    assert v.reason == "the log stops after message 27 (deal 1); seat 1 (guest) was to act: move"
-    t = verify_log((VECTORS / "wire/unfinished-truncated.log").read_bytes())
-    assert t.truncated_bytes > 0 and "the last frame is cut short" in t.reason
+    def reason(name: str) -> str:
+        return str(CASES[f"wire/{name}.log"]["verdict"]["reason"])
+
+    assert reason("unfinished-mid-deal") == (
+        "the log stops after message 27 (move) in deal 1; seat 1 (guest) was to act: move")
+    assert reason("unfinished-handshake") == (
+        "the log stops after the handshake (both hellos), before the first message; seat 0 (host) was to act: rules")
+    assert reason("unfinished-after-rules") == (
+        "the log stops after message 0 (rules) before the first deal; seat 1 (guest) was to act: agree")
+    assert "the last frame is cut short" in reason("unfinished-truncated")
+    assert CASES["wire/unfinished-forfeit.log"]["verdict"]["forfeit"] == 1
 
 
 def test_keys_and_signature_independently() -> None:

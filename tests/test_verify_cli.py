@@ -26,7 +26,7 @@ def test_invalid_log_names_first_offence(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["verify", str(WIRE / "invalid-illegal-move.log")]) == 1
     out = capsys.readouterr().out
     assert "INVALID: frame #12: the guest's move pickup in deal 1 is illegal" in out
-    assert "first offending frame: #12 in the log, signed by seat 1 (guest); fault: illegal-move" in out
+    assert "first offending frame: #12 in the log, signed by seat 1 (guest): proven; fault: illegal-move" in out
 
 
 def test_unfinished_log_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,6 +61,30 @@ def test_verify_points_a_game_record_at_replay(tmp_path: Path, capsys: pytest.Ca
     record.write_text('{"format": "p2ptrumps-record"}\n')
     assert main(["verify", str(record)]) == 2
     assert capsys.readouterr().out == (
-        f"{record}: UNREADABLE: {record} looks like an offline game record (JSON), not a match log: "
+        f"{record}: UNREADABLE: this looks like an offline game record (JSON), not a match log: "
         "verify checks the signed logs of networked matches; `p2ptrumps replay FILE` checks and shows a record\n"
     )
+
+
+def test_verify_a_directory_names_the_path_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(tmp_path)]) == 2
+    assert capsys.readouterr().out == f"UNREADABLE: {tmp_path} is a directory: give the path of a saved file\n"
+    assert main(["verify", str(tmp_path / "nope.log")]) == 2
+    out = capsys.readouterr().out
+    assert out.count(str(tmp_path / "nope.log")) == 1 and out.startswith("UNREADABLE: cannot read ")
+
+
+def test_verify_json_is_the_versioned_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    """protocol/verify.md §5: every member, in order."""
+    assert main(["verify", str(WIRE / "valid-short.log"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out) == [
+        "format", "version", "log", "status", "exit_code", "reason", "code", "index", "offender", "offender_proven",
+        "frames", "messages", "superseded", "withdrawn", "truncated_bytes", "game_id", "players", "rules", "trumps",
+        "deals", "score", "waiting", "forfeit", "reconnections", "left", "forfeited",
+    ]
+    assert (out["format"], out["version"], out["status"], out["frames"], out["messages"]) == (
+        "p2ptrumps-verdict", 1, "valid", 16, 14)
+    assert out["deals"] == [{"number": 1, "dealer": 0, "seed": out["deals"][0]["seed"], "winner": 1,
+                             "reason": "resign"}]
+    assert out["score"] == [0.0, 1.0] and out["waiting"] is None and out["forfeit"] is None

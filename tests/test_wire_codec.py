@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgpack  # type: ignore[import-untyped]
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,25 +15,83 @@ from p2ptrumps.wire.identity import SMALL_ORDER_Y, Identity, IdentityError, P, P
 @pytest.mark.parametrize(
     ("data", "code", "words"),
     [
-        (b"\xcc\x05", "non-canonical", "byte 0 is cc, canonical is 05"),  # uint8 for a fixint
-        (b"\xd9\x03abc", "non-canonical", "byte 0 is d9, canonical is a3"),  # str8 for a fixstr
-        (b"\x81\x01\x02", "non-canonical", "a map is not allowed"),
+        (b"\xcc\x05", "non-canonical", "the integer 5 at byte 0 does not use the shortest form"),  # uint8 for 5
+        (b"\xd0\x05", "non-canonical", "the integer 5 at byte 0"),  # int8 for a positive value
+        (b"\xd0\xff", "non-canonical", "the integer -1 at byte 0"),  # int8 for a negative fixint
+        (b"\xd9\x03abc", "non-canonical", "the str of length 3 at byte 0"),  # str8 for a fixstr
+        (b"\xc5\x00\x01\x00", "non-canonical", "the bin of length 1 at byte 0"),  # bin16 for bin8
+        (b"\x81\x01\x02", "non-canonical", "a map is not allowed (byte 0)"),
         (b"\x80", "non-canonical", "a map is not allowed"),
         (b"\xcb" + bytes(8), "non-canonical", "a float is not allowed"),
-        (b"\xd4\x01\x00", "non-canonical", "ext type 1 is not allowed"),
+        (b"\xd4\x01\x00", "non-canonical", "an ext is not allowed"),
         (b"\x01\x02", "non-canonical", "trailing bytes"),
-        (b"\xc1", "garbage-frame", "not a msgpack value"),
-        (b"\x92\x01", "garbage-frame", "not a msgpack value"),
-        (b"\xc5\x01\x00" + bytes(256), "garbage-frame", "exceeds max_bin_len"),
+        (b"\xc1", "garbage-frame", "byte 0 is c1 (never used)"),
+        (b"\x92\x01", "garbage-frame", "cut short at byte 2"),
+        (b"\xcd\x01", "garbage-frame", "the header at byte 0 is cut short"),
+        (b"\xa5ab", "garbage-frame", "the str at byte 0 is cut short"),
+        (b"\xc5\x01\x00" + bytes(256), "garbage-frame", "a bin of 256 bytes is over the limit of 64"),
         (b"\xa2\xff\xfe", "garbage-frame", "not valid UTF-8"),
-        (b"\x91" * 6 + b"\x01", "non-canonical", "nesting deeper than 4"),
+        (b"\xa3\xed\xa0\x80", "garbage-frame", "not valid UTF-8"),  # a surrogate
+        (b"\xa2\xc0\x80", "garbage-frame", "not valid UTF-8"),  # an overlong NUL
+        (b"\x91" * 6 + b"\x01", "garbage-frame", "nesting deeper than 4"),
+        (b"\x91" * 4 + b"\x91\x01", "garbage-frame", "a value at depth 5"),  # a leaf counts
+        # One pass, first defect wins (protocol/wire.md §3.5):
+        (b"\x92\x81\x01\x02\xa5ab", "non-canonical", "a map"),  # a map, then a str cut short
+        (b"\x92\xa2\xff\xfe\x80", "garbage-frame", "UTF-8"),  # bad UTF-8, then a map
+        (b"\x92\xcc\x05\xa2\xff\xfe", "non-canonical", "integer 5"),  # non-minimal, then bad UTF-8
+        (b"\xdb\x00\x00\x10\x00", "non-canonical", "str of length 4096"),  # str32 not shortest, and too long
+        (b"\xda\x10\x00", "garbage-frame", "a str of 4096 bytes is over the limit"),  # shortest, but too long
     ],
 )
 def test_unpack_refuses(data: bytes, code: str, words: str) -> None:
-    with pytest.raises(RemoteProtocolError) as info:
-        encoding.unpack(data)
-    assert info.value.code == code
-    assert words in str(info.value)
+    for decode in (encoding.unpack, encoding.unpack_stepwise):
+        with pytest.raises(RemoteProtocolError) as info:
+            decode(data)
+        assert info.value.code == code
+        assert words in str(info.value)
+
+
+def test_depth_four_holds_an_empty_array_only() -> None:
+    assert encoding.unpack(b"\x91" * 4 + b"\x90") == [[[[[]]]]]
+    assert encoding.unpack(b"\x92\x01" + b"\x91" * 3 + b"\x05") == [1, [[[5]]]]
+
+
+def _outcome(decode: object, data: bytes) -> object:
+    try:
+        return ("value", decode(data))  # type: ignore[operator]
+    except RemoteProtocolError as exc:
+        return ("fault", exc.code, exc.reason)
+
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=40) | st.binary(max_size=70),
+    lambda inner: st.lists(inner, max_size=17),
+    max_leaves=20,
+)
+
+
+@given(_values, st.data())
+def test_fast_and_stepwise_decoding_agree(value: object, data: st.DataObject) -> None:
+    """``unpack`` takes the C decoder when it can; whatever it says, the one-pass decoding of
+    protocol/wire.md §3.5 says the same (on canonical bytes and on mutated ones)."""
+    raw = bytearray(msgpack.packb(value, use_bin_type=True))  # not encoding.pack: deep values too
+    mutation = data.draw(st.sampled_from(["none", "flip", "cut", "append", "insert"]))
+    if mutation == "flip" and raw:
+        i = data.draw(st.integers(0, len(raw) - 1))
+        raw[i] = data.draw(st.integers(0, 255))
+    elif mutation == "cut":
+        del raw[data.draw(st.integers(0, len(raw))) :]
+    elif mutation == "append":
+        raw += data.draw(st.binary(min_size=1, max_size=3))
+    elif mutation == "insert":
+        i = data.draw(st.integers(0, len(raw)))
+        raw[i:i] = data.draw(st.binary(min_size=1, max_size=3))
+    assert _outcome(encoding.unpack, bytes(raw)) == _outcome(encoding.unpack_stepwise, bytes(raw))
+
+
+@given(st.binary(max_size=40))
+def test_fast_and_stepwise_agree_on_any_bytes(raw: bytes) -> None:
+    assert _outcome(encoding.unpack, raw) == _outcome(encoding.unpack_stepwise, raw)
 
 
 def test_pack_exact_bytes() -> None:
@@ -173,3 +232,18 @@ def test_identity_dump_load_round_trip_and_errors() -> None:
         Identity.load(b"p2ptrumps-identity-v1 zz\n")
     with pytest.raises(IdentityError, match="16 bytes, not 32"):
         Identity.load(b"p2ptrumps-identity-v1 " + bytes(16).hex().encode())
+
+
+def test_keys_that_are_not_curve_points_are_bad_key() -> None:
+    """protocol/wire.md §4.2: refused at the hello, not later as a bad signature."""
+    from p2ptrumps.wire.identity import is_curve_point
+
+    with pytest.raises(RemoteProtocolError) as info:
+        PublicKey.from_bytes((2).to_bytes(32, "little"))
+    assert info.value.code == "bad-key" and "not a point of the curve" in str(info.value)
+    for i in range(50):
+        assert is_curve_point(Identity.from_seed(bytes([i]) * 32).public_bytes)
+    # x = 0 (y = 1 or -1: small order anyway) with the sign bit set is no encoding at all
+    assert not is_curve_point(((1 << 255) | 1).to_bytes(32, "little"))
+    # about half of all y have a point: count over a fixed range
+    assert 40 <= sum(is_curve_point(y.to_bytes(32, "little")) for y in range(2, 102)) <= 60

@@ -36,6 +36,7 @@ from typing import Any
 import platformdirs
 
 from ..files import write_atomic
+from ..text import MAX_NAME_CHARS as MAX_NAME_CHARS  # the one name length (protocol/wire.md §5.1)
 from ..wire.identity import Identity, IdentityError
 from ..wire.identity import normalise_fingerprint as normalise_fingerprint
 
@@ -45,7 +46,6 @@ NAME_FILE = "name"
 KNOWN_PEERS_FILE = "known_peers.json"
 KNOWN_PEERS_FORMAT = "p2ptrumps-known-peers"
 KNOWN_PEERS_VERSION = 1
-MAX_NAME_CHARS = 40
 
 
 class KeyStoreError(Exception):

@@ -239,7 +239,7 @@ async def play_in_table(
             if human and guest.running:
                 # Leave: resign the rest of the match with a signed message, wait briefly for the
                 # closing signatures (protocol/wire.md §15); cancel only if that does not end it.
-                guest.run_sync_soon(lambda: cfg.leave_requested.set() if cfg.leave_requested else None)
+                guest.run_sync_soon(lambda: cfg.leave_requested.set() if cfg.leave_requested is not None else None)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(asyncio.shield(_ended(guest)), cfg.leave_wait_s + 3.0)
             guest.cancel()

@@ -4,6 +4,10 @@
 * :mod:`.app` — :class:`~.app.TableApp` (the application) and
   :class:`~.app.HumanPlayer` (the person as a match player);
 * :mod:`.bridge` — trio in guest mode on prompt_toolkit's asyncio loop;
+* :mod:`.terminal` — can this terminal draw a full screen, how wide are the
+  suit symbols, and SIGTERM/SIGHUP leaving like ``q`` (:class:`~.terminal.Termination`);
+* :mod:`.keys` — keys by position in the Russian layout, Russian card letters;
+* :mod:`.rulebook` — the rule book installed with the package (``p2ptrumps rules``);
 * :mod:`.play` — ``p2ptrumps play``; :mod:`.replay` — ``p2ptrumps replay``.
 
 The UI never touches sockets; it shows snapshots and sends intents.

@@ -37,10 +37,20 @@ Keys (RULES.md §4 moves; the docstrings of the key handlers are the help):
 ←/→ or h/l select, ↑/↓ or k/j change suit row, Enter plays (after a beat it
 asks for the second card), ``p`` picks up, ``:`` or ``/`` types a move with
 completion, ``u`` undo and ``i`` hint (against the AI), ``o`` shows the
-opponent's hand, ``d`` offers a draw (asks first), ``R`` resigns, ``?`` help,
-``q`` or Ctrl-C quits (with confirmation).  Esc acts at once
-(:data:`ESC_TIMEOUT_S`).  Below :data:`~.view.MIN_WIDTH` x
+opponent's hand, ``d`` offers a draw (asks first), ``R`` resigns, ``?`` help
+(``r`` there reads the whole rule book), ``q`` or Ctrl-C quits (with
+confirmation).  Letter keys also work by position in the Russian layout
+(:mod:`.keys`), and the typed-move prompt reads Russian card letters.  A key
+that does nothing now says so on the message line, with what would help.  Esc
+acts at once (:data:`ESC_TIMEOUT_S`).  Below :data:`~.view.MIN_WIDTH` x
 :data:`~.view.MIN_HEIGHT` the screen says the terminal is too small.
+
+What the table says (RULES.md §4-§7): after a beating card is chosen, the
+status names it and the pile shows it waiting for its second card; a move that
+would draw the deal by repetition is named when the turn starts and asks for
+confirmation; the person's own pick-up says how many cards it took; below
+:data:`~.view.HISTORY_MIN_WIDTH` columns the opponent's last move keeps a line
+of its own; the end-of-deal screen keeps the moves.
 """
 
 from __future__ import annotations
@@ -61,6 +71,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Float,
@@ -74,6 +85,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth, Output
+from prompt_toolkit.utils import get_cwidth
 
 from ..cards import Card, CardParseError, cards_in, suit_label
 from ..match import (
@@ -90,6 +102,8 @@ from ..match import (
 )
 from ..record import PlayerInfo
 from ..rules import BEAT, LEAD, NO_CARD, PICK_UP, IllegalMoveError, InvalidMoveError, Move, Position
+from .keys import add_layout_aliases, key_name, latin_move_text
+from .rulebook import rule_book
 from .view import (
     MIN_HEIGHT,
     MIN_WIDTH,
@@ -106,11 +120,14 @@ from .view import (
     render_end,
     render_status,
     render_table,
+    render_text_page,
     render_too_small,
     render_trump_choice,
     score_text,
     status_height,
     suit_rows,
+    wrap_text,
+    wrapped_lines,
 )
 
 #: Seconds prompt_toolkit waits after an Esc byte to see whether an escape
@@ -231,6 +248,9 @@ class _State:
     help_open: bool = False
     confirm: _Confirm | None = None
     prompt_kind: str | None = None  # None, "move" or "chat"
+    rules_top: int | None = None  # the rule book is open, scrolled to this wrapped line
+    repeating: frozenset[Move] = frozenset()  # my legal moves that would draw by repetition
+    pickup_note: str = ""  # "You picked up 3 cards ..." until the opponent's reply has been shown
 
 
 class _LinesControl(UIControl):
@@ -264,7 +284,9 @@ class MoveCompleter(Completer):
         pos = self._table.state.position
         if pos is None or self._table.state.mode not in (Mode.TURN, Mode.SECOND):
             return
-        text = document.text_before_cursor
+        text = latin_move_text(document.text_before_cursor)
+        if document.text_before_cursor[-1:].isspace():
+            text += " "
         words = text.split()
         current = "" if (not words or text[-1:].isspace()) else words[-1]
         done = words if current == "" else words[:-1]
@@ -313,32 +335,68 @@ if you can. Picking up takes 3 cards (5 if the top is
 your trump, all if it is its ace). First out of cards
 wins; a draw if the other's last card beats the new
 top. A third repetition or the turn limit draws.
-Full rules: protocol/RULES.md in the source tree.
 
 ←→ h l select   ↑↓ k j suit   Enter play, then 2nd card
 Esc take the beat back   p pick up   ? help   q ^C quit
 : or / type a move (QS, 10s 7h, p); Tab completes it
-u undo, i hint (vs AI)   o opponent's hand
-d offer a draw (asks first)   R resign the deal"""
+  Russian letters: В Д К Т = J Q K A, П Ч Б Т = ♠ ♥ ♦ ♣
+u undo, i hint (vs AI)  o hand  d offer a draw  R resign
+In a Russian layout the keys work by position (з = p)."""
+
+#: The last line of the help box.
+HELP_CLOSING = "r reads the whole rule book; any other key closes"
 
 
 #: Key hints dropped first when the keys line is too narrow (``? help`` lists them all).
 _DROPPABLE = ("o hand", "R resign", "d draw", ": type", "u undo", "i hint", "c chat", "Esc back")
 
 
-def fit_keys(items: list[str], width: int) -> str:
-    """Key hints joined by two spaces (one if need be), dropping the :data:`_DROPPABLE`
-    ones until the line fits ``width`` columns."""
+def fit_keys(items: list[str], width: int, droppable: tuple[str, ...] = _DROPPABLE) -> str:
+    """Key hints joined by two spaces (one if need be), dropping the ``droppable`` ones
+    (default :data:`_DROPPABLE`), first ones first, until the line fits ``width`` columns."""
     items = list(items)
-    droppable = [d for d in _DROPPABLE if d in items]
+    drop = [d for d in droppable if d in items]
     while True:
         for sep in ("  ", " "):
             text = sep.join(items)
-            if len(text) <= width:
+            if get_cwidth(text) <= width:
                 return text
-        if not droppable:
+        if not drop:
             return text
-        items.remove(droppable.pop(0))
+        items.remove(drop.pop(0))
+
+
+#: Keys that never get the "does nothing here" hint (terminal reports, mouse, paste, resize).
+_SILENT_KEYS = frozenset({
+    Keys.CPRResponse, Keys.Vt100MouseEvent, Keys.WindowsMouseEvent, Keys.BracketedPaste, Keys.Ignore,
+    Keys.ScrollUp, Keys.ScrollDown, Keys.SIGINT,
+})
+
+
+def repeating_moves(position: Position) -> frozenset[Move]:
+    """The legal moves of the player to move that would end the deal drawn by repetition
+    (RULES.md §7: the position after them would occur for the ``rules.repetition``-th time)."""
+    if not position.rules.repetition or position.outcome is not None:
+        return frozenset()
+    probe = position.copy()
+    out = set()
+    for move in probe.legal_moves():
+        probe.push_unchecked(move)
+        if probe.outcome is not None and probe.outcome.reason == "repetition":
+            out.add(move)
+        probe.pop()
+    return frozenset(out)
+
+
+def _move_words(move: Move) -> str:
+    """``"playing 9♦"``, ``"beating with 10♠ then 7♥"``, ``"picking up"`` (for the repetition warning)."""
+    if move.kind == PICK_UP:
+        return "picking up"
+    if move.kind == LEAD:
+        return f"playing {Card(move.card).label()}"
+    if move.second < 0:
+        return f"beating with {Card(move.card).label()}"
+    return f"beating with {Card(move.card).label()} then {Card(move.second).label()}"
 
 
 class TableApp:
@@ -363,6 +421,7 @@ class TableApp:
         #: Shown on the end-of-match screen, after ``record_label`` ("Match log saved" over the network).
         self.record_path: str | None = None
         self.record_label = "Record saved"
+        self._rules_text: list[str] | None = None
         self.prompt_buffer = Buffer(
             completer=MoveCompleter(self), complete_while_typing=True, multiline=False,
             accept_handler=self._accept_prompt,
@@ -425,7 +484,7 @@ class TableApp:
             trumps=s.trumps,
             hands=(pos.hands[0], pos.hands[1]),
             pile=pos.pile,
-            to_move=pos.to_move,
+            to_move=pos.to_move if pos.outcome is None else None,
             deal_number=s.deal_number,
             deals=s.deals,
             score_halves=s.score_halves,
@@ -459,6 +518,10 @@ class TableApp:
         s = self.state
         a = self.options.ascii_only
         expect = ""
+        if s.rules_top is not None:
+            total = len(wrapped_lines(self._rule_lines(), width))
+            return StatusView(expect=f"The rule book, line {s.rules_top + 1} of {total}; the game waits.",
+                              keys=fit_keys(self._keys_items(), width - 1), ascii_only=a)
         if s.mode == Mode.TRUMP:
             expect = "Choose your own trump suit."
         elif s.mode in (Mode.TURN, Mode.SECOND) and s.position is not None:
@@ -479,6 +542,8 @@ class TableApp:
     def _keys_items(self) -> list[str]:
         s = self.state
         o = self.options
+        if s.rules_top is not None:
+            return ["↑↓ PgUp PgDn scroll", "Home End", "q Esc close the rules"]
         if s.prompt_kind == "move":
             items = ["Tab complete", "Enter play", "Esc close"]
         elif s.prompt_kind == "chat":
@@ -541,6 +606,9 @@ class TableApp:
             if s.confirm is not None:  # the dialog cannot be drawn: ask on the note's last lines
                 lines[-2:] = [[("class:dialog", printable(self._t(f"{s.confirm.question} y/n")))], [("", "")]]
             return lines[:height]
+        if s.rules_top is not None:
+            return render_text_page(self._rule_lines(), s.rules_top, width, height, self._t(
+                "The rules of Svoi Kozyri (RULES.md)"))
         if s.mode == Mode.TRUMP:
             return render_trump_choice(s.trump_choice, s.trump_taken, a, width, height)
         if s.mode in (Mode.DEAL_END, Mode.MATCH_END) and s.end is not None:
@@ -551,17 +619,21 @@ class TableApp:
         return render_table(view, width, height)
 
     def overlay_lines(self) -> list[str]:
-        """The open dialog (a confirmation or the help) as framed text lines."""
+        """The open dialog (a confirmation or the help) as framed text lines, no wider than the
+        terminal (a long question wraps at spaces)."""
         s = self.state
         if s.confirm is not None:
-            body = [s.confirm.question, "", "y yes    n no"]
+            room = max(20, self.terminal_size()[0] - 4)
+            body = [*wrap_text(printable(self._t(s.confirm.question)), room, ""), "", "y yes    n no"]
         else:
-            body = [*HELP_TEXT.splitlines(), "any key closes this help"]
+            body = [*HELP_TEXT.splitlines(), HELP_CLOSING]
+            if self.options.ascii_only:  # a terminal without Unicode cannot show the Russian letters either
+                body = [line for line in body if asciify(line).isascii()]
         body = [printable(self._t(line)) for line in body]
-        width = max(len(line) for line in body)
+        width = max(get_cwidth(line) for line in body)
         tl, tr, bl, br, h, v = "┌┐└┘─│"
         lines = [tl + h * (width + 2) + tr]
-        lines += [f"{v} {line:<{width}} {v}" for line in body]
+        lines += [f"{v} {line}{' ' * (width - get_cwidth(line))} {v}" for line in body]
         lines.append(bl + h * (width + 2) + br)
         return [self._t(line) for line in lines]
 
@@ -570,13 +642,51 @@ class TableApp:
             return [("class:dialog", "\n".join(self.overlay_lines()))]
 
         def width() -> Dimension:
-            return Dimension.exact(max(len(x) for x in self.overlay_lines()))
+            return Dimension.exact(max(get_cwidth(x) for x in self.overlay_lines()))
 
         return Window(FormattedTextControl(text), style="class:dialog", width=width, dont_extend_height=True)
 
     def invalidate(self) -> None:
         """Ask prompt_toolkit to redraw (a no-op while the application is not running)."""
         self.application.invalidate()
+
+    # ----- the rule book ----------------------------------------------------------------
+
+    def _rule_lines(self) -> list[str]:
+        if self._rules_text is None:
+            try:
+                self._rules_text = self._t(rule_book()).splitlines()
+            except OSError as exc:  # an installation without its package data
+                self._rules_text = [f"The rule book is missing from this installation: {exc}"]
+        return self._rules_text
+
+    def open_rules(self) -> None:
+        """Show the whole rule book (RULES.md, installed with the package) in place of the table."""
+        self.state.help_open = False
+        self.state.rules_top = 0
+        self.invalidate()
+
+    def close_rules(self) -> None:
+        """Back from the rule book to the table."""
+        self.state.rules_top = None
+        self.invalidate()
+
+    def scroll_rules(self, lines: int | None) -> None:
+        """Scroll the rule book by ``lines`` (negative: up); None jumps to the end, 0 to the top
+        when already there.  Stops at both ends."""
+        s = self.state
+        if s.rules_top is None:
+            return
+        columns, rows = self.terminal_size()
+        total = len(wrapped_lines(self._rule_lines(), columns))
+        room = max(1, rows - 4)  # the title line and the status lines
+        last = max(0, total - room)
+        s.rules_top = last if lines is None else max(0, min(last, s.rules_top + lines))
+        self.invalidate()
+
+    def page_size(self) -> int:
+        """Lines one PageDown scrolls in the rule book."""
+        return max(1, self.terminal_size()[1] - 6)
 
     # ----- called by the trio side (HumanPlayer, play.py, the network game) ------------
 
@@ -683,8 +793,16 @@ class TableApp:
                 what = event.move.label()
                 if picked:
                     what += f" ({picked} card{'s' if picked != 1 else ''})"
-                self.show_message(f"{s.names[event.seat]}: {what}")
+                # My own pick-up stays said beside the reply that follows it.
+                before_reply = f"{s.pickup_note} " if s.pickup_note else ""
+                self.show_message(f"{before_reply}{s.names[event.seat]}: {what}")
+                s.pickup_note = ""
+            elif picked:
+                n = bin(event.position.hands[event.seat]).count("1")
+                s.pickup_note = f"You picked up {picked} card{'s' if picked != 1 else ''} (now {n} in hand)."
+                self.show_message(s.pickup_note)
             else:
+                s.pickup_note = ""
                 self.show_message("")
         elif isinstance(event, MovesTakenBack):
             s.position = event.position
@@ -723,7 +841,7 @@ class TableApp:
             title=self._t(title), names=s.names, trumps=s.trumps, hands=(pos.hands[0], pos.hands[1]),
             pile=pos.pile, deal_number=s.deal_number, deals=s.deals, score_halves=event.score_halves,
             my_seat=s.my_seat, match_over=match_over, record_path=self.record_path,
-            ascii_only=self.options.ascii_only, record_label=self.record_label,
+            ascii_only=self.options.ascii_only, record_label=self.record_label, history=tuple(s.history),
         )
         s.selected = None
         s.prompt_kind = None
@@ -750,7 +868,20 @@ class TableApp:
         order = hand_order(position.hands[seat], position.trumps[seat])
         if s.selected not in order or not (legal >> (s.selected or 0) & 1):
             s.selected = next((c for c in order if legal >> c & 1), order[0] if order else None)
+        s.repeating = repeating_moves(position)
+        if s.repeating:
+            self.show_message(self.repetition_warning(sorted(s.repeating)), "hint")
         self.invalidate()
+
+    def repetition_warning(self, moves: list[Move]) -> str:
+        """``"playing 9♦ repeats a position a third time: the deal is drawn"`` for ``moves``
+        (RULES.md §7 repetition; the count is the rule set's)."""
+        pos = self.state.position
+        n = pos.rules.repetition if pos is not None else 3
+        nth = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}.get(n, f"{n}th")
+        labels = [_move_words(m) for m in moves[:3]] + (["another move"] if len(moves) > 3 else [])
+        what = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
+        return f"{what} repeats a position a {nth} time: the deal is drawn"
 
     def end_turn(self) -> None:
         """The person's move is over (sent, or the turn was cancelled): disable the move keys."""
@@ -781,9 +912,11 @@ class TableApp:
         if self.intent_sink is not None:
             self.intent_sink(intent)
 
-    def _play(self, move: Move) -> bool:
-        """Check ``move`` against the position; send it, or show why it is illegal."""
-        pos = self.state.position
+    def _play(self, move: Move, *, confirmed: bool = False) -> bool:
+        """Check ``move`` against the position; send it, or show why it is illegal.  A move
+        that would draw the deal by repetition asks first (True: asked or sent)."""
+        s = self.state
+        pos = s.position
         if pos is None:
             return False
         try:
@@ -791,6 +924,16 @@ class TableApp:
         except IllegalMoveError as exc:
             self.show_message(str(exc), "error")
             return False
+        if move in s.repeating and not confirmed:
+            warning = self.repetition_warning([move])
+
+            def yes() -> None:
+                if s.mode in (Mode.TURN, Mode.SECOND) and s.position is pos:
+                    self._play(move, confirmed=True)
+
+            s.confirm = _Confirm(f"{warning[0].upper()}{warning[1:]}. Play it?", on_yes=yes)
+            self.invalidate()
+            return True
         self.show_message("")
         self.end_turn()
         self._send(move)
@@ -827,7 +970,8 @@ class TableApp:
         s.mode = Mode.SECOND
         order = [c for c in hand_order(hand, pos.trumps[s.my_seat]) if c != card]
         s.selected = order[0] if order else None
-        self.show_message(f"Beating {Card(card).label()}; now the second card.")
+        top = Card(pos.pile[-1]).label()
+        self.show_message(f"{Card(card).label()} beats {top}: now choose the second card to put on it.")
 
     def cancel_beat(self) -> None:
         """Esc after choosing a beating card: back to choosing the beating card."""
@@ -858,6 +1002,7 @@ class TableApp:
         if pos is None or s.mode not in (Mode.TURN, Mode.SECOND):
             self.show_message("it is not your move", "error")
             return False
+        text = latin_move_text(text)
         words = text.replace("/", " ").replace(",", " ").split()
         if not words:
             return False
@@ -1014,8 +1159,10 @@ class TableApp:
         s = self.state
         confirm = Condition(lambda: s.confirm is not None)
         help_open = Condition(lambda: s.help_open and s.confirm is None)
+        rules_open = Condition(lambda: s.rules_top is not None and s.confirm is None and not s.help_open)
         prompt = Condition(lambda: s.prompt_kind is not None)
-        free = Condition(lambda: s.confirm is None and not s.help_open and s.prompt_kind is None)
+        free = Condition(lambda: s.confirm is None and not s.help_open and s.prompt_kind is None
+                         and s.rules_top is None)
         turn = free & Condition(lambda: s.mode in (Mode.TURN, Mode.SECOND))
         second = free & Condition(lambda: s.mode == Mode.SECOND)
         table = free & Condition(lambda: s.mode in (Mode.TURN, Mode.SECOND, Mode.WAIT, Mode.IDLE))
@@ -1040,6 +1187,27 @@ class TableApp:
             """Close the help."""
             s.help_open = False
 
+        @kb.add("r", filter=help_open)
+        def _rules(event: KeyPressEvent) -> None:
+            """Read the whole rule book."""
+            self.open_rules()
+
+        for keys, lines, doc in (
+                (("up", "k"), -1, "Scroll the rules up."), (("down", "j", "enter"), 1, "Scroll the rules down."),
+                (("pageup", "b"), None, "One page up."), (("pagedown", " "), None, "One page down."),
+                (("home", "g"), -10**9, "The start of the rules."), (("end", "G"), 10**9, "The end of the rules.")):
+            kb.add(*keys[:1], filter=rules_open)(self._scroll_key(lines, doc, keys[0]))
+            for key in keys[1:]:
+                kb.add(key, filter=rules_open)(self._scroll_key(lines, doc, key))
+
+        @kb.add("q", filter=rules_open)
+        @kb.add("r", filter=rules_open)
+        @kb.add("?", filter=rules_open)
+        @kb.add("escape", filter=rules_open, eager=True)
+        def _close_rules(event: KeyPressEvent) -> None:
+            """Close the rules."""
+            self.close_rules()
+
         @kb.add("escape", filter=prompt, eager=True)
         @kb.add("c-g", filter=prompt)
         def _close(event: KeyPressEvent) -> None:
@@ -1051,6 +1219,7 @@ class TableApp:
             """Quit (asks first)."""
             if s.prompt_kind is not None:
                 self._close_prompt()
+            s.rules_top = None
             self.ask_quit()
 
         @kb.add("q", filter=free)
@@ -1167,8 +1336,10 @@ class TableApp:
             """Choose the selected suit."""
             self.choose_trump(s.trump_choice)
 
+        # Digits, suit letters, and the Russian suit letters П Ч Б Т (пики, черви, бубны, трефы).
         for key, suit in (("1", 0), ("2", 1), ("3", 2), ("4", 3), ("c", 0), ("d", 1), ("h", 2), ("s", 3),
-                          ("C", 0), ("D", 1), ("H", 2), ("S", 3)):
+                          ("C", 0), ("D", 1), ("H", 2), ("S", 3), ("т", 0), ("б", 1), ("ч", 2), ("п", 3),
+                          ("Т", 0), ("Б", 1), ("Ч", 2), ("П", 3)):
             kb.add(key, filter=trump)(self._trump_key(suit))
 
         @kb.add("enter", filter=ended)
@@ -1181,7 +1352,42 @@ class TableApp:
                 s.mode = Mode.IDLE
                 self._send(Continue())
 
-        return kb
+        @kb.add("<any>", filter=free)
+        def _unknown(event: KeyPressEvent) -> None:
+            """Any other key: say that it does nothing here, and what would."""
+            key = event.key_sequence[0].key
+            if key in _SILENT_KEYS or not isinstance(key, str):
+                return
+            self.show_message(f"{key_name(key)} does nothing here: {self._what_helps()}", "hint")
+
+        return add_layout_aliases(kb)
+
+    def _what_helps(self) -> str:
+        s = self.state
+        if s.mode == Mode.TURN:
+            pick = ", p picks up" if s.position is not None and s.position.can_pick_up() else ""
+            return f"choose a card with the arrows and press Enter{pick}; ? lists every key"
+        if s.mode == Mode.SECOND:
+            return "choose the second card and press Enter, Esc takes the beat back; ? lists every key"
+        if s.mode == Mode.TRUMP:
+            return "choose a suit with the arrows and Enter, or press c d h s; q quits"
+        if s.mode == Mode.DEAL_END:
+            return "Enter starts the next deal, q quits"
+        if s.mode == Mode.MATCH_END:
+            return "Enter leaves"
+        if s.mode == Mode.WAIT:
+            return f"it is {self.opponent_name}'s move; ? lists the keys, q quits"
+        return "? lists the keys, q quits"
+
+    def _scroll_key(self, lines: int | None, doc: str, key: str) -> Callable[[KeyPressEvent], None]:
+        def handler(event: KeyPressEvent) -> None:
+            if lines is None:
+                self.scroll_rules(self.page_size() * (-1 if key in ("pageup", "b") else 1))
+            else:
+                self.scroll_rules(lines)
+
+        handler.__doc__ = doc
+        return handler
 
     def _trump_key(self, suit: int) -> Callable[[KeyPressEvent], None]:
         def handler(event: KeyPressEvent) -> None:

@@ -23,7 +23,7 @@ import contextlib
 import signal
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import outcome
 import trio
@@ -48,6 +48,7 @@ class TrioGuest(Generic[T]):
         self._token: trio.lowlevel.TrioToken | None = None
         self._done: asyncio.Future[outcome.Outcome[T]] | None = None
         self._on_done: Callable[[], None] | None = None
+        self._ended: tuple[bool, object] | None = None  # (True, value) or (False, exception), once unwrapped
 
     def start(self, on_done: Callable[[], None] | None = None) -> None:
         """Start the guest run on the running asyncio loop.
@@ -120,13 +121,22 @@ class TrioGuest(Generic[T]):
     async def wait(self) -> T:
         """Wait for the trio run to end; return its value or raise its exception.
 
-        Raises :class:`GuestCancelled` when :meth:`cancel` stopped the run
-        before the trio function returned, and ``RuntimeError`` before :meth:`start`.
+        May be called any number of times (each call gives the same value or raises the
+        same exception).  Raises :class:`GuestCancelled` when :meth:`cancel` stopped the
+        run before the trio function returned, and ``RuntimeError`` before :meth:`start`.
         """
         if self._done is None:
             raise RuntimeError("the trio guest run has not been started")
         result = await self._done
-        return result.unwrap()
+        if self._ended is None:
+            try:
+                self._ended = (True, result.unwrap())
+            except BaseException as exc:  # kept to raise again, at every call
+                self._ended = (False, exc)
+        ok, value = self._ended
+        if ok:
+            return cast(T, value)
+        raise cast(BaseException, value)
 
 
 class GuestCancelled(Exception):

@@ -19,11 +19,14 @@ hint (``i``) is the ``strong`` level's move, with "wins by force in N" when
 the win is proven.
 
 Before anything is created, :func:`run` refuses (status 2, one line) when stdin
-or stdout is not a terminal, when ``--name`` has no printable character, or
-when the records directory cannot be written (:func:`p2ptrumps.files.prepare_dir`).  If
-saving fails later, the status line says so at once, every later move retries,
-and at the end the record goes to the temporary directory rather than being
-lost.
+or stdout is not a full-screen terminal (:func:`.terminal.terminal_problem`:
+not a tty, ``TERM=dumb``), or when the records directory cannot be written
+(:func:`p2ptrumps.files.prepare_dir`); ``--name`` was checked by the command line.
+If saving fails later, the status line says so at once, every later move
+retries, and at the end the record goes to the temporary directory rather than
+being lost.  SIGTERM and SIGHUP end the match as ``q`` does (:class:`.terminal.Termination`):
+the terminal is restored, the record is saved, and the exit status is 128 + the
+signal's number.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from prompt_toolkit.output import Output
 from ..ai import AIPlayer, analyse, choose_trump
 from ..ai.core import WIN, WIN_BOUND
 from ..cards import suit_label
+from ..command import CommandError, say
 from ..files import prepare_dir, unused_path
 from ..match import MatchRunner, urandom_seed
 from ..notation import PositionTextError, parse_position
@@ -53,21 +57,8 @@ from ..record import MatchRecord, PlayerInfo
 from ..rules import Move, Position, RuleSet
 from .app import HumanPlayer, QuitResult, TableApp, UIOptions, describe_score
 from .bridge import GuestCancelled, TrioGuest
-from .replay import terminal_problem
-from .view import wants_ascii, wants_color
-
-#: Longest player name kept (as ``p2ptrumps id --name``).
-MAX_NAME_CHARS = 40
-
-
-def clean_name(text: str) -> str:
-    """A name safe to show and store: printable characters only (control characters
-    such as ESC and newlines dropped), runs of spaces collapsed, at most
-    :data:`MAX_NAME_CHARS` characters.  Raises :class:`ValueError` if nothing is left."""
-    cleaned = " ".join("".join(ch for ch in text if ch.isprintable()).split())[:MAX_NAME_CHARS].strip()
-    if not cleaned:
-        raise ValueError(f"the name {text!r} has no printable characters")
-    return cleaned
+from .terminal import Termination, choose_ascii, std_fds, terminal_problem
+from .view import printable, wants_color
 
 
 @dataclass(frozen=True)
@@ -81,7 +72,7 @@ class PlayConfig:
         seed: seeds the deals, the AI's trump and its tie-breaks (None: random).
         trump: the person's own trump (0..3), or None to ask.
         name: the person's name (screen and record).
-        ascii_only, color: looks (``--ascii``, ``NO_COLOR``).
+        ascii_only, color: looks (``--ascii`` / ``--unicode``, ``NO_COLOR``).
         record_path: where the record is saved.
         nodes: the AI's node budget per move instead of ``think_s`` (0: none).
         position: the position the single deal starts from (``--position``), or None.
@@ -119,13 +110,16 @@ def deal_seed(seed: int, deal_number: int) -> bytes:
     return hashlib.sha256(f"p2ptrumps/play/{seed}/{deal_number}".encode()).digest()
 
 
-def config_from_args(args: argparse.Namespace, now: datetime | None = None) -> PlayConfig:
-    """The :class:`PlayConfig` of parsed ``play`` arguments (``args.rules`` set by the CLI).
+def config_from_args(args: argparse.Namespace, now: datetime | None = None,
+                     ascii_only: bool | None = None) -> PlayConfig:
+    """The :class:`PlayConfig` of parsed ``play`` arguments (``args.rules`` set and ``args.name``
+    checked by the CLI); ``ascii_only`` None chooses from ``--ascii``/``--unicode`` and the
+    output's encoding (:func:`.terminal.choose_ascii`, without asking the terminal).
 
-    Raises ``ValueError`` for a name without printable characters and
-    :class:`~p2ptrumps.notation.PositionTextError` for a bad ``--position``.
+    Raises :class:`~p2ptrumps.notation.PositionTextError` for a bad ``--position``.
     """
-    ascii_only = bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None))
+    if ascii_only is None:
+        ascii_only = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)))[0]
     path = record_name(records_dir(args.log_dir), args.ai, now or datetime.now())
     rules: RuleSet = args.rules
     trump = args.trump
@@ -138,7 +132,7 @@ def config_from_args(args: argparse.Namespace, now: datetime | None = None) -> P
         trump = position.trumps[0]
     return PlayConfig(
         rules=rules, level=args.ai, think_s=args.think, seed=args.seed, trump=trump,
-        name=clean_name(args.name) if args.name else "You", ascii_only=ascii_only, color=wants_color(),
+        name=printable(args.name) if args.name else "You", ascii_only=ascii_only, color=wants_color(),
         record_path=path, nodes=getattr(args, "nodes", 0) or 0, position=position,
     )
 
@@ -152,8 +146,8 @@ class PlaySession:
             a ``DummyOutput``); None uses the terminal.
 
     After :meth:`run`, :attr:`record` holds the last saved record (None if the
-    person quit before the first deal) and :attr:`save_error` the last saving
-    fault, if any.
+    person quit before the first deal), :attr:`save_error` the last saving
+    fault, if any, and :attr:`termination` tells whether SIGTERM/SIGHUP ended it.
     """
 
     def __init__(self, config: PlayConfig, *, input: Input | None = None, output: Output | None = None) -> None:
@@ -166,6 +160,8 @@ class PlaySession:
         self.table.record_path = str(config.record_path)
         self.record: MatchRecord | None = None
         self.save_error: str | None = None
+        #: SIGTERM / SIGHUP while :meth:`run` runs end the match as a confirmed ``q`` does.
+        self.termination = Termination(lambda: self.table.exit(QuitResult.QUIT))
         self._rng = random.Random(config.seed)
 
     def _save(self, record: MatchRecord) -> None:
@@ -217,53 +213,66 @@ class PlaySession:
         """
         guest: TrioGuest[MatchRecord] = TrioGuest(self._trio_main)
         guest.start(on_done=lambda: self.table.exit(QuitResult.FINISHED))
-        try:
-            result = await self.table.application.run_async()
-        finally:
-            guest.cancel()
-            with contextlib.suppress(GuestCancelled):
-                await guest.wait()
+        with self.termination:
+            try:
+                result = await self.table.application.run_async()
+            finally:
+                guest.cancel()
+                with contextlib.suppress(GuestCancelled):
+                    await guest.wait()
         return result
 
 
-def _fail(message: str) -> int:
-    print(f"p2ptrumps play: {message}", file=sys.stderr)
-    return 2
+def _print(text: str) -> None:
+    """Print to stdout; a terminal that is gone (after SIGHUP) is not an error."""
+    with contextlib.suppress(OSError):
+        print(text, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``p2ptrumps play``; returns the exit status: 0; 2 (nothing created) without
-    a terminal, with a name of control characters only, or with an unwritable records directory;
-    1 if the record could not be saved at the end (it is then saved to the temporary directory)."""
+    """Entry point of ``p2ptrumps play``; returns the exit status: 0; 1 if the record could not be
+    saved at the end (it is then saved to the temporary directory); 128 + the signal's number
+    after SIGTERM or SIGHUP (the record saved).  Raises :class:`~p2ptrumps.command.CommandError`
+    (status 2, nothing created) without a full-screen terminal or with an unwritable records directory."""
     if why := terminal_problem(sys.stdin, sys.stdout):
-        return _fail(f"play needs a terminal: {why} (for a non-interactive match use "
-                     "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)")
+        raise CommandError(f"this needs a full-screen terminal: {why} (for a match between AIs use "
+                           "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)")
+    ascii_only, note = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)),
+                                    probe_fds=std_fds())
     try:
-        config = config_from_args(args)
+        config = config_from_args(args, ascii_only=ascii_only)
     except PositionTextError as exc:
-        return _fail(f"--position: {exc}")
-    except ValueError as exc:
-        return _fail(f"--name: {exc}")
+        raise CommandError(f"--position: {exc}", usage=True) from None
     try:
         prepare_dir(config.record_path.parent)
     except OSError as exc:
-        return _fail(f"cannot write records to {config.record_path.parent}: {exc.strerror or exc} "
-                     "(choose another directory with --log-dir)")
+        raise CommandError(f"cannot write records to {config.record_path.parent}: {exc.strerror or exc} "
+                           "(choose another directory with --log-dir)") from None
+    if note:
+        say(args, note)
     session = PlaySession(config)
-    result = asyncio.run(session.run())
+    try:
+        result = asyncio.run(session.run())
+    except OSError:
+        if session.termination.signal is None:
+            raise
+        result = QuitResult.QUIT  # the terminal went away (SIGHUP); the record was saved after every move
+    stopped = session.termination
     if session.record is not None:
         if session.save_error:
-            print(f"p2ptrumps play: {session.save_error}", file=sys.stderr)
+            say(args, session.save_error)
             fallback = Path(tempfile.gettempdir()) / config.record_path.name
             try:
                 session.record.save(fallback)
             except OSError as exc:
-                print(f"p2ptrumps play: the record is lost: cannot save it to {fallback} either: "
-                      f"{exc.strerror or exc}", file=sys.stderr)
+                say(args, f"the record is lost: cannot save it to {fallback} either: {exc.strerror or exc}")
             else:
-                print(f"p2ptrumps play: the record was saved to {fallback} instead", file=sys.stderr)
+                say(args, f"the record was saved to {fallback} instead")
             return 1
         state = "" if result == QuitResult.FINISHED and session.record.finished else " (unfinished)"
-        print(f"Score: {describe_score(session.table)}{state}")
-        print(f"Record saved: {config.record_path}")
+        _print(f"Score: {describe_score(session.table)}{state}")
+        _print(f"Record saved: {config.record_path}")
+    if stopped.signal is not None:
+        say(args, f"stopped by {stopped.name}")
+        return stopped.exit_status or 1
     return 0

@@ -18,8 +18,11 @@ characters replaced (:func:`~p2ptrumps.ui.view.printable`).
 ``--text`` prints the match to stdout: per deal the seed, the dealer, the
 trumps, the dealt hands, one line per move (number, seat and player, the move,
 both hand sizes after it), the result and the score (:func:`replay_text`).
-Without it, a full-screen viewer: → / n next move, ← / p previous,
-Home / End, PageDown / ] next deal, PageUp / [ previous deal, q quit.
+Without it, a full-screen viewer: → / n next move (from a deal's last move on to
+the next deal), ← / p previous (from a deal's start back to the previous deal's
+end), Home / End, PageDown / ] next deal, PageUp / [ previous deal, q quit.  Keys
+also work by position in the Russian layout; any other key says which keys do
+something.  SIGTERM / SIGHUP leave as ``q`` does (:class:`.terminal.Termination`).
 Under the status lines the viewer shows the position text of the position on
 the screen (``protocol/position.md``; ``p2ptrumps solve`` reads it).
 
@@ -36,6 +39,7 @@ import argparse
 import asyncio
 import codecs
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -51,11 +55,15 @@ from prompt_toolkit.output import ColorDepth, Output
 
 from ..ai.analysis import MoveVerdict, analyse_deal, summarize
 from ..cards import Card, suit_label
+from ..command import CommandError
 from ..files import UnreadableFileError, read_limited
 from ..notation import position_text
 from ..record import FORMAT, MatchRecord, RecordError, parse_json
 from ..rules import PICK_UP, Move, Position
-from .app import ESC_TIMEOUT_S, _LinesControl, fit_keys
+from .app import _SILENT_KEYS, ESC_TIMEOUT_S, _LinesControl, fit_keys
+from .keys import add_layout_aliases, key_name
+from .terminal import Termination, choose_ascii, std_fds
+from .terminal import terminal_problem as terminal_problem  # also imported from here by net.commands
 from .view import (
     MIN_HEIGHT,
     MIN_WIDTH,
@@ -73,7 +81,6 @@ from .view import (
     render_too_small,
     score_text,
     status_height,
-    wants_ascii,
     wants_color,
     wrap_text,
 )
@@ -202,6 +209,14 @@ def _verb(name: str, verb: str) -> str:
     return f"{name} {verb}" if name.lower() != "you" else f"{name} {verb.removesuffix('s')}"
 
 
+def _kind_text(kind: str, seat: int) -> str:
+    """Who played a seat, for people: a networked player (kind ``remote``) is the host
+    in seat 0 and the guest in seat 1 (``protocol/wire.md`` §1)."""
+    if kind == "remote":
+        return "host" if seat == 0 else "guest"
+    return printable(kind)
+
+
 def _hand(mask: int, trump: int, ascii_only: bool) -> str:
     return " ".join(Card(c).label(ascii_only) for c in hand_order(mask, trump)) or "-"
 
@@ -232,15 +247,16 @@ def replay_text(record: MatchRecord, ascii_only: bool = False,
     steps = replay_steps(record)
     names = _names(record)
     a = ascii_only
+    started = f"started {printable(record.started)}" if record.started else "start time not recorded"
     lines = [
-        f"p2ptrumps match ({printable(record.source)}), started {printable(record.started) or 'unknown'}",
+        f"p2ptrumps match ({printable(record.source)}), {started}",
         f"rules: {record.rules.describe()}",
     ]
     for seat in (0, 1):
         p = record.players[seat]
         fp = f", fingerprint {printable(p.fingerprint)}" if p.fingerprint else ""
         trump = suit_label(record.trumps[seat], a)
-        lines.append(f"seat {seat}: {names[seat]} ({printable(p.kind)}{fp}), trump {trump}")
+        lines.append(f"seat {seat}: {names[seat]} ({_kind_text(p.kind, seat)}{fp}), trump {trump}")
     for i, (deal, deal_steps) in enumerate(zip(record.deals, steps, strict=True)):
         dealer = deal.dealer
         lines += [
@@ -335,10 +351,27 @@ class ReplayViewer:
         return self.steps[self.deal_index][self.step_index]
 
     def step(self, n: int) -> None:
-        """Move ``n`` moves forward (negative: back) within the deal, stopping at its ends."""
-        if self.steps:
-            last = len(self.steps[self.deal_index]) - 1
-            self.step_index = max(0, min(last, self.step_index + n))
+        """Move ``n`` moves forward (negative: back).  Forward from a deal's last position goes
+        to the start of the next deal, back from a deal's start to the end of the previous one;
+        past the match's ends the cursor stays and :attr:`note` says so."""
+        if not self.steps:
+            return
+        last = len(self.steps[self.deal_index]) - 1
+        if n > 0 and self.step_index == last:
+            if self.deal_index + 1 < len(self.steps):
+                self.deal_index += 1
+                self.step_index = 0
+            else:
+                self.note = "This is the end of the match."
+            return
+        if n < 0 and self.step_index == 0:
+            if self.deal_index > 0:
+                self.deal_index -= 1
+                self.step_index = len(self.steps[self.deal_index]) - 1
+            else:
+                self.note = "This is the start of the match."
+            return
+        self.step_index = max(0, min(last, self.step_index + n))
 
     def to_end(self, end: bool) -> None:
         """Jump to the last position of the deal (``end``) or its start."""
@@ -447,7 +480,8 @@ class ReplayViewer:
         pos = step.position
         return TableView(
             my_seat=0, names=_names(rec), trumps=rec.trumps, hands=(pos.hands[0], pos.hands[1]), pile=pos.pile,
-            to_move=pos.to_move, deal_number=deal.number, deals=rec.rules.deals, score_halves=score,
+            to_move=pos.to_move if pos.outcome is None else None, deal_number=deal.number, deals=rec.rules.deals,
+            score_halves=score,
             history=history, show_opponent=True, ascii_only=self.ascii_only,
         )
 
@@ -455,8 +489,8 @@ class ReplayViewer:
         """The bottom lines: where the cursor is and the move just played, the result at
         the end of a deal, the keys (fitted to ``width`` columns)."""
         step = self.current
-        keys = fit_keys(["→/n next", "←/p back", "Home/End", "PgDn/] PgUp/[ deals", "a analysis", "q quit"],
-                        width - 1)
+        keys = fit_keys(["→/n next", "←/p back", "Home/End", "PgDn PgUp/] [ next/previous deal", "a analysis",
+                         "q quit"], width - 1, droppable=("a analysis", "Home/End"))
         if step is None:
             return StatusView(expect="This match has no deals.", keys="q quit", ascii_only=self.ascii_only)
         names = _names(self.record)
@@ -520,29 +554,39 @@ class ReplayViewer:
         bind(("pagedown", "]", "N"), lambda: self.deal(1), "Next deal.")
         bind(("pageup", "[", "P"), lambda: self.deal(-1), "Previous deal.")
         bind(("a",), self.toggle_analysis, "Analysis on/off: does each move keep the value of the position?")
-        bind(("q", "c-c", "escape"), lambda: self.application.exit(), "Quit.")
-        return kb
+        bind(("q", "c-c", "escape"), self.exit, "Quit.")
 
+        @kb.add("<any>")
+        def _unknown(event: KeyPressEvent) -> None:
+            """Any other key: say which keys do something."""
+            key = event.key_sequence[0].key
+            if key in _SILENT_KEYS or not isinstance(key, str):
+                return
+            self.note = f"{key_name(key)} does nothing here: → next move, ← back, ] next deal, q quits"
 
-def terminal_problem(stdin: object, stdout: object) -> str | None:
-    """Why a full-screen UI cannot run on these streams (``"stdin is not a tty"``), or None."""
-    for name, stream in (("stdin", stdin), ("stdout", stdout)):
-        isatty = getattr(stream, "isatty", None)
-        try:
-            tty = bool(isatty()) if isatty is not None else False
-        except (OSError, ValueError):  # closed
-            tty = False
-        if not tty:
-            return f"{name} is not a tty"
-    return None
+        return add_layout_aliases(kb)
+
+    def exit(self) -> None:
+        """Leave the viewer (if it is running and not already leaving)."""
+        app = self.application
+        if app.is_running and app.future is not None and not app.future.done():
+            app.exit()
+
+    async def run(self) -> Termination:
+        """Run the viewer until ``q`` or SIGTERM/SIGHUP; returns the :class:`.terminal.Termination`
+        (its ``signal`` tells whether a signal ended it)."""
+        with Termination(self.exit) as term:
+            await self.application.run_async()
+        return term
 
 
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``p2ptrumps replay``; returns 0, or 2 when the file is unreadable or broken,
-    or when the viewer (no ``--text``) has no terminal."""
+    """Entry point of ``p2ptrumps replay``; returns 0, or 128 + the signal's number after
+    SIGTERM/SIGHUP.  Raises :class:`~p2ptrumps.command.CommandError` (status 2) when the file
+    is unreadable or broken, or when the viewer (no ``--text``) has no full-screen terminal."""
+    unicode_flag = bool(getattr(args, "unicode", False))
     try:
         record = load_any(args.file)
-        ascii_only = bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None))
         analyse = bool(getattr(args, "analyse", False))
         budget_s = float(getattr(args, "budget", 0.5) or 0.5)
         if args.text:
@@ -551,7 +595,7 @@ def run(args: argparse.Namespace) -> int:
                 steps = replay_steps(record)
                 analysis = [analyse_deal([st.position for st in deal], [st.move for st in deal[1:] if st.move],
                                          budget_s) for deal in steps]
-            text = replay_text(record, ascii_only, analysis)
+            text = replay_text(record, choose_ascii(bool(args.ascii), unicode_flag)[0], analysis)
             try:
                 print("\n".join(text))
                 sys.stdout.flush()
@@ -559,18 +603,21 @@ def run(args: argparse.Namespace) -> int:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
         replay_steps(record)  # report a broken record before asking for a terminal
-        if why := terminal_problem(sys.stdin, sys.stdout):
-            print(f"p2ptrumps replay: the viewer needs a terminal: {why} (use replay --text for plain text)",
-                  file=sys.stderr)
-            return 2
-        viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color(), budget_s=budget_s)
-        if analyse:
-            viewer.toggle_analysis()
     except RecordError as exc:
-        print(f"p2ptrumps replay: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(str(exc)) from None
+    if why := terminal_problem(sys.stdin, sys.stdout):
+        raise CommandError(f"the viewer needs a full-screen terminal: {why} (replay --text prints the match)")
+    ascii_only, note = choose_ascii(bool(args.ascii), unicode_flag,
+                                    probe_fds=std_fds())
+    viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color(), budget_s=budget_s)
+    if note:
+        viewer.note = note
+    if analyse:
+        viewer.toggle_analysis()
     try:
-        asyncio.run(viewer.application.run_async())
+        term = asyncio.run(viewer.run())
+    except OSError:  # the terminal is gone (SIGHUP): nothing to save, nobody to tell
+        return 128 + signal.SIGHUP
     finally:
         viewer.close()
-    return 0
+    return term.exit_status or 0

@@ -33,6 +33,8 @@ through :func:`_fit`, which replaces control characters (:func:`printable`).
 from __future__ import annotations
 
 import os
+import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -196,7 +198,7 @@ class TableView:
         trumps: own trump suit of seat 0 and seat 1 (0..3).
         hands: card bitmasks of seat 0 and seat 1.
         pile: the pile, bottom to top.
-        to_move: seat to move.
+        to_move: seat to move, or None when nobody is (the deal is over).
         deal_number, deals: this deal (1-based) and the deals in the match.
         score_halves: match score so far in half-points (win 2, draw 1).
         history: the moves of this deal so far.
@@ -215,7 +217,7 @@ class TableView:
     trumps: tuple[int, int]
     hands: tuple[int, int]
     pile: tuple[int, ...] = ()
-    to_move: int = 0
+    to_move: int | None = 0
     deal_number: int = 1
     deals: int = 1
     score_halves: tuple[int, int] = (0, 0)
@@ -247,6 +249,8 @@ class EndView:
     """The end-of-deal (or end-of-match) screen.
 
     ``title`` is the result line, ``hands`` and ``pile`` the final position,
+    ``history`` the deal's moves (the Moves panel, as on the table; below
+    :data:`HISTORY_MIN_WIDTH` columns the last move gets a line of its own),
     ``record_path`` is shown when the match is over (``match_over``).
     """
 
@@ -263,6 +267,7 @@ class EndView:
     record_path: str | None = None
     ascii_only: bool = False
     record_label: str = "Record saved"
+    history: tuple[HistoryEntry, ...] = ()
 
 
 # ----- small text helpers ------------------------------------------------------
@@ -341,6 +346,14 @@ def _ascii_line(line: Line, ascii_only: bool) -> Line:
     return [(s, asciify(t)) for s, t in line] if ascii_only else line
 
 
+def _screen(lines: Sequence[Line], width: int, height: int, ascii_only: bool = False) -> list[Line]:
+    """Exactly ``height`` lines of exactly ``width`` columns: ``lines`` cut or padded with
+    blank lines, each fitted (:func:`_fit`; suits as letters with ``ascii_only``)."""
+    out = [_fit(_ascii_line(line, ascii_only), width) for line in lines[:height]]
+    out += [[("", " " * width)] for _ in range(height - len(out))]
+    return out
+
+
 def plain(lines: Sequence[Line]) -> list[str]:
     """The text of each line, trailing spaces removed (for tests and ``--text``)."""
     return ["".join(t for _, t in line).rstrip() for line in lines]
@@ -372,8 +385,9 @@ def hand_rows(hand: int, trump: int, *, ascii_only: bool, legal: int = 0, select
     """Four lines, one per suit in :func:`suit_rows` order: ``"  ♥ trump  6♥ [10♥] K♥"``.
 
     The selected card is bracketed (and reversed), the legal ones styled
-    ``card.legal``, the pending beating card ``card.pending`` with a ``*``
-    bracket.  An empty suit shows ``-``.
+    ``card.legal`` (also under the cursor: ``card.selected card.legal``), the
+    pending beating card ``card.pending`` with a ``*`` bracket.  An empty suit
+    shows ``-``.
     """
     rows: list[Line] = []
     for suit in suit_rows(trump):
@@ -394,7 +408,8 @@ def hand_rows(hand: int, trump: int, *, ascii_only: bool, legal: int = 0, select
             line.append(("", sep))
             style = _card_style(c)
             if c == selected:
-                style = "class:card.selected"
+                # The cursor keeps the legal highlight: reverse for the cursor, underline for legal.
+                style = "class:card.selected" + (" class:card.legal" if legal >> c & 1 else "")
             elif c == pending:
                 style = "class:card.pending"
             elif legal >> c & 1:
@@ -425,22 +440,48 @@ def history_text(entry: HistoryEntry, names: tuple[str, str], ascii_only: bool =
     return f"{entry.number:>3} {who:<6} {what}"
 
 
-def _pile_line(view: TableView) -> Line:
+def _pile_line(view: TableView, width: int = 80) -> Line:
+    """`` Pile (5): 7♠ 9♠  top ▶ J♠ ◀``; with a beating card chosen and its second card still
+    to come, `` *Q♠* beats it`` (pending, as in the hand row) follows the top card.  As many cards
+    below the top as fit ``width`` columns (at most :data:`PILE_SHOWN`)."""
     a = view.ascii_only
     pile = view.pile
     if not pile:
         return [("class:name", " Pile"), ("", " (empty)")]
-    line: Line = [("class:name", " Pile"), ("", f" ({len(pile)}): ")]
-    below = pile[:-1][-PILE_SHOWN:]
+    head: Line = [("class:name", " Pile"), ("", f" ({len(pile)}): ")]
+    tail: Line = [("", "top ▶"), ("class:top", f" {card_text(pile[-1], a)} "), ("", "◀")]
+    if view.pending_beat is not None:
+        tail += [("", " "), ("class:card.pending", f"*{card_text(view.pending_beat, a)}*"), ("class:dim", " beats it")]
+    room = width - _width(head) - _width(tail) - 2
+    below: list[int] = []
+    for c in reversed(pile[:-1][-PILE_SHOWN:]):
+        w = get_cwidth(card_text(c, a)) + 1
+        if w > room:
+            break
+        below.insert(0, c)
+        room -= w
+    line = head
     if len(pile) - 1 > len(below):
         line.append(("class:dim", "… "))
     for c in below:
         line.append((_card_style(c), card_text(c, a)))
         line.append(("", " "))
-    line.append(("", " top ▶"))
-    line.append(("class:top", f" {card_text(pile[-1], a)} "))
-    line.append(("", "◀"))
-    return line
+    if below:
+        line.append(("", " "))
+    return line + tail
+
+
+def last_move_line(history: Sequence[HistoryEntry], names: tuple[str, str], seat: int,
+                   ascii_only: bool = False) -> Line:
+    """`` Last move of AI: beat 10♠, second 7♥`` — the last move ``seat`` made in ``history``
+    (empty if none), for screens too narrow for the Moves panel."""
+    entry = next((e for e in reversed(history) if e.seat == seat), None)
+    if entry is None:
+        return []
+    what = entry.move.label(ascii_only)
+    if entry.picked:
+        what += f" ({entry.picked} card{'s' if entry.picked != 1 else ''})"
+    return [("class:dim", f" Last move of {names[seat]}: "), ("class:history.theirs", what)]
 
 
 def _player_line(view: TableView, seat: int) -> Line:
@@ -483,7 +524,9 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
     else:
         left.append([("class:dim", "    hand hidden (o shows it)")])
     left.append([])
-    left.append(_pile_line(view))
+    left.append(_pile_line(view, left_w))
+    if not show_history and (last := last_move_line(view.history, view.names, opp, a)):
+        left.append(last)
     left.append([])
     left.append(_player_line(view, me))
     left.extend(hand_rows(view.hands[me], view.trumps[me], ascii_only=a, legal=view.legal,
@@ -494,18 +537,20 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
         for text in view.chat[-room:] if room else ():
             left.append([("class:chat", " " + text)])
 
-    left = [_fit(_ascii_line(line, a), left_w) for line in left[:height]]
-    while len(left) < height:
-        left.append([("", " " * left_w)])
-    if not show_history:
-        return left
+    left = _screen(left, left_w, height, a)
+    return _with_history(left, view.history, view.names, me, a, height) if show_history else left
 
+
+def _with_history(left: list[Line], history: Sequence[HistoryEntry], names: tuple[str, str], me: int,
+                  ascii_only: bool, height: int) -> list[Line]:
+    """``left`` (``height`` fitted lines) with the Moves panel (:data:`HISTORY_WIDTH` columns) on its right."""
+    a = ascii_only
     right: list[Line] = [[("class:rule", "│"), ("class:history.title", " Moves")]]
     room = height - 1
-    entries = view.history[-room:] if room > 0 else ()
+    entries = history[-room:] if room > 0 else ()
     for e in entries:
         style = "class:history.mine" if e.seat == me else "class:history.theirs"
-        right.append([("class:rule", "│"), (style, history_text(e, view.names, a))])
+        right.append([("class:rule", "│"), (style, history_text(e, names, a))])
     while len(right) < height:
         right.append([("class:rule", "│")])
     right = [_fit(_ascii_line(line, a), HISTORY_WIDTH) for line in right]
@@ -568,10 +613,7 @@ def render_too_small(width: int, height: int, need: tuple[int, int] = (MIN_WIDTH
     (columns, rows): ``"terminal too small: need at least 60x20 (now 30x10)"``, wrapped."""
     text = f"terminal too small: need at least {need[0]}x{need[1]} (now {width}x{height}); q quits"
     lines: list[Line] = [[("class:message.error", t)] for t in wrap_text(text, width, "")]
-    lines = [_fit(line, width) for line in lines[:height]]
-    while len(lines) < height:
-        lines.append([("", " " * width)])
-    return lines
+    return _screen(lines, width, height)
 
 
 def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, width: int = 80,
@@ -594,10 +636,7 @@ def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, widt
         note = "  (taken by your opponent)" if s == taken else ""
         lines.append([("", f"   {i + 1}. {mark}"), (style, text), ("class:dim", note)])
     lines.append([])
-    lines = [_fit(_ascii_line(line, ascii_only), width) for line in lines[:height]]
-    while len(lines) < height:
-        lines.append([("", " " * width)])
-    return lines
+    return _screen(lines, width, height, ascii_only)
 
 
 def _wrap_words(words: Sequence[str], width: int, first: str, indent: str) -> list[str]:
@@ -628,18 +667,26 @@ def _wrap_chars(text: str, width: int, indent: str) -> list[str]:
 
 def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
     """The end-of-deal screen (result, score, both hands, the pile) or, with
-    ``match_over``, the end of the match with the path of the saved record."""
+    ``match_over``, the end of the match with the path of the saved record.
+
+    The deal's moves stay on screen: the Moves panel from :data:`HISTORY_MIN_WIDTH`
+    columns on, else a line with the last move (:func:`last_move_line`)."""
     a = view.ascii_only
     me, opp = view.my_seat, 1 - view.my_seat
+    show_history = width >= HISTORY_MIN_WIDTH and bool(view.history)
+    left_w = width - HISTORY_WIDTH if show_history else width
     head = "Match over" if view.match_over else f"Deal {view.deal_number} of {view.deals} over"
     lines: list[Line] = [
         [("class:header", f" Svoi Kozyri   {head}")],
-        [("class:rule", "─" * width)],
+        [("class:rule", "─" * left_w)],
         [("class:result", " " + view.title)],
         [("class:name", " Score: " + score_text(view.names, view.score_halves, me, a))],
     ]
     if view.match_over and view.record_path:
-        lines += [[("", t)] for t in _wrap_chars(f" {view.record_label}: {view.record_path}", width, "   ")]
+        lines += [[("", t)] for t in _wrap_chars(f" {view.record_label}: {view.record_path}", left_w, "   ")]
+    if not show_history and view.history:
+        last = view.history[-1]
+        lines.append(last_move_line(view.history, view.names, last.seat, a))
     lines.append([])
     for seat in (opp, me):
         n = bin(view.hands[seat]).count("1")
@@ -648,12 +695,57 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
         if view.hands[seat]:
             lines.extend(hand_rows(view.hands[seat], view.trumps[seat], ascii_only=a))
     pile = [card_text(c, a) for c in view.pile] or ["(empty)"]
-    for text in _wrap_words(pile, width - 1, " Pile:", "       "):
+    for text in _wrap_words(pile, left_w - 1, " Pile:", "       "):
         lines.append([("", text)])
-    lines = [_fit(_ascii_line(line, a), width) for line in lines[:height]]
-    while len(lines) < height:
-        lines.append([("", " " * width)])
-    return lines
+    lines = _screen(lines, left_w, height, a)
+    return _with_history(lines, view.history, view.names, me, a, height) if show_history else lines
+
+
+def render_text_page(text_lines: Sequence[str], top: int, width: int, height: int, title: str = "") -> list[Line]:
+    """A page of a long text (the rule book): ``title`` on the first line, then the
+    lines of ``text_lines`` wrapped to ``width`` from line ``top`` of the wrapped text,
+    exactly ``height`` lines.  Markdown is shown as written."""
+    body = wrapped_lines(text_lines, width)
+    lines: list[Line] = [[("class:header", f" {title}")]] if title else []
+    room = max(0, height - len(lines))
+    lines += [[("", t)] for t in body[top:top + room]]
+    return _screen(lines, width, height)
+
+
+_ITEM = re.compile(r"^( *)([-*] |\d+\. |#+ |\|)")
+
+
+def wrapped_lines(text_lines: Sequence[str], width: int) -> list[str]:
+    """Markdown text (the rule book) laid out for ``width`` columns after a one-column margin:
+    the lines of a paragraph or a list item are joined and wrapped again at spaces
+    (:func:`textwrap.wrap`), a list item's later lines hang under its text, headings and
+    table rows stay lines of their own; empty lines stay."""
+    blocks: list[tuple[str, str, str]] = []  # (first indent, hanging indent, text)
+    for raw in text_lines:
+        if not raw.strip():
+            blocks.append(("", "", ""))
+            continue
+        item = _ITEM.match(raw)
+        body = raw.strip()
+        if item is not None:
+            indent = item[1]
+            hang = indent + (" " * len(item[2]) if item[2][0] in "-*0123456789" else "  ")
+            blocks.append((indent, hang, body))
+        elif blocks and blocks[-1][2] and not blocks[-1][2].startswith(("#", "|")):
+            first, hang, text = blocks[-1]
+            blocks[-1] = (first, hang, f"{text} {body}")
+        else:
+            indent = raw[:len(raw) - len(raw.lstrip(" "))]
+            blocks.append((indent, indent, body))
+    out: list[str] = []
+    for first, hang, text in blocks:
+        if not text:
+            out.append("")
+            continue
+        room = max(width, len(hang) + 12)
+        out += textwrap.wrap(text, room, initial_indent=" " + first, subsequent_indent=" " + hang,
+                             break_on_hyphens=False) or [""]
+    return out
 
 
 # ----- what is expected now ----------------------------------------------------

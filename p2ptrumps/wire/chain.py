@@ -13,8 +13,11 @@ crossing messages) and feeds them to the referee.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
+from ..cards import SUIT_LETTERS
 from ..rules import IllegalMoveError, Move, Outcome, Position, RuleSet, next_dealer
 from ..shuffle import deal_hands, first_dealer
 from . import messages as m
@@ -40,6 +43,7 @@ from .events import (
 from .identity import Identity, PublicKey
 
 SEAT_NAMES = ("host", "guest")
+_T = TypeVar("_T")
 
 # Phases (protocol/wire.md §9.1).  FLOOR[phase] = what the match waits for.
 RULES, AGREE, TRUMP, COMMIT, REVEAL, PLAY, DEAL_END, MATCH_END, DONE, REFUSED, REMATCHED = (
@@ -190,7 +194,7 @@ class Referee:
     def expected_deal_end(self) -> m.DealEndMsg:
         """The deal-end statement due now (phase deal-end)."""
         assert self.outcome is not None
-        return m.DealEndMsg(self.deal, self.outcome, (self.score[0], self.score[1]))
+        return m.DealEndMsg.of(self.deal, self.outcome, (self.score[0], self.score[1]))
 
     def expected_match_end(self) -> m.MatchEndMsg:
         return m.MatchEndMsg((self.score[0], self.score[1]))
@@ -259,7 +263,10 @@ class Referee:
     def _on_trump(self, seat: int, body: m.Body) -> list[Event]:
         assert isinstance(body, m.TrumpMsg)
         if seat == 1 and body.suit == self.trumps[0]:
-            raise RemoteProtocolError("out-of-turn", "the guest chose the host's trump suit; the suits must differ")
+            raise RemoteProtocolError(
+                "out-of-turn",
+                f"the guest chose the host's trump suit ({SUIT_LETTERS[body.suit]}); the suits must differ",
+            )
         self.trumps[seat] = body.suit
         if seat == 1:
             self._start_commits(1)
@@ -385,11 +392,8 @@ class Referee:
         want = self.expected_deal_end()
         if body != want:
             raise RemoteProtocolError(
-                "wrong-result",
-                f"the {SEAT_NAMES[seat]} signed deal {body.deal} as {body.outcome.winner}/{body.outcome.reason} "
-                f"score {body.score[0]}:{body.score[1]} (half-points); the moves give "
-                f"{want.outcome.winner}/{want.outcome.reason} score {want.score[0]}:{want.score[1]}",
-            )
+                "wrong-result", f"the {SEAT_NAMES[seat]}'s deal-end differs from the statement due: "
+                + "; ".join(_deal_end_differences(body, want)))
         self.statements.add(seat)
         if len(self.statements) < 2:
             return []
@@ -454,6 +458,26 @@ class Referee:
         return [RematchOffered(seat)]
 
 
+def _deal_end_differences(got: m.DealEndMsg, want: m.DealEndMsg) -> list[str]:
+    """Each element of a deal-end statement that differs from the one due, in words."""
+    out = []
+    if got.deal != want.deal:
+        out.append(f"it names deal {got.deal}, the current deal is {want.deal}")
+    if (got.winner, got.reason) != (want.winner, want.reason):
+        reasons = "/".join(m.REASONS)
+        known = "" if got.reason in m.REASONS else f" (an unknown reason: the reasons are {reasons})"
+        out.append(f"it says winner {_winner(got.winner)}, reason {got.reason!r}{known}; the deal ended with "
+                   f"winner {_winner(want.winner)}, reason {want.reason!r}")
+    if got.score != want.score:
+        out.append(f"it says score {got.score[0]}:{got.score[1]}, the match score is {want.score[0]}:{want.score[1]} "
+                   "(half-points)")
+    return out
+
+
+def _winner(w: int | None) -> str:
+    return "none (a draw)" if w is None else f"seat {w}"
+
+
 @dataclass
 class Received:
     """Result of :meth:`JointChain.receive`.
@@ -495,6 +519,9 @@ class JointChain:
         self._confirmed = 0  # entries[:_confirmed] can no longer be withdrawn
         self._snapshot: Referee | None = None  # referee at len == _confirmed, while tentative entries exist
         self._stale: set[bytes] = set()
+        #: How many guest messages were superseded (ignored) and withdrawn (protocol/wire.md §8.3 rows a, g).
+        self.superseded = 0
+        self.withdrawn = 0
 
     @property
     def head(self) -> bytes:
@@ -523,7 +550,7 @@ class JointChain:
 
     # ----- messages received (or read from a log) ----------------------------------------
 
-    def check_signature(self, msg: m.Signed) -> None:
+    def check_signature(self, msg: m.Signed | m.Envelope) -> None:
         """``wrong-game`` / ``bad-signature`` checks of one message."""
         if msg.game != self.game_id[:8]:
             raise RemoteProtocolError(
@@ -537,22 +564,54 @@ class JointChain:
                 f"message {msg.seq} ({msg.kind}): the {SEAT_NAMES[msg.seat]}'s signature does not verify",
             )
 
-    def receive(self, msg: m.Signed) -> Received:
-        """Check and place one message from the peer (or from a log).
+    def receive(self, msg: m.Signed | m.Envelope, own: bool = False) -> Received:
+        """Check and place one received message (protocol/wire.md §8.2 steps 3-8).
 
-        Raises ``RemoteProtocolError`` naming the fault: wrong-game, bad-signature,
-        sequence-gap, broken-chain, equivocation, and whatever the referee refuses.
+        ``msg`` is an :class:`~p2ptrumps.wire.messages.Envelope` (body not yet checked) or a
+        whole :class:`~p2ptrumps.wire.messages.Signed`.  Raises ``RemoteProtocolError`` naming
+        the fault: malformed (our own seat), wrong-game, bad-signature, then the body's
+        malformed / non-canonical, sequence-gap, broken-chain, equivocation and whatever the
+        referee refuses.  Faults that the sender's checked signature proves carry
+        ``proven_by`` (protocol/verify.md §3.1).
+
+        ``own`` (verify, :attr:`viewpoint` None): ``msg`` has the seat of the log's owner
+        (protocol/verify.md §3): a game field or signature that fails, or a place where the
+        table says sequence-gap or broken-chain, is ``malformed`` instead -- the owner's
+        session places its own messages at the end of its chain, so such a message came from
+        the peer.
         """
         if self.viewpoint is not None and msg.seat == self.viewpoint:
             raise RemoteProtocolError(
                 "malformed", f"message {msg.seq} claims to come from our own seat ({SEAT_NAMES[msg.seat]})"
             )
-        self.check_signature(msg)
+        who = SEAT_NAMES[msg.seat]
+        try:
+            self.check_signature(msg)
+        except RemoteProtocolError as exc:
+            if not own:
+                raise
+            raise RemoteProtocolError(
+                "malformed", f"message {msg.seq} ({msg.kind}) claims to come from seat {msg.seat} ({who}), the log's "
+                f"owner, but is not its message of this game ({exc.code}): the peer sent it") from None
+        signed = _open(msg)
+        if signed.seat == 1 and self.viewpoint != 1 and self._is_stale(signed):
+            self._stale.add(signed.hash)
+            self.superseded += 1
+            return Received(superseded=True)
+        try:
+            return self._place(signed)
+        except RemoteProtocolError as exc:
+            if not own or exc.proven_by is not None:
+                raise
+            raise RemoteProtocolError(
+                "malformed", f"message {signed.seq} ({signed.kind}) of seat {signed.seat} ({who}), the log's owner, "
+                f"does not fit the chain ({exc.code}: {exc.reason}): a session places its own messages at the end "
+                "of its chain, so the peer sent it") from None
+
+    def _place(self, msg: m.Signed) -> Received:
+        """Placement (protocol/wire.md §8.3, rows b-h) of a checked message of the peer."""
         n = len(self.entries)
         who = SEAT_NAMES[msg.seat]
-        if msg.seat == 1 and self.viewpoint == 0 and self._is_stale(msg):
-            self._stale.add(msg.hash)
-            return Received(superseded=True)
         if msg.seq > n:
             raise RemoteProtocolError(
                 "sequence-gap", f"{who} message {msg.seq} ({msg.kind}) arrived, but the chain holds {n} messages"
@@ -565,7 +624,7 @@ class JointChain:
                 else f"{who} message 0 ({msg.kind}) does not start from the game id",
             )
         if msg.seq == n:
-            return Received(events=self._apply_and_append(msg))
+            return Received(events=self._proven(msg, lambda: self._apply_and_append(msg)))
         # The place is taken.
         taken = self.entries[msg.seq]
         if taken.hash == msg.hash:
@@ -574,15 +633,27 @@ class JointChain:
             )
         later = self.entries[msg.seq :]
         if msg.seat == 0 and msg.seq >= self._confirmed and all(e.seat == 1 for e in later):
-            withdrawn = self._withdraw_from(msg.seq)
-            return Received(events=self._apply_and_append(msg), withdrawn=withdrawn)
+            def place() -> Received:
+                withdrawn = self._withdraw_from(msg.seq)
+                return Received(events=self._apply_and_append(msg), withdrawn=withdrawn)
+            return self._proven(msg, place)
         raise RemoteProtocolError(
             "equivocation",
             f"the {who} signed two different messages for place {msg.seq} "
             f"({taken.kind} {taken.hash.hex()[:16]}… and {msg.kind} {msg.hash.hex()[:16]}…)"
             if taken.seat == msg.seat
             else f"the {who} signed message {msg.seq} ({msg.kind}) on a history it had already built past",
+            proven_by=msg.seat,
         )
+
+    @staticmethod
+    def _proven(msg: m.Signed, act: Callable[[], _T]) -> _T:
+        """Run ``act``; a fault it raises (the referee's) is proven by ``msg``'s signature."""
+        try:
+            return act()
+        except RemoteProtocolError as exc:
+            exc.proven_by = msg.seat
+            raise
 
     def _is_stale(self, msg: m.Signed) -> bool:
         """(host view) a guest message that crossed a host message: ignore it, the guest re-sends."""
@@ -595,6 +666,7 @@ class JointChain:
         assert self._snapshot is not None
         kept = self.entries[self._confirmed : seq]
         withdrawn = self.entries[seq:]
+        self.withdrawn += len(withdrawn)
         self.referee = self._snapshot
         self._snapshot = None
         del self.entries[self._confirmed :]
@@ -615,3 +687,15 @@ class JointChain:
             self._confirmed = len(self.entries)
             self._snapshot = None
         return events
+
+
+def _open(msg: m.Signed | m.Envelope) -> m.Signed:
+    """The body of a message whose signature checked out (protocol/wire.md §8.2 step 6):
+    a bad body is proven by that signature."""
+    if isinstance(msg, m.Signed):
+        return msg
+    try:
+        return msg.open()
+    except RemoteProtocolError as exc:
+        exc.proven_by = msg.seat
+        raise

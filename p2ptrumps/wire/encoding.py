@@ -6,10 +6,12 @@ Only these msgpack types may appear: nil, true/false, integers (in
 ``-2**63 .. 2**64-1``), str (UTF-8), bin and arrays.  Maps, floats and ext
 types are refused.  A value's canonical encoding is the one
 :func:`pack` produces (the shortest form of every integer, string, bin and
-array header; str for text, bin for bytes).  :func:`unpack` decodes with hard
-limits and then re-encodes: any difference (a non-minimal integer, a str8 where
-fixstr fits, ...) raises :class:`~p2ptrumps.wire.errors.NonCanonical`, as do
-trailing bytes.
+array header; str for text, bin for bytes).  :func:`unpack` accepts exactly
+those bytes, and for anything else names the first defect of the one-pass
+decoding of protocol/wire.md §3.5 (:func:`unpack_stepwise`): ``garbage-frame``
+for bytes that are not a value within the limits, and
+:class:`~p2ptrumps.wire.errors.NonCanonical` for maps, floats, ext types,
+headers that are not the shortest and trailing bytes.
 """
 
 from __future__ import annotations
@@ -52,11 +54,14 @@ def unpack(data: bytes) -> Any:
 
     Returns nested ``list`` / ``int`` / ``bool`` / ``None`` / ``str`` / ``bytes``.
 
-    Raises:
-        RemoteProtocolError("garbage-frame"): not msgpack, truncated, or over the limits.
-        NonCanonical: trailing bytes, a map, a float, an ext type, nesting deeper than
-            :data:`MAX_DEPTH`, or any encoding that differs from :func:`pack`'s.
+    Raises ``RemoteProtocolError`` naming the first defect of the one-pass decoding
+    of protocol/wire.md §3.5: ``garbage-frame`` (cut short, byte ``c1``, over a size
+    or depth limit, invalid UTF-8) or :class:`NonCanonical` (a map, float or ext, a
+    header that is not the shortest, trailing bytes).
     """
+    # Fast road: the C decoder, then the re-encoding check.  Whatever it accepts,
+    # the step-by-step pass accepts too (tests/test_wire_codec.py checks this);
+    # anything it refuses is decoded step by step to name the first defect.
     try:
         value = msgpack.unpackb(
             data,
@@ -71,38 +76,133 @@ def unpack(data: bytes) -> Any:
             max_map_len=MAX_ARRAY_LEN,
             max_ext_len=MAX_BIN_BYTES,
         )
-    except NonCanonical:
-        raise
-    except msgpack.ExtraData:
-        raise NonCanonical("trailing bytes after the msgpack value") from None
-    except UnicodeDecodeError:
-        raise RemoteProtocolError("garbage-frame", "a msgpack str is not valid UTF-8") from None
-    except (ValueError, TypeError, msgpack.UnpackException, RecursionError) as exc:
-        raise RemoteProtocolError("garbage-frame", f"not a msgpack value ({exc.__class__.__name__}: {exc})") from None
-    _check_received(value, 0)
-    again = msgpack.packb(value, use_bin_type=True)
-    if again != data:
-        raise NonCanonical(_first_difference(data, again))
+    except Exception:  # any refusal at all (hostile bytes): the step-by-step pass names it
+        return unpack_stepwise(data)
+    if not _shape_ok(value, 0) or msgpack.packb(value, use_bin_type=True) != data:
+        return unpack_stepwise(data)
     return value
 
 
 _SCALARS = (type(None), bool, int, str, bytes)
 
 
-def _check_received(value: Any, depth: int) -> None:
-    """:func:`_check_types` for decoded values, faster: exact types only (what msgpack returns)."""
+def _shape_ok(value: Any, depth: int) -> bool:
+    """Only allowed types (no float), and no value deeper than :data:`MAX_DEPTH` (the top
+    value at ``depth``); for decoded values."""
     if type(value) is not list:
-        _check_types(value, depth, local=False)
-        return
+        return type(value) in _SCALARS and depth <= MAX_DEPTH
+    if depth >= MAX_DEPTH:
+        return depth == MAX_DEPTH and not value
+    return all(_shape_ok(v, depth + 1) for v in value)
+
+
+# ----- the step-by-step decoding of protocol/wire.md §3.5 ------------------------------
+
+_MAP_FLOAT_EXT = {0xCA: "a float", 0xCB: "a float", 0xDE: "a map", 0xDF: "a map"}
+_MAP_FLOAT_EXT.update({b: "a map" for b in range(0x80, 0x90)})
+_MAP_FLOAT_EXT.update({b: "an ext" for b in (0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8)})
+#: first byte -> (kind, size of the length or value bytes that follow)
+_SIZED = {
+    0xCC: ("uint", 1), 0xCD: ("uint", 2), 0xCE: ("uint", 4), 0xCF: ("uint", 8),
+    0xD0: ("int", 1), 0xD1: ("int", 2), 0xD2: ("int", 4), 0xD3: ("int", 8),
+    0xD9: ("str", 1), 0xDA: ("str", 2), 0xDB: ("str", 4),
+    0xC4: ("bin", 1), 0xC5: ("bin", 2), 0xC6: ("bin", 4),
+    0xDC: ("array", 2), 0xDD: ("array", 4),
+}
+_LIMITS = {"str": MAX_STR_BYTES, "bin": MAX_BIN_BYTES, "array": MAX_ARRAY_LEN}
+
+
+def _garbage(why: str) -> RemoteProtocolError:
+    return RemoteProtocolError("garbage-frame", why)
+
+
+def _int_size(v: int) -> int:
+    """Bytes after the first byte in the shortest form of integer ``v`` (0 for a fixint)."""
+    if -32 <= v <= 127:
+        return 0
+    if v > 0:
+        return 1 if v < 1 << 8 else 2 if v < 1 << 16 else 4 if v < 1 << 32 else 8
+    return 1 if v >= -(1 << 7) else 2 if v >= -(1 << 15) else 4 if v >= -(1 << 31) else 8
+
+
+def _len_size(kind: str, n: int) -> int:
+    """Length bytes of the shortest header of a str/bin/array of ``n`` bytes/elements (0: fix form)."""
+    if (kind == "str" and n < 32) or (kind == "array" and n < 16):
+        return 0
+    if n < 1 << 8 and kind != "array":
+        return 1
+    return 2 if n < 1 << 16 else 4
+
+
+def unpack_stepwise(data: bytes) -> Any:
+    """:func:`unpack`, one pass from the first byte exactly as protocol/wire.md §3.5 lists the
+    checks: the first defect met names the fault.  Slower; same results."""
+    value, end = _read(data, 0, 0)
+    if end != len(data):
+        raise NonCanonical(f"trailing bytes after the msgpack value ({len(data) - end} bytes from byte {end})")
+    return value
+
+
+def _read(data: bytes, pos: int, depth: int) -> tuple[Any, int]:
+    if pos >= len(data):
+        raise _garbage(f"not a msgpack value: cut short at byte {pos}")
     if depth > MAX_DEPTH:
-        raise NonCanonical(f"nesting deeper than {MAX_DEPTH} is not allowed")
-    inner = depth + 1
-    for v in value:
-        t = type(v)
-        if t is list:
-            _check_received(v, inner)
-        elif t not in _SCALARS or inner > MAX_DEPTH:
-            _check_types(v, inner, local=False)  # raises, naming what is wrong
+        raise _garbage(f"nesting deeper than {MAX_DEPTH} (a value at depth {depth}, byte {pos})")
+    b = data[pos]
+    if b == 0xC1:
+        raise _garbage(f"not a msgpack value: byte {pos} is c1 (never used)")
+    if b in _MAP_FLOAT_EXT:
+        raise NonCanonical(f"{_MAP_FLOAT_EXT[b]} is not allowed (byte {pos})")
+    if b <= 0x7F:
+        return b, pos + 1
+    if b >= 0xE0:
+        return b - 0x100, pos + 1
+    if b == 0xC0:
+        return None, pos + 1
+    if b in (0xC2, 0xC3):
+        return b == 0xC3, pos + 1
+    if 0x90 <= b <= 0x9F:
+        kind, n, start = "array", b & 0x0F, pos + 1
+    elif 0xA0 <= b <= 0xBF:
+        kind, n, start = "str", b & 0x1F, pos + 1
+    else:
+        kind, size = _SIZED[b]
+        start = pos + 1 + size
+        if start > len(data):
+            raise _garbage(f"not a msgpack value: the header at byte {pos} is cut short")
+        raw = data[pos + 1 : start]
+        if kind in ("uint", "int"):
+            v = int.from_bytes(raw, "big", signed=kind == "int")
+            if _int_size(v) != size or (kind == "int" and v >= 0):
+                raise NonCanonical(_not_shortest(pos, f"integer {v}"))
+            return v, start
+        n = int.from_bytes(raw, "big")
+        if _len_size(kind, n) != size:
+            raise NonCanonical(_not_shortest(pos, f"{kind} of length {n}"))
+    if n > _LIMITS[kind]:
+        raise _garbage(f"{'an' if kind == 'array' else 'a'} {kind} of {n} {'elements' if kind == 'array' else 'bytes'} "
+                       f"is over the limit "
+                       f"of {_LIMITS[kind]} (byte {pos})")
+    if kind == "array":
+        items = []
+        at = start
+        for _ in range(n):
+            item, at = _read(data, at, depth + 1)
+            items.append(item)
+        return items, at
+    end = start + n
+    if end > len(data):
+        raise _garbage(f"not a msgpack value: the {kind} at byte {pos} is cut short")
+    if kind == "bin":
+        return data[start:end], end
+    try:
+        return data[start:end].decode("utf-8"), end
+    except UnicodeDecodeError:
+        raise _garbage(f"a msgpack str is not valid UTF-8 (byte {pos})") from None
+
+
+def _not_shortest(pos: int, what: str) -> str:
+    return f"not the canonical encoding: the {what} at byte {pos} does not use the shortest form"
 
 
 def _check_types(value: Any, depth: int, local: bool) -> None:
@@ -129,12 +229,3 @@ def _fail(local: bool, what: str) -> None:
     if local:
         raise TypeError(f"cannot pack {what}")
     raise NonCanonical(f"{what} is not allowed")
-
-
-def _first_difference(got: bytes, canonical: bytes) -> str:
-    n = min(len(got), len(canonical))
-    i = next((k for k in range(n) if got[k] != canonical[k]), n)
-    return (
-        f"not the canonical encoding: byte {i} is {got[i : i + 1].hex() or 'missing'}, "
-        f"canonical is {canonical[i : i + 1].hex() or 'missing'} (e.g. a non-minimal integer or string header)"
-    )

@@ -44,14 +44,17 @@ class RemoteProtocolError(Exception):
     Attributes:
         code: one of :data:`FAULT_CODES`.
         reason: a sentence naming the fault (also ``str(exc)``).
+        proven_by: the seat whose checked signature over the offending message proves
+            the fault (protocol/verify.md §3.1), or None when nothing proves it.
     """
 
-    def __init__(self, code: str, reason: str) -> None:
+    def __init__(self, code: str, reason: str, proven_by: int | None = None) -> None:
         if code not in FAULT_CODES:
             raise ValueError(f"unknown fault code {code!r}")
         super().__init__(reason)
         self.code = code
         self.reason = reason
+        self.proven_by = proven_by
 
 
 class NonCanonical(RemoteProtocolError):

@@ -7,8 +7,9 @@ Source: ``protocol/wire.md`` §4.
   ``cryptography`` ``Ed25519PrivateKey``; :meth:`Identity.dump` /
   :meth:`Identity.load` turn it into bytes for a key file and back.
 * :class:`PublicKey` -- a peer's key (verifies).  :meth:`PublicKey.from_bytes`
-  rejects non-canonical encodings (y >= p) and the small-order points itself,
-  because ``cryptography`` may accept them.
+  rejects non-canonical encodings (y >= p), the small-order points and bytes
+  that are not a curve point itself, because ``cryptography`` may accept them
+  (and fail only at the first signature).
 * :func:`fingerprint` -- the human form of a key: the first 20 bytes of
   SHA-256(raw public key) in RFC 4648 base32, upper case, 8 groups of 4 joined
   by ``-`` (e.g. ``"MFRG-GZDF-..."``).
@@ -38,6 +39,8 @@ SMALL_ORDER_Y: frozenset[int] = frozenset(
         P - 2707385501144840649318225287225658788936804267575313519463743609750303402022,
     }
 )
+#: The Edwards curve constant d = -121665/121666 mod p (RFC 8032 §5.1).
+D = -121665 * pow(121666, P - 2, P) % P
 FINGERPRINT_BYTES = 20
 KEY_FILE_MAGIC = b"p2ptrumps-identity-v1 "
 
@@ -48,7 +51,8 @@ class IdentityError(ValueError):
 
 def check_public_key(raw: bytes) -> None:
     """Raise ``RemoteProtocolError("bad-key")`` unless ``raw`` is an acceptable Ed25519
-    public key: 32 bytes, canonical (y < p), not of small order (protocol/wire.md §4.2)."""
+    public key: 32 bytes, canonical (y < p), not of small order, a point of the curve
+    (protocol/wire.md §4.2)."""
     if not isinstance(raw, bytes) or len(raw) != 32:
         raise RemoteProtocolError("bad-key", "a public key must be 32 bytes")
     y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
@@ -56,6 +60,21 @@ def check_public_key(raw: bytes) -> None:
         raise RemoteProtocolError("bad-key", f"public key {raw.hex()} is not canonical (y >= p)")
     if y in SMALL_ORDER_Y:
         raise RemoteProtocolError("bad-key", f"public key {raw.hex()} is a point of small order")
+    if not is_curve_point(raw):
+        raise RemoteProtocolError("bad-key", f"public key {raw.hex()} is not a point of the curve")
+
+
+def is_curve_point(raw: bytes) -> bool:
+    """Whether 32 bytes with ``y < p`` decode to a point of edwards25519 (RFC 8032 §5.1.3):
+    ``x^2 = (y^2 - 1) / (d y^2 + 1)`` has a square root mod p, and ``x = 0`` has sign bit 0."""
+    y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
+    sign = raw[31] >> 7
+    u = (y * y - 1) % P
+    v = (D * y * y + 1) % P
+    x2 = u * pow(v, P - 2, P) % P
+    if x2 == 0:
+        return sign == 0
+    return pow(x2, (P - 1) // 2, P) == 1  # Euler's criterion: x2 is a square mod p
 
 
 def fingerprint(raw_public_key: bytes) -> str:

@@ -8,8 +8,9 @@ own hello and the peer's, then each message it sent (logged before sending)
 or received (logged once it checked out).  Pings and pongs are never logged.
 The transport appends and fsyncs each frame: :func:`log_header` once, then
 :func:`log_entry` per frame handed to the session's log hook (this module does
-no file I/O itself).  Reading is tolerant of a truncated final frame (a crash
-mid-write): the frames before it are returned and the tail reported.
+no file I/O itself).  Reading is tolerant of a torn tail (a crash mid-write: an
+incomplete final frame, or a run of zero bytes a file system may leave): the
+whole frames before it are returned and the tail reported (protocol/verify.md §1).
 """
 
 from __future__ import annotations
@@ -44,20 +45,23 @@ class LogContents:
     Attributes:
         frames: each whole frame, length prefix included, in file order.
         offsets: byte offset of each frame in the file.
-        truncated_bytes: bytes of an incomplete final frame (0 if none).
+        truncated_bytes: bytes of the torn tail: an incomplete final frame or a run of zero
+            bytes after the last whole frame (0 if none).
+        zero_tail: the torn tail is all zero bytes.
         error: a fault that stopped the reading (an oversized or zero length), at ``error_offset``.
     """
 
     frames: list[bytes] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)
     truncated_bytes: int = 0
+    zero_tail: bool = False
     error: RemoteProtocolError | None = None
     error_offset: int = 0
     error_evidence: bytes = b""
 
 
 def read_log(data: bytes, max_frame_bytes: int = MAX_FRAME_BYTES) -> LogContents:
-    """Split log bytes into frames.  :class:`LogUnreadable` without the header."""
+    """Split log bytes into frames (protocol/verify.md §1).  :class:`LogUnreadable` without the header."""
     if not data.startswith(LOG_MAGIC):
         if data[: len(LOG_MAGIC) - 2] == LOG_MAGIC[:-2]:
             raise LogUnreadable(f"unsupported match log version (header {data[: len(LOG_MAGIC)]!r})")
@@ -66,10 +70,13 @@ def read_log(data: bytes, max_frame_bytes: int = MAX_FRAME_BYTES) -> LogContents
     i = len(LOG_MAGIC)
     n_total = len(data)
     while i < n_total:
+        n = int.from_bytes(data[i : i + HEADER_BYTES], "big")
+        if (n == 0 or n_total - i < HEADER_BYTES) and data.count(0, i) == n_total - i:
+            out.truncated_bytes, out.zero_tail = n_total - i, True
+            break
         if n_total - i < HEADER_BYTES:
             out.truncated_bytes = n_total - i
             break
-        n = int.from_bytes(data[i : i + HEADER_BYTES], "big")
         if n == 0 or n > max_frame_bytes:
             code = "garbage-frame" if n == 0 else "oversized-frame"
             why = "has length 0" if n == 0 else f"announces {n} bytes, more than the maximum {max_frame_bytes}"

@@ -18,14 +18,15 @@ All decoding raises :class:`~p2ptrumps.wire.errors.RemoteProtocolError` (or
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..cards import Card
-from ..rules import NO_CARD, Move, Outcome, Position, RuleSet, RuleSetError
+from ..cards import RANK_CHARS, SUIT_LETTERS, Card
+from ..rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, Move, Outcome, Position, RuleSet
+from ..text import MAX_CHAT_CHARS, MAX_NAME_CHARS, text_problem
 from . import encoding
 from .errors import RemoteProtocolError
+from .identity import PublicKey
 
 VERSION = 1
 
@@ -38,8 +39,6 @@ SEED_TAG = b"p2ptrumps/seed/v1"
 POSITION_TAG = b"p2ptrumps/position/v1"
 RESUME_TAG = b"p2ptrumps/resume/v1"
 
-MAX_NAME_CHARS = 64
-MAX_CHAT_CHARS = 500
 REASONS = ("out", "resign", "both-out", "repetition", "turn-limit", "agreed-draw")
 
 
@@ -47,26 +46,16 @@ def _bad(reason: str) -> RemoteProtocolError:
     return RemoteProtocolError("malformed", reason)
 
 
-def _printable(text: str, what: str, max_chars: int) -> str | None:
-    """None if ``text`` is fine, else why not."""
-    if not 1 <= len(text) <= max_chars:
-        return f"{what} must be 1..{max_chars} characters"
-    for ch in text:
-        if unicodedata.category(ch)[0] == "C":
-            return f"{what} contains the control character U+{ord(ch):04X}"
-    return None
-
-
 def check_name(name: str) -> None:
-    """``ValueError`` unless ``name`` is 1..64 characters with no control characters."""
-    why = _printable(name, "a name", MAX_NAME_CHARS) if isinstance(name, str) else "a name must be text"
+    """``ValueError`` unless ``name`` follows the text rule, 1..40 characters (protocol/wire.md §5.1)."""
+    why = text_problem(name, "a name", MAX_NAME_CHARS)
     if why:
         raise ValueError(why)
 
 
 def check_chat(text: str) -> None:
-    """``ValueError`` unless ``text`` is 1..500 characters with no control characters."""
-    why = _printable(text, "a chat line", MAX_CHAT_CHARS) if isinstance(text, str) else "chat must be text"
+    """``ValueError`` unless ``text`` follows the text rule, 1..500 characters (protocol/wire.md §5.1)."""
+    why = text_problem(text, "a chat line", MAX_CHAT_CHARS)
     if why:
         raise ValueError(why)
 
@@ -200,26 +189,72 @@ class Body:
         raise NotImplementedError
 
 
-def _want(items: list[Any], types: tuple[type | tuple[type, ...], ...], kind: str) -> None:
-    if len(items) != len(types):
-        raise _bad(f"a {kind} body has {len(types)} fields, not {len(items)}")
-    for i, (v, t) in enumerate(zip(items, types, strict=True)):
-        if t is int and isinstance(v, bool):
-            raise _bad(f"{kind} field {i} must be an integer, not a boolean")
-        if not isinstance(v, t):
-            raise _bad(f"{kind} field {i} has the wrong type ({type(v).__name__})")
+# ----- element checks (protocol/wire.md §3.4, §9.2): count first, then each element in order -----
 
 
-def _deal_no(v: int, kind: str) -> int:
-    if not 1 <= v <= 1000:
-        raise _bad(f"{kind}: deal number {v} is outside 1..1000")
+def _type_name(v: object) -> str:
+    if v is None:
+        return "nil"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, str):
+        return "text"
+    if isinstance(v, bytes):
+        return "bytes"
+    return "an array"
+
+
+def _count(items: list[Any], n: int, kind: str) -> None:
+    if len(items) != n:
+        raise _bad(f"a {kind} body has {n} element{'s' if n != 1 else ''}, not {len(items)}")
+
+
+def _uint(v: object, kind: str, what: str, lo: int, hi: int) -> int:
+    if type(v) is not int:
+        raise _bad(f"{kind}: {what} must be an integer, not {_type_name(v)}")
+    if not lo <= v <= hi:
+        raise _bad(f"{kind}: {what} {v} is outside {lo}..{hi}")
     return v
 
 
-def _b32(v: bytes, kind: str, what: str) -> bytes:
-    if len(v) != 32:
-        raise _bad(f"{kind}: {what} must be 32 bytes, not {len(v)}")
+def _uint_any(v: object, kind: str, what: str) -> int:
+    if type(v) is not int:
+        raise _bad(f"{kind}: {what} must be an integer, not {_type_name(v)}")
+    if v < 0:
+        raise _bad(f"{kind}: {what} {v} is negative")
     return v
+
+
+def _bool(v: object, kind: str, what: str) -> bool:
+    if type(v) is not bool:
+        raise _bad(f"{kind}: {what} must be true or false, not {_type_name(v)}")
+    return v
+
+
+def _bin(v: object, kind: str, what: str, n: int) -> bytes:
+    if not isinstance(v, bytes):
+        raise _bad(f"{kind}: {what} must be bytes, not {_type_name(v)}")
+    if len(v) != n:
+        raise _bad(f"{kind}: {what} must be {n} bytes, not {len(v)}")
+    return v
+
+
+def _text(v: object, kind: str, what: str) -> str:
+    if not isinstance(v, str):
+        raise _bad(f"{kind}: {what} must be text, not {_type_name(v)}")
+    return v
+
+
+#: Deal numbers on the wire (protocol/wire.md §9.2: 1..1000 at shape).
+MAX_DEALS = 1000
+#: The largest score in half-points (1000 deals won).
+MAX_SCORE_HALVES = 2 * MAX_DEALS
+
+
+def _deal_no(v: object, kind: str) -> int:
+    return _uint(v, kind, "the deal number", 1, MAX_DEALS)
 
 
 @dataclass(frozen=True)
@@ -235,11 +270,22 @@ class RulesMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> RulesMsg:
-        _want(items, (int, bool, bool, int, int, int), cls.KIND)
-        try:
-            return cls(RuleSet(items[0], items[1], items[2], items[3], items[4], items[5]))
-        except RuleSetError as exc:
-            raise _bad(f"rules: {exc}") from None
+        k = cls.KIND
+        _count(items, 6, k)
+        pack = _uint_any(items[0], k, "pack_size")
+        if pack not in (32, 36, 52):
+            raise _bad(f"rules: pack_size {pack} is not 32, 36 or 52")
+        sixes = _bool(items[1], k, "sixes")
+        voluntary = _bool(items[2], k, "voluntary_pickup")
+        repetition = _uint_any(items[3], k, "repetition")
+        if repetition == 1 or repetition > 100:
+            raise _bad(f"rules: repetition {repetition} is not 0 (off) or 2..100")
+        turn_limit = _uint(items[4], k, "turn_limit", 0, 1_000_000)
+        deals = _uint(items[5], k, "deals", 1, MAX_DEALS)
+        if repetition == 0 and turn_limit == 0:
+            raise _bad("rules: repetition 0 and turn_limit 0 turn both limits off, which is refused "
+                       "(a deal could go on for ever)")
+        return cls(RuleSet(pack, sixes, voluntary, repetition, turn_limit, deals))
 
 
 @dataclass(frozen=True)
@@ -254,8 +300,8 @@ class AgreeMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> AgreeMsg:
-        _want(items, (bool,), cls.KIND)
-        return cls(items[0])
+        _count(items, 1, cls.KIND)
+        return cls(_bool(items[0], cls.KIND, "accept"))
 
 
 @dataclass(frozen=True)
@@ -270,10 +316,8 @@ class TrumpMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> TrumpMsg:
-        _want(items, (int,), cls.KIND)
-        if not 0 <= items[0] <= 3:
-            raise _bad(f"trump: suit {items[0]} is outside 0..3")
-        return cls(items[0])
+        _count(items, 1, cls.KIND)
+        return cls(_uint(items[0], cls.KIND, "the suit", 0, 3))
 
 
 @dataclass(frozen=True)
@@ -289,8 +333,8 @@ class CommitMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> CommitMsg:
-        _want(items, (int, bytes), cls.KIND)
-        return cls(_deal_no(items[0], cls.KIND), _b32(items[1], cls.KIND, "the commitment"))
+        _count(items, 2, cls.KIND)
+        return cls(_deal_no(items[0], cls.KIND), _bin(items[1], cls.KIND, "the commitment", 32))
 
 
 @dataclass(frozen=True)
@@ -306,14 +350,63 @@ class RevealMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> RevealMsg:
-        _want(items, (int, bytes), cls.KIND)
-        return cls(_deal_no(items[0], cls.KIND), _b32(items[1], cls.KIND, "the secret"))
+        _count(items, 2, cls.KIND)
+        return cls(_deal_no(items[0], cls.KIND), _bin(items[1], cls.KIND, "the secret", 32))
+
+
+# ----- move codes (protocol/wire.md §9.5) -------------------------------------------
+
+_RANK_SPELLINGS = {c: c for c in RANK_CHARS} | {c.lower(): c for c in "TJQKA"} | {"10": "T"}
+_SUIT_SPELLINGS = (
+    {c: c for c in SUIT_LETTERS}
+    | {c.lower(): c for c in SUIT_LETTERS}
+    | dict(zip("♣♦♥♠", SUIT_LETTERS, strict=True))
+    | dict(zip("♧♢♡♤", SUIT_LETTERS, strict=True))
+)
+_PICKUP_SPELLINGS = ("pickup", "pick up", "pick-up")
+
+
+def _card_spelling(text: str) -> str | None:
+    """The canonical code of a card spelled as protocol/wire.md §9.5 allows, else None."""
+    rank = _RANK_SPELLINGS.get(text[:-1])
+    suit = _SUIT_SPELLINGS.get(text[-1:])
+    return None if rank is None or suit is None else rank + suit
+
+
+def canonical_move_code(code: str) -> str | None:
+    """The canonical move code that ``code`` spells (``code`` itself when it is canonical),
+    or None when it spells no move (protocol/wire.md §9.5: ``non-canonical`` vs ``malformed``)."""
+    if code.isascii() and code.lower() in _PICKUP_SPELLINGS:
+        return "pickup"
+    first, slash, second = code.partition("/")
+    beat = _card_spelling(first)
+    if beat is None:
+        return None
+    if not slash:
+        return beat
+    if second == "":
+        return beat + "/"
+    other = _card_spelling(second)
+    if other is None or other == beat:
+        return None
+    return beat + "/" + other
+
+
+def _move_of_code(code: str) -> Move:
+    """The move of a canonical code."""
+    if code == "pickup":
+        return PICKUP_MOVE
+    first, slash, second = code.partition("/")
+    card = int(Card.parse(first))
+    if not slash:
+        return Move(LEAD, card, NO_CARD)
+    return Move(BEAT, card, int(Card.parse(second)) if second else NO_CARD)
 
 
 @dataclass(frozen=True)
 class MoveMsg(Body):
     """``move``: ``[deal, move code, position hash(32)]``; the code is canonical
-    (``"QS"``, ``"TS/7H"``, ``"TS/"``, ``"pickup"``: ``Move.parse(code).code == code``)."""
+    (``"QS"``, ``"TS/7H"``, ``"TS/"``, ``"pickup"``; protocol/wire.md §9.5)."""
 
     KIND: ClassVar[str] = "move"
     deal: int
@@ -325,15 +418,16 @@ class MoveMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> MoveMsg:
-        _want(items, (int, str, bytes), cls.KIND)
-        code = items[1]
-        try:
-            move = Move.parse(code)
-        except ValueError as exc:
-            raise _bad(f"move: {exc}") from None
-        if move.code != code:
-            raise RemoteProtocolError("non-canonical", f"move code {code!r} is not canonical (write {move.code!r})")
-        return cls(_deal_no(items[0], cls.KIND), move, _b32(items[2], cls.KIND, "the position hash"))
+        k = cls.KIND
+        _count(items, 3, k)
+        deal = _deal_no(items[0], k)
+        code = _text(items[1], k, "the move code")
+        canon = canonical_move_code(code)
+        if canon is None:
+            raise _bad(f"move: {code!r} is not a move code (like QS, TS/7H, TS/ or pickup)")
+        if canon != code:
+            raise RemoteProtocolError("non-canonical", f"move code {code!r} is not canonical (write {canon!r})")
+        return cls(deal, _move_of_code(code), _bin(items[2], k, "the position hash", 32))
 
 
 @dataclass(frozen=True)
@@ -348,7 +442,7 @@ class ResignMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> ResignMsg:
-        _want(items, (int,), cls.KIND)
+        _count(items, 1, cls.KIND)
         return cls(_deal_no(items[0], cls.KIND))
 
 
@@ -364,7 +458,7 @@ class OfferDrawMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> OfferDrawMsg:
-        _want(items, (int,), cls.KIND)
+        _count(items, 1, cls.KIND)
         return cls(_deal_no(items[0], cls.KIND))
 
 
@@ -381,13 +475,13 @@ class AnswerDrawMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> AnswerDrawMsg:
-        _want(items, (int, bool), cls.KIND)
-        return cls(_deal_no(items[0], cls.KIND), items[1])
+        _count(items, 2, cls.KIND)
+        return cls(_deal_no(items[0], cls.KIND), _bool(items[1], cls.KIND, "accept"))
 
 
 @dataclass(frozen=True)
 class ChatMsg(Body):
-    """``chat``: ``[text]`` (1..500 characters, no control characters)."""
+    """``chat``: ``[text]`` (the text rule, 1..500 characters; protocol/wire.md §5.1)."""
 
     KIND: ClassVar[str] = "chat"
     text: str
@@ -397,35 +491,46 @@ class ChatMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> ChatMsg:
-        _want(items, (str,), cls.KIND)
-        why = _printable(items[0], "a chat line", MAX_CHAT_CHARS)
+        _count(items, 1, cls.KIND)
+        text = _text(items[0], cls.KIND, "the line")
+        why = text_problem(text, "a chat line", MAX_CHAT_CHARS)
         if why:
             raise _bad(f"chat: {why}")
-        return cls(items[0])
+        return cls(text)
 
 
 @dataclass(frozen=True)
 class DealEndMsg(Body):
-    """``deal-end``: ``[deal, winner (0, 1 or nil), reason, score0, score1]`` (half-points after the deal)."""
+    """``deal-end``: ``[deal, winner (0, 1 or nil), reason, score0, score1]`` (half-points after the deal).
+
+    The reason is any text here: whether it (and the winner) is the one due is a match
+    rule, ``wrong-result`` (protocol/wire.md §9.2).  :meth:`of` builds the statement due.
+    """
 
     KIND: ClassVar[str] = "deal-end"
     deal: int
-    outcome: Outcome
+    winner: int | None
+    reason: str
     score: tuple[int, int]
 
+    @classmethod
+    def of(cls, deal: int, outcome: Outcome, score: tuple[int, int]) -> DealEndMsg:
+        """The statement of ``outcome`` for ``deal`` with the match ``score`` after it (half-points)."""
+        return cls(deal, outcome.winner, outcome.reason, score)
+
     def fields(self) -> list[Any]:
-        return [self.deal, self.outcome.winner, self.outcome.reason, self.score[0], self.score[1]]
+        return [self.deal, self.winner, self.reason, self.score[0], self.score[1]]
 
     @classmethod
     def parse(cls, items: list[Any]) -> DealEndMsg:
-        _want(items, (int, (int, type(None)), str, int, int), cls.KIND)
-        try:
-            outcome = Outcome(items[1], items[2])
-        except ValueError as exc:
-            raise _bad(f"deal-end: {exc}") from None
-        if not (0 <= items[3] <= 2000 and 0 <= items[4] <= 2000):
-            raise _bad("deal-end: score out of range")
-        return cls(_deal_no(items[0], cls.KIND), outcome, (items[3], items[4]))
+        k = cls.KIND
+        _count(items, 5, k)
+        deal = _deal_no(items[0], k)
+        winner = None if items[1] is None else _uint(items[1], k, "the winner (or nil)", 0, 1)
+        reason = _text(items[2], k, "the reason")
+        s0 = _uint(items[3], k, "score0", 0, MAX_SCORE_HALVES)
+        s1 = _uint(items[4], k, "score1", 0, MAX_SCORE_HALVES)
+        return cls(deal, winner, reason, (s0, s1))
 
 
 @dataclass(frozen=True)
@@ -440,10 +545,10 @@ class MatchEndMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> MatchEndMsg:
-        _want(items, (int, int), cls.KIND)
-        if not (0 <= items[0] <= 2000 and 0 <= items[1] <= 2000):
-            raise _bad("match-end: score out of range")
-        return cls((items[0], items[1]))
+        k = cls.KIND
+        _count(items, 2, k)
+        s0 = _uint(items[0], k, "score0", 0, MAX_SCORE_HALVES)
+        return cls((s0, _uint(items[1], k, "score1", 0, MAX_SCORE_HALVES)))
 
 
 @dataclass(frozen=True)
@@ -457,7 +562,7 @@ class RematchMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> RematchMsg:
-        _want(items, (), cls.KIND)
+        _count(items, 0, cls.KIND)
         return cls()
 
 
@@ -472,7 +577,7 @@ class LeaveMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> LeaveMsg:
-        _want(items, (), cls.KIND)
+        _count(items, 0, cls.KIND)
         return cls()
 
 
@@ -553,83 +658,162 @@ def build_signed(gid: bytes, seat: int, seq: int, prev: bytes, body: Body, sign:
     return Signed(game, seat, seq, prev, body, sig, payload, message_hash(payload))
 
 
+@dataclass(frozen=True)
+class Envelope:
+    """A ``msg`` frame whose eight fields have their types (protocol/wire.md §8.2 step 2) but
+    whose body is not checked yet: the signature is checked first (step 5), then
+    :meth:`open` checks the body (step 6) -- so that a signed bad body proves its signer."""
+
+    game: bytes
+    seat: int
+    seq: int
+    prev: bytes
+    kind: str
+    items: list[Any]
+    sig: bytes
+    payload: bytes = field(repr=False)
+    hash: bytes = field(repr=False)
+
+    def unsigned(self) -> bytes:
+        """The bytes the signature covers after the tags (see :meth:`Signed.unsigned`)."""
+        p = self.payload
+        if p[:1] == b"\x98" and p[-66:-64] == b"\xc4\x40":
+            return b"\x97" + p[1:-66]
+        return encoding.pack(["msg", self.game, self.seat, self.seq, self.prev, self.kind, self.items])
+
+    def open(self) -> Signed:
+        """Check the body (protocol/wire.md §9.2 shape) and return the whole message.
+
+        Raises ``RemoteProtocolError`` ``malformed`` (or ``non-canonical`` for a move code).
+        """
+        body = BODY_TYPES[self.kind].parse(self.items)
+        return Signed(self.game, self.seat, self.seq, self.prev, body, self.sig, self.payload, self.hash)
+
+
 Frame = Hello | Ping | Pong | Signed | Resume | Proof
+RawFrame = Hello | Ping | Pong | Envelope | Resume | Proof
 
 
 def decode(payload: bytes) -> Frame:
-    """Decode and check the shape of one frame payload.
+    """Decode one frame payload completely (:func:`decode_frame`, then a msg's body).
 
-    Raises ``RemoteProtocolError``: ``garbage-frame`` (not msgpack / not an array
-    naming a type), ``non-canonical``, ``malformed`` (wrong fields), ``version``.
-    Signatures and the chain are checked elsewhere (:mod:`p2ptrumps.wire.chain`).
+    Raises ``RemoteProtocolError``: ``garbage-frame``, ``non-canonical``, ``malformed``,
+    ``version`` (protocol/wire.md §3.5, §5, §7.1, §9.2).
+    """
+    frame = decode_frame(payload)
+    return frame.open() if isinstance(frame, Envelope) else frame
+
+
+def decode_frame(payload: bytes) -> RawFrame:
+    """Decode one frame payload and check its fields, in the order protocol/wire.md gives:
+    §3.5 (decoding), then a hello's checks 1-7 (§7.1), a ping's or pong's shape (§5), or a
+    msg's eight fields (§8.2 step 2; the body only needs to be an array).
+
+    Raises ``RemoteProtocolError``: ``garbage-frame`` (not msgpack / not an array naming a
+    type), ``non-canonical``, ``malformed`` (wrong fields), ``version``.  The checks against
+    the receiver's own hello, signatures, bodies and the chain come later.
     """
     v = encoding.unpack(payload)
-    if not isinstance(v, list) or not v or not isinstance(v[0], str):
-        raise RemoteProtocolError("garbage-frame", "a frame must be an array whose first element names its type")
+    if not isinstance(v, list) or not v or not isinstance(v[0], str) or v[0] not in FRAME_TYPES:
+        what = repr(v[0]) if isinstance(v, list) and v and isinstance(v[0], str) else "nothing"
+        raise RemoteProtocolError(
+            "garbage-frame", f"a frame must be an array whose first element names its type "
+            f"({', '.join(FRAME_TYPES)}), not {what}")
     t = v[0]
     if t == "msg":
-        if len(v) != 8:
-            raise _bad(f"a msg frame has 8 fields, not {len(v)}")
-        _, game, seat, seq, prev, kind, body, sig = v
-        if not isinstance(game, bytes) or len(game) != 8:
-            raise _bad("msg: game must be 8 bytes")
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in (0, 1):
-            raise _bad("msg: seat must be 0 or 1")
-        if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq < (1 << 32):
-            raise _bad("msg: seq must be an integer 0..2**32-1")
-        if not isinstance(prev, bytes) or len(prev) != 32:
-            raise _bad("msg: prev must be 32 bytes")
-        if not isinstance(sig, bytes) or len(sig) != 64:
-            raise _bad("msg: sig must be 64 bytes")
-        if not isinstance(kind, str) or kind not in BODY_TYPES:
-            raise _bad(f"msg: unknown kind {kind!r}")
-        if not isinstance(body, list):
-            raise _bad(f"msg: the {kind} body must be an array")
-        parsed = BODY_TYPES[kind].parse(body)
-        return Signed(game, seat, seq, prev, parsed, sig, payload, message_hash(payload))
+        return _decode_msg(v, payload)
     if t == "hello":
-        if len(v) != 6:
-            raise _bad(f"a hello frame has 6 fields, not {len(v)}")
-        _, version, seat, name, pk, nonce = v
-        if not isinstance(version, int) or isinstance(version, bool):
-            raise _bad("hello: version must be an integer")
-        if version != VERSION:
-            raise RemoteProtocolError("version", f"peer speaks protocol version {version}, this program {VERSION}")
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in (0, 1):
-            raise _bad("hello: seat must be 0 or 1")
-        if not isinstance(name, str):
-            raise _bad("hello: the name must be text")
-        why = _printable(name, "hello: the name", MAX_NAME_CHARS)
-        if why:
-            raise _bad(why)
-        if not isinstance(pk, bytes) or len(pk) != 32:
-            raise _bad("hello: public key must be 32 bytes")
-        if not isinstance(nonce, bytes) or len(nonce) != 32:
-            raise _bad("hello: nonce must be 32 bytes")
-        return Hello(version, seat, name, pk, nonce)
+        return _decode_hello(v)
     if t == "resume":
-        if len(v) != 5:
-            raise _bad(f"a resume frame has 5 fields, not {len(v)}")
-        _, version, seat, gid, nonce = v
-        if not isinstance(version, int) or isinstance(version, bool):
-            raise _bad("resume: version must be an integer")
-        if version != VERSION:
-            raise RemoteProtocolError("version", f"peer speaks protocol version {version}, this program {VERSION}")
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in (0, 1):
-            raise _bad("resume: seat must be 0 or 1")
-        if not isinstance(gid, bytes) or len(gid) != 32 or not isinstance(nonce, bytes) or len(nonce) != 32:
-            raise _bad("resume: game id and nonce must be 32 bytes")
-        return Resume(version, seat, gid, nonce)
+        return _decode_resume(v)
     if t == "proof":
-        if (len(v) != 3 or not isinstance(v[1], int) or isinstance(v[1], bool) or not 0 <= v[1] < (1 << 32)
-                or not isinstance(v[2], bytes) or len(v[2]) != 64):
+        if len(v) != 3 or type(v[1]) is not int or not 0 <= v[1] < (1 << 32) or not isinstance(v[2], bytes) \
+                or len(v[2]) != 64:
             raise _bad("proof: expected ['proof', confirmed (0..2**32-1), sig (64 bytes)]")
         return Proof(v[1], v[2])
-    if t in ("ping", "pong"):
-        if len(v) != 2 or not isinstance(v[1], int) or isinstance(v[1], bool) or not 0 <= v[1] < (1 << 32):
-            raise _bad(f"{t}: expected [{t!r}, n] with n in 0..2**32-1")
-        return Ping(v[1]) if t == "ping" else Pong(v[1])
-    raise RemoteProtocolError("garbage-frame", f"unknown frame type {t!r}")
+    if len(v) != 2 or type(v[1]) is not int or not 0 <= v[1] < (1 << 32):
+        raise _bad(f"{t}: expected [{t!r}, n] with n in 0..2**32-1")
+    return Ping(v[1]) if t == "ping" else Pong(v[1])
+
+
+FRAME_TYPES = ("hello", "ping", "pong", "msg", "resume", "proof")
+
+
+def _decode_resume(v: list[Any]) -> Resume:
+    """A resume frame, checked in the order of a hello's checks (protocol/wire.md §14.1, §7.1)."""
+    if len(v) >= 2 and type(v[1]) is int and v[1] != VERSION:
+        raise RemoteProtocolError("version", f"the resume speaks protocol version {v[1]}, this program {VERSION}")
+    if len(v) != 5:
+        raise _bad(f"a resume frame has 5 elements, not {len(v)}")
+    _, version, seat, gid, nonce = v
+    if type(version) is not int:
+        raise _bad(f"resume: the version must be an integer, not {_type_name(version)}")
+    if type(seat) is not int or seat not in (0, 1):
+        raise _bad("resume: the seat must be 0 or 1")
+    if not isinstance(gid, bytes) or len(gid) != 32:
+        raise _bad("resume: the game id must be 32 bytes")
+    if not isinstance(nonce, bytes) or len(nonce) != 32:
+        raise _bad("resume: the nonce must be 32 bytes")
+    return Resume(version, seat, gid, nonce)
+
+
+def _decode_msg(v: list[Any], payload: bytes) -> Envelope:
+    if len(v) != 8:
+        raise _bad(f"a msg frame has 8 elements, not {len(v)}")
+    _, game, seat, seq, prev, kind, body, sig = v
+    if not isinstance(game, bytes) or len(game) != 8:
+        raise _bad("msg: game must be 8 bytes")
+    if type(seat) is not int or seat not in (0, 1):
+        raise _bad("msg: seat must be 0 or 1")
+    if type(seq) is not int or not 0 <= seq < (1 << 32):
+        raise _bad("msg: seq must be an integer 0..2**32-1")
+    if not isinstance(prev, bytes) or len(prev) != 32:
+        raise _bad("msg: prev must be 32 bytes")
+    if not isinstance(kind, str) or kind not in BODY_TYPES:
+        raise _bad(f"msg: unknown kind {kind!r}")
+    if not isinstance(body, list):
+        raise _bad(f"msg: the {kind} body must be an array, not {_type_name(body)}")
+    if not isinstance(sig, bytes) or len(sig) != 64:
+        raise _bad("msg: sig must be 64 bytes")
+    return Envelope(game, seat, seq, prev, kind, body, sig, payload, message_hash(payload))
+
+
+def _decode_hello(v: list[Any]) -> Hello:
+    if len(v) >= 2 and type(v[1]) is int and v[1] != VERSION:
+        raise RemoteProtocolError("version", f"the hello speaks protocol version {v[1]}, this program {VERSION}")
+    if len(v) != 6:
+        raise _bad(f"a hello frame has 6 elements, not {len(v)}")
+    _, version, seat, name, pk, nonce = v
+    if type(version) is not int:
+        raise _bad(f"hello: the version must be an integer, not {_type_name(version)}")
+    if type(seat) is not int or seat not in (0, 1):
+        raise _bad("hello: the seat must be 0 or 1")
+    why = text_problem(name, "the name", MAX_NAME_CHARS)
+    if why:
+        raise _bad(f"hello: {why}")
+    if not isinstance(pk, bytes) or len(pk) != 32:
+        raise _bad("hello: the public key must be 32 bytes")
+    if not isinstance(nonce, bytes) or len(nonce) != 32:
+        raise _bad("hello: the nonce must be 32 bytes")
+    return Hello(version, seat, name, pk, nonce)
+
+
+def check_peer_hello(hello: Hello, own: Hello | None) -> None:
+    """Checks 8-11 of protocol/wire.md §7.1: the peer's ``hello`` against the receiver's ``own``.
+
+    Raises ``RemoteProtocolError``: ``version`` (the same seat), ``bad-key`` (a key refused
+    by §4.2, or ours), ``malformed`` (our nonce).
+    """
+    assert own is not None
+    if hello.seat == own.seat:
+        raise RemoteProtocolError(
+            "version", f"the peer's hello says it is the {('host', 'guest')[hello.seat]} too: two "
+            f"{('host', 'guest')[hello.seat]}s")
+    PublicKey.from_bytes(hello.public_key)
+    if hello.public_key == own.public_key:
+        raise RemoteProtocolError("bad-key", "the peer uses our own public key")
+    if hello.nonce == own.nonce:
+        raise RemoteProtocolError("malformed", "the peer's nonce repeats ours")
 
 
 def card_code(c: int) -> str:

@@ -570,7 +570,7 @@ class Session:
         self._events.append(self.violation)
 
     def _handle(self, frame: bytes, payload: bytes) -> None:
-        msg = m.decode(payload)
+        msg = m.decode_frame(payload)
         if isinstance(msg, m.Ping):
             self._out += framing.frame(m.Pong(msg.n).encode())
             return
@@ -621,7 +621,7 @@ class Session:
         self._closed = True
         self._events.append(ResumeRefused(why))
 
-    def _on_resume_frame(self, frame: bytes, msg: m.Frame) -> None:
+    def _on_resume_frame(self, frame: bytes, msg: m.RawFrame) -> None:
         chain, nonce = self._chain, self._resume_nonce
         if chain is None or nonce is None or self._finished:
             raise RemoteProtocolError("out-of-turn", f"a {type(msg).__name__.lower()} frame outside a reconnection")
@@ -673,16 +673,12 @@ class Session:
         return body
 
     def _on_hello(self, frame: bytes, payload: bytes, hello: m.Hello) -> None:
+        """The peer's hello: checks 8-11 of protocol/wire.md §7.1 (1-7 are in ``decode_frame``)."""
         peer = 1 - self.seat
         if self._hellos[peer] is not None:
             raise RemoteProtocolError("out-of-turn", "the peer sent a second hello")
-        if hello.seat != peer:
-            raise RemoteProtocolError("version", f"the peer says it is the {('host', 'guest')[hello.seat]} too")
+        m.check_peer_hello(hello, self._hellos[self.seat])
         key = PublicKey.from_bytes(hello.public_key)
-        if hello.public_key == self.identity.public_bytes:
-            raise RemoteProtocolError("bad-key", "the peer uses our own public key")
-        if hello.nonce == self.nonce:
-            raise RemoteProtocolError("malformed", "the peer's nonce repeats ours")
         self._hellos[peer] = hello
         self._hello_frames[peer] = payload
         if self._on_message is not None:

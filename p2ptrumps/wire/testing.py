@@ -22,7 +22,7 @@ from ..rules import PICKUP_MOVE, Move, Position, RuleSet
 from . import encoding, framing
 from .events import CommitDue, Event, PeerHello, ProtocolViolation, RulesProposed
 from .identity import Identity
-from .messages import Body, MoveMsg, RevealMsg, Signed, build_signed, decode
+from .messages import Body, MoveMsg, RevealMsg, Signed, build_signed, decode, signing_input
 from .session import Direction, Session
 
 Chooser = Callable[[Position, int], Move]
@@ -254,6 +254,21 @@ def resign_frame(
         identity.sign,
     )
     return framing.frame(new.payload)
+
+
+def raw_msg_frame(
+    identity: Identity, game_id: bytes, seat: int, seq: int, prev: bytes, kind: str, items: list[object]
+) -> bytes:
+    """A ``msg`` frame signed by ``identity`` whose body is the raw ``items`` -- any body at
+    all, well-formed or not (for hostile-peer tests and invalid vectors)."""
+    unsigned = encoding.pack(["msg", game_id[:8], seat, seq, prev, kind, items])
+    sig = identity.sign(signing_input(game_id, unsigned))
+    return framing.frame(encoding.pack(["msg", game_id[:8], seat, seq, prev, kind, items, sig]))
+
+
+def hello_frame(seat: int, name: str, public_key: bytes, nonce: bytes, version: int = 1) -> bytes:
+    """A hello frame with the given fields (no checks: keys and names may be bad on purpose)."""
+    return framing.frame(encoding.pack(["hello", version, seat, name, public_key, nonce]))
 
 
 def side_identity(label: str) -> Identity:

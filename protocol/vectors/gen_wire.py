@@ -1,13 +1,19 @@
-"""Regenerate the wire test vectors (protocol/wire.md) deterministically.
+"""Regenerate the wire test vectors (protocol/wire.md, protocol/verify.md) deterministically.
 
 Run from the repository root with the package installed::
 
-    python protocol/vectors/gen_wire.py          # rewrite wire.json and wire/*.log
+    python protocol/vectors/gen_wire.py          # rewrite wire.json, wire/*.log and verdicts.json
     python protocol/vectors/gen_wire.py --check  # exit 1 if any file would change
 
 Everything derives from fixed labels: keys from SHA-256("<label>/key"), nonces
 from SHA-256("<label>/nonce"), commit secrets from SHA-256("<label>/secret/<deal>")
-(see p2ptrumps/wire/testing.py).  Both scripted peers play the first legal move.
+(see p2ptrumps/wire/testing.py).  Scripted peers play the first legal move unless
+a case says otherwise.  The ``wire/case-*.log`` files are inputs kept as they are
+(hand-made logs from an outside implementer); their verdicts are computed here.
+
+Each case below carries, besides its log, the verdict fields written by hand
+(status, code, index, offender, offender_proven); the generator refuses to write
+an index whose verdict disagrees with them.
 """
 
 from __future__ import annotations
@@ -15,61 +21,683 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from p2ptrumps.rules import Position, RuleSet
+from p2ptrumps.rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, Move, Position, RuleSet
 from p2ptrumps.shuffle import deal_hands, first_dealer
+from p2ptrumps.wire import encoding, framing
 from p2ptrumps.wire import messages as m
-from p2ptrumps.wire.identity import Identity
-from p2ptrumps.wire.testing import TAMPERS, ConnectionPair, attack, fixed_bytes
+from p2ptrumps.wire.events import DealReady, Event, MoveReceived
+from p2ptrumps.wire.identity import Identity, P
+from p2ptrumps.wire.log import LOG_MAGIC
+from p2ptrumps.wire.session import Session
+from p2ptrumps.wire.testing import (
+    TAMPERS,
+    ConnectionPair,
+    Script,
+    attack,
+    fixed_bytes,
+    hello_frame,
+    raw_msg_frame,
+)
 from p2ptrumps.wire.verify import verify_log
 
 HERE = Path(__file__).resolve().parent
 RULES = RuleSet(pack_size=32, deals=2)
+#: A public key that is not a point of the curve (y = 2 has no x).
+OFF_CURVE_KEY = (2).to_bytes(32, "little")
 
 
-def _verdict(data: bytes) -> dict[str, Any]:
-    v = verify_log(data)
-    return {"status": v.status, "exit_code": v.exit_code, "code": v.code, "index": v.index,
-            "offender": v.offender, "offender_proven": v.offender_proven, "reason": v.reason}
+@dataclass(frozen=True)
+class Case:
+    """One vector: a log, what it shows, the protocol/ section it settles, and the verdict
+    fields written by hand: (status, code, index, offender, offender_proven)."""
+
+    name: str
+    about: str
+    spec: str
+    expect: tuple[str, str | None, int | None, int | None, bool]
+    data: bytes
+
+
+def log(frames: list[bytes]) -> bytes:
+    return LOG_MAGIC + b"".join(frames)
+
+
+def frame_of(value: Any) -> bytes:
+    """A frame holding the canonical encoding of ``value``."""
+    return framing.frame(encoding.pack(value))
+
+
+class Forge:
+    """Frames of one honest match, and the keys to sign more of them."""
+
+    def __init__(self, pair: ConnectionPair) -> None:
+        gid = pair.host.session.game_id
+        assert gid is not None
+        self.gid = gid
+        self.host = [f.frame for f in pair.host.log]
+        self.guest = [f.frame for f in pair.guest.log]
+        self.ids = (pair.host.session.identity, pair.guest.session.identity)
+
+    def next(self, frames: list[bytes], seat: int, kind: str, items: list[Any], *,
+             seq: int | None = None, prev: bytes | None = None, signer: int | None = None) -> bytes:
+        """A message of ``seat`` signed (by ``signer``, default ``seat``) for the place after
+        the chain of ``frames`` (which must verify so far)."""
+        chain = verify_log(log(frames))._chain
+        assert chain is not None
+        return raw_msg_frame(
+            self.ids[seat if signer is None else signer], self.gid, seat,
+            len(chain) if seq is None else seq, chain.head if prev is None else prev, kind, items)
+
+    @staticmethod
+    def where(frames: list[bytes], kind: str, seat: int | None = None) -> int:
+        """The index of the first msg frame of ``kind`` (from ``seat``, if given)."""
+        for k, x in enumerate(frames):
+            v = encoding.unpack(x[4:])
+            if v[0] == "msg" and v[5] == kind and seat in (None, v[2]):
+                return k
+        raise LookupError(kind)
+
+    def body_of(self, frame: bytes) -> tuple[int, int, bytes, list[Any]]:
+        """(seat, seq, prev, body items) of a msg frame."""
+        v = encoding.unpack(frame[4:])
+        return v[2], v[3], v[4], v[6]
+
+
+def _verdict_json(data: bytes) -> dict[str, Any]:
+    return verify_log(data).to_json()
+
+
+def _honest(rules: RuleSet = RULES, host: Script | None = None, guest: Script | None = None) -> ConnectionPair:
+    pair = ConnectionPair(rules, host=host, guest=guest)
+    pair.run()
+    return pair
+
+
+# ----- scripted matches -------------------------------------------------------------------
+
+
+def short_match() -> ConnectionPair:
+    """One deal of 32 cards that the host resigns at once: a complete match in 16 frames."""
+    def resign_at_once(s: Session, ev: Event) -> None:
+        if isinstance(ev, DealReady):
+            s.resign()
+
+    return _honest(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=resign_at_once))
+
+
+def named_match() -> ConnectionPair:
+    """A short match between players whose names are emoji sequences, with a chat line of them."""
+    family = "Ann \U0001F469\u200D\U0001F469\u200D\U0001F467"  # woman ZWJ woman ZWJ girl
+    flag = "Bo \U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F"  # Scotland: tag sequence
+    heart = "\u2764\uFE0F \u0645\u0631\u062D\u0628\u0627"  # red heart + VS16, Arabic "marhaba"
+
+    def resign_at_once(s: Session, ev: Event) -> None:
+        if isinstance(ev, DealReady):
+            s.chat(heart)
+            s.resign()
+
+    pair = ConnectionPair(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=resign_at_once))
+    from p2ptrumps.wire.testing import make_side
+
+    pair.host = make_side("host", "host", RuleSet(pack_size=32, deals=1), pair.host.script, name=family)
+    pair.guest = make_side("guest", "guest", None, pair.guest.script, name=flag)
+    pair.run()
+    return pair
+
+
+def draw_offer_match() -> ConnectionPair:
+    """The guest offers a draw as deal 1 starts; the host answers only after the guest's
+    second move (the offer stays open across moves) and accepts: the deal is an agreed draw."""
+    seen = {"moves": 0}
+
+    def guest_offers(s: Session, ev: Event) -> None:
+        if isinstance(ev, DealReady) and ev.number == 1:
+            s.offer_draw()
+
+    def host_waits(s: Session, ev: Event) -> None:
+        if isinstance(ev, MoveReceived) and ev.seat == 1 and ev.deal == 1:
+            seen["moves"] += 1
+            if seen["moves"] == 2:
+                s.answer_draw(True)
+
+    return _honest(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=host_waits),
+                   guest=Script("guest", on_event=guest_offers))
+
+
+def leave_match() -> ConnectionPair:
+    """Two deals of 32 cards; the guest leaves as deal 1 starts (protocol/wire.md §15)."""
+    def guest_leaves(s: Session, ev: Event) -> None:
+        if isinstance(ev, DealReady) and ev.number == 1:
+            s.leave()
+
+    return _honest(RuleSet(pack_size=32, deals=2), guest=Script("guest", on_event=guest_leaves))
+
+
+def cycle_moves(pos: Position) -> list[Move]:
+    """Six moves that bring the start position back (voluntary pick-up needed): the elder E
+    leads a, the dealer D beats it with b and puts c, E picks the three up, D leads d, E
+    beats it with b and puts c, D picks the three up -- both hands are as dealt, E to move."""
+    elder, dealer = pos.to_move, 1 - pos.to_move
+    te, td = pos.trumps[elder], pos.trumps[dealer]
+    from p2ptrumps.cards import card_list
+    from p2ptrumps.rules import BEATERS
+
+    for a in card_list(pos.hands[elder]):
+        for b in card_list(pos.hands[dealer] & BEATERS[td][a]):
+            for c in card_list(pos.hands[dealer] & ~(1 << b)):
+                for d in card_list(pos.hands[dealer] & ~(1 << b) & ~(1 << c)):
+                    if BEATERS[te][d] >> b & 1:
+                        return [Move(LEAD, a, NO_CARD), Move(BEAT, b, c), PICKUP_MOVE,
+                                Move(LEAD, d, NO_CARD), Move(BEAT, b, c), PICKUP_MOVE]
+    raise AssertionError("no cycle in this deal")
+
+
+def cycle_match(rules: RuleSet) -> ConnectionPair:
+    """Both seats play :func:`cycle_moves` from the start of the deal, then first legal moves."""
+    plan: dict[int, list[Move]] = {}
+
+    def choose(pos: Position, seat: int) -> Move:
+        if pos.turn == 0:
+            plan[0] = cycle_moves(pos)
+        if pos.turn < len(plan.get(0, [])):
+            return plan[0][pos.turn]
+        return pos.legal_moves()[0]
+
+    return _honest(rules, host=Script("host", choose=choose), guest=Script("guest", choose=choose))
+
+
+def crossing_match() -> tuple[ConnectionPair, bytes]:
+    """A guest chat that crosses a host move (protocol/wire.md §8.3): both claim one place;
+    the guest withdraws its chat and re-signs it on top; the host ignores the crossing copy.
+    Returns the pair and the crossing (superseded) chat frame."""
+    def pause_host(s: Session, ev: Event) -> None:
+        if isinstance(ev, DealReady) and ev.number == 1:
+            pair.host.script.paused = True
+
+    rules = RuleSet(pack_size=32, deals=1)
+    pair = ConnectionPair(rules, host=Script("host", on_event=pause_host))
+    pair.run()
+    pos = pair.host.session.position
+    assert pos is not None
+    if pos.to_move != 0:  # let the guest (elder) lead first: then the host is to move
+        raise AssertionError("the host must be the elder here")
+    pair.guest.session.chat("good luck")
+    crossing = pair.guest.session.data_to_send()
+    pair.host.session.play(pos.legal_moves()[0])
+    pair.deliver(pair.host, pair.guest)  # the guest withdraws its chat and re-signs it
+    pair.host.session.receive_data(crossing)  # superseded at the host
+    pair.drain(pair.host)
+    pair.host.script.paused = False
+    pair.host.session.resign()  # keep the logs short
+    pair.drain(pair.host)
+    pair.run()
+    return pair, crossing
+
+
+# ----- the cases ---------------------------------------------------------------------------
+
+
+def build_cases() -> list[Case]:
+    cases: list[Case] = []
+
+    def add(name: str, about: str, spec: str, expect: tuple[str, str | None, int | None, int | None, bool],
+            data: bytes) -> None:
+        cases.append(Case(name, about, spec, expect, data))
+
+    pair = _honest()
+    f = Forge(pair)
+    H, G = f.host, f.guest
+    host_id, guest_id = f.ids
+    nonce = {0: fixed_bytes("host/nonce"), 1: fixed_bytes("guest/nonce")}
+
+    # -- the honest match and the hostile guests of the first vectors --
+    add("valid-host", "complete 2-deal match (32 cards), the host's log", "verify.md §4",
+        ("valid", None, None, None, False), log(H))
+    add("valid-guest", "the same match, the guest's log", "verify.md §4", ("valid", None, None, None, False), log(G))
+    tampers: dict[str, tuple[str, int, int, bool]] = {
+        "bad-signature": ("bad-signature", 12, 1, False),
+        "broken-chain": ("broken-chain", 12, 1, False),
+        "non-canonical": ("non-canonical", 12, 1, False),
+        "map-not-array": ("non-canonical", 12, 1, False),
+        "illegal-move": ("illegal-move", 12, 1, True),
+        "wrong-position-hash": ("wrong-position-hash", 12, 1, True),
+        "bad-reveal": ("bad-reveal", 9, 1, True),
+        "oversized-frame": ("oversized-frame", 12, 1, False),
+        "garbage-frame": ("garbage-frame", 12, 1, False),
+        "sequence-gap": ("sequence-gap", 7, 1, False),
+        "wrong-game": ("wrong-game", 12, 1, False),
+    }
+    assert sorted(tampers) == sorted(TAMPERS)
+    for tamper in TAMPERS:
+        side, _ = attack(tamper, RULES)
+        code, index, offender, proven = tampers[tamper]
+        add(f"invalid-{tamper}", f"the host's log of a guest that sent a {tamper} frame (live, replayed)",
+            "wire.md §8.2, §11; verify.md §3.1", ("invalid", code, index, offender, proven), side.log_bytes())
+    cut = len(log(H)) // 2
+    add("unfinished-truncated", f"the valid host log cut at byte {cut} (mid-frame): a torn tail",
+        "verify.md §1, §4", ("unfinished", None, None, None, False), log(H)[:cut])
+    add("unfinished-mid-deal", "the valid host log, first 30 frames (a dropped connection)", "verify.md §4",
+        ("unfinished", None, None, None, False), log(H[:30]))
+
+    # -- reading the file: torn tails, zero tails, unreadable files (verify.md §1) --
+    short = short_match()
+    S = [x.frame for x in short.host.log]
+    add("valid-short", "a complete 1-deal match the host resigns at once, the host's log", "verify.md §4",
+        ("valid", None, None, None, False), log(S))
+    add("tail-torn-after-complete", "a complete match, then half of another frame: the frames before it are the "
+        "log, so still valid", "wire.md §12; verify.md §1, §4", ("valid", None, None, None, False),
+        log(S) + S[5][: len(S[5]) // 2])
+    add("tail-zero-after-complete", "a complete match, then 4096 zero bytes (a crash on a file system with delayed "
+        "allocation): a torn tail, not a length-0 frame, nobody's fault", "wire.md §12; verify.md §1",
+        ("valid", None, None, None, False), log(S) + bytes(4096))
+    add("tail-zero-3-bytes", "a complete match, then 3 zero bytes", "verify.md §1",
+        ("valid", None, None, None, False), log(S) + bytes(3))
+    add("tail-zero-unfinished", "the first 30 frames of a match, then 4096 zero bytes", "verify.md §1, §4",
+        ("unfinished", None, None, None, False), log(H[:30]) + bytes(4096))
+    add("tail-zero-length-then-bytes", "a length-0 prefix followed by bytes that are not all zero: a real "
+        "length-0 frame, garbage-frame, received from the peer", "wire.md §2; verify.md §1, §3.1",
+        ("invalid", "garbage-frame", 12, 1, False), log(H[:12]) + bytes(4) + b"\x01" + bytes(8))
+    add("unreadable-header-only", "the header and nothing else", "verify.md §1",
+        ("unreadable", None, None, None, False), LOG_MAGIC)
+    add("unreadable-torn-first-frame", "the header and half of the owner's hello: no whole frame", "verify.md §1",
+        ("unreadable", None, None, None, False), LOG_MAGIC + H[0][:20])
+    add("unreadable-zero-tail-only", "the header and zero bytes: no whole frame", "verify.md §1",
+        ("unreadable", None, None, None, False), LOG_MAGIC + bytes(64))
+    add("unreadable-not-a-log", "no header", "verify.md §1", ("unreadable", None, None, None, False),
+        b"hello world\n")
+    add("unreadable-other-version", "the header of version 2", "verify.md §1",
+        ("unreadable", None, None, None, False), b"p2ptrumps-log/2\n" + H[0])
+
+    # -- where an unfinished log stops (verify.md §4) --
+    add("unfinished-one-hello", "only the owner's hello", "verify.md §4", ("unfinished", None, None, None, False),
+        log(H[:1]))
+    add("unfinished-handshake", "both hellos, no message: the host was to propose the rules", "verify.md §4",
+        ("unfinished", None, None, None, False), log(H[:2]))
+    add("unfinished-after-rules", "the rules and nothing more: before the first deal, the guest to agree",
+        "verify.md §4", ("unfinished", None, None, None, False), log(H[:3]))
+    add("unfinished-forfeit", "deal 1's commitments and the host's reveal, then the guest never reveals: it "
+        "forfeits", "wire.md §9.3; verify.md §4", ("unfinished", None, None, None, False), log(H[:9]))
+
+    # -- decoding, one pass, first defect wins (wire.md §3.5) --
+    def evidence(name: str, about: str, payload: bytes, code: str) -> None:
+        add(name, about + ", sent by the guest as its next frame", "wire.md §3.5; verify.md §3.1",
+            ("invalid", code, 12, 1, False), log(H[:12]) + framing.frame(payload))
+
+    evidence("decode-depth-leaf", "[\"ping\", [[[[1]]]]]: the integer sits at depth 5, and leaves count",
+             b"\x92\xa4ping\x91\x91\x91\x91\x01", "garbage-frame")
+    evidence("decode-depth-4-empty", "[\"ping\", [[[[]]]]]: an empty array at depth 4 decodes; the ping's n is not "
+             "a number, so malformed", b"\x92\xa4ping\x91\x91\x91\x90", "malformed")
+    evidence("decode-invalid-utf8", "a str whose bytes are not UTF-8", b"\x92\xa3msg\xa2\xff\xfe", "garbage-frame")
+    evidence("decode-surrogate-utf8", "a str holding an encoded surrogate (ed a0 80)", b"\x92\xa3msg\xa3\xed\xa0\x80",
+             "garbage-frame")
+    evidence("decode-map-before-cut", "a map, then a str cut short: the map comes first",
+             b"\x92\x81\x01\x02\xa5ab", "non-canonical")
+    evidence("decode-array-cut-short", "an array of 3 elements holding 2", b"\x93\xa4ping\x01", "garbage-frame")
+    evidence("decode-str-cut-short", "a str of 5 bytes holding 2", b"\x92\xa4ping\xa5ab", "garbage-frame")
+    evidence("decode-long-int-before-bad-utf8", "a non-minimal integer, then invalid UTF-8: the integer first",
+             b"\x92\xcc\x05\xa2\xff\xfe", "non-canonical")
+    evidence("decode-bad-utf8-before-map", "invalid UTF-8, then a map: the UTF-8 first", b"\x92\xa2\xff\xfe\x80",
+             "garbage-frame")
+    evidence("decode-float-then-trailing", "a float followed by trailing bytes", b"\xcb" + bytes(8) + b"\x01",
+             "non-canonical")
+    evidence("decode-array-over-limit", "an array of 17 elements", b"\xdc\x00\x11" + b"\x01" * 17, "garbage-frame")
+    evidence("decode-array16-short", "an array16 header for 3 elements (not the shortest)",
+             b"\xdc\x00\x03\xa4ping\x01\x02", "non-canonical")
+    evidence("decode-c1", "the never-used byte c1", b"\x92\xa4ping\xc1", "garbage-frame")
+    evidence("decode-not-an-array", "the integer 5", b"\x05", "garbage-frame")
+    evidence("decode-unknown-type", "[\"bye\", 1]: not a frame type", b"\x92\xa3bye\x01", "garbage-frame")
+    evidence("decode-trailing", "a whole msg frame of the guest followed by one byte", H[12][4:] + b"\x00",
+             "non-canonical")
+
+    # -- hellos (wire.md §7.1; verify.md §3: frames 0 and 1 name nobody) --
+    host_hello, guest_hello = H[0], H[1]
+
+    def peer_hello(name: str, about: str, frame: bytes, code: str) -> None:
+        add(name, about, "wire.md §4.2, §7.1; verify.md §3.1", ("invalid", code, 1, None, False),
+            log([host_hello, frame]))
+
+    gk = guest_id.public_bytes
+    peer_hello("hello-version-2", "the peer's hello speaks version 2",
+               hello_frame(1, "guest", gk, nonce[1], version=2), "version")
+    peer_hello("hello-version-before-count", "[\"hello\", 2]: a version other than 1 is `version` whatever the "
+               "element count", frame_of(["hello", 2]), "version")
+    peer_hello("hello-count", "a version 1 hello with 7 elements", frame_of(["hello", 1, 1, "guest", gk, nonce[1], 0]),
+               "malformed")
+    peer_hello("hello-version-bool", "a hello whose version is true", frame_of(["hello", True, 1, "guest", gk,
+                                                                                 nonce[1]]), "malformed")
+    peer_hello("hello-two-hosts", "the peer's hello claims the host's seat too",
+               hello_frame(0, "guest", gk, nonce[1]), "version")
+    peer_hello("hello-key-off-curve", "the peer's public key is not a point of the curve (y = 2)",
+               hello_frame(1, "guest", OFF_CURVE_KEY, nonce[1]), "bad-key")
+    peer_hello("hello-key-small-order", "the peer's public key is a point of small order (y = 0)",
+               hello_frame(1, "guest", bytes(32), nonce[1]), "bad-key")
+    peer_hello("hello-key-not-canonical", "the peer's public key has y >= p",
+               hello_frame(1, "guest", (P + 3).to_bytes(32, "little"), nonce[1]), "bad-key")
+    peer_hello("hello-same-key", "the peer's hello carries the owner's own key",
+               hello_frame(1, "guest", host_id.public_bytes, nonce[1]), "bad-key")
+    peer_hello("hello-same-nonce", "the peer's nonce repeats the owner's",
+               hello_frame(1, "guest", gk, nonce[0]), "malformed")
+    peer_hello("hello-seat-before-key", "two hosts and a bad key: the seat is checked first (check 8 before 9)",
+               hello_frame(0, "guest", bytes(32), nonce[1]), "version")
+    peer_hello("hello-name-bidi", "the peer's name holds U+202E (right-to-left override)",
+               hello_frame(1, "gu\u202eest", gk, nonce[1]), "malformed")
+    peer_hello("hello-name-41", "the peer's name has 41 characters (the limit is 40)",
+               hello_frame(1, "g" * 41, gk, nonce[1]), "malformed")
+    peer_hello("hello-name-empty", "the peer's name is empty", hello_frame(1, "", gk, nonce[1]), "malformed")
+    peer_hello("prehello-message", "a message of the guest where its hello should be: nobody is named, nothing is "
+               "proven (there is no key yet)", H[3], "out-of-turn")
+    peer_hello("prehello-ping", "a ping where the peer's hello should be", frame_of(["ping", 1]), "malformed")
+    add("owner-hello-off-curve", "the owner's own hello carries a key that is not a curve point: nobody is named",
+        "wire.md §4.2; verify.md §3", ("invalid", "bad-key", 0, None, False),
+        log([hello_frame(0, "host", OFF_CURVE_KEY, nonce[0]), guest_hello]))
+    add("owner-hello-missing", "the log starts with a message, not its owner's hello", "verify.md §3",
+        ("invalid", "out-of-turn", 0, None, False), log([H[2], host_hello, guest_hello]))
+    add("third-hello-peer", "the peer's hello again after both hellos: out-of-turn, the peer by the owner's account",
+        "wire.md §7.1; verify.md §3.1", ("invalid", "out-of-turn", 2, 1, False), log([*H[:2], guest_hello]))
+    add("text-emoji-valid", "names with zero-width-joiner emoji and a flag tag sequence, and a chat line with a "
+        "variation selector and Arabic letters: all allowed", "wire.md §5.1", ("valid", None, None, None, False),
+        log([x.frame for x in named_match().host.log]))
+
+    # -- reconnections and leaving (wire.md §14, §15) --
+    resume = frame_of(["resume", 1, 1, f.gid, fixed_bytes("guest/resume-nonce")])
+    add("resume-counted", "a short complete match, the host's log, with the guest's resume frame after message 8: "
+        "one reconnection, skipped", "wire.md §14.3; verify.md §3", ("valid", None, None, None, False),
+        log([*S[:10], resume, *S[10:]]))
+    add("resume-other-game", "a resume frame for another game id", "wire.md §14.3; verify.md §3.1",
+        ("invalid", "malformed", 12, 1, False),
+        log([*H[:12], frame_of(["resume", 1, 1, bytes(32), fixed_bytes("guest/resume-nonce")])]))
+    add("resume-owner-seat", "a resume frame with the owner's seat in the owner's log", "wire.md §14.3",
+        ("invalid", "malformed", 12, 1, False),
+        log([*H[:12], frame_of(["resume", 1, 0, f.gid, fixed_bytes("guest/resume-nonce")])]))
+    add("resume-before-peer-hello", "a resume frame where the peer's hello should be", "wire.md §14.3; verify.md §3",
+        ("invalid", "malformed", 1, None, False), log([H[0], resume]))
+    add("resume-version-2", "a resume frame of version 2", "wire.md §14.1", ("invalid", "version", 12, 1, False),
+        log([*H[:12], frame_of(["resume", 2, 1, f.gid, fixed_bytes("guest/resume-nonce")])]))
+    add("proof-in-log", "a well-formed proof frame in a log: proofs are never logged, nobody is named",
+        "wire.md §14.3; verify.md §3.1", ("invalid", "malformed", 12, None, False),
+        log([*H[:12], frame_of(["proof", 10, bytes(64)])]))
+    add("leave-in-play", "the guest leaves during deal 1 of 2: deal 1 is a resignation, deal 2 forfeited, both sign "
+        "the score", "wire.md §15", ("valid", None, None, None, False), log([x.frame for x in leave_match().host.log]))
+    lv = f.next(H[:12], 1, "leave", [])
+    add("leave-twice", "the guest leaves twice", "wire.md §15", ("invalid", "out-of-turn", 13, 1, True),
+        log([*H[:12], lv, f.next([*H[:12], lv], 1, "leave", [])]))
+
+    # -- heartbeats in a log (wire.md §10; verify.md §3) --
+    add("ping-in-log", "a well-formed ping among the messages: heartbeats are never logged, nobody is named",
+        "wire.md §10; verify.md §3.1", ("invalid", "malformed", 12, None, False), log([*H[:12], frame_of(["ping", 7])]))
+    add("pong-bad-in-log", "a pong whose n is 2^32: the peer sent a bad frame", "wire.md §5; verify.md §3.1",
+        ("invalid", "malformed", 12, 1, False), log([*H[:12], frame_of(["pong", 1 << 32])]))
+
+    # -- the owner's seat and the offender (verify.md §3) --
+    _seat, seq, prev, items = f.body_of(H[12])
+    add("owner-seat-forged", "a message claiming the owner's (host's) seat signed with the guest's key: the peer sent "
+        "it, malformed", "wire.md §8.2; verify.md §3", ("invalid", "malformed", 12, 1, False),
+        log([*H[:12], raw_msg_frame(guest_id, f.gid, 0, seq, prev, "move", items)]))
+    add("owner-message-back", "the host's own first message again, in the host's log: the peer sent it back",
+        "verify.md §3", ("invalid", "malformed", 12, 1, False), log([*H[:12], H[2]]))
+    add("owner-message-off-end", "a genuine host message that does not take the end of the chain, in the host's "
+        "log", "verify.md §3", ("invalid", "malformed", 11, 1, False), log([*H[:11], H[13]]))
+    add("peer-message-repeat", "the guest's move twice in the host's log: a repeat proves nothing (the owner can "
+        "copy a frame)", "wire.md §8.3 row e; verify.md §3.1", ("invalid", "sequence-gap", 13, 1, False),
+        log([*H[:13], H[12]]))
+    add("peer-message-dropped", "the host's log with a guest move and the host's answer left out: the next guest "
+        "move is a gap, which proves nothing (the owner can drop a frame)", "wire.md §8.3 row b; verify.md §3.1",
+        ("invalid", "sequence-gap", 12, 1, False), log(H[:12] + H[14:20]))
+    add("guest-log-host-message-dropped", "the guest's log with a host move and the guest's answer left out: the "
+        "next host move is a gap, the peer's by the owner's account", "wire.md §8.3 row b; verify.md §3.1",
+        ("invalid", "sequence-gap", 11, 0, False), log(G[:11] + G[13:20]))
+    add("peer-message-reordered", "two guest messages swapped in the host's log", "verify.md §3.1",
+        ("invalid", "sequence-gap", 12, 1, False), log([*H[:12], H[14], H[13], H[12]]))
+
+    gseat, gseq, gprev, gitems = f.body_of(G[11])  # the host's move, message 9, in the guest's log
+    assert (gseat, gseq) == (0, 9)
+    add("guest-log-broken-chain", "the guest's log: a host move signed on a prev that is no message of the chain: "
+        "broken-chain, which proves nothing", "wire.md §8.3 row c; verify.md §3.1",
+        ("invalid", "broken-chain", 11, 0, False),
+        log([*G[:11], raw_msg_frame(host_id, f.gid, 0, gseq, bytes(32), "move", gitems)]))
+    flipped = G[11][:-1] + bytes([G[11][-1] ^ 1])
+    add("guest-log-bad-signature", "the guest's log: a host move whose signature fails (one bit flipped)",
+        "wire.md §8.2; verify.md §3.1", ("invalid", "bad-signature", 11, 0, False), log([*G[:11], flipped]))
+    add("owner-seat-wrong-game", "the host's log: a message with the host's seat and another game's id",
+        "verify.md §3", ("invalid", "malformed", 12, 1, False),
+        log([*H[:12], raw_msg_frame(host_id, bytes(32), 0, seq, prev, "chat", ["hi"])]))
+    add("oversized-at-frame-1", "the owner's hello, then a length prefix of 2^20: nobody is named in frame 1",
+        "verify.md §1, §3.1", ("invalid", "oversized-frame", 1, None, False),
+        log([H[0]]) + (1 << 20).to_bytes(4, "big"))
+    add("reveal-wrong-deal", "the guest reveals for deal 2 during deal 1", "wire.md §9.2",
+        ("invalid", "bad-commitment", 9, 1, True), log([*H[:9], f.next(H[:9], 1, "reveal", [2, bytes(32)])]))
+
+    # equivocation: the guest signs two different chats for one place (host's log)
+    chat_a = f.next(H[:12], 1, "chat", ["hi"])
+    chat_b = f.next(H[:12], 1, "chat", ["hello"])
+    add("equivocation-guest", "two different guest chats for one place on one history: proven equivocation",
+        "wire.md §8.3 row f; verify.md §3.1", ("invalid", "equivocation", 13, 1, True), log([*H[:12], chat_a, chat_b]))
+    # equivocation: the host signs a message for a place its own later message had built past (guest's log)
+    gchat = f.next(G[:12], 1, "chat", ["hi"])
+    hchat = f.next([*G[:12], gchat], 0, "chat", ["ack"])
+    _, gseq, gprev, _ = f.body_of(gchat)
+    past = raw_msg_frame(host_id, f.gid, 0, gseq, gprev, "chat", ["rewrite"])
+    add("equivocation-host-built-past", "the guest's log: guest chat at place n, a host chat after it, then a host "
+        "chat for place n: the host signed two histories", "wire.md §8.3 row h; verify.md §3.1",
+        ("invalid", "equivocation", 14, 0, True), log([*G[:12], gchat, hchat, past]))
+
+    hchat_a = f.next(H[:12], 0, "chat", ["hi"], seq=10)
+    hchat_b = f.next(H[:12], 0, "chat", ["hello"], seq=10)
+    add("equivocation-owner", "the host's own log holds two different host chats for one place: the owner is "
+        "proven at fault by its own signature", "wire.md §8.3 row f; verify.md §3", ("invalid", "equivocation", 13, 0,
+                                                                                    True),
+        log([*H[:12], hchat_a, hchat_b]))
+    add("hellos-swapped", "the host's log with its two hellos swapped: the same signed chain, still valid",
+        "verify.md §2", ("valid", None, None, None, False), log([H[1], H[0], *H[2:]]))
+
+    # crossings: superseded and withdrawn messages are never faults
+    cross, crossing = crossing_match()
+    CH = [x.frame for x in cross.host.log]
+    CG = [x.frame for x in cross.guest.log]
+    add("crossing-guest-log", "a guest chat crossed a host move: the guest's log holds the withdrawn chat, the "
+        "host's move and the re-signed chat; then the host's resignation crosses the guest's next chat and move (the "
+        "move is dropped, the chat re-signed) and the host's deal-end crosses the chat once more",
+        "wire.md §8.3 row g; verify.md §3", ("valid", None, None, None, False), log(CG))
+    add("crossing-guest-log-hellos-swapped", "the guest's log of the crossing with its hellos swapped: the "
+        "withdraw rule applies whoever owns the log, still valid", "verify.md §2, §3",
+        ("valid", None, None, None, False), log([CG[1], CG[0], *CG[2:]]))
+    add("crossing-host-log", "the same match, the host's log (the crossing copy was ignored, not logged)",
+        "wire.md §8.3", ("valid", None, None, None, False), log(CH))
+    host_move = f.where(CH, "move", 0)
+    add("crossing-superseded-copy-in-host-log", "the host's log with the guest's crossing chat inserted after the "
+        "host's move for that place: superseded, skipped, still valid", "wire.md §8.3 row a; verify.md §3",
+        ("valid", None, None, None, False), log([*CH[:host_move + 1], crossing, *CH[host_move + 1:]]))
+    add("crossing-superseded-copy-at-end", "the host's log cut after the host's move, then the guest's crossing "
+        "chat: skipped, the log is unfinished, not invalid", "wire.md §8.3 row a; verify.md §3",
+        ("unfinished", None, None, None, False), log([*CH[:host_move + 1], crossing]))
+
+    # bodies: checked after the signature, so a bad body proves its signer
+    add("body-trump-out-of-range", "the guest signs trump suit 7", "wire.md §9.2; verify.md §3.1",
+        ("invalid", "malformed", 5, 1, True), log([*H[:5], f.next(H[:5], 1, "trump", [7])]))
+    add("body-rules-pack-40", "the host's own log: the host signs rules with a pack of 40 cards (the owner can be "
+        "proven at fault by its own signature)", "wire.md §9.2; verify.md §3.1",
+        ("invalid", "malformed", 2, 0, True), log([*H[:2], f.next(H[:2], 0, "rules", [40, True, False, 3, 1000, 1])]))
+    add("body-rules-both-limits-off", "the host signs rules with repetition 0 and turn_limit 0: refused everywhere",
+        "wire.md §9.2; record.md §2", ("invalid", "malformed", 2, 0, True),
+        log([*H[:2], f.next(H[:2], 0, "rules", [32, True, False, 0, 0, 1])]))
+    add("body-rules-repetition-off", "repetition 0 with a turn limit is allowed: unfinished after the rules",
+        "wire.md §9.2", ("unfinished", None, None, None, False),
+        log([*H[:2], f.next(H[:2], 0, "rules", [32, True, False, 0, 100, 1])]))
+    add("body-bad-signature-first", "a guest trump of suit 7 whose signature fails: the signature is checked "
+        "before the body, so nothing is proven", "wire.md §8.2; verify.md §3.1", ("invalid", "bad-signature", 5, 1,
+                                                                                   False),
+        log([*H[:5], f.next(H[:5], 1, "trump", [7], signer=0)]))
+    add("body-chat-bidi", "a guest chat holding U+202E", "wire.md §5.1", ("invalid", "malformed", 12, 1, True),
+        log([*H[:12], f.next(H[:12], 1, "chat", ["abc\u202edef"])]))
+    add("body-chat-501", "a guest chat of 501 characters", "wire.md §5.1", ("invalid", "malformed", 12, 1, True),
+        log([*H[:12], f.next(H[:12], 1, "chat", ["x" * 501])]))
+    add("body-deal-zero", "a guest move naming deal 0 (outside 1..1000)", "wire.md §9.2",
+        ("invalid", "malformed", 12, 1, True), log([*H[:12], f.next(H[:12], 1, "move", [0, *items[1:]])]))
+    add("body-move-code-bool", "a move whose code is a boolean", "wire.md §9.2", ("invalid", "malformed", 12, 1, True),
+        log([*H[:12], f.next(H[:12], 1, "move", [1, True, items[2]])]))
+
+    # move codes (wire.md §9.5): the guest's real move spelled otherwise
+    code = items[1]  # "KC/7D"
+    assert code == "KC/7D", code
+    spellings = [
+        ("kc/7d", "non-canonical"), ("KC/7d", "non-canonical"), ("K\u2663/7\u2666", "non-canonical"),
+        ("K\u2667/7\u2662", "non-canonical"),
+        ("KC/7D ", "malformed"), (" KC/7D", "malformed"), ("KC / 7D", "malformed"), ("KC/KC", "malformed"),
+        ("KC/kc", "malformed"), ("KC//", "malformed"), ("/7D", "malformed"), ("KX/7D", "malformed"), ("", "malformed"),
+        ("1C/7D", "malformed"), ("K\uff23/7D", "malformed"),
+    ]
+    for k, (spelled, want) in enumerate(spellings):
+        add(f"move-code-{k:02d}-{want}", f"the guest's move {code} spelled {spelled!r}", "wire.md §9.5",
+            ("invalid", want, 12, 1, True), log([*H[:12], f.next(H[:12], 1, "move", [1, spelled, items[2]])]))
+    # a pick-up and a lead spelled otherwise need a position where they are due: any position works for the shape
+    for k, spelled in enumerate(["PICKUP", "pick up", "Pick-Up", "10C", "tc"]):
+        add(f"move-code-variant-{k}", f"a guest move spelled {spelled!r}: another spelling of a move",
+            "wire.md §9.5", ("invalid", "non-canonical", 12, 1, True),
+            log([*H[:12], f.next(H[:12], 1, "move", [1, spelled, items[2]])]))
+    add("move-code-not-in-pack", "a canonical code for a card outside the 32-card pack (2C): illegal-move",
+        "wire.md §9.5", ("invalid", "illegal-move", 12, 1, True),
+        log([*H[:12], f.next(H[:12], 1, "move", [1, "2C/7D", items[2]])]))
+
+    # -- match rules (wire.md §9.2, §9.6; record.md §5.1) --
+    add("trump-equal", "the guest chooses the host's trump suit", "wire.md §9.2",
+        ("invalid", "out-of-turn", 5, 1, True), log([*H[:5], f.next(H[:5], 1, "trump", [0])]))
+    add("commit-wrong-deal", "the host commits for deal 2 during deal 1", "wire.md §9.2",
+        ("invalid", "bad-commitment", 6, 0, True), log([*H[:6], f.next(H[:6], 0, "commit", [2, bytes(32)])]))
+    add("move-deal-above-agreed", "a guest move naming deal 3 of 2 agreed", "wire.md §9.2",
+        ("invalid", "out-of-turn", 12, 1, True), log([*H[:12], f.next(H[:12], 1, "move", [3, *items[1:]])]))
+    sf = Forge(short)
+    n_de = sf.where(S, "deal-end", 0) + 1
+    assert sf.body_of(S[n_de - 1])[3] == [1, 1, "resign", 0, 2]
+    for name, body, about in [
+        ("deal-end-unknown-reason", [1, 1, "stalemate", 0, 2], "an unknown reason"),
+        ("deal-end-winner-unfit", [1, None, "resign", 0, 2], "no winner with reason resign"),
+        ("deal-end-wrong-deal", [2, 1, "resign", 0, 2], "deal 2 during deal 1"),
+        ("deal-end-wrong-score", [1, 1, "resign", 2, 0], "a wrong score"),
+    ]:
+        add(name, f"the guest's deal-end states {about}: one fault, wrong-result", "wire.md §9.2",
+            ("invalid", "wrong-result", n_de, 1, True),
+            log([*S[:n_de], sf.next(S[:n_de], 1, "deal-end", body)]))
+    add("deal-end-winner-2", "a deal-end whose winner is 2 (outside 0, 1, nil): the shape", "wire.md §9.2",
+        ("invalid", "malformed", n_de, 1, True),
+        log([*S[:n_de], sf.next(S[:n_de], 1, "deal-end", [1, 2, "out", 0, 2])]))
+    n_me = sf.where(S, "match-end", 0) + 1
+    add("match-end-wrong", "the guest signs the match score 2:0 (half-points)", "wire.md §9.2",
+        ("invalid", "wrong-result", n_me, 1, True), log([*S[:n_me], sf.next(S[:n_me], 1, "match-end", [2, 0])]))
+    rem = sf.next(S, 1, "rematch", [])
+    add("rematch-twice", "the guest sends rematch twice", "wire.md §9.2",
+        ("invalid", "out-of-turn", len(S) + 1, 1, True), log([*S, rem, sf.next([*S, rem], 1, "rematch", [])]))
+    add("rematch-both", "both send rematch: the session is finished, valid", "wire.md §9.4",
+        ("valid", None, None, None, False), log([*S, rem, sf.next([*S, rem], 0, "rematch", [])]))
+
+    # draw offers
+    dm = draw_offer_match()
+    D = [x.frame for x in dm.host.log]
+    add("draw-offer-survives-moves", "the guest offers a draw; two moves later the host accepts it: agreed-draw",
+        "wire.md §9.6", ("valid", None, None, None, False), log(D))
+    k_end = f.where(D, "deal-end")
+    dforge = Forge(dm)
+    add("draw-answer-after-deal-end", "an answer-draw after the deal ended: out of its phase", "wire.md §9.6",
+        ("invalid", "out-of-turn", k_end, 1, True),
+        log([*D[:k_end], dforge.next(D[:k_end], 1, "answer-draw", [1, True])]))
+    k_offer = f.where(D, "offer-draw")
+    add("draw-offer-while-open", "the host offers a draw while the guest's offer is open", "wire.md §9.6",
+        ("invalid", "out-of-turn", k_offer + 1, 0, True),
+        log([*D[:k_offer + 1], dforge.next(D[:k_offer + 1], 0, "offer-draw", [1])]))
+    decline = dforge.next(D[: k_offer + 1], 0, "answer-draw", [1, False])
+    again = dforge.next([*D[:k_offer + 1], decline], 1, "offer-draw", [1])
+    add("draw-offer-twice-in-a-turn", "the host declines; the guest offers again in the same turn", "wire.md §9.6",
+        ("invalid", "out-of-turn", k_offer + 2, 1, True), log([*D[:k_offer + 1], decline, again]))
+    add("draw-answer-own-offer", "the guest answers its own offer", "wire.md §9.2",
+        ("invalid", "out-of-turn", k_offer + 1, 1, True),
+        log([*D[:k_offer + 1], dforge.next(D[:k_offer + 1], 1, "answer-draw", [1, True])]))
+
+    # how a deal ends (record.md §5.1)
+    rep2 = RuleSet(pack_size=32, deals=1, voluntary_pickup=True, repetition=2, turn_limit=1000)
+    add("repetition-start-counts", "repetition 2: six moves bring the start position back, its second occurrence: "
+        "drawn by repetition", "record.md §5.1", ("valid", None, None, None, False),
+        log([x.frame for x in cycle_match(rep2).host.log]))
+    both = RuleSet(pack_size=32, deals=1, voluntary_pickup=True, repetition=2, turn_limit=6)
+    add("repetition-and-turn-limit", "repetition 2 and turn limit 6: the sixth move repeats the start and reaches "
+        "the limit: repetition", "record.md §5.1", ("valid", None, None, None, False),
+        log([x.frame for x in cycle_match(both).host.log]))
+    limit = RuleSet(pack_size=32, deals=1, voluntary_pickup=True, repetition=3, turn_limit=6)
+    add("turn-limit-reached", "repetition 3 and turn limit 6: the same six moves end at the turn limit",
+        "record.md §5.1", ("valid", None, None, None, False), log([x.frame for x in cycle_match(limit).host.log]))
+    add("refused-rules", "the guest refuses the rules: valid, no match", "wire.md §9.2",
+        ("valid", None, None, None, False), log([*H[:2], H[2], f.next(H[:3], 1, "agree", [False])]))
+    refused = [*H[:3], f.next(H[:3], 1, "agree", [False])]
+    add("message-after-refused", "a chat after the guest refused the rules", "wire.md §9.1",
+        ("invalid", "out-of-turn", 4, 1, True), log([*refused, f.next(refused, 1, "chat", ["hi"])]))
+
+    # -- the hand-made logs of issue 8 (kept as they are) --
+    for name, expect in [
+        ("case-third-hello", ("invalid", "out-of-turn", 2, 1, False)),
+        ("case-prehello-forged", ("invalid", "out-of-turn", 1, None, False)),
+        ("case-superseded-in-hostlog", ("valid", None, None, None, False)),
+        ("case-rules-both-limits-off", ("invalid", "malformed", 2, 0, True)),
+        ("case-dealend-wrong-deal", ("invalid", "wrong-result", 228, 0, True)),
+    ]:
+        add(name, CASE_NOTES[name], CASE_SPECS[name], expect, (HERE / "wire" / f"{name}.log").read_bytes())
+    return cases
+
+
+CASE_NOTES = {
+    "case-third-hello": "host hello, guest hello, the host's hello again: a second hello from the peer by the "
+                        "owner's account; nobody signed a hello, so nothing is proven",
+    "case-prehello-forged": "the host's hello, then a guest agree with an all-zero signature and no guest hello: "
+                            "frame 1 names nobody",
+    "case-superseded-in-hostlog": "a host log with the guest's genuinely signed rematch that crossed the host's "
+                                  "rematch: superseded, skipped; the re-signed copy completes the session",
+    "case-rules-both-limits-off": "rules [36, true, false, 0, 0, 1] signed by the host, in the host's own log",
+    "case-dealend-wrong-deal": "a host deal-end naming deal 2 during deal 1",
+}
+CASE_SPECS = {
+    "case-third-hello": "wire.md §7.1; verify.md §3, §3.1",
+    "case-prehello-forged": "verify.md §3, §3.1",
+    "case-superseded-in-hostlog": "wire.md §8.3 row a; verify.md §3",
+    "case-rules-both-limits-off": "wire.md §9.2; record.md §2",
+    "case-dealend-wrong-deal": "wire.md §9.2",
+}
 
 
 def build() -> dict[str, bytes]:
     files: dict[str, bytes] = {}
+    cases = build_cases()
+    index: list[dict[str, Any]] = []
+    for c in cases:
+        verdict = _verdict_json(c.data)
+        got = (verdict["status"], verdict["code"], verdict["index"], verdict["offender"], verdict["offender_proven"])
+        if got != c.expect:
+            raise AssertionError(f"{c.name}: verify says {got}, the case expects {c.expect}: {verdict['reason']}")
+        if not c.name.startswith("case-"):
+            files[f"wire/{c.name}.log"] = c.data
+        index.append({"file": f"wire/{c.name}.log", "sha256": hashlib.sha256(c.data).hexdigest(), "about": c.about,
+                      "spec": c.spec, "verdict": verdict})
+    assert len({c.name for c in cases}) == len(cases), "two cases share a name"
+    doc = {
+        "format": "p2ptrumps-verdict-vectors",
+        "version": 1,
+        "about": "match logs and the complete verdict each must get (protocol/verify.md §6); compare every member "
+                 "of `verdict` except `reason`. Regenerate: python protocol/vectors/gen_wire.py",
+        "cases": index,
+    }
+    files["verdicts.json"] = (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode()
+    files["wire.json"] = _primitives()
+    return files
+
+
+def _primitives() -> bytes:
     host_id = Identity.from_seed(fixed_bytes("host/key"))
     guest_id = Identity.from_seed(fixed_bytes("guest/key"))
-    pair = ConnectionPair(RULES)
-    pair.run()
+    pair = _honest()
     gid = pair.host.session.game_id
-    assert gid is not None
-    host_log, guest_log = pair.host.log_bytes(), pair.guest.log_bytes()
     chain = pair.host.session.chain
-    assert chain is not None
+    assert gid is not None and chain is not None
     first = chain.entries[0]
-    logs: dict[str, dict[str, Any]] = {}
-
-    def add_log(name: str, data: bytes, note: str) -> None:
-        files[f"wire/{name}.log"] = data
-        logs[name] = {
-            "file": f"wire/{name}.log",
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "note": note,
-            "verdict": _verdict(data),
-        }
-
-    add_log("valid-host", host_log, "complete 2-deal match (32 cards), the host's log")
-    add_log("valid-guest", guest_log, "the same match, the guest's log")
-    for tamper in TAMPERS:
-        side, _ = attack(tamper, RULES)
-        add_log(f"invalid-{tamper}", side.log_bytes(), f"the host's log of a guest that sent a {tamper} frame")
-    cut = len(host_log) // 2
-    add_log("unfinished-truncated", host_log[:cut], f"the valid host log cut at byte {cut} (mid-frame)")
-    # a clean stop at a frame boundary in the middle of deal 1
-    boundary = 16 + sum(len(f.frame) for f in pair.host.log[:30])
-    add_log("unfinished-mid-deal", host_log[:boundary], "the valid host log, first 30 frames (a dropped connection)")
-
-    # primitives
     pos = Position.start(RULES, (0, 1), deal_hands(b"\x01" * 32, RULES, (0, 1), 0), 0)
     before = m.position_hash(pos)
     move = pos.legal_moves()[0]
@@ -84,8 +712,8 @@ def build() -> dict[str, bytes]:
             }
             for label, ident in (("host", host_id), ("guest", guest_id))
         },
-        "hello_host": framing_hex(pair.host.log[0].frame),
-        "hello_guest": framing_hex(pair.guest.log[0].frame),
+        "hello_host": pair.host.log[0].frame.hex(),
+        "hello_guest": pair.guest.log[0].frame.hex(),
         "game_id": gid.hex(),
         "first_message": {
             "frame": first.payload.hex(),
@@ -129,17 +757,12 @@ def build() -> dict[str, bytes]:
         "pong": m.Pong(7).encode().hex(),
     }
     doc = {
-        "about": "p2ptrumps wire vectors (protocol/wire.md); regenerate: python protocol/vectors/gen_wire.py",
+        "about": "p2ptrumps wire vectors (protocol/wire.md); regenerate: python protocol/vectors/gen_wire.py; "
+                 "the match logs and their verdicts are in verdicts.json",
         "rules": RULES.to_dict(),
         "primitives": prim,
-        "logs": logs,
     }
-    files["wire.json"] = (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode()
-    return files
-
-
-def framing_hex(frame: bytes) -> str:
-    return frame.hex()
+    return (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode()
 
 
 def main(argv: list[str]) -> int:
@@ -154,6 +777,13 @@ def main(argv: list[str]) -> int:
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
+    for path in sorted((HERE / "wire").glob("*.log")):
+        name = f"wire/{path.name}"
+        if name not in files and not path.name.startswith("case-"):
+            if check:
+                stale.append(name + " (no longer made)")
+            else:
+                path.unlink()
     if stale:
         print("out of date:", ", ".join(stale))
         return 1

@@ -1,0 +1,73 @@
+"""The one rule for text a person types for others to see: display names and chat lines.
+
+Source: ``protocol/wire.md`` §5.1 (also ``protocol/files.md``, the name file).
+
+Lengths are counted in Unicode code points.  The refused code points are a
+fixed list (control characters, line and paragraph separators, bidirectional
+formatting characters, noncharacters), so the rule gives the same answer
+whatever Unicode version Python ships: letters of every script, emoji with
+zero-width joiners and variation selectors, flag tag sequences and unassigned
+code points are all allowed.
+"""
+
+from __future__ import annotations
+
+#: The longest display name, in code points (hello ``name``, the name file, ``--name``).
+MAX_NAME_CHARS = 40
+#: The longest chat line, in code points.
+MAX_CHAT_CHARS = 500
+
+#: Refused code point ranges (inclusive), each with what it is.
+REFUSED_RANGES: tuple[tuple[int, int, str], ...] = (
+    (0x0000, 0x001F, "a control character"),
+    (0x007F, 0x009F, "a control character"),
+    (0x061C, 0x061C, "a bidirectional formatting character"),
+    (0x200E, 0x200F, "a bidirectional formatting character"),
+    (0x2028, 0x2029, "a line or paragraph separator"),
+    (0x202A, 0x202E, "a bidirectional formatting character"),
+    (0x2066, 0x2069, "a bidirectional formatting character"),
+    (0xFDD0, 0xFDEF, "a noncharacter"),
+)
+
+
+def refused_char(ch: str) -> str | None:
+    """What the single character ``ch`` is if the text rule refuses it, else None."""
+    cp = ord(ch)
+    if cp & 0xFFFE == 0xFFFE:  # U+FFFE, U+FFFF, U+1FFFE, ... U+10FFFF
+        return "a noncharacter"
+    if 0xD800 <= cp <= 0xDFFF:
+        return "a surrogate"
+    for lo, hi, what in REFUSED_RANGES:
+        if lo <= cp <= hi:
+            return what
+    return None
+
+
+def text_problem(text: object, what: str, max_chars: int) -> str | None:
+    """None if ``text`` is a str of 1..``max_chars`` code points with no refused code point,
+    else a sentence saying why not, naming the field as ``what`` (e.g. ``"a name"``)."""
+    if not isinstance(text, str):
+        return f"{what} must be text"
+    if not 1 <= len(text) <= max_chars:
+        return f"{what} must be 1..{max_chars} characters, not {len(text)}"
+    for ch in text:
+        kind = refused_char(ch)
+        if kind is not None:
+            return f"{what} contains U+{ord(ch):04X}, {kind}"
+    return None
+
+
+def check_name(name: object) -> None:
+    """``ValueError`` (naming the fault) unless ``name`` is a valid display name:
+    1..:data:`MAX_NAME_CHARS` code points, none refused (protocol/wire.md §5.1)."""
+    why = text_problem(name, "a name", MAX_NAME_CHARS)
+    if why:
+        raise ValueError(why)
+
+
+def check_chat(text: object) -> None:
+    """``ValueError`` unless ``text`` is a valid chat line: 1..:data:`MAX_CHAT_CHARS` code
+    points, none refused (protocol/wire.md §5.1)."""
+    why = text_problem(text, "a chat line", MAX_CHAT_CHARS)
+    if why:
+        raise ValueError(why)

@@ -1,0 +1,40 @@
+"""The rule book inside the installed package: ``p2ptrumps rules`` and the help overlay's ``r``.
+
+``RULES.md`` beside this module is a copy of ``protocol/RULES.md`` (the rule
+book of record) without its first comment line; ``tests/test_docs.py`` keeps the
+two equal, and ``pyproject.toml`` installs it as package data, so an installed
+p2ptrumps can show its rules without the source tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pydoc
+import shutil
+import sys
+from importlib import resources
+
+from .view import asciify, wants_ascii, wrapped_lines
+
+
+def rule_book() -> str:
+    """The text of RULES.md (Markdown, UTF-8) as installed with the package.
+
+    Raises ``OSError`` if the installation lost the file."""
+    return resources.files(__package__).joinpath("RULES.md").read_text(encoding="utf-8")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``p2ptrumps rules [--no-pager]``: print the rule book, through the pager (``$PAGER``,
+    else ``less``; :func:`pydoc.pager`) and laid out for the terminal's width when stdout is a
+    terminal, else as written.  Suit symbols become
+    letters where the output cannot show them.  Returns 0."""
+    text = rule_book()
+    if wants_ascii(getattr(sys.stdout, "encoding", None)):
+        text = asciify(text)
+    if args.no_pager or not sys.stdout.isatty() or not sys.stdin.isatty():
+        sys.stdout.write(text)
+    else:  # laid out for the terminal's width (paragraphs joined and wrapped again)
+        columns = shutil.get_terminal_size().columns
+        pydoc.pager("\n".join(wrapped_lines(text.splitlines(), max(40, columns - 1))) + "\n")
+    return 0

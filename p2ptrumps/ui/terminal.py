@@ -1,0 +1,236 @@
+"""The terminal around a full-screen command: can it draw one, how wide are suits, and leaving cleanly.
+
+* :func:`terminal_problem` — why a full-screen UI cannot run here (no tty,
+  ``TERM=dumb`` or a terminal without cursor addressing), or None.
+* :func:`measure_columns` / :func:`choose_ascii` — the suit symbols ♣ ♦ ♥ ♠ are
+  one column wide for Python's ``wcwidth`` tables (and for prompt_toolkit, which
+  lays out the screen with them), but some terminals and fonts draw them two
+  columns wide (East Asian "ambiguous" width, emoji fonts), which shifts every
+  line after a suit.  The terminal itself is asked (a cursor position report
+  after drawing the four symbols); when it disagrees, suits are shown as letters.
+  ``--ascii`` / ``--unicode`` decide without asking.
+* :class:`Termination` — SIGTERM and SIGHUP (``kill``, a closed terminal window)
+  end a full-screen application the way ``q`` does, so that prompt_toolkit
+  restores the terminal (main screen, cursor shown, echo and line mode back) and
+  the command saves what it has.  Any command running a prompt_toolkit
+  application on asyncio can use it (``play``, ``replay``, the network table).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import select
+import signal
+import sys
+import time
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import TextIO
+
+from ..cards import SUIT_SYMBOLS
+from .view import wants_ascii
+
+#: The signals that mean "leave now": ``kill`` and a closed terminal window.
+TERMINATING_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGHUP)
+
+#: TERM values of terminals that cannot draw a full screen.
+DUMB_TERMS = ("", "dumb", "unknown")
+
+
+def _has_cursor_addressing(term: str, fd: int) -> bool | None:
+    """Whether terminfo gives ``term`` cursor addressing (``cup``); None if unknown
+    (no curses module, no terminfo entry)."""
+    try:
+        import curses
+    except ImportError:  # pragma: no cover - Python built without curses
+        return None
+    try:
+        curses.setupterm(term, fd)
+        return curses.tigetstr("cup") is not None
+    except (curses.error, OSError, ValueError):
+        return None
+
+
+def terminal_problem(stdin: object, stdout: object, environ: Mapping[str, str] | None = None) -> str | None:
+    """Why a full-screen UI cannot run on these streams, or None.
+
+    ``"stdin is not a tty"`` / ``"stdout is not a tty"``; on POSIX also
+    ``"TERM is 'dumb': that terminal cannot move the cursor"`` for a ``TERM``
+    (of ``environ``, default ``os.environ``) that is unset, ``dumb`` or
+    ``unknown``, or whose terminfo entry has no cursor addressing.
+    """
+    for name, stream in (("stdin", stdin), ("stdout", stdout)):
+        isatty = getattr(stream, "isatty", None)
+        try:
+            tty = bool(isatty()) if isatty is not None else False
+        except (OSError, ValueError):  # closed
+            tty = False
+        if not tty:
+            return f"{name} is not a tty"
+    if os.name != "posix":
+        return None
+    env = os.environ if environ is None else environ
+    term = env.get("TERM", "")
+    if term in DUMB_TERMS:
+        return "TERM is not set" if not term else f"TERM is {term!r}: that terminal cannot move the cursor"
+    fileno = getattr(stdout, "fileno", None)
+    with contextlib.suppress(OSError, ValueError):
+        if fileno is not None and _has_cursor_addressing(term, fileno()) is False:
+            return f"TERM is {term!r}: that terminal cannot move the cursor"
+    return None
+
+
+# ----- how wide the terminal draws the suit symbols --------------------------------------
+
+_CPR = re.compile(rb"\x1b\[(\d+);(\d+)R")
+
+
+def measure_columns(text: str, fd: int, fd_out: int | None = None, timeout_s: float = 0.5) -> int | None:
+    """How many columns the terminal takes to draw ``text``: ``fd`` is the terminal's input
+    (a tty), ``fd_out`` its output (default ``fd``).
+
+    Draws ``text`` at the start of the current line, asks for the cursor
+    position (``ESC [ 6 n``), reads the report (``ESC [ row ; col R``) for at most
+    ``timeout_s`` seconds with echo and line mode off, then clears the line and
+    restores the terminal's modes.  Returns ``col - 1``, or None when the
+    terminal gave no report in time or ``fd`` is not a terminal.
+    """
+    try:
+        import termios
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    try:
+        saved = termios.tcgetattr(fd)
+    except (termios.error, OSError):
+        return None
+    quiet = termios.tcgetattr(fd)
+    quiet[3] &= ~(termios.ECHO | termios.ICANON)
+    quiet[6][termios.VMIN] = 0
+    quiet[6][termios.VTIME] = 0
+    got = b""
+    out = fd if fd_out is None else fd_out
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        os.write(out, b"\r" + text.encode("utf-8") + b"\x1b[6n")
+        deadline = time.monotonic() + timeout_s
+        while (match := _CPR.search(got)) is None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 64)
+            if not chunk:
+                return None
+            got += chunk
+        return int(match[2]) - 1
+    except OSError:
+        return None
+    finally:
+        with contextlib.suppress(OSError, termios.error):
+            os.write(out, b"\r\x1b[K")
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def std_fds() -> tuple[int, int] | None:
+    """The file descriptors of stdin and stdout (the terminal to ask, for :func:`choose_ascii`),
+    or None when either has none (replaced streams)."""
+    try:
+        return sys.stdin.fileno(), sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def choose_ascii(ascii_flag: bool, unicode_flag: bool, stream: TextIO | None = None, *,
+                 probe_fds: tuple[int, int] | None = None,
+                 environ: Mapping[str, str] | None = None) -> tuple[bool, str]:
+    """Whether to show suits as letters, and a note saying why when it was not asked for.
+
+    ``--ascii`` (``ascii_flag``) and ``--unicode`` (``unicode_flag``) decide.
+    Otherwise letters when ``stream`` (default stdout) cannot encode the symbols
+    or the locale is C/POSIX (:func:`~.view.wants_ascii`), or when ``probe_fds``
+    (the terminal's input and output) is a terminal that draws the four suit symbols in more than four columns
+    (:func:`measure_columns`); the note then says so, for the person to read.
+    """
+    if ascii_flag:
+        return True, ""
+    if unicode_flag:
+        return False, ""
+    out = sys.stdout if stream is None else stream
+    if wants_ascii(getattr(out, "encoding", None), environ):
+        return True, ""
+    if probe_fds is not None:
+        columns = measure_columns(SUIT_SYMBOLS, *probe_fds)
+        if columns is not None and columns != len(SUIT_SYMBOLS):
+            return True, (f"this terminal draws the four suit symbols in {columns} columns, not 4: suits are "
+                          "shown as letters C D H S (--unicode shows the symbols anyway)")
+    return False, ""
+
+
+# ----- leaving on SIGTERM / SIGHUP ---------------------------------------------------------
+
+
+class Termination:
+    """While active, SIGTERM and SIGHUP call ``on_signal()`` on the running asyncio loop
+    instead of killing the process.
+
+    ``on_signal`` should end the application the way ``q`` does (for the table:
+    ``table.exit(QuitResult.QUIT)``); prompt_toolkit then restores the terminal
+    and the command saves and reports as usual.  Afterwards :attr:`signal` is the
+    signal received (None if none) and :attr:`exit_status` the conventional
+    status, 128 + its number (143 for SIGTERM, 129 for SIGHUP).
+
+    Use inside a coroutine on the asyncio loop that runs the application::
+
+        with Termination(lambda: table.exit(QuitResult.QUIT)) as term:
+            result = await table.application.run_async()
+        if term.signal is not None:
+            ...  # say so; return term.exit_status
+
+    Where the loop cannot take signal handlers (not the main thread, no
+    ``add_signal_handler``) it does nothing.  On leaving, the signals go back
+    to their default action.
+    """
+
+    def __init__(self, on_signal: Callable[[], None],
+                 signals: tuple[signal.Signals, ...] = TERMINATING_SIGNALS) -> None:
+        self._on_signal = on_signal
+        self._signals = signals
+        self._installed: list[signal.Signals] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        #: The first signal received, or None.
+        self.signal: signal.Signals | None = None
+
+    def __enter__(self) -> Termination:
+        self._loop = asyncio.get_running_loop()
+        for sig in self._signals:
+            try:
+                self._loop.add_signal_handler(sig, self._caught, sig)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+                continue
+            self._installed.append(sig)
+        return self
+
+    def _caught(self, sig: signal.Signals) -> None:
+        if self.signal is None:
+            self.signal = sig
+        self._on_signal()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        assert self._loop is not None
+        for sig in self._installed:
+            with contextlib.suppress(RuntimeError, ValueError):
+                self._loop.remove_signal_handler(sig)
+        self._installed.clear()
+
+    @property
+    def exit_status(self) -> int | None:
+        """128 + the number of the signal received, or None."""
+        return None if self.signal is None else 128 + int(self.signal)
+
+    @property
+    def name(self) -> str:
+        """The signal's name (``"SIGTERM"``), or ``""``."""
+        return "" if self.signal is None else self.signal.name

@@ -1,0 +1,82 @@
+"""The one text rule for names and chat lines (protocol/wire.md §5.1), and the move-code
+spellings of §9.5: which wrong spellings are ``non-canonical`` and which ``malformed``."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2ptrumps.net import keystore
+from p2ptrumps.text import MAX_CHAT_CHARS, MAX_NAME_CHARS, check_chat, check_name, refused_char, text_problem
+from p2ptrumps.wire.messages import canonical_move_code
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ann",
+        "Anna-Maria O'Neil",
+        "Иван Петров",
+        "محمد",  # Arabic letters are fine: only the formatting controls are refused
+        "李小龙",
+        "👩\u200d👩\u200d👧",  # a family: emoji joined by ZERO WIDTH JOINER
+        "\u2764\ufe0f",  # red heart with VARIATION SELECTOR-16
+        "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",  # Scotland: a tag sequence
+        "\U000f0000",  # private use
+        "\U0003ffd0",  # unassigned today: allowed whatever Unicode version Python ships
+        "x" * MAX_NAME_CHARS,
+    ],
+)
+def test_names_allowed(text: str) -> None:
+    check_name(text)
+    check_chat(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("", "must be 1..40 characters, not 0"),
+        ("x" * 41, "must be 1..40 characters, not 41"),
+        ("a\nb", "contains U+000A, a control character"),
+        ("a\tb", "contains U+0009, a control character"),
+        ("a\x1b[31mred", "contains U+001B, a control character"),
+        ("a\x85b", "contains U+0085, a control character"),
+        ("a\u2028b", "contains U+2028, a line or paragraph separator"),
+        ("evil\u202egnp.exe", "contains U+202E, a bidirectional formatting character"),
+        ("a\u2066b\u2069", "contains U+2066, a bidirectional formatting character"),
+        ("a\u200fb", "contains U+200F, a bidirectional formatting character"),
+        ("a\u061cb", "contains U+061C, a bidirectional formatting character"),
+        ("a\ufdd0b", "contains U+FDD0, a noncharacter"),
+        ("a\uffffb", "contains U+FFFF, a noncharacter"),
+        ("a\U0010fffeb", "contains U+10FFFE, a noncharacter"),
+    ],
+)
+def test_names_refused_with_the_reason(text: str, why: str) -> None:
+    assert text_problem(text, "a name", MAX_NAME_CHARS) == f"a name {why}"
+    with pytest.raises(ValueError, match="a name"):
+        check_name(text)
+
+
+def test_chat_length_and_the_rule_is_the_same() -> None:
+    check_chat("x" * MAX_CHAT_CHARS)
+    assert text_problem("x" * 501, "a chat line", MAX_CHAT_CHARS) == "a chat line must be 1..500 characters, not 501"
+    assert refused_char("\u200d") is None and refused_char("\u202e") is not None
+
+
+def test_one_name_length_everywhere() -> None:
+    assert MAX_NAME_CHARS == keystore.MAX_NAME_CHARS == 40
+
+
+@pytest.mark.parametrize(
+    ("code", "canonical"),
+    [
+        ("QS", "QS"), ("TS/7H", "TS/7H"), ("TS/", "TS/"), ("pickup", "pickup"),
+        ("qs", "QS"), ("10S", "TS"), ("tS", "TS"), ("Q♠", "QS"), ("Q♤", "QS"), ("10h/7♥", "TH/7H"),
+        ("PICKUP", "pickup"), ("pick up", "pickup"), ("Pick-Up", "pickup"),
+        ("QS ", None), (" QS", None), ("Q S", None), ("QS/QS", None), ("QS/qs", None), ("QS//", None),
+        ("/QS", None), ("1S", None), ("QX", None), ("", None), ("pass", None), ("pick  up", None),
+        ("PIC\u212aUP", None),  # KELVIN SIGN lower-cases to k, but only ASCII case is a variant
+        ("QＳ", None), ("١٠S", None),
+    ],
+)
+def test_move_code_spellings(code: str, canonical: str | None) -> None:
+    assert canonical_move_code(code) == canonical
