@@ -197,6 +197,7 @@ def test_replay_viewer_shows_the_position_text_and_the_analysis() -> None:
     from p2ptrumps.ui.replay import ReplayViewer, load_any
 
     viewer = ReplayViewer(load_any(POSITION_RECORD), budget_s=1.0)
+    assert viewer.status_view().expect == "Deal 1/1, move 0/8: set up from a position; Ann moves."
     text = [("".join(t for _, t in line)).strip() for line in viewer.extra_lines(100)]
     assert text == [f"position {START}"]
     viewer.step(1)

@@ -498,7 +498,10 @@ class ReplayViewer:
         where = f"Deal {self.deal_index + 1}/{len(self.steps)}, move {self.step_index}/{total}"
         if step.move is None:
             dealer = self.record.deals[self.deal_index].dealer
-            expect = f"{where}: dealt by {names[dealer]}; {_verb(names[1 - dealer], 'leads')}."
+            if self.record.deals[self.deal_index].start is not None:
+                expect = f"{where}: set up from a position; {_verb(names[step.position.to_move], 'moves')}."
+            else:
+                expect = f"{where}: dealt by {names[dealer]}; {_verb(names[1 - dealer], 'leads')}."
         else:
             expect = f"{where}: {names[step.seat]} — {_move_text(step, False)}"
         message = ""
