@@ -310,17 +310,17 @@ def test_search_wins_are_proven_and_match_the_solver() -> None:
 
     compared = 0
     for i, p in enumerate(positions_from_games(RuleSet(), 10, 21, every=2)):
-        move, value, _, _, proven, _ = RUN(spec_of(p, i), SEARCH, max_nodes=20_000)
+        move, value, _, _, proven, _ = RUN(spec_of(p, i), SEARCH, max_nodes=10_000)
         if not proven:
             continue
-        s = solve(p, None, max_nodes=3_000_000)
+        s = solve(p, None, max_nodes=300_000)
         if not s.solved:
             continue
         assert (value > WIN_BOUND, value < -WIN_BOUND) == (s.value > WIN_BOUND, s.value < -WIN_BOUND), p
         if value > WIN_BOUND:
             q = p.copy()
             q.push(to_move(move, not p.pile))
-            after = solve(q, None, max_nodes=3_000_000) if q.outcome is None else None
+            after = solve(q, None, max_nodes=300_000) if q.outcome is None else None
             assert after is None or not after.solved or after.value < -WIN_BOUND
         compared += 1
     assert compared >= 10
@@ -328,11 +328,11 @@ def test_search_wins_are_proven_and_match_the_solver() -> None:
 
 def test_strong_plays_the_solvers_move_when_it_solves() -> None:
     played = 0
-    for i, p in enumerate(positions_from_games(RuleSet(), 6, 22, every=2)):
-        r = strong_search(p, 0.0, random.Random(i), max_nodes=30_000)
+    for i, p in enumerate(positions_from_games(RuleSet(), 4, 22, every=2)):
+        r = strong_search(p, 0.0, random.Random(i), max_nodes=20_000)
         if r.depth or not r.proven or r.nodes <= len(p.legal_moves()):
             continue  # searched, unproven, forced or an immediate win
-        s = solve(p, None, max_nodes=30_000)
+        s = solve(p, None, max_nodes=6_000)
         assert s.solved and (r.move, r.value) == (s.move, s.value), p
         played += 1
     assert played >= 5
