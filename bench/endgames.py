@@ -252,7 +252,7 @@ def check(args: argparse.Namespace) -> int:
 def _row(label: str, row: list[int]) -> str:
     n, critical, kept, lost, undetermined, proved = row
     judged = kept + lost
-    pct = f"{100 * kept / judged:6.1f}" if judged else "     -"
+    pct = f"{100 * kept / judged:6.2f}" if judged else "     -"
     return (f"{label:>14} {n:>9} {critical:>8} {kept:>6} {lost:>5} {undetermined:>6} {pct} "
             f"{100 * proved / n:8.0f}")
 

@@ -3,7 +3,10 @@
 Run: ``/work/venv/bin/python bench/wire_verify.py [--deals N] [--repeat R]``
 
 1. A long match log (two scripted in-memory peers playing the first legal move,
-   36 cards, N deals) is verified R times: messages per second.
+   36 cards, N deals) is verified R times: messages per second.  Then the host's
+   and the guest's log of it are checked against each other (``verify HOSTLOG
+   GUESTLOG``, protocol/verify.md §6): the two logs' own checks, and the pair
+   comparison alone.
 2. Protocol cost per move: the same match played through two Sessions in
    memory (sign + encode + frame + decode + canonical check + verify + chain +
    rules engine + position hash, on both sides) divided by the number of chained
@@ -22,7 +25,7 @@ import time
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.testing import ConnectionPair, fixed_bytes
-from p2ptrumps.wire.verify import verify_log
+from p2ptrumps.wire.verify import check_log, verify_log, verify_pair
 
 
 def main() -> None:
@@ -52,6 +55,16 @@ def main() -> None:
         v = verify_log(log)
         vt.append(time.process_time() - t0)
         assert v.status == "valid", v.reason
+    host_log = pair.host.log_bytes()
+    both, compare = [], []
+    for _ in range(args.repeat):
+        t0 = time.process_time()
+        a, b = check_log(host_log), check_log(log)
+        t1 = time.process_time()
+        pv = verify_pair(a, b)
+        both.append(time.process_time() - t0)
+        compare.append(time.process_time() - t1)
+        assert (pv.status, pv.relation) == ("valid", "same"), pv.reason
     ident = Identity.from_seed(fixed_bytes("bench"))
     pk = ident.public_key
     data = bytes(100)
@@ -67,6 +80,8 @@ def main() -> None:
     per_msg = pmed / n_msgs
     print(f"log: {args.deals} deals, {n_msgs} chained messages ({n_moves} moves), {len(log)} bytes")
     print(f"verify: best {vmed * 1e3:.1f} ms CPU of {args.repeat} runs = {n_msgs / vmed:,.0f} messages/s")
+    print(f"verify HOSTLOG GUESTLOG: best {min(both) * 1e3:.1f} ms CPU, of which the comparison of the two "
+          f"checked logs {min(compare) * 1e3:.2f} ms")
     print(f"in-memory match (both sessions): best {pmed * 1e3:.1f} ms = {per_msg * 1e6:.0f} us per message")
     print(f"one Ed25519 sign + one verify: {sv * 1e6:.0f} us")
     print(f"protocol cost per message / (sign + verify): {per_msg / sv:.2f}")

@@ -90,7 +90,7 @@ class Parser(argparse.ArgumentParser):
 
     def short_usage(self) -> str:
         """``usage: p2ptrumps arena LEVEL_A LEVEL_B [options]  (--help lists them)``: one line."""
-        words = [str(a.metavar or a.dest) for a in self._actions
+        words = [f"[{a.metavar or a.dest}]" if a.nargs == "?" else str(a.metavar or a.dest) for a in self._actions
                  if not a.option_strings and not isinstance(a, argparse._SubParsersAction)]
         if any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
             words.insert(0, "COMMAND")
@@ -409,11 +409,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = sub.add_parser(
         "verify",
-        help="check a match log",
+        help="check a match log, or the two logs of one match against each other",
         description="Check a match log: signatures, hash chain, commitments, deals, moves, result. "
-        "Exit 0 valid and complete, 1 invalid, 2 unreadable, 3 valid so far but unfinished.",
+        "Exit 0 valid and complete, 1 invalid, 2 unreadable, 3 valid so far but unfinished. "
+        "Given the two logs of one match (the host's and the guest's, in either order), also check that they "
+        "hold one chain and that no key signed two histories: exit 0 one chain and complete, 1 invalid "
+        "(equivocation, or a fault in either log), 2 unreadable or logs of different games, 3 unfinished.",
     )
     verify.add_argument("log", metavar="LOG", help="the match log file")
+    verify.add_argument("other_log", metavar="OTHER_LOG", nargs="?", default=None,
+                        help="the other side's log of the same match, to check against LOG")
     verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
 
     solve = sub.add_parser(

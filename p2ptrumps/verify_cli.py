@@ -1,9 +1,13 @@
-"""``p2ptrumps verify LOG [--json]``: check a match log and say so.
+"""``p2ptrumps verify LOG [OTHER_LOG] [--json]``: check a match log, or two logs of one game, and say so.
 
-Source: ``protocol/verify.md`` (verdicts, exit codes, the JSON form); issue 3 §3.
+Source: ``protocol/verify.md`` (verdicts, exit codes, the JSON forms; §6 for two logs); issue 3 §3,
+issue 8 §3.
 
-Exit status: 0 valid and complete, 1 invalid, 2 unreadable, 3 valid so far
-but unfinished.  The checking itself is :func:`p2ptrumps.wire.verify.verify_log`.
+Exit status for one log: 0 valid and complete, 1 invalid, 2 unreadable, 3 valid
+so far but unfinished.  For two logs: 0 one chain and complete, 1 invalid (an
+equivocation between them, or a fault in either), 2 unreadable or of different
+games, 3 one chain but unfinished.  The checking itself is
+:func:`p2ptrumps.wire.verify.verify_log` and :func:`~p2ptrumps.wire.verify.verify_pair`.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import json
 import sys
 
 from .files import UnreadableFileError, read_limited
-from .wire.verify import Verdict, verify_log
+from .wire.verify import LogCheck, Verdict, check_log, verify_pair
 
 #: The largest match log ``verify`` reads (bytes).  A match at the default rules
 #: is tens of kilobytes; 1000 deals stopped at the default 1000-turn limit, at
@@ -21,21 +25,39 @@ from .wire.verify import Verdict, verify_log
 MAX_LOG_BYTES = 256 * 2**20
 
 
-def run(args: argparse.Namespace) -> int:
-    """Verify ``args.log``; print the report (``args.json``: JSON) to stdout; return the exit status."""
-    named = False  # the reason names the path already: print it once
+def load(path: str) -> tuple[LogCheck, bool]:
+    """Read and check the log at ``path``: ``(check, named)``, ``named`` when the verdict's reason
+    names the path already (a file that cannot be read).  Never raises for a bad file."""
     try:
-        data = read_limited(args.log, MAX_LOG_BYTES)
+        data = read_limited(path, MAX_LOG_BYTES)
     except UnreadableFileError as exc:
-        verdict, named = Verdict("unreadable", str(exc)), True
-    else:
-        if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
-            verdict = Verdict("unreadable", "this looks like an offline game record (JSON), not a match "
-                              "log: verify checks the signed logs of networked matches; "
-                              "`p2ptrumps replay FILE` checks and shows a record")
+        return LogCheck(Verdict("unreadable", str(exc))), True
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return LogCheck(Verdict("unreadable", "this looks like an offline game record (JSON), not a match "
+                                "log: verify checks the signed logs of networked matches; "
+                                "`p2ptrumps replay FILE` checks and shows a record")), False
+    return check_log(data), False
+
+
+def run(args: argparse.Namespace) -> int:
+    """Verify ``args.log`` (and ``args.other_log`` against it, if given); print the report
+    (``args.json``: JSON) to stdout; return the exit status."""
+    other = getattr(args, "other_log", None)
+    as_json = getattr(args, "json", False)
+    first, named = load(str(args.log))
+    if other is not None:
+        second, _ = load(str(other))
+        paths = (str(args.log), str(other))
+        if as_json:  # the reason names "log 0" and "log 1": the verdict of the bytes, whatever the paths
+            pair = verify_pair(first, second)
+            print(json.dumps(pair.to_json(logs=paths), indent=1, ensure_ascii=False))
         else:
-            verdict = verify_log(data)
-    if getattr(args, "json", False):
+            pair = verify_pair(first, second, names=paths)
+            print(pair.summary(names=paths))
+        sys.stdout.flush()
+        return pair.exit_code
+    verdict = first.verdict
+    if as_json:
         print(json.dumps(verdict.to_json(log=str(args.log)), indent=1, ensure_ascii=False))
     elif named:
         print(verdict.summary())

@@ -132,7 +132,7 @@ def test_a_command_error_is_said_in_the_same_voice(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(cli.COMMANDS, "verify", f"{__name__}:_fails")
     assert main(["verify", "x.log"]) == 2
     assert capsys.readouterr().err.splitlines() == [
-        "usage: p2ptrumps verify LOG [options]  (p2ptrumps verify --help lists them)",
+        "usage: p2ptrumps verify LOG [OTHER_LOG] [options]  (p2ptrumps verify --help lists them)",
         "p2ptrumps verify: --log: /tmp is a directory: give a file name",
     ]
     say("host", "two lines\nbecome one")

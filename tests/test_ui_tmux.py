@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -39,7 +40,9 @@ class Tmux:
 
 @pytest.fixture
 def tmux() -> Iterator[Tmux]:
-    t = Tmux(f"p2ptrumps-test-{os.getpid()}")
+    # One socket per test: a server still shutting down from the test before must not
+    # refuse this one's new-session.
+    t = Tmux(f"p2ptrumps-test-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
         yield t
     finally:

@@ -1,5 +1,5 @@
 """The wire vectors in protocol/vectors/ (wire.json, wire/*.log, verdicts.json): exact bytes and exact verdicts,
-every member of every verdict (protocol/verify.md §6)."""
+every member of every verdict, of one log and of two (protocol/verify.md §6-§8)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from p2ptrumps.cli import main
 from p2ptrumps.wire import encoding
 from p2ptrumps.wire.errors import FAULT_CODES
-from p2ptrumps.wire.verify import verify_log
+from p2ptrumps.wire.log import LOG_MAGIC
+from p2ptrumps.wire.verify import check_log, verify_log, verify_pair
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 DOC: dict[str, Any] = json.loads((VECTORS / "wire.json").read_text(encoding="utf-8"))
@@ -36,7 +37,10 @@ GEN = _generator()
 INDEX: dict[str, Any] = json.loads((VECTORS / "verdicts.json").read_text(encoding="utf-8"))
 CASES = {c["file"]: c for c in INDEX["cases"]}
 #: The verdict fields written by hand for every case (the generator's table, not verify's output).
-HAND = {f"wire/{c.name}.log": c.expect for c in GEN.build_cases()}
+_ALL = GEN.build_all()
+HAND = {f"wire/{c.name}.log": c.expect for c in _ALL[0]}
+PAIRS = {p["name"]: p for p in INDEX["pairs"]}
+HAND_PAIRS = {pc.name: pc for pc in _ALL[1]}
 
 
 def test_generator_reproduces_every_file_byte_for_byte() -> None:
@@ -80,6 +84,98 @@ def test_verify_json_command_over_the_whole_index(capsys: pytest.CaptureFixture[
         out = json.loads(capsys.readouterr().out)
         assert out.pop("log") == str(path)
         assert (code, out) == (entry["verdict"]["exit_code"], entry["verdict"]), name
+
+
+def _pair_of(entry: dict[str, Any]) -> dict[str, Any]:
+    a, b = ((VECTORS / name).read_bytes() for name in entry["files"])
+    return verify_pair(check_log(a), check_log(b)).to_json()
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_pair_verdict_is_exactly_the_index(name: str) -> None:
+    """protocol/verify.md §6-§7: every member of the pair's verdict, the embedded ones included."""
+    entry = PAIRS[name]
+    hand = HAND_PAIRS[name]
+    assert tuple(entry["files"]) == hand.files
+    for f, digest in zip(entry["files"], entry["sha256"], strict=True):
+        assert hashlib.sha256((VECTORS / f).read_bytes()).hexdigest() == digest
+    verdict = _pair_of(entry)
+    assert verdict == entry["verdict"]
+    evidence = tuple((e["log"], e["index"]) for e in verdict["evidence"])
+    assert (verdict["status"], verdict["code"], evidence, verdict["offender"], verdict["offender_proven"],
+            verdict["relation"], verdict["leading"]) == hand.expect
+    # each embedded verdict is that file's own verdict in the index
+    assert verdict["verdicts"] == [CASES[f]["verdict"] for f in entry["files"]]
+    assert verdict["exit_code"] == {"valid": 0, "invalid": 1, "unreadable": 2, "different-games": 2,
+                                    "unfinished": 3}[verdict["status"]]
+
+
+def test_pairs_cover_every_step_and_relation() -> None:
+    verdicts = [p["verdict"] for p in INDEX["pairs"]]
+    assert {v["status"] for v in verdicts} == {"valid", "invalid", "unreadable", "different-games", "unfinished"}
+    assert {v["relation"] for v in verdicts} == {"same", "prefix", "crossing", None}
+    between = {(v["offender"], len(v["evidence"])) for v in verdicts if v["code"] == "equivocation"}
+    assert {(0, 2), (1, 2), (0, 1)} <= between  # host and guest proven across the logs; one log's own
+    own = {v["offender_proven"] for v in verdicts if v["status"] == "invalid" and len(v["evidence"]) == 1}
+    assert own == {True, False}
+    assert all(set(p) == {"name", "files", "sha256", "about", "spec", "verdict"} for p in INDEX["pairs"])
+
+
+def test_verify_json_command_over_every_pair(capsys: pytest.CaptureFixture[str]) -> None:
+    """``p2ptrumps verify LOG OTHER_LOG --json``: the pair's verdict of the index, member for member
+    (protocol/verify.md §7), with the two paths in ``logs`` and in each embedded verdict's ``log``."""
+    for name, entry in PAIRS.items():
+        paths = [str(VECTORS / f) for f in entry["files"]]
+        code = main(["verify", *paths, "--json"])
+        out = json.loads(capsys.readouterr().out)
+        assert out.pop("logs") == paths
+        assert [v.pop("log") for v in out["verdicts"]] == paths
+        assert list(out) == [k for k in entry["verdict"]]
+        assert (code, out) == (entry["verdict"]["exit_code"], entry["verdict"]), name
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_pair_in_the_other_order_mirrors(name: str) -> None:
+    """The pair's finding does not depend on the order of the two logs, only the names of log 0 and log 1."""
+    entry = PAIRS[name]
+    want = entry["verdict"]
+    got = _pair_of({"files": entry["files"][::-1]})
+    keys = ("status", "code", "offender", "offender_proven", "game_id", "relation", "common", "messages")
+    assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
+    assert sorted((1 - e["log"], e["index"]) for e in got["evidence"]) == sorted(
+        (e["log"], e["index"]) for e in want["evidence"])
+    if want["relation"] in ("prefix", "crossing"):
+        assert got["leading"] == 1 - want["leading"]
+    assert got["verdicts"] == want["verdicts"][::-1]
+
+
+def _cuts(frames: list[bytes]) -> list[bytes]:
+    """The log cut after every whole frame (from the owner's hello on), and once in the middle of each frame."""
+    out = []
+    for k in range(1, len(frames) + 1):
+        out.append(LOG_MAGIC + b"".join(frames[:k]))
+        out.append(LOG_MAGIC + b"".join(frames[:k]) + frames[k % len(frames)][:7])
+    return out
+
+
+def test_honest_logs_cut_anywhere_are_one_chain() -> None:
+    """Two honest logs of a match with crossings, each cut after any frame or mid-frame (a crash, a dropped
+    connection): never an equivocation, never invalid -- always one chain, and every relation occurs."""
+    pair, _ = GEN.crossing_match()
+    host = [x.frame for x in pair.host.log]
+    guest = [x.frame for x in pair.guest.log]
+    hosts = [check_log(d) for d in _cuts(host)]
+    guests = [check_log(d) for d in _cuts(guest)]
+    seen = set()
+    for h in hosts:
+        for g in guests:
+            v = verify_pair(h, g)
+            assert v.status in ("valid", "unfinished"), (v.status, v.reason)
+            assert v.relation is not None
+            seen.add(v.relation)
+            leading = (h, g)[v.leading if v.leading is not None else 0]
+            assert v.messages == len(leading.chain) and v.status == leading.verdict.status
+    assert seen == {"same", "prefix", "crossing"}
 
 
 def test_unfinished_vectors_say_who_was_to_act() -> None:
@@ -152,3 +248,31 @@ def test_position_hash_vector() -> None:
 def test_ping_pong_bytes() -> None:
     assert PRIM["ping"] == "92a470696e6707"
     assert PRIM["pong"] == "92a4706f6e6707"
+
+
+def test_the_kit_example_in_protocol_readme_runs_over_the_whole_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """protocol/README.md's example, with ``p2ptrumps verify … --json`` as the implementer's verifier."""
+    import contextlib
+    import io
+    import re
+    import subprocess
+    from types import SimpleNamespace
+
+    text = (VECTORS.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) == 1
+    calls: list[list[str]] = []
+
+    def run(args: list[Any], capture_output: bool) -> SimpleNamespace:
+        assert args[0] == "myverify" and capture_output
+        calls.append([str(a) for a in args[1:]])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            main(["verify", *calls[-1], "--json"])
+        return SimpleNamespace(stdout=out.getvalue())
+
+    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.chdir(VECTORS.parent.parent)
+    exec(compile(blocks[0], "protocol/README.md", "exec"), {})
+    assert len(calls) == len(CASES) + len(PAIRS)
+    assert sum(len(c) == 2 for c in calls) == len(PAIRS)

@@ -1,4 +1,4 @@
-"""``p2ptrumps verify LOG [--json]`` over the vectors: exit codes and what it prints."""
+"""``p2ptrumps verify LOG [OTHER_LOG] [--json]`` over the vectors: exit codes and what it prints."""
 
 from __future__ import annotations
 
@@ -88,3 +88,61 @@ def test_verify_json_is_the_versioned_verdict(capsys: pytest.CaptureFixture[str]
     assert out["deals"] == [{"number": 1, "dealer": 0, "seed": out["deals"][0]["seed"], "winner": 1,
                              "reason": "resign"}]
     assert out["score"] == [0.0, 1.0] and out["waiting"] is None and out["forfeit"] is None
+
+
+def test_two_logs_of_one_match(capsys: pytest.CaptureFixture[str]) -> None:
+    host, guest = str(WIRE / "unfinished-mid-deal.log"), str(WIRE / "valid-guest.log")
+    assert main(["verify", host, guest]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        f"VALID: two logs of one game, one chain: the chain of {host} (28 messages) is a prefix of the chain of "
+        f"{guest} (362); the match is complete and every message checks")
+    assert lines[1] == (f"  {host} (the host's log): VALID SO FAR, UNFINISHED: the log stops after message 27 "
+                        "(move) in deal 1; seat 1 (guest) was to act: move")
+    assert lines[2] == f"  {guest} (the guest's log): VALID: the match is complete and every message checks."
+    assert lines[3] == f"the joined chain, {guest}:"
+    assert "score: 1 - 1" in lines
+
+
+def test_two_logs_equivocation_names_both_frames_and_the_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = str(WIRE / "pair-guest-equivocates-host-log.log"), str(WIRE / "pair-guest-equivocates-guest-log.log")
+    assert main(["verify", a, b]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        f"INVALID: equivocation: the guest (seat 1) signed two different messages for place 10 on one history -- "
+        f"{a} frame #12 (message 10, chat) and {b} frame #12 (message 10, chat); proven by its signatures")
+    assert lines[-1] == "game id: 2ac4dd8724441656e0d4fe8975f372fa27cf2ea13decca88f3589a516dabb903"
+
+
+def test_two_logs_of_different_games_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = str(WIRE / "valid-host.log"), str(WIRE / "text-emoji-valid.log")
+    assert main(["verify", a, b]) == 2
+    assert capsys.readouterr().out == (
+        f"DIFFERENT GAMES: {a} is game 2ac4dd8724441656…, {b} is game b2f3cb749e84371d…: not two logs of one "
+        "match\n")
+
+
+def test_two_logs_one_missing_is_unreadable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "nope.log"
+    assert main(["verify", str(WIRE / "valid-host.log"), str(missing), "--json"]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert (out["format"], out["status"], out["exit_code"]) == ("p2ptrumps-verdict-pair", "unreadable", 2)
+    assert out["verdicts"][0]["status"] == "valid" and out["verdicts"][1]["status"] == "unreadable"
+    assert out["reason"].startswith("log 1: cannot read ")
+    assert main(["verify", str(WIRE / "valid-host.log"), str(missing)]) == 2
+    assert capsys.readouterr().out.count("\n") == 1
+
+
+def test_verify_json_of_two_logs_is_the_versioned_pair_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    """protocol/verify.md §7: every member, in order."""
+    a, b = str(WIRE / "valid-short.log"), str(WIRE / "pair-short-guest.log")
+    assert main(["verify", a, b, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out) == [
+        "format", "version", "logs", "status", "exit_code", "reason", "code", "offender", "offender_proven",
+        "evidence", "game_id", "relation", "common", "leading", "messages", "verdicts",
+    ]
+    assert (out["format"], out["version"], out["logs"], out["relation"], out["messages"]) == (
+        "p2ptrumps-verdict-pair", 1, [a, b], "same", 14)
+    assert [v["log"] for v in out["verdicts"]] == [a, b]
+    assert [v["format"] for v in out["verdicts"]] == ["p2ptrumps-verdict"] * 2

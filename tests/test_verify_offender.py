@@ -294,9 +294,16 @@ def test_any_rearrangement_of_honest_frames_proves_nothing(data: st.DataObject) 
     owner can do with its peer's genuine messages): never a proven offender, never the owner
     named without proof (protocol/verify.md §3.1)."""
     frames, _, gid, keys, pool = data.draw(st.sampled_from(HONEST))
+    _check_blame(rearrange(data, frames, pool), gid, keys, None)
+
+
+def rearrange(data: st.DataObject, frames: list[bytes], pool: list[bytes], least: int = 1,
+              ops: tuple[str, ...] = ("drop", "copy", "move", "insert")) -> list[bytes]:
+    """``frames`` after ``least``..4 edits drawn from ``ops``: drop a frame, copy one, move one, insert
+    one of ``pool``, or cut the log after one -- what a log's owner can do with genuine frames."""
     mutated = list(frames)
-    for _ in range(data.draw(st.integers(1, 4))):
-        op = data.draw(st.sampled_from(["drop", "copy", "move", "insert"]))
+    for _ in range(data.draw(st.integers(least, 4))):
+        op = data.draw(st.sampled_from(ops))
         if not mutated:
             break
         i = data.draw(st.integers(0, len(mutated) - 1))
@@ -307,9 +314,11 @@ def test_any_rearrangement_of_honest_frames_proves_nothing(data: st.DataObject) 
             mutated.insert(j, mutated[i])
         elif op == "move":
             mutated.insert(j, mutated.pop(i))
-        else:
+        elif op == "insert":
             mutated.insert(j, data.draw(st.sampled_from(pool)))
-    _check_blame(mutated, gid, keys, None)
+        else:
+            del mutated[i + 1:]
+    return mutated
 
 
 PROVABLE = {"malformed", "non-canonical", "equivocation", "out-of-turn", "illegal-move", "wrong-position-hash",

@@ -519,6 +519,9 @@ class JointChain:
         self._confirmed = 0  # entries[:_confirmed] can no longer be withdrawn
         self._snapshot: Referee | None = None  # referee at len == _confirmed, while tentative entries exist
         self._stale: set[bytes] = set()
+        #: (verify) (seq, prev) -> hash of each guest message found superseded or withdrawn
+        #: (protocol/verify.md §3 step 4): another message for one of these places is equivocation.
+        self._gone: dict[tuple[int, bytes], bytes] = {}
         #: How many guest messages were superseded (ignored) and withdrawn (protocol/wire.md §8.3 rows a, g).
         self.superseded = 0
         self.withdrawn = 0
@@ -595,6 +598,8 @@ class JointChain:
                 f"owner, but is not its message of this game ({exc.code}): the peer sent it") from None
         signed = _open(msg)
         if signed.seat == 1 and self.viewpoint != 1 and self._is_stale(signed):
+            if self.viewpoint is None:
+                self._remember_gone(signed)
             self._stale.add(signed.hash)
             self.superseded += 1
             return Received(superseded=True)
@@ -662,11 +667,27 @@ class JointChain:
         n = len(self.entries)
         return msg.seq < n and msg.prev == self.hash_before(msg.seq) and self.entries[msg.seq].seat == 0
 
+    def _remember_gone(self, msg: m.Signed) -> None:
+        """(verify) Remember where a superseded guest message claimed a place; a different one
+        for the same place (seq and prev) is equivocation (protocol/verify.md §3 step 4)."""
+        key = (msg.seq, msg.prev)
+        other = self._gone.setdefault(key, msg.hash)
+        if other != msg.hash:
+            raise RemoteProtocolError(
+                "equivocation",
+                f"the guest signed two different messages for place {msg.seq} on one history (the second, "
+                f"{msg.kind} {msg.hash.hex()[:16]}…, after one withdrawn or superseded, {other.hex()[:16]}…)",
+                proven_by=1,
+            )
+
     def _withdraw_from(self, seq: int) -> list[m.Signed]:
         assert self._snapshot is not None
         kept = self.entries[self._confirmed : seq]
         withdrawn = self.entries[seq:]
         self.withdrawn += len(withdrawn)
+        if self.viewpoint is None:
+            for e in withdrawn:
+                self._gone.setdefault((e.seq, e.prev), e.hash)
         self.referee = self._snapshot
         self._snapshot = None
         del self.entries[self._confirmed :]

@@ -108,6 +108,7 @@ class Verdict:
     left: tuple[int, int] | None = None
     forfeited: list[int] = field(default_factory=list)
     _chain: JointChain | None = field(default=None, repr=False, compare=False)
+    _owner: int | None = field(default=None, repr=False, compare=False)  # the seat of frame 0's hello
 
     @property
     def exit_code(self) -> int:
@@ -246,6 +247,51 @@ def verify_log(data: bytes) -> Verdict:
     frame 1 the peer's, then every message is checked in order (§3); the first fault
     names the offending frame, and the offender is found as §3.1 says.
     """
+    return check_log(data).verdict
+
+
+@dataclass(frozen=True)
+class SignedRef:
+    """A signed message a log's check got past (protocol/verify.md §6.1): its seat, place
+    (``seq``), ``prev`` and hash (32 bytes each), kind, and the 0-based index of its frame."""
+
+    seat: int
+    seq: int
+    prev: bytes
+    hash: bytes
+    kind: str
+    index: int
+
+
+@dataclass
+class LogCheck:
+    """One log checked on its own, with what the two-log check compares (protocol/verify.md §6.1).
+
+    Attributes:
+        verdict: the log's own verdict.
+        hellos: seat -> the hello payload (bytes) of that seat that checked out.
+        chain: the chain when the check ended, by place, each message with the frame that placed it.
+        signed: every message the check got past (placed, withdrawn later, or superseded), in file order.
+    """
+
+    verdict: Verdict
+    hellos: dict[int, bytes] = field(default_factory=dict)
+    chain: list[SignedRef] = field(default_factory=list)
+    signed: list[SignedRef] = field(default_factory=list)
+
+
+def check_log(data: bytes) -> LogCheck:
+    """:func:`verify_log`, also returning the hellos, chain and signed messages the two-log
+    check (:func:`verify_pair`) compares.  Never raises for bad input."""
+    check = _Checker()
+    verdict = _verify(data, check)
+    verdict._owner = check.owner
+    placed = {r.hash: r for r in check.signed if r.index in check.placed}
+    chain = [] if check.chain is None else [placed[e.hash] for e in check.chain.entries]
+    return LogCheck(verdict, dict(check.hellos), chain, list(check.signed))
+
+
+def _verify(data: bytes, check: _Checker) -> Verdict:
     try:
         contents = read_log(data)
     except LogUnreadable as exc:
@@ -257,7 +303,6 @@ def verify_log(data: bytes) -> Verdict:
             "the log holds no handshake (no whole frame after the header)" + _tail_note(contents),
             truncated_bytes=contents.truncated_bytes,
         )
-    check = _Checker()
     v = Verdict("unfinished", frames=len(frames), truncated_bytes=contents.truncated_bytes)
     for i, frame in enumerate(frames):
         try:
@@ -332,6 +377,9 @@ class _Checker:
         self.players: list[tuple[str, str]] = []
         self.nobody = False  # the fault found names nobody (a well-formed heartbeat)
         self.reconnections = 0  # resume frames of the peer (wire.md §14.3)
+        self.hellos: dict[int, bytes] = {}  # seat -> hello payload that checked out (verify.md §6.1)
+        self.signed: list[SignedRef] = []  # every message checked past, in file order
+        self.placed: set[int] = set()  # frame indices of the messages placed in the chain
 
     @property
     def owner(self) -> int | None:
@@ -367,7 +415,10 @@ class _Checker:
                 f"{SEAT_NAMES[msg.seat]}): a session sends one hello")
         else:
             assert self.chain is not None
-            self.chain.receive(msg, own=msg.seat == self.owner)
+            got = self.chain.receive(msg, own=msg.seat == self.owner)
+            self.signed.append(SignedRef(msg.seat, msg.seq, msg.prev, msg.hash, msg.kind, i))
+            if not got.superseded:
+                self.placed.add(i)
 
     def _owner_hello(self, msg: m.Hello | m.Envelope, payload: bytes) -> None:
         if not isinstance(msg, m.Hello):
@@ -375,6 +426,7 @@ class _Checker:
                 "out-of-turn", f"the log starts with message {msg.seq} ({msg.kind}), not with its owner's hello")
         PublicKey.from_bytes(msg.public_key)
         self.own, self.own_payload = msg, payload
+        self.hellos[msg.seat] = payload
 
     def _peer_hello(self, msg: m.Hello | m.Envelope, payload: bytes) -> None:
         own = self.own
@@ -389,6 +441,7 @@ class _Checker:
         (h0, p0, k0), (h1, p1, k1) = hellos[0], hellos[1]
         self.chain = JointChain(m.game_id(p0, p1), (k0, k1), None)  # both sides' placement rules
         self.players = [(h0.name, k0.fingerprint), (h1.name, k1.fingerprint)]
+        self.hellos[msg.seat] = payload
 
 
 def _fill(v: Verdict, check: _Checker) -> None:
@@ -420,3 +473,202 @@ def _fill(v: Verdict, check: _Checker) -> None:
         )
         for d in ref.deals
     ]
+
+
+# ----- two logs of one game (protocol/verify.md §6, §7) ------------------------------------------
+
+#: The ``format`` and ``version`` of the JSON verdict on two logs (protocol/verify.md §7).
+PAIR_FORMAT = "p2ptrumps-verdict-pair"
+PAIR_VERSION = 1
+PAIR_EXIT_CODES = {"valid": 0, "invalid": 1, "unreadable": 2, "different-games": 2, "unfinished": 3}
+
+
+@dataclass
+class PairVerdict:
+    """The result of :func:`verify_pair` (protocol/verify.md §6): two logs checked against each other.
+
+    Attributes:
+        status: ``"valid"``, ``"invalid"``, ``"unreadable"``, ``"different-games"`` or ``"unfinished"``.
+        reason: a sentence for people (free text).
+        verdicts: the verdict of log 0 and of log 1, each on its own.
+        code: ``"equivocation"`` (between the logs) or the named log's fault code when invalid, else None.
+        offender, offender_proven: the seat blamed and whether its own signatures prove it.
+        evidence: ``(log, frame index)`` of each offending frame (two for an equivocation, log 0's first).
+        game_id: hex of the game both logs share, or "".
+        relation: ``"same"``, ``"prefix"`` or ``"crossing"`` (§6.4), or None.
+        common: places from 0 at which both chains hold the same message.
+        leading: the log (0 or 1) holding the joined chain, or None.
+        messages: messages of the joined chain (0 without one).
+    """
+
+    status: str
+    reason: str
+    verdicts: tuple[Verdict, Verdict]
+    code: str | None = None
+    offender: int | None = None
+    offender_proven: bool = False
+    evidence: list[tuple[int, int]] = field(default_factory=list)
+    game_id: str = ""
+    relation: str | None = None
+    common: int = 0
+    leading: int | None = None
+    messages: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        """0 valid, 1 invalid, 2 unreadable or different games, 3 unfinished."""
+        return PAIR_EXIT_CODES[self.status]
+
+    def to_json(self, logs: tuple[str, str] | None = None) -> dict[str, Any]:
+        """The JSON verdict on two logs, version 1 (protocol/verify.md §7), member order as there;
+        ``logs`` (the two paths) are included, here and in each embedded verdict, when given."""
+        head: dict[str, Any] = {"format": PAIR_FORMAT, "version": PAIR_VERSION}
+        if logs is not None:
+            head["logs"] = list(logs)
+        return head | {
+            "status": self.status,
+            "exit_code": self.exit_code,
+            "reason": self.reason,
+            "code": self.code,
+            "offender": self.offender,
+            "offender_proven": self.offender_proven,
+            "evidence": [{"log": k, "index": i} for k, i in self.evidence],
+            "game_id": self.game_id or None,
+            "relation": self.relation,
+            "common": self.common,
+            "leading": self.leading,
+            "messages": self.messages,
+            "verdicts": [v.to_json(log=None if logs is None else logs[k]) for k, v in enumerate(self.verdicts)],
+        }
+
+    def summary(self, names: tuple[str, str] = ("log 0", "log 1"), ascii_only: bool = True) -> str:
+        """The report ``p2ptrumps verify LOG OTHER_LOG`` prints (no trailing newline): one line for
+        unreadable logs and different games; else the pair's finding, each log's own first line, and
+        the joined chain's details."""
+        head = {
+            "valid": "VALID: ",
+            "invalid": "INVALID: ",
+            "unreadable": "UNREADABLE: ",
+            "different-games": "DIFFERENT GAMES: ",
+            "unfinished": "VALID SO FAR, UNFINISHED: ",
+        }[self.status] + self.reason
+        if self.status in ("unreadable", "different-games"):
+            return head
+        lines = [head]
+        for k, v in enumerate(self.verdicts):
+            owner = f" (the {SEAT_NAMES[v._owner]}'s log)" if v._owner is not None else ""
+            lines.append(f"  {names[k]}{owner}: {v.summary(ascii_only).splitlines()[0]}")
+        if self.leading is None:  # no joined chain to show
+            if self.game_id:
+                lines.append(f"game id: {self.game_id}")
+            return "\n".join(lines)
+        lines.append(f"the joined chain, {names[self.leading]}:")
+        lines.extend(line for line in self.verdicts[self.leading].summary(ascii_only).splitlines()[1:]
+                     if not line.startswith("  first offending frame"))
+        return "\n".join(lines)
+
+
+def verify_pair(a: LogCheck, b: LogCheck, names: tuple[str, str] = ("log 0", "log 1")) -> PairVerdict:
+    """Check two logs of one game against each other (protocol/verify.md §6): same game, no key
+    that signed two histories, one chain (the shorter a prefix of the longer, up to tentative
+    guest messages a host message displaced).  ``names`` are used in the reason.  Never raises.
+    """
+    logs = (a, b)
+    verdicts = (a.verdict, b.verdict)
+    # 1. unreadable
+    bad = [k for k in (0, 1) if verdicts[k].status == "unreadable"]
+    if bad:
+        why = "; ".join(verdicts[k].reason if names[k] in verdicts[k].reason else f"{names[k]}: {verdicts[k].reason}"
+                        for k in bad)
+        return PairVerdict("unreadable", why, verdicts)
+    # 2. different games
+    for seat in (0, 1):
+        h0, h1 = a.hellos.get(seat), b.hellos.get(seat)
+        if h0 is not None and h1 is not None and h0 != h1:
+            g0, g1 = a.verdict.game_id, b.verdict.game_id
+            if g0 and g1:
+                why = f"{names[0]} is game {g0[:16]}…, {names[1]} is game {g1[:16]}…"
+            else:
+                why = f"their hellos of seat {seat} ({SEAT_NAMES[seat]}) differ"
+            return PairVerdict("different-games", why + ": not two logs of one match", verdicts)
+    game_id = a.verdict.game_id or b.verdict.game_id
+    common = 0
+    for x, y in zip(a.chain, b.chain, strict=False):
+        if x.hash != y.hash:
+            break
+        common += 1
+    pv = PairVerdict("unfinished", "", verdicts, game_id=game_id, common=common)
+    # 3. equivocation between the logs
+    found = _equivocation(a, b, common)
+    if found is not None:
+        r0, r1, why = found
+        pv.status, pv.code, pv.offender, pv.offender_proven = "invalid", "equivocation", r0.seat, True
+        pv.evidence = [(0, r0.index), (1, r1.index)]
+        pv.reason = (f"equivocation: the {SEAT_NAMES[r0.seat]} (seat {r0.seat}) {why} -- {names[0]} frame "
+                     f"#{r0.index} (message {r0.seq}, {r0.kind}) and {names[1]} frame #{r1.index} (message "
+                     f"{r1.seq}, {r1.kind}); proven by its signatures")
+        return pv
+    # one chain: same, prefix, crossing (§6.4)
+    n0, n1 = len(a.chain), len(b.chain)
+    if n0 == n1 == common:
+        pv.relation, pv.leading = "same", 0
+    elif common in (n0, n1):
+        pv.relation, pv.leading = "prefix", (0 if n0 > n1 else 1)
+    else:
+        pv.relation, pv.leading = "crossing", (0 if a.chain[common].seat == 0 else 1)
+    pv.messages = len(logs[pv.leading].chain)
+    # 4. a fault of one log on its own
+    invalid = [k for k in (0, 1) if verdicts[k].status == "invalid"]
+    if invalid:
+        k = next((k for k in invalid if verdicts[k].offender_proven), invalid[0])
+        v = verdicts[k]
+        assert v.index is not None
+        pv.status, pv.code, pv.offender, pv.offender_proven = "invalid", v.code, v.offender, v.offender_proven
+        pv.evidence = [(k, v.index)]
+        pv.reason = f"{names[k]}, on its own: {v.reason}"
+        return pv
+    # 5. one chain
+    pv.status = verdicts[pv.leading].status
+    pv.reason = _relation_reason(pv, names, logs)
+    return pv
+
+
+def _equivocation(a: LogCheck, b: LogCheck, common: int) -> tuple[SignedRef, SignedRef, str] | None:
+    """§6.3: the first pair (log 0's message, log 1's message) that proves one key signed two histories."""
+    by_place: dict[tuple[int, int, bytes], list[SignedRef]] = {}
+    for r in b.signed:
+        by_place.setdefault((r.seat, r.seq, r.prev), []).append(r)
+    for r0 in a.signed:  # (a) one place, two messages
+        for r1 in by_place.get((r0.seat, r0.seq, r0.prev), []):
+            if r1.hash != r0.hash:
+                return r0, r1, f"signed two different messages for place {r0.seq} on one history"
+    if common >= min(len(a.chain), len(b.chain)):
+        return None
+    x, y = (a, b) if a.chain[common].seat == 0 else (b, a)  # (b) a host message built past
+    later = next((r for r in y.chain[common + 1 :] if r.seat == 0), None)
+    if later is None:
+        return None
+    first = x.chain[common]
+    r0, r1 = (first, later) if x is a else (later, first)
+    return r0, r1, (f"signed message {first.seq} ({first.kind}) for place {common}, and message {later.seq} "
+                    f"({later.kind}) on a history whose place {common} holds a guest message: two histories")
+
+
+def _relation_reason(pv: PairVerdict, names: tuple[str, str], logs: tuple[LogCheck, LogCheck]) -> str:
+    assert pv.leading is not None
+    lead = pv.verdicts[pv.leading]
+    if pv.relation == "same":
+        what = f"both hold the same chain of {pv.messages} messages"
+    elif pv.relation == "prefix":
+        other = 1 - pv.leading
+        what = (f"the chain of {names[other]} ({len(logs[other].chain)} messages) is a prefix of the chain of "
+                f"{names[pv.leading]} ({pv.messages})")
+    else:
+        other = 1 - pv.leading
+        n = len(logs[other].chain) - pv.common
+        what = (f"{names[other]} ends with {n} tentative guest message{'s' if n != 1 else ''} from place "
+                f"{pv.common}, displaced by the host's message there in {names[pv.leading]} "
+                f"({pv.messages} messages; wire.md §8.3)")
+    end = ("the match is complete and every message checks" if lead.status == "valid"
+           else f"{names[pv.leading]}: {lead.reason}")
+    return f"two logs of one game, one chain: {what}; {end}"

@@ -42,7 +42,7 @@ from p2ptrumps.wire.testing import (
     hello_frame,
     raw_msg_frame,
 )
-from p2ptrumps.wire.verify import verify_log
+from p2ptrumps.wire.verify import check_log, verify_log, verify_pair
 
 HERE = Path(__file__).resolve().parent
 RULES = RuleSet(pack_size=32, deals=2)
@@ -60,6 +60,19 @@ class Case:
     spec: str
     expect: tuple[str, str | None, int | None, int | None, bool]
     data: bytes
+
+
+@dataclass(frozen=True)
+class PairCase:
+    """Two logs of the vectors checked against each other (protocol/verify.md §6): a name, the two
+    files (``wire/….log``, in that order), what it shows, the section, and the pair verdict's fields
+    written by hand: (status, code, evidence, offender, offender_proven, relation, leading)."""
+
+    name: str
+    files: tuple[str, str]
+    about: str
+    spec: str
+    expect: tuple[str, str | None, tuple[tuple[int, int], ...], int | None, bool, str | None, int | None]
 
 
 def log(frames: list[bytes]) -> bytes:
@@ -242,7 +255,14 @@ def crossing_match() -> tuple[ConnectionPair, bytes]:
 
 
 def build_cases() -> list[Case]:
+    """The single-log cases (:func:`build_all`)."""
+    return build_all()[0]
+
+
+def build_all() -> tuple[list[Case], list[PairCase]]:
+    """Every single-log case and every two-log case."""
     cases: list[Case] = []
+    pairs: list[PairCase] = []
 
     def add(name: str, about: str, spec: str, expect: tuple[str, str | None, int | None, int | None, bool],
             data: bytes) -> None:
@@ -511,9 +531,28 @@ def build_cases() -> list[Case]:
     add("crossing-superseded-copy-in-host-log", "the host's log with the guest's crossing chat inserted after the "
         "host's move for that place: superseded, skipped, still valid", "wire.md §8.3 row a; verify.md §3",
         ("valid", None, None, None, False), log([*CH[:host_move + 1], crossing, *CH[host_move + 1:]]))
+    add("crossing-superseded-copy-twice", "the host's log with the guest's crossing chat inserted twice after the "
+        "host's move (the same bytes, as a resumed guest re-sends it): superseded both times, still valid",
+        "wire.md §8.3 row a, §14.2; verify.md §3 step 4", ("valid", None, None, None, False),
+        log([*CH[:host_move + 1], crossing, crossing, *CH[host_move + 1:]]))
     add("crossing-superseded-copy-at-end", "the host's log cut after the host's move, then the guest's crossing "
         "chat: skipped, the log is unfinished, not invalid", "wire.md §8.3 row a; verify.md §3",
         ("unfinished", None, None, None, False), log([*CH[:host_move + 1], crossing]))
+
+    # a guest message superseded at a place another guest message had claimed (verify.md §3 step 4)
+    host_chat = f.next(H[:12], 0, "chat", ["ack"])
+    add("equivocation-guest-superseded-twice", "the host's log: a host chat at place 10, then two different guest "
+        "chats for place 10 on the same history, both crossing it: the first is superseded, the second proves the "
+        "guest signed two messages for one place", "wire.md §8.3; verify.md §3 step 4",
+        ("invalid", "equivocation", 14, 1, True), log([*H[:12], host_chat, chat_a, chat_b]))
+    g_host_chat = f.next(G[:12], 0, "chat", ["ack"])
+    g_chat_a = f.next(G[:12], 1, "chat", ["hi"])
+    g_chat_b = f.next(G[:12], 1, "chat", ["hello"])
+    assert g_chat_a == chat_a and g_host_chat == host_chat
+    add("equivocation-guest-withdrawn-then-superseded", "the guest's log: its chat for place 10, withdrawn by the "
+        "host's chat for place 10, then another guest chat for place 10 on the same history: the guest signed two "
+        "messages for one place", "wire.md §8.3; verify.md §3 step 4", ("invalid", "equivocation", 14, 1, True),
+        log([*G[:12], g_chat_a, g_host_chat, g_chat_b]))
 
     # bodies: checked after the signature, so a bad body proves its signer
     add("body-trump-out-of-range", "the guest signs trump suit 7", "wire.md §9.2; verify.md §3.1",
@@ -642,7 +681,123 @@ def build_cases() -> list[Case]:
         ("case-dealend-wrong-deal", ("invalid", "wrong-result", 228, 0, True)),
     ]:
         add(name, CASE_NOTES[name], CASE_SPECS[name], expect, (HERE / "wire" / f"{name}.log").read_bytes())
-    return cases
+
+    # -- two logs of one game (verify.md §6): the logs made for pairs, then the pairs --
+    short_guest = [x.frame for x in short.guest.log]
+    add("pair-short-guest", "the guest's log of the short match (valid-short is the host's)", "verify.md §4",
+        ("valid", None, None, None, False), log(short_guest))
+    add("pair-guest-cut", "the guest's log of the 2-deal match, its first 41 frames", "verify.md §4",
+        ("unfinished", None, None, None, False), log(G[:41]))
+    tentative = f.where(CG, "chat", 1)
+    add("pair-crossing-guest-cut-tentative", "the guest's log of the crossing, cut just after its chat that crossed "
+        "the host's move: the chat is still in its chain (tentative)", "wire.md §8.3; verify.md §4",
+        ("unfinished", None, None, None, False), log(CG[:tentative + 1]))
+    add("pair-crossing-host-cut-before-move", "the host's log of the crossing, cut before the host's move that "
+        "displaced the guest's chat", "verify.md §4", ("unfinished", None, None, None, False), log(CH[:host_move]))
+    add("pair-host-equivocates-host-log", "the host's log: a host chat 'hi' for place 10", "verify.md §4",
+        ("unfinished", None, None, None, False), log([*H[:12], hchat_a]))
+    g_hchat_b = f.next(G[:12], 0, "chat", ["hello"])
+    assert f.body_of(g_hchat_b)[:3] == f.body_of(hchat_a)[:3]
+    add("pair-host-equivocates-guest-log", "the guest's log: a host chat 'hello' for place 10", "verify.md §4",
+        ("unfinished", None, None, None, False), log([*G[:12], g_hchat_b]))
+    add("pair-host-built-past-host-log", "the host's log: a guest chat at place 10, the host's chat 'ack' after "
+        "it", "verify.md §4", ("unfinished", None, None, None, False),
+        log([*H[:12], gchat, f.next([*H[:12], gchat], 0, "chat", ["ack"])]))
+    assert f.next([*H[:12], gchat], 0, "chat", ["ack"]) == hchat
+    add("pair-host-built-past-guest-log", "the guest's log: its chat at place 10, withdrawn by a host chat "
+        "'rewrite' for place 10", "wire.md §8.3 row g; verify.md §4", ("unfinished", None, None, None, False),
+        log([*G[:12], gchat, past]))
+    add("pair-guest-equivocates-host-log", "the host's log: a guest chat 'hi' for place 10", "verify.md §4",
+        ("unfinished", None, None, None, False), log([*H[:12], chat_a]))
+    add("pair-guest-equivocates-guest-log", "the guest's log: its chat 'hello' for place 10", "verify.md §4",
+        ("unfinished", None, None, None, False), log([*G[:12], g_chat_b]))
+    add("pair-guest-withdrawn-host-log", "the host's log: a host chat at place 10, then a guest chat 'hello' for "
+        "place 10 that crossed it: superseded", "wire.md §8.3 row a; verify.md §4",
+        ("unfinished", None, None, None, False), log([*H[:12], host_chat, chat_b]))
+    add("pair-guest-withdrawn-guest-log", "the guest's log: its chat 'hi' for place 10, withdrawn by the host's "
+        "chat for place 10", "wire.md §8.3 row g; verify.md §4", ("unfinished", None, None, None, False),
+        log([*G[:12], g_chat_a, g_host_chat]))
+
+    def pair(name: str, files: tuple[str, str], about: str, spec: str,
+             expect: tuple[str, str | None, tuple[tuple[int, int], ...], int | None, bool, str | None, int | None],
+             ) -> None:
+        pairs.append(PairCase(name, (f"wire/{files[0]}.log", f"wire/{files[1]}.log"), about, spec, expect))
+
+    ok_same = ("valid", None, (), None, False, "same", 0)
+    pair("same", ("valid-host", "valid-guest"), "the host's and the guest's log of one complete match",
+         "verify.md §6.4", ok_same)
+    pair("same-reversed", ("valid-guest", "valid-host"), "the same two logs in the other order", "verify.md §6",
+         ok_same)
+    pair("same-owner-hellos-swapped", ("valid-host", "hellos-swapped"), "the host's log and a copy of it with its "
+         "hellos swapped: two logs of one owner, one chain", "verify.md §6, §6.1", ok_same)
+    pair("prefix-host-cut", ("unfinished-mid-deal", "valid-guest"), "the host's log stops mid-deal (28 messages); "
+         "the guest's is complete: the host's chain is a prefix", "verify.md §6.4",
+         ("valid", None, (), None, False, "prefix", 1))
+    pair("prefix-guest-cut", ("valid-host", "pair-guest-cut"), "the guest's log stops mid-deal; the host's is "
+         "complete", "verify.md §6.4", ("valid", None, (), None, False, "prefix", 0))
+    pair("prefix-one-hello", ("unfinished-one-hello", "valid-guest"), "a host log with only its own hello, the same "
+         "hello as in the guest's log: an empty chain, a prefix of any", "verify.md §6.1, §6.4",
+         ("valid", None, (), None, False, "prefix", 1))
+    pair("prefix-both-unfinished", ("unfinished-mid-deal", "pair-guest-cut"), "both logs stop mid-deal: one "
+         "chain, unfinished", "verify.md §6.2", ("unfinished", None, (), None, False, "prefix", 1))
+    pair("crossing-same", ("crossing-host-log", "crossing-guest-log"), "a match with crossings: the guest's log "
+         "holds its withdrawn messages, the host's does not; the chains are the same", "wire.md §8.3; verify.md §6.1",
+         ok_same)
+    pair("crossing-superseded-copy", ("crossing-superseded-copy-in-host-log", "crossing-guest-log"), "the host's "
+         "log holds the guest's superseded crossing chat, the guest's log the withdrawn one: the same chain",
+         "wire.md §8.3; verify.md §6.1", ok_same)
+    pair("crossing-tentative-tail", ("crossing-host-log", "pair-crossing-guest-cut-tentative"), "the guest's log "
+         "ends with its chat at the place the host's move took: a tentative message displaced, consistent",
+         "wire.md §8.3 row g; verify.md §6.4", ("valid", None, (), None, False, "crossing", 0))
+    pair("crossing-tentative-tail-reversed", ("pair-crossing-guest-cut-tentative", "crossing-host-log"), "the same "
+         "pair in the other order", "verify.md §6.4", ("valid", None, (), None, False, "crossing", 1))
+    pair("prefix-past-a-withdrawal", ("pair-crossing-host-cut-before-move", "crossing-guest-log"), "the host's log "
+         "stops before its move; the guest's holds the chat that move withdrew, the move and the re-signed chat: "
+         "the withdrawn chat is not in the chain, so the host's chain is a prefix", "verify.md §6.1, §6.4",
+         ("valid", None, (), None, False, "prefix", 1))
+    pair("equivocation-host-one-place", ("pair-host-equivocates-host-log", "pair-host-equivocates-guest-log"),
+         "the host signed chat 'hi' for place 10 in one log and chat 'hello' for place 10 in the other",
+         "wire.md §8.3; verify.md §6.3 (a)", ("invalid", "equivocation", ((0, 12), (1, 12)), 0, True, None, None))
+    pair("equivocation-host-built-past", ("pair-host-built-past-host-log", "pair-host-built-past-guest-log"),
+         "the host's log: a guest chat at place 10 and the host's chat after it; the guest's: a host chat for "
+         "place 10: the host signed two histories", "wire.md §8.3 row h; verify.md §6.3 (b)",
+         ("invalid", "equivocation", ((0, 13), (1, 13)), 0, True, None, None))
+    pair("equivocation-host-reused-hello", ("valid-host", "valid-short"), "two matches played on the same two "
+         "hellos: the host signed two rule sets for place 0", "wire.md §7.2; verify.md §6.3 (a)",
+         ("invalid", "equivocation", ((0, 2), (1, 2)), 0, True, None, None))
+    pair("equivocation-guest-one-place", ("pair-guest-equivocates-host-log", "pair-guest-equivocates-guest-log"),
+         "the guest signed chat 'hi' for place 10 in one log and chat 'hello' for place 10 in the other",
+         "wire.md §8.3; verify.md §6.3 (a)", ("invalid", "equivocation", ((0, 12), (1, 12)), 1, True, None, None))
+    pair("equivocation-guest-withdrawn", ("pair-guest-withdrawn-host-log", "pair-guest-withdrawn-guest-log"),
+         "the guest's withdrawn chat in its log and a different guest chat for the same place, superseded in the "
+         "host's log: both chains are the same, but the guest signed two messages for one place",
+         "verify.md §6.3 (a)", ("invalid", "equivocation", ((0, 13), (1, 12)), 1, True, None, None))
+    pair("different-games", ("valid-host", "text-emoji-valid"), "two logs of different matches (other hellos)",
+         "verify.md §6.2", ("different-games", None, (), None, False, None, None))
+    pair("different-games-one-hello", ("unfinished-one-hello", "text-emoji-valid"), "a log with only the host's "
+         "hello, and a log of another match whose host hello differs", "verify.md §6.2",
+         ("different-games", None, (), None, False, None, None))
+    pair("unreadable-one", ("valid-host", "unreadable-not-a-log"), "the second file is not a match log",
+         "verify.md §6.2", ("unreadable", None, (), None, False, None, None))
+    pair("invalid-one-unproven", ("decode-c1", "valid-guest"), "the host's log ends on a garbage frame it received: "
+         "that log's fault, the guest by the host's account, not proven", "verify.md §6.2 step 4",
+         ("invalid", "garbage-frame", ((0, 12),), 1, False, "prefix", 1))
+    pair("invalid-both-proven-first", ("decode-c1", "equivocation-host-built-past"), "both logs invalid on their "
+         "own: the host's unproven, the guest's proven (the host's equivocation in it): the proven one is named",
+         "verify.md §6.2 step 4", ("invalid", "equivocation", ((1, 14),), 0, True, "prefix", 1))
+    pair("tail-zero", ("tail-zero-unfinished", "valid-guest"), "the host's log stops mid-deal in 4096 zero bytes: "
+         "the zeros are not part of it, its chain is a prefix", "verify.md §1, §6.1",
+         ("valid", None, (), None, False, "prefix", 1))
+    pair("tail-torn", ("unfinished-truncated", "valid-guest"), "the host's log cut in the middle of a frame",
+         "verify.md §1, §6.1", ("valid", None, (), None, False, "prefix", 1))
+    pair("tail-zero-after-complete", ("tail-zero-after-complete", "pair-short-guest"), "a complete host log with "
+         "a zero tail and the guest's log: the same chain", "verify.md §1, §6.1", ok_same)
+    pair("tail-torn-after-complete", ("tail-torn-after-complete", "pair-short-guest"), "a complete host log with "
+         "half a frame after it and the guest's log: the same chain", "verify.md §1, §6.1", ok_same)
+    pair("resume-frame", ("resume-counted", "pair-short-guest"), "the host's log holds a resume frame (one "
+         "reconnection), the guest's does not: frames outside the chain are not compared", "wire.md §14.3; "
+         "verify.md §6.1", ok_same)
+    return cases, pairs
 
 
 CASE_NOTES = {
@@ -664,9 +819,21 @@ CASE_SPECS = {
 }
 
 
+def _pair_json(pc: PairCase, data: dict[str, bytes]) -> dict[str, Any]:
+    verdict = verify_pair(check_log(data[pc.files[0]]), check_log(data[pc.files[1]])).to_json()
+    evidence = tuple((e["log"], e["index"]) for e in verdict["evidence"])
+    got = (verdict["status"], verdict["code"], evidence, verdict["offender"], verdict["offender_proven"],
+           verdict["relation"], verdict["leading"])
+    if got != pc.expect:
+        raise AssertionError(f"pair {pc.name}: verify says {got}, the case expects {pc.expect}: {verdict['reason']}")
+    return {"name": pc.name, "files": list(pc.files),
+            "sha256": [hashlib.sha256(data[name]).hexdigest() for name in pc.files], "about": pc.about,
+            "spec": pc.spec, "verdict": verdict}
+
+
 def build() -> dict[str, bytes]:
     files: dict[str, bytes] = {}
-    cases = build_cases()
+    cases, pairs = build_all()
     index: list[dict[str, Any]] = []
     for c in cases:
         verdict = _verdict_json(c.data)
@@ -678,12 +845,17 @@ def build() -> dict[str, bytes]:
         index.append({"file": f"wire/{c.name}.log", "sha256": hashlib.sha256(c.data).hexdigest(), "about": c.about,
                       "spec": c.spec, "verdict": verdict})
     assert len({c.name for c in cases}) == len(cases), "two cases share a name"
+    assert len({pc.name for pc in pairs}) == len(pairs), "two pairs share a name"
+    data = {f"wire/{c.name}.log": c.data for c in cases}
+    pair_index = [_pair_json(pc, data) for pc in pairs]
     doc = {
         "format": "p2ptrumps-verdict-vectors",
         "version": 1,
-        "about": "match logs and the complete verdict each must get (protocol/verify.md §6); compare every member "
-                 "of `verdict` except `reason`. Regenerate: python protocol/vectors/gen_wire.py",
+        "about": "match logs and the complete verdict each must get, and pairs of them with the complete verdict "
+                 "of the pair (protocol/verify.md §8); compare every member of `verdict` except `reason` (and the "
+                 "`reason` of each verdict a pair's verdict embeds). Regenerate: python protocol/vectors/gen_wire.py",
         "cases": index,
+        "pairs": pair_index,
     }
     files["verdicts.json"] = (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode()
     files["wire.json"] = _primitives()
