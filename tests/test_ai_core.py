@@ -368,12 +368,9 @@ def test_verdict_words() -> None:
     assert (plies_of(WIN - 5), plies_of(123)) == (5, None)
 
 
-def test_the_engine_says_which_core_runs() -> None:
-    import os
+def test_the_pure_python_core_can_be_forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    from p2ptrumps.ai import engine
 
-    try:
-        from p2ptrumps.ai import _core  # noqa: F401
-    except ImportError:
-        assert not COMPILED
-    else:
-        assert (not os.environ.get("P2PTRUMPS_PURE_PYTHON_AI")) == COMPILED
+    assert (engine.RUN is core.run) == (not COMPILED)
+    monkeypatch.setenv("P2PTRUMPS_PURE_PYTHON_AI", "1")
+    assert engine._load() == (core.run, False)
