@@ -8,6 +8,12 @@ of A's points in the pair divided by 2 (win 1, draw ½); its 95 % confidence
 interval is a Student t interval over the pair scores (pairs are the
 independent units).  Games run synchronously on :class:`~p2ptrumps.rules.Position`;
 ``--jobs`` spreads pairs over processes.
+
+Budgets: ``--think S`` seconds per move, or ``--nodes N`` (``N,M``: N for A, M
+for B) positions searched per move, which makes the result independent of the
+machine and its load.  ``--sprt ELO0,ELO1`` stops early once a sequential
+probability ratio test (:func:`sprt_llr`, error rates 5 % both ways) decides
+between "A is ELO0 stronger" and "A is ELO1 stronger", and says so.
 """
 
 from __future__ import annotations
@@ -18,9 +24,9 @@ import math
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -110,6 +116,7 @@ class Summary:
     mean_plies: float
     think_a: ThinkStats
     think_b: ThinkStats
+    sprt: SprtResult | None = None
 
 
 # ----- statistics ---------------------------------------------------------------
@@ -256,6 +263,7 @@ def format_summary(s: Summary) -> str:
     width = max(len(label) for label, _ in s.categories)
     lines = [
         f"A = {s.level_a}, B = {s.level_b}: {_plural(s.pairs, 'deal pair')}, {_plural(s.games, 'game')}",
+        *([format_sprt(s.sprt)] if s.sprt is not None else []),
         f"score of A: {s.points_a:g} / {s.games} = {s.score:.3f}{interval}",
         _elo_line(s),
         "deal pairs by outcome:",
@@ -268,6 +276,73 @@ def format_summary(s: Summary) -> str:
             f"max {t.max_s * 1000:.1f} ms over {t.moves} moves"
         )
     return "\n".join(lines) + "\n"
+
+
+# ----- the sequential test -----------------------------------------------------------
+
+#: Error rates of the SPRT: alpha (accepting H1 when H0 holds) and beta (the reverse).
+SPRT_ALPHA = 0.05
+SPRT_BETA = 0.05
+
+
+@dataclass(frozen=True)
+class SprtResult:
+    """The state of ``--sprt ELO0,ELO1`` after ``pairs`` pairs: the log-likelihood ratio ``llr``,
+    its bounds, and the decision: ``"H1"`` (A is at least ``elo1`` stronger), ``"H0"`` (at most
+    ``elo0``) or ``""`` (none yet)."""
+
+    elo0: float
+    elo1: float
+    pairs: int
+    llr: float
+    lower: float
+    upper: float
+    decision: str
+
+
+def score_of_elo(elo: float) -> float:
+    """The expected score 0..1 of an Elo difference (the inverse of :func:`elo_of`)."""
+    return 1 / (1 + 10 ** (-elo / 400))
+
+
+def sprt_llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
+    """The log-likelihood ratio of H1 (Elo difference ``elo1``) against H0 (``elo0``) given the
+    pair ``scores`` (each 0, ¼, ½, ¾ or 1): the normal approximation of the generalized SPRT,
+    ``n (s1 - s0) (2 m - s0 - s1) / (2 v)``, with ``m`` the mean of the scores, ``s0``, ``s1`` the
+    expected scores of the two Elo differences, and ``v`` the variance of the scores together with
+    two made-up pairs scoring ¼ and ¾ (so that a few equal results do not make ``v`` zero and the
+    ratio infinite).  0 with fewer than two pairs."""
+    n = len(scores)
+    if n < 2:
+        return 0.0
+    mean = sum(scores) / n
+    padded = [*scores, 0.25, 0.75]
+    centre = sum(padded) / len(padded)
+    var = sum((x - centre) ** 2 for x in padded) / len(padded)
+    s0, s1 = score_of_elo(elo0), score_of_elo(elo1)
+    return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+
+
+def sprt(scores: Sequence[float], elo0: float, elo1: float) -> SprtResult:
+    """The SPRT state after ``scores`` (see :func:`sprt_llr`); bounds ``log(beta / (1 - alpha))`` and
+    ``log((1 - beta) / alpha)`` (±2.94 for 5 % / 5 %)."""
+    lower = math.log(SPRT_BETA / (1 - SPRT_ALPHA))
+    upper = math.log((1 - SPRT_BETA) / SPRT_ALPHA)
+    llr = sprt_llr(scores, elo0, elo1)
+    decision = "H1" if llr >= upper else "H0" if llr <= lower else ""
+    return SprtResult(elo0, elo1, len(scores), llr, lower, upper, decision)
+
+
+def format_sprt(r: SprtResult) -> str:
+    """One line on the SPRT: stopped early (and why) or not decided."""
+    bounds = f"LLR {r.llr:+.2f}, bounds {r.lower:+.2f} .. {r.upper:+.2f}"
+    if r.decision == "H1":
+        return (f"SPRT [{r.elo0:g}, {r.elo1:g}]: stopped after {_plural(r.pairs, 'pair')}: "
+                f"A is stronger by {r.elo1:g} Elo or more (H1 accepted; {bounds})")
+    if r.decision == "H0":
+        return (f"SPRT [{r.elo0:g}, {r.elo1:g}]: stopped after {_plural(r.pairs, 'pair')}: "
+                f"A is not stronger by more than {r.elo0:g} Elo (H0 accepted; {bounds})")
+    return f"SPRT [{r.elo0:g}, {r.elo1:g}]: no decision after {_plural(r.pairs, 'pair')} ({bounds})"
 
 
 # ----- playing ------------------------------------------------------------------
@@ -305,12 +380,16 @@ class PairTask:
     think_s: float
     rules: RuleSet
     log_dir: str | None
+    nodes_a: int = 0
+    nodes_b: int = 0
 
 
 def play_game(task: PairTask, setup: PairSetup, a_seat: int) -> tuple[GameResult, MatchRecord]:
     """Play one game of a pair synchronously; return its result and its one-deal record."""
     levels = [task.level_b, task.level_b]
     levels[a_seat] = task.level_a
+    nodes = [task.nodes_b, task.nodes_b]
+    nodes[a_seat] = task.nodes_a
     rng_seed = int.from_bytes(hashlib.sha256(setup.seed + bytes([a_seat])).digest()[:8], "big")
     rng = random.Random(rng_seed)
     hands = deal_hands(setup.seed, task.rules, setup.trumps, setup.dealer)
@@ -320,7 +399,7 @@ def play_game(task: PairTask, setup: PairSetup, a_seat: int) -> tuple[GameResult
     while pos.outcome is None:
         seat = pos.to_move
         t0 = time.perf_counter()
-        move = choose_move(pos, levels[seat], task.think_s, rng)
+        move = choose_move(pos, levels[seat], task.think_s, rng, nodes[seat])
         think[0 if seat == a_seat else 1].append(time.perf_counter() - t0)
         pos.push(move)
         deal.moves.append(move)
@@ -352,19 +431,30 @@ def play_pair(task: PairTask) -> PairResult:
     return PairResult(task.index, (games[0], games[1]))
 
 
-def run_pairs(tasks: Sequence[PairTask], jobs: int, progress: bool = False) -> list[PairResult]:
-    """Play every pair, in ``jobs`` processes when ``jobs`` > 1; results in task order."""
+def run_pairs(tasks: Sequence[PairTask], jobs: int, progress: bool = False,
+              stop: Callable[[list[PairResult]], bool] | None = None) -> list[PairResult]:
+    """Play every pair, in ``jobs`` processes when ``jobs`` > 1; results in task order.
+
+    ``stop(results so far)`` is asked after each pair (in task order): when it says True, no
+    further pair is started and the results so far are returned (pairs already running in other
+    processes are dropped)."""
     results: list[PairResult] = []
     if jobs <= 1:
-        iterator = map(play_pair, tasks)
-        for r in iterator:
-            results.append(r)
+        for task in tasks:
+            results.append(play_pair(task))
             _progress(progress, len(results), len(tasks))
+            if stop is not None and stop(results):
+                break
         return results
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
         for r in pool.map(play_pair, tasks):
             results.append(r)
             _progress(progress, len(results), len(tasks))
+            if stop is not None and stop(results):
+                break
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return results
 
 
@@ -386,10 +476,22 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(f"cannot write records to {log_dir}: {exc.strerror or exc}") from None
         if any(log_dir.glob("pair-*.json")):
             raise CommandError(f"{log_dir} already holds arena records (pair-*.json); choose an empty --log-dir")
+    nodes_a, nodes_b = getattr(args, "nodes", None) or (0, 0)
     tasks = [
-        PairTask(i, args.seed, args.level_a, args.level_b, args.think, rules, args.log_dir)
+        PairTask(i, args.seed, args.level_a, args.level_b, args.think, rules, args.log_dir, nodes_a, nodes_b)
         for i in range(args.deals)
     ]
-    results = run_pairs(tasks, args.jobs, progress=sys.stderr.isatty())
-    print(format_summary(summarize(args.level_a, args.level_b, results)), end="")
+    bounds = getattr(args, "sprt", None)
+    stop = None
+    if bounds is not None:
+        elo0, elo1 = bounds
+
+        def stop(results: list[PairResult]) -> bool:
+            return sprt([r.score for r in results], elo0, elo1).decision != ""
+
+    results = run_pairs(tasks, args.jobs, progress=sys.stderr.isatty(), stop=stop)
+    summary = summarize(args.level_a, args.level_b, results)
+    if bounds is not None:
+        summary = replace(summary, sprt=sprt([r.score for r in results], *bounds))
+    print(format_summary(summary), end="")
     return 0

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import re
 import sys
@@ -36,12 +37,14 @@ COMMANDS = {
     "host": "p2ptrumps.net.commands:run_host",
     "join": "p2ptrumps.net.commands:run_join",
     "verify": "p2ptrumps.verify_cli:run",
+    "solve": "p2ptrumps.solve_cli:run",
+    "analyse": "p2ptrumps.analyse_cli:run",
     "id": "p2ptrumps.net.commands:run_id",
     "rules": "p2ptrumps.ui.rulebook:run",
     "resume": "p2ptrumps.net.commands:run_resume",
 }
 
-AI_LEVELS = ("random", "greedy", "normal")
+AI_LEVELS = ("random", "greedy", "normal", "strong")
 
 #: The networked commands, whose table (unless ``--headless`` or ``--ai``) the command line prepares.
 _TABLE_COMMANDS = ("host", "join", "resume")
@@ -181,6 +184,41 @@ def one_of(*values: object) -> Callable[[str], object]:
     return check
 
 
+def nodes_arg(text: str) -> int:
+    """argparse type: a node budget per move, a whole number of at least 1000 (``200000``, ``200k``, ``2m``)."""
+    raw = text.strip().lower()
+    scale = {"k": 1000, "m": 1_000_000}.get(raw[-1:], 1)
+    digits = raw[:-1] if scale != 1 else raw
+    try:
+        value = int(digits) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of nodes (like 200000 or 200k)") from None
+    if value < 1000:
+        raise argparse.ArgumentTypeError(f"{text!r}: a node budget must be at least 1000")
+    return value
+
+
+def node_pair_arg(text: str) -> tuple[int, int]:
+    """argparse type: ``N`` (both sides) or ``N,M`` (A then B) node budgets, each as :func:`nodes_arg`."""
+    parts = text.split(",")
+    if len(parts) > 2:
+        raise argparse.ArgumentTypeError(f"{text!r}: give N for both sides or N,M for A and B")
+    values = [nodes_arg(part) for part in parts]
+    return (values[0], values[-1])
+
+
+def sprt_arg(text: str) -> tuple[float, float]:
+    """argparse type: ``ELO0,ELO1`` with ELO0 < ELO1 (the two Elo hypotheses of the SPRT)."""
+    parts = text.split(",")
+    try:
+        elo0, elo1 = (float(x) for x in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give two Elo differences, like 0,50") from None
+    if not (math.isfinite(elo0) and math.isfinite(elo1)) or not elo0 < elo1 or max(abs(elo0), abs(elo1)) > 1000:
+        raise argparse.ArgumentTypeError(f"{text!r}: need ELO0 < ELO1, each between -1000 and 1000")
+    return elo0, elo1
+
+
 def level_arg(text: str) -> str:
     """argparse type: an AI level, one of :data:`AI_LEVELS`."""
     if text not in AI_LEVELS:
@@ -300,6 +338,9 @@ def add_ai_options(p: argparse.ArgumentParser, *, level: str | None, think_s: fl
         ai_help = f"the AI's level: {', '.join(AI_LEVELS)}"
     p.add_argument("--ai", type=level_arg, default=level, metavar="LEVEL", help=ai_help)
     p.add_argument("--think", type=positive_float, default=think_s, metavar="S", help=think_help)
+    p.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
+                   help="the AI's positions searched per move instead of --think: the same moves on any machine "
+                   "(normal and strong; 200k or 2m are read too; default: use --think)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -321,6 +362,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_suit_options(play)
     play.add_argument("--log-dir", default=None, metavar="DIR",
                       help="where records go (default: <data dir>/records)")
+    play.add_argument("--position", default=None, metavar="TEXT",
+                      help="play one deal from this position text (as replay shows it; protocol/position.md): "
+                      "you take seat 0, the rules and trumps come from the text (default: dealt deals)")
     add_rule_options(play)
 
     replay = sub.add_parser(
@@ -328,6 +372,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE", help="a game record (.json) or a networked match log")
     replay.add_argument("--text", action="store_true", help="print the match as plain text")
+    replay.add_argument("--analyse", action="store_true",
+                        help="analysis mode from the start (key a in the viewer): does each move keep the value?")
+    replay.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
+                        help="analysis: seconds to solve each position")
     add_suit_options(replay)
 
     arena = sub.add_parser(
@@ -342,6 +390,12 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--think", type=positive_float, default=0.1, metavar="S",
                        help="each AI's time per move, seconds (default 0.1, shorter than play's 0.5: "
                        "an arena plays hundreds of games, and the levels are compared at equal time)")
+    arena.add_argument("--nodes", type=node_pair_arg, default=None, metavar="N[,M]",
+                       help="positions searched per move instead of --think (N,M: N for A, M for B): results that "
+                       "do not depend on the machine or its load (default: use --think)")
+    arena.add_argument("--sprt", type=sprt_arg, default=None, metavar="ELO0,ELO1",
+                       help="stop as soon as a sequential test decides between A stronger by ELO0 and by ELO1 "
+                       "(5%% error rates); --deals is then the most pairs played (default: play them all)")
     arena.add_argument("--jobs", type=positive_int, default=1, metavar="J", help="processes")
     arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here (default: none)")
 
@@ -398,6 +452,28 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("other_log", metavar="OTHER_LOG", nargs="?", default=None,
                         help="the other side's log of the same match, to check against LOG")
     verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
+
+    solve = sub.add_parser(
+        "solve", help="the exact value of a position",
+        description="Solve a position exactly: win, draw or loss against best play and in how many turns, "
+        "for the position and for each legal move (or unknown within the budget). POSITION is a position "
+        "text (protocol/position.md), as replay shows it.",
+    )
+    solve.add_argument("position", metavar="POSITION", help="a position text, e.g. v1/SH/6S7SKS/9D6H/9CTC/0/12")
+    solve.add_argument("--budget", type=positive_float, default=10.0, metavar="S", help="seconds to think")
+    solve.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_suit_options(solve)
+
+    analyse = sub.add_parser(
+        "analyse", help="judge every move of a saved match",
+        description="Solve the positions of a game record or match log and say which moves kept the value "
+        "(a forced win, a draw) and which threw it, with a summary per player.",
+    )
+    analyse.add_argument("file", metavar="RECORD_OR_LOG", help="a game record (.json) or a networked match log")
+    analyse.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
+                         help="seconds to solve each position")
+    analyse.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    add_suit_options(analyse)
 
     ident = sub.add_parser(
         "id", help="show your key fingerprint", description="Show (creating on first use) your identity."

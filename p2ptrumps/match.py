@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
+from .notation import position_text
 from .record import DealRecord, MatchRecord, PlayerInfo
 from .rules import Move, Outcome, Position, RuleSet, next_dealer
 from .shuffle import deal_hands, first_dealer
@@ -149,6 +150,9 @@ class MatchRunner:
             played (:class:`MovePlayed`), the outcome replaced, and only then is
             :class:`DealEnded` broadcast.  ``IllegalActionError`` if the returned
             moves and outcome do not fit the rules.  None: no settling (offline).
+        start: the first deal starts from this position instead of a dealt one (``play
+            --position``; its record gets ``start``, protocol/record.md §3); its trumps must be
+            ``trumps``.  None: every deal is dealt.
     """
 
     rules: RuleSet
@@ -159,6 +163,7 @@ class MatchRunner:
     allow_undo: bool = False
     dealer: int | None = None
     settle_deal: DealSettler | None = None
+    start: Position | None = None
     record: MatchRecord = field(init=False)
     _draw_offers: set[tuple[int, int, int]] = field(init=False, default_factory=set)
 
@@ -184,6 +189,8 @@ class MatchRunner:
         dealer = self.dealer
         for number in range(1, self.rules.deals + 1):
             seed = await self.seed_source(number)
+            if self.start is not None and number == 1:
+                dealer = 1 - self.start.to_move
             if dealer is None:
                 dealer = first_dealer(seed)
             outcome = await self.play_deal(number, seed, dealer)
@@ -193,10 +200,16 @@ class MatchRunner:
         return self.record
 
     async def play_deal(self, number: int, seed: bytes, dealer: int) -> Outcome:
-        hands = deal_hands(seed, self.rules, self.trumps, dealer)
-        deal = DealRecord(number=number, dealer=dealer, seed=seed, hands=hands)
+        if self.start is not None and number == 1:
+            s = self.start
+            pos = Position(self.rules, self.trumps, list(s.hands), s.pile, s.to_move, s.turn)
+            deal = DealRecord(number=number, dealer=1 - s.to_move, seed=b"", hands=(s.hands[0], s.hands[1]),
+                              start=position_text(pos))
+        else:
+            hands = deal_hands(seed, self.rules, self.trumps, dealer)
+            deal = DealRecord(number=number, dealer=dealer, seed=seed, hands=hands)
+            pos = Position.start(self.rules, self.trumps, hands, dealer)
         self.record.deals.append(deal)
-        pos = Position.start(self.rules, self.trumps, hands, dealer)
         self._save()
         await self._broadcast(DealStarted(number, dealer, pos.copy()))
         while pos.outcome is None:
@@ -274,11 +287,10 @@ class MatchRunner:
             )
         return new
 
-    @staticmethod
-    def _undo(pos: Position, deal: DealRecord, seat: int) -> int:
+    def _undo(self, pos: Position, deal: DealRecord, seat: int) -> int:
         """Take back moves until ``seat`` is to move again before its own last move; return how many."""
         # Positions before each move: find the last move made by `seat`.
-        replay = Position.start(pos.rules, pos.trumps, deal.hands, deal.dealer)
+        replay = self.record.start_of(deal)
         movers = []
         for m in deal.moves:
             movers.append(replay.to_move)

@@ -16,12 +16,13 @@ import json
 import math
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .cards import SUIT_LETTERS, Card, CardParseError, card_list, parse_suit
 from .files import write_atomic
+from .notation import PositionTextError, parse_position
 from .rules import (
     IllegalMoveError,
     InvalidMoveError,
@@ -138,7 +139,9 @@ class PlayerInfo:
 @dataclass
 class DealRecord:
     """One deal: ``number`` (1-based), ``dealer`` seat, ``seed`` bytes, the dealt ``hands``
-    (bitmasks, after sixes), the ``moves`` played, and the ``outcome`` (None if unfinished)."""
+    (bitmasks, after sixes), the ``moves`` played, and the ``outcome`` (None if unfinished).
+    ``start`` is the position text (protocol/position.md) a deal set up from a position starts
+    from (protocol/record.md §3), None for a dealt deal."""
 
     number: int
     dealer: int
@@ -146,12 +149,15 @@ class DealRecord:
     hands: tuple[int, int]
     moves: list[Move] = field(default_factory=list)
     outcome: Outcome | None = None
+    start: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        start = {"start": self.start} if self.start is not None else {}
         return {
             "number": self.number,
             "dealer": self.dealer,
             "seed": self.seed.hex(),
+            **start,
             "hands": [[Card(c).code for c in card_list(h)] for h in self.hands],
             "moves": [m.code for m in self.moves],
             "result": None
@@ -337,6 +343,12 @@ class MatchRecord:
             seed = b""
         if seed.hex() != seed_text.lower():
             raise RecordError(f"{where}: seed {_short(seed_text)} is not hex")
+        start = d.get("start")
+        if start is not None:
+            if not isinstance(start, str):
+                raise RecordError(f"{where}: start must be a position text, not {_short(start)}")
+            if seed:
+                raise RecordError(f"{where}: a deal with a start position has the seed \"\"")
         return DealRecord(
             number=number,
             dealer=dealer,
@@ -344,6 +356,7 @@ class MatchRecord:
             hands=(masks[0], masks[1]),
             moves=moves,
             outcome=outcome,
+            start=start,
         )
 
     @classmethod
@@ -409,7 +422,10 @@ class MatchRecord:
 
     def start_of(self, deal: DealRecord) -> Position:
         """The starting position of ``deal``; :class:`RecordError` if the hands are not what the seed deals
-        (or, for an explicit deal with an empty seed, do not split the pack between them)."""
+        (or, for an explicit deal with an empty seed, do not split the pack between them; or, for a deal
+        with a start position, do not fit it: protocol/record.md §6 item 3)."""
+        if deal.start is not None:
+            return self._start_position(deal)
         expected = deal_hands(deal.seed, self.rules, self.trumps, deal.dealer) if deal.seed else None
         if expected is not None and expected != tuple(deal.hands):
             raise RecordError(f"deal {deal.number}: the hands are not the deal of its seed")
@@ -417,6 +433,25 @@ class MatchRecord:
         if a & b or a | b != self.rules.pack:
             raise RecordError(f"deal {deal.number}: the hands do not split the {self.rules.pack_size}-card pack")
         return Position.start(self.rules, self.trumps, deal.hands, deal.dealer)
+
+    def _start_position(self, deal: DealRecord) -> Position:
+        where = f"deal {deal.number}, start"
+        try:
+            pos = parse_position(deal.start or "")
+        except PositionTextError as exc:
+            raise RecordError(f"{where}: {exc}") from None
+        if replace(pos.rules, deals=self.rules.deals) != self.rules:
+            raise RecordError(f"{where}: its rules ({pos.rules.describe()}) are not the record's")
+        if pos.trumps != self.trumps:
+            raise RecordError(f"{where}: its trumps are not the record's")
+        if tuple(pos.hands) != tuple(deal.hands):
+            raise RecordError(f"{where}: its hands are not the deal's hands")
+        if deal.dealer != 1 - pos.to_move:
+            raise RecordError(f"{where}: the dealer of a deal with a start position is the seat not to move "
+                              f"(seat {1 - pos.to_move})")
+        if pos.outcome is not None:
+            raise RecordError(f"{where}: the deal is already over in its start position")
+        return Position(self.rules, pos.trumps, list(pos.hands), pos.pile, pos.to_move, pos.turn)
 
     def replay_deal(self, deal: DealRecord) -> Iterator[tuple[Move | None, Position]]:
         """Yield ``(None, start)`` then ``(move, position after it)`` for each move of ``deal``.

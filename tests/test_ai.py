@@ -226,18 +226,27 @@ def test_forced_move_is_returned_without_search() -> None:
     assert (move, result.depth, result.nodes) == (Move.pick_up(), 0, 0)
 
 
-def test_search_scores_a_repeated_position_as_a_draw() -> None:
-    # The two winning moves of the position above lead to positions marked as already seen
-    # in the deal's history: the search scores them as draws (0), which still beats the
-    # losing 10♠ then 9♦.
-    p = pos("TS 9D KD 7C", "QD", "8C")
+@pytest.mark.parametrize("level", ["normal", "strong"])
+@pytest.mark.parametrize(("rules", "seen", "drawn"), [
+    (RuleSet(), 1, False),  # a second occurrence does not draw (RULES.md §7: the third does)
+    (RuleSet(), 2, True),
+    (RuleSet(repetition=2), 1, True),
+    (RuleSet(repetition=4), 2, False),
+    (RuleSet(repetition=4), 3, True),
+])
+def test_search_scores_repetition_as_rules_say(level: str, rules: RuleSet, seen: int, drawn: bool) -> None:
+    # The two winning moves of the position above lead to positions the deal has already seen
+    # ``seen`` times: reaching them again draws only at the ``repetition``-th occurrence; a draw
+    # still beats the losing 10♠ then 9♦.
+    p = pos("TS 9D KD 7C", "QD", "8C", rules=rules)
     for code in ("TS/7C", "TS/KD"):
         after = p.copy()
         after.push(Move.parse(code))
-        p._counts[after.key()] = 1
-    move, result = analyse(p, 0.2, random.Random(6))
+        p._counts[after.key()] = seen
+    move, result = analyse(p, 0.2, random.Random(6), level=level)
     assert move.code in ("TS/7C", "TS/KD")
-    assert result.value == 0
+    assert (result.value == 0) is drawn
+    assert drawn or result.value > WIN_BOUND
 
 
 def test_search_leaves_the_state_as_it_found_it() -> None:

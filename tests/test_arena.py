@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import math
 from pathlib import Path
@@ -197,3 +198,69 @@ def test_arena_seed_must_fit_64_bits(capsys: pytest.CaptureFixture[str]) -> None
         main(["arena", "random", "random", "--seed", str(2**63)])
     assert exc.value.code == 2
     assert "'9223372036854775808' is out of range (a signed 64-bit number)" in capsys.readouterr().err
+
+
+# ----- node budgets and the sequential test ---------------------------------------------------
+
+
+def test_sprt_llr_by_hand() -> None:
+    from p2ptrumps.arena import score_of_elo, sprt, sprt_llr
+
+    # n = 6 pairs, mean 0.75; with the made-up pairs 1/4 and 3/4: 8 scores, mean 0.6875, variance
+    # 0.71875 / 8 = 0.08984375; s0 = 0.5, s1 = score_of_elo(50) = 0.57146
+    s1 = score_of_elo(50)
+    assert s1 == pytest.approx(0.571463, abs=1e-6)
+    assert sprt_llr([1, 0.75, 0.5, 1, 0.25, 1], 0, 50) == pytest.approx(
+        6 * (s1 - 0.5) * (1.5 - 0.5 - s1) / (2 * 0.08984375))
+    assert sprt_llr([1, 0.75, 0.5, 1, 0.25, 1], 0, 50) == pytest.approx(1.02259, abs=1e-5)
+    assert sprt_llr([1], 0, 50) == 0.0
+    r = sprt([0.5, 0.25, 0.5, 0.5, 0.75, 0.5] * 5, 0, 200)
+    assert (r.pairs, r.decision) == (30, "H0")
+    assert r.lower == pytest.approx(-2.944439) and r.upper == pytest.approx(2.944439)
+    assert sprt([1, 0.75] * 3, 0, 400).decision == "H1"
+    assert sprt([1, 0.5, 0.75], -50, 50).decision == ""
+
+
+def test_sprt_lines() -> None:
+    from p2ptrumps.arena import SprtResult, format_sprt
+
+    assert format_sprt(SprtResult(0, 50, 17, 3.01, -2.94, 2.94, "H1")) == (
+        "SPRT [0, 50]: stopped after 17 pairs: A is stronger by 50 Elo or more "
+        "(H1 accepted; LLR +3.01, bounds -2.94 .. +2.94)")
+    assert format_sprt(SprtResult(-10, 20, 1, -3.5, -2.94, 2.94, "H0")) == (
+        "SPRT [-10, 20]: stopped after 1 pair: A is not stronger by more than -10 Elo "
+        "(H0 accepted; LLR -3.50, bounds -2.94 .. +2.94)")
+    assert format_sprt(SprtResult(0, 50, 40, 0.5, -2.94, 2.94, "")) == (
+        "SPRT [0, 50]: no decision after 40 pairs (LLR +0.50, bounds -2.94 .. +2.94)")
+
+
+def test_arena_stops_early_on_the_sprt_and_node_budgets_repeat(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["arena", "strong", "random", "--deals", "30", "--seed", "3", "--nodes", "2000,1000", "--sprt", "0,400"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("SPRT [0, 400]: stopped after ")
+    assert "A is stronger by 400 Elo or more (H1 accepted" in out[1]
+    pairs = int(out[0].split(": ")[1].split()[0])
+    assert 3 <= pairs < 30 and out[1].startswith(f"SPRT [0, 400]: stopped after {pairs} pairs")
+    assert main(argv) == 0
+    again = capsys.readouterr().out.splitlines()
+    assert again[:-2] == out[:-2]  # the same games: only the think times may differ
+
+
+@pytest.mark.parametrize(("text", "error"), [("100", "at least 1000"), ("abc", "not a number of nodes"),
+                                              ("1k,2k,3k", "N for both sides"), ("0,50x", "two Elo")])
+def test_bad_budgets_and_bounds(text: str, error: str, capsys: pytest.CaptureFixture[str]) -> None:
+    option = "--sprt" if "x" in text else "--nodes"
+    with pytest.raises(SystemExit):
+        main(["arena", "greedy", "random", option, text])
+    assert error in capsys.readouterr().err
+
+
+def test_node_budget_arguments() -> None:
+    from p2ptrumps.cli import node_pair_arg, nodes_arg, sprt_arg
+
+    assert (nodes_arg("200k"), nodes_arg("2M"), nodes_arg("1500")) == (200_000, 2_000_000, 1500)
+    assert (node_pair_arg("3m,50k"), node_pair_arg("10k")) == ((3_000_000, 50_000), (10_000, 10_000))
+    assert sprt_arg("0,50") == (0.0, 50.0)
+    with pytest.raises(argparse.ArgumentTypeError, match="ELO0 < ELO1"):
+        sprt_arg("50,0")

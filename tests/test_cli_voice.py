@@ -37,7 +37,8 @@ def test_an_unknown_option_shows_the_usage_of_its_subcommand(capsys: pytest.Capt
         "p2ptrumps replay: unexpected argument 'b.json'",
     ]
     assert refused(["bogus"], capsys)[1] == (
-        "p2ptrumps: 'bogus' is not a command (one of play, replay, arena, host, join, resume, verify, id, rules)")
+        "p2ptrumps: 'bogus' is not a command "
+        "(one of play, replay, arena, host, join, resume, verify, solve, analyse, id, rules)")
 
 
 @pytest.mark.parametrize("command", [["play"], ["arena", "random", "greedy"]])
@@ -54,9 +55,9 @@ def test_the_same_option_is_refused_in_the_same_words(command: list[str],
 
 def test_levels_and_choices_are_named(capsys: pytest.CaptureFixture[str]) -> None:
     assert refused(["play", "--ai", "godlike"], capsys)[1] == (
-        "p2ptrumps play: --ai: 'godlike' is not an AI level (one of random, greedy, normal)")
+        "p2ptrumps play: --ai: 'godlike' is not an AI level (one of random, greedy, normal, strong)")
     assert refused(["arena", "normal", "x"], capsys)[1] == (
-        "p2ptrumps arena: LEVEL_B: 'x' is not an AI level (one of random, greedy, normal)")
+        "p2ptrumps arena: LEVEL_B: 'x' is not an AI level (one of random, greedy, normal, strong)")
     assert refused(["play", "--pack", "33"], capsys)[1] == "p2ptrumps play: --pack: '33' is not one of 32, 36, 52"
     assert refused(["play", "--repetition", "1"], capsys)[1] == (
         "p2ptrumps play: --repetition must be 0 (off) or 2..100, not 1")
@@ -108,7 +109,7 @@ def _help(command: str) -> str:
 def test_help_shows_the_defaults() -> None:
     play = _help("play")
     assert "--think S the AI's time per move, seconds (default 0.5)" in play
-    assert "--ai LEVEL the AI's level: random, greedy, normal (default normal)" in play
+    assert "--ai LEVEL the AI's level: random, greedy, normal, strong (default normal)" in play
     assert "--deals N deals in the match (default 1)" in play
     assert "--repetition N draw on the N-th occurrence of a position; 0 = off (default 3)" in play
     assert "--pack 32|36|52 pack size (default 36)" in play
@@ -152,8 +153,8 @@ def test_readme_marks_optional_arguments() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("## Commands", 1)[1].split("```", 2)[1]
     lines = [line for line in block.splitlines() if line.startswith("p2ptrumps ")]
-    assert [line.split()[1] for line in lines] == [
-        "play", "replay", "arena", "host", "join", "resume", "verify", "id", "rules"]
+    assert [line.split()[1] for line in lines] == ["play", "replay", "arena", "host", "join", "resume", "verify",
+                                                   "solve", "analyse", "id", "rules"]
     for line in lines:
         # Every option sits inside [...]: outside the brackets only the command and its positional words remain.
         outside = re.sub(r"\[[^\[\]]*(\[[^\[\]]*\][^\[\]]*)*\]", "", line)

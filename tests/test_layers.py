@@ -2,7 +2,7 @@
 
 Layers (a module's layer is found from its path):
 
-* ``core`` = ``cards``, ``rules``, ``shuffle``, ``text``: pure and deterministic.  They
+* ``core`` = ``cards``, ``rules``, ``shuffle``, ``text``, ``notation``: pure and deterministic.  They
   import only each other and a short list of pure standard-library modules (no
   I/O, no clock, no randomness, nothing third-party).
 * ``game`` = ``record``, ``match``: the record and the match loop.  They import
@@ -39,7 +39,7 @@ from pathlib import Path
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "p2ptrumps"
 
-CORE = ("p2ptrumps.cards", "p2ptrumps.rules", "p2ptrumps.shuffle", "p2ptrumps.text")
+CORE = ("p2ptrumps.cards", "p2ptrumps.rules", "p2ptrumps.shuffle", "p2ptrumps.text", "p2ptrumps.notation")
 GAME = ("p2ptrumps.record", "p2ptrumps.match", "p2ptrumps.files")  # files: stdlib file helpers
 PURE_STDLIB = (
     "__future__", "abc", "collections", "dataclasses", "enum", "functools", "hashlib",
@@ -259,6 +259,7 @@ def test_every_module_has_a_layer() -> None:
     layers = {module_name(p, PACKAGE_ROOT): layer_of(module_name(p, PACKAGE_ROOT)) for p in PACKAGE_ROOT.rglob("*.py")}
     assert {m: layers[m] for m in (*CORE, *GAME)} == {
         "p2ptrumps.cards": "core", "p2ptrumps.rules": "core", "p2ptrumps.shuffle": "core", "p2ptrumps.text": "core",
+        "p2ptrumps.notation": "core",
         "p2ptrumps.record": "game", "p2ptrumps.match": "game", "p2ptrumps.files": "game",
     }
     assert layers["p2ptrumps.ai"] == "ai"

@@ -9,7 +9,15 @@ Sees only :mod:`p2ptrumps.rules` (and :mod:`p2ptrumps.record` for the
   tie-break (:mod:`p2ptrumps.ai.heuristics`);
 * ``normal`` (the default): iterative-deepening alpha-beta with a
   transposition table over both (known) hands, anytime under ``budget_s``
-  (:mod:`p2ptrumps.ai.search`).
+  (:mod:`p2ptrumps.ai.search`);
+* ``strong``: the search core (:mod:`p2ptrumps.ai.core`, compiled when
+  possible): the same kind of search, many times faster and sound (a win is
+  played only when proven against every reply, repetition exactly as RULES.md
+  §7 says), playing a proven win at once (:mod:`p2ptrumps.ai.engine`).
+
+Budgets: ``budget_s`` seconds per move, or ``max_nodes`` positions per move
+(``normal`` and ``strong``; the same move on every machine, whatever its load).
+The exact solver is :func:`p2ptrumps.ai.engine.solve`.
 
 ``choose_move`` is synchronous and CPU-bound; :class:`AIPlayer` adapts it to
 the match loop's :class:`~p2ptrumps.match.Player` protocol by running it in a
@@ -17,9 +25,9 @@ worker thread.
 
 Interface (stable; other layers rely on it):
 
-* ``choose_move(position, level, budget_s, rng) -> Move``
+* ``choose_move(position, level, budget_s, rng, max_nodes=0) -> Move``
 * ``choose_trump(taken, rng) -> int``
-* ``AIPlayer(level, budget_s=0.5, seed=None, name=None)``
+* ``AIPlayer(level, budget_s=0.5, seed=None, name=None, max_nodes=0)``
 """
 
 from __future__ import annotations
@@ -27,27 +35,31 @@ from __future__ import annotations
 import random
 
 from ..rules import Move, Position
+from .engine import strong_search
 from .heuristics import greedy_move
-from .lean import Lean, to_move
+from .lean import Lean, to_move, to_move_int
 from .player import AIPlayer
 from .search import SearchResult, search
 
-LEVELS = ("random", "greedy", "normal")
+LEVELS = ("random", "greedy", "normal", "strong")
 
 __all__ = ["LEVELS", "AIPlayer", "analyse", "choose_move", "choose_trump"]
 
 
 def choose_move(
-    position: Position, level: str = "normal", budget_s: float = 0.5, rng: random.Random | None = None
+    position: Position, level: str = "normal", budget_s: float = 0.5, rng: random.Random | None = None,
+    max_nodes: int = 0,
 ) -> Move:
     """Choose a legal move for the player to move in ``position``.
 
     Args:
         position: a deal not yet over (not modified: the AI works on its own state).
         level: one of :data:`LEVELS`.
-        budget_s: seconds the search may think (``normal`` only; it stops earlier
-            when the result is proven or the move is forced).
+        budget_s: seconds the search may think (``normal`` and ``strong``; they stop
+            earlier when the result is proven or the move is forced).
         rng: tie-break randomness; a fresh ``random.Random()`` if None.
+        max_nodes: if not 0, a node budget instead of ``budget_s``: the search visits at most
+            this many positions and never looks at the clock (reproducible on any machine).
     Returns:
         A :class:`Move` legal in ``position``.
     Raises:
@@ -60,17 +72,30 @@ def choose_move(
     rng = rng or random.Random()
     if level == "random":
         return rng.choice(position.legal_moves())
+    if level == "strong":
+        return strong_search(position, budget_s, rng, max_nodes).move
     state = Lean(position)
-    m = greedy_move(state, rng) if level == "greedy" else search(state, budget_s, rng).move
-    return to_move(m, not position.pile)
+    if level == "greedy":
+        return to_move(greedy_move(state, rng), not position.pile)
+    return to_move(search(state, budget_s, rng, max_nodes=max_nodes).move, not position.pile)
 
 
-def analyse(position: Position, budget_s: float = 0.5, rng: random.Random | None = None) -> tuple[Move, SearchResult]:
-    """Run the ``normal`` search on ``position`` and return its move and the full :class:`SearchResult`
-    (value for the player to move, depth, nodes).  Raises ``ValueError`` if the deal is over."""
+def analyse(position: Position, budget_s: float = 0.5, rng: random.Random | None = None, level: str = "normal",
+            max_nodes: int = 0) -> tuple[Move, SearchResult]:
+    """Search ``position`` as ``level`` (``normal`` or ``strong``) and return its move and the full
+    :class:`SearchResult` (value for the player to move, depth, nodes, whether proven).
+
+    Raises ``ValueError`` if the deal is over or the level does not search.
+    """
     if position.outcome is not None:
         raise ValueError("the deal is over: nothing to analyse")
-    result = search(Lean(position), budget_s, rng or random.Random())
+    rng = rng or random.Random()
+    if level == "strong":
+        r = strong_search(position, budget_s, rng, max_nodes)
+        return r.move, SearchResult(to_move_int(r.move), r.value, r.depth, r.nodes, r.proven)
+    if level != "normal":
+        raise ValueError(f"level {level!r} does not search; use normal or strong")
+    result = search(Lean(position), budget_s, rng, max_nodes=max_nodes)
     return to_move(result.move, not position.pile), result
 
 

@@ -39,9 +39,10 @@ class AIPlayer:
     """A seat played by the AI.
 
     Args:
-        level: ``"random"``, ``"greedy"`` or ``"normal"`` (see :data:`p2ptrumps.ai.LEVELS`).
-        budget_s: think time per move, seconds (``normal``; also bounds the
+        level: ``"random"``, ``"greedy"``, ``"normal"`` or ``"strong"`` (see :data:`p2ptrumps.ai.LEVELS`).
+        budget_s: think time per move, seconds (``normal`` and ``strong``; also bounds the
             search behind :meth:`accept_draw`).
+        max_nodes: if not 0, a node budget per move instead of ``budget_s`` (reproducible).
         seed: seeds the tie-break randomness (None: from the OS).
         name: display name in the record; default ``"AI (<level>)"``.
     Raises:
@@ -49,15 +50,18 @@ class AIPlayer:
     """
 
     def __init__(self, level: str = "normal", budget_s: float = 0.5, seed: int | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, max_nodes: int = 0) -> None:
         from . import LEVELS
 
         if level not in LEVELS:
             raise ValueError(f"unknown AI level {level!r}; use one of {', '.join(LEVELS)}")
         if not budget_s > 0:
             raise ValueError(f"budget_s must be a positive number of seconds, not {budget_s!r}")
+        if type(max_nodes) is not int or max_nodes < 0:
+            raise ValueError(f"max_nodes must be a whole number of nodes (0: none), not {max_nodes!r}")
         self.level = level
         self.budget_s = budget_s
+        self.max_nodes = max_nodes
         self.info = PlayerInfo(name or f"AI ({level})", f"ai:{level}")
         self._rng = random.Random(seed)
 
@@ -76,7 +80,7 @@ class AIPlayer:
             raise ValueError(f"seat {seat} is not to move (seat {position.to_move} is)")
         rng = self._child_rng()
         return await trio.to_thread.run_sync(
-            choose_move, position, self.level, self.budget_s, rng, abandon_on_cancel=True
+            choose_move, position, self.level, self.budget_s, rng, self.max_nodes, abandon_on_cancel=True
         )
 
     async def observe(self, event: Event) -> None:
@@ -85,14 +89,18 @@ class AIPlayer:
     async def accept_draw(self, position: Position, seat: int) -> bool:
         """Accept the opponent's draw offer (RULES.md §7 agreed draw) only when the search
         finds ``seat`` worse off: a proven draw or loss, or an estimate at least
-        :data:`DRAW_ACCEPT_BELOW` centi-cards below even.  Searches for
-        ``max(budget_s, DRAW_THINK_S)`` seconds."""
+        :data:`DRAW_ACCEPT_BELOW` centi-cards below even.  Searches (as ``strong`` for that
+        level, else as ``normal``) for ``max(budget_s, DRAW_THINK_S)`` seconds, or four times the
+        node budget when one is set."""
         from . import analyse
 
         if position.outcome is not None:
             return False
         rng = self._child_rng()
         budget_s = max(self.budget_s, DRAW_THINK_S)
-        _, result = await trio.to_thread.run_sync(analyse, position, budget_s, rng, abandon_on_cancel=True)
+        level = "strong" if self.level == "strong" else "normal"
+        nodes = self.max_nodes * 4 if self.max_nodes else 0
+        _, result = await trio.to_thread.run_sync(analyse, position, budget_s, rng, level, nodes,
+                                                  abandon_on_cancel=True)
         value = result.value if position.to_move == seat else -result.value
         return draw_acceptable(value, result.exact)

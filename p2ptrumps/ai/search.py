@@ -21,8 +21,12 @@ search sees both hands.  Features:
   up depth, so the horizon never falls in the middle of a forced sequence;
 * at the horizon, going out at once is found without making the move, and
   the static evaluation is computed in place (no call per leaf);
-* a position that already occurred in the deal or on the search path scores
-  as a draw (RULES.md §7 repetition, simplified to the second occurrence);
+* repetition as RULES.md §7 says: a position reached for the ``repetition``-th time
+  in the deal ends it drawn, and a position already met on the search path scores as
+  a draw (a player who can win never needs to repeat, one who can hold a draw can);
+* a loss is proven only when every move was searched: where moves were pruned away
+  and all searched ones lose, the value is capped at ``LIKELY_LOSS`` (very bad, not a
+  proof), so a win found inside the pruned tree never stops the search early;
 * going out is a win (``WIN`` minus the plies to it, so faster wins are preferred)
   or, with the RULES.md §7 both-out test, a draw;
 * anytime: each finished iteration gives a move; an iteration cut off by the
@@ -37,6 +41,7 @@ Values are in centi-cards from the point of view of the seat to move (see
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from bisect import bisect_right
@@ -55,6 +60,7 @@ NEW_ITERATION_BEFORE = 1.0  # start another iteration only before this share of 
 BRANCH = 12  # below the root, only the BRANCH best-guessed moves are searched ...
 FULL_WIDTH_CARDS = 6  # ... unless the side to move holds at most this many cards
 CLOCK_EVERY = 256  # look at the clock every CLOCK_EVERY nodes or so
+LIKELY_LOSS = 500_000  # the value of a node whose searched moves all lose while others were pruned away
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -86,9 +92,12 @@ class SearchResult:
 
 
 class _Searcher:
-    def __init__(self, state: Lean, deadline: float) -> None:
+    def __init__(self, state: Lean, deadline: float, max_nodes: int = 0) -> None:
         self.s = state
         self.deadline = deadline
+        self.max_nodes = max_nodes
+        #: Occurrences of each position in the deal before the search (the rest are on the search path).
+        self.history = dict(state.counts)
         self.tt: dict[int, tuple[int, int, int, int]] = {}
         self.killers = [[-2, -2] for _ in range(MAX_PLY + 2)]
         self.nodes = 0
@@ -262,6 +271,8 @@ class _Searcher:
 
     def negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
+        if self.max_nodes and self.nodes > self.max_nodes:
+            raise _Timeout
         if self.nodes >= self.next_check:
             self.next_check = self.nodes + CLOCK_EVERY
             if time.perf_counter() > self.deadline:
@@ -294,9 +305,12 @@ class _Searcher:
         n = hp.bit_count()
         if not pile:
             single = n == 1
+            total = n
         else:
             beaters = hp & s.beaters[p][pile[-1]]
             single = not beaters or (not s.voluntary and n <= 2 and beaters & (beaters - 1) == 0)
+            total = beaters.bit_count() * (n - 1 or 1)
+        searched = 0
         child_depth = depth if single else depth - 1
         alpha0 = alpha
         best = -INF
@@ -305,11 +319,12 @@ class _Searcher:
         make = s.make
         unmake = s.unmake
         for i, m in enumerate(self.staged(ply, tt_move, n > FULL_WIDTH_CARDS)):
+            searched += m != PICKUP
             make(m)
             r = s.result
             if r is not None:
                 v = 0 if r == DRAW else WIN - ply - 1
-            elif s.reps >= 2:
+            elif s.reps >= 2 and s.reps - self.history.get(s.key(), 0) >= 2:
                 v = 0
             elif leaves and (not s.pile or s.hands[s.to_move] & s.beaters[s.to_move][s.pile[-1]]):
                 # a quiet child at the horizon: its static value, once (it does not depend on the window)
@@ -334,6 +349,9 @@ class _Searcher:
                             killers[1] = killers[0]
                             killers[0] = m
                         break
+        else:
+            if best < -WIN_BOUND and searched < total:
+                best = -LIKELY_LOSS  # every searched move loses, but some were pruned away
         stored = best
         if stored > WIN_BOUND:
             stored += ply
@@ -356,7 +374,7 @@ class _Searcher:
             r = s.result
             if r is not None:
                 v = 0 if r == DRAW else WIN - 1
-            elif s.reps >= 2:
+            elif s.reps >= 2 and s.reps - self.history.get(s.key(), 0) >= 2:
                 v = 0
             elif i == 0:
                 v = -self.negamax(depth - 1, -INF, INF, 1)
@@ -373,7 +391,7 @@ class _Searcher:
         return best_move, alpha, values
 
 
-def search(state: Lean, budget_s: float, rng: random.Random, max_depth: int = 64) -> SearchResult:
+def search(state: Lean, budget_s: float, rng: random.Random, max_depth: int = 64, max_nodes: int = 0) -> SearchResult:
     """Choose a move for the seat to move in ``state`` within about ``budget_s`` seconds.
 
     Args:
@@ -383,6 +401,8 @@ def search(state: Lean, budget_s: float, rng: random.Random, max_depth: int = 64
             (it would be unlikely to finish), or when the value is proven.
         rng: shuffles the root moves, so that equal moves are chosen at random.
         max_depth: deepest iteration, in plies.
+        max_nodes: if not 0, a node budget instead of the time budget: the search stops after
+            this many nodes and never looks at the clock (the same move on every machine).
     Raises:
         ValueError: the deal is over.
     """
@@ -398,7 +418,7 @@ def search(state: Lean, budget_s: float, rng: random.Random, max_depth: int = 64
         state.unmake()
         if won:
             return SearchResult(m, WIN - 1, 0, len(moves), True)
-    searcher = _Searcher(state, start + budget_s)
+    searcher = _Searcher(state, math.inf if max_nodes else start + budget_s, max_nodes)
     keys, pickup = searcher.keys()
     scored = [(k >> 12, k & 4095) for k in keys] + ([(-10_000, PICKUP)] if pickup else [])
     rng.shuffle(scored)
@@ -429,9 +449,9 @@ def search(state: Lean, budget_s: float, rng: random.Random, max_depth: int = 64
         if value >= -WIN_BOUND:
             hopeful = best
         if not searcher.horizon or abs(value) > WIN_BOUND:
-            exact = not searcher.horizon and not searcher.pruned
+            exact = abs(value) > WIN_BOUND or not searcher.pruned
             break
-        if time.perf_counter() - start > budget_s * NEW_ITERATION_BEFORE:
+        if not max_nodes and time.perf_counter() - start > budget_s * NEW_ITERATION_BEFORE:
             break
         order = {m: i for i, (_, m) in enumerate(values)}
         values.sort(key=lambda vm: (-vm[0], order[vm[1]]))  # stable for equal values

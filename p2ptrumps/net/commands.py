@@ -52,6 +52,7 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         rules=getattr(args, "rules", None) if role == "host" else None,
         ai=args.ai,
         think_s=args.think,
+        nodes=getattr(args, "nodes", 0) or 0,
         headless=bool(args.headless),
         trump=args.trump,
         log_path=Path(args.log) if args.log else None,

@@ -80,6 +80,7 @@ class NetConfig:
         rules: the host's proposed rules (None for the guest).
         ai: AI level for our seat, or None for the person.
         think_s: the AI's time per move, seconds.
+        nodes: the AI's node budget per move instead of ``think_s`` (0: none; ``--nodes``).
         headless: no full-screen UI; print progress to ``out``.
         trump: our wished trump (0..3) or None (asked, or the AI picks).
         log_path: ``--log PATH``, or None for a default name under ``data``/logs.
@@ -125,6 +126,7 @@ class NetConfig:
     rules: RuleSet | None = None
     ai: str | None = None
     think_s: float = 0.5
+    nodes: int = 0
     headless: bool = True
     trump: int | None = None
     log_path: Path | None = None

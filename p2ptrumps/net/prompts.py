@@ -103,7 +103,7 @@ def our_player(cfg: NetConfig, seat: int) -> Player:
     if cfg.ai is not None:
         from ..ai import AIPlayer
 
-        return AIPlayer(cfg.ai, cfg.think_s, name=cfg.name)
+        return AIPlayer(cfg.ai, cfg.think_s, name=cfg.name, max_nodes=cfg.nodes)
     return LinePlayer(PlayerInfo(cfg.name, "human"), cfg)
 
 

@@ -780,7 +780,11 @@ class TableApp:
             s.selected = None
             dealer = "you" if event.dealer == s.my_seat else s.names[event.dealer]
             elder = "you lead" if event.dealer != s.my_seat else f"{s.names[1 - event.dealer]} leads"
-            self.show_message(f"Deal {event.number} of {s.deals}: {dealer} dealt; {elder}.")
+            if event.position.pile or event.position.turn:  # a deal set up from a position (play --position)
+                mover = "you are" if event.position.to_move == s.my_seat else f"{s.names[event.position.to_move]} is"
+                self.show_message(f"Deal {event.number} of {s.deals}: from a set-up position; {mover} to move.")
+            else:
+                self.show_message(f"Deal {event.number} of {s.deals}: {dealer} dealt; {elder}.")
         elif isinstance(event, MovePlayed):
             before = s.position
             picked = 0
@@ -892,9 +896,10 @@ class TableApp:
             self._close_prompt()
         self.invalidate()
 
-    def show_hint(self, move: Move) -> None:
-        """Show the AI's suggested ``move`` and put the cursor on its card."""
-        self.show_message(f"Hint: {move.label()}", "hint")
+    def show_hint(self, move: Move, note: str = "") -> None:
+        """Show the AI's suggested ``move`` (with ``note``, e.g. "wins by force in 3") and put the
+        cursor on its card."""
+        self.show_message(f"Hint: {move.label()}" + (f" — {note}" if note else ""), "hint")
         if move.card != NO_CARD and self.state.mode == Mode.TURN:
             self.state.selected = move.card
 
@@ -1429,11 +1434,12 @@ class HumanPlayer:
     Args:
         table: the :class:`TableApp` it plays through.
         info: the seat's :class:`~p2ptrumps.record.PlayerInfo`.
-        hint: ``hint(position) -> Move`` for the ``i`` key, run in a worker
-            thread (None: no hints).
+        hint: ``hint(position) -> Move`` (or ``(Move, note)``) for the ``i`` key, run in a
+            worker thread (None: no hints).
     """
 
-    def __init__(self, table: TableApp, info: PlayerInfo, *, hint: Callable[[Position], Move] | None = None) -> None:
+    def __init__(self, table: TableApp, info: PlayerInfo, *,
+                 hint: Callable[[Position], Move | tuple[Move, str]] | None = None) -> None:
         self.info = info
         self._table = table
         self._hint = hint
@@ -1474,8 +1480,9 @@ class HumanPlayer:
                 intent = await self._receive(Move, Resign, Undo, OfferDraw, HintRequest)
                 if isinstance(intent, HintRequest):
                     if self._hint is not None:
-                        move = await trio.to_thread.run_sync(self._hint, position.copy(), abandon_on_cancel=True)
-                        self._table.show_hint(move)
+                        hinted = await trio.to_thread.run_sync(self._hint, position.copy(), abandon_on_cancel=True)
+                        move, note = (hinted, "") if isinstance(hinted, Move) else hinted
+                        self._table.show_hint(move, note)
                     continue
                 if isinstance(intent, OfferDraw):
                     self._offered_draw = True

@@ -10,7 +10,13 @@ The game record (``protocol/record.md``) is saved after every move to
 ``--log-dir`` or ``<user data dir>/records/`` under a name such as
 ``2026-11-29_1742_vs-normal.json``; a game left mid-deal stays saved with that
 deal's result ``null``.  ``--seed N`` makes the deals, the AI's trump and the
-AI's tie-breaks repeatable.
+AI's tie-breaks repeatable.  ``--nodes N`` gives the AI a node budget per move
+instead of ``--think`` (the same moves on any machine).  ``--position TEXT``
+plays one deal from a position text (``protocol/position.md``, as ``replay``
+shows it): its rules and trumps come from the text, the person takes seat 0,
+and the record keeps the start position (``protocol/record.md`` §3).  The
+hint (``i``) is the ``strong`` level's move, with "wins by force in N" when
+the win is proven.
 
 Before anything is created, :func:`run` refuses (status 2, one line) when stdin
 or stdout is not a full-screen terminal (:func:`.terminal.terminal_problem`:
@@ -40,11 +46,13 @@ import platformdirs
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from ..ai import AIPlayer, choose_move, choose_trump
+from ..ai import AIPlayer, analyse, choose_trump
+from ..ai.core import WIN, WIN_BOUND
 from ..cards import suit_label
 from ..command import CommandError, say
 from ..files import prepare_dir, unused_path
 from ..match import MatchRunner, urandom_seed
+from ..notation import PositionTextError, parse_position
 from ..record import MatchRecord, PlayerInfo
 from ..rules import Move, Position, RuleSet
 from .app import HumanPlayer, QuitResult, TableApp, UIOptions, describe_score
@@ -66,6 +74,8 @@ class PlayConfig:
         name: the person's name (screen and record).
         ascii_only, color: looks (``--ascii`` / ``--unicode``, ``NO_COLOR``).
         record_path: where the record is saved.
+        nodes: the AI's node budget per move instead of ``think_s`` (0: none).
+        position: the position the single deal starts from (``--position``), or None.
     """
 
     rules: RuleSet
@@ -77,6 +87,8 @@ class PlayConfig:
     ascii_only: bool = False
     color: bool = True
     record_path: Path = Path("record.json")
+    nodes: int = 0
+    position: Position | None = None
 
 
 def records_dir(log_dir: str | None) -> Path:
@@ -102,14 +114,26 @@ def config_from_args(args: argparse.Namespace, now: datetime | None = None,
                      ascii_only: bool | None = None) -> PlayConfig:
     """The :class:`PlayConfig` of parsed ``play`` arguments (``args.rules`` set and ``args.name``
     checked by the CLI); ``ascii_only`` None chooses from ``--ascii``/``--unicode`` and the
-    output's encoding (:func:`.terminal.choose_ascii`, without asking the terminal)."""
+    output's encoding (:func:`.terminal.choose_ascii`, without asking the terminal).
+
+    Raises :class:`~p2ptrumps.notation.PositionTextError` for a bad ``--position``.
+    """
     if ascii_only is None:
         ascii_only = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)))[0]
     path = record_name(records_dir(args.log_dir), args.ai, now or datetime.now())
+    rules: RuleSet = args.rules
+    trump = args.trump
+    position = None
+    if getattr(args, "position", None):
+        position = parse_position(args.position)
+        if position.outcome is not None:
+            raise PositionTextError(f"the deal is already over in that position ({position.outcome.describe()})")
+        rules = position.rules
+        trump = position.trumps[0]
     return PlayConfig(
-        rules=args.rules, level=args.ai, think_s=args.think, seed=args.seed, trump=args.trump,
+        rules=rules, level=args.ai, think_s=args.think, seed=args.seed, trump=trump,
         name=printable(args.name) if args.name else "You", ascii_only=ascii_only, color=wants_color(),
-        record_path=path,
+        record_path=path, nodes=getattr(args, "nodes", 0) or 0, position=position,
     )
 
 
@@ -154,8 +178,13 @@ class PlaySession:
             self.save_error = None
             self.table.show_message(f"The record is saved again to {self.config.record_path}.", "hint")
 
-    def _hint(self, position: Position) -> Move:
-        return choose_move(position, "normal", self.config.think_s, random.Random(self._rng.getrandbits(64)))
+    def _hint(self, position: Position) -> tuple[Move, str]:
+        """The ``strong`` level's move for the person, and "wins by force in N" when the win is proven."""
+        rng = random.Random(self._rng.getrandbits(64))
+        move, result = analyse(position, self.config.think_s, rng, level="strong", max_nodes=self.config.nodes)
+        if result.exact and result.value > WIN_BOUND:
+            return move, f"wins by force in {(WIN - result.value + 1) // 2}"
+        return move, ""
 
     async def _seed(self, deal_number: int) -> bytes:
         if self.config.seed is None:
@@ -165,13 +194,13 @@ class PlaySession:
     async def _trio_main(self) -> MatchRecord:
         c = self.config
         human = HumanPlayer(self.table, PlayerInfo(c.name, "human"), hint=self._hint)
-        ai = AIPlayer(c.level, budget_s=c.think_s, seed=c.seed, name=f"AI {c.level}")
+        ai = AIPlayer(c.level, budget_s=c.think_s, seed=c.seed, name=f"AI {c.level}", max_nodes=c.nodes)
         self.table.set_players((human.info.name, ai.info.name), 0)
         my_trump = c.trump if c.trump is not None else await human.choose_trump(None)
-        ai_trump = choose_trump(my_trump, self._rng)
+        ai_trump = choose_trump(my_trump, self._rng) if c.position is None else c.position.trumps[1]
         runner = MatchRunner(
             rules=c.rules, trumps=(my_trump, ai_trump), players=(human, ai), seed_source=self._seed,
-            on_record=self._save, allow_undo=True,
+            on_record=self._save, allow_undo=True, start=c.position,
         )
         self.table.show_message(
             f"Your trump is {suit_label(my_trump)}; {ai.info.name} takes {suit_label(ai_trump)}.")
@@ -210,7 +239,10 @@ def run(args: argparse.Namespace) -> int:
                            "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)")
     ascii_only, note = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)),
                                     probe_fds=std_fds())
-    config = config_from_args(args, ascii_only=ascii_only)
+    try:
+        config = config_from_args(args, ascii_only=ascii_only)
+    except PositionTextError as exc:
+        raise CommandError(f"--position: {exc}", usage=True) from None
     try:
         prepare_dir(config.record_path.parent)
     except OSError as exc:

@@ -23,6 +23,14 @@ the next deal), ← / p previous (from a deal's start back to the previous deal'
 end), Home / End, PageDown / ] next deal, PageUp / [ previous deal, q quit.  Keys
 also work by position in the Russian layout; any other key says which keys do
 something.  SIGTERM / SIGHUP leave as ``q`` does (:class:`.terminal.Termination`).
+Under the status lines the viewer shows the position text of the position on
+the screen (``protocol/position.md``; ``p2ptrumps solve`` reads it).
+
+Analysis (:mod:`p2ptrumps.ai.analysis`): ``a`` in the viewer (or ``--analyse``)
+solves the positions of the deal on the screen in the background, ``--budget``
+seconds each, and shows for the move just played whether it kept the value of
+the position or threw it ("threw a forced win (best: 10♠/K♦ wins in 3)");
+``--text --analyse`` adds the verdict to each move line and a summary per player.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import codecs
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +53,11 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import ColorDepth, Output
 
+from ..ai.analysis import MoveVerdict, analyse_deal, summarize
 from ..cards import Card, suit_label
 from ..command import CommandError
 from ..files import UnreadableFileError, read_limited
+from ..notation import position_text
 from ..record import FORMAT, MatchRecord, RecordError, parse_json
 from ..rules import PICK_UP, Move, Position
 from .app import _SILENT_KEYS, ESC_TIMEOUT_S, _LinesControl, fit_keys
@@ -60,6 +71,7 @@ from .view import (
     Line,
     StatusView,
     TableView,
+    _fit,
     asciify,
     hand_order,
     make_style,
@@ -70,7 +82,13 @@ from .view import (
     score_text,
     status_height,
     wants_color,
+    wrap_text,
 )
+
+
+class _Closing(Exception):
+    """The viewer is closing: a background analysis stops."""
+
 
 #: A loader gets the path and the file's bytes; it returns the match, returns
 #: None when the file is not of its kind, or raises :class:`RecordError` when
@@ -218,8 +236,11 @@ def _result_text(record: MatchRecord, index: int) -> str:
     return deal.outcome.describe(_names(record))
 
 
-def replay_text(record: MatchRecord, ascii_only: bool = False) -> list[str]:
-    """The match as plain text lines (``replay --text``); validates every deal.
+def replay_text(record: MatchRecord, ascii_only: bool = False,
+                analysis: list[list[MoveVerdict]] | None = None) -> list[str]:
+    """The match as plain text lines (``replay --text``); validates every deal.  With ``analysis``
+    (the verdicts of each deal, :func:`p2ptrumps.ai.analysis.analyse_deal`) each move line ends with
+    its verdict, each deal shows its start and end position texts, and a summary per player follows.
 
     Raises :class:`RecordError` naming the first illegal move or wrong result.
     """
@@ -241,23 +262,35 @@ def replay_text(record: MatchRecord, ascii_only: bool = False) -> list[str]:
         lines += [
             "",
             f"deal {deal.number}",
-            f"  seed: {deal.seed.hex()}",
+            f"  start: {deal.start}" if deal.start is not None else f"  seed: {deal.seed.hex()}",
             f"  dealer: seat {dealer} ({names[dealer]}); elder: seat {1 - dealer} ({names[1 - dealer]})",
             f"  trumps: seat 0 {suit_label(record.trumps[0], a)}, seat 1 {suit_label(record.trumps[1], a)}",
         ]
         for seat in (0, 1):
             h = deal.hands[seat]
             lines.append(f"  hand seat {seat} ({h.bit_count()}): {_hand(h, record.trumps[seat], a)}")
+        verdicts = analysis[i] if analysis is not None else None
+        if verdicts is not None:
+            lines.append(f"  position: {position_text(deal_steps[0].position)}")
         for n, step in enumerate(deal_steps[1:], 1):
             h0, h1 = (step.position.hands[0].bit_count(), step.position.hands[1].bit_count())
             who = f"seat {step.seat} {names[step.seat]}"
-            lines.append(f"  {n:>4}. {who:<20} {_move_text(step, a):<30} hands {h0}/{h1}")
+            line = f"  {n:>4}. {who:<20} {_move_text(step, a):<30} hands {h0}/{h1}"
+            if verdicts is not None:
+                line += f"  {verdicts[n - 1].text(a)}"
+            lines.append(line)
+        if verdicts is not None:
+            lines.append(f"  position: {position_text(deal_steps[-1].position)}")
         lines.append(f"  result: {_result_text(record, i)}")
         after = score_before(record, i + 1)
         lines.append(f"  score: {score_text(names, after, 0, a)}")
     total = record.score_halves()
     state = "finished" if record.finished else "unfinished"
     lines += ["", f"match {state}: {score_text(names, total, 0, a)}"]
+    if analysis is not None:
+        lines += ["", "analysis (forced moves and moves in lost positions not counted):"]
+        for summary in summarize([v for d in analysis for v in d]):
+            lines.append("  " + summary.text(names[summary.seat]))
     return [printable(asciify(line) if a else line) for line in lines]
 
 
@@ -271,12 +304,13 @@ class ReplayViewer:
         record: the match (already loaded).
         ascii_only, color: looks.
         input, output: prompt_toolkit input/output (tests); None uses the terminal.
+        budget_s: analysis mode: seconds to solve each position.
     Raises:
         RecordError: a deal does not replay (illegal move, wrong result).
     """
 
     def __init__(self, record: MatchRecord, *, ascii_only: bool = False, color: bool = True,
-                 input: Input | None = None, output: Output | None = None) -> None:
+                 input: Input | None = None, output: Output | None = None, budget_s: float = 0.5) -> None:
         self.record = record
         self.steps = replay_steps(record)
         self.ascii_only = ascii_only
@@ -284,6 +318,15 @@ class ReplayViewer:
         self.step_index = 0
         #: A note for the message line (e.g. "this is the last deal"); cleared by the next key.
         self.note = ""
+        #: Analysis mode (the ``a`` key): the verdict of the move on the screen is shown.
+        self.show_analysis = False
+        #: Seconds to solve each position in analysis mode.
+        self.budget_s = budget_s
+        #: The verdicts of each analysed deal (by deal index), and the deals being analysed.
+        self.analysis: dict[int, list[MoveVerdict]] = {}
+        self._running: dict[int, threading.Thread] = {}
+        self._progress: dict[int, tuple[int, int]] = {}
+        self._closing = threading.Event()
         body = Window(content=_LinesControl(self._render_body), always_hide_cursor=True)
         status = Window(content=_LinesControl(self._render_status), height=self._status_height)
         self.application: Application[None] = Application(
@@ -345,6 +388,76 @@ class ReplayViewer:
                 return
             self.deal_index = index
             self.step_index = 0
+            if self.show_analysis:
+                self.start_analysis(index)
+
+    # ----- analysis -----------------------------------------------------------------
+
+    def toggle_analysis(self) -> None:
+        """Turn analysis mode on (starting the analysis of the deal on the screen) or off."""
+        self.show_analysis = not self.show_analysis
+        if self.show_analysis and self.steps:
+            self.start_analysis(self.deal_index)
+
+    def start_analysis(self, index: int) -> None:
+        """Analyse deal ``index`` in a background thread (once); the screen is redrawn as it goes."""
+        if index in self.analysis or index in self._running:
+            return
+        steps = self.steps[index]
+        positions = [st.position for st in steps]
+        moves = [st.move for st in steps[1:] if st.move is not None]
+
+        def progress(done: int, total: int) -> None:
+            if self._closing.is_set():
+                raise _Closing
+            self._progress[index] = (done, total)
+            self.application.invalidate()
+
+        def work() -> None:
+            try:
+                self.analysis[index] = analyse_deal(positions, moves, self.budget_s, progress=progress)
+            except _Closing:
+                return
+            finally:
+                self._running.pop(index, None)
+            self.application.invalidate()
+
+        thread = threading.Thread(target=work, name=f"replay-analysis-{index}", daemon=True)
+        self._running[index] = thread
+        thread.start()
+
+    def wait_analysis(self, timeout_s: float) -> None:
+        """Wait at most ``timeout_s`` seconds for the running analyses to finish (tests)."""
+        for thread in list(self._running.values()):
+            thread.join(timeout_s)
+
+    def close(self) -> None:
+        """Stop the background analyses (they end after the position being solved)."""
+        self._closing.set()
+
+    def analysis_text(self) -> str:
+        """The analysis line: the verdict of the move on the screen, or how far the analysis is."""
+        step = self.current
+        if step is None:
+            return ""
+        verdicts = self.analysis.get(self.deal_index)
+        if verdicts is None:
+            done, total = self._progress.get(self.deal_index, (0, len(self.steps[self.deal_index])))
+            return f"Analysis: solving the positions of this deal ({done}/{total})…"
+        if step.move is None:
+            return "Analysis: on (the verdict of each move shows here; a turns it off)."
+        return f"Analysis: {verdicts[self.step_index - 1].text(self.ascii_only)}"
+
+    def extra_lines(self, width: int) -> list[Line]:
+        """The lines under the status: the position text (and the analysis line in analysis mode)."""
+        step = self.current
+        if step is None:
+            return []
+        lines: list[Line] = [[("class:keys", t)] for t in wrap_text(f"position {position_text(step.position)}",
+                                                                     width)]
+        if self.show_analysis:
+            lines += [[("class:message.hint", t)] for t in wrap_text(self.analysis_text(), width)]
+        return lines
 
     # ----- rendering ----------------------------------------------------------------
 
@@ -376,8 +489,8 @@ class ReplayViewer:
         """The bottom lines: where the cursor is and the move just played, the result at
         the end of a deal, the keys (fitted to ``width`` columns)."""
         step = self.current
-        keys = fit_keys(["→/n next", "←/p back", "Home/End", "PgDn PgUp/] [ next/previous deal", "q quit"],
-                        width - 1, droppable=("Home/End",))
+        keys = fit_keys(["→/n next", "←/p back", "Home/End", "PgDn PgUp/] [ next/previous deal", "a analysis",
+                         "q quit"], width - 1, droppable=("a analysis", "Home/End"))
         if step is None:
             return StatusView(expect="This match has no deals.", keys="q quit", ascii_only=self.ascii_only)
         names = _names(self.record)
@@ -385,7 +498,10 @@ class ReplayViewer:
         where = f"Deal {self.deal_index + 1}/{len(self.steps)}, move {self.step_index}/{total}"
         if step.move is None:
             dealer = self.record.deals[self.deal_index].dealer
-            expect = f"{where}: dealt by {names[dealer]}; {_verb(names[1 - dealer], 'leads')}."
+            if self.record.deals[self.deal_index].start is not None:
+                expect = f"{where}: set up from a position; {_verb(names[step.position.to_move], 'moves')}."
+            else:
+                expect = f"{where}: dealt by {names[dealer]}; {_verb(names[1 - dealer], 'leads')}."
         else:
             expect = f"{where}: {names[step.seat]} — {_move_text(step, False)}"
         message = ""
@@ -402,13 +518,16 @@ class ReplayViewer:
         return size.columns < MIN_WIDTH or size.rows < MIN_HEIGHT
 
     def _render_status(self, width: int, height: int) -> list[Line]:
-        return [] if self.too_small() else render_status(self.status_view(width), width)
+        if self.too_small():
+            return []
+        extra = [_fit(line, width) for line in self.extra_lines(width)]
+        return render_status(self.status_view(width), width) + extra
 
     def _status_height(self) -> Dimension:
         if self.too_small():
             return Dimension.exact(0)
         columns = self.application.output.get_size().columns
-        return Dimension.exact(status_height(self.status_view(columns), columns))
+        return Dimension.exact(status_height(self.status_view(columns), columns) + len(self.extra_lines(columns)))
 
     def _render_body(self, width: int, height: int) -> list[Line]:
         if self.too_small():
@@ -437,6 +556,7 @@ class ReplayViewer:
         bind(("end", "G"), lambda: self.to_end(True), "End of the deal.")
         bind(("pagedown", "]", "N"), lambda: self.deal(1), "Next deal.")
         bind(("pageup", "[", "P"), lambda: self.deal(-1), "Previous deal.")
+        bind(("a",), self.toggle_analysis, "Analysis on/off: does each move keep the value of the position?")
         bind(("q", "c-c", "escape"), self.exit, "Quit.")
 
         @kb.add("<any>")
@@ -470,8 +590,15 @@ def run(args: argparse.Namespace) -> int:
     unicode_flag = bool(getattr(args, "unicode", False))
     try:
         record = load_any(args.file)
+        analyse = bool(getattr(args, "analyse", False))
+        budget_s = float(getattr(args, "budget", 0.5) or 0.5)
         if args.text:
-            text = replay_text(record, choose_ascii(bool(args.ascii), unicode_flag)[0])
+            analysis = None
+            if analyse:
+                steps = replay_steps(record)
+                analysis = [analyse_deal([st.position for st in deal], [st.move for st in deal[1:] if st.move],
+                                         budget_s) for deal in steps]
+            text = replay_text(record, choose_ascii(bool(args.ascii), unicode_flag)[0], analysis)
             try:
                 print("\n".join(text))
                 sys.stdout.flush()
@@ -485,11 +612,15 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"the viewer needs a full-screen terminal: {why} (replay --text prints the match)")
     ascii_only, note = choose_ascii(bool(args.ascii), unicode_flag,
                                     probe_fds=std_fds())
-    viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color())
+    viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color(), budget_s=budget_s)
     if note:
         viewer.note = note
+    if analyse:
+        viewer.toggle_analysis()
     try:
         term = asyncio.run(viewer.run())
     except OSError:  # the terminal is gone (SIGHUP): nothing to save, nobody to tell
         return 128 + signal.SIGHUP
+    finally:
+        viewer.close()
     return term.exit_status or 0

@@ -16,6 +16,10 @@ Files:
   loser, then after the draw the other player.
 * ``record-unfinished.json``: a two-deal match abandoned during deal 2
   (``result`` null, ``finished`` false).
+* ``record-position.json``: a one-deal match set up from a position text
+  (``start``, record.md §3; ``p2ptrumps play --position``): seat 0 throws a
+  forced win with its first move (``p2ptrumps analyse`` says so), then both
+  sides play the first legal move to the end.
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ import hashlib
 import sys
 from pathlib import Path
 
+from p2ptrumps.notation import parse_position
 from p2ptrumps.record import DealRecord, MatchRecord, PlayerInfo
-from p2ptrumps.rules import Outcome, RuleSet, next_dealer
+from p2ptrumps.rules import Move, Outcome, RuleSet, next_dealer
 from p2ptrumps.shuffle import first_dealer, start_position
 
 HERE = Path(__file__).resolve().parent
@@ -82,7 +87,30 @@ def unfinished() -> MatchRecord:
     return rec
 
 
-FILES = {"record-sample.json": sample, "record-unfinished.json": unfinished}
+#: The start of ``record-position.json``: seat 0 (♠) wins by force with 10♠ then 7♣ (RULES.md
+#: example positions; ``p2ptrumps solve`` gives every move's value), and loses after 10♠ then K♦.
+POSITION_START = "v1/SH/7C9DKDTS/QD/8C/0/0/36.sixes.must.r3.t1000"
+
+
+def from_position() -> MatchRecord:
+    start = parse_position(POSITION_START)
+    rec = MatchRecord(rules=RuleSet(), trumps=start.trumps, players=PLAYERS, started=STARTED)
+    deal = DealRecord(number=1, dealer=1 - start.to_move, seed=b"", hands=(start.hands[0], start.hands[1]),
+                      start=POSITION_START)
+    pos = start.copy()
+    for move in [Move.parse("TS/KD"), *([None] * 40)]:
+        if pos.is_over:
+            break
+        move = move or pos.legal_moves()[0]
+        pos.push(move)
+        deal.moves.append(move)
+    deal.outcome = pos.outcome
+    rec.deals.append(deal)
+    assert rec.finished
+    return rec
+
+
+FILES = {"record-sample.json": sample, "record-unfinished.json": unfinished, "record-position.json": from_position}
 
 
 def main(argv: list[str]) -> int:

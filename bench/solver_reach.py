@@ -1,0 +1,82 @@
+"""How big a position the exact solver settles within 0.1 s, 1 s and 10 s, by cards in hands.
+
+Positions come from seeded AI-against-AI deals (``strong`` against ``normal`` at
+small node budgets, both seatings), every position with a choice, grouped by the
+number of cards in both hands (the rest of the 36-card pack is on the pile, and
+is picked up again in play: a position with few cards in hands is not small).
+Up to ``--per-size`` positions of each size are solved (the position as its text
+gives it, no history) with the largest budget; a position counts as solved
+within a budget when the solver finished in that time.
+
+Usage: python bench/solver_reach.py [--deals N] [--per-size K] [--budgets 0.1,1,10] [--sizes 2-24]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections import defaultdict
+
+from p2ptrumps.ai import choose_move
+from p2ptrumps.ai.engine import COMPILED, solve
+from p2ptrumps.notation import parse_position, position_text
+from p2ptrumps.rules import Position, RuleSet
+from p2ptrumps.shuffle import start_position
+
+
+def positions(deals: int) -> dict[int, list[Position]]:
+    by_size: dict[int, list[Position]] = defaultdict(list)
+    for i in range(deals):
+        rng = random.Random(i)
+        levels = [("strong", 100_000), ("normal", 5_000)]
+        if i % 2:
+            levels.reverse()
+        t0 = i % 4
+        p = start_position(f"reach/{i}".encode(), RuleSet(), (t0, (t0 + 1 + i % 3) % 4), i % 2)
+        while p.outcome is None:
+            if len(p.legal_moves()) > 1:
+                by_size[p.hands[0].bit_count() + p.hands[1].bit_count()].append(parse_position(position_text(p)))
+            level, nodes = levels[p.to_move]
+            p.push(choose_move(p, level, 1.0, rng, nodes))
+    return by_size
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=40)
+    ap.add_argument("--per-size", type=int, default=10)
+    ap.add_argument("--budgets", default="0.1,1,10")
+    ap.add_argument("--sizes", default="2-24")
+    args = ap.parse_args()
+    budgets = [float(b) for b in args.budgets.split(",")]
+    low, high = (int(x) for x in args.sizes.split("-"))
+    by_size = positions(args.deals)
+    rng = random.Random(3)
+    core = "compiled core" if COMPILED else "pure-Python core"
+    print(f"positions from {args.deals} deals, up to {args.per_size} per size, "
+          f"solved within {budgets[-1]:g} s ({core})")
+    heads = " ".join(f"{'<= ' + format(b, 'g') + ' s':>10}" for b in budgets)
+    print(f"{'cards in hands':>14} {'positions':>9} {heads}")
+    totals = [0] * (len(budgets) + 1)
+    for size in range(low, high + 1):
+        ps = by_size.get(size, [])
+        if len(ps) > args.per_size:
+            ps = rng.sample(ps, args.per_size)
+        if not ps:
+            continue
+        solved = [0] * len(budgets)
+        for p in ps:
+            s = solve(p, budgets[-1])
+            for j, b in enumerate(budgets):
+                solved[j] += s.solved and s.elapsed_s <= b
+        totals[0] += len(ps)
+        for j in range(len(budgets)):
+            totals[j + 1] += solved[j]
+        cells = " ".join(f"{n:>4} {100 * n / len(ps):4.0f}%" for n in solved)
+        print(f"{size:>14} {len(ps):>9} {cells}", flush=True)
+    cells = " ".join(f"{n:>4} {100 * n / totals[0]:4.0f}%" for n in totals[1:])
+    print(f"{'all':>14} {totals[0]:>9} {cells}")
+
+
+if __name__ == "__main__":
+    main()

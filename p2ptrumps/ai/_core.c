@@ -1,0 +1,1003 @@
+/* The search core, compiled: a line-by-line translation of p2ptrumps/ai/core.py.
+ *
+ * Source: RULES.md sections 4-7.  core.py is the reference and documents the
+ * algorithms; this file must give the same move, value, depth and node count
+ * for the same position and node budget (tests/test_ai_core.py compares them).
+ * The search runs without the GIL, on its own memory: a transposition table of
+ * (1 << tt_bits) entries of 16 bytes, the move lists of the current path, and
+ * fixed arrays of MAX_PLY entries.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WIN 1000000
+#define WIN_BOUND (WIN - 10000)
+#define INF (10 * WIN)
+#define LIKELY_LOSS 500000
+#define MAX_PLY 400
+#define BRANCH 12
+#define FULL_WIDTH_CARDS 6
+#define CLOCK_EVERY 1024
+#define EXACT_DEPTH 127
+#define MAX_DEPTH 100
+#define NO_DEP (1 << 30)
+
+#define SEARCH 0
+#define SOLVE 1
+#define SOLVE_ALL 2
+#define EMPTY 0
+#define EXACT 1
+#define LOWER 2
+#define UPPER 3
+#define PICKUP (-1)
+#define NONE 63
+#define NO_MOVE (-2)
+#define DONE 0
+#define STOPPED 1
+#define GOES_ON 0
+#define WENT_OUT 1
+#define BOTH_OUT 2
+
+#define CARD 100
+#define TRUMP 14
+#define KILLER 10
+#define TEMPO 40
+#define THREAT 200
+#define THREAT_LEAD 60
+#define SAFE_SHED 60
+#define PICKUP_GUESS (-10000)
+
+static uint64_t SUIT_MASK[4];
+static uint64_t NOT_SUIT[4];
+static uint64_t BEATERS[4][52];
+static int COST[4][52];
+static int TAKE[4][52];
+static uint64_t Z_HAND[2][52];
+static uint64_t Z_PILE[64][52];
+static uint64_t Z_SIDE;
+
+static uint64_t splitmix(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static void init_tables(void) {
+    const uint64_t full = (1ULL << 52) - 1;
+    for (int s = 0; s < 4; s++) {
+        SUIT_MASK[s] = 0x1FFFULL << (13 * s);
+        NOT_SUIT[s] = full & ~SUIT_MASK[s];
+    }
+    for (int t = 0; t < 4; t++) {
+        for (int top = 0; top < 52; top++) {
+            uint64_t higher = SUIT_MASK[top / 13] & ~((2ULL << top) - 1);
+            BEATERS[t][top] = top / 13 == t ? higher : (higher | SUIT_MASK[t]);
+            int rank = top % 13 + 2;
+            COST[t][top] = top / 13 == t ? 20 + rank : rank;
+            TAKE[t][top] = top / 13 != t ? 3 : (top % 13 != 12 ? 5 : 99);
+        }
+    }
+    uint64_t state = 0x243F6A8885A308D3ULL;
+    for (int s = 0; s < 2; s++)
+        for (int c = 0; c < 52; c++) Z_HAND[s][c] = splitmix(&state);
+    for (int i = 0; i < 64; i++)
+        for (int c = 0; c < 52; c++) Z_PILE[i][c] = splitmix(&state);
+    Z_SIDE = splitmix(&state);
+}
+
+static inline int popcount(uint64_t x) { return __builtin_popcountll(x); }
+static inline int lowbit(uint64_t x) { return __builtin_ctzll(x); }
+static inline int highbit(uint64_t x) { return 63 - __builtin_clzll(x); }
+
+static uint64_t beatable(uint64_t hand, int trump) {
+    uint64_t m = 0;
+    for (int s = 0; s < 4; s++) {
+        uint64_t x = (hand >> (13 * s)) & 0x1FFF;
+        if (x) m |= ((1ULL << highbit(x)) - 1) << (13 * s);
+    }
+    if (hand & SUIT_MASK[trump]) m |= NOT_SUIT[trump];
+    return m;
+}
+
+typedef struct {
+    uint64_t key;
+    int32_t value;
+    int16_t move;
+    int8_t depth;
+    uint8_t flag;
+} Entry;
+
+typedef struct {
+    uint64_t hand, hash;
+    int n, p, taken;
+} Undo;
+
+typedef struct {
+    int trumps[2];
+    uint64_t tmask[2];
+    uint64_t hands[2];
+    uint8_t pile[64];
+    int n, p, root_turn, voluntary, limit;
+    uint64_t *draws;
+    Py_ssize_t ndraws;
+    uint64_t seed, hash;
+    Entry *tt;
+    uint64_t tt_mask;
+    int killers[MAX_PLY + 2][2];
+    uint64_t path[MAX_PLY + 2];
+    Undo stack[MAX_PLY + 8];
+    uint8_t taken[MAX_PLY + 8][64];
+    int sp;
+    int64_t nodes, next_check, max_nodes;
+    double deadline;
+    int horizon, inexact, prune, dep, stop, has_partial, partial_move, partial_value;
+    int64_t *keybuf;
+    size_t keytop, keycap;
+} Core;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ----- the rules ----------------------------------------------------------------------- */
+
+static int make(Core *S, int m) {
+    int p = S->p;
+    int n = S->n;
+    uint64_t hand = S->hands[p];
+    uint64_t h = S->hash;
+    Undo *u = &S->stack[S->sp];
+    u->hand = hand;
+    u->hash = h;
+    u->n = n;
+    u->p = p;
+    u->taken = 0;
+    if (!n) {
+        hand ^= 1ULL << m;
+        S->pile[0] = (uint8_t)m;
+        S->n = 1;
+        h ^= Z_HAND[p][m] ^ Z_PILE[0][m];
+    } else if (m < 0) {
+        int k = TAKE[S->trumps[p]][S->pile[n - 1]];
+        int start = k < n ? n - k : 0;
+        for (int i = start; i < n; i++) {
+            int c = S->pile[i];
+            S->taken[S->sp][i - start] = (uint8_t)c;
+            hand |= 1ULL << c;
+            h ^= Z_HAND[p][c] ^ Z_PILE[i][c];
+        }
+        u->taken = n - start;
+        S->n = start;
+    } else {
+        int b = m & 63, s = m >> 6;
+        hand ^= 1ULL << b;
+        S->pile[n] = (uint8_t)b;
+        h ^= Z_HAND[p][b] ^ Z_PILE[n][b];
+        S->n = n + 1;
+        if (s != NONE) {
+            hand ^= 1ULL << s;
+            S->pile[n + 1] = (uint8_t)s;
+            h ^= Z_HAND[p][s] ^ Z_PILE[n + 1][s];
+            S->n = n + 2;
+        }
+    }
+    S->hands[p] = hand;
+    S->sp++;
+    if (!hand) {
+        int o = 1 - p;
+        uint64_t oh = S->hands[o];
+        if ((oh & (oh - 1)) == 0 && (oh & BEATERS[S->trumps[o]][S->pile[S->n - 1]])) return BOTH_OUT;
+        return WENT_OUT;
+    }
+    S->p = 1 - p;
+    S->hash = h ^ Z_SIDE;
+    return GOES_ON;
+}
+
+static void unmake(Core *S) {
+    S->sp--;
+    Undo *u = &S->stack[S->sp];
+    S->hands[u->p] = u->hand;
+    S->hash = u->hash;
+    S->p = u->p;
+    if (u->taken) {
+        memcpy(S->pile + S->n, S->taken[S->sp], (size_t)u->taken);
+        S->n += u->taken;
+    } else {
+        S->n = u->n;
+    }
+}
+
+static int in_draws(Core *S, uint64_t h) {
+    Py_ssize_t lo = 0, hi = S->ndraws;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (S->draws[mid] < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < S->ndraws && S->draws[lo] == h;
+}
+
+static int draw_after(Core *S, int ply) {
+    uint64_t h = S->hash;
+    if (S->ndraws && in_draws(S, h)) return 1;
+    for (int j = ply - 2; j >= 0; j -= 2) {
+        if (S->path[j] == h) {
+            if (j < S->dep) S->dep = j;
+            return 1;
+        }
+    }
+    if (S->limit && S->root_turn + ply >= S->limit) {
+        S->dep = 0;
+        return 1;
+    }
+    S->path[ply] = h;
+    return 0;
+}
+
+static int tick(Core *S) {
+    S->nodes++;
+    if (S->max_nodes && S->nodes > S->max_nodes) {
+        S->stop = 1;
+        return 1;
+    }
+    if (S->nodes >= S->next_check) {
+        S->next_check = S->nodes + CLOCK_EVERY;
+        if (S->deadline > 0 && now_s() > S->deadline) {
+            S->stop = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ----- move generation and ordering ---------------------------------------------------- */
+
+static inline int guess(Core *S, int c, uint64_t ho, int o, int p) {
+    uint64_t x = ho & BEATERS[S->trumps[o]][c];
+    if (!x) return SAFE_SHED - COST[S->trumps[p]][c];
+    uint64_t y = x & ~S->tmask[o];
+    int low = y ? lowbit(y) : lowbit(x);
+    return COST[S->trumps[o]][low] - COST[S->trumps[p]][c];
+}
+
+/* Write the keys (guess * 4096 + move) of the beats or leads at out; return their number; *pickup
+ * says whether picking up is legal. */
+static int keys(Core *S, int64_t *out, int *pickup) {
+    int p = S->p, o = 1 - p;
+    uint64_t hand = S->hands[p], ho = S->hands[o];
+    int cnt = 0;
+    if (!S->n) {
+        *pickup = 0;
+        for (uint64_t x = hand; x; x &= x - 1) {
+            int c = lowbit(x);
+            out[cnt++] = (int64_t)guess(S, c, ho, o, p) * 4096 + c;
+        }
+        return cnt;
+    }
+    uint64_t beaters = hand & BEATERS[S->trumps[p]][S->pile[S->n - 1]];
+    *pickup = !beaters || S->voluntary;
+    if (!beaters) return 0;
+    if ((hand & (hand - 1)) == 0) {
+        out[0] = lowbit(hand) | NONE << 6;
+        return 1;
+    }
+    int shed_g[52], shed_c[52], ns = 0;
+    for (uint64_t x = hand; x; x &= x - 1) {
+        int c = lowbit(x);
+        shed_c[ns] = c;
+        shed_g[ns++] = guess(S, c, ho, o, p);
+    }
+    for (uint64_t x = beaters; x; x &= x - 1) {
+        int b = lowbit(x);
+        int cb = 2 * COST[S->trumps[p]][b];
+        for (int i = 0; i < ns; i++) {
+            int c = shed_c[i];
+            if (c != b) out[cnt++] = (int64_t)(shed_g[i] - cb) * 4096 + (b | c << 6);
+        }
+    }
+    return cnt;
+}
+
+static int cmp_desc(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? 1 : (x > y ? -1 : 0);
+}
+
+static void sort_desc(int64_t *k, int n) {
+    if (n <= 24) {
+        for (int i = 1; i < n; i++) {
+            int64_t v = k[i];
+            int j = i - 1;
+            while (j >= 0 && k[j] < v) {
+                k[j + 1] = k[j];
+                j--;
+            }
+            k[j + 1] = v;
+        }
+    } else {
+        qsort(k, (size_t)n, sizeof(int64_t), cmp_desc);
+    }
+}
+
+/* The ordered moves (as in core.py's ordered), written as move ints into out (int64 slots); returns the
+ * count; *cut says whether moves were pruned away. */
+static int ordered(Core *S, int prune, int64_t *out, int *cut) {
+    int pickup;
+    int cnt = keys(S, out, &pickup);
+    sort_desc(out, cnt);
+    for (int i = 0; i < cnt; i++) out[i] = out[i] & 4095;
+    *cut = 0;
+    if (prune && cnt > BRANCH) {
+        cnt = BRANCH;
+        *cut = 1;
+    }
+    if (pickup) out[cnt++] = PICKUP;
+    return cnt;
+}
+
+static int legal(Core *S, int m) {
+    int p = S->p;
+    uint64_t hand = S->hands[p];
+    if (!S->n) return 0 <= m && m < 52 && ((hand >> m) & 1);
+    uint64_t beaters = hand & BEATERS[S->trumps[p]][S->pile[S->n - 1]];
+    if (m < 0) return S->voluntary || !beaters;
+    int b = m & 63, c = m >> 6;
+    if (!((beaters >> b) & 1)) return 0;
+    if (c != NONE) return c != b && ((hand >> c) & 1);
+    return hand == 1ULL << b;
+}
+
+static int first_moves(Core *S, int ply, int tt_move, int *first) {
+    int cand[3] = {tt_move, S->killers[ply][0], S->killers[ply][1]};
+    int nf = 0;
+    for (int i = 0; i < 3; i++) {
+        int m = cand[i];
+        if (m == NO_MOVE) continue;
+        int dup = 0;
+        for (int j = 0; j < nf; j++) dup |= first[j] == m;
+        if (!dup && legal(S, m)) first[nf++] = m;
+    }
+    return nf;
+}
+
+static int win_now(Core *S) {
+    int p = S->p, o = 1 - p;
+    uint64_t hp = S->hands[p], ho = S->hands[o];
+    int single_opp = (ho & (ho - 1)) == 0;
+    const uint64_t *orow = BEATERS[S->trumps[o]];
+    if (!S->n) return (hp & (hp - 1)) == 0 && !(single_opp && (ho & orow[highbit(hp)]));
+    uint64_t beaters = hp & BEATERS[S->trumps[p]][S->pile[S->n - 1]];
+    for (uint64_t x = beaters; x; x &= x - 1) {
+        int b = lowbit(x);
+        uint64_t rest = hp ^ (1ULL << b);
+        int top = rest ? highbit(rest) : b;
+        if (!(single_opp && (ho & orow[top]))) return 1;
+    }
+    return 0;
+}
+
+static int leaf(Core *S, int ply, uint64_t beaters) {
+    int p = S->p, o = 1 - p;
+    uint64_t hp = S->hands[p], ho = S->hands[o];
+    int n = popcount(hp);
+    if (n <= 2 && win_now(S)) return WIN - ply - 1;
+    S->horizon = S->inexact = 1;
+    int tp = S->trumps[p], to = S->trumps[o];
+    int value = CARD * (popcount(ho) - n);
+    value += TRUMP * (popcount(hp & S->tmask[p]) - popcount(ho & S->tmask[o]));
+    uint64_t killers = hp & ~beatable(ho, to);
+    value += KILLER * (popcount(killers) - popcount(ho & ~beatable(hp, tp)));
+    if (!S->n) {
+        value += TEMPO + (killers ? THREAT_LEAD : 0);
+    } else if (beaters) {
+        value += TEMPO;
+        if (n >= 2 && ((killers & ~(beaters & (0 - beaters))) || (killers & (killers - 1)))) value += THREAT;
+    }
+    return value;
+}
+
+/* ----- the transposition table -------------------------------------------------------- */
+
+static Entry *probe(Core *S) {
+    Entry *e = &S->tt[S->hash & S->tt_mask];
+    return e->key == S->hash && (e->flag != EMPTY || e->depth == -1) ? e : NULL;
+}
+
+static void store(Core *S, int ply, int depth, int flag, int value, int move) {
+    if (S->dep < ply) {
+        depth = -1;
+        flag = EMPTY;
+        value = 0;
+    } else if (value > WIN_BOUND) {
+        value += ply;
+    } else if (value < -WIN_BOUND) {
+        value -= ply;
+    }
+    Entry *e = &S->tt[S->hash & S->tt_mask];
+    e->key = S->hash;
+    e->depth = (int8_t)depth;
+    e->flag = (uint8_t)flag;
+    e->value = value;
+    e->move = (int16_t)move;
+}
+
+static inline void killer(Core *S, int ply, int m) {
+    if (S->killers[ply][0] != m) {
+        S->killers[ply][1] = S->killers[ply][0];
+        S->killers[ply][0] = m;
+    }
+}
+
+/* Reserve room for the moves of one node on the move stack (enough by construction). */
+static int64_t *reserve(Core *S) { return S->keybuf + S->keytop; }
+
+/* ----- the search ---------------------------------------------------------------------- */
+
+static int negamax(Core *S, int depth, int alpha, int beta, int ply) {
+    if (tick(S)) return 0;
+    S->dep = NO_DEP;
+    S->inexact = 0;
+    int p = S->p;
+    uint64_t hp = S->hands[p];
+    uint64_t beaters = S->n ? hp & BEATERS[S->trumps[p]][S->pile[S->n - 1]] : 0;
+    if (depth <= 0 || ply >= MAX_PLY) {
+        if (!S->n || beaters || S->voluntary || ply >= MAX_PLY) return leaf(S, ply, beaters);
+    }
+    int n = popcount(hp);
+    if (n <= 2 && win_now(S)) return WIN - ply - 1;
+    int tt_move = NO_MOVE;
+    Entry *e = probe(S);
+    if (e) {
+        int value = e->value;
+        tt_move = e->move;
+        if (e->depth >= depth) {
+            if (value > WIN_BOUND)
+                value -= ply;
+            else if (value < -WIN_BOUND)
+                value += ply;
+            if (e->flag == EXACT || (e->flag == LOWER && value >= beta) || (e->flag == UPPER && value <= alpha)) {
+                if (e->depth != EXACT_DEPTH) S->inexact = S->horizon = 1;
+                return value;
+            }
+        }
+    }
+    int single;
+    if (!S->n)
+        single = n == 1;
+    else
+        single = !beaters || (!S->voluntary && n <= 2 && (beaters & (beaters - 1)) == 0);
+    int child_depth = single ? depth : depth - 1;
+    int first[3];
+    int nf = first_moves(S, ply, tt_move, first);
+    int alpha0 = alpha, best = -INF, best_move = NO_MOVE, dep = NO_DEP, cut = 0, inexact = 0;
+    int64_t *rest = NULL;
+    int nrest = -1;
+    size_t saved_top = S->keytop;
+    for (int i = 0;; i++) {
+        int m;
+        if (i < nf) {
+            m = first[i];
+        } else {
+            if (nrest < 0) {
+                rest = reserve(S);
+                int cnt = ordered(S, S->prune && n > FULL_WIDTH_CARDS, rest, &cut);
+                nrest = 0;
+                for (int j = 0; j < cnt; j++) {
+                    int mm = (int)rest[j], dup = 0;
+                    for (int f = 0; f < nf; f++) dup |= first[f] == mm;
+                    if (!dup) rest[nrest++] = mm;
+                }
+                S->keytop += (size_t)cnt;
+            }
+            if (i - nf >= nrest) break;
+            m = (int)rest[i - nf];
+        }
+        int code = make(S, m);
+        int v;
+        S->dep = dep;
+        S->inexact = 0;
+        if (code == WENT_OUT) {
+            v = WIN - ply - 1;
+        } else if (code == BOTH_OUT || draw_after(S, ply + 1)) {
+            v = 0;
+        } else if (i == 0) {
+            v = -negamax(S, child_depth, -beta, -alpha, ply + 1);
+            if (S->stop) return 0;
+        } else {
+            v = -negamax(S, child_depth, -alpha - 1, -alpha, ply + 1);
+            if (S->stop) return 0;
+            if (alpha < v && v < beta) {
+                int d = S->dep, x = S->inexact;
+                v = -negamax(S, child_depth, -beta, -alpha, ply + 1);
+                if (S->stop) return 0;
+                if (d < S->dep) S->dep = d;
+                S->inexact |= x;
+            }
+        }
+        if (S->dep < dep) dep = S->dep;
+        inexact |= S->inexact;
+        unmake(S);
+        if (v > best) {
+            best = v;
+            best_move = m;
+            if (v > alpha) {
+                alpha = v;
+                if (v >= beta) {
+                    killer(S, ply, m);
+                    break;
+                }
+            }
+        }
+    }
+    S->keytop = saved_top;
+    if (cut && best < beta) {
+        inexact = 1;
+        if (best < -WIN_BOUND) best = -LIKELY_LOSS;
+    }
+    S->dep = dep;
+    S->inexact = inexact;
+    int flag = best <= alpha0 ? UPPER : (best >= beta ? LOWER : EXACT);
+    store(S, ply, inexact ? depth : EXACT_DEPTH, flag, best, best_move);
+    return best;
+}
+
+/* ----- the root ------------------------------------------------------------------------- */
+
+/* The root moves best guess first, equal guesses in an order drawn from the seed (a stable sort). */
+static int root_moves(Core *S, int *moves) {
+    int pickup;
+    int64_t *k = reserve(S);
+    int cnt = keys(S, k, &pickup);
+    int total = cnt + (pickup ? 1 : 0);
+    int *g = (int *)malloc(sizeof(int) * (size_t)(total + 1));
+    if (!g) return -1;
+    for (int i = 0; i < cnt; i++) {
+        int64_t key = k[i];
+        int mv = (int)(key & 4095);
+        g[i] = (int)((key - mv) / 4096);
+        moves[i] = mv;
+    }
+    if (pickup) {
+        g[cnt] = PICKUP_GUESS;
+        moves[cnt] = PICKUP;
+    }
+    uint64_t state = S->seed;
+    for (int i = total - 1; i > 0; i--) {
+        uint64_t z = splitmix(&state);
+        int j = (int)(z % (uint64_t)(i + 1));
+        int tg = g[i], tm = moves[i];
+        g[i] = g[j];
+        moves[i] = moves[j];
+        g[j] = tg;
+        moves[j] = tm;
+    }
+    for (int i = 1; i < total; i++) { /* stable insertion sort by guess, descending */
+        int vg = g[i], vm = moves[i], j = i - 1;
+        while (j >= 0 && g[j] < vg) {
+            g[j + 1] = g[j];
+            moves[j + 1] = moves[j];
+            j--;
+        }
+        g[j + 1] = vg;
+        moves[j + 1] = vm;
+    }
+    free(g);
+    return total;
+}
+
+static int child_value(Core *S, int m, int depth, int alpha, int beta) {
+    int code = make(S, m);
+    int v;
+    S->dep = NO_DEP;
+    S->inexact = 0;
+    if (code == WENT_OUT)
+        v = WIN - 1;
+    else if (code == BOTH_OUT || draw_after(S, 1))
+        v = 0;
+    else
+        v = -negamax(S, depth - 1, -beta, -alpha, 1);
+    if (S->stop) return 0;
+    unmake(S);
+    return v;
+}
+
+typedef struct {
+    int value, move;
+} MV;
+
+/* One iteration over the root moves (core.py's root_search); returns the "inexact" flag. */
+static int root_search(Core *S, int *moves, int count, int depth, int *best_out, int *value_out, MV *values) {
+    int alpha = -INF, best_move = moves[0], inexact = 0;
+    for (int i = 0; i < count; i++) {
+        int m = moves[i], v;
+        if (i == 0) {
+            v = child_value(S, m, depth, -INF, INF);
+            if (S->stop) return 0;
+        } else {
+            v = child_value(S, m, depth, alpha, alpha + 1);
+            if (S->stop) return 0;
+            if (v > alpha) {
+                v = child_value(S, m, depth, alpha, INF);
+                if (S->stop) return 0;
+            }
+        }
+        inexact |= S->inexact;
+        values[i].value = v;
+        values[i].move = m;
+        if (v > alpha) {
+            alpha = v;
+            best_move = m;
+            S->has_partial = 1;
+            S->partial_move = best_move;
+            S->partial_value = alpha;
+        }
+    }
+    *best_out = best_move;
+    *value_out = alpha;
+    return inexact;
+}
+
+/* Iterative deepening (core.py's iterate). */
+static void iterate(Core *S, int *moves, int count, MV *values, int max_depth, int *best_o, int *value_o,
+                    int *done_o, int *proven_o) {
+    int best = moves[0], value = 0, done = 0, proven = 0, hopeful = NO_MOVE;
+    MV *tmp = (MV *)malloc(sizeof(MV) * (size_t)count);
+    if (tmp) {
+        for (int depth = 1; depth <= max_depth; depth++) {
+            S->horizon = 0;
+            S->has_partial = 0;
+            int b, v;
+            int inexact = root_search(S, moves, count, depth, &b, &v, values);
+            if (S->stop) {
+                if (S->has_partial) {
+                    best = S->partial_move;
+                    value = S->partial_value;
+                }
+                break;
+            }
+            best = b;
+            value = v;
+            done = depth;
+            if (value < -WIN_BOUND && hopeful != NO_MOVE) {
+                best = hopeful;
+                proven = 1;
+                break;
+            }
+            if (value >= -WIN_BOUND) hopeful = best;
+            if (value > WIN_BOUND || value < -WIN_BOUND || !inexact) {
+                proven = 1;
+                break;
+            }
+            if (!S->horizon) break;
+            /* stable sort of (value, move) by value descending, keeping the search order for equal values */
+            for (int i = 0; i < count; i++) tmp[i] = values[i];
+            for (int i = 1; i < count; i++) {
+                MV x = tmp[i];
+                int j = i - 1;
+                while (j >= 0 && tmp[j].value < x.value) {
+                    tmp[j + 1] = tmp[j];
+                    j--;
+                }
+                tmp[j + 1] = x;
+            }
+            moves[0] = best;
+            int k = 1;
+            for (int i = 0; i < count; i++)
+                if (tmp[i].move != best) moves[k++] = tmp[i].move;
+        }
+        free(tmp);
+    }
+    *best_o = best;
+    *value_o = value;
+    *done_o = done;
+    *proven_o = proven;
+}
+
+/* ----- the solver ------------------------------------------------------------------------ */
+
+/* core.py's solve_here; sets S->stop when the budget or MAX_DEPTH runs out. */
+static int solve_here(Core *S, int ply) {
+    for (int depth = 1; depth <= MAX_DEPTH; depth++) {
+        int v = negamax(S, depth, WIN_BOUND - 1, WIN_BOUND, ply);
+        if (S->stop) return 0;
+        if (v >= WIN_BOUND) {
+            int w = negamax(S, depth, WIN_BOUND - 1, INF, ply);
+            if (S->stop) return 0;
+            return w >= WIN_BOUND ? w : v;
+        }
+        int not_win = !S->inexact;
+        v = negamax(S, depth, -WIN_BOUND, -WIN_BOUND + 1, ply);
+        if (S->stop) return 0;
+        if (v <= -WIN_BOUND) {
+            int w = negamax(S, depth, -INF, -WIN_BOUND + 1, ply);
+            if (S->stop) return 0;
+            return w <= -WIN_BOUND ? w : v;
+        }
+        if (not_win && !S->inexact) return 0;
+    }
+    S->stop = 1;
+    return 0;
+}
+
+/* core.py's root_solve; returns the number of values written (every) and sets *best_o, *value_o. */
+static int root_solve(Core *S, int *moves, int count, int every, MV *values, int *best_o, int *value_o) {
+    if (!every) {
+        for (int i = 0; i < count; i++) {
+            int code = make(S, moves[i]);
+            unmake(S);
+            if (code == WENT_OUT) {
+                *best_o = moves[i];
+                *value_o = WIN - 1;
+                return 0;
+            }
+        }
+        int v = solve_here(S, 0);
+        if (S->stop) return 0;
+        Entry *e = probe(S);
+        *best_o = e && e->move != NO_MOVE ? e->move : moves[0];
+        *value_o = v;
+        return 0;
+    }
+    for (int i = 0; i < count; i++) {
+        int v;
+        S->dep = NO_DEP;
+        int code = make(S, moves[i]);
+        if (code == WENT_OUT)
+            v = WIN - 1;
+        else if (code == BOTH_OUT || draw_after(S, 1))
+            v = 0;
+        else {
+            v = -solve_here(S, 1);
+            if (S->stop) return i; /* the moves solved so far */
+        }
+        unmake(S);
+        values[i].move = moves[i];
+        values[i].value = v;
+    }
+    int best = values[0].value, bm = values[0].move;
+    for (int i = 0; i < count; i++)
+        if (values[i].value > best) {
+            best = values[i].value;
+            bm = values[i].move;
+        }
+    *best_o = bm;
+    *value_o = best;
+    return count;
+}
+
+/* ----- the Python entry point ----------------------------------------------------------- */
+
+static int as_u64(PyObject *o, uint64_t *out) {
+    unsigned long long v = PyLong_AsUnsignedLongLongMask(o);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    *out = v;
+    return 0;
+}
+
+static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *kwlist[] = {"spec", "mode", "max_nodes", "time_s", "max_depth", "tt_bits", NULL};
+    PyObject *spec;
+    int mode;
+    long long max_nodes = 0;
+    double time_s = 0.0;
+    int max_depth = 64, tt_bits = 20;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Ldii", kwlist, &spec, &mode, &max_nodes, &time_s,
+                                     &max_depth, &tt_bits))
+        return NULL;
+    if (mode != SEARCH && mode != SOLVE && mode != SOLVE_ALL) {
+        PyErr_Format(PyExc_ValueError, "unknown mode %d", mode);
+        return NULL;
+    }
+    if (tt_bits < 10 || tt_bits > 28) {
+        PyErr_Format(PyExc_ValueError, "tt_bits must be 10..28, not %d", tt_bits);
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(spec, "spec must be a sequence");
+    if (!seq) return NULL;
+    if (PySequence_Fast_GET_SIZE(seq) != 12) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "spec must have 12 items");
+        return NULL;
+    }
+    PyObject **it = PySequence_Fast_ITEMS(seq);
+    Core *S = (Core *)calloc(1, sizeof(Core));
+    if (!S) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    uint64_t h0, h1, seed;
+    long t0 = PyLong_AsLong(it[0]), t1 = PyLong_AsLong(it[1]);
+    long to_move = PyLong_AsLong(it[5]), turn = PyLong_AsLong(it[6]);
+    int voluntary = PyObject_IsTrue(it[7]);
+    long limit = PyLong_AsLong(it[9]);
+    if (PyErr_Occurred() || as_u64(it[2], &h0) || as_u64(it[3], &h1) || as_u64(it[11], &seed)) goto fail_args;
+    if (t0 < 0 || t0 > 3 || t1 < 0 || t1 > 3 || t0 == t1 || to_move < 0 || to_move > 1 || voluntary < 0 ||
+        (h0 | h1) >> 52) {
+        PyErr_SetString(PyExc_ValueError, "bad position spec");
+        goto fail_args;
+    }
+    {
+        char *pile_bytes;
+        Py_ssize_t plen;
+        if (PyBytes_AsStringAndSize(it[4], &pile_bytes, &plen) < 0) goto fail_args;
+        if (plen > 52) {
+            PyErr_SetString(PyExc_ValueError, "pile too long");
+            goto fail_args;
+        }
+        uint64_t seen = h0 | h1;
+        if (h0 & h1) {
+            PyErr_SetString(PyExc_ValueError, "the hands overlap");
+            goto fail_args;
+        }
+        for (Py_ssize_t i = 0; i < plen; i++) {
+            int c = (unsigned char)pile_bytes[i];
+            if (c >= 52 || ((seen >> c) & 1)) {
+                PyErr_SetString(PyExc_ValueError, "bad pile card");
+                goto fail_args;
+            }
+            seen |= 1ULL << c;
+            S->pile[i] = (uint8_t)c;
+        }
+        S->n = (int)plen;
+    }
+    {
+        PyObject *dseq = PySequence_Fast(it[10], "draw_hashes must be a sequence");
+        if (!dseq) goto fail_args;
+        S->ndraws = PySequence_Fast_GET_SIZE(dseq);
+        S->draws = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(S->ndraws + 1));
+        if (!S->draws) {
+            Py_DECREF(dseq);
+            PyErr_NoMemory();
+            goto fail_args;
+        }
+        for (Py_ssize_t i = 0; i < S->ndraws; i++) {
+            if (as_u64(PySequence_Fast_GET_ITEM(dseq, i), &S->draws[i])) {
+                Py_DECREF(dseq);
+                goto fail_args;
+            }
+            if (i && S->draws[i] < S->draws[i - 1]) {
+                Py_DECREF(dseq);
+                PyErr_SetString(PyExc_ValueError, "draw_hashes must be sorted");
+                goto fail_args;
+            }
+        }
+        Py_DECREF(dseq);
+    }
+    if (!(h0 | h1) || (!S->n && !(to_move ? h1 : h0)) ) {
+        PyErr_SetString(PyExc_ValueError, "the seat to move has no move");
+        goto fail_args;
+    }
+    S->trumps[0] = (int)t0;
+    S->trumps[1] = (int)t1;
+    S->tmask[0] = SUIT_MASK[t0];
+    S->tmask[1] = SUIT_MASK[t1];
+    S->hands[0] = h0;
+    S->hands[1] = h1;
+    S->p = (int)to_move;
+    S->root_turn = (int)turn;
+    S->voluntary = voluntary;
+    S->limit = (int)limit;
+    S->seed = seed;
+    {
+        uint64_t h = 0;
+        for (int s = 0; s < 2; s++)
+            for (uint64_t x = S->hands[s]; x; x &= x - 1) h ^= Z_HAND[s][lowbit(x)];
+        for (int i = 0; i < S->n; i++) h ^= Z_PILE[i][S->pile[i]];
+        S->hash = S->p ? h ^ Z_SIDE : h;
+    }
+    S->path[0] = S->hash;
+    for (int i = 0; i < MAX_PLY + 2; i++) S->killers[i][0] = S->killers[i][1] = NO_MOVE;
+    S->max_nodes = max_nodes > 0 ? max_nodes : 0;
+    S->next_check = CLOCK_EVERY;
+    if (max_depth < 1) max_depth = 1;
+    if (max_depth > MAX_PLY - 1) max_depth = MAX_PLY - 1;
+    if (max_depth > MAX_DEPTH) max_depth = MAX_DEPTH; /* depths are stored in a signed byte */
+    {
+        int total = popcount(h0 | h1) + S->n;
+        size_t per = (size_t)total * (size_t)(total > 1 ? total - 1 : 1) + 2;
+        S->keycap = per * (MAX_PLY + 4);
+        S->keybuf = (int64_t *)malloc(sizeof(int64_t) * S->keycap);
+        S->tt_mask = (1ULL << tt_bits) - 1;
+        S->tt = (Entry *)calloc((size_t)1 << tt_bits, sizeof(Entry));
+        if (!S->keybuf || !S->tt) {
+            PyErr_NoMemory();
+            goto fail_args;
+        }
+    }
+    Py_DECREF(seq);
+    seq = NULL;
+
+    int moves_cap = (int)(popcount(S->hands[S->p]) * 52 + 2);
+    int *moves = (int *)malloc(sizeof(int) * (size_t)moves_cap);
+    MV *values = (MV *)calloc((size_t)moves_cap, sizeof(MV));
+    if (!moves || !values) {
+        free(moves);
+        free(values);
+        free(S->keybuf);
+        free(S->tt);
+        free(S->draws);
+        free(S);
+        return PyErr_NoMemory();
+    }
+    int best = NO_MOVE, value = 0, depth_done = 0, status = 0, count = 0, nvalues = 0;
+    Py_BEGIN_ALLOW_THREADS
+    S->deadline = time_s > 0 ? now_s() + time_s : 0.0;
+    count = root_moves(S, moves);
+    if (count > 0) {
+        S->prune = mode == SEARCH;
+        if (mode == SEARCH) {
+            iterate(S, moves, count, values, max_depth, &best, &value, &depth_done, &status);
+        } else {
+            nvalues = root_solve(S, moves, count, mode == SOLVE_ALL, values, &best, &value);
+            if (S->stop) {
+                best = NO_MOVE;
+                value = 0;
+                status = STOPPED;
+            } else {
+                status = DONE;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    int64_t nodes = S->nodes;
+    free(S->keybuf);
+    free(S->tt);
+    free(S->draws);
+    free(S);
+    if (count < 0) {
+        free(moves);
+        free(values);
+        return PyErr_NoMemory();
+    }
+    PyObject *list = PyList_New(nvalues);
+    if (!list) {
+        free(moves);
+        free(values);
+        return NULL;
+    }
+    for (int i = 0; i < nvalues; i++) {
+        PyObject *t = Py_BuildValue("(ii)", values[i].move, values[i].value);
+        if (!t) {
+            Py_DECREF(list);
+            free(moves);
+            free(values);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, t);
+    }
+    free(moves);
+    free(values);
+    return Py_BuildValue("(iiiLiN)", best, value, depth_done, (long long)nodes, status, list);
+
+fail_args:
+    Py_XDECREF(seq);
+    free(S->keybuf);
+    free(S->tt);
+    free(S->draws);
+    free(S);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"run", (PyCFunction)(void (*)(void))run, METH_VARARGS | METH_KEYWORDS,
+     "run(spec, mode, max_nodes=0, time_s=0.0, max_depth=64, tt_bits=20) -> (move, value, depth, nodes, "
+     "status, values): the compiled p2ptrumps.ai.core.run."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core",
+                                    "The compiled search core (see p2ptrumps.ai.core).", -1, methods};
+
+PyMODINIT_FUNC PyInit__core(void) {
+    init_tables();
+    return PyModule_Create(&module);
+}

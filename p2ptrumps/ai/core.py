@@ -1,0 +1,733 @@
+"""The search core in pure Python: the exact solver and the ``strong`` level's search.
+
+Source: RULES.md §4-§7.  This module is the reference; ``_core.c`` (the optional
+compiled extension, built by ``pip install .`` when a C compiler is present) is
+a line-by-line translation of it.  Given the same position and the same node
+budget both return the same move, value, depth and node count (the tests
+compare them on many positions); only the speed differs.  :mod:`.engine`
+chooses which one runs.
+
+One entry point, :func:`run`, takes a position *spec* (plain ints, so that the
+C side needs no Python objects while it searches):
+
+``(trump0, trump1, hand0, hand1, pile, to_move, turn, voluntary, repetition,
+turn_limit, draw_hashes, seed)`` -- hands are card bitmasks, ``pile`` is a
+``bytes`` of card ints bottom to top, ``draw_hashes`` a sorted tuple of the
+:func:`position_hash` of every position that would draw by repetition if
+reached again (the game's positions seen ``repetition - 1`` times or more),
+``seed`` a 64-bit number for the random tie-break of the root moves.
+
+Modes:
+
+* :data:`SEARCH`: iterative-deepening alpha-beta (negamax, PVS) with a static
+  evaluation at the horizon (the ``normal`` level's, :mod:`.heuristics`),
+  forced moves not using up depth, forward pruning (only the :data:`BRANCH`
+  best-guessed moves where the side to move holds more than
+  :data:`FULL_WIDTH_CARDS` cards), the table move and two killer moves tried
+  first, and a transposition table -- the ``normal`` level's search
+  (:mod:`.search`) made sound: a win counts as proven only when every reply of
+  the loser was searched (where moves were pruned away and every searched one
+  loses, the value is capped at :data:`LIKELY_LOSS`), so a proven value ends the
+  search at once and a win found only inside the pruned tree does not.
+* :data:`SOLVE`: the exact value of the position (RULES.md §7 ends, repetition
+  and turn limit included) and a best move: the fastest win, else a drawing
+  move, else the slowest loss.  The same search without forward pruning, in
+  null-window tests deepened one ply at a time: "is it a win?" (a value of at
+  least ``WIN_BOUND``), "is it a loss?".  Only going out gives such values, so a
+  test that succeeds is a proof, and a search with the window beyond the bound
+  then gives the exact length.  Each node also reports whether its value rests
+  on an estimate (the horizon, or a table entry of limited depth); a value
+  that does not is exact at any depth, is stored as such, and when both tests
+  fail on exact values only, the position is a draw.
+* :data:`SOLVE_ALL`: the same for every legal move (in root order).
+
+Values: ``WIN - n`` is a win for the seat to move when the deal ends after
+``n`` more plies, ``-(WIN - n)`` a loss, 0 a draw; the search's estimates lie
+strictly between ``-WIN_BOUND`` and ``WIN_BOUND`` (centi-cards).
+
+Repetition (RULES.md §7: the ``repetition``-th occurrence of a position draws;
+the starting position counts).  Both the solver and the search score as a draw
+a position of ``draw_hashes`` and a position that already occurred on the
+search path since the root.  This gives the true value: a player who can force
+a win can do so without ever repeating a position (so the repetitions the
+search scores early are ones the winner avoids anyway), and one who can avoid
+losing can keep doing so until a repetition or the turn limit draws
+(``tests/test_ai_core.py`` checks it against the real rules, with a history).
+A value that rests on a repetition of a position *above* a node depends on the
+path to that node, so it is never stored in the transposition table (only its
+best move is, for move ordering); values that rest only on repetitions inside
+the node's own subtree are stored.  The turn limit draws as in RULES.md §7; a
+value that rests on it is likewise not stored.
+
+Budgets: ``max_nodes`` (0: none) stops the search when the node count would
+exceed it; ``time_s`` (0: none) when the clock passes it, looked at every
+:data:`CLOCK_EVERY` nodes.  A node budget alone gives the same answer on any
+machine.  Memory: the transposition table has ``1 << tt_bits`` entries (16
+bytes each in C, e.g. 16 MiB for the default 20 bits); the rest is bounded
+by :data:`MAX_PLY` times the number of moves of the pack.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ..cards import BEATERS, FULL_MASK, SUIT_MASKS
+
+# ----- constants shared with _core.c (keep them equal) ------------------------------------
+
+WIN = 1_000_000
+WIN_BOUND = WIN - 10_000
+INF = 10 * WIN
+#: The value of a position whose searched moves all lose by force while other moves were pruned
+#: away: very bad, but not a proven loss.
+LIKELY_LOSS = 500_000
+MAX_PLY = 400
+BRANCH = 12
+FULL_WIDTH_CARDS = 6
+CLOCK_EVERY = 1024
+DEFAULT_TT_BITS = 20
+EXACT_DEPTH = 127  # the depth stored with a value that rests on no estimate (good at any depth)
+MAX_DEPTH = 100  # the deepest iteration of the search (depths are stored in a signed byte in C)
+NO_DEP = 1 << 30
+
+SEARCH, SOLVE, SOLVE_ALL = 0, 1, 2
+EMPTY, EXACT, LOWER, UPPER = 0, 1, 2, 3
+PICKUP = -1
+NONE = 63
+NO_MOVE = -2
+#: :func:`run` status: the answer is complete (solved / search finished) or the budget ran out.
+DONE, STOPPED = 0, 1
+#: What a move led to (``_make``).
+GOES_ON, WENT_OUT, BOTH_OUT = 0, 1, 2
+
+# Static evaluation weights: the same as p2ptrumps.ai.heuristics (centi-cards).
+CARD, TRUMP, KILLER, TEMPO, THREAT, THREAT_LEAD, SAFE_SHED = 100, 14, 10, 40, 200, 60, 60
+PICKUP_GUESS = -10_000
+
+MASK64 = (1 << 64) - 1
+
+
+def _splitmix(state: int) -> tuple[int, int]:
+    """One step of SplitMix64: (new state, output), both 64-bit."""
+    state = (state + 0x9E3779B97F4A7C15) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return state, z ^ (z >> 31)
+
+
+def _zobrist() -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...], int]:
+    """The hash tables: a number per (seat, card in hand), per (pile index, card), and the
+    seat-1-to-move number, drawn in that order from SplitMix64 seeded with 0x243F6A8885A308D3."""
+    state = 0x243F6A8885A308D3
+    out = []
+    for _ in range(2 * 52 + 64 * 52 + 1):
+        state, z = _splitmix(state)
+        out.append(z)
+    hand = (tuple(out[0:52]), tuple(out[52:104]))
+    pile = tuple(tuple(out[104 + 52 * i:156 + 52 * i]) for i in range(64))
+    return hand, pile, out[-1]
+
+
+Z_HAND, Z_PILE, Z_SIDE = _zobrist()
+
+
+def position_hash(hand0: int, hand1: int, pile: Sequence[int], to_move: int) -> int:
+    """The 64-bit hash of a position (both hands, the pile in order, the seat to move) used by
+    the transposition table and the repetition test."""
+    h = 0
+    for seat, hand in ((0, hand0), (1, hand1)):
+        z = Z_HAND[seat]
+        while hand:
+            low = hand & -hand
+            h ^= z[low.bit_length() - 1]
+            hand ^= low
+    for i, c in enumerate(pile):
+        h ^= Z_PILE[i][c]
+    return h ^ Z_SIDE if to_move else h
+
+
+def _cost(card: int, trump: int) -> int:
+    rank = card % 13 + 2
+    return 20 + rank if card // 13 == trump else rank
+
+
+COST: tuple[tuple[int, ...], ...] = tuple(tuple(_cost(c, t) for c in range(52)) for t in range(4))
+TAKE: tuple[tuple[int, ...], ...] = tuple(
+    tuple(3 if top // 13 != t else 5 if top % 13 != 12 else 99 for top in range(52)) for t in range(4)
+)
+NOT_SUIT: tuple[int, ...] = tuple(FULL_MASK & ~m for m in SUIT_MASKS)
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def beatable(hand: int, trump: int) -> int:
+    """Every card some card of ``hand`` beats for a player with own trump ``trump`` (RULES.md §5)."""
+    m = 0
+    for s in range(4):
+        x = hand >> 13 * s & 0x1FFF
+        if x:
+            m |= ((1 << x.bit_length() - 1) - 1) << 13 * s
+    if hand & SUIT_MASKS[trump]:
+        m |= NOT_SUIT[trump]
+    return m
+
+
+class _Stop(Exception):
+    """The budget ran out."""
+
+
+class _Core:
+    """One search: the position, its undo stack, the transposition table and the counters."""
+
+    def __init__(self, spec: Sequence[Any], mode: int, max_nodes: int, time_s: float, tt_bits: int) -> None:
+        (t0, t1, h0, h1, pile, to_move, turn, voluntary, _repetition, turn_limit, draws, seed) = spec
+        # (the caller has turned the repetition count into draw_hashes)
+        self.trumps: tuple[int, int] = (int(t0), int(t1))
+        self.rows = (BEATERS[self.trumps[0]], BEATERS[self.trumps[1]])
+        self.take = (TAKE[self.trumps[0]], TAKE[self.trumps[1]])
+        self.costs = (COST[self.trumps[0]], COST[self.trumps[1]])
+        self.tmask = (SUIT_MASKS[self.trumps[0]], SUIT_MASKS[self.trumps[1]])
+        self.hands: list[int] = [int(h0), int(h1)]
+        self.pile: list[int] = [int(c) for c in pile]
+        self.p = int(to_move)
+        self.root_turn = int(turn)
+        self.voluntary = bool(voluntary)
+        self.limit = int(turn_limit)
+        self.draws = frozenset(int(d) for d in draws)
+        self.seed = int(seed) & MASK64
+        self.hash = position_hash(self.hands[0], self.hands[1], self.pile, self.p)
+        self.mode = mode
+        self.max_nodes = max_nodes
+        self.deadline = time.perf_counter() + time_s if time_s > 0 else 0.0
+        self.tt_mask = (1 << tt_bits) - 1
+        self.tt: dict[int, tuple[int, int, int, int, int]] = {}
+        self.killers = [[NO_MOVE, NO_MOVE] for _ in range(MAX_PLY + 2)]
+        self.path = [0] * (MAX_PLY + 2)
+        self.path[0] = self.hash
+        self.stack: list[tuple[int, int, int, int, list[int] | None]] = []
+        self.nodes = 0
+        self.next_check = CLOCK_EVERY
+        self.horizon = False
+        self.inexact = False
+        self.dep = NO_DEP
+        self.prune = mode == SEARCH
+        self.partial: tuple[int, int] | None = None
+        #: SOLVE_ALL: ``(move, value)`` of the root moves solved so far.
+        self.solved: list[tuple[int, int]] = []
+
+    # ----- the rules ----------------------------------------------------------------
+
+    def make(self, m: int) -> int:
+        """Play move ``m`` for the seat to move: :data:`GOES_ON`, :data:`WENT_OUT` or :data:`BOTH_OUT`."""
+        p = self.p
+        hands = self.hands
+        pile = self.pile
+        n = len(pile)
+        hand = old = hands[p]
+        h = old_h = self.hash
+        zh = Z_HAND[p]
+        taken: list[int] | None = None
+        if not n:
+            hand ^= 1 << m
+            pile.append(m)
+            h ^= zh[m] ^ Z_PILE[0][m]
+        elif m < 0:
+            k = self.take[p][pile[-1]]
+            start = n - k if k < n else 0
+            taken = pile[start:]
+            del pile[start:]
+            for i, c in enumerate(taken, start):
+                hand |= 1 << c
+                h ^= zh[c] ^ Z_PILE[i][c]
+        else:
+            b = m & 63
+            s = m >> 6
+            hand ^= 1 << b
+            pile.append(b)
+            h ^= zh[b] ^ Z_PILE[n][b]
+            if s != NONE:
+                hand ^= 1 << s
+                pile.append(s)
+                h ^= zh[s] ^ Z_PILE[n + 1][s]
+        hands[p] = hand
+        self.stack.append((old, old_h, n, p, taken))
+        if not hand:
+            o = 1 - p
+            oh = hands[o]
+            if oh & (oh - 1) == 0 and oh & self.rows[o][pile[-1]]:
+                return BOTH_OUT
+            return WENT_OUT
+        self.p = 1 - p
+        self.hash = h ^ Z_SIDE
+        return GOES_ON
+
+    def unmake(self) -> None:
+        hand, h, n, p, taken = self.stack.pop()
+        self.hands[p] = hand
+        self.hash = h
+        self.p = p
+        pile = self.pile
+        if taken is not None:
+            pile.extend(taken)
+        else:
+            del pile[n:]
+
+    def draw_after(self, ply: int) -> bool:
+        """Whether the position just reached at ``ply`` (the deal going on) is drawn by RULES.md §7:
+        a repetition (``self.dep`` lowered to the ply of the repeated position on the path) or the
+        turn limit (``self.dep`` lowered to 0).  Otherwise the position is put on the path."""
+        h = self.hash
+        if h in self.draws:
+            return True
+        path = self.path
+        for j in range(ply - 2, -1, -2):
+            if path[j] == h:
+                if j < self.dep:
+                    self.dep = j
+                return True
+        if self.limit and self.root_turn + ply >= self.limit:
+            self.dep = 0
+            return True
+        path[ply] = h
+        return False
+
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.max_nodes and self.nodes > self.max_nodes:
+            raise _Stop
+        if self.nodes >= self.next_check:
+            self.next_check = self.nodes + CLOCK_EVERY
+            if self.deadline and time.perf_counter() > self.deadline:
+                raise _Stop
+
+    # ----- move generation and ordering --------------------------------------------
+
+    def keys(self) -> tuple[list[int], bool]:
+        """The beats or leads of the seat to move as ``guess << 12 | move`` (guess: what the
+        opponent must pay to beat the card we shed, minus what it is worth to us, minus twice
+        the beating card's worth), and whether picking up is legal."""
+        p = self.p
+        o = 1 - p
+        hand = self.hands[p]
+        ho = self.hands[o]
+        orow = self.rows[o]
+        plain = ~self.tmask[o]
+        ocost = self.costs[o]
+        cost = self.costs[p]
+        pile = self.pile
+
+        def guess(c: int) -> int:
+            x = ho & orow[c]
+            if not x:
+                return SAFE_SHED - cost[c]
+            y = x & plain
+            low = y & -y if y else x & -x
+            return ocost[low.bit_length() - 1] - cost[c]
+
+        if not pile:
+            return [guess(c) << 12 | c for c in _bits(hand)], False
+        beaters = hand & self.rows[p][pile[-1]]
+        pickup = not beaters or self.voluntary
+        if not beaters:
+            return [], pickup
+        if hand & (hand - 1) == 0:
+            return [hand.bit_length() - 1 | NONE << 6], pickup
+        cards = _bits(hand)
+        shed = [(guess(c), c) for c in cards]
+        keys = []
+        for b in _bits(beaters):
+            cb = 2 * cost[b]
+            keys += [(g - cb) << 12 | b | c << 6 for g, c in shed if c != b]
+        return keys, pickup
+
+    def ordered(self, prune: bool) -> tuple[list[int], bool]:
+        """The legal moves best guess first (picking up last); with ``prune`` only the
+        :data:`BRANCH` best beats or leads.  Returns the moves and whether some were cut."""
+        keys, pickup = self.keys()
+        keys.sort(reverse=True)
+        moves = [k & 4095 for k in keys]
+        cut = False
+        if prune and len(moves) > BRANCH:
+            del moves[BRANCH:]
+            cut = True
+        if pickup:
+            moves.append(PICKUP)
+        return moves, cut
+
+    def legal(self, m: int) -> bool:
+        """Whether move int ``m`` (a table or killer move from elsewhere) is legal here."""
+        p = self.p
+        hand = self.hands[p]
+        pile = self.pile
+        if not pile:
+            return 0 <= m < 52 and hand >> m & 1 == 1
+        if m < 0:
+            return self.voluntary or not hand & self.rows[p][pile[-1]]
+        b = m & 63
+        c = m >> 6
+        if not (hand & self.rows[p][pile[-1]]) >> b & 1:
+            return False
+        return c != b and hand >> c & 1 == 1 if c != NONE else hand == 1 << b
+
+    def first_moves(self, ply: int, tt_move: int) -> list[int]:
+        """The table move and the killer moves of ``ply`` that are legal here, in that order."""
+        first: list[int] = []
+        for m in (tt_move, *self.killers[ply]):
+            if m != NO_MOVE and m not in first and self.legal(m):
+                first.append(m)
+        return first
+
+    def win_now(self) -> bool:
+        """Whether the seat to move can go out at once and win (not a both-out draw)."""
+        p = self.p
+        o = 1 - p
+        hp = self.hands[p]
+        if hp & (hp - 1) & (hp & (hp - 1)) - 1:  # three cards or more
+            return False
+        ho = self.hands[o]
+        single_opp = ho & (ho - 1) == 0
+        orow = self.rows[o]
+        pile = self.pile
+        if not pile:
+            return hp & (hp - 1) == 0 and not (single_opp and ho & orow[hp.bit_length() - 1])
+        beaters = hp & self.rows[p][pile[-1]]
+        for b in _bits(beaters):
+            rest = hp ^ (1 << b)
+            top = rest.bit_length() - 1 if rest else b
+            if not (single_opp and ho & orow[top]):
+                return True
+        return False
+
+    def leaf(self, ply: int, beaters: int) -> int:
+        """The static value at the horizon for the seat to move (as ``normal``'s evaluation),
+        or a win if it can go out at once to a win.  ``beaters``: its cards that beat the top."""
+        p = self.p
+        o = 1 - p
+        hp = self.hands[p]
+        ho = self.hands[o]
+        n = hp.bit_count()
+        if n <= 2 and self.win_now():
+            return WIN - ply - 1
+        self.horizon = self.inexact = True
+        tp, to = self.trumps
+        if p:
+            tp, to = to, tp
+        tm = self.tmask
+        value = CARD * (ho.bit_count() - n)
+        value += TRUMP * ((hp & tm[p]).bit_count() - (ho & tm[o]).bit_count())
+        killers = hp & ~beatable(ho, to)
+        value += KILLER * (killers.bit_count() - (ho & ~beatable(hp, tp)).bit_count())
+        if not self.pile:
+            value += TEMPO + (THREAT_LEAD if killers else 0)
+        elif beaters:
+            value += TEMPO
+            if n >= 2 and (killers & ~(beaters & -beaters) or killers & (killers - 1)):
+                value += THREAT
+        return value
+
+    # ----- the transposition table --------------------------------------------------
+
+    def probe(self) -> tuple[int, int, int, int] | None:
+        """``(depth, flag, value, move)`` stored for the current position, or None."""
+        e = self.tt.get(self.hash & self.tt_mask)
+        if e is None or e[0] != self.hash:
+            return None
+        return e[1], e[2], e[3], e[4]
+
+    def store(self, ply: int, depth: int, flag: int, value: int, move: int) -> None:
+        """Store a result (always replacing); a value depending on the path above ``ply`` keeps
+        only its move (depth -1)."""
+        if self.dep < ply:
+            depth, flag, value = -1, EMPTY, 0
+        elif value > WIN_BOUND:
+            value += ply
+        elif value < -WIN_BOUND:
+            value -= ply
+        self.tt[self.hash & self.tt_mask] = (self.hash, depth, flag, value, move)
+
+    def killer(self, ply: int, m: int) -> None:
+        k = self.killers[ply]
+        if k[0] != m:
+            k[1] = k[0]
+            k[0] = m
+
+    # ----- the search ---------------------------------------------------------------
+
+    def negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """The value for the seat to move searched ``depth`` plies deep (fail-soft, PVS).
+
+        Sets ``self.dep`` (the ply of the highest position on the path a repetition draw in the
+        subtree rests on, :data:`NO_DEP` if none) and ``self.inexact`` (the value rests on the
+        horizon, a pruned move list or a depth-limited table entry: it is an estimate unless it
+        is a win or loss beyond ``±WIN_BOUND``)."""
+        self.tick()
+        self.dep = NO_DEP
+        self.inexact = False
+        p = self.p
+        pile = self.pile
+        hp = self.hands[p]
+        beaters = hp & self.rows[p][pile[-1]] if pile else 0
+        if (depth <= 0 or ply >= MAX_PLY) and (not pile or beaters or self.voluntary or ply >= MAX_PLY):
+            return self.leaf(ply, beaters)
+        n = hp.bit_count()
+        if n <= 2 and self.win_now():
+            return WIN - ply - 1
+        tt_move = NO_MOVE
+        e = self.probe()
+        if e is not None:
+            e_depth, flag, value, tt_move = e
+            if e_depth >= depth:
+                if value > WIN_BOUND:
+                    value -= ply
+                elif value < -WIN_BOUND:
+                    value += ply
+                if flag == EXACT or (flag == LOWER and value >= beta) or (flag == UPPER and value <= alpha):
+                    if e_depth != EXACT_DEPTH:
+                        self.inexact = self.horizon = True
+                    return value
+        # a single legal move (a forced pick-up, the last beat) uses up no depth
+        one_beat = not self.voluntary and n <= 2 and beaters & (beaters - 1) == 0
+        single = (not beaters or one_beat) if pile else n == 1
+        child_depth = depth if single else depth - 1
+        first = self.first_moves(ply, tt_move)
+        alpha0 = alpha
+        best = -INF
+        best_move = NO_MOVE
+        dep = NO_DEP
+        inexact = False
+        cut = False
+        rest: list[int] | None = None
+        i = 0
+        while True:
+            if i < len(first):
+                m = first[i]
+            else:
+                if rest is None:
+                    ordered, cut = self.ordered(self.prune and n > FULL_WIDTH_CARDS)
+                    rest = [m for m in ordered if m not in first]
+                if i - len(first) >= len(rest):
+                    break
+                m = rest[i - len(first)]
+            code = self.make(m)
+            self.dep = dep
+            self.inexact = False
+            if code == WENT_OUT:
+                v = WIN - ply - 1
+            elif code == BOTH_OUT or self.draw_after(ply + 1):
+                v = 0
+            elif i == 0:
+                v = -self.negamax(child_depth, -beta, -alpha, ply + 1)
+            else:
+                v = -self.negamax(child_depth, -alpha - 1, -alpha, ply + 1)
+                if alpha < v < beta:
+                    d, x = self.dep, self.inexact
+                    v = -self.negamax(child_depth, -beta, -alpha, ply + 1)
+                    if d < self.dep:
+                        self.dep = d
+                    self.inexact |= x
+            if self.dep < dep:
+                dep = self.dep
+            inexact |= self.inexact
+            i += 1
+            self.unmake()
+            if v > best:
+                best = v
+                best_move = m
+                if v > alpha:
+                    alpha = v
+                    if v >= beta:
+                        self.killer(ply, m)
+                        break
+        if cut and best < beta:
+            inexact = True
+            if best < -WIN_BOUND:
+                best = -LIKELY_LOSS
+        self.dep = dep
+        self.inexact = inexact
+        flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+        self.store(ply, depth if inexact else EXACT_DEPTH, flag, best, best_move)
+        return best
+
+    # ----- the root ----------------------------------------------------------------------
+
+    def root_moves(self) -> list[int]:
+        """The root moves best guess first, equal guesses in an order drawn from ``seed``."""
+        keys, pickup = self.keys()
+        scored = [(k >> 12, k & 4095) for k in keys]
+        if pickup:
+            scored.append((PICKUP_GUESS, PICKUP))
+        state = self.seed
+        for i in range(len(scored) - 1, 0, -1):
+            state, z = _splitmix(state)
+            j = z % (i + 1)
+            scored[i], scored[j] = scored[j], scored[i]
+        scored.sort(key=lambda gm: -gm[0])  # stable
+        return [m for _, m in scored]
+
+    def child_value(self, m: int, depth: int, alpha: int, beta: int) -> int:
+        """The value of root move ``m`` for the root's seat, searched to ``depth`` with window
+        (alpha, beta); sets ``self.inexact``."""
+        code = self.make(m)
+        self.dep = NO_DEP
+        self.inexact = False
+        if code == WENT_OUT:
+            v = WIN - 1
+        elif code == BOTH_OUT or self.draw_after(1):
+            v = 0
+        else:
+            v = -self.negamax(depth - 1, -beta, -alpha, 1)
+        self.unmake()
+        return v
+
+    def root_search(self, moves: list[int], depth: int) -> tuple[int, int, list[tuple[int, int]], bool]:
+        """One iteration over the root moves (PVS).  Returns (best move, value, (value, move) of
+        every move, whether the value rests on an estimate)."""
+        alpha = -INF
+        best_move = moves[0]
+        values = []
+        inexact = False
+        for i, m in enumerate(moves):
+            if i == 0:
+                v = self.child_value(m, depth, -INF, INF)
+            else:
+                v = self.child_value(m, depth, alpha, alpha + 1)
+                if v > alpha:
+                    v = self.child_value(m, depth, alpha, INF)
+            inexact |= self.inexact
+            values.append((v, m))
+            if v > alpha:
+                alpha = v
+                best_move = m
+                self.partial = (best_move, alpha)
+        return best_move, alpha, values, inexact
+
+    def iterate(self, max_depth: int) -> tuple[int, int, int, int]:
+        """Iterative deepening: ``(move, value, depth done, proven)``; proven: the value is a win or
+        loss beyond ``±WIN_BOUND``, or rests on no estimate."""
+        moves = self.root_moves()
+        best, value, done, proven = moves[0], 0, 0, 0
+        hopeful = NO_MOVE
+        for depth in range(1, max_depth + 1):
+            self.horizon = False
+            self.partial = None
+            try:
+                best, value, values, inexact = self.root_search(moves, depth)
+            except _Stop:
+                if self.partial is not None:
+                    best, value = self.partial
+                break
+            done = depth
+            if value < -WIN_BOUND and hopeful != NO_MOVE:
+                best = hopeful  # lost against best play: keep the move with the most chances
+                proven = 1
+                break
+            if value >= -WIN_BOUND:
+                hopeful = best
+            if value > WIN_BOUND or value < -WIN_BOUND or not inexact:
+                proven = 1
+                break
+            if not self.horizon:
+                break
+            order = {m: i for i, (_, m) in enumerate(values)}
+            values.sort(key=lambda vm: (-vm[0], order[vm[1]]))
+            moves = [best] + [m for _, m in values if m != best]
+        return best, value, done, proven
+
+    # ----- the solver -------------------------------------------------------------------
+
+    def solve_here(self, ply: int) -> int:
+        """The exact value of the current position (at ``ply`` on the path), no forward pruning.
+
+        Iterative deepening of two null-window tests per depth: is it a win (a value of at least
+        ``WIN_BOUND``)?  is it a loss (at most ``-WIN_BOUND``)?  A test that succeeds is proven
+        (only going out ends a line with such a value), and a search with the window above
+        (below) the bound then gives the length of the fastest win (slowest loss).  When both
+        fail and neither rests on an estimate, the position is a draw.  Raises :class:`_Stop` when
+        the budget or :data:`MAX_DEPTH` runs out."""
+        for depth in range(1, MAX_DEPTH + 1):
+            v = self.negamax(depth, WIN_BOUND - 1, WIN_BOUND, ply)
+            if v >= WIN_BOUND:
+                w = self.negamax(depth, WIN_BOUND - 1, INF, ply)
+                return w if w >= WIN_BOUND else v
+            not_win = not self.inexact
+            v = self.negamax(depth, -WIN_BOUND, -WIN_BOUND + 1, ply)
+            if v <= -WIN_BOUND:
+                w = self.negamax(depth, -INF, -WIN_BOUND + 1, ply)
+                return w if w <= -WIN_BOUND else v
+            if not_win and not self.inexact:
+                return 0
+        raise _Stop
+
+    def root_solve(self, every: bool) -> tuple[int, int, list[tuple[int, int]]]:
+        """``(best move, value, values)``: the exact value of the root and a best move (the fastest
+        win, else the first drawing move in root order, else the slowest loss); with ``every``
+        the exact value of each root move, ``(move, value)`` in root order."""
+        moves = self.root_moves()
+        if not every:
+            for m in moves:
+                code = self.make(m)
+                self.unmake()
+                if code == WENT_OUT:
+                    return m, WIN - 1, []
+            v = self.solve_here(0)
+            e = self.probe()
+            return (e[3] if e is not None and e[3] != NO_MOVE else moves[0]), v, []
+        values = self.solved = []
+        for m in moves:
+            self.dep = NO_DEP
+            code = self.make(m)
+            if code == WENT_OUT:
+                v = WIN - 1
+            elif code == BOTH_OUT or self.draw_after(1):
+                v = 0
+            else:
+                v = -self.solve_here(1)
+            self.unmake()
+            values.append((m, v))
+        best_move, best = values[0]
+        for m, v in values:
+            if v > best:
+                best_move, best = m, v
+        return best_move, best, values
+
+
+def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0, max_depth: int = 64,
+        tt_bits: int = DEFAULT_TT_BITS) -> tuple[int, int, int, int, int, list[tuple[int, int]]]:
+    """Search or solve the position ``spec`` (see the module docstring) for the seat to move.
+
+    Returns ``(move, value, depth, nodes, status, values)``:
+
+    * :data:`SEARCH`: the chosen move, its value (centi-cards; beyond ``±WIN_BOUND`` a proven
+      win or loss in ``WIN - |value|`` plies), the deepest finished iteration, the nodes, ``status``
+      1 if the value is proven (a win or a loss, or resting on no estimate), else 0, and no values;
+    * :data:`SOLVE` / :data:`SOLVE_ALL`: the best move and the exact value (see the module
+      docstring), depth 0, the nodes, ``status`` :data:`DONE` or :data:`STOPPED` (the budget ran
+      out: move and value mean nothing), and for :data:`SOLVE_ALL` ``(move, value)`` of every
+      legal move in root order (when stopped, of the moves solved before the budget ran out).
+
+    The position must have a legal move (the deal not over).  Raises ``ValueError`` on a bad
+    mode or table size.
+    """
+    if mode not in (SEARCH, SOLVE, SOLVE_ALL):
+        raise ValueError(f"unknown mode {mode!r}")
+    if not 10 <= tt_bits <= 28:
+        raise ValueError(f"tt_bits must be 10..28, not {tt_bits!r}")
+    core = _Core(spec, mode, max_nodes, time_s, tt_bits)
+    if mode == SEARCH:
+        move, value, depth, proven = core.iterate(max(1, min(max_depth, MAX_DEPTH)))
+        return move, value, depth, core.nodes, proven, []
+    try:
+        move, value, values = core.root_solve(mode == SOLVE_ALL)
+    except _Stop:
+        return NO_MOVE, 0, 0, core.nodes, STOPPED, list(core.solved)
+    return move, value, 0, core.nodes, DONE, values

@@ -1,0 +1,207 @@
+"""The search core at the level of a :class:`~p2ptrumps.rules.Position`: the exact solver and the
+``strong`` level's search.
+
+Source: RULES.md §4-§7.  The work is done by :func:`p2ptrumps.ai.core.run`, in
+its compiled form (``p2ptrumps.ai._core``, built by ``pip install .`` when a C
+compiler is there) or else in pure Python; both give the same answers for the
+same node budget.  :data:`COMPILED` says which one runs; setting the
+environment variable ``P2PTRUMPS_PURE_PYTHON_AI=1`` forces the pure-Python one.
+
+Values are for the seat to move: ``WIN - n`` is a win when the game ends
+after ``n`` more turns (plies) of both players, ``-(WIN - n)`` a loss after
+``n`` plies, 0 a draw; :func:`verdict` puts them in words.  Budgets: a time
+budget in seconds or a node budget (positions visited; the same on every
+machine).  Memory: one transposition table of ``2**tt_bits`` entries (16 bytes
+each in the compiled core: 16 MiB at the default 20 bits, 64 MiB at 22).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..rules import Move, Position
+from . import core
+from .core import DEFAULT_TT_BITS, DONE, SEARCH, SOLVE, SOLVE_ALL, WIN, WIN_BOUND, position_hash
+from .lean import DRAW, Lean, to_move
+
+Runner = Callable[..., tuple[int, int, int, int, int, list[tuple[int, int]]]]
+
+
+def _load() -> tuple[Runner, bool]:
+    if os.environ.get("P2PTRUMPS_PURE_PYTHON_AI"):
+        return core.run, False
+    try:
+        from . import _core
+    except ImportError:
+        return core.run, False
+    return _core.run, True
+
+
+RUN, COMPILED = _load()
+
+#: The transposition table of ``solve`` and ``analyse`` (64 MiB compiled): solving is worth the memory.
+SOLVE_TT_BITS = 22
+
+
+def spec_of(position: Position, seed: int = 0) -> tuple[object, ...]:
+    """The core's position spec of ``position`` (see :mod:`p2ptrumps.ai.core`): its hands, pile,
+    seat to move, turn, rules, and the hash of every position of its history that would draw by
+    repetition if reached again (seen ``repetition - 1`` times or more, RULES.md §7)."""
+    rules = position.rules
+    draws: set[int] = set()
+    if rules.repetition:
+        for (h0, h1, pile, p), n in position._counts.items():
+            if n >= rules.repetition - 1:
+                draws.add(position_hash(h0, h1, pile, p))
+    return (position.trumps[0], position.trumps[1], position.hands[0], position.hands[1], bytes(position.pile),
+            position.to_move, position.turn, int(position.rules.voluntary_pickup), rules.repetition,
+            rules.turn_limit, tuple(sorted(draws)), seed & (2**64 - 1))
+
+
+def is_proven(value: int) -> bool:
+    """Whether a value is a win or loss (beyond ``±WIN_BOUND``)."""
+    return value > WIN_BOUND or value < -WIN_BOUND
+
+
+def plies_of(value: int) -> int | None:
+    """Plies (turns of both players) to the end of a won or lost value; None for other values."""
+    return WIN - abs(value) if is_proven(value) else None
+
+
+def verdict(value: int) -> str:
+    """A solved value in words, for the seat to move: ``"wins in 3"`` (the seat goes out on its
+    3rd turn from now), ``"loses in 2"`` (the opponent goes out on its 2nd turn), ``"draw"``."""
+    n = plies_of(value)
+    if n is None:
+        return "draw"
+    if value > 0:
+        return f"wins in {(n + 1) // 2}"
+    return f"loses in {n // 2}"
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What :func:`solve` found.
+
+    Attributes:
+        solved: the value is exact; False when the budget ran out (then ``value`` is 0, ``move`` None).
+        value: for the seat to move (see the module docstring).
+        move: a best move: the fastest win, else a drawing move, else the slowest loss.
+        moves: with ``every``, each legal move and its exact value (for the seat that plays it), in
+            the order they were solved; when the budget ran out, those solved before.
+        nodes: positions visited.
+        elapsed_s: seconds spent.
+    """
+
+    solved: bool
+    value: int
+    move: Move | None
+    moves: tuple[tuple[Move, int], ...]
+    nodes: int
+    elapsed_s: float
+
+    @property
+    def outcome(self) -> str:
+        """``"win"``, ``"draw"``, ``"loss"`` (for the seat to move) or ``"unknown"``."""
+        if not self.solved:
+            return "unknown"
+        return "win" if self.value > WIN_BOUND else "loss" if self.value < -WIN_BOUND else "draw"
+
+
+def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, every: bool = False,
+          tt_bits: int = SOLVE_TT_BITS) -> Solution:
+    """Solve ``position`` exactly (RULES.md §7 ends, repetition and turn limit included).
+
+    Args:
+        position: a deal not yet over (not modified).
+        budget_s: seconds at most (None or 0: no time limit).
+        max_nodes: positions at most (0: no limit); one of the two budgets must be set.
+        every: also the exact value of every legal move.
+        tt_bits: the transposition table has ``2**tt_bits`` entries (10..28).
+    Raises:
+        ValueError: the deal is over, no budget, or a bad ``tt_bits``.
+    """
+    if position.outcome is not None:
+        raise ValueError("the deal is over: nothing to solve")
+    if not budget_s and not max_nodes:
+        raise ValueError("give a time budget or a node budget")
+    pile_empty = not position.pile
+    t0 = time.perf_counter()
+    move, value, _, nodes, status, values = RUN(spec_of(position), SOLVE_ALL if every else SOLVE,
+                                                max_nodes=max_nodes, time_s=budget_s or 0.0, tt_bits=tt_bits)
+    elapsed = time.perf_counter() - t0
+    move_values = tuple((to_move(m, pile_empty), v) for m, v in values)
+    if status != DONE:
+        return Solution(False, 0, None, move_values, nodes, elapsed)
+    return Solution(True, value, to_move(move, pile_empty), move_values, nodes, elapsed)
+
+
+@dataclass(frozen=True)
+class StrongResult:
+    """What :func:`strong_search` found: the ``move``, its ``value`` for the seat to move
+    (centi-cards, or a proven win/loss beyond ``±WIN_BOUND``), the deepest finished iteration
+    ``depth`` (0 for a forced move or an immediate win), the ``nodes`` visited, and whether the
+    value is ``proven``."""
+
+    move: Move
+    value: int
+    depth: int
+    nodes: int
+    proven: bool
+
+
+def strong_search(position: Position, budget_s: float, rng: random.Random, max_nodes: int = 0,
+                  tt_bits: int = DEFAULT_TT_BITS) -> StrongResult:
+    """The ``strong`` level's choice in ``position`` (not modified).
+
+    A forced move is played at once, and so is going out to a win.  Where an end may be near
+    (:func:`worth_solving`) the exact solver has :data:`SOLVE_SHARE` of the budget first: a
+    solved position is played at once (the fastest win, a drawing move, the slowest loss).
+    Otherwise the core's search (iterative-deepening alpha-beta with forward pruning and sound
+    proofs: see :mod:`p2ptrumps.ai.core`) has the rest; it stops early on a proven value.  The
+    budget is ``budget_s`` seconds, or ``max_nodes`` nodes when that is set (then the clock is not
+    looked at: the same move on every machine).  ``rng`` breaks ties.
+
+    Raises ``ValueError`` if the deal is over.
+    """
+    start = time.perf_counter()
+    moves = position.legal_moves()
+    if not moves:
+        raise ValueError("the deal is over: no move to choose")
+    if len(moves) == 1:
+        return StrongResult(moves[0], 0, 0, 0, False)
+    state = Lean(position)
+    for m in state.moves():
+        state.make(m)
+        won = state.result is not None and state.result != DRAW
+        state.unmake()
+        if won:
+            return StrongResult(to_move(m, not position.pile), WIN - 1, 0, len(moves), True)
+    spec = spec_of(position, rng.getrandbits(64))
+    solver_nodes = 0
+    if worth_solving(position):
+        time_s = 0.0 if max_nodes else budget_s * SOLVE_SHARE
+        move, value, _, solver_nodes, status, _ = RUN(spec, SOLVE, max_nodes=int(max_nodes * SOLVE_SHARE),
+                                                      time_s=time_s, tt_bits=tt_bits)
+        if status == DONE:
+            return StrongResult(to_move(move, not position.pile), value, 0, solver_nodes, True)
+    time_s = 0.0 if max_nodes else max(0.001, budget_s - (time.perf_counter() - start))
+    move, value, depth, nodes, proven, _ = RUN(spec, SEARCH, max_nodes=max(1, max_nodes - solver_nodes) if max_nodes
+                                               else 0, time_s=time_s, tt_bits=tt_bits)
+    return StrongResult(to_move(move, not position.pile), value, depth, solver_nodes + nodes, bool(proven))
+
+
+#: The share of the budget the ``strong`` level gives the exact solver first, in positions it may settle.
+SOLVE_SHARE = 0.3
+
+
+def worth_solving(position: Position) -> bool:
+    """Whether the ``strong`` level tries the exact solver first: few cards in hands (at most 24)
+    or a hand of at most 3 cards (an end may be near)."""
+    a, b = position.hands[0].bit_count(), position.hands[1].bit_count()
+    return a + b <= 24 or min(a, b) <= 3
+

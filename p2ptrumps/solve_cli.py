@@ -1,0 +1,117 @@
+"""``p2ptrumps solve POSITION [--json] [--budget S]``: the exact value of a position and of each move.
+
+The position is a position text (``protocol/position.md``), as ``replay`` shows
+it.  The solver (:func:`p2ptrumps.ai.engine.solve`) gives, within the budget,
+the result of the position for the seat to move against best play -- a win, a
+draw or a loss, and how many turns it takes -- and the same for every legal
+move, or says that it is unknown within the budget.
+
+Exit status: 0 (also when the value is unknown), 2 when the text is not a valid
+position (a :class:`~p2ptrumps.command.CommandError`).  ``--json`` prints one
+JSON object (fields in :func:`report`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from .ai.analysis import short_label
+from .ai.core import WIN_BOUND
+from .ai.engine import COMPILED, Solution, plies_of, solve, verdict
+from .cards import suit_label
+from .command import CommandError
+from .notation import PositionTextError, parse_position, position_text
+from .rules import Move, Position
+from .ui.terminal import choose_ascii
+
+
+def _result_word(value: int) -> str:
+    return "win" if value > WIN_BOUND else "loss" if value < -WIN_BOUND else "draw"
+
+
+def _value_json(value: int) -> dict[str, Any]:
+    return {"result": _result_word(value), "plies": plies_of(value), "verdict": verdict(value)}
+
+
+def report(position: Position, solution: Solution | None, budget_s: float) -> dict[str, Any]:
+    """The JSON report: ``position`` (canonical text), ``over`` (and then ``result`` as in
+    protocol/record.md §5), else ``to_move``, ``solved``, ``result`` (``win``/``draw``/``loss``/
+    ``unknown`` for the seat to move), ``plies`` (to the end, null for a draw), ``verdict`` (words),
+    ``best`` (a best move's code), ``moves`` (each legal move's ``move`` code with its ``result``,
+    ``plies`` and ``verdict``, or ``result`` ``unknown``), ``nodes``, ``seconds``, ``budget_s``,
+    ``compiled`` (whether the compiled core ran)."""
+    out: dict[str, Any] = {"position": position_text(position)}
+    if position.outcome is not None or solution is None:
+        out["over"] = True
+        o = position.outcome
+        out["result"] = None if o is None else {"winner": o.winner, "reason": o.reason}
+        return out
+    out["over"] = False
+    out["to_move"] = position.to_move
+    out["solved"] = solution.solved
+    if solution.solved:
+        out.update(_value_json(solution.value))
+        out["best"] = solution.move.code if solution.move is not None else None
+    else:
+        out.update({"result": "unknown", "plies": None, "verdict": f"unknown within {budget_s:g} s", "best": None})
+    known = dict(solution.moves)
+    out["moves"] = [{"move": m.code, **_value_json(known[m])} if m in known else {"move": m.code, "result": "unknown"}
+                    for m in _ordered_moves(position, solution)]
+    out["nodes"] = solution.nodes
+    out["seconds"] = round(solution.elapsed_s, 4)
+    out["budget_s"] = budget_s
+    out["compiled"] = COMPILED
+    return out
+
+
+def _ordered_moves(position: Position, solution: Solution) -> list[Move]:
+    """The legal moves, best first (known values by value, then the unknown ones in rule order)."""
+    known = dict(solution.moves)
+    legal = position.legal_moves()
+    return sorted(legal, key=lambda m: (m not in known, -known.get(m, 0)))
+
+
+def format_text(position: Position, solution: Solution | None, budget_s: float, ascii_only: bool) -> str:
+    """The printed report (lines end with a newline)."""
+    lines = [position_text(position)]
+    if position.outcome is not None or solution is None:
+        assert position.outcome is not None
+        lines.append(f"the deal is over: {position.outcome.describe()}")
+        return "\n".join(lines) + "\n"
+    seat = position.to_move
+    who = f"seat {seat} (trump {suit_label(position.trumps[seat], ascii_only)}) to move"
+    if solution.solved:
+        plies = plies_of(solution.value)
+        extra = f" ({plies} plies)" if plies is not None else ""
+        lines.append(f"{who}: {verdict(solution.value)}{extra}")
+        if solution.move is not None:
+            lines.append(f"best move: {short_label(solution.move, ascii_only)}")
+    else:
+        lines.append(f"{who}: unknown within {budget_s:g} s")
+    known = dict(solution.moves)
+    lines.append("moves:")
+    for m in _ordered_moves(position, solution):
+        value = verdict(known[m]) if m in known else "unknown"
+        lines.append(f"  {short_label(m, ascii_only):<10} {value}")
+    core = "compiled core" if COMPILED else "pure-Python core"
+    lines.append(f"{solution.nodes:,} positions in {solution.elapsed_s:.2f} s ({core})")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``p2ptrumps solve``: 0; raises :class:`~p2ptrumps.command.CommandError`
+    (status 2) when the position text is invalid."""
+    try:
+        position = parse_position(args.position)
+    except PositionTextError as exc:
+        raise CommandError(str(exc), usage=True) from None
+    budget_s: float = args.budget
+    solution = None if position.outcome is not None else solve(position, budget_s, every=True)
+    if args.json:
+        print(json.dumps(report(position, solution, budget_s), ensure_ascii=False))
+    else:
+        ascii_only = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)))[0]
+        print(format_text(position, solution, budget_s, ascii_only), end="")
+    return 0

@@ -1,0 +1,294 @@
+"""Post-game analysis, `solve` and `analyse`, and deals set up from a position (record `start`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+import pytest
+import trio
+
+from p2ptrumps.ai import AIPlayer
+from p2ptrumps.ai.analysis import (
+    FORCED,
+    KEPT,
+    LOST,
+    THREW_DRAW,
+    THREW_WIN,
+    UNKNOWN,
+    MoveVerdict,
+    analyse_deal,
+    short_label,
+    summarize,
+)
+from p2ptrumps.ai.core import WIN
+from p2ptrumps.cli import main
+from p2ptrumps.match import MatchRunner, Undo
+from p2ptrumps.notation import parse_position, position_text
+from p2ptrumps.record import DealRecord, MatchRecord, PlayerInfo, RecordError
+from p2ptrumps.rules import Move, Position, RuleSet
+
+VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
+POSITION_RECORD = VECTORS / "record-position.json"
+START = "v1/SH/7C9DKDTS/QD/8C/0/0/36.sixes.must.r3.t1000"
+
+
+def deal_positions(start: Position, codes: list[str]) -> tuple[list[Position], list[Move]]:
+    pos = start.copy()
+    positions = [pos.copy()]
+    moves = []
+    for code in codes:
+        move = pos.parse_move(code)
+        pos.push(move)
+        positions.append(pos.copy())
+        moves.append(move)
+    return positions, moves
+
+
+# ----- the analysis --------------------------------------------------------------------------------
+
+
+def test_a_thrown_win_is_named_with_the_best_move() -> None:
+    positions, moves = deal_positions(parse_position(START), ["TS KD", "p", "7C", "8C QD", "p", "KD", "p", "TS"])
+    verdicts = analyse_deal(positions, moves, 1.0)
+    assert [v.kind for v in verdicts] == [THREW_WIN, FORCED, LOST, KEPT, FORCED, KEPT, FORCED, FORCED]
+    assert [v.seat for v in verdicts] == [0, 1, 0, 1, 0, 1, 0, 1]
+    first = verdicts[0]
+    assert (first.before, first.after, first.best) == (WIN - 5, -(WIN - 8), Move.parse("TS/7C"))
+    assert first.text() == "threw a forced win (best: 10♠/7♣ wins in 3); now loses in 4"
+    assert first.text(ascii_only=True) == "threw a forced win (best: 10S/7C wins in 3); now loses in 4"
+    assert [v.text() for v in verdicts[1:]] == [
+        "forced (wins in 4)", "lost whatever the move (loses in 3)", "kept the win (wins in 3)",
+        "forced (loses in 2)", "kept the win (wins in 2)", "forced (loses in 1)", "went out and won",
+    ]
+    ann, greedy = summarize(verdicts)
+    assert (ann.judged, ann.kept, ann.blunders, ann.unknown, ann.accuracy) == (1, 0, 1, 0, 0.0)
+    assert (greedy.judged, greedy.kept, greedy.blunders, greedy.accuracy) == (2, 2, 0, 1.0)
+    assert ann.text("Ann") == "seat 0 Ann: accuracy 0% (0 of 1 judged moves kept the value), 1 blunder, 0 unknown"
+
+
+def test_a_thrown_draw() -> None:
+    # Seat 0 (♠) beats 10♣; the opponent (♥) holds 6♥ 9♦: every beat lets it out with 6♥ then 9♦,
+    # and seat 0's last card beats 9♦: a draw (RULES.md §7).  Seat 0 holding K♠ 7♠ 6♠ and 8♦:
+    # keeping a spade last keeps the draw; ending on 8♦ (which does not beat 9♦... nor is it
+    # reached) -- here every move draws, so no move throws it.
+    positions, moves = deal_positions(parse_position("v1/SH/6S7SKS/9D6H/9CTC/0/12"), ["KS 6S"])
+    (v,) = analyse_deal(positions, moves, 1.0)
+    assert (v.kind, v.before, v.after) == (KEPT, 0, 0)
+    assert v.text() == "kept the draw (draw)"
+    throw = MoveVerdict(3, 1, Move.parse("7S/8S"), THREW_DRAW, 0, -(WIN - 2), Move.parse("7S/QS"))
+    assert throw.text() == "threw a draw (best: 7♠/Q♠ holds the draw); now loses in 1"
+
+
+def test_unknown_positions_are_left_alone() -> None:
+    from p2ptrumps.shuffle import start_position
+
+    start = start_position(b"big", RuleSet(), (0, 1), 0)
+    positions, moves = deal_positions(start, [start.legal_moves()[0].code])
+    (v,) = analyse_deal(positions, moves, 0.01)
+    assert (v.kind, v.before, v.after, v.best) == (UNKNOWN, None, None, None)
+    assert v.text() == "unknown (not solved in the budget)"
+    assert v.seat == 1
+    assert summarize([v])[1].text("Bo") == "seat 1 Bo: accuracy unknown (no move judged), 0 blunders, 1 unknown"
+    with pytest.raises(ValueError, match="2 moves need 3 positions"):
+        analyse_deal(positions, moves * 2)
+
+
+def test_short_labels() -> None:
+    assert [short_label(Move.parse(c)) for c in ("TS", "TS/7H", "TS/", "pickup")] == ["10♠", "10♠/7♥", "10♠/",
+                                                                                         "pick up"]
+
+
+# ----- the commands ----------------------------------------------------------------------------------
+
+
+def test_solve_prints_every_move(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "v1/SH/TS9DKD7C/QD/8C/0/0", "--budget", "5"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:7] == [
+        START,
+        "seat 0 (trump ♠) to move: wins in 3 (5 plies)",
+        "best move: 10♠/7♣",
+        "moves:",
+        "  10♠/7♣     wins in 3",
+        "  10♠/K♦     loses in 4",
+        "  10♠/9♦     loses in 1",
+    ]
+    assert out[7].endswith("s (compiled core)") or out[7].endswith("s (pure-Python core)")
+
+
+def test_solve_json_and_the_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", START, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {k: data[k] for k in ("position", "over", "to_move", "solved", "result", "plies", "verdict", "best")} == {
+        "position": START, "over": False, "to_move": 0, "solved": True, "result": "win", "plies": 5,
+        "verdict": "wins in 3", "best": "TS/7C"}
+    assert data["moves"] == [
+        {"move": "TS/7C", "result": "win", "plies": 5, "verdict": "wins in 3"},
+        {"move": "TS/KD", "result": "loss", "plies": 8, "verdict": "loses in 4"},
+        {"move": "TS/9D", "result": "loss", "plies": 2, "verdict": "loses in 1"},
+    ]
+    assert data["budget_s"] == 10.0 and data["nodes"] > 0
+    big = "v1/HS/6C7C9CJCKC6D9DTDJDQDKD6H8HTHJHQHKHQS/8CTCQCAC7D8DAD7H9HAH6S7S8S9STSJSKSAS/-/0/0"
+    assert main(["solve", big, "--json", "--budget", "0.05"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["solved"], data["result"], data["verdict"], data["best"]) == (
+        False, "unknown", "unknown within 0.05 s", None)
+    assert len(data["moves"]) == 18 and all(m["result"] == "unknown" for m in data["moves"])
+
+
+def test_solve_refuses_a_bad_text_and_reports_a_finished_deal(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "v1/SH/6S7SKX/9D6H/9CTC/0/12"]) == 2
+    assert capsys.readouterr().err == (
+        "usage: p2ptrumps solve POSITION [options]  (p2ptrumps solve --help lists them)\n"
+        "p2ptrumps solve: hand of seat 0 '6S7SKX': 'KX' is not a card (rank 2-9 T J Q K A, suit C D H S)\n")
+    assert main(["solve", "v1/HC/-/7D/9S8SKS/0/57"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "the deal is over: seat 0 went out and won"
+    assert main(["solve", "v1/HS/-/AS/9SKS/0/57", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "position": "v1/HS/-/AS/9SKS/0/57/36.sixes.must.r3.t1000", "over": True,
+        "result": {"winner": None, "reason": "both-out"}}
+
+
+def test_analyse_a_shipped_record(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyse", str(POSITION_RECORD), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    moves = data["deals"][0]["moves"]
+    assert [m["kind"] for m in moves] == ["threw-win", "forced", "lost", "kept", "forced", "kept", "forced", "forced"]
+    assert moves[0] == {"number": 1, "seat": 0, "move": "TS/KD", "kind": "threw-win",
+                        "text": "threw a forced win (best: 10S/7C wins in 3); now loses in 4",
+                        "before": {"verdict": "wins in 3", "plies": 5}, "after": {"verdict": "loses in 4", "plies": 8},
+                        "best": "TS/7C"}
+    assert [(p["name"], p["judged"], p["kept"], p["blunders"], p["accuracy"]) for p in data["players"]] == [
+        ("Ann", 1, 0, 1, 0.0), ("greedy AI", 2, 2, 0, 1.0)]
+    assert main(["analyse", str(POSITION_RECORD)]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[3] == ("     1. seat 0 Ann           10♠/K♦    threw a forced win (best: 10♠/7♣ wins in 3); "
+                       "now loses in 4")
+    assert text[-1] == "  seat 1 greedy AI: accuracy 100% (2 of 2 judged moves kept the value), 0 blunders, 0 unknown"
+
+
+def test_analyse_a_match_log_through_the_verify_path(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyse", str(VECTORS / "wire" / "valid-host.log"), "--json", "--budget", "0.01"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [p["name"] for p in data["players"]] == ["host", "guest"]
+    assert sum(len(d["moves"]) for d in data["deals"]) > 0
+    assert main(["analyse", str(VECTORS / "wire" / "invalid-illegal-move.log")]) == 2
+    assert capsys.readouterr().err.startswith("p2ptrumps analyse: ")
+
+
+def test_replay_text_with_analysis(capsys: pytest.CaptureFixture[str]) -> None:
+    args = argparse.Namespace(file=str(POSITION_RECORD), text=True, ascii=False, analyse=True, budget=1.0)
+    from p2ptrumps import replay_cli
+
+    assert replay_cli.run(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "  start: " + START in lines
+    assert f"  position: {START}" in lines
+    assert lines[lines.index(f"  position: {START}") + 1] == (
+        "     1. seat 0 Ann           beat 10♠, second K♦            hands 2/1  threw a forced win (best: 10♠/7♣ "
+        "wins in 3); now loses in 4")
+    assert lines[-1] == "  seat 1 greedy AI: accuracy 100% (2 of 2 judged moves kept the value), 0 blunders, 0 unknown"
+
+
+def test_replay_viewer_shows_the_position_text_and_the_analysis() -> None:
+    from p2ptrumps.ui.replay import ReplayViewer, load_any
+
+    viewer = ReplayViewer(load_any(POSITION_RECORD), budget_s=1.0)
+    assert viewer.status_view().expect == "Deal 1/1, move 0/8: set up from a position; Ann moves."
+    text = [("".join(t for _, t in line)).strip() for line in viewer.extra_lines(100)]
+    assert text == [f"position {START}"]
+    viewer.step(1)
+    assert viewer.extra_lines(100)[0][0][1].strip() == f"position {position_text(viewer.current.position)}"  # type: ignore[union-attr]
+    viewer.toggle_analysis()
+    viewer.wait_analysis(60)
+    assert viewer.analysis_text() == "Analysis: threw a forced win (best: 10♠/7♣ wins in 3); now loses in 4"
+    viewer.step(-1)
+    assert viewer.analysis_text() == "Analysis: on (the verdict of each move shows here; a turns it off)."
+    viewer.toggle_analysis()
+    assert len(viewer.extra_lines(100)) == 1
+    viewer.close()
+
+
+# ----- deals set up from a position ----------------------------------------------------------------
+
+
+def test_record_start_round_trips_and_replays() -> None:
+    rec = MatchRecord.load(POSITION_RECORD)
+    rec.check()
+    deal = rec.deals[0]
+    assert deal.start == START and deal.seed == b"" and deal.dealer == 1
+    start = rec.start_of(deal)
+    assert position_text(start) == START and start.repetitions() == 1
+    assert MatchRecord.from_json(json.loads(rec.dumps())).deals[0].start == START
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"start": "v1/SH/7C9DKDTS/QD/8C/0/0/36.sixes.voluntary.r3.t1000"}, "are not the record's"),
+    ({"start": "v1/SH/7C9DKD/QDTS/8C/0/0"}, "its hands are not the deal's hands"),
+    ({"start": "v1/HS/7C9DKDTS/QD/8C/0/0"}, "its trumps are not the record's"),
+    ({"dealer": 0}, "the dealer of a deal with a start position is the seat not to move"),
+    ({"start": "v1/SH/7C9DKDTX/QD/8C/0/0"}, r"deal 1, start: hand of seat 0"),
+    ({"start": 12}, "start must be a position text"),
+    ({"seed": "00"}, "a deal with a start position has the seed"),
+])
+def test_record_start_is_checked(change: dict[str, object], message: str) -> None:
+    data = json.loads(POSITION_RECORD.read_text(encoding="utf-8"))
+    data["deals"][0].update(change)
+    with pytest.raises(RecordError, match=message):
+        MatchRecord.from_json(data).check()
+
+
+async def test_a_match_runner_starts_from_a_position_and_undoes_back_to_it() -> None:
+    start = parse_position(START)
+
+    class Undoer:
+        info = PlayerInfo("undoer", "human")
+
+        def __init__(self) -> None:
+            self.turns = 0
+
+        async def choose_move(self, position: Position, seat: int) -> Move | Undo:
+            self.turns += 1
+            if self.turns == 2:
+                return Undo()
+            return position.legal_moves()[0]
+
+        async def observe(self, event: object) -> None:
+            return None
+
+        async def accept_draw(self, position: Position, seat: int) -> bool:
+            return False
+
+    async def no_seed(n: int) -> bytes:
+        return b"\x00" * 32
+
+    runner = MatchRunner(RuleSet(), start.trumps, (Undoer(), AIPlayer("strong", 0.05, seed=1)), seed_source=no_seed,
+                         allow_undo=True, start=start)
+    with trio.fail_after(60):
+        record = await runner.run()
+    deal = record.deals[0]
+    assert deal.start == START and deal.hands == (start.hands[0], start.hands[1])
+    record.check()
+    assert deal.outcome is not None and deal.outcome.winner == 1  # the first legal move throws the win
+
+
+def test_play_takes_rules_and_trumps_from_the_position(tmp_path: Path) -> None:
+    from p2ptrumps.cli import build_parser, rules_from_args
+    from p2ptrumps.notation import PositionTextError
+    from p2ptrumps.ui.play import config_from_args
+
+    args = build_parser().parse_args(["play", "--position", "v1/DC/7DAD/KC/8S/1/3/32.sixes.must.r3.t0",
+                                      "--log-dir", str(tmp_path), "--nodes", "5k", "--ai", "strong"])
+    args.rules = rules_from_args(args)
+    config = config_from_args(args)
+    assert config.rules == RuleSet(pack_size=32, turn_limit=0)
+    assert (config.trump, config.nodes, config.level) == (1, 5000, "strong")
+    assert config.position is not None and config.position.to_move == 1
+    args.position = "v1/HC/-/AS/9S8SKS/0/57"
+    with pytest.raises(PositionTextError, match="already over"):
+        config_from_args(args)
+    assert random.Random(1).random() < 1  # the module imports without a terminal
+    assert DealRecord.__dataclass_fields__["start"].default is None
