@@ -421,6 +421,11 @@ def build_parser() -> argparse.ArgumentParser:
     fp.add_argument("--accept-new", action="store_true", help="accept an unknown host's key (not a changed one)")
     _add_net_options(join)
     join.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your own trump (default: asked)")
+    policy = join.add_argument_group("the rules accepted without asking (with --ai, or without a terminal)")
+    policy.add_argument("--max-deals", type=positive_int, default=50, metavar="N",
+                        help="refuse a match of more deals")
+    policy.add_argument("--max-turn-limit", type=positive_int, default=1000, metavar="N",
+                        help="refuse a turn limit above N, or none (rules with repetition off are refused too)")
 
     resume = sub.add_parser(
         "resume", help="take up an unfinished networked match after a crash",

@@ -115,7 +115,7 @@ async def test_strays_are_dropped_and_the_real_guest_plays(tmp_path: Path) -> No
     out = out_of(cfg)
     assert "[oversized-frame]" in out  # b"GET " read as a length prefix
     assert out.count("still waiting for a guest") >= 4
-    assert "guest 'Gus' said hello" in out
+    assert "guest 'Gus' accepted the rules" in out
     # Connections dropped before a hello leave no log file: only the match's log is there.
     assert [p.name.split("_", 2)[2] for p in (tmp_path / "h" / "logs").iterdir()] == ["host_vs-Gus.p2plog"]
 
@@ -260,4 +260,4 @@ async def test_a_full_waiting_room_does_not_lock_the_guest_out(tmp_path: Path) -
         f"dropped the oldest waiting connection from 127.0.0.1: {lobby.MAX_WAITING_PER_ADDRESS} connections "
         "from there were saying hello" in out
     )
-    assert "guest 'Gus' said hello" in out
+    assert "guest 'Gus' accepted the rules" in out

@@ -18,7 +18,7 @@ from typing import TextIO
 import trio
 
 from ..command import say
-from . import keystore
+from . import config, keystore
 from .config import EXIT_ERROR, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
 from .lobby import host
@@ -64,6 +64,8 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         rematches=max(0, int(getattr(args, "rematch", 0) or 0)),
         reconnect_wait_s=float(getattr(args, "reconnect_wait", 120.0)),
         move_time=int(getattr(args, "move_time", 0) or 0) if role == "host" else 0,
+        max_deals=int(getattr(args, "max_deals", None) or config.MAX_DEALS),
+        max_turn_limit=int(getattr(args, "max_turn_limit", None) or config.MAX_TURN_LIMIT),
     )
 
 

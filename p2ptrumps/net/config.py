@@ -47,6 +47,10 @@ RECONNECT_WAIT_S = 120.0
 LEAVE_WAIT_S = 5.0
 #: The host's move clock when ``--move-time`` is not given, seconds per move (protocol/wire.md §16).
 MOVE_TIME_S = 60
+#: The most deals a guest with nobody to ask (the AI, no terminal) accepts (``--max-deals``).
+MAX_DEALS = 50
+#: The highest turn limit such a guest accepts (``--max-turn-limit``); RuleSet's default is 1000.
+MAX_TURN_LIMIT = 1000
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -117,6 +121,9 @@ class NetConfig:
             peer's clock ran out (the table); None: claim at once (the AI, ``--headless``).
         address: (guest) the ``HOST:PORT`` joined, as typed; ``bind`` / ``port``: (host) where it
             listens -- kept in the resume file (``protocol/files.md``) for ``p2ptrumps resume``.
+        max_deals / max_turn_limit: (guest, with nobody to ask: the AI or no terminal) the most deals
+            and the highest turn limit it accepts (``--max-deals``, ``--max-turn-limit``); rules above
+            them, with no turn limit or with repetition off are refused with the reason.
     """
 
     role: str
@@ -154,6 +161,8 @@ class NetConfig:
     address: str | None = None
     bind: str | None = None
     port: int = 0
+    max_deals: int = MAX_DEALS
+    max_turn_limit: int = MAX_TURN_LIMIT
 
 
 @dataclass

@@ -44,13 +44,32 @@ from .config import (
     say,
 )
 from .logfile import MatchLogFile, create_log
-from .prompts import ProgressPrinter, accept_rules, choose_trump, our_player
-from .remote import LocalSeat, NetGame, NetGameError, RemotePlayer
+from .prompts import ProgressPrinter, choose_trump, our_player, rules_refusal
+from .remote import CLAIM_GRACE_S, ClockKey, LocalSeat, NetGame, NetGameError, RemotePlayer, clock_text
 from .resumefile import ResumeFile, path_for
-from .transport import Connection, Link, PeerFault, PeerGone, PeerTimeout, Reconnect, TransportError, single_errors
+from .transport import (
+    MAX_PENDING_BYTES,
+    Connection,
+    Link,
+    PeerFault,
+    PeerFlood,
+    PeerGone,
+    PeerTimeout,
+    Reconnect,
+    TransportError,
+    single_errors,
+)
 
 #: A bound on the rematches played on one connection (each needs both sides' consent anyway).
 MAX_MATCHES_PER_CONNECTION = 1000
+#: Seconds the host waits for the guest's answer to the rules, from its proposal (a person reads the
+#: fingerprint and the rules; protocol/wire.md §17).  The guest waits ``hello_timeout_s`` for the proposal.
+AGREE_WAIT_S = 120.0
+#: Seconds the peer has to sign a deal-end or match-end statement once it is due (the program sends them
+#: at once; protocol/wire.md §17).
+STATEMENT_WAIT_S = 30.0
+#: Seconds we wait for the peer's answer to our rematch offer (protocol/wire.md §17).
+REMATCH_WAIT_S = 60.0
 
 Redial = Callable[[float], Awaitable["Link | None"]]
 #: Why a match taken up after a restart starts with no link (protocol/wire.md §14.4).
@@ -127,7 +146,8 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
                     claim: Callable[[NetResult], bool] | None = None,
                     redial: Redial | None = None, backoff_s: tuple[float, ...] = (0.0,),
                     restored: Restored | None = None,
-                    on_connection: Callable[[Connection], None] | None = None) -> NetResult:
+                    on_connection: Callable[[Connection], None] | None = None,
+                    max_pending_bytes: int = MAX_PENDING_BYTES) -> NetResult:
     """Play one match as ``cfg.role`` over a connected ``stream``, then any rematches agreed
     (protocol/wire.md §9.4: each one a new session, new game id and new log on the same stream).
 
@@ -136,10 +156,11 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
         cfg: our side's :class:`NetConfig`.
         peer_address: the peer's address for known peers (``host:port`` we joined,
             or the guest's IP).
-        claim: (host) called with the result once the peer's hello checks out, before
-            anything is written to disk; returning False drops this connection
-            (another guest came first).  The peer's hello must arrive within
-            ``cfg.hello_timeout_s`` seconds of the start.
+        claim: (host) called with the result once the guest's accepting ``agree`` -- its first
+            signed message -- checks out, before anything is written to disk (the pin, the log);
+            returning False drops this connection (another guest came first; protocol/wire.md
+            §7.1).  The peer's hello must arrive within ``cfg.hello_timeout_s`` seconds of the
+            start, the guest's answer to the rules within :data:`AGREE_WAIT_S` of the proposal.
         redial: how to reach the peer again after the connection drops (the guest dials the
             host, the host takes a connection that resumes this match from its lobby); None:
             a dropped connection ends the match.  ``backoff_s``: pauses between tries.
@@ -147,6 +168,8 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
             comes from ``redial`` (protocol/wire.md §14.4).
         on_connection: called with the :class:`Connection` once it exists (the host's lobby
             hands it resuming connections, and drops its link for a proven one).
+        max_pending_bytes: most bytes queued for a peer that does not read them (the lobby keeps
+            it small until the guest has signed, then raises ``conn.max_pending_bytes``).
     Returns:
         the :class:`NetResult` of the first match, played to the end; its
         ``rematches`` list holds the results of the rematches played after it.
@@ -182,6 +205,7 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
                                 and (rejoining() or not (current[0].finished and current[0].delivered))),
             down=PeerGone(RESTARTED) if restored is not None else None,
             close_first=cfg.role == "guest",  # the guest sends the last statement (protocol/wire.md §14.5)
+            max_pending_bytes=max_pending_bytes,
         )
         if on_connection is not None:
             on_connection(conn)
@@ -200,7 +224,8 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
             match_log, match_session, match_result = first
             for number in range(MAX_MATCHES_PER_CONNECTION):
                 steps = _Steps(cfg, now, number, peer_address, rematch_of=results[0] if number else None,
-                               hello_deadline=hello_deadline if number == 0 else None,
+                               hello_deadline=hello_deadline if number == 0
+                               else trio.current_time() + cfg.hello_timeout_s,
                                claim=claim if number == 0 else None,
                                restored=restored if number == 0 else None,
                                resume=restored.resume if restored is not None and number == 0 else None)
@@ -233,17 +258,22 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
                 hint = (" -- both sides use one identity key: are two p2ptrumps processes sharing one data "
                         f"directory ({cfg.data})? Give each its own with XDG_DATA_HOME=/some/other/dir")
             raise NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}{hint}") from None
-        except (PeerGone, PeerTimeout) as exc:
-            if _complete(current[0]) and len(results) == 1:
-                # Our log is complete; only the peer may lack our last statement (wire.md §14.5).
-                say(cfg, f"note: the match is complete, but the peer may not have your last statement ({exc})")
+        except (PeerGone, PeerTimeout, PeerFlood) as exc:
+            if _complete(current[0]):
+                if current[0].delivered:
+                    say(cfg, f"note: the match is complete; then the connection ended: {exc}")
+                else:  # our log is complete; only the peer may lack our last statement (wire.md §14.5)
+                    say(cfg, f"note: the match is complete, but the peer may not have your last statement ({exc})")
                 forget_complete()
                 if results[0].left:
                     raise NetplayError(EXIT_LEFT, results[0].left) from None
                 _sync_paths(results[0], logs)
                 return results[0]
-            raise NetplayError(EXIT_PEER_GONE, _gone_message(cfg, results[0], exc) + _forfeit_note(current[0])
-                               + _claim_on_leaving(current[0])) from None
+            if isinstance(exc, PeerFlood):
+                raise NetplayError(EXIT_PEER_FAULT, f"the peer flooded the connection: {exc} (not in the log: no "
+                                   "log can show it)" + _claim_on_leaving(current[0])) from None
+            raise NetplayError(EXIT_PEER_GONE, _gone_message(cfg, results[0], current[0], exc)
+                               + _forfeit_note(current[0]) + _claim_on_leaving(current[0])) from None
         except TransportError as exc:
             raise NetplayError(EXIT_PEER_GONE, str(exc)) from None
         except NetGameError as exc:
@@ -297,21 +327,22 @@ def _forfeit_note(session: Session) -> str:
     return ""
 
 
-def _gone_message(cfg: NetConfig, first: NetResult, exc: TransportError) -> str:
-    """Why the peer is gone, saying how far the handshake got when it ended early."""
-    if first.rematches or first.rules is not None:
+def _gone_message(cfg: NetConfig, first: NetResult, session: Session, exc: TransportError) -> str:
+    """Why the peer is gone, saying how far the handshake got when it ended early (``session``: the
+    current match's; its chain says whether the rules were agreed, even before we saw the event)."""
+    if first.rematches or first.rules is not None or session.rules is not None:
         return f"the peer is gone: {exc}"
     if first.peer_name is None:
         if isinstance(exc, PeerTimeout):
             return f"no hello from the peer within {cfg.timeout_s:g} s (not a p2ptrumps peer?)"
-        if cfg.role == "guest":
-            return (f"the host ended the connection before its hello ({exc}): it may be busy with "
-                    "another guest, or it is not a p2ptrumps host")
+        if cfg.role == "guest":  # a busy host closes a new connection without a word (protocol/wire.md §7.1)
+            return f"the host is busy with another match (it closed the connection without a hello: {exc})"
         return f"the connection ended before the guest's hello ({exc})"
     if cfg.role == "host":
         return (f"{first.peer_name!r} left during the handshake, before accepting the rules ({exc}); "
                 "it may have refused your key")
-    return f"{first.peer_name!r} ended the connection during the handshake ({exc})"
+    return (f"the host ended the connection before the rules were agreed ({exc}): the host is busy with "
+            "another match (another guest accepted first), or it stopped")
 
 
 def _sync_paths(first: NetResult, logs: list[MatchLogFile]) -> None:
@@ -375,10 +406,11 @@ async def _match(conn: Connection, session: Session, steps: _Steps, result: NetR
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(game.pump)
                 nursery.start_soon(game.run_clock)
+                nursery.start_soon(_deadlines, game)
                 await _match_steps(conn, session, steps, result, log, game)
                 if steps.restored is not None:
                     await _rejoined(game)
-                await _acknowledged(game)
+                await _acknowledged(game, cfg)
                 again = False if result.left else await _rematch(game, cfg, result, rematches_left)
                 if not again:
                     conn.closing_ok = True
@@ -389,6 +421,44 @@ async def _match(conn: Connection, session: Session, steps: _Steps, result: NetR
     return again
 
 
+async def _deadlines(game: NetGame) -> None:
+    """The waits of protocol/wire.md §17 that the match loop does not watch itself, run beside the
+    match: when the peer's trump choice, commitment or reveal has taken its move clock (or
+    :data:`~p2ptrumps.net.remote.NO_CLOCK_LIMIT_S` without one) plus the grace, claim the rest of the
+    match (a person is asked first, §16); when its deal-end or match-end statement is
+    :data:`STATEMENT_WAIT_S` late, stop (the log stays unfinished and resumable).  Only time with the
+    link up counts.  (Moves are the match loop's: :class:`~p2ptrumps.net.remote.RemotePlayer`.)"""
+    session, clock = game.session, game.clock
+    peer = 1 - session.seat
+    handled: set[ClockKey] = set()
+    for _ in range(1 << 40):  # one pass per tick of the clock
+        await clock.next_tick()
+        key = clock.key
+        if key is None or key[3] != peer or key[0] == "move" or key in handled:
+            continue
+        what = key[0]
+        if what in ("deal-end", "match-end"):
+            if clock.used_s >= STATEMENT_WAIT_S:
+                game.conn.stop(PeerTimeout(f"the peer did not sign its {what} statement within "
+                                           f"{STATEMENT_WAIT_S:g} s (it is due at once)"))
+                return
+            continue
+        if clock.used_s < clock.limit_s + CLAIM_GRACE_S:
+            continue
+        handled.add(key)
+        name = session.peer_name or "the peer"
+        text = f"{name}'s time is up ({clock_text(clock.limit_s)} for its {what}): claim the rest of the match?"
+        if game.ask_claim is not None and not await game.ask_claim(text):
+            continue
+        try:
+            await game.send(session.claim)
+        except NetGameError:  # its message came first (or crossed ours): the match goes on
+            continue
+        if game.on_note is not None:
+            won = session.chain.referee.claims[-1][1] if session.chain and session.chain.referee.claims else []
+            game.on_note(f"{name}'s time ran out ({what}): you claimed deals {', '.join(map(str, won))}")
+
+
 async def _rejoined(game: NetGame) -> None:
     """(a restarted side) Wait until the peer is back and proven, so that our last statement, or
     the acknowledgement of the peer's, can reach it (protocol/wire.md §14.5).  The reconnect wait
@@ -397,18 +467,22 @@ async def _rejoined(game: NetGame) -> None:
         await trio.sleep(0.05)
 
 
-async def _acknowledged(game: NetGame) -> None:
+async def _acknowledged(game: NetGame, cfg: NetConfig) -> None:
     """Wait until the peer holds our last statement for sure (protocol/wire.md §14.5): ping after it
     and wait for the pong, again after any reconnection.  Returns at once when a message of the
-    peer came after it (the host's case)."""
+    peer came after it (the host's case).  A peer that never answers holds us at most the reconnect
+    wait plus the timeout (§17): then the match is complete, its acknowledgement unknown."""
     session = game.session
-    while not session.delivered:
-        if game.conn.link_up:
-            session.ping()
-            await game.conn.send_pending()
-        with trio.move_on_after(1.0):
-            while not session.delivered:
-                await trio.sleep(0.01)
+    with trio.move_on_after(cfg.reconnect_wait_s + cfg.timeout_s):
+        while not session.delivered:
+            if game.conn.link_up:
+                session.ping()
+                await game.conn.send_pending()
+            with trio.move_on_after(1.0):
+                while not session.delivered:
+                    await trio.sleep(0.01)
+    if not session.delivered:
+        say(cfg, "note: the match is complete, but the peer did not acknowledge your last statement")
 
 
 def _complete(session: Session) -> bool:
@@ -460,7 +534,12 @@ async def _rematch(game: NetGame, cfg: NetConfig, result: NetResult, rematches_l
         await game.take(wev.RematchAgreed)
         return True
 
-    got = await _unless_closed(game, agreed)
+    got: bool | None = None
+    with trio.move_on_after(REMATCH_WAIT_S) as wait:
+        got = await _unless_closed(game, agreed)
+    if wait.cancelled_caught:
+        _tell(game, cfg, f"{peer} did not answer the rematch offer within {REMATCH_WAIT_S:g} s")
+        return False
     if not got:
         _tell(game, cfg, f"{peer} declined the rematch")
         return False
@@ -540,36 +619,47 @@ async def _handshake(session: Session, steps: _Steps, result: NetResult, log: Ma
                            "(not a p2ptrumps peer?)")
     hello = got
     result.peer_name, result.peer_fingerprint = hello.name, hello.fingerprint
-    if steps.claim is not None and not steps.claim(result):
-        raise NetplayError(EXIT_PEER_GONE, "another guest came first")
-    if rematch_of is None:
-        await _pin(cfg, hello, steps.peer_address)
-    elif hello.fingerprint != rematch_of.peer_fingerprint:
+    if rematch_of is not None and hello.fingerprint != rematch_of.peer_fingerprint:
         raise NetplayError(EXIT_KEY_REFUSED, f"the rematch hello shows another key ({hello.fingerprint}) than "
                            f"the match before ({rematch_of.peer_fingerprint}). Refused.")
+    if rematch_of is None and cfg.role == "guest":
+        await _pin(cfg, hello, steps.peer_address)  # the host is pinned once the guest has signed, below
     await game.send(session.accept_key)
 
     if cfg.role == "host":
-        if rematch_of is None:
+        if rematch_of is None and steps.claim is None:
             clock = f", move clock {cfg.move_time} s" if cfg.move_time else ""
             say(cfg, f"proposed: {cfg.rules.describe() if cfg.rules else '?'}{clock}; waiting for {hello.name} "
                    "to accept the rules ...")
-        answer = await game_take(wev.RulesAgreed, wev.RulesRefused)
+        answer: wev.RulesAgreed | wev.RulesRefused | None = None
+        with trio.move_on_after(AGREE_WAIT_S):
+            answer = await game_take(wev.RulesAgreed, wev.RulesRefused)
+        if answer is None:
+            raise NetplayError(EXIT_PEER_GONE, f"{hello.name!r} did not answer the rules within {AGREE_WAIT_S:g} s")
         if isinstance(answer, wev.RulesRefused):
-            raise NetplayError(EXIT_RULES_REFUSED, f"{hello.name} refused the rules")
-        assert isinstance(answer, wev.RulesAgreed)
+            raise NetplayError(EXIT_RULES_REFUSED, f"{hello.name!r} refused the rules")
+        # The guest's agree is its first signed message: its key is proven, the match is its (wire.md §7.1).
+        if steps.claim is not None and not steps.claim(result):
+            raise NetplayError(EXIT_PEER_GONE, "another guest came first")
+        if rematch_of is None:
+            await _pin(cfg, hello, steps.peer_address)
         result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name, before=resume_first)
         return hello.name, answer.rules
-    proposed = await game_take(wev.RulesProposed)
+    proposed: wev.RulesProposed | None = None
+    with trio.move_on_after(cfg.hello_timeout_s):  # the host proposes at once (protocol/wire.md §17)
+        proposed = await game_take(wev.RulesProposed)
+    if proposed is None:
+        raise NetplayError(EXIT_PEER_GONE, f"{hello.name!r} proposed no rules within {cfg.hello_timeout_s:g} s")
     if rematch_of is not None:
         ok = (rematch_of.rules is not None and proposed.rules == rematch_of.rules
               and proposed.move_time == rematch_of.move_time)
+        why = "" if ok else "other rules than the match before"
     else:
-        ok = await accept_rules(cfg, proposed.rules, hello.name, proposed.move_time)
+        refusal = await rules_refusal(cfg, proposed.rules, hello.name, proposed.move_time)
+        ok, why = refusal is None, refusal or ""
     if not ok:
         await game.send(session.refuse_rules)
-        why = "other rules than the match before" if rematch_of is not None else "the rules"
-        raise NetplayError(EXIT_RULES_REFUSED, f"you refused {why} of {hello.name}")
+        raise NetplayError(EXIT_RULES_REFUSED, f"you refused the rules of {hello.name}" + (f": {why}" if why else ""))
     result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name, before=resume_first)
     await game.send(session.accept_rules)
     return hello.name, (await game_take(wev.RulesAgreed)).rules

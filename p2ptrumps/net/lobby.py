@@ -1,8 +1,10 @@
 """``p2ptrumps host``: listen, print the addresses to give out, and the waiting room that
 lets connections say hello and gives the match to the first valid guest.
 
-Source: issue 3 §3, ``protocol/wire.md`` §7.1 (a host drops connections that say no
-valid hello in time), issue 6 §1 (addresses).
+Source: issue 3 §3, ``protocol/wire.md`` §7.1 (the waiting room: a host drops connections that
+say no valid hello in time, carries several handshakes at once and gives the match to the first
+guest whose ``agree`` checks out), §17 (its caps), issue 6 §1 (addresses), issue 7 (strangers
+cannot wedge, flood or poison the host).
 """
 
 from __future__ import annotations
@@ -17,18 +19,22 @@ import trio
 from ..wire import framing, messages
 from ..wire.errors import RemoteProtocolError
 from .addresses import format_address, is_ipv6, local_addresses, worth_giving_out
-from .config import EXIT_CONNECT, EXIT_PEER_FAULT, EXIT_PEER_GONE, NetConfig, NetplayError, NetResult, say
+from .config import EXIT_CONNECT, NetConfig, NetplayError, NetResult, say
 from .driver import Restored, play_over
 from .logfile import check_log_free
-from .transport import Connection, Link, single_errors
+from .transport import MAX_PENDING_BYTES, Connection, Link, single_errors
 
-#: Connections the host lets say hello at once; more are closed at once (a flood).
+#: Connections the host lets say hello (and answer the rules) at once (protocol/wire.md §17).
 MAX_WAITING_CONNECTIONS = 64
-#: Connections from one address that may be saying hello at once.  When a cap is
-#: reached the *oldest* waiting connection (of that address, or of all) is dropped,
-#: never the new one: a real guest says hello at once, so strays that only hold
-#: connections open cannot lock it out.
+#: Connections from one address that may be doing so at once.  When a cap is reached the
+#: *oldest* waiting connection (of that address, or of all) that has said no hello yet is
+#: dropped, else the oldest, never the new one: a real guest says hello at once and agrees
+#: soon after, so strays that only hold connections open cannot lock it out.  A guest whose
+#: ``agree`` took the match has left the waiting room: it is never dropped for another.
 MAX_WAITING_PER_ADDRESS = 4
+#: Most bytes queued for a connection that has not signed yet and does not read them (pongs
+#: for a ping flood): a waiting room full of them stays small (protocol/wire.md §17).
+WAITING_PENDING_BYTES = 64 * 1024
 #: Connections that may be offering to resume the match at once (more are closed at once).
 MAX_RESUME_CANDIDATES = 4
 #: Dropped connections the host tells about (a scanner could fill the screen otherwise).
@@ -123,13 +129,16 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
                task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> NetResult:
     """Listen on ``bind``:``port`` (``bind`` None: IPv6 and IPv4, every address; port 0:
     any free port), print the addresses to give out and our fingerprint, and play one
-    match with the first guest that says a valid hello.
+    match with the first guest that accepts the rules (protocol/wire.md §7.1).
 
     Connections that send junk, close, reset, or say no hello within
     ``cfg.hello_timeout_s`` seconds are dropped with a note and the host waits on;
-    so is a guest that leaves before accepting the rules (it may have refused our
-    key).  Up to :data:`MAX_WAITING_CONNECTIONS` connections may be saying hello at
-    once; more, and any connection once a guest is playing, are closed at once.
+    so is a guest that refuses the rules, does not answer them in time, or leaves
+    before accepting them (it may have refused our key): nothing a guest does before
+    it has signed ends the hosting or writes a file.  Up to
+    :data:`MAX_WAITING_CONNECTIONS` connections may be in the waiting room at once
+    (:data:`MAX_WAITING_PER_ADDRESS` from one address); once a guest plays, any new
+    connection that does not resume its match is closed at once.
 
     ``task_status.started(port)`` reports the port actually bound (for tests).
     Raises :class:`NetplayError` (status 3 when the address cannot be bound, 1 when
@@ -151,15 +160,29 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
                 await lst.aclose()
 
 
+class _Waiting:
+    """One connection in the waiting room: its cancel scope, address and (once it exists) its
+    :class:`Connection`."""
+
+    def __init__(self, scope: trio.CancelScope, ip: str) -> None:
+        self.scope = scope
+        self.ip = ip
+        self.conn: Connection | None = None
+
+    @property
+    def said_hello(self) -> bool:
+        return self.conn is not None and getattr(self.conn.session, "chain", None) is not None
+
+
 class Lobby:
-    """The host's waiting room: accepts connections, lets each say hello (one match runs
-    per connection via :func:`play_over`), gives the match to the first valid hello and
-    drops the rest; goes back to waiting if that guest leaves before the rules."""
+    """The host's waiting room: accepts connections, lets each say hello and answer the rules
+    (one handshake per connection via :func:`play_over`, side by side), gives the match to the
+    first guest whose ``agree`` checks out and closes the rest (protocol/wire.md §7.1)."""
 
     def __init__(self, cfg: NetConfig) -> None:
         self.cfg = cfg
         self.owner: object | None = None  # the connection holding the match
-        self.waiting: dict[object, tuple[trio.CancelScope, str]] = {}  # oldest first
+        self.waiting: dict[object, _Waiting] = {}  # oldest first
         self.waiting_from: dict[str, int] = {}  # address -> connections saying hello
         self.notes = 0
         self.done: list[NetResult] = []
@@ -181,14 +204,27 @@ class Lobby:
             say(self.cfg, "(more dropped connections are not shown)")
 
     def claim(self, token: object, result: NetResult) -> bool:
+        """(a handshake's ``claim``) The guest of ``token`` signed its acceptance of the rules: it takes
+        the match unless another did first.  It leaves the waiting room (never dropped for a newcomer);
+        every other waiting connection is closed."""
         if self.owner is not None:
             return False
+        entry = self.waiting.get(token)
         self.owner = token
-        for other, (scope, _) in list(self.waiting.items()):
-            if other is not token:
-                scope.cancel()
-        say(self.cfg, f"guest {result.peer_name!r} said hello")
+        self._leave(token)
+        if entry is not None and entry.conn is not None:
+            self.conn = entry.conn
+            self.conn.max_pending_bytes = MAX_PENDING_BYTES
+        for other in list(self.waiting.values()):
+            other.scope.cancel()
+        say(self.cfg, f"guest {result.peer_name!r} accepted the rules")
         return True
+
+    def release(self, token: object) -> None:
+        """The match of ``token`` ended before it began (its task was cancelled): back to waiting."""
+        if self.owner is token:
+            self.owner = None
+            self.conn = None
 
     async def serve(self, listeners: list[trio.SocketListener]) -> NetResult:
         with single_errors():
@@ -241,16 +277,16 @@ class Lobby:
             self._enter(object(), stream, ip, nursery)
 
     def _enter(self, token: object, stream: trio.SocketStream, ip: str, nursery: trio.Nursery) -> None:
-        scope = trio.CancelScope()
-        self.waiting[token] = (scope, ip)
+        entry = _Waiting(trio.CancelScope(), ip)
+        self.waiting[token] = entry
         self.waiting_from[ip] = self.waiting_from.get(ip, 0) + 1
-        nursery.start_soon(self._candidate, token, scope, stream, ip, nursery)
+        nursery.start_soon(self._candidate, token, entry, stream, ip, nursery)
 
     def _leave(self, token: object) -> None:
         entry = self.waiting.pop(token, None)
         if entry is None:
             return
-        ip = entry[1]
+        ip = entry.ip
         left = self.waiting_from.get(ip, 1) - 1
         if left > 0:
             self.waiting_from[ip] = left
@@ -258,13 +294,14 @@ class Lobby:
             self.waiting_from.pop(ip, None)
 
     def _drop_oldest(self, ip: str | None, why: str) -> None:
-        """Cancel the longest-waiting connection (from ``ip``, or from anywhere when None)."""
-        for token, (scope, from_ip) in self.waiting.items():
-            if ip is None or from_ip == ip:
-                self._leave(token)
-                scope.cancel()
-                self.note(f"dropped the oldest waiting connection from {from_ip}: {why}")
-                return
+        """Cancel the longest-waiting connection (from ``ip``, or from anywhere when None) that has said
+        no hello yet, else the longest-waiting one (protocol/wire.md §17)."""
+        mine = [(token, e) for token, e in self.waiting.items() if ip is None or e.ip == ip]
+        silent = [(token, e) for token, e in mine if not e.said_hello]
+        for token, entry in (silent or mine)[:1]:
+            self._leave(token)
+            entry.scope.cancel()
+            self.note(f"dropped the oldest waiting connection from {entry.ip}: {why}")
 
     async def _redial(self, seconds_left: float) -> Link | None:
         """(for the match) The next connection that proved the guest's key (see :meth:`_resume_candidate`)."""
@@ -320,22 +357,28 @@ class Lobby:
                 with contextlib.suppress(Exception):
                     await trio.aclose_forcefully(stream)
 
-    async def _candidate(self, token: object, scope: trio.CancelScope, stream: trio.SocketStream, ip: str,
+    async def _candidate(self, token: object, entry: _Waiting, stream: trio.SocketStream, ip: str,
                          nursery: trio.Nursery) -> None:
+        """One connection's handshake, and its match if its guest takes it.  Whatever ends a handshake
+        before the guest has signed is a note, never the end of the hosting (protocol/wire.md §7.1)."""
         cfg = self.cfg
-        with scope:
+        finished: list[NetResult] = []
+
+        def on_connection(conn: Connection) -> None:
+            entry.conn = conn
+
+        with entry.scope:
             try:
-                result = await play_over(stream, cfg, ip, claim=lambda res: self.claim(token, res),
-                                         redial=self._redial, on_connection=self.on_connection)
+                finished.append(await play_over(stream, cfg, ip, claim=lambda res: self.claim(token, res),
+                                                redial=self._redial, on_connection=on_connection,
+                                                max_pending_bytes=WAITING_PENDING_BYTES))
             except NetplayError as exc:
                 if self.owner is not token:
-                    self.note(f"dropped a connection from {ip}: {exc}; still waiting for a guest")
-                    return
-                res: NetResult | None = getattr(exc, "result", None)
-                if res is not None and res.rules is None and exc.status in (EXIT_PEER_GONE, EXIT_PEER_FAULT):
-                    self.owner = None
-                    kept = f"; its log: {res.log_path}" if res.log_path else ""
-                    self.note(f"{exc}{kept}; waiting for another guest ...")
+                    res: NetResult | None = getattr(exc, "result", None)
+                    if res is not None and res.peer_name is not None:  # a guest that said hello, not signed
+                        self.note(f"{exc}; waiting for another guest ...")
+                    else:
+                        self.note(f"dropped a connection from {ip}: {exc}; still waiting for a guest")
                     return
                 self.fatal.append(exc)
                 nursery.cancel_scope.cancel()
@@ -344,8 +387,11 @@ class Lobby:
                 self._leave(token)
                 with contextlib.suppress(Exception):
                     await trio.aclose_forcefully(stream)
-            self.done.append(result)
-            nursery.cancel_scope.cancel()
+        if not finished:  # cancelled: a claimed match that ended before it began is released
+            self.release(token)
+            return
+        self.done.append(finished[0])
+        nursery.cancel_scope.cancel()
 
 
 async def _read_frame(stream: trio.abc.Stream, buf: bytearray, offset: int) -> tuple[messages.Frame, int]:

@@ -134,14 +134,30 @@ async def choose_trump(cfg: NetConfig, taken: int | None) -> int:
 
 
 
-async def accept_rules(cfg: NetConfig, rules: RuleSet, host_name: str, move_time: int = 0) -> bool:
+def policy_refusal(cfg: NetConfig, rules: RuleSet) -> str | None:
+    """Why a guest with nobody to ask (the AI, or no terminal) refuses ``rules``, or None: more deals
+    than ``cfg.max_deals`` (``--max-deals``), no turn limit or one above ``cfg.max_turn_limit``
+    (``--max-turn-limit``), or repetition off -- a deal with neither could go on for a million
+    turns (issue 7 item 9)."""
+    if rules.deals > cfg.max_deals:
+        return f"{rules.deals} deals is more than --max-deals {cfg.max_deals}"
+    if rules.turn_limit == 0:
+        return f"no turn limit (this side plays with one of at most --max-turn-limit {cfg.max_turn_limit})"
+    if rules.turn_limit > cfg.max_turn_limit:
+        return f"a turn limit of {rules.turn_limit} is more than --max-turn-limit {cfg.max_turn_limit}"
+    if rules.repetition == 0:
+        return "repetition is off (a position could repeat for ever; this side plays only with it on)"
+    return None
+
+
+async def rules_refusal(cfg: NetConfig, rules: RuleSet, host_name: str, move_time: int = 0) -> str | None:
     """Whether we accept the host's rules and move clock (``move_time`` seconds per move, 0: none):
-    the AI and a run without a terminal accept; a person is asked."""
+    None to accept, else why not ("" when the person said no).  The AI and a run without a
+    terminal follow :func:`policy_refusal`; a person is asked."""
     clock = f", move clock {move_time} s a move" if move_time else ", no move clock"
     say(cfg, f"{host_name} proposes: {rules.describe()}{clock}")
     if cfg.ai is not None or cfg.confirm is None:
-        return True
+        return policy_refusal(cfg, rules)
     question = "accept these rules? [Y/n] "
     answer = await trio.to_thread.run_sync(input, question, abandon_on_cancel=True)
-    return answer.strip().lower() not in ("n", "no")
-
+    return "" if answer.strip().lower() in ("n", "no") else None

@@ -52,6 +52,8 @@ from ..wire.events import (
     DealReady,
     DrawAnswered,
     DrawOffered,
+    DroppedAfterEnd,
+    Flooded,
     Left,
     MatchEnded,
     MoveReceived,
@@ -73,6 +75,16 @@ E = TypeVar("E")
 CLAIM_GRACE_S = 3.0
 #: How often the move clock ticks, seconds.
 CLOCK_TICK_S = 0.25
+#: Seconds a step may take when the rules have no move clock (``move_time`` 0) before the waiting side
+#: claims: no clock is shown, but a seat that never moves cannot hold the other for ever
+#: (protocol/wire.md §16, §17).
+NO_CLOCK_LIMIT_S = 600
+#: The steps with a move clock (protocol/wire.md §16): the trump choice, each commitment and reveal, each move.
+CLOCKED = ("trump", "commit", "reveal", "move")
+
+#: What the clock times: ``(step, deal, turn, seat)`` -- the step one of :data:`CLOCKED` or a statement
+#: (``"deal-end"``, ``"match-end"``), the turn of the deal for a move (else 0), the seat awaited.
+ClockKey = tuple[str, int, int, int]
 
 
 def clock_text(seconds: float) -> str:
@@ -82,25 +94,32 @@ def clock_text(seconds: float) -> str:
 
 
 class MoveClock:
-    """The move clock of the seat to move, as this side sees it (protocol/wire.md §16).
+    """The move clock of the seat awaited, as this side sees it (protocol/wire.md §16, §17).
 
     Args:
-        move_time: the agreed seconds per move (0: no clock; the clock then only tells who moves).
+        move_time: the agreed seconds per move (0: no clock shown; a step may then take
+            :data:`NO_CLOCK_LIMIT_S` seconds).
 
     :meth:`tick` (called every :data:`CLOCK_TICK_S` seconds by :meth:`NetGame.run_clock`) restarts
-    the clock whenever the floor of the deal in play moves on, and counts time only while the
-    link is up.  ``seat`` is the seat whose clock runs (None outside play).
+    the clock whenever the match moves on to another step (:data:`ClockKey`), and counts time only
+    while the link is up.  ``seat`` is the seat whose clock runs (None when the match waits for
+    nobody in particular).
     """
 
     def __init__(self, move_time: int) -> None:
         self.move_time = move_time
-        self.key: tuple[int, int, int] | None = None
+        self.key: ClockKey | None = None
         self.seat: int | None = None
         self.used_s = 0.0
         self._changed = trio.Event()
 
-    def tick(self, key: tuple[int, int, int] | None, seat: int | None, link_up: bool, elapsed_s: float) -> None:
-        """Advance by ``elapsed_s`` seconds; ``key`` identifies the move awaited (deal, turn, seat)."""
+    @property
+    def limit_s(self) -> int:
+        """Seconds a clocked step may take: ``move_time``, or :data:`NO_CLOCK_LIMIT_S` without a clock."""
+        return self.move_time or NO_CLOCK_LIMIT_S
+
+    def tick(self, key: ClockKey | None, seat: int | None, link_up: bool, elapsed_s: float) -> None:
+        """Advance by ``elapsed_s`` seconds; ``key`` identifies the step awaited."""
         if key != self.key:
             self.key, self.seat, self.used_s = key, seat, 0.0
         elif key is not None and link_up:
@@ -109,16 +128,21 @@ class MoveClock:
         self._changed = trio.Event()
 
     def remaining_s(self) -> float | None:
-        """Seconds left for the seat to move (may go below 0), None without a clock or outside play."""
-        if not self.move_time or self.key is None:
+        """Seconds left for the seat awaited (may go below 0); None without a clock, or when the match
+        waits for no clocked step."""
+        if not self.move_time or self.key is None or self.key[0] not in CLOCKED:
             return None
         return self.move_time - self.used_s
 
-    async def wait_expired(self, key: tuple[int, int, int], grace_s: float | None = None) -> None:
-        """Return once the move ``key`` has used ``move_time + grace_s`` seconds (default
-        :data:`CLAIM_GRACE_S`); never without a clock."""
+    async def next_tick(self) -> None:
+        """Wait for the next :meth:`tick`."""
+        await self._changed.wait()
+
+    async def wait_expired(self, key: ClockKey, grace_s: float | None = None, limit_s: float | None = None) -> None:
+        """Return once the step ``key`` has used ``limit_s`` (default :attr:`limit_s`) plus ``grace_s``
+        seconds (default :data:`CLAIM_GRACE_S`)."""
         grace = CLAIM_GRACE_S if grace_s is None else grace_s
-        while not (self.move_time and self.key == key and self.used_s >= self.move_time + grace):
+        while not (self.key == key and self.used_s >= (self.limit_s if limit_s is None else limit_s) + grace):
             await self._changed.wait()
 
 
@@ -204,8 +228,13 @@ class NetGame:
                 if self.on_note is not None:
                     self.on_note(f"{self.session.peer_name or 'the peer'} offers a rematch")
                 continue
-            if isinstance(ev, (CommitDue, RevealDue, ProtocolViolation)):
-                continue  # commit/reveal are given early; faults are the transport's
+            if isinstance(ev, DroppedAfterEnd):
+                if self.on_note is not None:
+                    self.on_note(f"{self.session.peer_name or 'the peer'} sent something after the match's end "
+                                 f"({ev.reason} [{ev.code}]): dropped, not logged; the match stays complete")
+                continue
+            if isinstance(ev, (CommitDue, RevealDue, ProtocolViolation, Flooded)):
+                continue  # commit/reveal are given early; faults and floods are the transport's
             self._push(ev)  # type: ignore[arg-type]
 
     def restore(self) -> None:
@@ -264,15 +293,26 @@ class NetGame:
         while True:
             await trio.sleep(CLOCK_TICK_S)
             now = trio.current_time()
-            chain = self.session.chain
-            key: tuple[int, int, int] | None = None
-            seat: int | None = None
-            if chain is not None and chain.referee.phase == PLAY and chain.referee.position is not None:
-                pos = chain.referee.position
-                key, seat = (chain.referee.deal, pos.turn, pos.to_move), pos.to_move
+            key = self.clock_key()
             self.clock.move_time = self.session.move_time  # agreed with the rules, after this game began
-            self.clock.tick(key, seat, self.conn.link_up, now - last)
+            self.clock.tick(key, None if key is None else key[3], self.conn.link_up, now - last)
             last = now
+
+    def clock_key(self) -> ClockKey | None:
+        """The step the match waits for, as :class:`MoveClock` times it, or None (no rules agreed yet,
+        after the match, or a seat that is not one seat)."""
+        chain = self.session.chain
+        if chain is None or self.session.rules is None:
+            return None
+        ref = chain.referee
+        seat, what = ref.waiting_for()
+        if seat is None or what not in (*CLOCKED, "deal-end", "match-end"):
+            return None
+        if what == "move":
+            if ref.position is None:
+                return None
+            return ("move", ref.deal, ref.position.turn, seat)
+        return (what, ref.deal, 0, seat)
 
     def claim_stands(self, deal: int) -> bool:
         """True when our claim on ``deal`` is in the chain for good: the deal ended on it, and (as the
@@ -494,10 +534,10 @@ class RemotePlayer:
         again = game.replayed(deal, position.turn)
         if again is not None:
             return again
-        key = (deal, position.turn, seat)
+        key: ClockKey = ("move", deal, position.turn, seat)
         claimed = False
 
-        async def deadline(claimed: bool, key: tuple[int, int, int]) -> None:
+        async def deadline(claimed: bool, key: ClockKey) -> None:
             if claimed:
                 await game.until(lambda: game.claim_stands(deal))
             else:
@@ -520,10 +560,10 @@ class RemotePlayer:
                 raise DealInterrupted(Outcome(game.seat, "time"))
             claimed = True
             name = game.session.peer_name or "the peer"
-            text = f"{name}'s time is up ({clock_text(game.clock.move_time)} a move): claim the deal?"
+            text = f"{name}'s time is up ({clock_text(game.clock.limit_s)} a move): claim the deal?"
             if game.ask_claim is not None and not await game.ask_claim(text):
                 claimed = False
-                key = (-1, -1, -1)  # asked once for this move: no more questions, wait on
+                key = ("", -1, -1, -1)  # asked once for this move: no more questions, wait on
                 continue
             await game.send_in_deal(game.session.claim, deal)
             if game.on_note is not None:

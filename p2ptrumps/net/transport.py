@@ -15,7 +15,10 @@ time (the session reads no clock):
   not logged) every ``heartbeat_s`` seconds, so a person may think for as long
   as they like while the line stays provably alive;
 * a watchdog declares the peer gone after ``timeout_s`` seconds with no bytes
-  from it.
+  from it, when a frame has not arrived whole ``frame_time_s`` seconds after its
+  first byte, or when a resume exchange has not proven the peer within
+  ``resume_time_s`` seconds (protocol/wire.md §17: heartbeats and trickled bytes
+  keep a link alive, they do not make a stalled frame or proof arrive).
 
 A peer fault (the session raises ``RemoteProtocolError`` or emits a
 ``ProtocolViolation`` event), a timeout or a dropped connection stops
@@ -39,8 +42,12 @@ DEFAULT_TIMEOUT_S = 30.0
 RECEIVE_SIZE_BYTES = 65536
 CLOSE_WAIT_S = 5.0
 #: Most bytes we queue for a peer that does not read them (e.g. pongs for a ping flood):
-#: beyond this the peer is declared gone (it stopped reading).
+#: beyond this the peer is declared gone (it stopped reading).  (protocol/wire.md §17)
 MAX_PENDING_BYTES = 1 << 20
+#: Seconds a frame has to arrive whole, from its first byte (protocol/wire.md §2, §17).
+FRAME_TIME_S = 10.0
+#: Seconds a new link has to prove the peer in the resume exchange (protocol/wire.md §14.2, §17).
+RESUME_TIME_S = 10.0
 
 
 class TransportError(Exception):
@@ -69,6 +76,13 @@ class PeerGone(TransportError):
     """The peer closed or reset the connection before the match ended."""
 
     kind = "gone"
+
+
+class PeerFlood(TransportError):
+    """The peer went beyond a limit that no log can show (protocol/wire.md §17); nothing of it was
+    logged.  The match does not wait for a reconnection."""
+
+    kind = "flood"
 
 
 @contextlib.contextmanager
@@ -151,6 +165,13 @@ class Connection:
         close_first: when the body returns, close our side at once (True) or first wait up to
             a few seconds for the peer to close (False: the side whose last message is
             acknowledged answers the other's pings until it is gone, protocol/wire.md §14.5).
+        frame_time_s: seconds a frame of the peer has to arrive whole from its first byte; then
+            the link is lost (:class:`PeerTimeout`; protocol/wire.md §17).
+        resume_time_s: seconds a new link has to prove the peer (the resume exchange); then it is
+            dropped and the reconnection goes on.
+        max_pending_bytes: most bytes queued for the peer before it is declared gone (it does not
+            read them); :attr:`max_pending_bytes` may be raised later (the host's lobby keeps it
+            small for a connection that has not signed).
     """
 
     def __init__(
@@ -167,6 +188,9 @@ class Connection:
         can_resume: Callable[[], bool] | None = None,
         down: TransportError | None = None,
         close_first: bool = True,
+        frame_time_s: float = FRAME_TIME_S,
+        resume_time_s: float = RESUME_TIME_S,
+        max_pending_bytes: int = MAX_PENDING_BYTES,
     ) -> None:
         if (stream is None) != (down is not None) or (down is not None and reconnect is None):
             raise ValueError("a connection starts with a stream, or down (no stream) with a way to reconnect")
@@ -199,6 +223,11 @@ class Connection:
         self._wake_writer = trio.Event()
         self.bytes_sent = 0
         self.bytes_received = 0
+        self.frame_time_s = frame_time_s
+        self.resume_time_s = resume_time_s
+        self.max_pending_bytes = max_pending_bytes
+        self._partial: tuple[int, float] | None = None  # (stream offset, since) of a frame arriving
+        self._link_since = 0.0  # when the current link began (the resume exchange's deadline)
 
     @property
     def closing_ok(self) -> bool:
@@ -227,6 +256,11 @@ class Connection:
         while :attr:`resumable`; otherwise nothing happens."""
         if self.resumable:
             self._fail(PeerGone(why))
+
+    def stop(self, error: TransportError) -> None:
+        """End the run with ``error``, without reconnecting (a deadline of protocol/wire.md §17 ran out
+        while the link was up: the peer is there but does not do what is due)."""
+        self._fail(error, final=True)
 
     @property
     def silent_s(self) -> float:
@@ -299,6 +333,7 @@ class Connection:
         """
         self.session = session
         self._closing_ok = False
+        self._partial = None
         if trailing_data:
             try:
                 session.receive_data(trailing_data)
@@ -325,7 +360,7 @@ class Connection:
         """
         result: list[T] = []
         body_error: list[BaseException] = []
-        self._last_rx = trio.current_time()
+        self._last_rx = self._link_since = trio.current_time()
 
         async def run_body() -> None:
             try:
@@ -402,7 +437,8 @@ class Connection:
             self.stream = stream
             self._sent_eof = False
             self._eof_seen = trio.Event()
-            self._last_rx = trio.current_time()
+            self._last_rx = self._link_since = trio.current_time()
+            self._partial = None
             self._lost = None
             begin = getattr(self.session, "begin_resume", None)
             if begin is None:
@@ -464,6 +500,15 @@ class Connection:
         if kind == "Resumed":
             self.down_since = None
             self.reconnections += 1
+        if kind == "Flooded":  # a limit no log shows (protocol/wire.md §17): the match does not wait on
+            self._send_events.send_nowait(event)
+            self._fail(PeerFlood(getattr(event, "reason", "")), final=True)
+            return
+        if kind == "DroppedAfterEnd":  # junk after the match: dropped, not logged (wire.md §12)
+            self._send_events.send_nowait(event)
+            self._fail(PeerGone(f"the peer sent something after the match's end ({getattr(event, 'reason', '')}); "
+                                "dropped, not logged"))
+            return
         fault = self._fault_of(event)
         if fault is not None:
             self.fault_event = event
@@ -505,10 +550,11 @@ class Connection:
             if not data:
                 self._eof_seen.set()
                 return
+            self._note_partial()
             pending = int(getattr(self.session, "pending_bytes", 0))  # queued, not yet sent
-            if pending > MAX_PENDING_BYTES:
+            if pending > self.max_pending_bytes:
                 self._fail(PeerGone(f"the peer stopped reading: {pending} bytes of ours wait to be sent "
-                                    f"(more than {MAX_PENDING_BYTES}); it floods us without reading"))
+                                    f"(more than {self.max_pending_bytes}); it floods us without reading"))
                 return
             self._wake_writer.set()  # answer (pongs, ...) without blocking the reading
 
@@ -542,17 +588,40 @@ class Connection:
             with contextlib.suppress(TransportError):
                 await self.send_pending()
 
+    def _note_partial(self) -> None:
+        """Start (or stop) the clock of a frame of the peer that is arriving in pieces."""
+        partial = getattr(self.session, "partial_frame", None)
+        if partial is None:
+            self._partial = None
+        elif self._partial is None or self._partial[0] != partial[0]:
+            self._partial = (partial[0], trio.current_time())
+
     async def _watchdog(self) -> None:
+        """Silence, a frame that does not arrive whole, a resume exchange that does not finish."""
         while True:
-            deadline = self._last_rx + self.timeout_s
             now = trio.current_time()
+            deadline = self._last_rx + self.timeout_s
             if now >= deadline:
                 if self.closing_ok:
                     self._eof_seen.set()
                     return
                 self._fail(PeerTimeout(f"no word from the peer for {self.timeout_s:g} s (timeout)"))
                 return
-            await trio.sleep(deadline - now)
+            partial = self._partial
+            if partial is not None and not self.closing_ok:
+                if now >= partial[1] + self.frame_time_s:
+                    got = getattr(self.session, "partial_frame", None)
+                    have = f" ({got[1]} bytes of it came)" if got else ""
+                    self._fail(PeerTimeout(f"a frame of the peer did not arrive whole within "
+                                           f"{self.frame_time_s:g} s of its first byte{have}"))
+                    return
+                deadline = min(deadline, partial[1] + self.frame_time_s)
+            if getattr(self.session, "resuming", False):
+                if now >= self._link_since + self.resume_time_s:
+                    self._fail(PeerGone(f"the new connection did not prove the peer within {self.resume_time_s:g} s"))
+                    return
+                deadline = min(deadline, self._link_since + self.resume_time_s)
+            await trio.sleep(min(deadline - now, 1.0))
 
 
 def _why(exc: BaseException) -> str:

@@ -21,7 +21,7 @@ from ..cards import SUIT_LETTERS
 from ..rules import IllegalMoveError, Move, Outcome, Position, RuleSet, next_dealer
 from ..shuffle import deal_hands, first_dealer
 from . import messages as m
-from .errors import LocalProtocolError, RemoteProtocolError
+from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
 from .events import (
     ChatReceived,
     Claimed,
@@ -85,6 +85,16 @@ TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
 #: Kinds that either seat may send whoever holds the floor (protocol/wire.md §8.3).
 INTERJECTIONS = frozenset(k for k, (_, who) in TRANSITIONS.items() if who == "any")
 
+#: Chat limits of one seat in one match (protocol/wire.md §9.7): chats since the last floor
+#: message of either seat, chats in all, and bytes of chat text (UTF-8) in all.
+MAX_CHATS_PER_TURN = 10
+MAX_CHATS_PER_MATCH = 200
+MAX_CHAT_BYTES_PER_MATCH = 32768
+#: Guest messages a live host holds as superseded (protocol/wire.md §8.3 row a) since the guest's last
+#: message placed; one more is a flood (protocol/wire.md §17).  An honest guest's crossing run is far
+#: shorter: at most two floor messages in a row, 10 chats a turn and a few other interjections.
+MAX_SUPERSEDED = 64
+
 
 def first_committer(deal: int) -> int:
     """Seat that commits and reveals first in ``deal`` (host in odd deals); the other reveals last."""
@@ -140,6 +150,10 @@ class Referee:
     forfeited: list[int] = field(default_factory=list)
     #: Each standing claim (protocol/wire.md §16): the claimant and the deals it won, in chain order.
     claims: list[tuple[int, list[int]]] = field(default_factory=list)
+    #: Chat of each seat (protocol/wire.md §9.7): in the current turn, in the match, bytes of text.
+    chats_in_turn: list[int] = field(default_factory=lambda: [0, 0])
+    chats_in_match: list[int] = field(default_factory=lambda: [0, 0])
+    chat_bytes: list[int] = field(default_factory=lambda: [0, 0])
 
     def copy(self) -> Referee:
         """An independent copy (the position and the containers copied)."""
@@ -167,6 +181,9 @@ class Referee:
             left=self.left,
             forfeited=list(self.forfeited),
             claims=[(s, list(d)) for s, d in self.claims],
+            chats_in_turn=list(self.chats_in_turn),
+            chats_in_match=list(self.chats_in_match),
+            chat_bytes=list(self.chat_bytes),
         )
 
     # ----- queries ---------------------------------------------------------------
@@ -209,6 +226,19 @@ class Referee:
     def expected_match_end(self) -> m.MatchEndMsg:
         return m.MatchEndMsg((self.score[0], self.score[1]))
 
+    def chat_refusal(self, seat: int, text: str) -> str | None:
+        """Why ``seat`` may not send the chat line ``text`` now under the chat limits (protocol/wire.md
+        §9.7), in words; None when it may (the phase is checked elsewhere)."""
+        if self.chats_in_turn[seat] >= MAX_CHATS_PER_TURN:
+            return f"{MAX_CHATS_PER_TURN} chat lines in one turn are the most"
+        if self.chats_in_match[seat] >= MAX_CHATS_PER_MATCH:
+            return f"{MAX_CHATS_PER_MATCH} chat lines in one match are the most"
+        size = len(text.encode("utf-8"))
+        if self.chat_bytes[seat] + size > MAX_CHAT_BYTES_PER_MATCH:
+            return (f"{MAX_CHAT_BYTES_PER_MATCH} bytes of chat in one match are the most "
+                    f"({self.chat_bytes[seat]} used, this line has {size})")
+        return None
+
     def move_hash(self, move: Move) -> bytes:
         """Position hash after ``move`` (legal for the seat to move); ``IllegalMoveError`` otherwise."""
         assert self.position is not None
@@ -240,6 +270,8 @@ class Referee:
                 )
         handler = getattr(self, "_on_" + kind.replace("-", "_"))
         events: list[Event] = handler(seat, body)
+        if who == "floor":
+            self.chats_in_turn = [0, 0]  # a new turn for chat (protocol/wire.md §9.7)
         return events
 
     def _where(self) -> str:
@@ -397,6 +429,12 @@ class Referee:
 
     def _on_chat(self, seat: int, body: m.Body) -> list[Event]:
         assert isinstance(body, m.ChatMsg)
+        why = self.chat_refusal(seat, body.text)
+        if why is not None:
+            raise RemoteProtocolError("chat-limit", f"the {SEAT_NAMES[seat]} sent a chat beyond its limits: {why}")
+        self.chats_in_turn[seat] += 1
+        self.chats_in_match[seat] += 1
+        self.chat_bytes[seat] += len(body.text.encode("utf-8"))
         return [ChatReceived(seat, body.text)]
 
     def _on_deal_end(self, seat: int, body: m.Body) -> list[Event]:
@@ -555,9 +593,12 @@ class JointChain:
         self.entries: list[m.Signed] = []
         self._confirmed = 0  # entries[:_confirmed] can no longer be withdrawn
         self._snapshot: Referee | None = None  # referee at len == _confirmed, while tentative entries exist
-        self._stale: set[bytes] = set()
-        #: (verify) (seq, prev) -> hash of each guest message found superseded or withdrawn
+        #: Hash of each guest message found superseded -> the message (a live host keeps it as possible
+        #: evidence, at most :data:`MAX_SUPERSEDED` since the guest's last message placed; verify: None).
+        self._stale: dict[bytes, m.Signed | None] = {}
+        #: (seq, prev) -> hash of each guest message found superseded (and, in verify, withdrawn)
         #: (protocol/verify.md §3 step 4): another message for one of these places is equivocation.
+        #: A live host forgets them with the superseded messages, once a guest message is placed.
         self._gone: dict[tuple[int, bytes], bytes] = {}
         #: How many guest messages were superseded (ignored) and withdrawn (protocol/wire.md §8.3 rows a, g).
         self.superseded = 0
@@ -650,7 +691,9 @@ class JointChain:
         if signed.seat == 1 and self.viewpoint != 1 and self._is_stale(signed):
             if self.viewpoint is None:
                 self._remember_gone(signed)
-            self._stale.add(signed.hash)
+                self._stale[signed.hash] = None
+            else:
+                self._hold_superseded(signed)
             self.superseded += 1
             return Received(superseded=True)
         try:
@@ -679,7 +722,13 @@ class JointChain:
                 else f"{who} message 0 ({msg.kind}) does not start from the game id",
             )
         if msg.seq == n:
-            return Received(events=self._proven(msg, lambda: self._apply_and_append(msg)))
+            received = Received(events=self._proven(msg, lambda: self._apply_and_append(msg)))
+            if msg.seat == 1 and self.viewpoint == 0:
+                # The guest has seen every host message before this one: nothing it sent earlier can
+                # cross them any more (TCP keeps order), so the superseded ones are forgotten.
+                self._stale.clear()
+                self._gone.clear()
+            return received
         # The place is taken.
         taken = self.entries[msg.seq]
         if taken.hash == msg.hash:
@@ -716,6 +765,41 @@ class JointChain:
             return True
         n = len(self.entries)
         return msg.seq < n and msg.prev == self.hash_before(msg.seq) and self.entries[msg.seq].seat == 0
+
+    def _hold_superseded(self, msg: m.Signed) -> None:
+        """(live host) Keep a superseded guest message: a different one for its place (seq and prev) is
+        equivocation, proven with the kept one (and those it builds on) logged first as evidence
+        (protocol/wire.md §12); the same bytes again change nothing.  :class:`PeerFlood` beyond
+        :data:`MAX_SUPERSEDED` (protocol/wire.md §17)."""
+        other = self._gone.get((msg.seq, msg.prev))
+        if other is not None and other != msg.hash:
+            exc = RemoteProtocolError(
+                "equivocation",
+                f"the guest signed two different messages for place {msg.seq} on one history ({msg.kind} "
+                f"{msg.hash.hex()[:16]}…, after a superseded one, {other.hex()[:16]}…)",
+                proven_by=1,
+            )
+            exc.evidence = self._evidence_of(other)
+            raise exc
+        if msg.hash in self._stale:
+            return
+        if len(self._stale) >= MAX_SUPERSEDED:
+            raise PeerFlood(f"the guest sent more than {MAX_SUPERSEDED} messages in a row that crossed ours "
+                            "(superseded): it floods us")
+        self._gone[(msg.seq, msg.prev)] = msg.hash
+        self._stale[msg.hash] = msg
+
+    def _evidence_of(self, digest: bytes) -> tuple[bytes, ...]:
+        """The payloads of the kept superseded message ``digest`` and of the superseded ones it builds
+        on, oldest first (a verifier needs them all to find it superseded too)."""
+        out: list[bytes] = []
+        msg = self._stale.get(digest)
+        for _ in range(MAX_SUPERSEDED + 1):
+            if msg is None:
+                break
+            out.append(msg.payload)
+            msg = self._stale.get(msg.prev)
+        return tuple(reversed(out))
 
     def _remember_gone(self, msg: m.Signed) -> None:
         """(verify) Remember where a superseded guest message claimed a place; a different one

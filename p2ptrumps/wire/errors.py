@@ -31,6 +31,7 @@ FAULT_CODES: tuple[str, ...] = (
     "bad-commitment",  # commitment for the wrong deal, repeated, ...
     "bad-reveal",  # the reveal does not open the commitment
     "wrong-result",  # a deal-end / match-end statement that differs from the computed one
+    "chat-limit",  # a chat beyond its sender's limits: per turn, per match, bytes per match
 )
 
 
@@ -55,6 +56,15 @@ class RemoteProtocolError(Exception):
         self.code = code
         self.reason = reason
         self.proven_by = proven_by
+        #: Payloads to log before the offending frame, as evidence (protocol/wire.md §12: the superseded
+        #: messages that a second message for their place proves equivocation against), oldest first.
+        self.evidence: tuple[bytes, ...] = ()
+
+
+class PeerFlood(Exception):
+    """The peer went beyond a limit of protocol/wire.md §17 that no log can show (e.g. more guest
+    messages held as superseded than :data:`~p2ptrumps.wire.chain.MAX_SUPERSEDED`); the message
+    says which.  Not a fault code: nothing of it is logged."""
 
 
 class NonCanonical(RemoteProtocolError):

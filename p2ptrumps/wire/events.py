@@ -209,6 +209,25 @@ class ProtocolViolation:
 
 
 @dataclass(frozen=True)
+class DroppedAfterEnd:
+    """After the match (phase ``done``) the peer sent something that breaks the protocol: it is
+    dropped, not logged (protocol/wire.md §12, "After the match"), and the session stops reading;
+    the match stays complete.  ``code`` and ``reason`` name what it was."""
+
+    code: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Flooded:
+    """The peer went beyond a limit that a log cannot show (protocol/wire.md §17: more superseded
+    messages in a row than a host holds, too many bytes after a rematch was agreed); nothing of it
+    is logged and the session stops reading.  ``reason`` says which limit."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class ConnectionClosed:
     """The peer closed the connection (``receive_data(b"")``).  ``clean`` is True when
     the match had ended (or the rules were refused) and nothing was left half-read."""
@@ -239,5 +258,7 @@ Event = (
     | RematchOffered
     | RematchAgreed
     | ProtocolViolation
+    | DroppedAfterEnd
+    | Flooded
     | ConnectionClosed
 )

@@ -52,6 +52,12 @@ class FrameDecoder:
         """Bytes received but not yet returned as a frame."""
         return bytes(self._buf)
 
+    @property
+    def partial(self) -> tuple[int, int] | None:
+        """The frame being received, incomplete: ``(stream offset of its first byte, bytes of it
+        buffered)``; None when no byte of an unfinished frame is buffered."""
+        return (self.offset, len(self._buf)) if self._buf else None
+
     def next_frame(self) -> tuple[bytes, bytes] | None:
         """The next complete ``(frame, payload)``, or None if more bytes are needed."""
         if len(self._buf) < HEADER_BYTES:

@@ -56,7 +56,7 @@ from ..rules import IllegalMoveError, Move, Position, RuleSet
 from . import framing, messages
 from . import messages as m
 from .chain import DONE, MATCH_END, PLAY, REFUSED, REMATCHED, JointChain, Referee
-from .errors import LocalProtocolError, RemoteProtocolError
+from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
 from .events import (
     ChatReceived,
     Claimed,
@@ -66,7 +66,9 @@ from .events import (
     DealReady,
     DrawAnswered,
     DrawOffered,
+    DroppedAfterEnd,
     Event,
+    Flooded,
     Left,
     MatchEnded,
     MoveReceived,
@@ -91,6 +93,9 @@ _PEER_ONLY = (MoveReceived, ChatReceived, DrawOffered, DrawAnswered, Resigned, R
 #: Events that happen once per match (emitted once even if a withdrawn message is re-signed).
 _MILESTONES = (RulesAgreed, RulesRefused, TrumpChosen, DealReady, DealEnded, MatchEnded, RematchAgreed)
 Direction = Literal["sent", "received"]
+#: Most bytes kept for the next session once a rematch is agreed, until the transport switches to it
+#: (protocol/wire.md §9.4); more is a flood (§17).
+MAX_TRAILING_BYTES = 1 << 20
 LogHook = Callable[[bytes, Direction], None]
 
 __all__ = ["Direction", "LocalProtocolError", "LogHook", "RemoteProtocolError", "Role", "Session"]
@@ -294,7 +299,12 @@ class Session:
         session stops reading.  Raises only what the log hook raises.
         """
         if self._finished:
+            if self._dead:
+                return  # flooded after the rematch was agreed: nothing more is kept
             self.trailing_data += data
+            if len(self.trailing_data) > MAX_TRAILING_BYTES:
+                self._flooded(f"more than {MAX_TRAILING_BYTES} bytes arrived after the rematch was agreed, "
+                              "before the new match began")
             return
         if self._dead:
             return
@@ -321,6 +331,9 @@ class Session:
             except RemoteProtocolError as exc:
                 self._violate(exc, frame)
                 return
+            except PeerFlood as exc:
+                self._flooded(str(exc))
+                return
         if self._finished:
             self.trailing_data += self._decoder.buffered
 
@@ -333,6 +346,15 @@ class Session:
         out = bytes(self._out)
         self._out.clear()
         return out
+
+    @property
+    def partial_frame(self) -> tuple[int, int] | None:
+        """The peer's frame being received, incomplete: ``(stream offset of its first byte, bytes
+        buffered)``, or None (the transport gives a frame a limited time to arrive whole,
+        protocol/wire.md §2, §17)."""
+        if self._dead or self._finished:
+            return None
+        return self._decoder.partial
 
     @property
     def pending_bytes(self) -> int:
@@ -453,11 +475,16 @@ class Session:
 
     def chat(self, text: str) -> None:
         """Send a chat line (1..500 characters, no control characters), signed and in the
-        chain.  Allowed from the trump choice (after the rules are agreed) until the session ends."""
+        chain.  Allowed from the trump choice (after the rules are agreed) until the session ends,
+        within the chat limits (protocol/wire.md §9.7: 10 a turn, 200 and 32768 bytes a match);
+        :class:`LocalProtocolError` names the limit reached."""
         try:
             m.check_chat(text)
         except ValueError as exc:
             raise LocalProtocolError(str(exc)) from None
+        why = self._ready().chat_refusal(self.seat, text)
+        if why is not None:
+            raise LocalProtocolError(why + (" (wait for the next move)" if "one turn" in why else ""))
         self._send(m.ChatMsg(text))
 
     def offer_rematch(self) -> None:
@@ -715,10 +742,25 @@ class Session:
 
     def _violate(self, exc: RemoteProtocolError, evidence: bytes) -> None:
         self._dead = True
+        if self._chain is not None and self._chain.referee.phase == DONE:
+            # After the match nothing but chat and rematch is logged: junk is dropped, not evidence
+            # (protocol/wire.md §12, "After the match"); the match stays complete.
+            self._closed = True
+            self._events.append(DroppedAfterEnd(exc.code, exc.reason))
+            return
         self.violation = ProtocolViolation(exc.code, exc.reason, evidence)
         if evidence and self._on_message is not None:
+            for payload in exc.evidence:  # superseded messages the offending one equivocates against (§12)
+                self._on_message(framing.frame(payload), "received")
             self._on_message(evidence, "received")
         self._events.append(self.violation)
+
+    def _flooded(self, reason: str) -> None:
+        """The peer went beyond a limit no log can show (protocol/wire.md §17): stop reading, log nothing."""
+        self._dead = True
+        self._closed = True
+        self.trailing_data = b""
+        self._events.append(Flooded(reason))
 
     def _handle(self, frame: bytes, payload: bytes) -> None:
         msg = m.decode_frame(payload)

@@ -29,6 +29,8 @@ from p2ptrumps.rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, Move, Position, Ru
 from p2ptrumps.shuffle import deal_hands, first_dealer
 from p2ptrumps.wire import encoding, framing
 from p2ptrumps.wire import messages as m
+from p2ptrumps.wire.chain import MAX_CHAT_BYTES_PER_MATCH, MAX_CHATS_PER_MATCH, MAX_CHATS_PER_TURN
+from p2ptrumps.wire.errors import LocalProtocolError
 from p2ptrumps.wire.events import DealReady, Event, MoveReceived
 from p2ptrumps.wire.identity import Identity, P
 from p2ptrumps.wire.log import LOG_MAGIC
@@ -249,6 +251,36 @@ def crossing_match() -> tuple[ConnectionPair, bytes]:
     pair.drain(pair.host)
     pair.run()
     return pair, crossing
+
+
+def chatty_match(line: str) -> ConnectionPair:
+    """A match in which the guest chats ``line`` as much as the chat limits let it (protocol/wire.md
+    §9.7): on each of its events, until its session refuses one; the host chats 'ok' once a deal."""
+    def guest_chats(s: Session, ev: Event) -> None:
+        if s.rules is None or s.finished:
+            return
+        for _ in range(MAX_CHATS_PER_TURN + 1):
+            try:
+                s.chat(line)
+            except LocalProtocolError:
+                return
+
+    def host_chats(s: Session, ev: Event) -> None:
+        if isinstance(ev, DealReady):
+            s.chat("ok")
+
+    return _honest(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=host_chats),
+                   guest=Script("guest", on_event=guest_chats))
+
+
+def guest_chat_frames(frames: list[bytes]) -> list[int]:
+    """Indexes of the guest's chat frames."""
+    out = []
+    for k, x in enumerate(frames):
+        v = encoding.unpack(x[4:])
+        if v[0] == "msg" and v[5] == "chat" and v[2] == 1:
+            out.append(k)
+    return out
 
 
 # ----- the cases ---------------------------------------------------------------------------
@@ -545,6 +577,12 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
         "chats for place 10 on the same history, both crossing it: the first is superseded, the second proves the "
         "guest signed two messages for one place", "wire.md §8.3; verify.md §3 step 4",
         ("invalid", "equivocation", 14, 1, True), log([*H[:12], host_chat, chat_a, chat_b]))
+    chat_a2 = f.next([*H[:12], chat_a], 1, "chat", ["how are you"])
+    chat_b2 = f.next([*H[:12], chat_a], 1, "chat", ["who are you"])
+    add("equivocation-guest-superseded-chain", "the host's log as a host writes it as evidence (wire.md §12): a host "
+        "chat at place 10, two guest chats for places 10 and 11 that crossed it (the second built on the first), "
+        "then another guest chat for place 11 on the same history", "wire.md §8.3, §12; verify.md §3 step 4",
+        ("invalid", "equivocation", 15, 1, True), log([*H[:12], host_chat, chat_a, chat_a2, chat_b2]))
     g_host_chat = f.next(G[:12], 0, "chat", ["ack"])
     g_chat_a = f.next(G[:12], 1, "chat", ["hi"])
     g_chat_b = f.next(G[:12], 1, "chat", ["hello"])
@@ -609,6 +647,7 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
     add("move-deal-above-agreed", "a guest move naming deal 3 of 2 agreed", "wire.md §9.2",
         ("invalid", "out-of-turn", 12, 1, True), log([*H[:12], f.next(H[:12], 1, "move", [3, *items[1:]])]))
     sf = Forge(short)
+    sf_next = sf.next
     n_de = sf.where(S, "deal-end", 0) + 1
     assert sf.body_of(S[n_de - 1])[3] == [1, 1, "resign", 0, 2]
     for name, body, about in [
@@ -671,6 +710,67 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
     refused = [*H[:3], f.next(H[:3], 1, "agree", [False])]
     add("message-after-refused", "a chat after the guest refused the rules", "wire.md §9.1",
         ("invalid", "out-of-turn", 4, 1, True), log([*refused, f.next(refused, 1, "chat", ["hi"])]))
+
+    # -- chat limits (wire.md §9.7): per turn, per match, bytes per match --
+    turn = [*H[:12]]
+    for k in range(MAX_CHATS_PER_TURN):
+        turn.append(f.next(turn, 1, "chat", [f"line {k}"]))
+    over = f.next(turn, 1, "chat", ["one more"])
+    add("chat-limit-turn", f"the guest sends {MAX_CHATS_PER_TURN + 1} chats in one turn (before its move)",
+        "wire.md §9.7", ("invalid", "chat-limit", 12 + MAX_CHATS_PER_TURN, 1, True), log([*turn, over]))
+    both_seats = [*turn]
+    for k in range(MAX_CHATS_PER_TURN):
+        both_seats.append(f.next(both_seats, 0, "chat", [f"host line {k}"]))
+    add("chat-limit-per-seat", f"{MAX_CHATS_PER_TURN} chats of the guest and then {MAX_CHATS_PER_TURN} of the host "
+        "in one turn: each seat has its own limit, unfinished", "wire.md §9.7", ("unfinished", None, None, None, False),
+        log(both_seats))
+    _, _, _, move_items = f.body_of(H[12])
+    next_turn = [*turn, f.next(turn, 1, "move", move_items)]
+    for k in range(MAX_CHATS_PER_TURN):
+        next_turn.append(f.next(next_turn, 1, "chat", [f"again {k}"]))
+    add("chat-limit-new-turn", f"{MAX_CHATS_PER_TURN} guest chats, the guest's move, {MAX_CHATS_PER_TURN} more: a "
+        "floor message starts a new turn, unfinished", "wire.md §9.7", ("unfinished", None, None, None, False),
+        log(next_turn))
+    interj = [*turn, f.next(turn, 1, "offer-draw", [1])]
+    add("chat-limit-interjection-same-turn", "10 guest chats, a guest draw offer, one more chat: an interjection "
+        "starts no new turn", "wire.md §9.7", ("invalid", "chat-limit", 13 + MAX_CHATS_PER_TURN, 1, True),
+        log([*interj, f.next(interj, 1, "chat", ["and one more"])]))
+    many = chatty_match("gg")
+    MH = [x.frame for x in many.host.log]
+    chats = guest_chat_frames(MH)
+    assert len(chats) == MAX_CHATS_PER_MATCH, len(chats)
+    add("chat-at-the-limits", f"the guest chats {MAX_CHATS_PER_MATCH} times, {MAX_CHATS_PER_TURN} a turn, as "
+        "much as the limits allow: the host's log, valid", "wire.md §9.7", ("valid", None, None, None, False),
+        log(MH))
+    add("chat-at-the-limits-guest", "the same match, the guest's log", "wire.md §9.7",
+        ("valid", None, None, None, False), log([x.frame for x in many.guest.log]))
+    mforge = Forge(many)
+    cut = next(k for k in range(chats[-1] + 1, len(MH)) if encoding.unpack(MH[k][4:])[5] not in ("chat",))
+    add("chat-limit-match", f"the host's log of that match up to the first floor message after the guest's "
+        f"{MAX_CHATS_PER_MATCH}th chat, then one more guest chat", "wire.md §9.7",
+        ("invalid", "chat-limit", cut + 1, 1, True),
+        log([*MH[:cut + 1], mforge.next(MH[:cut + 1], 1, "chat", ["one too many"])]))
+    wide = "é" * 500  # 500 characters, 1000 bytes
+    heavy = chatty_match(wide)
+    WH = [x.frame for x in heavy.host.log]
+    wchats = guest_chat_frames(WH)
+    assert len(wchats) == MAX_CHAT_BYTES_PER_MATCH // 1000, len(wchats)
+    wforge = Forge(heavy)
+    wcut = wchats[-1] + 1
+    add("chat-limit-bytes", f"the guest's {len(wchats)} chats of 1000 bytes each, then one more, in the same turn: "
+        f"{MAX_CHAT_BYTES_PER_MATCH} bytes of chat a match are the most", "wire.md §9.7",
+        ("invalid", "chat-limit", wcut, 1, True), log([*WH[:wcut], wforge.next(WH[:wcut], 1, "chat", [wide])]))
+    add("chat-limit-bytes-short-line-fits", "the same, but the last chat has 700 bytes: it fits, unfinished",
+        "wire.md §9.7", ("unfinished", None, None, None, False),
+        log([*WH[:wcut], wforge.next(WH[:wcut], 1, "chat", ["é" * 350])]))
+    done = [*S]
+    for k in range(MAX_CHATS_PER_TURN):
+        done.append(sf_next(done, 1, "chat", [f"gg {k}"]))
+    add("chat-after-the-match", f"a complete match, then {MAX_CHATS_PER_TURN} guest chats: valid (chat is allowed "
+        "in phase done, one turn)", "wire.md §9.7, §12", ("valid", None, None, None, False), log(done))
+    add("chat-limit-after-the-match", f"a complete match, then {MAX_CHATS_PER_TURN + 1} guest chats: a log no peer "
+        "writes (it drops such a chat, wire.md §12), invalid", "wire.md §9.7, §12; verify.md §3",
+        ("invalid", "chat-limit", len(done), 1, True), log([*done, sf_next(done, 1, "chat", ["bye"])]))
 
     # -- the hand-made logs of issue 8 (kept as they are) --
     for name, expect in [
