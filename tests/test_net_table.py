@@ -198,7 +198,7 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
     assert re.fullmatch(r"connected · you (1:00|0:[0-5]\d)", seen[0]), seen[0]
     assert seen[1] == "Leave? You resign the rest of the match (signed); its log is kept."
     lines = err.getvalue().splitlines()
-    assert lines[0] == "p2ptrumps: you resigned and left the match (both signed the final score)"
+    assert lines[0] == "p2ptrumps join: you resigned and left the match (both signed the final score)"
     guest_log = Path(lines[1].removeprefix("match log (kept): "))
     host_result = ai.outcome[0]
     assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
