@@ -203,3 +203,20 @@ def test_a_headless_run_stopped_by_sigterm_says_so_in_its_commands_voice(tmp_pat
                 if proc.poll() is None:
                     proc.kill()
                 proc.communicate(timeout=10)  # and close its pipes
+
+
+def test_id_keeps_a_joined_emoji_name_and_refuses_a_bad_stored_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    family = "Ann \U0001f469\u200d\U0001f469\u200d\U0001f467"
+    assert main(["id", "--name", family]) == 0
+    assert capsys.readouterr().out.splitlines()[-2] == f"name:        {family}"
+    assert main(["id"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"name:        {family}"
+    path = keystore.data_dir() / keystore.NAME_FILE
+    path.write_text("Ann\x1b[31m\n", encoding="utf-8")
+    for command in (["id"], ["host", "--headless", "--ai", "random", "--port", "0"]):
+        assert main(command) == 1
+        assert capsys.readouterr().err == (f"p2ptrumps {command[0]}: the name file {path} holds no usable name: a name "
+                                           "contains U+001B, a control character; set your name again with "
+                                           "`p2ptrumps id --name NAME`\n")

@@ -314,6 +314,11 @@ def test_too_small_screen_names_the_minimum() -> None:
 def test_control_characters_are_replaced_on_every_screen() -> None:
     assert printable("Bob\x1b[31mRED\nX\t") == "Bob?[31mRED?X?"
     assert printable("Ann ♥ ½") == "Ann ♥ ½"
+    # Bidirectional overrides and C1 controls (CSI) too; invisible joiners are left out, other spaces are spaces.
+    assert printable("Ann\u202eeeL\u2066x\x9b2J") == "Ann?eeL?x?2J"
+    family = "\U0001f469\u200d\U0001f469\u200d\U0001f467"
+    assert printable(f"Ann {family}\u00a0\u3000!") == "Ann \U0001f469\U0001f469\U0001f467  !"
+    assert printable("a\ue000\U0010fffd\ufffe") == "a???"
     view = dataclasses.replace(VIEW, names=("Ann\x1b[2J", "AI\r"), chat=("AI\r: hi\x1b",))
     screen = plain(render_table(view, 80, 16))
     assert screen[0].startswith(" Svoi Kozyri   deal 2/3   Ann?[2J ½ : ½ AI?")

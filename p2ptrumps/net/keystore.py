@@ -37,6 +37,7 @@ import platformdirs
 
 from ..files import write_atomic
 from ..text import MAX_NAME_CHARS as MAX_NAME_CHARS  # the one name length (protocol/wire.md §5.1)
+from ..text import check_name
 from ..wire.identity import Identity, IdentityError
 from ..wire.identity import normalise_fingerprint as normalise_fingerprint
 
@@ -158,16 +159,22 @@ def _create_key(path: Path, identity: Identity) -> bool:
 
 
 def clean_name(text: str) -> str:
-    """A display name made safe to show: printable characters only, spaces collapsed,
-    at most :data:`MAX_NAME_CHARS` characters.  Raises :class:`ValueError` if nothing is left."""
-    cleaned = " ".join("".join(ch for ch in text if ch.isprintable()).split())[:MAX_NAME_CHARS]
-    if not cleaned:
-        raise ValueError(f"name {text!r} has no printable characters")
-    return cleaned
+    """``text`` as a display name: runs of white space become one space and the ends are trimmed
+    (as ``--name`` takes it); then it must pass the text rule (protocol/wire.md §5.1,
+    :func:`p2ptrumps.text.check_name`: 1..:data:`MAX_NAME_CHARS` code points, none refused).
+    Nothing is cut or dropped: emoji with zero-width joiners stay whole.
+
+    Raises:
+        ValueError: naming the fault (``"a name must be 1..40 characters, not 45"``,
+            ``"a name contains U+001B, a control character"``).
+    """
+    name = " ".join(text.split())
+    check_name(name)
+    return name
 
 
 def default_name() -> str:
-    """The login name, or ``"player"`` if it cannot be found."""
+    """The login name, or ``"player"`` if it cannot be found or is no valid display name."""
     try:
         return clean_name(getpass.getuser())
     except (ValueError, KeyError, OSError):
@@ -175,16 +182,31 @@ def default_name() -> str:
 
 
 def load_name(directory: Path | None = None) -> str:
-    """The stored display name, or :func:`default_name` if none is stored (or it is unusable)."""
+    """The stored display name (the ``name`` file, protocol/files.md; a trailing newline is ignored),
+    or :func:`default_name` if none is stored.
+
+    Raises:
+        KeyStoreError: the file cannot be read, is not UTF-8, or its name breaks the text rule
+            (it is refused, never cut: the message says how to set a new one).
+    """
     path = (directory or data_dir()) / NAME_FILE
     try:
-        return clean_name(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
         return default_name()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KeyStoreError(f"cannot read the name file {path}: {getattr(exc, 'strerror', None) or exc}; "
+                            "set your name again with `p2ptrumps id --name NAME`") from None
+    try:
+        return clean_name(text.removesuffix("\n"))
+    except ValueError as exc:
+        raise KeyStoreError(f"the name file {path} holds no usable name: {exc}; set your name again with "
+                            "`p2ptrumps id --name NAME`") from None
 
 
 def save_name(name: str, directory: Path | None = None) -> str:
-    """Store the display name (cleaned by :func:`clean_name`); returns it.  Raises ValueError / KeyStoreError."""
+    """Store the display name (as :func:`clean_name` takes it; never cut); returns it.
+    Raises ValueError (a name the text rule refuses) / KeyStoreError (cannot write)."""
     cleaned = clean_name(name)
     directory = directory or data_dir()
     _atomic_write(directory / NAME_FILE, cleaned + "\n")

@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import re
 import textwrap
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -44,6 +45,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from ..cards import SUITS, Card, cards_in, suit_label, suit_of
 from ..rules import BEAT, LEAD, Move, Position
+from ..text import refused_char
 
 Line = list[tuple[str, str]]
 
@@ -71,11 +73,28 @@ def asciify(text: str) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` with every character that is not printable (control characters such as
-    ESC, newlines, tabs, format characters) replaced by ``?``: safe to write to a terminal."""
+    """``text`` made safe to write to a terminal and drawn in the columns counted for it.
+
+    Every code point the text rule refuses (:func:`p2ptrumps.text.refused_char`: control
+    characters such as ESC, newlines and tabs, bidirectional formatting, line separators,
+    noncharacters) and every private-use or unassigned one becomes ``?``; a space other than
+    U+0020 becomes a space; the other invisible format characters (zero-width joiner, zero-width
+    space, soft hyphen, tags) are left out, since terminals draw the sequences they make in
+    differing widths (an emoji family ``👩‍👩‍👧`` is shown as its members ``👩👩👧``).
+    """
     if text.isprintable():
         return text
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
+    out: list[str] = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        elif refused_char(ch) is not None:
+            out.append("?")
+        elif (kind := unicodedata.category(ch)) == "Zs":
+            out.append(" ")
+        elif kind != "Cf":
+            out.append("?")
+    return "".join(out)
 
 
 #: The ``LC_CTYPE`` values Python's C-locale coercion (PEP 538) puts in the environment.
