@@ -18,6 +18,7 @@ from typing import TextIO
 import trio
 
 from ..command import say
+from ..text import quoted
 from . import keystore
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
@@ -280,7 +281,7 @@ def run_id(args: argparse.Namespace) -> int:
                 say(args, f"no known peer has the fingerprint, name or address {forget!r}")
                 return EXIT_ERROR
             for p in gone:
-                print(f"forgot {p.name!r} at {p.address} ({p.fingerprint}), pinned {p.first_seen}")
+                print(f"forgot {quoted(p.name)} at {p.address} ({p.fingerprint}), pinned {p.first_seen}")
             return EXIT_OK
         identity, created = keystore.load_or_create_key(data)
         name = keystore.save_name(args.name, data) if args.name else keystore.load_name(data)

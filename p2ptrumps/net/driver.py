@@ -25,6 +25,7 @@ from ..match import MatchEnded as MatchOver
 from ..match import MatchRunner, Player
 from ..record import PlayerInfo
 from ..rules import RuleSet
+from ..text import quoted
 from ..wire import events as wev
 from ..wire.chain import DONE, PLAY, REMATCHED
 from ..wire.errors import LocalProtocolError
@@ -309,9 +310,9 @@ def _gone_message(cfg: NetConfig, first: NetResult, exc: TransportError) -> str:
                     "another guest, or it is not a p2ptrumps host")
         return f"the connection ended before the guest's hello ({exc})"
     if cfg.role == "host":
-        return (f"{first.peer_name!r} left during the handshake, before accepting the rules ({exc}); "
+        return (f"{quoted(first.peer_name)} left during the handshake, before accepting the rules ({exc}); "
                 "it may have refused your key")
-    return f"{first.peer_name!r} ended the connection during the handshake ({exc})"
+    return f"{quoted(first.peer_name)} ended the connection during the handshake ({exc})"
 
 
 def _sync_paths(first: NetResult, logs: list[MatchLogFile]) -> None:

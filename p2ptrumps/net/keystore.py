@@ -37,7 +37,7 @@ import platformdirs
 
 from ..files import write_atomic
 from ..text import MAX_NAME_CHARS as MAX_NAME_CHARS  # the one name length (protocol/wire.md §5.1)
-from ..text import check_name
+from ..text import check_name, quoted
 from ..wire.identity import Identity, IdentityError
 from ..wire.identity import normalise_fingerprint as normalise_fingerprint
 
@@ -353,12 +353,12 @@ class KnownPeers:
         file cannot be written."""
         fp = normalise_fingerprint(fingerprint)
         if any(normalise_fingerprint(p.fingerprint) == fp for p in self.peers):
-            return f"guest {name!r} ({fingerprint}), a known key"
+            return f"guest {quoted(name)} ({fingerprint}), a known key"
         same_name = [p for p in self.peers if p.name == name]
         self.add(fingerprint, name, address)
-        note = f"guest {name!r} ({fingerprint}), a new key (pinned)"
+        note = f"guest {quoted(name)} ({fingerprint}), a new key (pinned)"
         if same_name:
-            note += (f"; WARNING: a different key than the {name!r} you played before "
+            note += (f"; WARNING: a different key than the {quoted(name)} you played before "
                      f"({same_name[0].fingerprint}, {same_name[0].first_seen}): another person of that name?")
         return note
 
@@ -367,8 +367,8 @@ def changed_key_message(check: PinCheck, path: Path) -> str:
     """The loud refusal for a changed key, naming both fingerprints and the file to edit."""
     old = check.conflicts[0]
     return (
-        f"KEY CHANGED: {check.name!r} at {check.address or '?'} now shows key {check.fingerprint}, "
-        f"but {old.name!r} at {old.address} was pinned on {old.first_seen} with key {old.fingerprint}. "
+        f"KEY CHANGED: {quoted(check.name)} at {check.address or '?'} now shows key {check.fingerprint}, "
+        f"but {quoted(old.name)} at {old.address} was pinned on {old.first_seen} with key {old.fingerprint}. "
         f"Someone may be impersonating this peer. Refused. If the change is expected (they made a "
         f"new key), run `p2ptrumps id --forget {old.fingerprint}` (or remove the entry from {path}) "
         f"and join again."
@@ -405,23 +405,23 @@ def decide_pin(
         normalise_fingerprint(expected_fingerprint) != normalise_fingerprint(check.fingerprint)
     ):
         raise PinningError(
-            f"fingerprint mismatch: {check.name!r} shows key {check.fingerprint}, "
+            f"fingerprint mismatch: {quoted(check.name)} shows key {check.fingerprint}, "
             f"but you expected {expected_fingerprint}. Refused."
         )
     if check.pin is Pin.KNOWN:
-        return f"known peer {check.name!r} ({check.fingerprint})"
+        return f"known peer {quoted(check.name)} ({check.fingerprint})"
     if expected_fingerprint is None and not accept_new:
         question = (
-            f"{check.name!r} at {check.address or '?'} is not a known peer.\n"
+            f"{quoted(check.name)} at {check.address or '?'} is not a known peer.\n"
             f"Its key fingerprint is {check.fingerprint}\n"
             f"Check it with them (they see it with `p2ptrumps id`). Accept and remember it? [y/N] "
         )
         if confirm is None:
             raise PinningError(
-                f"unknown key {check.fingerprint} for {check.name!r}: not confirmed "
+                f"unknown key {check.fingerprint} for {quoted(check.name)}: not confirmed "
                 f"(pass --fingerprint FP or --accept-new, or answer the prompt on a terminal)"
             )
         if not confirm(question):
-            raise PinningError(f"key {check.fingerprint} of {check.name!r} not accepted")
+            raise PinningError(f"key {check.fingerprint} of {quoted(check.name)} not accepted")
     known.add(check.fingerprint, check.name, check.address)
-    return f"new peer {check.name!r} pinned ({check.fingerprint})"
+    return f"new peer {quoted(check.name)} pinned ({check.fingerprint})"

@@ -14,6 +14,7 @@ import socket
 
 import trio
 
+from ..text import quoted
 from ..wire import framing, messages
 from ..wire.errors import RemoteProtocolError
 from .addresses import format_address, is_ipv6, local_addresses, worth_giving_out
@@ -140,7 +141,7 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
     try:
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound  # for the resume file (protocol/files.md)
-        say(cfg, f"hosting as {cfg.name!r}, key fingerprint {cfg.identity.fingerprint}")
+        say(cfg, f"hosting as {quoted(cfg.name)}, key fingerprint {cfg.identity.fingerprint}")
         say(cfg, "give your opponent one of: " + ", ".join(addresses_to_give(listeners)))
         say(cfg, f"waiting for a guest on port {bound} ...")
         task_status.started(bound)
@@ -187,7 +188,7 @@ class Lobby:
         for other, (scope, _) in list(self.waiting.items()):
             if other is not token:
                 scope.cancel()
-        say(self.cfg, f"guest {result.peer_name!r} said hello")
+        say(self.cfg, f"guest {quoted(result.peer_name or '')} said hello")
         return True
 
     async def serve(self, listeners: list[trio.SocketListener]) -> NetResult:

@@ -26,14 +26,13 @@ from typing import TextIO
 import trio
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
-from prompt_toolkit.utils import get_cwidth
 
 from ..command import say
 from ..record import PlayerInfo
 from ..ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
 from ..ui.terminal import Termination
-from ..ui.view import wants_color
+from ..ui.view import cut_to_width, wants_color
 from .config import EXIT_LEFT, EXIT_OK, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join
 from .lobby import host
@@ -49,16 +48,7 @@ SILENT_AFTER_S = 8.0
 
 def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
     """``name`` cut to ``columns`` terminal columns (wide characters count 2), with ``…`` if cut."""
-    if sum(get_cwidth(ch) for ch in name) <= columns:
-        return name
-    out, used = "", 0
-    for ch in name:
-        w = get_cwidth(ch)
-        if used + w > columns - 1:
-            break
-        out += ch
-        used += w
-    return out + "…"
+    return cut_to_width(name, columns)
 
 
 def run_with_ui(cfg: NetConfig, args: argparse.Namespace, role: str,

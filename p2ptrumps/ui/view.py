@@ -503,6 +503,21 @@ def last_move_line(history: Sequence[HistoryEntry], names: tuple[str, str], seat
     return [("class:dim", f" Last move of {names[seat]}: "), ("class:history.theirs", what)]
 
 
+def cut_to_width(text: str, columns: int) -> str:
+    """``text`` cut to at most ``columns`` terminal columns (wide characters count 2), ending in
+    ``…`` when cut (``columns`` >= 1)."""
+    if get_cwidth(text) <= columns:
+        return text
+    out, used = "", 0
+    for ch in text:
+        w = get_cwidth(ch)
+        if used + w > columns - 1:
+            break
+        out += ch
+        used += w
+    return out + "…"
+
+
 def _player_line(view: TableView, seat: int) -> Line:
     n = bin(view.hands[seat]).count("1")
     t = suit_label(view.trumps[seat], view.ascii_only)
@@ -533,6 +548,10 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
     opp_line = _player_line(view, opp)
     if view.connection:
         pad = left_w - _width(_ascii_line(opp_line, a)) - get_cwidth(view.connection) - 1
+        if pad < 2:  # a long name at 60 columns: cut the name, not the clock at the end of the line
+            style, name = opp_line[1]
+            opp_line[1] = (style, cut_to_width(name, max(4, get_cwidth(name) + pad - 2)))
+            pad = left_w - _width(_ascii_line(opp_line, a)) - get_cwidth(view.connection) - 1
         opp_line.append(("", " " * max(2, pad)))
         opp_line.append(("class:dim", view.connection))
     left.append(opp_line)
@@ -551,7 +570,10 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
     left.extend(hand_rows(view.hands[me], view.trumps[me], ascii_only=a, legal=view.legal,
                           selected=view.selected, pending=view.pending_beat))
     if view.chat:
-        left.append([])
+        while len(left) >= height and [] in left:
+            left.remove([])  # a small screen: the newest chat line instead of a blank line
+        if len(left) + 2 <= height:
+            left.append([])  # a blank line before the chat
         room = max(0, height - len(left))
         for text in view.chat[-room:] if room else ():
             left.append([("class:chat", " " + text)])
