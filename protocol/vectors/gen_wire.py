@@ -955,6 +955,9 @@ def settled(add: Any, f: Forge, H: list[bytes], S: list[bytes], sf: Forge, nonce
     add("leave-in-deal-end", "the guest leaves between the two deal-end statements of deal 1, then signs its "
         "statement (the same as due before the leave): deal 2 is forfeited with it", "wire.md §15; verify.md §5",
         ("unfinished", None, None, None, False), log(resigned(f, with_leave, [H[kd + 1]])))
+    add("leave-by-both", "the guest leaves in play, then the host leaves too (phase deal-end allows a leave): at "
+        "most one leave per match", "wire.md §15", ("invalid", "out-of-turn", k + 1, 0, True),
+        log([*L[:k + 1], lf.next(L[:k + 1], 0, "leave", [])]))
     n_me = sf.where(S, "match-end", 0)
     add("leave-in-match-end", "the guest leaves in phase match-end: out of its phases", "wire.md §15",
         ("invalid", "out-of-turn", n_me, 1, True), log([*S[:n_me], sf.next(S[:n_me], 1, "leave", [])]))
