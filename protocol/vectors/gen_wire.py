@@ -981,6 +981,21 @@ def settled(add: Any, f: Forge, H: list[bytes], S: list[bytes], sf: Forge, nonce
     add("resume-seat-2", "a resume frame whose seat is 2", "wire.md §14.1", ("invalid", "malformed", 12, 1, False),
         log([*H[:12], frame_of(["resume", 1, 2, f.gid, fixed_bytes("guest/resume-nonce")])]))
 
+    # the thinner fault codes, by the host in the guest's log
+    G = f.guest
+    _gseat, gseq, gprev, gitems = f.body_of(G[11])  # the host's move, message 9, in the guest's log
+    other_gid = hashlib.sha256(b"another game").digest()
+    add("guest-log-wrong-game", "the guest's log: a host move made for another game (its game field and "
+        "signature): wrong-game, the host by the owner's account", "wire.md §7.2, §8.2; verify.md §3.1",
+        ("invalid", "wrong-game", 11, 0, False),
+        log([*G[:11], raw_msg_frame(host_id, other_gid, 0, gseq, gprev, "move", gitems)]))
+    add("guest-log-wrong-position-hash", "the guest's log: the host's move with another position hash",
+        "wire.md §9.2", ("invalid", "wrong-position-hash", 11, 0, True),
+        log([*G[:11], f.next(G[:11], 0, "move", [gitems[0], gitems[1], bytes(32)])]))
+    add("owner-bad-reveal", "the host's own log: the host reveals a secret that does not open its commitment",
+        "wire.md §9.2; verify.md §3.1", ("invalid", "bad-reveal", 8, 0, True),
+        log([*H[:8], f.next(H[:8], 0, "reveal", [1, bytes(32)])]))
+
     # G1: a length fault in the very first frame (verify.md §1 step 3)
     add("unreadable-length-0-first", "the header, then a length-0 prefix and other bytes: no whole frame, "
         "unreadable (not a fault of anyone)", "verify.md §1", ("unreadable", None, None, None, False),
