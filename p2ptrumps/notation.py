@@ -89,6 +89,8 @@ def _parse_cards(name: str, field: str, pack: int, seen: int) -> tuple[list[int]
     for i in range(0, len(field), 2):
         code = field[i:i + 2]
         try:
+            if not code.isascii():  # only the letters of position.md §1, never a suit symbol
+                raise CardParseError(code)
             card = int(Card.parse(code))
         except CardParseError:
             raise PositionTextError(f"{name} {field!r}: {code!r} is not a card (rank 2-9 T J Q K A, "
@@ -120,7 +122,7 @@ def parse_position(text: str) -> Position:
     """
     if not isinstance(text, str):
         raise PositionTextError("a position text must be text")
-    s = text.strip()
+    s = text.strip(" \t\r\n")  # ASCII spaces, tabs and line breaks around it (position.md §3)
     if len(s) > MAX_TEXT_CHARS:
         raise PositionTextError(f"length: a position text is at most {MAX_TEXT_CHARS} characters, not {len(s)}")
     fields = s.split("/")
@@ -135,7 +137,8 @@ def parse_position(text: str) -> Position:
                                 f"rules), not {len(fields)}")
     rules = _parse_rules(fields[7]) if len(fields) == 8 else RuleSet()
     trumps_field = fields[1]
-    suits = [parse_suit_char(ch.upper()) for ch in trumps_field] if len(trumps_field) == 2 else []
+    suits = [parse_suit_char(ch.upper()) if ch.upper() in SUIT_LETTERS else None for ch in trumps_field] \
+        if len(trumps_field) == 2 else []
     if len(suits) != 2 or suits[0] is None or suits[1] is None:
         raise PositionTextError(f"trumps {trumps_field!r}: two suit letters (C D H S), seat 0's then seat 1's")
     t0, t1 = suits[0], suits[1]

@@ -71,3 +71,12 @@ def check_chat(text: object) -> None:
     why = text_problem(text, "a chat line", MAX_CHAT_CHARS)
     if why:
         raise ValueError(why)
+
+
+def quoted(text: str) -> str:
+    """``text`` in single quotes for a line of output (``'Аня 👩‍👩‍👧'``): every code point the text rule
+    refuses is written as its escape (``\\x1b``, ``\\u202e``), so the line is safe for a terminal
+    whatever the text came from; letters of every script and emoji with joiners stay as they are
+    (unlike ``repr``, which escapes joiners too)."""
+    return "'" + "".join(ch.encode("unicode_escape").decode("ascii") if refused_char(ch) else ch
+                         for ch in text) + "'"

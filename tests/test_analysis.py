@@ -233,6 +233,7 @@ def test_record_start_round_trips_and_replays() -> None:
     ({"start": "v1/SH/7C9DKDTX/QD/8C/0/0"}, r"deal 1, start: hand of seat 0"),
     ({"start": 12}, "start must be a position text"),
     ({"seed": "00"}, "a deal with a start position has the seed"),
+    ({"start": "v1/SH/-/QD/8C/0/0", "hands": [[], ["QD"]], "moves": []}, "already over in its start position"),
 ])
 def test_record_start_is_checked(change: dict[str, object], message: str) -> None:
     data = json.loads(POSITION_RECORD.read_text(encoding="utf-8"))

@@ -3,14 +3,25 @@
 
 from __future__ import annotations
 
+import asyncio
+import io
 import os
+import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
 
 from p2ptrumps.cli import main
-from p2ptrumps.net import keystore
+from p2ptrumps.net import commands, config, keystore, resume
 from p2ptrumps.net.addresses import AddressError, check_fingerprint, parse_address
+from p2ptrumps.net.table import play_in_table
+from p2ptrumps.wire.identity import Identity
+from p2ptrumps.wire.verify import verify_log
 
 
 @pytest.mark.parametrize("port", ["99999", "-1", "65536", "x"])
@@ -61,8 +72,8 @@ def test_data_dir_is_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cap
     (tmp_path / "p2ptrumps").write_text("in the way")
     assert main(command) == 1
     err = capsys.readouterr().err
-    assert err == (f"p2ptrumps: data directory {tmp_path / 'p2ptrumps'} is not a directory (a file is in the way); "
-                   "move it away or set XDG_DATA_HOME\n")
+    assert err == (f"p2ptrumps {command[0]}: data directory {tmp_path / 'p2ptrumps'} is not a directory (a file is "
+                   "in the way); move it away or set XDG_DATA_HOME\n")
 
 
 def test_key_file_is_a_directory(tmp_path: Path) -> None:
@@ -95,7 +106,7 @@ def test_id_forget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pyte
     assert capsys.readouterr().out.startswith("forgot 'bob' at 10.0.0.2:4816 (AAAA-BBBB-CCCC-DDDD-EEEE-FFFF-GGGG-HHHH)")
     assert [p.name for p in keystore.KnownPeers.open(keystore.data_dir()).peers] == ["ann"]
     assert main(["id", "--forget", "bob"]) == 1
-    assert capsys.readouterr().err == "p2ptrumps: no known peer has the fingerprint, name or address 'bob'\n"
+    assert capsys.readouterr().err == "p2ptrumps id: no known peer has the fingerprint, name or address 'bob'\n"
 
 
 def test_a_headless_run_that_fails_says_one_line_not_a_traceback(
@@ -105,5 +116,107 @@ def test_a_headless_run_that_fails_says_one_line_not_a_traceback(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert main(["join", "127.0.0.1:1", "--headless", "--ai", "random"]) == 3
     err = capsys.readouterr().err.splitlines()
-    assert err[-1] == ("p2ptrumps: cannot connect to 127.0.0.1:1: connection refused (is the host running? "
+    assert err[-1] == ("p2ptrumps join: cannot connect to 127.0.0.1:1: connection refused (is the host running? "
                        "is the port right?)")
+
+
+def test_unicode_wins_on_the_network_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under the C locale suits are letters unless --unicode asks for symbols: ``host``/``join``/``resume``
+    take the command line's choice as it is (issue 9 §1), not OR-ed with the locale."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.setenv("LC_ALL", "C")
+    seen: list[tuple[str, bool]] = []
+
+    async def fake_join(cfg: config.NetConfig, address: str) -> config.NetResult:
+        seen.append(("join", cfg.ascii_only))
+        return config.NetResult(None, 1)
+
+    def fake_load(cfg: config.NetConfig, path: Path) -> object:
+        seen.append(("resume", cfg.ascii_only))
+        raise config.NetplayError(config.EXIT_ERROR, "not really")
+
+    monkeypatch.setattr(commands, "join", fake_join)
+    monkeypatch.setattr(resume, "load", fake_load)
+    keystore.load_or_create_key(keystore.data_dir())
+    for flags in ([], ["--unicode"], ["--ascii"]):
+        assert main(["join", "127.0.0.1:1", "--headless", "--ai", "random", *flags]) == 0
+        assert main(["resume", str(tmp_path / "x.p2plog"), "--headless", "--ai", "random", *flags]) == 1
+    assert seen == [("join", True), ("resume", True), ("join", False), ("resume", False),
+                    ("join", True), ("resume", True)]
+
+
+def test_the_table_names_its_command_in_an_error(tmp_path: Path) -> None:
+    """``join`` with the table, to a port where nobody listens: one line in the command's voice, status 3."""
+    cfg = config.NetConfig(role="guest", identity=Identity.from_seed(bytes(32)), name="Tess", data=tmp_path,
+                           accept_new=True, out=io.StringIO(), timeout_s=5)
+    err = io.StringIO()
+
+    async def run() -> int:
+        with create_pipe_input() as inp:
+            return await play_in_table(cfg, "guest", address="127.0.0.1:1", input=inp, output=DummyOutput(),
+                                       stdout=io.StringIO(), stderr=err, command="join")
+
+    assert asyncio.run(run()) == config.EXIT_CONNECT
+    assert err.getvalue() == ("p2ptrumps join: cannot connect to 127.0.0.1:1: connection refused (is the host "
+                              "running? is the port right?)\n")
+
+
+def _peer(data: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "XDG_DATA_HOME": str(data), "LANG": "C.UTF-8"}
+    return subprocess.Popen([sys.executable, "-m", "p2ptrumps", *args], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_a_headless_run_stopped_by_sigterm_says_so_in_its_commands_voice(tmp_path: Path) -> None:
+    """A headless AI guest killed with SIGTERM mid-match leaves it (signed) and says why, status 130."""
+    host = _peer(tmp_path / "h", "host", "--port", "0", "--headless", "--ai", "random", "--think", "0.05",
+                 "--deals", "3", "--name", "Hana")
+    guest: subprocess.Popen[str] | None = None
+    try:
+        assert host.stdout is not None
+        port = 0
+        for _ in range(20):
+            line = host.stdout.readline()
+            if m := re.search(r"waiting for a guest on port (\d+)", line):
+                port = int(m[1])
+                break
+        assert port
+        guest = _peer(tmp_path / "g", "join", f"127.0.0.1:{port}", "--headless", "--ai", "random", "--think", "0.3",
+                      "--accept-new", "--name", "Gus")
+        assert guest.stdout is not None
+        for _ in range(100):
+            if re.match(r"\s+2\. ", guest.stdout.readline()):
+                break
+        guest.send_signal(signal.SIGTERM)
+        _, err = guest.communicate(timeout=20)
+        assert guest.returncode == config.EXIT_LEFT
+        lines = err.splitlines()[1:]  # after "created your identity key in ..."
+        assert lines[0] == ("p2ptrumps join: stopped by SIGTERM: you resigned and left the match (both signed the "
+                            "final score)")
+        assert lines[1].startswith("match log (kept): ") and len(lines) == 2
+        v = verify_log(Path(lines[1].removeprefix("match log (kept): ")).read_bytes())
+        assert (v.status, v.left is not None and v.left[0], v.forfeited) == ("valid", 1, [2, 3])
+        assert host.wait(20) == 0
+    finally:
+        for proc in (host, guest):
+            if proc is not None:
+                if proc.poll() is None:
+                    proc.kill()
+                proc.communicate(timeout=10)  # and close its pipes
+
+
+def test_id_keeps_a_joined_emoji_name_and_refuses_a_bad_stored_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    family = "Ann \U0001f469\u200d\U0001f469\u200d\U0001f467"
+    assert main(["id", "--name", family]) == 0
+    assert capsys.readouterr().out.splitlines()[-2] == f"name:        {family}"
+    assert main(["id"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"name:        {family}"
+    path = keystore.data_dir() / keystore.NAME_FILE
+    path.write_text("Ann\x1b[31m\n", encoding="utf-8")
+    for command in (["id"], ["host", "--headless", "--ai", "random", "--port", "0"]):
+        assert main(command) == 1
+        assert capsys.readouterr().err == (f"p2ptrumps {command[0]}: the name file {path} holds no usable name: a name "
+                                           "contains U+001B, a control character; set your name again with "
+                                           "`p2ptrumps id --name NAME`\n")

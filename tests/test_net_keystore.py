@@ -57,11 +57,33 @@ def test_garbage_key_file_refused(tmp_path: Path) -> None:
     assert path.read_bytes() == b"not a key\n"  # never overwritten
 
 
-def test_name_saved_and_cleaned(tmp_path: Path) -> None:
-    assert keystore.save_name("  Ann\x1b[31m   Lee  ", tmp_path) == "Ann[31m Lee"
-    assert keystore.load_name(tmp_path) == "Ann[31m Lee"
-    with pytest.raises(ValueError, match="no printable characters"):
-        keystore.save_name("\x00\x07", tmp_path)
+def test_a_name_is_kept_whole_or_refused_never_cut(tmp_path: Path) -> None:
+    """The name file follows the one text rule (protocol/files.md, wire.md §5.1): spaces collapse, an emoji
+    with zero-width joiners stays whole, 40 code points pass; a control character, 41 code points or an
+    empty name are refused with the fault named, and a bad stored name is refused, not cut or replaced."""
+    family = "Ann \U0001f469\u200d\U0001f469\u200d\U0001f467"
+    assert keystore.save_name(f"  {family}  ", tmp_path) == family
+    assert (tmp_path / keystore.NAME_FILE).read_text(encoding="utf-8") == family + "\n"
+    assert keystore.load_name(tmp_path) == family
+    assert keystore.save_name("  Ann   Lee ", tmp_path) == "Ann Lee"
+    assert keystore.save_name("\u042f" * 40, tmp_path) == "\u042f" * 40
+    with pytest.raises(ValueError, match=r"^a name contains U\+001B, a control character$"):
+        keystore.save_name("Ann\x1b[31m Lee", tmp_path)
+    with pytest.raises(ValueError, match=r"^a name must be 1\.\.40 characters, not 41$"):
+        keystore.save_name("\u042f" * 41, tmp_path)
+    with pytest.raises(ValueError, match=r"^a name must be 1\.\.40 characters, not 0$"):
+        keystore.save_name(" \t ", tmp_path)
+    with pytest.raises(ValueError, match=r"^a name contains U\+202E, a bidirectional formatting character$"):
+        keystore.save_name("Ann\u202eeeL", tmp_path)
+    assert keystore.load_name(tmp_path) == "\u042f" * 40  # the refused names were not stored
+    path = tmp_path / keystore.NAME_FILE
+    path.write_text("B" * 41 + "\n", encoding="utf-8")  # written by hand
+    with pytest.raises(KeyStoreError) as info:
+        keystore.load_name(tmp_path)
+    assert str(info.value) == (f"the name file {path} holds no usable name: a name must be 1..40 characters, not 41; "
+                               "set your name again with `p2ptrumps id --name NAME`")
+    path.unlink()
+    assert keystore.load_name(tmp_path) == keystore.default_name()
 
 
 def test_normalise_fingerprint() -> None:

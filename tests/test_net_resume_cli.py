@@ -56,6 +56,7 @@ def test_a_restarted_host_whose_guest_never_comes_back_claims_and_keeps_the_matc
     assert "the log ended with 11 bytes of an unfinished frame; cut them off" in out
     assert "listening again on port" in out and "waiting for guest to come back for up to 0.5 s" in out
     assert "did not come back within 0.5 s" in err
+    assert err.splitlines()[0].startswith("p2ptrumps resume: ")  # one voice: the command is named
     after = verify_log(log.read_bytes())
     assert after.status == "unfinished" and after.truncated_bytes == 0
     assert after.messages >= before.messages

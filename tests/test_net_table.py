@@ -16,14 +16,17 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import trio
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from p2ptrumps.ai import AIPlayer
 from p2ptrumps.cards import Card
-from p2ptrumps.net import config, lobby
+from p2ptrumps.match import Action, Event
+from p2ptrumps.net import config, lobby, remote
 from p2ptrumps.net.table import display_name, play_in_table
-from p2ptrumps.rules import BEAT, PICK_UP, Move, RuleSet
+from p2ptrumps.rules import BEAT, PICK_UP, Move, Position, RuleSet
 from p2ptrumps.ui.app import Mode, TableApp
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.testing import fixed_bytes
@@ -198,7 +201,7 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
     assert re.fullmatch(r"connected · you (1:00|0:[0-5]\d)", seen[0]), seen[0]
     assert seen[1] == "Leave? You resign the rest of the match (signed); its log is kept."
     lines = err.getvalue().splitlines()
-    assert lines[0] == "p2ptrumps: you resigned and left the match (both signed the final score)"
+    assert lines[0] == "p2ptrumps join: you resigned and left the match (both signed the final score)"
     guest_log = Path(lines[1].removeprefix("match log (kept): "))
     host_result = ai.outcome[0]
     assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
@@ -209,3 +212,75 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
         assert (v.status, v.score_halves, v.forfeited, v.move_time) == ("valid", (6, 0), [2, 3], 60)
         assert v.left is not None and v.left[0] == 1
         assert [(d.number, d.winner, d.reason) for d in v.deals] == [(1, 0, "resign")]
+
+
+class LateAI:
+    """The host's AI that makes its first move only when ``go`` is set (a peer over its move clock)."""
+
+    def __init__(self, go: threading.Event) -> None:
+        self.inner = AIPlayer("random", 0.01, name="Hana")
+        self.info = self.inner.info
+        self.go = go
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        await trio.to_thread.run_sync(self.go.wait, 30)
+        return await self.inner.choose_move(position, seat)
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return False
+
+    async def observe(self, event: Event) -> None:
+        return None
+
+
+def test_a_move_that_comes_while_the_claim_question_is_open_closes_it(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's clock runs out and the table asks whether to claim; the host's move comes before the
+    person answers: the question closes, the move is on the table, and no claim is sent (it used to stay
+    open, and ``y`` then broke the match: "the session refused our action")."""
+    monkeypatch.setattr(remote, "CLAIM_GRACE_S", 0.0)
+    go = threading.Event()
+    ai = AIHost(tmp_path, deals=1, move_time=5)
+    ai.cfg.make_player = lambda cfg, seat: LateAI(go)
+    ai.thread.start()
+    assert ai.started.wait(10) and ai.port is not None
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
+                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    tables: list[TableApp] = []
+    asked: list[str] = []
+
+    async def person(inp: PipeInput) -> None:
+        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
+        table = tables[0]
+        inp.send_text("h")
+        await wait_until(lambda: table.state.confirm is not None, "the claim question")
+        assert table.state.confirm is not None
+        asked.append(table.state.confirm.question)
+        go.set()  # the host moves now, before the person answers
+        await wait_until(lambda: table.state.mode == Mode.TURN, "the host's move, and my turn")
+        assert table.state.confirm is None and len(table.state.history) == 1
+        inp.send_text("q")
+        await wait_until(lambda: table.state.confirm is not None, "the quit question")
+        inp.send_text("y")
+
+    async def main() -> int:
+        with create_pipe_input() as inp:
+            task = asyncio.ensure_future(play_in_table(
+                cfg, "guest", address=f"127.0.0.1:{ai.port}", input=inp, output=DummyOutput(),
+                on_table=tables.append, stdout=io.StringIO(), stderr=io.StringIO()))
+            try:
+                await person(inp)
+                return await asyncio.wait_for(task, 20)
+            finally:
+                if not task.done():
+                    task.cancel()
+
+    status = asyncio.run(main())
+    ai.thread.join(20)
+    assert status == config.EXIT_LEFT
+    assert asked == ["Hana's time is up (0:05 a move): claim the deal? (y claim, n wait)"]
+    host_result = ai.outcome[0]
+    assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
+    v = verify_log(host_result.log_path.read_bytes())
+    assert (v.status, v.claims, [(d.number, d.winner, d.reason) for d in v.deals]) == (
+        "valid", [], [(1, 0, "resign")])

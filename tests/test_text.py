@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from p2ptrumps.net import keystore
-from p2ptrumps.text import MAX_CHAT_CHARS, MAX_NAME_CHARS, check_chat, check_name, refused_char, text_problem
+from p2ptrumps.text import (
+    MAX_CHAT_CHARS,
+    MAX_NAME_CHARS,
+    check_chat,
+    check_name,
+    quoted,
+    refused_char,
+    text_problem,
+)
 from p2ptrumps.wire.messages import canonical_move_code
 
 
@@ -80,3 +88,10 @@ def test_one_name_length_everywhere() -> None:
 )
 def test_move_code_spellings(code: str, canonical: str | None) -> None:
     assert canonical_move_code(code) == canonical
+
+
+def test_quoted_keeps_scripts_and_joiners_and_escapes_what_the_rule_refuses() -> None:
+    family = "\U0001f469\u200d\U0001f469\u200d\U0001f467"
+    assert quoted(f"Аня {family}") == f"'Аня {family}'"  # repr() would show \u200d
+    assert quoted("a\x1b[2J\u202eb\x9b") == "'a\\x1b[2J\\u202eb\\x9b'"
+    assert quoted("O'Brien") == "'O'Brien'"

@@ -314,6 +314,11 @@ def test_too_small_screen_names_the_minimum() -> None:
 def test_control_characters_are_replaced_on_every_screen() -> None:
     assert printable("Bob\x1b[31mRED\nX\t") == "Bob?[31mRED?X?"
     assert printable("Ann ♥ ½") == "Ann ♥ ½"
+    # Bidirectional overrides and C1 controls (CSI) too; invisible joiners are left out, other spaces are spaces.
+    assert printable("Ann\u202eeeL\u2066x\x9b2J") == "Ann?eeL?x?2J"
+    family = "\U0001f469\u200d\U0001f469\u200d\U0001f467"
+    assert printable(f"Ann {family}\u00a0\u3000!") == "Ann \U0001f469\U0001f469\U0001f467  !"
+    assert printable("a\ue000\U0010fffd\ufffe") == "a???"
     view = dataclasses.replace(VIEW, names=("Ann\x1b[2J", "AI\r"), chat=("AI\r: hi\x1b",))
     screen = plain(render_table(view, 80, 16))
     assert screen[0].startswith(" Svoi Kozyri   deal 2/3   Ann?[2J ½ : ½ AI?")
@@ -330,3 +335,21 @@ def test_long_record_path_wraps_on_the_end_screen() -> None:
         " Record saved: /home/someone/.local/share/p2ptrump",
         "   s/records/2026-11-29_1742_vs-normal.json",
     ]
+
+
+def test_at_60_columns_a_long_name_is_cut_before_the_clock_is() -> None:
+    view = dataclasses.replace(VIEW, names=("Ann", "Аня Анастасия-Мария"), connection="connected · Аня Анаст… 0:59",
+                               opponent_detail="key QOL5-2LMR-KEVP-T4PX-GQEW-EK7K-BXS6-LYD4")
+    screen = plain(render_table(view, 60, 14))
+    assert screen[2] == "   Аня Анас…  trump ♦  3 cards  connected · Аня Анаст… 0:59"
+    short = plain(render_table(dataclasses.replace(view, names=("Ann", "Bo")), 60, 14))
+    assert short[2] == "   Bo  trump ♦  3 cards         connected · Аня Анаст… 0:59"
+
+
+def test_a_small_screen_keeps_the_newest_chat_line() -> None:
+    """With no room below the hand, blank lines make way for the newest chat line (a sender sees theirs)."""
+    view = dataclasses.replace(VIEW, chat=("Ann: hello", "AI greedy: привет"))
+    assert plain(render_table(view, 60, 13))[-2:] == ["  ♣        K♣", " AI greedy: привет"]
+    assert plain(render_table(view, 60, 14))[-2:] == ["  ♣        K♣", " AI greedy: привет"]
+    assert plain(render_table(view, 60, 16))[-3:] == ["", " Ann: hello", " AI greedy: привет"]
+    assert plain(render_table(VIEW, 60, 13))[-1] == "  ♣        K♣"

@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from p2ptrumps.cli import main
 from p2ptrumps.wire import encoding
 from p2ptrumps.wire.errors import FAULT_CODES
-from p2ptrumps.wire.log import LOG_MAGIC
+from p2ptrumps.wire.log import LOG_MAGIC, read_log
 from p2ptrumps.wire.verify import check_log, verify_log, verify_pair
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
@@ -176,6 +176,89 @@ def test_honest_logs_cut_anywhere_are_one_chain() -> None:
             leading = (h, g)[v.leading if v.leading is not None else 0]
             assert v.messages == len(leading.chain) and v.status == leading.verdict.status
     assert seen == {"same", "prefix", "crossing"}
+
+
+#: The members that describe the log as it stood before an offending frame (protocol/verify.md §5).
+_STATE = ("messages", "superseded", "withdrawn", "reconnections", "game_id", "players", "rules", "trumps", "deals",
+          "score", "left", "forfeited", "claims")
+
+
+_RESUME_CASES = {c["file"]: c for c in json.loads((VECTORS / "resume.json").read_text(encoding="utf-8"))["cases"]}
+_INVALID = sorted(n for n, c in (CASES | _RESUME_CASES).items() if c["verdict"]["status"] == "invalid")
+
+
+@pytest.mark.parametrize("name", _INVALID)
+def test_the_offending_frame_changes_nothing(name: str) -> None:
+    """An invalid log's state members equal those of the same log cut just before its offending frame
+    (protocol/verify.md §5) -- also when that frame withdrew guest messages before it failed (D3)."""
+    data = (VECTORS / name).read_bytes()
+    want = verify_log(data).to_json()
+    assert want == (CASES | _RESUME_CASES)[name]["verdict"]
+    contents = read_log(data)
+    index = want["index"]
+    # the offending frame's offset; after a length fault, the end of the whole frames read before it
+    cut = contents.offsets[index] if index < len(contents.offsets) else contents.error_offset
+    before = verify_log(data[:cut]).to_json()
+    assert before["status"] != "invalid"
+    assert {k: want[k] for k in _STATE} == {k: before[k] for k in _STATE}
+
+
+def test_the_settled_withdrawal_cases_keep_the_tentative_messages() -> None:
+    """D3: a host message that withdraws guest messages and then fails the match rules: the guest
+    messages stay in the chain (the chain two-log checks compare, too)."""
+    v = CASES["wire/case-indep-d3-withdraw-then-illegal.log"]["verdict"]
+    assert (v["code"], v["index"], v["offender"], v["offender_proven"]) == ("illegal-move", 14, 0, True)
+    assert (v["messages"], v["withdrawn"]) == (12, 0)
+    check = check_log((VECTORS / "wire/case-indep-d3-withdraw-then-illegal.log").read_bytes())
+    assert [r.seat for r in check.chain[-2:]] == [1, 1] and len(check.chain) == 12
+    v = CASES["wire/case-indep-d3-withdraw-leave-then-bad.log"]["verdict"]
+    assert v["left"] == {"seat": 1, "message": 10} and v["score"] == [1.0, 0.0] and v["forfeited"] == []
+    assert CASES["wire/case-indep-d3-withdraw-resign-then-illegal.log"]["verdict"]["deals"][0]["reason"] == "resign"
+
+
+def test_forfeits_count_from_the_second_deal_end_statement() -> None:
+    """D0: wire.md §15 -- a leave in play forfeits the deals after it only with the second deal-end statement."""
+    def of(name: str) -> tuple[Any, Any, Any]:
+        v = CASES[f"wire/{name}.log"]["verdict"]
+        return v["left"], v["forfeited"], v["score"]
+
+    left = {"seat": 1, "message": 8}
+    assert of("leave-in-play-cut-at-leave") == (left, [], [1.0, 0.0])
+    assert of("leave-in-play-cut-after-host-statement") == (left, [], [1.0, 0.0])
+    assert of("leave-in-play-cut-after-statements") == (left, [2], [2.0, 0.0])
+    assert of("leave-in-commit") == ({"seat": 1, "message": 4}, [1, 2], [2.0, 0.0])
+    assert of("leave-twice")[1:] == ([], [1.0, 0.0])
+
+
+def test_signature_vectors_follow_the_stated_equation() -> None:
+    """wire.md §4.1 by hand, not by the library verify uses: S < L, then the encoding of [S]B - [k]A
+    equals R byte for byte; the cofactored check would accept the refused ones."""
+    for name in ("sig-torsion-key-valid", "sig-torsion-key-cofactored-only", "sig-r-neutral", "sig-r-with-torsion",
+                 "sig-s-plus-l", "sig-r-not-canonical"):
+        frames = read_log((VECTORS / f"wire/{name}.log").read_bytes()).frames
+        hellos = [encoding.unpack(x[4:]) for x in frames[:2]]
+        gid = hashlib.sha256(b"p2ptrumps/game-id/v1" + b"".join(len(x[4:]).to_bytes(4, "big") + x[4:]
+                                                               for x in frames[:2])).digest()
+        key = hellos[1][4]
+        a_pt = _decode_point(key)
+        results = []
+        for x in frames[2:]:
+            v = encoding.unpack(x[4:])
+            if v[2] != 1:
+                continue
+            sig, signed = v[7], b"p2ptrumps/msg-sig/v1" + gid + encoding.pack(v[:7])
+            r, s = sig[:32], int.from_bytes(sig[32:], "little")
+            k = int.from_bytes(hashlib.sha512(r + key + signed).digest(), "little") % GEN.ED_L
+            rhs = GEN._ed_add(GEN._ed_mul(s % GEN.ED_L, GEN.ED_B), GEN._ed_mul(k, (-a_pt[0] % GEN.P, a_pt[1])))
+            results.append(s < GEN.ED_L and GEN.ed_encode(rhs) == r)
+        want = CASES[f"wire/{name}.log"]["verdict"]
+        assert all(results) == (want["code"] is None), name
+        assert all(results[:-1]), name  # only the last guest signature is a bad one
+
+
+def _decode_point(raw: bytes) -> tuple[int, int]:
+    y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
+    return GEN._ed_x(y, raw[31] >> 7), y
 
 
 def test_unfinished_vectors_say_who_was_to_act() -> None:

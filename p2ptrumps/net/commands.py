@@ -18,8 +18,9 @@ from typing import TextIO
 import trio
 
 from ..command import say
+from ..text import quoted
 from . import config, keystore
-from .config import EXIT_ERROR, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
+from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
 from .lobby import host
 from .transport import single_errors
@@ -42,8 +43,6 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         except EOFError:
             return False
 
-    from ..ui.view import wants_ascii
-
     return NetConfig(
         role=role,
         identity=identity,
@@ -60,7 +59,7 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         fingerprint=getattr(args, "fingerprint", None),
         accept_new=bool(getattr(args, "accept_new", False)),
         confirm=confirm if interactive else None,
-        ascii_only=bool(args.ascii) or wants_ascii(getattr(sys.stdout, "encoding", None)),
+        ascii_only=bool(args.ascii),  # settled by the command line (--ascii / --unicode / the terminal)
         rematches=max(0, int(getattr(args, "rematch", 0) or 0)),
         reconnect_wait_s=float(getattr(args, "reconnect_wait", 120.0)),
         move_time=int(getattr(args, "move_time", 0) or 0) if role == "host" else 0,
@@ -69,27 +68,39 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
     )
 
 
-def _finish(cfg_out: TextIO, call: Callable[[], NetResult], cfg: NetConfig | None = None) -> int:
+def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetResult],
+            cfg: NetConfig | None = None) -> int:
+    """Run ``call`` (a headless match) and report its end in the command's voice
+    (``p2ptrumps host: ...``); returns the exit status."""
     try:
         result = call()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         # A question may have been open: end its line first, so the shell prompt starts clean.
-        print("\ninterrupted" if sys.stdin.isatty() else "interrupted", file=sys.stderr)
+        if sys.stdin.isatty():
+            _tell("", sys.stderr)
+        why = str(exc)
+        say(args, f"stopped by {why}" if why.startswith("SIG") else "interrupted")
         for path in sorted(_logs_since(cfg)):
-            print(f"match log (kept): {path}", file=sys.stderr)
-        return 130
+            _tell(f"match log (kept): {path}", sys.stderr)
+        return EXIT_LEFT
     except NetplayError as exc:
-        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        say(args, str(exc))
         res: NetResult | None = getattr(exc, "result", None)
         for path in log_paths(res):
-            print(f"match log (kept): {path}", file=sys.stderr)
+            _tell(f"match log (kept): {path}", sys.stderr)
         return exc.status
     except keystore.KeyStoreError as exc:
-        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        say(args, str(exc))
         return EXIT_ERROR
     for path in log_paths(result):
-        print(f"match log: {path}", file=cfg_out, flush=True)
+        _tell(f"match log: {path}", cfg_out)
     return EXIT_OK
+
+
+def _tell(text: str, file: TextIO) -> None:
+    """Print a line that is not an error (a log path); a terminal gone after SIGHUP is not an error."""
+    with contextlib.suppress(OSError):
+        print(text, file=file, flush=True)
 
 
 def _logs_since(cfg: NetConfig | None) -> list[Path]:
@@ -111,17 +122,16 @@ def _run(args: argparse.Namespace, role: str) -> int:
     from ..ui.replay import terminal_problem
 
     if not args.headless and (why := terminal_problem(sys.stdin, sys.stdout)):
-        command = "host" if role == "host" else "join"
-        print(f"p2ptrumps {command}: the table needs a terminal: {why} (for a match without one, add "
-              "--headless, with --ai LEVEL to let the AI play)", file=sys.stderr)
+        say(args, f"the table needs a terminal: {why} (for a match without one, add --headless, with --ai LEVEL "
+            "to let the AI play)")
         return EXIT_USAGE
     try:
         cfg = _config(args, role)
     except NetplayError as exc:
-        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        say(args, str(exc))
         return exc.status
     except keystore.KeyStoreError as exc:
-        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        say(args, str(exc))
         return EXIT_ERROR
     if not cfg.headless and cfg.ai is None:
         from .table import run_with_ui
@@ -129,8 +139,9 @@ def _run(args: argparse.Namespace, role: str) -> int:
         status: int = run_with_ui(cfg, args, role)
         return status
     if role == "host":
-        return _finish(cfg.out, lambda: trio.run(until_signalled, cfg, lambda: host(cfg, args.bind, args.port)), cfg)
-    return _finish(cfg.out, lambda: trio.run(until_signalled, cfg, lambda: join(cfg, args.address)), cfg)
+        return _finish(args, cfg.out, lambda: trio.run(until_signalled, cfg, lambda: host(cfg, args.bind, args.port)),
+                       cfg)
+    return _finish(args, cfg.out, lambda: trio.run(until_signalled, cfg, lambda: join(cfg, args.address)), cfg)
 
 
 async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult]]) -> NetResult:
@@ -138,15 +149,21 @@ async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult
     does: ``leave`` is sent (protocol/wire.md §15), the closing signatures awaited
     (``cfg.leave_wait_s``), and the run ends (status 130); a run with no match yet ends at once.
 
-    Raises whatever ``main`` raises; :class:`KeyboardInterrupt` when a signal ended a run that
-    had no match to leave."""
+    Raises whatever ``main`` raises (a :class:`NetplayError` it raised after a signal says first
+    ``stopped by SIGTERM: ``); :class:`KeyboardInterrupt` with the signal's name (``"SIGTERM"``)
+    when a signal ended a run that had no match to leave."""
     cfg.leave_requested = trio.Event()
     got: list[NetResult] = []
     signalled: list[int] = []
-    with single_errors():
-        await _run_watched(cfg, main, got, signalled)
+    try:
+        with single_errors():
+            await _run_watched(cfg, main, got, signalled)
+    except NetplayError as exc:
+        if signalled:
+            exc.args = (f"stopped by {signal.Signals(signalled[0]).name}: {exc}",)
+        raise
     if not got:
-        raise KeyboardInterrupt(f"signal {signalled[0] if signalled else '?'}")
+        raise KeyboardInterrupt(signal.Signals(signalled[0]).name if signalled else "")
     return got[0]
 
 
@@ -184,7 +201,7 @@ def run_join(args: argparse.Namespace) -> int:
     try:
         parse_address(args.address)
     except NetplayError as exc:
-        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        say(args, str(exc))
         return exc.status
     return _run(args, "guest")
 
@@ -231,7 +248,7 @@ def run_resume(args: argparse.Namespace) -> int:
         path = newest
     cfg = NetConfig(role="host", identity=identity, name="-", data=data, ai=args.ai, think_s=args.think,
                     headless=bool(args.headless), timeout_s=args.timeout,
-                    ascii_only=bool(args.ascii) or _ascii_terminal(),
+                    ascii_only=bool(args.ascii),
                     rematches=max(0, int(args.rematch or 0)), reconnect_wait_s=float(args.reconnect_wait),
                     confirm=None)
     try:
@@ -249,14 +266,8 @@ def run_resume(args: argparse.Namespace) -> int:
 
         status: int = run_with_ui(cfg, args, cfg.role, main=lambda: resume.resume_match(cfg, restored))
         return status
-    return _finish(cfg.out, lambda: trio.run(until_signalled, cfg, lambda: resume.resume_match(cfg, restored)),
-                   cfg)
-
-
-def _ascii_terminal() -> bool:
-    from ..ui.view import wants_ascii
-
-    return wants_ascii(getattr(sys.stdout, "encoding", None))
+    return _finish(args, cfg.out,
+                   lambda: trio.run(until_signalled, cfg, lambda: resume.resume_match(cfg, restored)), cfg)
 
 
 def run_id(args: argparse.Namespace) -> int:
@@ -269,15 +280,15 @@ def run_id(args: argparse.Namespace) -> int:
         if forget:
             gone = keystore.KnownPeers.open(data).forget(forget)
             if not gone:
-                print(f"p2ptrumps: no known peer has the fingerprint, name or address {forget!r}", file=sys.stderr)
+                say(args, f"no known peer has the fingerprint, name or address {forget!r}")
                 return EXIT_ERROR
             for p in gone:
-                print(f"forgot {p.name!r} at {p.address} ({p.fingerprint}), pinned {p.first_seen}")
+                print(f"forgot {quoted(p.name)} at {p.address} ({p.fingerprint}), pinned {p.first_seen}")
             return EXIT_OK
         identity, created = keystore.load_or_create_key(data)
         name = keystore.save_name(args.name, data) if args.name else keystore.load_name(data)
     except (keystore.KeyStoreError, ValueError) as exc:
-        print(f"p2ptrumps: {exc}", file=sys.stderr)
+        say(args, str(exc))
         return EXIT_ERROR
     if created:
         print(f"created a new identity key: {data / keystore.KEY_FILE}")

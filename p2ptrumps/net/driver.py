@@ -25,6 +25,7 @@ from ..match import MatchEnded as MatchOver
 from ..match import MatchRunner, Player
 from ..record import PlayerInfo
 from ..rules import RuleSet
+from ..text import quoted
 from ..wire import events as wev
 from ..wire.chain import DONE, PLAY, REMATCHED
 from ..wire.errors import LocalProtocolError
@@ -339,10 +340,10 @@ def _gone_message(cfg: NetConfig, first: NetResult, session: Session, exc: Trans
             return f"the host is busy with another match (it closed the connection without a hello: {exc})"
         return f"the connection ended before the guest's hello ({exc})"
     if cfg.role == "host":
-        return (f"{first.peer_name!r} left during the handshake, before accepting the rules ({exc}); "
+        return (f"{quoted(first.peer_name)} left during the handshake, before accepting the rules ({exc}); "
                 "it may have refused your key")
-    return (f"the host ended the connection before the rules were agreed ({exc}): the host is busy with "
-            "another match (another guest accepted first), or it stopped")
+    return (f"{quoted(first.peer_name)} ended the connection before the rules were agreed ({exc}): the host "
+            "is busy with another match (another guest accepted first), or it stopped")
 
 
 def _sync_paths(first: NetResult, logs: list[MatchLogFile]) -> None:

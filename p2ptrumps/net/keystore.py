@@ -37,6 +37,7 @@ import platformdirs
 
 from ..files import write_atomic
 from ..text import MAX_NAME_CHARS as MAX_NAME_CHARS  # the one name length (protocol/wire.md §5.1)
+from ..text import check_name, quoted
 from ..wire.identity import Identity, IdentityError
 from ..wire.identity import normalise_fingerprint as normalise_fingerprint
 
@@ -158,16 +159,22 @@ def _create_key(path: Path, identity: Identity) -> bool:
 
 
 def clean_name(text: str) -> str:
-    """A display name made safe to show: printable characters only, spaces collapsed,
-    at most :data:`MAX_NAME_CHARS` characters.  Raises :class:`ValueError` if nothing is left."""
-    cleaned = " ".join("".join(ch for ch in text if ch.isprintable()).split())[:MAX_NAME_CHARS]
-    if not cleaned:
-        raise ValueError(f"name {text!r} has no printable characters")
-    return cleaned
+    """``text`` as a display name: runs of white space become one space and the ends are trimmed
+    (as ``--name`` takes it); then it must pass the text rule (protocol/wire.md §5.1,
+    :func:`p2ptrumps.text.check_name`: 1..:data:`MAX_NAME_CHARS` code points, none refused).
+    Nothing is cut or dropped: emoji with zero-width joiners stay whole.
+
+    Raises:
+        ValueError: naming the fault (``"a name must be 1..40 characters, not 45"``,
+            ``"a name contains U+001B, a control character"``).
+    """
+    name = " ".join(text.split())
+    check_name(name)
+    return name
 
 
 def default_name() -> str:
-    """The login name, or ``"player"`` if it cannot be found."""
+    """The login name, or ``"player"`` if it cannot be found or is no valid display name."""
     try:
         return clean_name(getpass.getuser())
     except (ValueError, KeyError, OSError):
@@ -175,16 +182,31 @@ def default_name() -> str:
 
 
 def load_name(directory: Path | None = None) -> str:
-    """The stored display name, or :func:`default_name` if none is stored (or it is unusable)."""
+    """The stored display name (the ``name`` file, protocol/files.md; a trailing newline is ignored),
+    or :func:`default_name` if none is stored.
+
+    Raises:
+        KeyStoreError: the file cannot be read, is not UTF-8, or its name breaks the text rule
+            (it is refused, never cut: the message says how to set a new one).
+    """
     path = (directory or data_dir()) / NAME_FILE
     try:
-        return clean_name(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
         return default_name()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KeyStoreError(f"cannot read the name file {path}: {getattr(exc, 'strerror', None) or exc}; "
+                            "set your name again with `p2ptrumps id --name NAME`") from None
+    try:
+        return clean_name(text.removesuffix("\n"))
+    except ValueError as exc:
+        raise KeyStoreError(f"the name file {path} holds no usable name: {exc}; set your name again with "
+                            "`p2ptrumps id --name NAME`") from None
 
 
 def save_name(name: str, directory: Path | None = None) -> str:
-    """Store the display name (cleaned by :func:`clean_name`); returns it.  Raises ValueError / KeyStoreError."""
+    """Store the display name (as :func:`clean_name` takes it; never cut); returns it.
+    Raises ValueError (a name the text rule refuses) / KeyStoreError (cannot write)."""
     cleaned = clean_name(name)
     directory = directory or data_dir()
     _atomic_write(directory / NAME_FILE, cleaned + "\n")
@@ -331,12 +353,12 @@ class KnownPeers:
         file cannot be written."""
         fp = normalise_fingerprint(fingerprint)
         if any(normalise_fingerprint(p.fingerprint) == fp for p in self.peers):
-            return f"guest {name!r} ({fingerprint}), a known key"
+            return f"guest {quoted(name)} ({fingerprint}), a known key"
         same_name = [p for p in self.peers if p.name == name]
         self.add(fingerprint, name, address)
-        note = f"guest {name!r} ({fingerprint}), a new key (pinned)"
+        note = f"guest {quoted(name)} ({fingerprint}), a new key (pinned)"
         if same_name:
-            note += (f"; WARNING: a different key than the {name!r} you played before "
+            note += (f"; WARNING: a different key than the {quoted(name)} you played before "
                      f"({same_name[0].fingerprint}, {same_name[0].first_seen}): another person of that name?")
         return note
 
@@ -345,8 +367,8 @@ def changed_key_message(check: PinCheck, path: Path) -> str:
     """The loud refusal for a changed key, naming both fingerprints and the file to edit."""
     old = check.conflicts[0]
     return (
-        f"KEY CHANGED: {check.name!r} at {check.address or '?'} now shows key {check.fingerprint}, "
-        f"but {old.name!r} at {old.address} was pinned on {old.first_seen} with key {old.fingerprint}. "
+        f"KEY CHANGED: {quoted(check.name)} at {check.address or '?'} now shows key {check.fingerprint}, "
+        f"but {quoted(old.name)} at {old.address} was pinned on {old.first_seen} with key {old.fingerprint}. "
         f"Someone may be impersonating this peer. Refused. If the change is expected (they made a "
         f"new key), run `p2ptrumps id --forget {old.fingerprint}` (or remove the entry from {path}) "
         f"and join again."
@@ -383,23 +405,23 @@ def decide_pin(
         normalise_fingerprint(expected_fingerprint) != normalise_fingerprint(check.fingerprint)
     ):
         raise PinningError(
-            f"fingerprint mismatch: {check.name!r} shows key {check.fingerprint}, "
+            f"fingerprint mismatch: {quoted(check.name)} shows key {check.fingerprint}, "
             f"but you expected {expected_fingerprint}. Refused."
         )
     if check.pin is Pin.KNOWN:
-        return f"known peer {check.name!r} ({check.fingerprint})"
+        return f"known peer {quoted(check.name)} ({check.fingerprint})"
     if expected_fingerprint is None and not accept_new:
         question = (
-            f"{check.name!r} at {check.address or '?'} is not a known peer.\n"
+            f"{quoted(check.name)} at {check.address or '?'} is not a known peer.\n"
             f"Its key fingerprint is {check.fingerprint}\n"
             f"Check it with them (they see it with `p2ptrumps id`). Accept and remember it? [y/N] "
         )
         if confirm is None:
             raise PinningError(
-                f"unknown key {check.fingerprint} for {check.name!r}: not confirmed "
+                f"unknown key {check.fingerprint} for {quoted(check.name)}: not confirmed "
                 f"(pass --fingerprint FP or --accept-new, or answer the prompt on a terminal)"
             )
         if not confirm(question):
-            raise PinningError(f"key {check.fingerprint} of {check.name!r} not accepted")
+            raise PinningError(f"key {check.fingerprint} of {quoted(check.name)} not accepted")
     known.add(check.fingerprint, check.name, check.address)
-    return f"new peer {check.name!r} pinned ({check.fingerprint})"
+    return f"new peer {quoted(check.name)} pinned ({check.fingerprint})"

@@ -16,6 +16,7 @@ import socket
 
 import trio
 
+from ..text import quoted
 from ..wire import framing, messages
 from ..wire.errors import RemoteProtocolError
 from .addresses import format_address, is_ipv6, local_addresses, worth_giving_out
@@ -149,7 +150,7 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
     try:
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound  # for the resume file (protocol/files.md)
-        say(cfg, f"hosting as {cfg.name!r}, key fingerprint {cfg.identity.fingerprint}")
+        say(cfg, f"hosting as {quoted(cfg.name)}, key fingerprint {cfg.identity.fingerprint}")
         say(cfg, "give your opponent one of: " + ", ".join(addresses_to_give(listeners)))
         say(cfg, f"waiting for a guest on port {bound} ...")
         task_status.started(bound)
@@ -217,7 +218,7 @@ class Lobby:
             self.conn.max_pending_bytes = MAX_PENDING_BYTES
         for other in list(self.waiting.values()):
             other.scope.cancel()
-        say(self.cfg, f"guest {result.peer_name!r} accepted the rules")
+        say(self.cfg, f"guest {quoted(result.peer_name or '')} accepted the rules")
         return True
 
     def release(self, token: object) -> None:

@@ -543,11 +543,13 @@ class RemotePlayer:
             else:
                 await game.clock.wait_expired(key)
 
+        def peer_acts() -> Awaitable[object]:
+            return game.take(MoveReceived, Resigned, DrawOffered, Claimed, where=in_deal(deal))
+
+        came: object = None  # the peer's action, taken while the claim question was open
         while True:
-            got = await _first_of(
-                lambda: game.take(MoveReceived, Resigned, DrawOffered, Claimed, where=in_deal(deal)),
-                partial(deadline, claimed, key),
-            )
+            got = came if came is not None else await _first_of(peer_acts, partial(deadline, claimed, key))
+            came = None
             if isinstance(got, MoveReceived):
                 return got.move
             if isinstance(got, Resigned):
@@ -561,9 +563,14 @@ class RemotePlayer:
             claimed = True
             name = game.session.peer_name or "the peer"
             text = f"{name}'s time is up ({clock_text(game.clock.limit_s)} a move): claim the deal?"
-            if game.ask_claim is not None and not await game.ask_claim(text):
+            ask = game.ask_claim
+            answer = True if ask is None else await _first_of(partial(ask, text), peer_acts)
+            if answer is not True or game.session.waiting_for() != (self.my_seat, "move"):
+                # No; or the peer acted while we asked (the question is then closed, the action
+                # taken); or its move is in the chain already: no claim, no more questions.
+                came = None if isinstance(answer, bool) else answer
                 claimed = False
-                key = ("", -1, -1, -1)  # asked once for this move: no more questions, wait on
+                key = ("", -1, -1, -1)
                 continue
             await game.send_in_deal(game.session.claim, deal)
             if game.on_note is not None:

@@ -26,13 +26,14 @@ from typing import TextIO
 import trio
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
-from prompt_toolkit.utils import get_cwidth
 
+from ..command import say
 from ..record import PlayerInfo
 from ..ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
-from ..ui.view import wants_color
-from .config import EXIT_OK, NetConfig, NetplayError, NetResult, log_paths
+from ..ui.terminal import Termination
+from ..ui.view import cut_to_width, wants_color
+from .config import EXIT_LEFT, EXIT_OK, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join
 from .lobby import host
 from .remote import NetGame, clock_text
@@ -47,28 +48,20 @@ SILENT_AFTER_S = 8.0
 
 def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
     """``name`` cut to ``columns`` terminal columns (wide characters count 2), with ``…`` if cut."""
-    if sum(get_cwidth(ch) for ch in name) <= columns:
-        return name
-    out, used = "", 0
-    for ch in name:
-        w = get_cwidth(ch)
-        if used + w > columns - 1:
-            break
-        out += ch
-        used += w
-    return out + "…"
+    return cut_to_width(name, columns)
 
 
 def run_with_ui(cfg: NetConfig, args: argparse.Namespace, role: str,
                 main: Callable[[], Awaitable[NetResult]] | None = None) -> int:
     """Play our seat in the full-screen table; returns the exit status of :mod:`p2ptrumps.net.config`
-    (130 when the person quit the match).  ``main``: the trio side to run instead of hosting or
-    joining (``p2ptrumps resume``)."""
+    (130 when the person quit the match, or SIGTERM / SIGHUP ended it).  ``main``: the trio side to
+    run instead of hosting or joining (``p2ptrumps resume``).  Messages name ``args.command``."""
+    command = str(getattr(args, "command", None) or ("host" if role == "host" else "join"))
     if main is not None:
-        return asyncio.run(play_in_table(cfg, role, main=main))
+        return asyncio.run(play_in_table(cfg, role, main=main, command=command))
     if role == "host":
-        return asyncio.run(play_in_table(cfg, role, bind=args.bind, port=args.port))
-    return asyncio.run(play_in_table(cfg, role, address=args.address))
+        return asyncio.run(play_in_table(cfg, role, bind=args.bind, port=args.port, command=command))
+    return asyncio.run(play_in_table(cfg, role, address=args.address, command=command))
 
 
 async def play_in_table(
@@ -84,6 +77,7 @@ async def play_in_table(
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
     main: Callable[[], Awaitable[NetResult]] | None = None,
+    command: str | None = None,
 ) -> int:
     """Host (``role="host"``, on ``bind``:``port``) or join (``address``) with our seat in the
     full-screen table, on the running asyncio loop.
@@ -94,9 +88,17 @@ async def play_in_table(
         on_table: called with the table once it exists (tests drive it).
         stdout / stderr: where the closing lines go (default ``sys.stdout`` / ``sys.stderr``).
         main: run this in trio instead of hosting or joining (a match resumed after a restart).
+        command: the subcommand that error lines name (``p2ptrumps host: ...``; default from ``role``).
     Returns:
-        the exit status of :mod:`p2ptrumps.net.config` (0 the match was played; 130 the person quit).
+        the exit status of :mod:`p2ptrumps.net.config` (0 the match was played; 130 the person quit,
+        or SIGTERM / SIGHUP ended the run).
+
+    SIGTERM and SIGHUP (``kill``, a closed terminal window) end the run as ``q`` then ``y`` does
+    (:class:`~p2ptrumps.ui.terminal.Termination`): at the table the match is left with a signed
+    ``leave`` (protocol/wire.md §15) and the terminal restored; before the table (waiting for a
+    guest, at a question) the run stops at once.  The signal is named on stderr.
     """
+    name = command or ("host" if role == "host" else "join")
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
@@ -254,49 +256,74 @@ async def play_in_table(
             return
         table.exit(QuitResult.FINISHED)
 
+    def on_signal() -> None:  # SIGTERM / SIGHUP: as q then y at the table, or stop before it
+        ui_wanted.set()
+        table.exit(QuitResult.QUIT)
+
+    def tell(text: str, file: TextIO) -> None:  # the terminal may be gone after SIGHUP
+        with contextlib.suppress(OSError):
+            print(text, file=file, flush=True)
+
     guest.start(on_done=done)
     quit_result = QuitResult.FINISHED
-    try:
+    with Termination(on_signal) as term:
         try:
-            await ui_wanted.wait()
-        except asyncio.CancelledError:
-            # Ctrl-C (asyncio.run cancels the main task) while waiting for a guest or at a question
-            # before the table: stop the match now, on a fresh line; the exit status is 130.
-            print(file=err)
-            quit_result = QuitResult.QUIT
-        if quit_result is not QuitResult.QUIT and (guest.running or lost):
-            quit_result = await table.application.run_async()
-    finally:
-        if quit_result is QuitResult.QUIT:
-            if human and guest.running:
-                # Leave: resign the rest of the match with a signed message, wait briefly for the
-                # closing signatures (protocol/wire.md §15); cancel only if that does not end it.
-                guest.run_sync_soon(lambda: cfg.leave_requested.set() if cfg.leave_requested is not None else None)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(_ended(guest)), cfg.leave_wait_s + 3.0)
-            guest.cancel()
-        app_done.append(True)
-        for reply in list(pending):  # the person left the end screen: no rematch
-            reply(False)
-        try:
-            result = await guest.wait()
-        except GuestCancelled:
-            kept = [p for p in log_files if p and p != "None"]
-            what = "you left the match" if human else "stopped before the match began"
-            if kept:
-                what += "; its log is kept" if len(kept) == 1 else f"; its {len(kept)} logs are kept"
-            print(what, file=err)
-            for path in kept:
-                print(f"match log (kept): {path}", file=err)
-            return 130
-        except NetplayError as exc:
-            print(f"p2ptrumps: {exc}", file=err)
-            for kept_path in log_paths(getattr(exc, "result", None)):
-                print(f"match log (kept): {kept_path}", file=err)
-            return exc.status
-    print(f"Score: {describe_score(table)}", file=out)
+            try:
+                await ui_wanted.wait()
+            except asyncio.CancelledError:
+                # Ctrl-C (asyncio.run cancels the main task) while waiting for a guest or at a question
+                # before the table: stop the match now, on a fresh line; the exit status is 130.
+                tell("", err)
+                quit_result = QuitResult.QUIT
+            if term.signal is not None:
+                quit_result = QuitResult.QUIT
+                if not human and sys.stdin.isatty():
+                    tell("", err)  # a question may be open on the line (the host's key, the rules)
+            if quit_result is not QuitResult.QUIT and (guest.running or lost):
+                try:
+                    # A signal between the wait and the start: the table leaves as soon as it runs.
+                    quit_result = await table.application.run_async(
+                        pre_run=lambda: on_signal() if term.signal is not None else None)
+                except OSError:
+                    if term.signal is None:
+                        raise
+                    quit_result = QuitResult.QUIT  # the terminal went away (SIGHUP): leave all the same
+        finally:
+            if quit_result is QuitResult.QUIT:
+                if human and guest.running:
+                    # Leave: resign the rest of the match with a signed message, wait briefly for the
+                    # closing signatures (protocol/wire.md §15); cancel only if that does not end it.
+                    guest.run_sync_soon(
+                        lambda: cfg.leave_requested.set() if cfg.leave_requested is not None else None)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(asyncio.shield(_ended(guest)), cfg.leave_wait_s + 3.0)
+                guest.cancel()
+            app_done.append(True)
+            for reply in list(pending):  # the person left the end screen: no rematch
+                reply(False)
+            cause = f"stopped by {term.name}: " if term.signal is not None else ""
+            try:
+                result = await guest.wait()
+            except GuestCancelled:
+                kept = [p for p in log_files if p and p != "None"]
+                what = f"{cause}you left the match" if human else (
+                    f"stopped by {term.name} before the match began" if cause else "stopped before the match began")
+                if kept:
+                    what += "; its log is kept" if len(kept) == 1 else f"; its {len(kept)} logs are kept"
+                say(name, what, err)
+                for path in kept:
+                    tell(f"match log (kept): {path}", err)
+                return EXIT_LEFT
+            except NetplayError as exc:
+                say(name, f"{cause}{exc}", err)
+                for kept_path in log_paths(getattr(exc, "result", None)):
+                    tell(f"match log (kept): {kept_path}", err)
+                return exc.status
+    if term.signal is not None:
+        say(name, f"stopped by {term.name}", err)
+    tell(f"Score: {describe_score(table)}", out)
     for done_log in log_paths(result):
-        print(f"match log: {done_log}", file=out)
+        tell(f"match log: {done_log}", out)
     return EXIT_OK
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 import re
 import textwrap
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -44,6 +45,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from ..cards import SUITS, Card, cards_in, suit_label, suit_of
 from ..rules import BEAT, LEAD, Move, Position
+from ..text import refused_char
 
 Line = list[tuple[str, str]]
 
@@ -71,11 +73,28 @@ def asciify(text: str) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` with every character that is not printable (control characters such as
-    ESC, newlines, tabs, format characters) replaced by ``?``: safe to write to a terminal."""
+    """``text`` made safe to write to a terminal and drawn in the columns counted for it.
+
+    Every code point the text rule refuses (:func:`p2ptrumps.text.refused_char`: control
+    characters such as ESC, newlines and tabs, bidirectional formatting, line separators,
+    noncharacters) and every private-use or unassigned one becomes ``?``; a space other than
+    U+0020 becomes a space; the other invisible format characters (zero-width joiner, zero-width
+    space, soft hyphen, tags) are left out, since terminals draw the sequences they make in
+    differing widths (an emoji family ``👩‍👩‍👧`` is shown as its members ``👩👩👧``).
+    """
     if text.isprintable():
         return text
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
+    out: list[str] = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        elif refused_char(ch) is not None:
+            out.append("?")
+        elif (kind := unicodedata.category(ch)) == "Zs":
+            out.append(" ")
+        elif kind != "Cf":
+            out.append("?")
+    return "".join(out)
 
 
 #: The ``LC_CTYPE`` values Python's C-locale coercion (PEP 538) puts in the environment.
@@ -484,6 +503,21 @@ def last_move_line(history: Sequence[HistoryEntry], names: tuple[str, str], seat
     return [("class:dim", f" Last move of {names[seat]}: "), ("class:history.theirs", what)]
 
 
+def cut_to_width(text: str, columns: int) -> str:
+    """``text`` cut to at most ``columns`` terminal columns (wide characters count 2), ending in
+    ``…`` when cut (``columns`` >= 1)."""
+    if get_cwidth(text) <= columns:
+        return text
+    out, used = "", 0
+    for ch in text:
+        w = get_cwidth(ch)
+        if used + w > columns - 1:
+            break
+        out += ch
+        used += w
+    return out + "…"
+
+
 def _player_line(view: TableView, seat: int) -> Line:
     n = bin(view.hands[seat]).count("1")
     t = suit_label(view.trumps[seat], view.ascii_only)
@@ -514,6 +548,10 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
     opp_line = _player_line(view, opp)
     if view.connection:
         pad = left_w - _width(_ascii_line(opp_line, a)) - get_cwidth(view.connection) - 1
+        if pad < 2:  # a long name at 60 columns: cut the name, not the clock at the end of the line
+            style, name = opp_line[1]
+            opp_line[1] = (style, cut_to_width(name, max(4, get_cwidth(name) + pad - 2)))
+            pad = left_w - _width(_ascii_line(opp_line, a)) - get_cwidth(view.connection) - 1
         opp_line.append(("", " " * max(2, pad)))
         opp_line.append(("class:dim", view.connection))
     left.append(opp_line)
@@ -532,7 +570,10 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
     left.extend(hand_rows(view.hands[me], view.trumps[me], ascii_only=a, legal=view.legal,
                           selected=view.selected, pending=view.pending_beat))
     if view.chat:
-        left.append([])
+        while len(left) >= height and [] in left:
+            left.remove([])  # a small screen: the newest chat line instead of a blank line
+        if len(left) + 2 <= height:
+            left.append([])  # a blank line before the chat
         room = max(0, height - len(left))
         for text in view.chat[-room:] if room else ():
             left.append([("class:chat", " " + text)])

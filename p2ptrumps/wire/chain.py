@@ -738,8 +738,17 @@ class JointChain:
         later = self.entries[msg.seq :]
         if msg.seat == 0 and msg.seq >= self._confirmed and all(e.seat == 1 for e in later):
             def place() -> Received:
+                # A message that fails the match rules changes nothing, not even the withdrawal its
+                # placement made (protocol/verify.md §5): keep what the withdrawal replaces.
+                assert self._snapshot is not None
+                saved = (list(self.entries), self.referee, self._snapshot.copy(), self.withdrawn, dict(self._gone))
                 withdrawn = self._withdraw_from(msg.seq)
-                return Received(events=self._apply_and_append(msg), withdrawn=withdrawn)
+                try:
+                    events = self._apply_and_append(msg)
+                except RemoteProtocolError:
+                    self.entries, self.referee, self._snapshot, self.withdrawn, self._gone = saved
+                    raise
+                return Received(events=events, withdrawn=withdrawn)
             return self._proven(msg, place)
         raise RemoteProtocolError(
             "equivocation",

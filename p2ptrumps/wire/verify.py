@@ -310,10 +310,11 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
     except LogUnreadable as exc:
         return Verdict("unreadable", str(exc))
     frames = contents.frames
-    if not frames:
+    if not frames:  # verify.md §1 step 3: also after a length fault in the first frame
+        why = "no whole frame after the header" if contents.error is None else contents.error.reason
         return Verdict(
             "unreadable",
-            "the log holds no handshake (no whole frame after the header)" + _tail_note(contents),
+            f"the log holds no handshake ({why})" + _tail_note(contents),
             truncated_bytes=contents.truncated_bytes,
         )
     v = Verdict("unfinished", frames=len(frames), truncated_bytes=contents.truncated_bytes)
@@ -358,7 +359,8 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
         last = chain.entries[-1]
         when = (
             "before the first deal" if ref.deal == 0
-            else "after the last deal" if ref.phase == "match-end"
+            else ("after the last deal" if ref.left is None and not ref.claims else "after the match was decided")
+            if ref.phase == "match-end"
             else f"in deal {ref.deal}"
         )
         where = f"after message {last.seq} ({last.kind}) {when}"

@@ -36,6 +36,8 @@ VALID: list[str] = [
     "v1/DC/7DAD/KC/8S/1/3/32.sixes.must.r3.t0",  # a 32-card pack, no turn limit
     "  v1/sh/ks7s6s/9d6h/9ctc/0/12/36.SIXES.MUST.R3.T1000  ",  # case, spaces, an unsorted hand
     "v1/SH/6S7SKS/9D6H/9CTC/0/12",  # no rules field: the default rules
+    "v1/HC/-/7D/9S8SKS/0/30/36.sixes.must.r3.t30",  # seat 0 went out at the turn limit: out first
+    "\tV1/SH/6S7SKS/9D6H/9CTC/0/12\r\n",  # an upper-case version, a tab and a line break around
 ]
 
 #: Texts a reader must refuse, and the field it names.
@@ -67,6 +69,10 @@ INVALID: list[tuple[str, str]] = [
     ("v1/SH/-/-/9CTC/0/12/36.sixes.must.r3.t1000", "hands"),
     ("v1/SH/-/6H9D/9CTC/1/12/36.sixes.must.r3.t1000", "hands"),
     ("v1/SH/-/6H9D/-/0/12/36.sixes.must.r3.t1000", "hands"),
+    ("v1/S\u2665/6S7SKS/9D6H/9CTC/0/12/36.sixes.must.r3.t1000", "trumps"),  # a suit symbol, not a letter
+    ("v1/SH/6S7SK\u2660/9D6H/9CTC/0/12/36.sixes.must.r3.t1000", "hand of seat 0"),
+    ("v1/SH/6S7SKS/9D6H/9CTC/0/\uff11\uff12/36.sixes.must.r3.t1000", "turn"),  # full-width digits
+    ("v1/SH/6S7SKS/9D6H/9CTC/0/12/36.sixes.must.r3.t1000\u00a0", "rules"),  # a no-break space is not stripped
 ]
 
 
