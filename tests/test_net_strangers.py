@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,20 @@ async def wait_for_text(cfg: config.NetConfig, text: str, count: int = 1, timeou
     with trio.fail_after(timeout_s):
         while out_of(cfg).count(text) < count:
             await trio.sleep(0.01)
+
+
+#: Every test stream opened: closed after each test, whatever happened (no socket left to a later test).
+_OPEN: list[trio.SocketStream] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_streams() -> Iterator[None]:
+    yield
+    for stream in _OPEN:  # the test's trio run is over: close the descriptor itself
+        fd = stream.socket.detach()
+        if fd >= 0:
+            os.close(fd)
+    _OPEN.clear()
 
 
 class Raw:
@@ -137,8 +152,15 @@ class Raw:
         return framing.frame(msg.payload)
 
 
-async def connect_raw(port: int, key: Identity = EVIL_KEY, name: str = "Mallory") -> Raw:
+async def open_stream(port: int) -> trio.SocketStream:
+    """A connection to 127.0.0.1:``port``, closed after the test whatever happens."""
     stream = await trio.open_tcp_stream("127.0.0.1", port)
+    _OPEN.append(stream)
+    return stream
+
+
+async def connect_raw(port: int, key: Identity = EVIL_KEY, name: str = "Mallory") -> Raw:
+    stream = await open_stream(port)
     return Raw(stream, Session("guest", key, name, fixed_bytes(f"strangers-test/{name}/nonce")))
 
 
@@ -154,21 +176,33 @@ async def hosting(cfg: config.NetConfig, attack: Callable[[int], Awaitable[Any]]
         except config.NetplayError as exc:
             got["h"] = exc
 
-    with trio.fail_after(timeout_s):
-        async with trio.open_nursery() as n:
-            port = await n.start(run_host)
-            got["a"] = await attack(port)
-            if guest is not None:
-                try:
-                    got["g"] = await dial.join(guest, f"127.0.0.1:{port}")
-                except config.NetplayError as exc:
-                    got["g"] = exc
-            while "h" not in got:
-                await trio.sleep(0.01)
-            n.cancel_scope.cancel()
-    if isinstance(got.get("a"), Raw):
-        await got["a"].stream.aclose()
+    try:
+        with trio.fail_after(timeout_s):
+            async with trio.open_nursery() as n:
+                port = await n.start(run_host)
+                got["a"] = await attack(port)
+                if guest is not None:
+                    try:
+                        got["g"] = await dial.join(guest, f"127.0.0.1:{port}")
+                    except config.NetplayError as exc:
+                        got["g"] = exc
+                while "h" not in got:
+                    await trio.sleep(0.01)
+                n.cancel_scope.cancel()
+    except (Exception, BaseExceptionGroup) as exc:
+        raise AssertionError(f"the host did not end as expected ({type(exc).__name__}); its output:\n"
+                             + out_of(cfg)) from _one(exc)
     return got
+
+
+def _one(exc: BaseException) -> BaseException:
+    """The first real exception of a (nested) group: a short failure report, not a tree of them."""
+    for _ in range(100):
+        if not isinstance(exc, BaseExceptionGroup):
+            break
+        real = [e for e in exc.exceptions if not isinstance(e, trio.Cancelled)]
+        exc = (real or list(exc.exceptions))[0]
+    return exc.with_traceback(None) if isinstance(exc, BaseExceptionGroup) else exc
 
 
 def valid_match(result: object) -> config.NetResult:
@@ -197,11 +231,11 @@ async def test_1_idle_connections_from_the_guests_address_never_evict_it(tmp_pat
     async def attack(port: int) -> Raw:
         raw = await connect_raw(port, GUEST_KEY, "Gus")
         assert await raw.until(lambda s: s.peer_name is not None, honest=False)  # hello said, rules not answered
-        kept.extend([await trio.open_tcp_stream("127.0.0.1", port) for _ in range(n_idle)])
+        kept.extend([await open_stream(port) for _ in range(n_idle)])
         await wait_for_text(cfg, "(more dropped connections are not shown)")  # 20 notes, then quiet
         await trio.sleep(0.2)  # the last of them reach the waiting room
         assert await raw.until(lambda s: s.rules is not None)  # now it agrees: the match is its
-        kept.extend([await trio.open_tcp_stream("127.0.0.1", port) for _ in range(n_idle)])
+        kept.extend([await open_stream(port) for _ in range(n_idle)])
         await raw.until(lambda s: s.finished)
         return raw
 
@@ -293,6 +327,7 @@ async def test_3_a_host_sending_junk_after_the_match_does_not_poison_the_guests_
 
     async def evil_host() -> None:
         stream = await listener.accept()
+        _OPEN.append(stream)
         raw = Raw(stream, Session("host", EVIL_KEY, "Hana", fixed_bytes("evil-host/nonce"), rules=RULES), "host")
         assert await raw.until(lambda s: s.finished)
         await trio.sleep(0.3)  # the guest's ping after its match-end is answered (wire.md §14.5)
@@ -488,6 +523,35 @@ async def test_7_a_stray_refusing_the_rules_is_dropped_and_the_host_waits_on(tmp
     assert "'Mallory' refused the rules; waiting for another guest ...\n" in out_of(cfg)
 
 
+async def test_7_a_guest_whose_agree_checked_out_took_the_match_even_if_it_breaks_the_protocol_at_once(
+        tmp_path: Path) -> None:
+    """The agree and an out-of-turn trump in one write: the session reads both before the handshake task
+    runs.  The agree checked out, so the match is this guest's (wire.md §7.1): pinned, logged with the
+    evidence, the host ends on the fault -- it is not shrugged off as a stray."""
+    cfg = host_cfg(tmp_path)
+
+    async def attack(port: int) -> Raw:
+        raw = await connect_raw(port)
+        assert await raw.until(lambda s: any(isinstance(e, wev.RulesProposed) for e in raw.unhandled), honest=False)
+        raw.session.accept_key()
+        raw.session.accept_rules()
+        await raw.flush(raw.forge("trump", [2]))  # the host chooses first: out of turn, signed
+        with trio.move_on_after(5):
+            while await raw.stream.receive_some(65536):
+                pass
+        return raw
+
+    got = await hosting(cfg, attack)
+    err = got["h"]
+    assert isinstance(err, config.NetplayError) and err.status == config.EXIT_PEER_FAULT
+    assert str(err) == ("the peer broke the protocol: guest sent trump but the match waits for the host (trump) "
+                        "[out-of-turn]")
+    v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
+    assert (v.status, v.code, v.offender, v.offender_proven, v.frames) == ("invalid", "out-of-turn", 1, True, 5)
+    assert "guest 'Mallory' accepted the rules" in out_of(cfg)
+    assert EVIL_KEY.fingerprint in (tmp_path / "h" / "known_peers.json").read_text()
+
+
 # ----- 8. equivocation is evidence, and the host's memory of crossings is bounded -------------------------
 
 
@@ -526,6 +590,8 @@ async def test_8_a_flood_of_crossing_messages_is_bounded_and_not_logged(tmp_path
     async def attack(port: int) -> Raw:
         raw = await connect_raw(port)
         assert await raw.until(lambda s: s.rules is not None)
+        # The host's trump has come: the match waits for ours (the host may claim it when we are gone).
+        assert await raw.until(lambda s: s.chain is not None and s.chain.referee.trumps[0] is not None, honest=False)
         chain = raw.session.chain
         assert chain is not None
         prev, out = chain.game_id, b""
@@ -542,9 +608,9 @@ async def test_8_a_flood_of_crossing_messages_is_bounded_and_not_logged(tmp_path
     got = await hosting(cfg, attack)
     err = got["h"]
     assert isinstance(err, config.NetplayError) and err.status == config.EXIT_PEER_FAULT
-    assert str(err).startswith(f"the peer flooded the connection: the guest sent more than {MAX_SUPERSEDED} messages "
-                               "in a row that crossed ours (superseded): it floods us (not in the log: no log can "
-                               "show it); you claimed deals 1 on time"), str(err)
+    assert str(err) == (f"the peer flooded the connection: the guest sent more than {MAX_SUPERSEDED} messages in a "
+                        "row that crossed ours (superseded): it floods us (not in the log: no log can show it); you "
+                        "claimed deal 1 on time (your log keeps the signed claim)")
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
     assert (v.status, v.superseded) == ("unfinished", 0)  # nothing of the flood was logged
 

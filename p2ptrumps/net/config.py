@@ -47,6 +47,20 @@ RECONNECT_WAIT_S = 120.0
 LEAVE_WAIT_S = 5.0
 #: The host's move clock when ``--move-time`` is not given, seconds per move (protocol/wire.md §16).
 MOVE_TIME_S = 60
+#: Deadlines of protocol/wire.md §17 (seconds).  A frame of the peer must arrive whole this long after
+#: its first byte; a new link must prove the peer (the resume exchange) this soon.
+FRAME_TIME_S = 10.0
+RESUME_TIME_S = 10.0
+#: The host waits this long for the guest's answer to the rules (a person reads the fingerprint and the
+#: rules); the guest waits ``hello_timeout_s`` for the host's proposal, which comes at once.
+AGREE_WAIT_S = 120.0
+#: The peer has this long to sign a deal-end or match-end statement once it is due (it is sent at once).
+STATEMENT_WAIT_S = 30.0
+#: We wait this long for the answer to our rematch offer.
+REMATCH_WAIT_S = 60.0
+#: A step of the match (trump, commitment, reveal, move) may take this long when the rules have no move
+#: clock (``move_time`` 0) before the waiting side claims (protocol/wire.md §16).
+NO_CLOCK_LIMIT_S = 600.0
 #: The most deals a guest with nobody to ask (the AI, no terminal) accepts (``--max-deals``).
 MAX_DEALS = 50
 #: The highest turn limit such a guest accepts (``--max-turn-limit``); RuleSet's default is 1000.
@@ -121,6 +135,8 @@ class NetConfig:
             peer's clock ran out (the table); None: claim at once (the AI, ``--headless``).
         address: (guest) the ``HOST:PORT`` joined, as typed; ``bind`` / ``port``: (host) where it
             listens -- kept in the resume file (``protocol/files.md``) for ``p2ptrumps resume``.
+        frame_time_s / agree_wait_s / statement_wait_s / rematch_wait_s / no_clock_limit_s: the
+            deadlines of protocol/wire.md §17 (see the module constants of the same names).
         max_deals / max_turn_limit: (guest, with nobody to ask: the AI or no terminal) the most deals
             and the highest turn limit it accepts (``--max-deals``, ``--max-turn-limit``); rules above
             them, with no turn limit or with repetition off are refused with the reason.
@@ -163,6 +179,11 @@ class NetConfig:
     port: int = 0
     max_deals: int = MAX_DEALS
     max_turn_limit: int = MAX_TURN_LIMIT
+    frame_time_s: float = FRAME_TIME_S
+    agree_wait_s: float = AGREE_WAIT_S
+    statement_wait_s: float = STATEMENT_WAIT_S
+    rematch_wait_s: float = REMATCH_WAIT_S
+    no_clock_limit_s: float = NO_CLOCK_LIMIT_S
 
 
 @dataclass

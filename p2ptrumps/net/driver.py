@@ -31,7 +31,7 @@ from ..wire.chain import DONE, PLAY, REMATCHED
 from ..wire.errors import LocalProtocolError
 from ..wire.log import LOG_MAGIC
 from ..wire.session import Session
-from . import keystore
+from . import keystore, remote
 from .config import (
     EXIT_ERROR,
     EXIT_KEY_REFUSED,
@@ -46,7 +46,7 @@ from .config import (
 )
 from .logfile import MatchLogFile, create_log
 from .prompts import ProgressPrinter, choose_trump, our_player, rules_refusal
-from .remote import CLAIM_GRACE_S, ClockKey, LocalSeat, NetGame, NetGameError, RemotePlayer, clock_text
+from .remote import ClockKey, LocalSeat, NetGame, NetGameError, RemotePlayer, clock_text
 from .resumefile import ResumeFile, path_for
 from .transport import (
     MAX_PENDING_BYTES,
@@ -63,14 +63,6 @@ from .transport import (
 
 #: A bound on the rematches played on one connection (each needs both sides' consent anyway).
 MAX_MATCHES_PER_CONNECTION = 1000
-#: Seconds the host waits for the guest's answer to the rules, from its proposal (a person reads the
-#: fingerprint and the rules; protocol/wire.md §17).  The guest waits ``hello_timeout_s`` for the proposal.
-AGREE_WAIT_S = 120.0
-#: Seconds the peer has to sign a deal-end or match-end statement once it is due (the program sends them
-#: at once; protocol/wire.md §17).
-STATEMENT_WAIT_S = 30.0
-#: Seconds we wait for the peer's answer to our rematch offer (protocol/wire.md §17).
-REMATCH_WAIT_S = 60.0
 
 Redial = Callable[[float], Awaitable["Link | None"]]
 #: Why a match taken up after a restart starts with no link (protocol/wire.md §14.4).
@@ -161,7 +153,7 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
             signed message -- checks out, before anything is written to disk (the pin, the log);
             returning False drops this connection (another guest came first; protocol/wire.md
             §7.1).  The peer's hello must arrive within ``cfg.hello_timeout_s`` seconds of the
-            start, the guest's answer to the rules within :data:`AGREE_WAIT_S` of the proposal.
+            start, the guest's answer to the rules within ``cfg.agree_wait_s`` of the proposal.
         redial: how to reach the peer again after the connection drops (the guest dials the
             host, the host takes a connection that resumes this match from its lobby); None:
             a dropped connection ends the match.  ``backoff_s``: pauses between tries.
@@ -207,6 +199,7 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
             down=PeerGone(RESTARTED) if restored is not None else None,
             close_first=cfg.role == "guest",  # the guest sends the last statement (protocol/wire.md §14.5)
             max_pending_bytes=max_pending_bytes,
+            frame_time_s=cfg.frame_time_s,
         )
         if on_connection is not None:
             on_connection(conn)
@@ -246,8 +239,26 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
                 current[0] = match_session
                 c.switch_session(match_session, trailing)
 
+        def ended_early() -> None:
+            """The connection ended (a fault, a flood, the peer gone) before the handshake task saw how
+            far the session got: what the session read counts all the same.  The peer's hello names it;
+            (host) a guest whose accepting ``agree`` checked out took the match (protocol/wire.md §7.1),
+            so its log holds the ``agree`` and what came after (a fault's evidence, §11)."""
+            session, first_result = current[0], results[0]
+            if first_result.rematches or not all_steps:
+                return
+            if first_result.peer_name is None and session.peer_name is not None:
+                first_result.peer_name, first_result.peer_fingerprint = session.peer_name, session.peer_fingerprint
+            steps = all_steps[0]
+            if cfg.role == "host" and steps.restored is None and session.rules is not None:
+                _begin_hosted(steps, session, first_result, logs[0])
+
         try:
-            await conn.run(body)
+            try:
+                await conn.run(body)
+            except TransportError:
+                ended_early()
+                raise
             forget_complete()
             left = [r.left for r in [results[0], *results[0].rematches] if r.left]
             if left:
@@ -270,11 +281,13 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
                     raise NetplayError(EXIT_LEFT, results[0].left) from None
                 _sync_paths(results[0], logs)
                 return results[0]
+            started = logs[-1].created  # the match began: its log exists (protocol/wire.md §12)
+            claimed = _claim_on_leaving(current[0]) if started else ""
             if isinstance(exc, PeerFlood):
                 raise NetplayError(EXIT_PEER_FAULT, f"the peer flooded the connection: {exc} (not in the log: no "
-                                   "log can show it)" + _claim_on_leaving(current[0])) from None
-            raise NetplayError(EXIT_PEER_GONE, _gone_message(cfg, results[0], current[0], exc)
-                               + _forfeit_note(current[0]) + _claim_on_leaving(current[0])) from None
+                                   "log can show it)" + claimed) from None
+            raise NetplayError(EXIT_PEER_GONE, _gone_message(cfg, results[0], current[0], exc, started)
+                               + _forfeit_note(current[0]) + claimed) from None
         except TransportError as exc:
             raise NetplayError(EXIT_PEER_GONE, str(exc)) from None
         except NetGameError as exc:
@@ -328,11 +341,17 @@ def _forfeit_note(session: Session) -> str:
     return ""
 
 
-def _gone_message(cfg: NetConfig, first: NetResult, session: Session, exc: TransportError) -> str:
+def _gone_message(cfg: NetConfig, first: NetResult, session: Session, exc: TransportError, started: bool) -> str:
     """Why the peer is gone, saying how far the handshake got when it ended early (``session``: the
-    current match's; its chain says whether the rules were agreed, even before we saw the event)."""
-    if first.rematches or first.rules is not None or session.rules is not None:
+    current match's; its chain says whether the rules were agreed, even before we saw the event;
+    ``started``: the match's log exists)."""
+    if first.rematches or started:
         return f"the peer is gone: {exc}"
+    if session.rules is not None:  # the guest agreed, but the match was not ours / not begun
+        if cfg.role == "host":
+            return (f"{quoted(first.peer_name or '')} accepted the rules, then the connection ended before the "
+                    f"match began ({exc})")
+        return f"the connection ended as the match began ({exc})"
     if first.peer_name is None:
         if isinstance(exc, PeerTimeout):
             return f"no hello from the peer within {cfg.timeout_s:g} s (not a p2ptrumps peer?)"
@@ -402,12 +421,13 @@ async def _match(conn: Connection, session: Session, steps: _Steps, result: NetR
     game = NetGame(conn, session, on_chat=lambda who, text: say(cfg, f"[chat] {who}: {text}"),
                    on_note=lambda text: say(cfg, f"note: {text}"))
     game.ask_claim = cfg.ask_claim
+    game.clock.no_clock_limit_s = cfg.no_clock_limit_s
     try:
         with single_errors():
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(game.pump)
                 nursery.start_soon(game.run_clock)
-                nursery.start_soon(_deadlines, game)
+                nursery.start_soon(_deadlines, game, cfg)
                 await _match_steps(conn, session, steps, result, log, game)
                 if steps.restored is not None:
                     await _rejoined(game)
@@ -422,12 +442,12 @@ async def _match(conn: Connection, session: Session, steps: _Steps, result: NetR
     return again
 
 
-async def _deadlines(game: NetGame) -> None:
+async def _deadlines(game: NetGame, cfg: NetConfig) -> None:
     """The waits of protocol/wire.md §17 that the match loop does not watch itself, run beside the
     match: when the peer's trump choice, commitment or reveal has taken its move clock (or
-    :data:`~p2ptrumps.net.remote.NO_CLOCK_LIMIT_S` without one) plus the grace, claim the rest of the
-    match (a person is asked first, §16); when its deal-end or match-end statement is
-    :data:`STATEMENT_WAIT_S` late, stop (the log stays unfinished and resumable).  Only time with the
+    ``cfg.no_clock_limit_s`` without one) plus the grace, claim the rest of the match (a person is
+    asked first, §16); when its deal-end or match-end statement is ``cfg.statement_wait_s`` late,
+    stop (the log stays unfinished and resumable).  Only time with the
     link up counts.  (Moves are the match loop's: :class:`~p2ptrumps.net.remote.RemotePlayer`.)"""
     session, clock = game.session, game.clock
     peer = 1 - session.seat
@@ -439,12 +459,12 @@ async def _deadlines(game: NetGame) -> None:
             continue
         what = key[0]
         if what in ("deal-end", "match-end"):
-            if clock.used_s >= STATEMENT_WAIT_S:
+            if clock.used_s >= cfg.statement_wait_s:
                 game.conn.stop(PeerTimeout(f"the peer did not sign its {what} statement within "
-                                           f"{STATEMENT_WAIT_S:g} s (it is due at once)"))
+                                           f"{cfg.statement_wait_s:g} s (it is due at once)"))
                 return
             continue
-        if clock.used_s < clock.limit_s + CLAIM_GRACE_S:
+        if clock.used_s < clock.limit_s + remote.CLAIM_GRACE_S:
             continue
         handled.add(key)
         name = session.peer_name or "the peer"
@@ -536,10 +556,10 @@ async def _rematch(game: NetGame, cfg: NetConfig, result: NetResult, rematches_l
         return True
 
     got: bool | None = None
-    with trio.move_on_after(REMATCH_WAIT_S) as wait:
+    with trio.move_on_after(cfg.rematch_wait_s) as wait:
         got = await _unless_closed(game, agreed)
     if wait.cancelled_caught:
-        _tell(game, cfg, f"{peer} did not answer the rematch offer within {REMATCH_WAIT_S:g} s")
+        _tell(game, cfg, f"{peer} did not answer the rematch offer within {cfg.rematch_wait_s:g} s")
         return False
     if not got:
         _tell(game, cfg, f"{peer} declined the rematch")
@@ -633,24 +653,21 @@ async def _handshake(session: Session, steps: _Steps, result: NetResult, log: Ma
             say(cfg, f"proposed: {cfg.rules.describe() if cfg.rules else '?'}{clock}; waiting for {hello.name} "
                    "to accept the rules ...")
         answer: wev.RulesAgreed | wev.RulesRefused | None = None
-        with trio.move_on_after(AGREE_WAIT_S):
+        with trio.move_on_after(cfg.agree_wait_s):
             answer = await game_take(wev.RulesAgreed, wev.RulesRefused)
         if answer is None:
-            raise NetplayError(EXIT_PEER_GONE, f"{hello.name!r} did not answer the rules within {AGREE_WAIT_S:g} s")
+            raise NetplayError(EXIT_PEER_GONE, f"{quoted(hello.name)} did not answer the rules within "
+                               f"{cfg.agree_wait_s:g} s")
         if isinstance(answer, wev.RulesRefused):
-            raise NetplayError(EXIT_RULES_REFUSED, f"{hello.name!r} refused the rules")
-        # The guest's agree is its first signed message: its key is proven, the match is its (wire.md §7.1).
-        if steps.claim is not None and not steps.claim(result):
+            raise NetplayError(EXIT_RULES_REFUSED, f"{quoted(hello.name)} refused the rules")
+        if not _begin_hosted(steps, session, result, log):
             raise NetplayError(EXIT_PEER_GONE, "another guest came first")
-        if rematch_of is None:
-            await _pin(cfg, hello, steps.peer_address)
-        result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name, before=resume_first)
         return hello.name, answer.rules
     proposed: wev.RulesProposed | None = None
     with trio.move_on_after(cfg.hello_timeout_s):  # the host proposes at once (protocol/wire.md §17)
         proposed = await game_take(wev.RulesProposed)
     if proposed is None:
-        raise NetplayError(EXIT_PEER_GONE, f"{hello.name!r} proposed no rules within {cfg.hello_timeout_s:g} s")
+        raise NetplayError(EXIT_PEER_GONE, f"{quoted(hello.name)} proposed no rules within {cfg.hello_timeout_s:g} s")
     if rematch_of is not None:
         ok = (rematch_of.rules is not None and proposed.rules == rematch_of.rules
               and proposed.move_time == rematch_of.move_time)
@@ -664,6 +681,34 @@ async def _handshake(session: Session, steps: _Steps, result: NetResult, log: Ma
     result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name, before=resume_first)
     await game.send(session.accept_rules)
     return hello.name, (await game_take(wev.RulesAgreed)).rules
+
+
+def _begin_hosted(steps: _Steps, session: Session, result: NetResult, log: MatchLogFile) -> bool:
+    """(host) The guest's accepting ``agree`` -- its first signed message, which proves its key -- is in
+    the chain: the match is its unless another guest took the match first (``steps.claim``, the lobby;
+    protocol/wire.md §7.1).  Then pin its key (the first match on the connection) and create the log
+    file, its resume file first (§12, ``files.md``).  Returns False when another guest came first
+    (nothing is written); True at once when the log exists already.  Synchronous, so that it runs to
+    the end even when the connection fails just after the ``agree`` (see :func:`play_over`).
+
+    Raises:
+        NetplayError: status 1, the known-peers file, the resume file or the log cannot be written,
+            or ``--log`` exists.
+    """
+    if log.created:
+        return True
+    cfg = steps.cfg
+    if steps.claim is not None and not steps.claim(result):
+        return False
+    name, fingerprint = session.peer_name or "", session.peer_fingerprint or ""
+    if steps.rematch_of is None:
+        _pin_guest(cfg, name, fingerprint, steps.peer_address)
+
+    def resume_first(path: Path) -> None:  # the resume file exists before the log (protocol/files.md)
+        steps.resume = _new_resume_file(cfg, path, session)
+
+    result.log_path = create_log(cfg, log, steps.now, steps.number, name, before=resume_first)
+    return True
 
 
 def _new_resume_file(cfg: NetConfig, log_path: Path, session: Session) -> ResumeFile:
@@ -813,10 +858,20 @@ async def _play_or_leave(cfg: NetConfig, game: NetGame, play: Callable[[], Await
     return (how[0] if how else "played"), (early[0] if early else None)
 
 
+def _pin_guest(cfg: NetConfig, name: str, fingerprint: str, peer_address: str) -> None:
+    """(host) Pin a guest that has signed (protocol/wire.md §7.1): guests are known by their key alone
+    (any guest may play; a known name with a new key is only a warning).  Raises NetplayError
+    (status 1) when the known-peers file is unusable."""
+    try:
+        note = keystore.KnownPeers.open(cfg.data).pin_guest(fingerprint, name, peer_address)
+    except keystore.KeyStoreError as exc:
+        raise NetplayError(EXIT_ERROR, str(exc)) from None
+    say(cfg, note)
+
+
 async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> None:
-    """Check the peer's key against the known peers.  The host knows guests by their key
-    alone (any guest may play; a known name with a new key is only a warning); the guest
-    applies ssh's rules to the host (``--fingerprint``, ``--accept-new``, a question).
+    """(guest) Check the host's key against the known peers: ssh's rules (``--fingerprint``,
+    ``--accept-new``, a question).
 
     Raises:
         NetplayError: status 6 (the key is refused), 1 (the known-peers file is unusable).
@@ -825,13 +880,6 @@ async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> None:
         known = keystore.KnownPeers.open(cfg.data)
     except keystore.KeyStoreError as exc:
         raise NetplayError(EXIT_ERROR, str(exc)) from None
-    if cfg.role == "host":
-        try:
-            note = known.pin_guest(hello.fingerprint, hello.name, peer_address)
-        except keystore.KeyStoreError as exc:
-            raise NetplayError(EXIT_ERROR, str(exc)) from None
-        say(cfg, note)
-        return
     check = known.check(hello.fingerprint, hello.name, peer_address)
 
     def decide() -> str:

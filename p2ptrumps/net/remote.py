@@ -67,6 +67,7 @@ from ..wire.events import DealEnded as DealEndedWire
 from ..wire.events import Event as WireEvent
 from ..wire.messages import ClaimMsg, DealEndMsg, MoveMsg
 from ..wire.session import Session
+from .config import NO_CLOCK_LIMIT_S
 from .transport import Connection, single_errors
 
 E = TypeVar("E")
@@ -75,10 +76,6 @@ E = TypeVar("E")
 CLAIM_GRACE_S = 3.0
 #: How often the move clock ticks, seconds.
 CLOCK_TICK_S = 0.25
-#: Seconds a step may take when the rules have no move clock (``move_time`` 0) before the waiting side
-#: claims: no clock is shown, but a seat that never moves cannot hold the other for ever
-#: (protocol/wire.md §16, §17).
-NO_CLOCK_LIMIT_S = 600
 #: The steps with a move clock (protocol/wire.md §16): the trump choice, each commitment and reveal, each move.
 CLOCKED = ("trump", "commit", "reveal", "move")
 
@@ -98,7 +95,8 @@ class MoveClock:
 
     Args:
         move_time: the agreed seconds per move (0: no clock shown; a step may then take
-            :data:`NO_CLOCK_LIMIT_S` seconds).
+            ``no_clock_limit_s`` seconds, protocol/wire.md §16-§17: a seat that never moves cannot
+            hold the other for ever).
 
     :meth:`tick` (called every :data:`CLOCK_TICK_S` seconds by :meth:`NetGame.run_clock`) restarts
     the clock whenever the match moves on to another step (:data:`ClockKey`), and counts time only
@@ -106,17 +104,18 @@ class MoveClock:
     nobody in particular).
     """
 
-    def __init__(self, move_time: int) -> None:
+    def __init__(self, move_time: int, no_clock_limit_s: float = NO_CLOCK_LIMIT_S) -> None:
         self.move_time = move_time
+        self.no_clock_limit_s = no_clock_limit_s
         self.key: ClockKey | None = None
         self.seat: int | None = None
         self.used_s = 0.0
         self._changed = trio.Event()
 
     @property
-    def limit_s(self) -> int:
-        """Seconds a clocked step may take: ``move_time``, or :data:`NO_CLOCK_LIMIT_S` without a clock."""
-        return self.move_time or NO_CLOCK_LIMIT_S
+    def limit_s(self) -> float:
+        """Seconds a clocked step may take: ``move_time``, or ``no_clock_limit_s`` without a clock."""
+        return self.move_time or self.no_clock_limit_s
 
     def tick(self, key: ClockKey | None, seat: int | None, link_up: bool, elapsed_s: float) -> None:
         """Advance by ``elapsed_s`` seconds; ``key`` identifies the step awaited."""

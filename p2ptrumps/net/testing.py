@@ -1,11 +1,43 @@
-"""A TCP proxy for tests and benchmarks of reconnecting (protocol/wire.md §14): it forwards
-127.0.0.1 connections to a port and can cut every open connection (a reset) or freeze them (a
-black hole: both ends stay open and silent).  Loopback only; nothing here is used by a match.
+"""For tests and benchmarks only (loopback; nothing here is used by a match):
+
+* :class:`CuttingProxy` -- a TCP proxy for reconnecting (protocol/wire.md §14): it forwards
+  127.0.0.1 connections to a port and can cut every open connection (a reset) or freeze them (a
+  black hole: both ends stay open and silent);
+* :func:`stray` -- one stranger's connection to a host doing one of :data:`STRAY_KINDS`: the
+  attacks of issue 7 that need no seat (junk, silence, a trickle, hellos with random keys that
+  never sign, refusing the rules, floods, a stranger's resume).  Whatever the stray does, the host
+  must shrug it off, write nothing for it and stay within the bounds of protocol/wire.md §17.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import socket
+import struct
+
 import trio
+
+from ..wire import events as wev
+from ..wire import framing, messages
+from ..wire.identity import Identity
+from ..wire.session import Session
+
+#: What a stray may do (:func:`stray`), one word each.
+STRAY_KINDS = (
+    "idle",  # connect and say nothing
+    "junk",  # an HTTP request
+    "oversized",  # a length prefix of 1 MiB
+    "reset",  # connect and reset at once
+    "hello-leave",  # a valid hello with a random key, then close (issue 7 items 2, 5)
+    "hello-stall",  # a valid hello, then heartbeats only: the rules never answered (items 5, 6)
+    "refuse-key",  # a valid hello, read the host's, close (as a guest that refused the host's key)
+    "refuse-rules",  # a valid hello, then refuse the rules, signed (item 7)
+    "dribble",  # a hello frame, one byte at a time (item 6: frame completion)
+    "ping-flood",  # a valid hello, then pings without reading the pongs
+    "resume-stranger",  # a resume for a made-up game, and a proof that proves nothing
+    "garbage-after-hello",  # a valid hello, then a frame that does not decode
+)
 
 
 class CuttingProxy:
@@ -77,3 +109,146 @@ class CuttingProxy:
         link looks alive until its own timeout)."""
         self.frozen.update(id(s) for s in self.scopes)
         self.scopes.clear()
+
+
+async def stray(kind: str, port: int, *, host: str = "127.0.0.1", source: str | None = None,
+                hold_s: float = 3.0, name: str = "stray") -> str:
+    """One stranger's connection to ``host``:``port`` (from the local address ``source``, e.g.
+    ``127.0.0.7``; None: any) doing ``kind`` (one of :data:`STRAY_KINDS`) for at most ``hold_s``
+    seconds (every wait bounded).  Returns how it ended: ``"closed"`` (the host closed it),
+    ``"held"`` (it gave up after ``hold_s``), ``"refused"`` (the connection could not be made).
+    Each call uses a fresh random key and nonce: nothing it sends is signed by anyone the host knows.
+    """
+    if kind not in STRAY_KINDS:
+        raise ValueError(f"unknown stray kind {kind!r}")
+    try:
+        stream = await trio.open_tcp_stream(host, port, local_address=source)
+    except OSError:
+        return "refused"
+    try:
+        with trio.move_on_after(hold_s):
+            await _STRAYS[kind](stream, hold_s, name)
+            return "closed"
+        return "held"
+    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        return "closed"
+    finally:
+        with contextlib.suppress(Exception):
+            if kind == "reset":
+                stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            stream.socket.close()
+
+
+def _session(name: str) -> Session:
+    return Session("guest", Identity.from_seed(os.urandom(32)), name, os.urandom(32))
+
+
+async def _until_closed(stream: trio.SocketStream) -> None:
+    """Read (and drop) until the host closes the connection."""
+    while await stream.receive_some(65536):
+        pass
+
+
+async def _idle(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    await _until_closed(stream)
+
+
+async def _junk(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    await stream.send_all(b"GET / HTTP/1.1\r\nHost: p2ptrumps\r\n\r\n")
+    await _until_closed(stream)
+
+
+async def _oversized(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    await stream.send_all((1 << 20).to_bytes(4, "big") + b"x" * 64)
+    await _until_closed(stream)
+
+
+async def _reset(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    return None
+
+
+async def _hello_leave(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    await stream.send_all(_session(name).data_to_send())
+
+
+async def _hello_stall(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    await stream.send_all(_session(name).data_to_send())
+    ping = framing.frame(messages.Ping(1).encode())
+    beat_at = trio.current_time() + 1.0
+    for _ in range(1_000_000):  # a heartbeat a second, reading (and dropping) what comes, until closed
+        with trio.move_on_at(beat_at):
+            if not await stream.receive_some(65536):
+                return
+        if trio.current_time() >= beat_at:
+            await stream.send_all(ping)
+            beat_at += 1.0
+
+
+async def _refuse_key(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    s = _session(name)
+    await stream.send_all(s.data_to_send())
+    while s.peer_name is None:
+        data = await stream.receive_some(65536)
+        if not data:
+            return
+        s.receive_data(data)
+
+
+async def _refuse_rules(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    s = _session(name)
+    await stream.send_all(s.data_to_send())
+    for _ in range(1000):
+        data = await stream.receive_some(65536)
+        if not data:
+            return
+        s.receive_data(data)
+        while (ev := s.next_event()) is not None:
+            if isinstance(ev, wev.PeerHello):
+                s.accept_key()
+            elif isinstance(ev, wev.RulesProposed):
+                s.refuse_rules()
+        await stream.send_all(s.data_to_send())
+        if s.finished:
+            await _until_closed(stream)
+            return
+
+
+async def _dribble(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    for b in _session(name).data_to_send():
+        await stream.send_all(bytes([b]))
+        await trio.sleep(0.5)
+
+
+async def _ping_flood(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    await stream.send_all(_session(name).data_to_send())
+    pings = framing.frame(messages.Ping(7).encode()) * 4096
+    for _ in range(100_000):  # never reads: the host's pongs pile up until it gives up on us
+        await stream.send_all(pings)
+
+
+async def _resume_stranger(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    resume = messages.Resume(messages.VERSION, 1, os.urandom(32), os.urandom(32))
+    await stream.send_all(framing.frame(resume.encode())
+                          + framing.frame(messages.Proof(0, os.urandom(64)).encode()))
+    await _until_closed(stream)
+
+
+async def _garbage_after_hello(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    await stream.send_all(_session(name).data_to_send() + framing.frame(b"\xc1\xc1"))
+    await _until_closed(stream)
+
+
+_STRAYS = {
+    "idle": _idle,
+    "junk": _junk,
+    "oversized": _oversized,
+    "reset": _reset,
+    "hello-leave": _hello_leave,
+    "hello-stall": _hello_stall,
+    "refuse-key": _refuse_key,
+    "refuse-rules": _refuse_rules,
+    "dribble": _dribble,
+    "ping-flood": _ping_flood,
+    "resume-stranger": _resume_stranger,
+    "garbage-after-hello": _garbage_after_hello,
+}

@@ -36,6 +36,8 @@ from typing import NamedTuple, Protocol, TypeVar
 
 import trio
 
+from .config import FRAME_TIME_S, RESUME_TIME_S
+
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -44,10 +46,6 @@ CLOSE_WAIT_S = 5.0
 #: Most bytes we queue for a peer that does not read them (e.g. pongs for a ping flood):
 #: beyond this the peer is declared gone (it stopped reading).  (protocol/wire.md §17)
 MAX_PENDING_BYTES = 1 << 20
-#: Seconds a frame has to arrive whole, from its first byte (protocol/wire.md §2, §17).
-FRAME_TIME_S = 10.0
-#: Seconds a new link has to prove the peer in the resume exchange (protocol/wire.md §14.2, §17).
-RESUME_TIME_S = 10.0
 
 
 class TransportError(Exception):
@@ -227,6 +225,7 @@ class Connection:
         self.resume_time_s = resume_time_s
         self.max_pending_bytes = max_pending_bytes
         self._partial: tuple[int, float] | None = None  # (stream offset, since) of a frame arriving
+        self._stop_reading = False  # the session reads nothing more on this link (junk after the match)
         self._link_since = 0.0  # when the current link began (the resume exchange's deadline)
 
     @property
@@ -439,6 +438,7 @@ class Connection:
             self._eof_seen = trio.Event()
             self._last_rx = self._link_since = trio.current_time()
             self._partial = None
+            self._stop_reading = False
             self._lost = None
             begin = getattr(self.session, "begin_resume", None)
             if begin is None:
@@ -506,8 +506,12 @@ class Connection:
             return
         if kind == "DroppedAfterEnd":  # junk after the match: dropped, not logged (wire.md §12)
             self._send_events.send_nowait(event)
-            self._fail(PeerGone(f"the peer sent something after the match's end ({getattr(event, 'reason', '')}); "
-                                "dropped, not logged"))
+            if self.closing_ok:  # like the peer's close: the match goes to its end, nothing more is read
+                self._stop_reading = True
+                self._eof_seen.set()
+            else:  # our last statement is not acknowledged yet: a lost link (wire.md §14.5)
+                self._fail(PeerGone(f"the peer sent something after the match's end "
+                                    f"({getattr(event, 'reason', '')}); dropped, not logged"))
             return
         fault = self._fault_of(event)
         if fault is not None:
@@ -545,7 +549,7 @@ class Connection:
                 self._fail(PeerFault(str(exc)))
                 return
             self._drain_events()
-            if self.error is not None:
+            if self.error is not None or self._stop_reading:
                 return
             if not data:
                 self._eof_seen.set()

@@ -747,6 +747,7 @@ class Session:
             # (protocol/wire.md §12, "After the match"); the match stays complete.
             self._closed = True
             self._events.append(DroppedAfterEnd(exc.code, exc.reason))
+            self._events.append(ConnectionClosed(False))  # the session reads nothing more
             return
         self.violation = ProtocolViolation(exc.code, exc.reason, evidence)
         if evidence and self._on_message is not None:
