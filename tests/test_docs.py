@@ -51,3 +51,55 @@ def test_every_subcommand_has_help_and_a_target() -> None:
         with pytest.raises(SystemExit) as exc:
             parser.parse_args([name, "--help"])
         assert exc.value.code == 0
+
+
+def _section_tables(doc: str, heading: str) -> dict[str, str]:
+    """The first two cells of every table row of the section of ``doc`` that starts with ``heading``."""
+    text = (ROOT / "protocol" / doc).read_text(encoding="utf-8").split(heading, 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip("|").split("|") for line in text.splitlines() if line.startswith("| ")]
+    return {cells[0].strip(): cells[1].strip() for cells in rows if len(cells) >= 2}
+
+
+def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
+    """Every deadline and cap that protocol/wire.md §17 (and the chat limits of §9.7) states is the
+    value the reference peer uses."""
+    from p2ptrumps.net import config, lobby, remote, transport
+    from p2ptrumps.wire import chain, framing
+
+    host = build_parser().parse_args(["host"])
+    s = "{:g} s".format
+    assert _section_tables("wire.md", "## 17.") == {
+        "wait": "deadline",
+        "a frame, from its first byte to its last": s(config.FRAME_TIME_S),
+        "the peer's hello, from the connection": s(config.HELLO_TIMEOUT_S),
+        "the host's `rules` proposal, from its hello (the guest waits)": s(config.HELLO_TIMEOUT_S),
+        "the guest's `agree`, from the `rules` (the host waits; a person reads the fingerprint and the rules)":
+            s(config.AGREE_WAIT_S),
+        "a `resume` exchange, from the new connection to a proof that checks out": s(config.RESUME_TIME_S),
+        "the trump choice, each commitment and reveal, each move":
+            f"`move_time` ({config.NO_CLOCK_LIMIT_S:g} s when it is 0) + {s(remote.CLAIM_GRACE_S)}, counted while "
+            "connected",
+        "a `deal-end` or `match-end` statement (sent by the program at once)": s(config.STATEMENT_WAIT_S),
+        "an answer to our `rematch`": s(config.REMATCH_WAIT_S),
+        "the peer's close after the match, the statements after our `leave`": s(transport.CLOSE_WAIT_S),
+        "silence (no bytes at all, not even a heartbeat)": f"{s(host.timeout)} (`--timeout`)",
+        "one write to the peer (it does not read)": f"{s(host.timeout)} (`--timeout`)",
+        "the peer's return after a lost link": f"{s(host.reconnect_wait)} (`--reconnect-wait`)",
+        "resource": "cap",
+        "connections saying hello at once (not yet agreed)":
+            f"{lobby.MAX_WAITING_CONNECTIONS}, at most {lobby.MAX_WAITING_PER_ADDRESS} from one address",
+        "connections offering to resume, while a match is on": str(lobby.MAX_RESUME_CANDIDATES),
+        "bytes queued for a peer that does not read them (e.g. pongs for a ping flood)":
+            f"{lobby.WAITING_PENDING_BYTES // 1024} KiB before the match, "
+            f"{transport.MAX_PENDING_BYTES >> 20} MiB in it",
+        "guest messages held as superseded (§8.3), since the guest's last message placed": str(chain.MAX_SUPERSEDED),
+        "heartbeats before a resuming guest's proof": str(lobby.MAX_HEARTBEATS_BEFORE_PROOF),
+        "notes shown about dropped connections (a scanner would fill the screen)": str(lobby.MAX_DROP_NOTES),
+    }
+    waits = (config.LEAVE_WAIT_S, transport.DEFAULT_TIMEOUT_S, config.RECONNECT_WAIT_S)
+    assert waits == (transport.CLOSE_WAIT_S, host.timeout, host.reconnect_wait)
+    text = (ROOT / "protocol" / "wire.md").read_text(encoding="utf-8").split("## 17.", 1)[1]
+    assert f"a frame of at most\n{framing.MAX_FRAME_BYTES} bytes (§2)" in text
+    limits = _section_tables("wire.md", "### 9.7")
+    assert list(limits.values())[1:] == [str(chain.MAX_CHATS_PER_TURN), str(chain.MAX_CHATS_PER_MATCH),
+                                         str(chain.MAX_CHAT_BYTES_PER_MATCH)]

@@ -10,11 +10,14 @@ tampering done by hand; the strays are :func:`p2ptrumps.net.testing.stray`.  Eve
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import os
 import re
+import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -23,7 +26,7 @@ import trio
 from p2ptrumps.cli import build_parser
 from p2ptrumps.match import Action, Event
 from p2ptrumps.net import config, dial, lobby, remote
-from p2ptrumps.net.testing import stray
+from p2ptrumps.net.testing import STRAY_KINDS, stray
 from p2ptrumps.record import PlayerInfo
 from p2ptrumps.rules import Position, RuleSet
 from p2ptrumps.wire import events as wev
@@ -322,7 +325,7 @@ async def test_3_junk_after_the_match_is_dropped_not_evidence(tmp_path: Path, ju
 async def test_3_a_host_sending_junk_after_the_match_does_not_poison_the_guests_log(tmp_path: Path) -> None:
     listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
     port = listener.socket.getsockname()[1]
-    g = guest_cfg(tmp_path)
+    g = guest_cfg(tmp_path, reconnect_wait_s=60)  # junk after the end is no lost link: nothing to wait for
     got: dict[str, Any] = {}
 
     async def evil_host() -> None:
@@ -404,6 +407,76 @@ async def test_5_unsigned_hellos_write_nothing_and_pin_nobody(tmp_path: Path) ->
     assert len(logs) == 1 and logs[0].endswith("_host_vs-Gus.p2plog")
     peers = (tmp_path / "h" / "known_peers.json").read_text()
     assert peers.count('"fingerprint"') == 1 and GUEST_KEY.fingerprint in peers
+
+
+#: The host's note for each kind of stray (a regular expression matched against one whole line).
+STRAY_NOTES = {
+    "idle": r"dropped a connection from 127\.0\.0\.\d+: no hello from the peer within 3 s \(not a p2ptrumps peer\?\); "
+            r"still waiting for a guest",
+    "junk": r"dropped a connection from 127\.0\.0\.\d+: the peer broke the protocol: frame at stream byte 0 announces "
+            r"1195725856 bytes, more than the maximum 16384 \[oversized-frame\]; still waiting for a guest",
+    "oversized": r"dropped a connection from 127\.0\.0\.\d+: the peer broke the protocol: frame at stream byte 0 "
+                 r"announces 1048576 bytes, more than the maximum 16384 \[oversized-frame\]; still waiting for a guest",
+    "reset": r"dropped a connection that was reset at once|dropped a connection from 127\.0\.0\.\d+: the connection "
+             r"ended before the guest's hello \(.*\); still waiting for a guest",
+    "hello-leave": r"'hello-leave' left during the handshake, before accepting the rules \((the peer closed the "
+                   r"connection before the match ended|the connection broke \(Connection reset by peer\))\); it may "
+                   r"have refused your key; waiting for another guest \.\.\.",
+    "hello-stall": r"'hello-stall' did not answer the rules within 0\.5 s; waiting for another guest \.\.\.",
+    "refuse-key": r"'refuse-key' left during the handshake, before accepting the rules \((the peer closed the "
+                  r"connection before the match ended|the connection broke \(Connection reset by peer\))\); it may "
+                  r"have refused your key; waiting for another guest \.\.\.",
+    "refuse-rules": r"'refuse-rules' refused the rules; waiting for another guest \.\.\.",
+    "dribble": r"dropped a connection from 127\.0\.0\.\d+: no hello from the peer: a frame of the peer did not arrive "
+               r"whole within 1 s of its first byte \(\d bytes of it came\) \(not a p2ptrumps peer\?\); still waiting "
+               r"for a guest",
+    "ping-flood": r"dropped 'ping-flood' during the handshake, before it accepted the rules \(the peer stopped "
+                  r"reading: \d+ bytes of ours wait to be sent \(more than 65536\); it floods us without "
+                  r"reading\); waiting for another guest \.\.\.",
+    "resume-stranger": r"dropped a connection from 127\.0\.0\.\d+: the peer broke the protocol: a resume frame outside "
+                       r"a reconnection \[out-of-turn\]; still waiting for a guest",
+    "garbage-after-hello": r"'garbage-after-hello': the peer broke the protocol: not a msgpack value: byte 0 is c1 "
+                           r"\(never used\) \[garbage-frame\]; waiting for another guest \.\.\.",
+    "ping-only": r"dropped a connection from 127\.0\.0\.\d+: no hello from the peer within 3 s \(not a p2ptrumps "
+                 r"peer\?\); still waiting for a guest",
+    "chat-flood": r"'chat-flood': the peer broke the protocol: guest sent chat while the match is at phase agree "
+                  r"\(waiting for the guest: agree\) \[out-of-turn\]; waiting for another guest \.\.\.",
+    "crossing-flood": rf"'crossing-flood': the peer flooded the connection: the guest sent more than {MAX_SUPERSEDED} "
+                      r"messages in a row that crossed ours \(superseded\): it floods us \(not in the log: no log can "
+                      r"show it\); waiting for another guest \.\.\.",
+    "equivocate": r"'equivocate': the peer broke the protocol: the guest signed two different messages for place 0 on "
+                  r"one history \(chat [0-9a-f]{16}…, after a superseded one, [0-9a-f]{16}…\) \[equivocation\]; "
+                  r"waiting for another guest \.\.\.",
+}
+
+
+async def test_5_every_kind_of_stray_is_dropped_by_name_and_leaves_nothing(tmp_path: Path) -> None:
+    """One stray of each kind at once (each from its own address), with short deadlines: the host drops
+    each with a note naming why, none of them holds on (the host closes every one), nothing is written
+    for them, and the real guest then plays."""
+    assert set(STRAY_NOTES) == set(STRAY_KINDS)
+    cfg = host_cfg(tmp_path, hello_timeout_s=3.0, agree_wait_s=0.5, frame_time_s=1.0)
+
+    async def attack(port: int) -> dict[str, str]:
+        ends: dict[str, str] = {}
+        async with trio.open_nursery() as n:
+            for k, kind in enumerate(STRAY_KINDS):
+                async def one(kind: str = kind, k: int = k) -> None:
+                    ends[kind] = await stray(kind, port, source=f"127.0.0.{10 + k}", hold_s=8, name=kind)
+                n.start_soon(one)
+        assert files_under(tmp_path / "h") == []
+        return ends
+
+    got = await hosting(cfg, attack, guest_cfg(tmp_path))
+    assert got["a"] == {kind: "closed" for kind in STRAY_KINDS}
+    valid_match(got["h"])
+    lines = out_of(cfg).split("waiting for a guest on port")[1].split("guest 'Gus' accepted the rules")[0]
+    notes = lines.splitlines()[1:]
+    matched = {kind: sum(1 for line in notes if re.fullmatch(STRAY_NOTES[kind], line)) for kind in STRAY_KINDS}
+    same = {kind: list(STRAY_NOTES.values()).count(STRAY_NOTES[kind]) for kind in STRAY_KINDS}  # idle, ping-only
+    assert (matched, len(notes)) == (same, len(STRAY_KINDS)), "\n".join(notes)
+    files = files_under(tmp_path / "h")
+    assert len(files) == 2 and files[0] == "known_peers.json" and files[1].endswith("_host_vs-Gus.p2plog"), files
 
 
 # ----- 6. no stall without a limit ---------------------------------------------------------------------
@@ -745,3 +818,47 @@ def test_after_the_match_the_session_drops_junk_without_logging_it() -> None:
     dropped = [e for e in host.events if isinstance(e, wev.DroppedAfterEnd)]
     assert dropped == [wev.DroppedAfterEnd("garbage-frame", dropped[0].reason)]
     assert verify_log(LOG_MAGIC + b"".join(f.frame for f in host.log)).status == "valid"
+
+
+# ----- the crowd: every kind of stray at once while a real guest plays (bench/net_strangers.py) ---------
+
+
+def _bench() -> ModuleType:
+    path = Path(__file__).resolve().parent.parent / "bench" / "net_strangers.py"
+    spec = importlib.util.spec_from_file_location("net_strangers", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["net_strangers"] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+BENCH = _bench()
+
+
+def _check_crowd(rep: Any, strays: int) -> None:
+    """The match completed and verifies (each log and the pair), nothing was written for any stray, and
+    every stray ended (the host closed it, or it gave up): none was refused a connection."""
+    assert rep.problems == [], rep.text()
+    assert (rep.exit_codes, rep.verify_codes) == ({"host": 0, "guest": 0},
+                                                  {"host log": 0, "guest log": 0, "both logs": 0})
+    assert [f for f in rep.files["host"] if not f.startswith("logs/")] == ["identity.key", "known_peers.json"]
+    assert sum(sum(c.values()) for c in rep.ends.values()) == strays
+    assert {how for c in rep.ends.values() for how in c} <= {"closed", "held"}
+    assert set(rep.ends) == set(STRAY_KINDS)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+async def test_a_crowd_of_strays_while_a_real_guest_plays(tmp_path: Path) -> None:
+    rep = await BENCH.run(tmp_path, strays=48, spread_s=0.5, hold_s=2.0, guest_after_s=0.3, deals=1, pack=32,
+                          guest_ai="random")
+    _check_crowd(rep, 48)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+async def test_two_hundred_strays_while_a_real_guest_plays(tmp_path: Path) -> None:
+    rep = await BENCH.run(tmp_path)  # the bench's defaults: 200 strays over 2 s, 5 deals
+    _check_crowd(rep, 200)
+    assert rep.rss_after_kib is not None  # the match outlasted the strays: memory after them was measured

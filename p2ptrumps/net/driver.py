@@ -353,12 +353,14 @@ def _gone_message(cfg: NetConfig, first: NetResult, session: Session, exc: Trans
                     f"match began ({exc})")
         return f"the connection ended as the match began ({exc})"
     if first.peer_name is None:
-        if isinstance(exc, PeerTimeout):
-            return f"no hello from the peer within {cfg.timeout_s:g} s (not a p2ptrumps peer?)"
+        if isinstance(exc, PeerTimeout):  # silent, or its first frame never ends (protocol/wire.md §17)
+            return f"no hello from the peer: {exc} (not a p2ptrumps peer?)"
         if cfg.role == "guest":  # a busy host closes a new connection without a word (protocol/wire.md §7.1)
             return f"the host is busy with another match (it closed the connection without a hello: {exc})"
         return f"the connection ended before the guest's hello ({exc})"
     if cfg.role == "host":
+        if isinstance(exc, PeerTimeout):  # it is there, but does not read or does not finish a frame
+            return f"dropped {quoted(first.peer_name)} during the handshake, before it accepted the rules ({exc})"
         return (f"{quoted(first.peer_name)} left during the handshake, before accepting the rules ({exc}); "
                 "it may have refused your key")
     return (f"{quoted(first.peer_name)} ended the connection before the rules were agreed ({exc}): the host "

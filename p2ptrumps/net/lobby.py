@@ -38,6 +38,8 @@ MAX_WAITING_PER_ADDRESS = 4
 WAITING_PENDING_BYTES = 64 * 1024
 #: Connections that may be offering to resume the match at once (more are closed at once).
 MAX_RESUME_CANDIDATES = 4
+#: Heartbeats a resuming connection may send before its proof (protocol/wire.md §17); then it is dropped.
+MAX_HEARTBEATS_BEFORE_PROOF = 8
 #: Dropped connections the host tells about (a scanner could fill the screen otherwise).
 MAX_DROP_NOTES = 20
 
@@ -335,7 +337,7 @@ class Lobby:
                 await stream.send_all(framing.frame(
                     messages.Resume(messages.VERSION, 0, chain.game_id, nonce).encode()))
                 proof = None
-                for _ in range(8):  # heartbeats may come before the proof
+                for _ in range(MAX_HEARTBEATS_BEFORE_PROOF):  # heartbeats may come before the proof
                     proof, at = await _read_frame(stream, buf, at)
                     if not isinstance(proof, (messages.Ping, messages.Pong)):
                         break
@@ -377,7 +379,8 @@ class Lobby:
                 if self.owner is not token:
                     res: NetResult | None = getattr(exc, "result", None)
                     if res is not None and res.peer_name is not None:  # a guest that said hello, not signed
-                        self.note(f"{exc}; waiting for another guest ...")
+                        who = quoted(res.peer_name)
+                        self.note(f"{exc if who in str(exc) else f'{who}: {exc}'}; waiting for another guest ...")
                     else:
                         self.note(f"dropped a connection from {ip}: {exc}; still waiting for a guest")
                     return

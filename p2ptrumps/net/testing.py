@@ -37,6 +37,10 @@ STRAY_KINDS = (
     "ping-flood",  # a valid hello, then pings without reading the pongs
     "resume-stranger",  # a resume for a made-up game, and a proof that proves nothing
     "garbage-after-hello",  # a valid hello, then a frame that does not decode
+    "ping-only",  # heartbeats and nothing else: no hello ever (item 6)
+    "chat-flood",  # a valid hello, then a thousand signed chats before agreeing (item 4: out of turn)
+    "crossing-flood",  # a valid hello, then signed chats that all cross the host's messages (item 8)
+    "equivocate",  # a valid hello, then two different signed chats for one superseded place (item 8)
 )
 
 
@@ -238,6 +242,70 @@ async def _garbage_after_hello(stream: trio.SocketStream, hold_s: float, name: s
     await _until_closed(stream)
 
 
+async def _ping_only(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    ping = framing.frame(messages.Ping(3).encode())
+    for _ in range(1_000_000):  # two a second, reading (and dropping) what comes, until closed
+        await stream.send_all(ping)
+        with trio.move_on_after(0.5):
+            while await stream.receive_some(65536):
+                pass
+            return
+
+
+async def _proposed(stream: trio.SocketStream, name: str) -> Session | None:
+    """Say hello with a fresh key and read until the host's ``rules`` proposal is in our chain (the
+    key and the rules not answered); None if the host closed first."""
+    s = _session(name)
+    await stream.send_all(s.data_to_send())
+    for _ in range(1000):
+        data = await stream.receive_some(65536)
+        if not data:
+            return None
+        s.receive_data(data)
+        while (ev := s.next_event()) is not None:
+            if isinstance(ev, wev.RulesProposed):
+                return s
+    return None
+
+
+def _chat(s: Session, seq: int, prev: bytes, text: str) -> bytes:
+    chain = s.chain
+    assert chain is not None
+    return framing.frame(messages.build_signed(chain.game_id, 1, seq, prev, messages.ChatMsg(text),
+                                               s.identity.sign).payload)
+
+
+async def _chat_flood(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    s = await _proposed(stream, name)
+    if s is None or s.chain is None:
+        return
+    head = s.chain.head  # after the host's rules: chats here are out of turn (agree is due)
+    await stream.send_all(b"".join(_chat(s, 1, head, f"spam {k}") for k in range(1000)))
+    await _until_closed(stream)
+
+
+async def _crossing_flood(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    s = await _proposed(stream, name)
+    if s is None or s.chain is None:
+        return
+    prev, out = s.chain.game_id, []
+    for k in range(200):  # a chain of chats from place 0, which the host's rules holds: all superseded
+        frame = _chat(s, k, prev, f"crossing {k} " + "x" * 400)
+        prev = messages.message_hash(frame[framing.HEADER_BYTES:])
+        out.append(frame)
+    await stream.send_all(b"".join(out))
+    await _until_closed(stream)
+
+
+async def _equivocate(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+    s = await _proposed(stream, name)
+    if s is None or s.chain is None:
+        return
+    gid = s.chain.game_id
+    await stream.send_all(_chat(s, 0, gid, "I resign") + _chat(s, 0, gid, "I never said that"))
+    await _until_closed(stream)
+
+
 _STRAYS = {
     "idle": _idle,
     "junk": _junk,
@@ -251,4 +319,8 @@ _STRAYS = {
     "ping-flood": _ping_flood,
     "resume-stranger": _resume_stranger,
     "garbage-after-hello": _garbage_after_hello,
+    "ping-only": _ping_only,
+    "chat-flood": _chat_flood,
+    "crossing-flood": _crossing_flood,
+    "equivocate": _equivocate,
 }

@@ -509,9 +509,9 @@ class Connection:
             if self.closing_ok:  # like the peer's close: the match goes to its end, nothing more is read
                 self._stop_reading = True
                 self._eof_seen.set()
-            else:  # our last statement is not acknowledged yet: a lost link (wire.md §14.5)
+            else:  # our last statement is not acknowledged yet, and the peer sends junk: no point waiting on
                 self._fail(PeerGone(f"the peer sent something after the match's end "
-                                    f"({getattr(event, 'reason', '')}); dropped, not logged"))
+                                    f"({getattr(event, 'reason', '')}); dropped, not logged"), final=True)
             return
         fault = self._fault_of(event)
         if fault is not None:
@@ -557,7 +557,7 @@ class Connection:
             self._note_partial()
             pending = int(getattr(self.session, "pending_bytes", 0))  # queued, not yet sent
             if pending > self.max_pending_bytes:
-                self._fail(PeerGone(f"the peer stopped reading: {pending} bytes of ours wait to be sent "
+                self._fail(PeerTimeout(f"the peer stopped reading: {pending} bytes of ours wait to be sent "
                                     f"(more than {self.max_pending_bytes}); it floods us without reading"))
                 return
             self._wake_writer.set()  # answer (pongs, ...) without blocking the reading
