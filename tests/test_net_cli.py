@@ -167,8 +167,11 @@ def _peer(data: Path, *args: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
-def test_a_headless_run_stopped_by_sigterm_says_so_in_its_commands_voice(tmp_path: Path) -> None:
-    """A headless AI guest killed with SIGTERM mid-match leaves it (signed) and says why, status 130."""
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_headless_run_stopped_by_a_signal_says_so_in_its_commands_voice(tmp_path: Path,
+                                                                          sig: signal.Signals) -> None:
+    """A headless AI guest stopped by SIGTERM or Ctrl-C (SIGINT) mid-match leaves it (signed) and says
+    why, status 130."""
     host = _peer(tmp_path / "h", "host", "--port", "0", "--headless", "--ai", "random", "--think", "0.05",
                  "--deals", "3", "--name", "Hana")
     guest: subprocess.Popen[str] | None = None
@@ -187,11 +190,11 @@ def test_a_headless_run_stopped_by_sigterm_says_so_in_its_commands_voice(tmp_pat
         for _ in range(100):
             if re.match(r"\s+2\. ", guest.stdout.readline()):
                 break
-        guest.send_signal(signal.SIGTERM)
+        guest.send_signal(sig)
         _, err = guest.communicate(timeout=20)
         assert guest.returncode == config.EXIT_LEFT
         lines = err.splitlines()[1:]  # after "created your identity key in ..."
-        assert lines[0] == ("p2ptrumps join: stopped by SIGTERM: you resigned and left the match (both signed the "
+        assert lines[0] == (f"p2ptrumps join: stopped by {sig.name}: you resigned and left the match (both signed the "
                             "final score)")
         assert lines[1].startswith("match log (kept): ") and len(lines) == 2
         v = verify_log(Path(lines[1].removeprefix("match log (kept): ")).read_bytes())
@@ -203,6 +206,26 @@ def test_a_headless_run_stopped_by_sigterm_says_so_in_its_commands_voice(tmp_pat
                 if proc.poll() is None:
                     proc.kill()
                 proc.communicate(timeout=10)  # and close its pipes
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_waiting_for_a_guest_stops_at_once(tmp_path: Path, sig: signal.Signals) -> None:
+    """No match begun (no log yet): Ctrl-C or SIGTERM ends a headless host at once, status 130, no log."""
+    host = _peer(tmp_path, "host", "--port", "0", "--headless", "--ai", "random", "--name", "Hana")
+    try:
+        assert host.stdout is not None
+        for _ in range(20):
+            if "waiting for a guest on port" in host.stdout.readline():
+                break
+        host.send_signal(sig)
+        _, err = host.communicate(timeout=3)  # well under the leave wait (it is not waited for)
+        assert host.returncode == config.EXIT_LEFT
+        assert err.splitlines()[1:] == [f"p2ptrumps host: stopped by {sig.name}"]
+        assert not list((tmp_path / "p2ptrumps").glob("logs/*"))
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.communicate(timeout=10)
 
 
 def test_id_keeps_a_joined_emoji_name_and_refuses_a_bad_stored_one(

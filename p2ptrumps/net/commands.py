@@ -144,10 +144,15 @@ def _run(args: argparse.Namespace, role: str) -> int:
     return _finish(args, cfg.out, lambda: trio.run(until_signalled, cfg, lambda: join(cfg, args.address)), cfg)
 
 
+#: Signals that leave a headless match as ``q`` does at the table: Ctrl-C, ``kill``, a closed terminal.
+LEAVING_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult]]) -> NetResult:
-    """Run ``main()``; SIGTERM or SIGHUP (``kill``, a closed terminal) leave the match as ``q``
-    does: ``leave`` is sent (protocol/wire.md §15), the closing signatures awaited
-    (``cfg.leave_wait_s``), and the run ends (status 130); a run with no match yet ends at once.
+    """Run ``main()``; SIGINT, SIGTERM or SIGHUP (Ctrl-C, ``kill``, a closed terminal) leave the match
+    as ``q`` does: ``leave`` is sent (protocol/wire.md §15), the closing signatures awaited
+    (``cfg.leave_wait_s``), and the run ends (status 130); a run with no match yet ends at once; a
+    second signal ends it at once.
 
     Raises whatever ``main`` raises (a :class:`NetplayError` it raised after a signal says first
     ``stopped by SIGTERM: ``); :class:`KeyboardInterrupt` with the signal's name (``"SIGTERM"``)
@@ -175,15 +180,23 @@ async def _run_watched(cfg: NetConfig, main: Callable[[], Awaitable[NetResult]],
             got.append(await main())
             nursery.cancel_scope.cancel()
 
+        async def give_up() -> None:
+            await trio.sleep(cfg.leave_wait_s + 2.0)  # the leaving match ends by itself before
+            nursery.cancel_scope.cancel()
+
         async def watch() -> None:
-            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+            with trio.open_signal_receiver(*LEAVING_SIGNALS) as signals:
                 async for signum in signals:
+                    if signalled:  # a second signal (Ctrl-C again): stop now, without waiting
+                        nursery.cancel_scope.cancel()
+                        return
                     signalled.append(signum)
+                    if not _logs_since(cfg):  # no match begun (its log is made when the rules are agreed)
+                        nursery.cancel_scope.cancel()
+                        return
                     assert cfg.leave_requested is not None
                     cfg.leave_requested.set()
-                    await trio.sleep(cfg.leave_wait_s + 2.0)  # the leaving match ends by itself before
-                    nursery.cancel_scope.cancel()
-                    return
+                    nursery.start_soon(give_up)
 
         nursery.start_soon(watch)
         nursery.start_soon(run)
