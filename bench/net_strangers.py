@@ -25,7 +25,7 @@ What it does:
 
 Run (figures for the report)::
 
-    python bench/net_strangers.py                        # 200 strays over 2 s, 5 deals
+    python bench/net_strangers.py                        # 200 strays over 2 s, 8 deals
     python bench/net_strangers.py --strays 40 --deals 1  # a quick look
 
 It prints how each kind of stray ended (``closed`` by the host, ``held`` until it gave up,
@@ -173,8 +173,8 @@ async def _port_of(host: Child, timeout_s: float = 30.0) -> int:
 
 
 async def run(work: Path, *, strays: int = 200, concurrency: int = 200, spread_s: float = 2.0, hold_s: float = 12.0,
-              addresses: int = 16, guest_after_s: float = 1.0, deals: int = 5, pack: int = 36,
-              guest_ai: str = "normal", guest_think_s: float = 0.05, sample_s: float = 0.02) -> Report:
+              addresses: int = 16, guest_after_s: float = 1.0, deals: int = 8, pack: int = 36,
+              guest_ai: str = "normal", guest_think_s: float = 0.2, sample_s: float = 0.02) -> Report:
     """One run in the empty directory ``work``; see the module docstring (the keyword arguments are its
     options, seconds in ``*_s``).  Returns the :class:`Report`."""
     rep = Report(strays=strays)
@@ -288,10 +288,10 @@ def main() -> None:
     ap.add_argument("--hold", type=float, default=12.0, help="seconds after which a stray gives up (default 12)")
     ap.add_argument("--addresses", type=int, default=16, help="strays come from 127.0.0.1..N (default 16)")
     ap.add_argument("--guest-after", type=float, default=1.0, help="seconds before the guest joins (default 1)")
-    ap.add_argument("--deals", type=int, default=5, help="deals in the match (default 5)")
+    ap.add_argument("--deals", type=int, default=8, help="deals in the match (default 8)")
     ap.add_argument("--pack", type=int, default=36, choices=(32, 36, 52), help="pack size (default 36)")
     ap.add_argument("--guest-ai", default="normal", help="the guest AI's level (default normal)")
-    ap.add_argument("--guest-think", type=float, default=0.05, help="the guest AI's seconds per move (default 0.05)")
+    ap.add_argument("--guest-think", type=float, default=0.2, help="the guest AI's seconds per move (default 0.2)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="p2ptrumps-strangers-") as tmp:
         rep = trio.run(lambda: run(Path(tmp), strays=args.strays, concurrency=args.concurrency,

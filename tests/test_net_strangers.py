@@ -240,6 +240,7 @@ async def test_1_idle_connections_from_the_guests_address_never_evict_it(tmp_pat
         assert await raw.until(lambda s: s.rules is not None)  # now it agrees: the match is its
         kept.extend([await open_stream(port) for _ in range(n_idle)])
         await raw.until(lambda s: s.finished)
+        await raw.stream.send_eof()  # we are done: the host need not wait for our close
         return raw
 
     got = await hosting(cfg, attack)
@@ -529,7 +530,8 @@ async def test_6_a_dribbled_frame_is_cut_off(tmp_path: Path) -> None:
 async def test_6_heartbeats_alone_do_not_hold_the_trump_choice(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(remote, "CLAIM_GRACE_S", 0.0)
-    cfg = host_cfg(tmp_path, rules=RuleSet(pack_size=32, deals=3), move_time=5, statement_wait_s=1.0)
+    cfg = host_cfg(tmp_path, rules=RuleSet(pack_size=32, deals=3), move_time=0, no_clock_limit_s=1.0,
+                   statement_wait_s=1.0)
 
     async def attack(port: int) -> Raw:
         raw = await connect_raw(port)
@@ -859,6 +861,5 @@ async def test_a_crowd_of_strays_while_a_real_guest_plays(tmp_path: Path) -> Non
 @pytest.mark.timeout(400)
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
 async def test_two_hundred_strays_while_a_real_guest_plays(tmp_path: Path) -> None:
-    rep = await BENCH.run(tmp_path)  # the bench's defaults: 200 strays over 2 s, 5 deals
+    rep = await BENCH.run(tmp_path)  # the bench's defaults: 200 strays over 2 s, 8 deals
     _check_crowd(rep, 200)
-    assert rep.rss_after_kib is not None  # the match outlasted the strays: memory after them was measured

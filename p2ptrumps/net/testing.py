@@ -4,9 +4,12 @@
   127.0.0.1 connections to a port and can cut every open connection (a reset) or freeze them (a
   black hole: both ends stay open and silent);
 * :func:`stray` -- one stranger's connection to a host doing one of :data:`STRAY_KINDS`: the
-  attacks of issue 7 that need no seat (junk, silence, a trickle, hellos with random keys that
-  never sign, refusing the rules, floods, a stranger's resume).  Whatever the stray does, the host
-  must shrug it off, write nothing for it and stay within the bounds of protocol/wire.md §17.
+  attacks of issue 7 that need no seat (junk, silence, a trickle, heartbeats only, hellos with
+  random keys that never agree, refusing the key or the rules, ping floods, signed messages out of
+  turn, a run of crossing messages, two messages for one place, a stranger's resume).  Whatever the
+  stray does, the host must shrug it off, write nothing for it and stay within the bounds of
+  protocol/wire.md §17.  (The attacks that need the seat -- chat beyond its limits, junk after the
+  match, equivocation in the match -- are the match's guest's: ``tests/test_net_strangers.py``.)
 """
 
 from __future__ import annotations
