@@ -144,6 +144,12 @@ class Raw:
             await self.flush()
         raise AssertionError("the match never got there")
 
+    async def until_closed(self, timeout_s: float = 5.0) -> None:
+        """Read (and drop) what comes until the peer closes, for at most ``timeout_s`` seconds."""
+        with trio.move_on_after(timeout_s), contextlib.suppress(trio.BrokenResourceError):
+            while await self.stream.receive_some(65536):
+                pass
+
     def forge(self, kind: str, items: list[Any], *, seq: int | None = None, prev: bytes | None = None,
               key: Identity | None = None) -> bytes:
         """A frame holding a message of our seat signed for ``seq``/``prev`` (default: the end of our chain)."""
@@ -309,9 +315,7 @@ async def test_3_junk_after_the_match_is_dropped_not_evidence(tmp_path: Path, ju
         raw = await connect_raw(port)
         assert await raw.until(lambda s: s.finished)  # both match-ends signed
         await raw.flush(_junk(raw, junk))
-        with trio.move_on_after(5):
-            while await raw.stream.receive_some(65536):  # the host closes
-                pass
+        await raw.until_closed()  # the host closes
         return raw
 
     got = await hosting(cfg, attack)
@@ -337,9 +341,7 @@ async def test_3_a_host_sending_junk_after_the_match_does_not_poison_the_guests_
         await trio.sleep(0.3)  # the guest's ping after its match-end is answered (wire.md §14.5)
         await raw.until(lambda s: True)
         await raw.flush(framing.frame(b"\xc1") + raw.forge("rematch", []) + raw.forge("rematch", []))
-        with trio.move_on_after(5):
-            while await stream.receive_some(65536):
-                pass
+        await raw.until_closed()
         got["host_log"] = raw.side.log_bytes()
         await stream.aclose()
 
@@ -366,9 +368,7 @@ async def test_4_a_chat_flood_is_a_named_fault_and_the_log_holds_no_more_than_th
         with pytest.raises(Exception, match="10 chat lines in one turn are the most"):
             raw.session.chat("one more")  # ... and refuses the 11th
         await raw.flush(raw.forge("chat", ["one more"]) + framing.frame(b"\xc1") * 1000)
-        with trio.move_on_after(5):
-            while await raw.stream.receive_some(65536):
-                pass
+        await raw.until_closed()
         return raw
 
     got = await hosting(cfg, attack)
@@ -611,9 +611,7 @@ async def test_7_a_guest_whose_agree_checked_out_took_the_match_even_if_it_break
         raw.session.accept_key()
         raw.session.accept_rules()
         await raw.flush(raw.forge("trump", [2]))  # the host chooses first: out of turn, signed
-        with trio.move_on_after(5):
-            while await raw.stream.receive_some(65536):
-                pass
+        await raw.until_closed()
         return raw
 
     got = await hosting(cfg, attack)
@@ -641,9 +639,7 @@ async def test_8_two_messages_for_one_superseded_place_are_logged_as_evidence(tm
         a = raw.forge("chat", ["I resign"], seq=0, prev=chain.game_id)  # crosses the host's rules: superseded
         b = raw.forge("chat", ["I never said that"], seq=0, prev=chain.game_id)  # another one for that place
         await raw.flush(a + a + a + b)
-        with trio.move_on_after(5):
-            while await raw.stream.receive_some(65536):
-                pass
+        await raw.until_closed()
         return raw
 
     got = await hosting(cfg, attack)
@@ -675,9 +671,7 @@ async def test_8_a_flood_of_crossing_messages_is_bounded_and_not_logged(tmp_path
             prev = m.message_hash(frame[4:])
             out += frame
         await raw.flush(out)
-        with trio.move_on_after(5):
-            while await raw.stream.receive_some(65536):
-                pass
+        await raw.until_closed()
         return raw
 
     got = await hosting(cfg, attack)
