@@ -46,7 +46,7 @@ class Peers:
         self.procs: list[subprocess.Popen[str]] = []
 
     def start(self, data: Path, out: Path, *args: str) -> subprocess.Popen[str]:
-        env = {**os.environ, "XDG_DATA_HOME": str(data), "LANG": "C.UTF-8"}
+        env = {**os.environ, "XDG_DATA_HOME": str(data), "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}  # its moves now
         with open(out, "w") as f:
             proc = subprocess.Popen([*P2PTRUMPS, *args], stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
                                     text=True, env=env)
@@ -158,7 +158,7 @@ def test_a_signal_leaves_the_networked_table_as_q_does(tmp_path: Path, tmux: Tmu
         seat = 0
     else:
         ai = peers.start(tmp_path / "ai", ai_out, "host", "--port", "0", "--headless", "--ai", "random", "--think",
-                         "0.05", "--deals", "3", "--name", "Hana")
+                         "0.05", "--deals", "3", "--trump", "H", "--name", "Hana")  # not S: the guest's --trump S
         port = port_in(ai_out.read_text)
         run = TableRun(tmux, tmp_path, tmp_path / "me", ["join", f"127.0.0.1:{port}", "--accept-new", "--trump", "S",
                                                         "--name", "Tess"])
