@@ -12,8 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -36,17 +35,6 @@ class Tmux:
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "t")
-
-
-@pytest.fixture
-def tmux() -> Iterator[Tmux]:
-    # One socket per test: a server still shutting down from the test before must not
-    # refuse this one's new-session.
-    t = Tmux(f"p2ptrumps-test-{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    try:
-        yield t
-    finally:
-        subprocess.run(["tmux", "-L", t.socket, "kill-server"], capture_output=True, timeout=10, check=False)
 
 
 def wait_for(what: str, pred: Callable[[], bool], timeout_s: float = 30) -> None:
