@@ -28,6 +28,7 @@ from p2ptrumps.net import config, lobby, remote
 from p2ptrumps.net.table import display_name, play_in_table
 from p2ptrumps.rules import BEAT, PICK_UP, Move, Position, RuleSet
 from p2ptrumps.ui.app import Mode, TableApp
+from p2ptrumps.ui.view import StatusView, render_end
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.testing import fixed_bytes
 from p2ptrumps.wire.verify import verify_log
@@ -287,3 +288,93 @@ def test_a_move_that_comes_while_the_claim_question_is_open_closes_it(tmp_path: 
     v = verify_log(host_result.log_path.read_bytes())
     assert (v.status, v.claims, [(d.number, d.winner, d.reason) for d in v.deals]) == (
         "valid", [], [(1, 0, "resign")])
+
+
+class LeavingAI:
+    """The host's AI that leaves the match (a signed ``leave``, protocol/wire.md §15) when asked for
+    its first move, as ``q`` then ``y`` at its table would."""
+
+    def __init__(self, cfg: config.NetConfig) -> None:
+        self.inner = AIPlayer("random", 0.01, name="Hana")
+        self.info = self.inner.info
+        self.cfg = cfg
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        assert self.cfg.leave_requested is not None
+        self.cfg.leave_requested.set()
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return False
+
+    async def observe(self, event: Event) -> None:
+        return None
+
+
+def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch(tmp_path: Path) -> None:
+    """The host leaves in deal 1 of 2: the person's end screen and status say "Hana resigned and left
+    the match" (it used to say only "You won the match" and offer a rematch), Enter only leaves, no
+    rematch question comes, and the note is printed with the score."""
+    ai = AIHost(tmp_path, deals=2)
+    ai.cfg.make_player = lambda cfg, seat: LeavingAI(cfg)
+    ai.cfg.leave_requested = None
+
+    def run_host() -> None:
+        async def main() -> None:
+            async def serve(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+                ai.cfg.leave_requested = trio.Event()
+                try:
+                    ai.outcome.append(await lobby.host(ai.cfg, "127.0.0.1", 0, task_status=task_status))
+                except config.NetplayError as exc:
+                    ai.outcome.append(exc)
+
+            with trio.fail_after(40):
+                async with trio.open_nursery() as n:
+                    ai.port = await n.start(serve)
+                    ai.started.set()
+
+        trio.run(main)
+
+    ai.thread = threading.Thread(target=run_host, daemon=True)
+    ai.thread.start()
+    assert ai.started.wait(10) and ai.port is not None
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
+                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    tables: list[TableApp] = []
+    out, err = io.StringIO(), io.StringIO()
+    seen: dict[str, object] = {}
+
+    async def person(inp: PipeInput) -> None:
+        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
+        table = tables[0]
+        inp.send_text("h")
+        await wait_until(lambda: table.state.mode in (Mode.TURN, Mode.MATCH_END), "my lead or the end")
+        if table.state.mode == Mode.TURN:  # we lead: the host leaves when its reply is due
+            pos = table.state.position
+            assert pos is not None
+            inp.send_text(":" + typed(pos.legal_moves()[0]) + ENTER)
+        await wait_until(lambda: table.state.mode == Mode.MATCH_END, "the end of the match")
+        end = table.state.end
+        assert end is not None
+        seen["note"] = end.note
+        seen["keys"] = table._keys_items()
+        seen["status"] = table.status_view(100)
+        seen["screen"] = ["".join(t for _, t in line).split("|")[0].rstrip() for line in render_end(end, 100, 30)]
+        inp.send_text(ENTER)
+        await asyncio.sleep(0.3)
+        seen["confirm"] = table.state.confirm
+
+    status = asyncio.run(drive_table(cfg, ai, person, tables, out, err))
+    ai.thread.join(20)
+    assert status == config.EXIT_OK, err.getvalue()
+    assert seen["note"] == "Hana resigned and left the match"
+    assert seen["keys"] == ["Enter leave"]
+    sv = seen["status"]
+    assert isinstance(sv, StatusView)
+    assert (sv.expect, sv.message, sv.keys) == ("Match over.", "Hana resigned and left the match", "Enter leave")
+    screen = seen["screen"]
+    assert isinstance(screen, list)
+    assert screen[2:5] == [" You won the match", " Hana resigned and left the match", " Score: Tess 2 : 0 Hana"]
+    assert seen["confirm"] is None  # no rematch question for someone who left
+    assert out.getvalue().splitlines()[:2] == ["Hana resigned and left the match", "Score: Tess 2 : 0 Hana"]

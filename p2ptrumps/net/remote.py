@@ -163,6 +163,10 @@ class NetGame:
         on_chat: ``on_chat(sender_name, text)`` for each chat line from the peer.
         on_note: ``on_note(text)`` for things worth telling the user (a crossed
             move dropped, ...); None ignores them.
+
+    :attr:`on_left` (set after construction): ``on_left(peer_name)`` when the peer left the match
+    (protocol/wire.md §15), in place of the ``on_note`` line "NAME resigned and left the match"
+    (the table keeps it on its end screen).
     """
 
     def __init__(
@@ -177,6 +181,7 @@ class NetGame:
         self.session = session
         self.on_chat = on_chat
         self.on_note = on_note
+        self.on_left: Callable[[str], None] | None = None
         self._queue: deque[WireEvent] = deque()
         self._arrived = trio.Event()
         self.deals: dict[int, DealReady] = {}
@@ -221,7 +226,9 @@ class NetGame:
                 if self.on_note is not None:
                     self.on_note("reconnected: the match goes on")
                 continue
-            if isinstance(ev, Left) and self.on_note is not None:
+            if isinstance(ev, Left) and self.on_left is not None and ev.seat != self.seat:
+                self.on_left(self.session.peer_name or "the peer")
+            elif isinstance(ev, Left) and self.on_note is not None:
                 self.on_note(f"{self.session.peer_name or 'the peer'} resigned and left the match")
             if isinstance(ev, RematchOffered):
                 if self.on_note is not None:

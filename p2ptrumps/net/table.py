@@ -154,6 +154,7 @@ async def play_in_table(
     def _hook(game: NetGame) -> None:
         game.on_chat = lambda who, text: table.add_chat(display_name(who), text)
         game.on_note = lambda text: table.show_message(text, "info")
+        game.on_left = lambda who: table.peer_left(f"{display_name(who)} resigned and left the match")
 
     def on_rematch(game: NetGame, result: NetResult) -> None:
         games.append(game)
@@ -164,7 +165,7 @@ async def play_in_table(
         table.show_message(f"Rematch agreed: a new match, logged to {result.log_path}")
 
     async def ask_rematch(peer: str, offered: bool) -> bool:
-        if app_done:
+        if app_done or table.state.end_note:  # the person left the table, or the peer left the match
             return False
         answer: list[bool] = []
         answered = trio.Event()
@@ -321,6 +322,8 @@ async def play_in_table(
                 return exc.status
     if term.signal is not None:
         say(name, f"stopped by {term.name}", err)
+    if table.state.end_note:
+        tell(table.state.end_note, out)
     tell(f"Score: {describe_score(table)}", out)
     for done_log in log_paths(result):
         tell(f"match log: {done_log}", out)

@@ -254,6 +254,7 @@ class _State:
     rules_top: int | None = None  # the rule book is open, scrolled to this wrapped line
     repeating: frozenset[Move] = frozenset()  # my legal moves that would draw by repetition
     pickup_note: str = ""  # "You picked up 3 cards ..." until the opponent's reply has been shown
+    end_note: str = ""  # why the match ended early ("Gus resigned and left the match"), kept on the end screen
 
 
 class _LinesControl(UIControl):
@@ -425,6 +426,7 @@ class TableApp:
         self.record_path: str | None = None
         self.record_label = "Record saved"
         self._rules_text: list[str] | None = None
+        self._enter_before_left = ""  # match_end_enter before the opponent left (see peer_left)
         self.prompt_buffer = Buffer(
             completer=MoveCompleter(self), complete_while_typing=True, multiline=False,
             accept_handler=self._accept_prompt,
@@ -746,10 +748,25 @@ class TableApp:
         self.state.confirm = _Confirm(question, on_yes=on_yes, on_no=on_no)
         self.invalidate()
 
+    def peer_left(self, text: str) -> None:
+        """The opponent left the match (a networked match, protocol/wire.md §15): ``text`` (e.g.
+        ``"Gus resigned and left the match"``) goes on the message line now and stays on the end
+        screen; draw offers and chat end, and Enter on the end screen only leaves (no rematch)."""
+        s = self.state
+        s.end_note = text
+        self._enter_before_left = self._enter_before_left or self.options.match_end_enter
+        self.options.match_end_enter = "leave"
+        self.options.allow_draw_offer = False
+        self.options.allow_chat = False
+        if s.prompt_kind == "chat":
+            self._close_prompt()
+        self.show_message(text, "info")
+
     def new_match(self) -> None:
         """Clear the table for another match with the same players (a networked rematch):
         no position, score 0 : 0, back from the end screen."""
         s = self.state
+        s.end_note = ""
         s.position = None
         s.trumps = None
         s.history = []
@@ -845,10 +862,11 @@ class TableApp:
             pile=pos.pile, deal_number=s.deal_number, deals=s.deals, score_halves=event.score_halves,
             my_seat=s.my_seat, match_over=match_over, record_path=self.record_path,
             ascii_only=self.options.ascii_only, record_label=self.record_label, history=tuple(s.history),
+            note=self._t(s.end_note) if match_over else "",
         )
         s.selected = None
         s.prompt_kind = None
-        self.show_message("")
+        self.show_message(s.end_note if match_over else "")
 
     def _you_names(self) -> tuple[str, str]:
         names = list(self.state.names)

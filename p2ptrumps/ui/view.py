@@ -270,7 +270,8 @@ class EndView:
     ``title`` is the result line, ``hands`` and ``pile`` the final position,
     ``history`` the deal's moves (the Moves panel, as on the table; below
     :data:`HISTORY_MIN_WIDTH` columns the last move gets a line of its own),
-    ``record_path`` is shown when the match is over (``match_over``).
+    ``record_path`` is shown when the match is over (``match_over``); ``note`` (e.g. "Gus
+    resigned and left the match") is a line under the title when not empty.
     """
 
     title: str
@@ -287,6 +288,7 @@ class EndView:
     ascii_only: bool = False
     record_label: str = "Record saved"
     history: tuple[HistoryEntry, ...] = ()
+    note: str = ""
 
 
 # ----- small text helpers ------------------------------------------------------
@@ -721,8 +723,10 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
         [("class:header", f" Svoi Kozyri   {head}")],
         [("class:rule", "─" * left_w)],
         [("class:result", " " + view.title)],
-        [("class:name", " Score: " + score_text(view.names, view.score_halves, me, a))],
     ]
+    if view.note:
+        lines += [[("class:result", t)] for t in wrap_text(view.note, left_w)]
+    lines.append([("class:name", " Score: " + score_text(view.names, view.score_halves, me, a))])
     if view.match_over and view.record_path:
         lines += [[("", t)] for t in _wrap_chars(f" {view.record_label}: {view.record_path}", left_w, "   ")]
     if not show_history and view.history:
