@@ -28,7 +28,7 @@ from p2ptrumps.net import config, lobby, remote
 from p2ptrumps.net.table import display_name, play_in_table
 from p2ptrumps.rules import BEAT, PICK_UP, Move, Position, RuleSet
 from p2ptrumps.ui.app import Mode, TableApp
-from p2ptrumps.ui.view import StatusView, render_end
+from p2ptrumps.ui.view import StatusView, plain, render_end, render_table
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.testing import fixed_bytes
 from p2ptrumps.wire.verify import verify_log
@@ -378,3 +378,115 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
     assert screen[2:5] == [" You won the match", " Hana resigned and left the match", " Score: Tess 2 : 0 Hana"]
     assert seen["confirm"] is None  # no rematch question for someone who left
     assert out.getvalue().splitlines()[:2] == ["Hana resigned and left the match", "Score: Tess 2 : 0 Hana"]
+
+
+def test_a_refused_chat_line_is_never_shown_as_said_and_the_refusal_stays(tmp_path: Path) -> None:
+    """A chat line the session refuses (a bidirectional override, 600 characters: protocol/wire.md §5.1)
+    is not in the sender's chat panel as said -- it used to be, while the peer never got it; a note
+    saying why stays in the panel.  A good line after them is shown and reaches the peer."""
+    ai = AIHost(tmp_path, deals=1)
+    ai.thread.start()
+    assert ai.started.wait(10) and ai.port is not None
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
+                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    tables: list[TableApp] = []
+    seen: dict[str, object] = {}
+
+    async def person(inp: PipeInput) -> None:
+        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
+        table = tables[0]
+        inp.send_text("h")
+        await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
+        for line in ("x\u202ey", "a" * 600, "hello"):
+            n = len(table.state.chat)
+            inp.send_text("c")
+            await wait_until(lambda: table.state.prompt_kind == "chat", "the chat prompt")
+            inp.send_text(line + ENTER)
+            await wait_until(lambda n=n: len(table.state.chat) > n, "the chat panel")
+            if line != "hello":
+                seen[f"message{n}"] = (table.state.message, table.state.message_kind)
+        seen["chat"] = list(table.state.chat)
+        view = table.table_view()
+        assert view is not None
+        seen["screen"] = [line.split("|")[0].rstrip() for line in plain(render_table(view, 100, 40))]
+        await asyncio.sleep(0.3)  # the host has the good line
+        inp.send_text("q")
+        await wait_until(lambda: table.state.confirm is not None, "the quit question")
+        inp.send_text("y")
+
+    status = asyncio.run(drive_table(cfg, ai, person, tables, io.StringIO(), io.StringIO()))
+    ai.thread.join(20)
+    assert status == config.EXIT_LEFT
+    refusals = ["(your line was not sent: a chat line contains U+202E, a bidirectional formatting character)",
+                "(your line was not sent: a chat line must be 1..500 characters, not 600)"]
+    assert seen["chat"] == [*refusals, "Tess: hello"]
+    assert seen["message0"] == ("chat not sent: a chat line contains U+202E, a bidirectional formatting character",
+                                "error")
+    assert seen["message1"] == ("chat not sent: a chat line must be 1..500 characters, not 600", "error")
+    screen = seen["screen"]
+    assert isinstance(screen, list)
+    shown = [line for line in screen if line.startswith((" (your", " Tess:"))]  # long lines cut at the panel
+    assert shown == [" (your line was not sent: a chat line contains U+202E, a bidirectional forma",
+                     " (your line was not sent: a chat line must be 1..500 characters, not 600)",
+                     " Tess: hello"]
+    host_chat = [line for line in ai.cfg.out.getvalue().splitlines() if "[chat]" in line]  # type: ignore[attr-defined]
+    assert host_chat == ["[chat] Tess: hello"]
+
+
+def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path: Path) -> None:
+    """Chat on the "Waiting for Hana…" screen (the host still chooses its trump) shows at once in the
+    sender's panel, and the host's line that comes then too; both stay on the trump-choice screen (the
+    chat used to show nowhere until the first deal)."""
+    go = threading.Event()
+    games: list[remote.NetGame] = []
+    ai = AIHost(tmp_path, deals=1)
+
+    async def host_trump(taken: int | None) -> int:
+        await trio.to_thread.run_sync(go.wait, 30)
+        games[0].session.chat("good luck")
+        await games[0].conn.send_pending()
+        await trio.sleep(0.2)
+        return 0
+
+    ai.cfg.on_ready = lambda game, result: games.append(game)
+    ai.cfg.choose_trump_fn = host_trump
+    ai.cfg.trump = None
+    ai.thread.start()
+    assert ai.started.wait(10) and ai.port is not None
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
+                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    tables: list[TableApp] = []
+    seen: dict[str, list[str]] = {}
+
+    def screen(table: TableApp) -> list[str]:
+        return plain(table._render_body(80, 20))
+
+    async def person(inp: PipeInput) -> None:
+        await wait_until(lambda: bool(tables) and tables[0].state.names == ("Hana", "Tess"), "the table")
+        table = tables[0]
+        inp.send_text("c")
+        await wait_until(lambda: table.state.prompt_kind == "chat", "the chat prompt")
+        inp.send_text("hi" + ENTER)
+        await wait_until(lambda: bool(table.state.chat), "my chat line")
+        seen["waiting"] = screen(table)
+        seen["status"] = [table.status_view(80).expect]
+        go.set()
+        await wait_until(lambda: table.state.mode == Mode.TRUMP, "the trump choice")
+        seen["trump"] = screen(table)
+        inp.send_text("h")
+        await wait_until(lambda: table.state.mode in (Mode.TURN, Mode.WAIT, Mode.IDLE) and
+                         table.state.position is not None, "the deal")
+        inp.send_text("q")
+        await wait_until(lambda: table.state.confirm is not None, "the quit question")
+        inp.send_text("y")
+
+    try:
+        status = asyncio.run(drive_table(cfg, ai, person, tables, io.StringIO(), io.StringIO()))
+    finally:
+        go.set()
+    ai.thread.join(20)
+    assert status == config.EXIT_LEFT
+    assert seen["status"] == ["Waiting for Hana…"]
+    assert seen["waiting"][:4] == [" Svoi Kozyri", " Setting up the match...", "", " Tess: hi"]
+    assert seen["trump"][9:13] == ["   4.   S spades", "", " Tess: hi", " Hana: good luck"]
+    assert "[chat] Tess: hi" in ai.cfg.out.getvalue()  # type: ignore[attr-defined]

@@ -134,12 +134,10 @@ async def play_in_table(
                 if lost or not guest.running:
                     table.show_message("chat is off: the connection is lost", "error")
                     return
-                try:
-                    trio_token.run_sync_soon(_chat, games[-1], intent.text)
+                try:  # shown once the session took it (a refused line is never shown as said)
+                    trio_token.run_sync_soon(_chat, games[-1], intent.text, table, me)
                 except trio.RunFinishedError:
                     table.show_message("chat is off: the connection is lost", "error")
-                    return
-                table.add_chat(me, intent.text)
             elif sink is not None:
                 sink(intent)
 
@@ -371,14 +369,16 @@ async def _watch_silence(games: list[NetGame], table: TableApp) -> None:
             shown = text
 
 
-def _chat(game: NetGame, text: str) -> None:
-    """Send a chat line (called in the trio run); a refused or failed send is shown, not raised."""
+def _chat(game: NetGame, text: str, table: TableApp, me: str) -> None:
+    """Send a chat line (called in the trio run) and show it in the chat panel as said by ``me``; a
+    line the session refuses (protocol/wire.md §5.1, §9.7) is not shown as said: the refusal is
+    (:meth:`TableApp.chat_refused`), never raised."""
     try:
         game.session.chat(text)
     except Exception as exc:  # LocalProtocolError / ValueError (bad text): tell the person
-        if game.on_note is not None:
-            game.on_note(f"chat not sent: {exc}")
+        table.chat_refused(str(exc))
         return
+    table.add_chat(me, text)
 
     async def flush() -> None:
         with contextlib.suppress(TransportError):

@@ -118,6 +118,7 @@ from .view import (
     make_style,
     printable,
     render_end,
+    render_setup,
     render_status,
     render_table,
     render_text_page,
@@ -615,12 +616,12 @@ class TableApp:
             return render_text_page(self._rule_lines(), s.rules_top, width, height, self._t(
                 "The rules of Svoi Kozyri (RULES.md)"))
         if s.mode == Mode.TRUMP:
-            return render_trump_choice(s.trump_choice, s.trump_taken, a, width, height)
+            return render_trump_choice(s.trump_choice, s.trump_taken, a, width, height, chat=s.chat[-3:])
         if s.mode in (Mode.DEAL_END, Mode.MATCH_END) and s.end is not None:
             return render_end(s.end, width, height)
         view = self.table_view()
         if view is None:
-            return [[("class:header", " Svoi Kozyri")], [("", self._t(" Setting up the match…"))]]
+            return render_setup(s.chat[-3:], a, width, height)
         return render_table(view, width, height)
 
     def overlay_lines(self) -> list[str]:
@@ -715,6 +716,12 @@ class TableApp:
         """Show a chat line ``"sender: text"`` (the last three stay on the table)."""
         self.state.chat.append(f"{sender}: {text}")
         self.invalidate()
+
+    def chat_refused(self, why: str) -> None:
+        """A chat line of the person was not sent (``why``, e.g. too long): a note in the chat panel,
+        where it stays (the line itself is not shown as said), and on the message line."""
+        self.state.chat.append(f"(your line was not sent: {why})")
+        self.show_message(f"chat not sent: {why}", "error")
 
     def show_message(self, text: str, kind: str = "info") -> None:
         """Put ``text`` on the message line; ``kind`` is ``"info"``, ``"error"`` or ``"hint"``."""

@@ -660,9 +660,11 @@ def render_too_small(width: int, height: int, need: tuple[int, int] = (MIN_WIDTH
 
 
 def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, width: int = 80,
-                        height: int = 20, title: str = "Choose your own trump") -> list[Line]:
+                        height: int = 20, title: str = "Choose your own trump",
+                        chat: Sequence[str] = ()) -> list[Line]:
     """The trump-choice screen (RULES.md §2): the four suits, ``selected`` one
-    bracketed, a suit already ``taken`` by the opponent marked and not choosable."""
+    bracketed, a suit already ``taken`` by the opponent marked and not choosable; then the
+    latest ``chat`` lines (a networked match), as many as fit."""
     lines: list[Line] = [
         [("class:header", " Svoi Kozyri")],
         [("class:rule", "─" * width)],
@@ -679,7 +681,21 @@ def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, widt
         note = "  (taken by your opponent)" if s == taken else ""
         lines.append([("", f"   {i + 1}. {mark}"), (style, text), ("class:dim", note)])
     lines.append([])
-    return _screen(lines, width, height, ascii_only)
+    return _screen(with_chat(lines, chat, height), width, height, ascii_only)
+
+
+def render_setup(chat: Sequence[str], ascii_only: bool, width: int = 80, height: int = 20) -> list[Line]:
+    """The screen before the first deal ("Setting up the match…"; a networked match waits for the
+    trumps here), with the latest ``chat`` lines below as many as fit."""
+    lines: list[Line] = [[("class:header", " Svoi Kozyri")], [("", " Setting up the match…")], []]
+    return _screen(with_chat(lines, chat, height), width, height, ascii_only)
+
+
+def with_chat(lines: list[Line], chat: Sequence[str], height: int) -> list[Line]:
+    """``lines`` followed by the latest ``chat`` lines (oldest first) that fit in ``height`` lines
+    after them; ``lines`` itself when there is no chat or no room."""
+    room = max(0, height - len(lines))
+    return lines + [[("class:chat", " " + text)] for text in chat[-room:]] if chat and room else lines
 
 
 def _wrap_words(words: Sequence[str], width: int, first: str, indent: str) -> list[str]:
