@@ -23,8 +23,8 @@ from prompt_toolkit.output import DummyOutput
 
 from p2ptrumps.ai import AIPlayer
 from p2ptrumps.cards import Card
-from p2ptrumps.match import Action, Event
-from p2ptrumps.net import config, lobby, remote
+from p2ptrumps.match import Action, DealStarted, Event
+from p2ptrumps.net import config, dial, lobby, remote, resume
 from p2ptrumps.net.table import display_name, play_in_table
 from p2ptrumps.rules import BEAT, PICK_UP, Move, Position, RuleSet
 from p2ptrumps.ui.app import Mode, TableApp
@@ -490,3 +490,87 @@ def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path:
     assert seen["waiting"][:4] == [" Svoi Kozyri", " Setting up the match...", "", " Tess: hi"]
     assert seen["trump"][9:13] == ["   4.   S spades", "", " Tess: hi", " Hana: good luck"]
     assert "[chat] Tess: hi" in ai.cfg.out.getvalue()  # type: ignore[attr-defined]
+
+
+class Killed(Exception):
+    """The guest process dies (kill -9): its trio run stops where it is, sending nothing more."""
+
+
+class DiesInDeal2:
+    """The guest's AI, which dies when asked for its first move of deal 2."""
+
+    def __init__(self) -> None:
+        self.inner = AIPlayer("random", 0.01, name="Tess")
+        self.info = self.inner.info
+        self.deal = 0
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        if self.deal == 2:
+            raise Killed
+        return await self.inner.choose_move(position, seat)
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return False
+
+    async def observe(self, event: Event) -> None:
+        if isinstance(event, DealStarted):
+            self.deal = event.number
+
+
+def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: Path) -> None:
+    """The guest dies in deal 2 of 2 (on its move) and is resumed in the table (``p2ptrumps resume``):
+    the table shows deal 2's position and that it is the person's move (it used to show the end of
+    deal 1, "Enter starts the next deal", while deal 2's move clock ran)."""
+    ai = AIHost(tmp_path, deals=2)
+    ai.cfg.reconnect_wait_s = 20
+    ai.thread.start()
+    assert ai.started.wait(10) and ai.port is not None
+    first = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
+                             out=io.StringIO(), timeout_s=10, ai="random", think_s=0.01, reconnect_wait_s=20)
+    first.make_player = lambda cfg, seat: DiesInDeal2()
+
+    async def die() -> None:
+        with trio.fail_after(30):
+            await dial.join(first, f"127.0.0.1:{ai.port}")
+
+    with pytest.raises(Killed):
+        trio.run(die)
+    logs = sorted((tmp_path / "g" / "logs").glob("*.p2plog"))
+    assert len(logs) == 1 and verify_log(logs[0].read_bytes()).status == "unfinished"
+
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
+                           out=io.StringIO(), timeout_s=10, ascii_only=True, reconnect_wait_s=20)
+    restored = resume.load(cfg, logs[0])
+    tables: list[TableApp] = []
+    seen: dict[str, object] = {}
+
+    async def person(inp: PipeInput) -> None:
+        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TURN, "my move")
+        table = tables[0]
+        seen["deal"] = (table.state.deal_number, table.state.deals, table.state.end)
+        seen["expect"] = table.status_view(100).expect
+        inp.send_text("q")
+        await wait_until(lambda: table.state.confirm is not None, "the quit question")
+        inp.send_text("y")
+
+    async def main() -> int:
+        with create_pipe_input() as inp:
+            task = asyncio.ensure_future(play_in_table(
+                cfg, "guest", input=inp, output=DummyOutput(), on_table=tables.append, stdout=io.StringIO(),
+                stderr=io.StringIO(), main=lambda: resume.resume_match(cfg, restored), command="resume"))
+            try:
+                await person(inp)
+                return await asyncio.wait_for(task, 20)
+            finally:
+                if not task.done():
+                    task.cancel()
+
+    status = asyncio.run(main())
+    ai.thread.join(20)
+    assert status == config.EXIT_LEFT
+    assert seen["deal"] == (2, 2, None)
+    assert isinstance(seen["expect"], str) and seen["expect"].startswith("Your ")
+    host_result = ai.outcome[0]
+    assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
+    v = verify_log(host_result.log_path.read_bytes())
+    assert (v.status, len(v.deals), v.deals[-1].number, v.deals[-1].reason) == ("valid", 2, 2, "resign")

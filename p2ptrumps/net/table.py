@@ -28,6 +28,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from ..command import say
+from ..match import DealEnded, Event
 from ..record import PlayerInfo
 from ..ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
@@ -125,7 +126,7 @@ async def play_in_table(
         table.set_connection("connected")
         table.record_path = str(result.log_path)
         log_files.append(str(result.log_path))
-        player = HumanPlayer(table, PlayerInfo(cfg.name, "human"))
+        player = _NetHuman(table, PlayerInfo(cfg.name, "human"), game)
         sink = table.intent_sink
         trio_token = trio.lowlevel.current_trio_token()
 
@@ -326,6 +327,24 @@ async def play_in_table(
     for done_log in log_paths(result):
         tell(f"match log: {done_log}", out)
     return EXIT_OK
+
+
+class _NetHuman(HumanPlayer):
+    """The person's :class:`~p2ptrumps.ui.app.HumanPlayer` in a networked match: a resumed match
+    (protocol/wire.md §14.4) replays the deals its chain holds; the end of a deal that was over before
+    the restart, with the next deal dealt already, is not shown as an end screen waiting for Enter
+    (the table goes on to the deal in play, and to whose turn it is)."""
+
+    def __init__(self, table: TableApp, info: PlayerInfo, game: NetGame) -> None:
+        super().__init__(table, info)
+        self._game = game
+
+    async def observe(self, event: Event) -> None:
+        if isinstance(event, DealEnded) and event.number in self._game.restored_ends and any(
+                deal > event.number for deal in self._game.restored_moves):
+            self._table.show_event(event)  # the score; the next deal's DealStarted follows at once
+            return
+        await super().observe(event)
 
 
 async def _ended(guest: TrioGuest[NetResult]) -> None:
