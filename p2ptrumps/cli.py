@@ -235,7 +235,8 @@ def name_arg(text: str) -> str:
     when it holds a code point the text rule refuses (protocol/wire.md §5.1:
     control characters, line separators, bidirectional formatting, noncharacters).
     """
-    from .text import MAX_NAME_CHARS, check_name, is_blank
+    from .net.keystore import is_blank
+    from .text import MAX_NAME_CHARS, check_name
 
     name = " ".join(text.split())
     if not name:

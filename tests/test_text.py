@@ -9,12 +9,12 @@ import pytest
 
 from p2ptrumps.cli import main
 from p2ptrumps.net import keystore
+from p2ptrumps.net.keystore import is_blank
 from p2ptrumps.text import (
     MAX_CHAT_CHARS,
     MAX_NAME_CHARS,
     check_chat,
     check_name,
-    is_blank,
     quoted,
     refused_char,
     text_problem,
