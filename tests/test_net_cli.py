@@ -243,3 +243,56 @@ def test_id_keeps_a_joined_emoji_name_and_refuses_a_bad_stored_one(
         assert capsys.readouterr().err == (f"p2ptrumps {command[0]}: the name file {path} holds no usable name: a name "
                                            "contains U+001B, a control character; set your name again with "
                                            "`p2ptrumps id --name NAME`\n")
+
+
+def test_the_end_of_a_headless_persons_input_leaves_the_match(tmp_path: Path) -> None:
+    """A person at the headless line prompt whose input ends (EOF) has gone: the match is left with a
+    signed ``leave`` (protocol/wire.md §15), as ``q`` leaves it; both logs are complete, status 130."""
+    host = _peer(tmp_path / "h", "host", "--port", "0", "--headless", "--ai", "random", "--deals", "3",
+                 "--name", "Hana")
+    try:
+        assert host.stdout is not None
+        port = 0
+        for _ in range(20):
+            if m := re.search(r"waiting for a guest on port (\d+)", host.stdout.readline()):
+                port = int(m[1])
+                break
+        assert port
+        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "g"), "LANG": "C.UTF-8"}
+        guest = subprocess.run([sys.executable, "-m", "p2ptrumps", "join", f"127.0.0.1:{port}", "--headless",
+                                "--accept-new", "--name", "Tess"], input="garbage\n", capture_output=True,
+                               text=True, env=env, timeout=60)
+        assert guest.returncode == config.EXIT_LEFT, guest.stderr
+        assert "'garbage' is not a card" in guest.stdout
+        assert guest.stdout.rstrip().endswith("the input ended (EOF): leaving the match (the rest of it is resigned)")
+        lines = guest.stderr.splitlines()[1:]
+        assert lines[0] == "p2ptrumps join: you resigned and left the match (both signed the final score)"
+        out, _ = host.communicate(timeout=20)
+        assert host.returncode == 0 and "note: Tess resigned and left the match" in out
+        for log in [Path(lines[1].removeprefix("match log (kept): ")),
+                    *(tmp_path / "h" / "p2ptrumps" / "logs").glob("*.p2plog")]:
+            v = verify_log(log.read_bytes())
+            assert (v.status, v.left is not None and v.left[0], v.forfeited) == ("valid", 1, [2, 3])
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.communicate(timeout=10)
+
+
+def test_read_line_takes_lines_from_one_read_and_a_last_line_without_its_end(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from p2ptrumps.net import prompts
+
+    r, w = os.pipe()
+    os.write(w, "QS\r\nдва\nlast".encode())
+    os.close(w)
+    saved = os.dup(0)
+    try:
+        os.dup2(r, 0)
+        got = [prompts.read_line(f"q{i}? ") for i in range(4)]
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+        os.close(r)
+    assert got == ["QS", "два", "last", None]
+    assert capsys.readouterr().out == "q0? q1? q2? q3? "

@@ -23,6 +23,7 @@ from . import config, keystore
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
 from .lobby import host
+from .prompts import read_line
 from .transport import single_errors
 
 
@@ -38,10 +39,8 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
     interactive = sys.stdin.isatty()
 
     def confirm(question: str) -> bool:
-        try:
-            return input(question).strip().lower() in ("y", "yes")
-        except EOFError:
-            return False
+        answer = read_line(question)
+        return answer is not None and answer.strip().lower() in ("y", "yes")
 
     return NetConfig(
         role=role,

@@ -8,7 +8,10 @@ who answers.
 
 from __future__ import annotations
 
+import os
 import random
+import sys
+import threading
 
 import trio
 
@@ -52,6 +55,38 @@ class ProgressPrinter:
         await self.inner.observe(event)
 
 
+_stdin_pending = bytearray()  # bytes read from standard input past the last line handed out
+_stdin_lock = threading.Lock()
+
+
+def read_line(prompt: str) -> str | None:
+    """Print ``prompt`` (no newline) and read one line of standard input, without its line end;
+    None at end of input.  Blocking: call it in a worker thread.
+
+    It reads file descriptor 0 with ``os.read``, never ``sys.stdin``: a worker thread still waiting
+    here when the run ends (the question was abandoned) holds no lock of ``sys.stdin``'s buffer, so
+    the interpreter shuts down cleanly (with ``input()`` it aborted: "Fatal Python error:
+    _enter_buffered_busy").  Undecodable bytes become U+FFFD."""
+    print(prompt, end="", flush=True)
+    encoding = getattr(sys.stdin, "encoding", None) or "utf-8"
+    with _stdin_lock:
+        while b"\n" not in _stdin_pending:
+            try:
+                chunk = os.read(0, 4096)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if not _stdin_pending:
+                    return None
+                _stdin_pending.extend(b"\n")  # a last line without its line end
+                break
+            _stdin_pending.extend(chunk)
+        end = _stdin_pending.index(b"\n")
+        line = bytes(_stdin_pending[:end])
+        del _stdin_pending[: end + 1]
+    return line.decode(encoding, errors="replace").removesuffix("\r")
+
+
 class LinePlayer:
     """The person at a plain line prompt (``--headless`` without ``--ai``)."""
 
@@ -61,17 +96,19 @@ class LinePlayer:
         self.eof = False  # stdin ended: we resigned once and stop at the next question
 
     async def _ask(self, prompt: str) -> str:
-        def read() -> str | None:
-            try:
-                return input(prompt)
-            except EOFError:
-                return None
-
+        """The person's answer to ``prompt``.  At the end of input the person has gone: the match is
+        left as ``q`` leaves it (a signed ``leave``, protocol/wire.md §15), or, where nothing can
+        leave it, this deal is resigned and the next question ends the run."""
         if self.eof:
             raise NetplayError(EXIT_ERROR, "the input ended (EOF): you resigned the deal and left the match")
-        text = await trio.to_thread.run_sync(read, abandon_on_cancel=True)
+        text = await trio.to_thread.run_sync(read_line, prompt, abandon_on_cancel=True)
         if text is None:
             self.eof = True
+            leave = self.cfg.leave_requested
+            if leave is not None:
+                say(self.cfg, "the input ended (EOF): leaving the match (the rest of it is resigned)")
+                leave.set()
+                await trio.sleep_forever()  # the match driver sends leave and ends the match
             say(self.cfg, "the input ended (EOF): resigning this deal and leaving")
             return "resign"
         return text
@@ -121,7 +158,9 @@ async def choose_trump(cfg: NetConfig, taken: int | None) -> int:
     from ..cards import parse_suit
 
     for _ in range(100):
-        text = await trio.to_thread.run_sync(input, "your trump (C D H S): ", abandon_on_cancel=True)
+        text = await trio.to_thread.run_sync(read_line, "your trump (C D H S): ", abandon_on_cancel=True)
+        if text is None:
+            raise NetplayError(EXIT_USAGE, "the input ended (EOF) before a trump was chosen")
         try:
             suit = parse_suit(text.strip())
         except ValueError as exc:
