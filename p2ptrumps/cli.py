@@ -235,7 +235,7 @@ def name_arg(text: str) -> str:
     when it holds a code point the text rule refuses (protocol/wire.md §5.1:
     control characters, line separators, bidirectional formatting, noncharacters).
     """
-    from .text import MAX_NAME_CHARS, check_name
+    from .text import MAX_NAME_CHARS, check_name, is_blank
 
     name = " ".join(text.split())
     if not name:
@@ -248,6 +248,8 @@ def name_arg(text: str) -> str:
         check_name(name)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{name!r}: {exc}") from None
+    if is_blank(name):
+        raise argparse.ArgumentTypeError(f"{name!r} draws nothing: a name needs at least one visible character")
     return name
 
 

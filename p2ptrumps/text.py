@@ -12,6 +12,8 @@ code points are all allowed.
 
 from __future__ import annotations
 
+import unicodedata
+
 #: The longest display name, in code points (hello ``name``, the name file, ``--name``).
 MAX_NAME_CHARS = 40
 #: The longest chat line, in code points.
@@ -63,6 +65,21 @@ def check_name(name: object) -> None:
     why = text_problem(name, "a name", MAX_NAME_CHARS)
     if why:
         raise ValueError(why)
+
+
+#: Letters that draw nothing (Hangul fillers, the blank Braille pattern, Khmer inherent vowels).
+BLANK_LETTERS = frozenset("\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+#: Unicode categories that draw nothing by themselves: separators, controls, format characters,
+#: combining marks, surrogates, private use and unassigned code points.
+_UNSEEN_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf", "Mn", "Me", "Cs", "Co", "Cn"})
+
+
+def is_blank(text: str) -> bool:
+    """True when no character of ``text`` draws anything (``"\u200b"``, ``"\u3164"``, a lone
+    combining accent): a name like that reads as no name at all.  This is our own check on the
+    names we choose (``--name``, ``id --name``, the name file), not part of the wire's text rule,
+    which takes any text without refused code points from a peer."""
+    return all(ch in BLANK_LETTERS or unicodedata.category(ch) in _UNSEEN_CATEGORIES for ch in text)
 
 
 def check_chat(text: object) -> None:

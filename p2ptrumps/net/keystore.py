@@ -37,7 +37,7 @@ import platformdirs
 
 from ..files import write_atomic
 from ..text import MAX_NAME_CHARS as MAX_NAME_CHARS  # the one name length (protocol/wire.md §5.1)
-from ..text import check_name, quoted
+from ..text import check_name, is_blank, quoted
 from ..wire.identity import Identity, IdentityError
 from ..wire.identity import normalise_fingerprint as normalise_fingerprint
 
@@ -170,6 +170,8 @@ def clean_name(text: str) -> str:
     """
     name = " ".join(text.split())
     check_name(name)
+    if is_blank(name):
+        raise ValueError("a name needs at least one visible character (this one draws nothing)")
     return name
 
 
