@@ -235,6 +235,7 @@ def name_arg(text: str) -> str:
     when it holds a code point the text rule refuses (protocol/wire.md §5.1:
     control characters, line separators, bidirectional formatting, noncharacters).
     """
+    from .net.keystore import is_blank
     from .text import MAX_NAME_CHARS, check_name
 
     name = " ".join(text.split())
@@ -248,6 +249,8 @@ def name_arg(text: str) -> str:
         check_name(name)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{name!r}: {exc}") from None
+    if is_blank(name):
+        raise argparse.ArgumentTypeError(f"{name!r} draws nothing: a name needs at least one visible character")
     return name
 
 

@@ -39,7 +39,9 @@ def report(position: Position, solution: Solution | None, budget_s: float) -> di
     """The JSON report: ``position`` (canonical text), ``over`` (and then ``result`` as in
     protocol/record.md §5), else ``to_move``, ``solved``, ``result`` (``win``/``draw``/``loss``/
     ``unknown`` for the seat to move), ``plies`` (to the end, null for a draw), ``verdict`` (words),
-    ``best`` (a best move's code), ``moves`` (each legal move's ``move`` code with its ``result``,
+    ``best`` (a best move's code).  When the budget ran out (``solved`` false) but a move is proven to
+    win, ``result`` is ``win``, ``plies`` the fastest proven win's (an upper bound), ``verdict``
+    ``"wins in at most N"`` and ``best`` that move; ``moves`` (each legal move's ``move`` code with its ``result``,
     ``plies`` and ``verdict``, or ``result`` ``unknown``), ``nodes``, ``seconds``, ``budget_s``,
     ``compiled`` (whether the compiled core ran)."""
     out: dict[str, Any] = {"position": position_text(position)}
@@ -51,9 +53,13 @@ def report(position: Position, solution: Solution | None, budget_s: float) -> di
     out["over"] = False
     out["to_move"] = position.to_move
     out["solved"] = solution.solved
+    won = _proven_win(solution)
     if solution.solved:
         out.update(_value_json(solution.value))
         out["best"] = solution.move.code if solution.move is not None else None
+    elif won is not None:  # a move is proven to win: so is the position (the fastest win may be unproven)
+        move, value = won
+        out.update({"result": "win", "plies": plies_of(value), "verdict": _at_most(value), "best": move.code})
     else:
         out.update({"result": "unknown", "plies": None, "verdict": f"unknown within {budget_s:g} s", "best": None})
     known = dict(solution.moves)
@@ -64,6 +70,22 @@ def report(position: Position, solution: Solution | None, budget_s: float) -> di
     out["budget_s"] = budget_s
     out["compiled"] = COMPILED
     return out
+
+
+def _proven_win(solution: Solution) -> tuple[Move, int] | None:
+    """When the budget ran out but some moves were solved, the fastest proven winning move and its
+    value: the position is then a win for the seat to move, in at most that many plies."""
+    wins = [(m, v) for m, v in solution.moves if v > WIN_BOUND]
+    return max(wins, key=lambda mv: mv[1]) if wins and not solution.solved else None
+
+
+def _at_most(value: int) -> str:
+    """``"wins in at most 3"``: a proven win whose fastest line is not proven."""
+    return verdict(value).replace("wins in ", "wins in at most ", 1)
+
+
+def _plies_text(plies: int | None) -> str:
+    return "" if plies is None else " (1 ply)" if plies == 1 else f" ({plies} plies)"
 
 
 def _ordered_moves(position: Position, solution: Solution) -> list[Move]:
@@ -82,12 +104,15 @@ def format_text(position: Position, solution: Solution | None, budget_s: float, 
         return "\n".join(lines) + "\n"
     seat = position.to_move
     who = f"seat {seat} (trump {suit_label(position.trumps[seat], ascii_only)}) to move"
+    won = _proven_win(solution)
     if solution.solved:
-        plies = plies_of(solution.value)
-        extra = f" ({plies} plies)" if plies is not None else ""
-        lines.append(f"{who}: {verdict(solution.value)}{extra}")
+        lines.append(f"{who}: {verdict(solution.value)}{_plies_text(plies_of(solution.value))}")
         if solution.move is not None:
             lines.append(f"best move: {short_label(solution.move, ascii_only)}")
+    elif won is not None:
+        lines.append(f"{who}: {_at_most(won[1])}{_plies_text(plies_of(won[1]))}; not every move solved "
+                     f"within {budget_s:g} s")
+        lines.append(f"a winning move: {short_label(won[0], ascii_only)}")
     else:
         lines.append(f"{who}: unknown within {budget_s:g} s")
     known = dict(solution.moves)

@@ -32,6 +32,10 @@ def load(path: str) -> tuple[LogCheck, bool]:
         data = read_limited(path, MAX_LOG_BYTES)
     except UnreadableFileError as exc:
         return LogCheck(Verdict("unreadable", str(exc))), True
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") and b'"p2ptrumps-resume"' in data[:200]:
+        log = path.removesuffix(".resume") if path.endswith(".resume") else "its match log"
+        return LogCheck(Verdict("unreadable", "this is a resume file (the deal secrets a peer keeps to go on "
+                                f"after a restart, protocol/files.md), not a match log: verify {log}")), False
     if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
         return LogCheck(Verdict("unreadable", "this looks like an offline game record (JSON), not a match "
                                 "log: verify checks the signed logs of networked matches; "

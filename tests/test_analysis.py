@@ -293,3 +293,24 @@ def test_play_takes_rules_and_trumps_from_the_position(tmp_path: Path) -> None:
         config_from_args(args)
     assert random.Random(1).random() < 1  # the module imports without a terminal
     assert DealRecord.__dataclass_fields__["start"].default is None
+
+
+def test_solve_reports_a_proven_winning_move_when_the_budget_runs_out() -> None:
+    """Some moves solved, one a win: the position is a win (in at most that many turns), with that
+    move; never "unknown" beside a move proven to win."""
+    from p2ptrumps.ai.engine import Solution
+    from p2ptrumps.solve_cli import format_text, report
+
+    position = parse_position(START)
+    win, loss = (next(m for m in position.legal_moves() if m.code == c) for c in ("TS/7C", "TS/9D"))
+    partial = Solution(solved=False, value=0, move=None, moves=((loss, -(WIN - 2)), (win, WIN - 5)), nodes=99,
+                       elapsed_s=0.5)
+    data = report(position, partial, 0.5)
+    assert {k: data[k] for k in ("solved", "result", "plies", "verdict", "best")} == {
+        "solved": False, "result": "win", "plies": 5, "verdict": "wins in at most 3", "best": "TS/7C"}
+    assert [m["result"] for m in data["moves"]] == ["win", "loss", "unknown"]
+    assert format_text(position, partial, 0.5, ascii_only=True).splitlines()[1:3] == [
+        "seat 0 (trump S) to move: wins in at most 3 (5 plies); not every move solved within 0.5 s",
+        "a winning move: 10S/7C"]
+    lost = Solution(solved=False, value=0, move=None, moves=((loss, -(WIN - 2)),), nodes=9, elapsed_s=0.5)
+    assert (report(position, lost, 0.5)["result"], report(position, lost, 0.5)["best"]) == ("unknown", None)

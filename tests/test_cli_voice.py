@@ -149,6 +149,25 @@ def test_rules_command_prints_the_installed_rule_book(capsys: pytest.CaptureFixt
     assert out.startswith("# Your own trumps — the duel (rules of record)\n")
 
 
+def test_rules_with_a_pager_that_is_not_there_prints_the_rules(capsys: pytest.CaptureFixture[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from p2ptrumps.ui import rulebook
+
+    monkeypatch.setenv("PAGER", "/nonexistent/pager -R")
+    monkeypatch.delenv("MANPAGER", raising=False)
+    monkeypatch.setattr(rulebook.sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(rulebook.sys.stdin, "isatty", lambda: True)
+    paged: list[str] = []
+    monkeypatch.setattr(rulebook.pydoc, "pager", paged.append)
+    assert main(["rules"]) == 0
+    captured = capsys.readouterr()
+    assert paged == [] and captured.out.startswith("# Your own trumps")
+    assert captured.err == "p2ptrumps rules: the pager '/nonexistent/pager -R' is not found; printing the rules\n"
+    monkeypatch.setenv("PAGER", "cat")
+    assert main(["rules"]) == 0
+    assert len(paged) == 1 and capsys.readouterr().err == ""
+
+
 def test_readme_marks_optional_arguments() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("## Commands", 1)[1].split("```", 2)[1]

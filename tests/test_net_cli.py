@@ -296,3 +296,16 @@ def test_read_line_takes_lines_from_one_read_and_a_last_line_without_its_end(
         os.close(r)
     assert got == ["QS", "два", "last", None]
     assert capsys.readouterr().out == "q0? q1? q2? q3? "
+
+
+def test_progress_to_a_reader_that_went_away_is_dropped() -> None:
+    """``join --headless ... | head -3``: the pipe breaks; progress lines are dropped, never an error
+    (it used to end the match as "cannot write the match log ...: Broken pipe")."""
+
+    class Broken(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    cfg = config.NetConfig(role="guest", identity=Identity.from_seed(bytes(32)), name="Tess", data=Path("/nonexistent"),
+                           out=Broken())
+    config.say(cfg, "deal 1: Hana deals")  # no exception

@@ -199,3 +199,50 @@ def test_a_signal_before_the_table_stops_at_once(tmp_path: Path, tmux: Tmux) -> 
     screen = run.signal(signal.SIGHUP)
     assert "p2ptrumps host: stopped by SIGHUP before the match began" in screen
     assert not list((tmp_path / "me" / "p2ptrumps").glob("logs/*"))
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("command", ["host", "join"])
+def test_closing_the_terminal_leaves_the_networked_table_and_ends_the_process(
+        tmp_path: Path, tmux: Tmux, peers: Peers, command: str) -> None:
+    """The terminal window is closed (the tmux server killed: the pane's terminal is gone, then SIGHUP):
+    the command leaves the match as ``q`` does and ends -- it never stays on holding the seat (it used
+    to, when reading the dead terminal failed before SIGHUP came)."""
+    ai_out = tmp_path / "ai.out"
+    if command == "host":
+        run = TableRun(tmux, tmp_path, tmp_path / "me", ["host", "--port", "0", "--deals", "3", "--trump", "S",
+                                                        "--name", "Hana"])
+        port = port_in(tmux.screen)
+        ai = peers.start(tmp_path / "ai", ai_out, "join", f"127.0.0.1:{port}", "--headless", "--ai", "random",
+                         "--accept-new", "--name", "Gus")
+        seat = 0
+    else:
+        ai = peers.start(tmp_path / "ai", ai_out, "host", "--port", "0", "--headless", "--ai", "random",
+                         "--deals", "3", "--trump", "C", "--name", "Hana")
+        port = port_in(ai_out.read_text)
+        run = TableRun(tmux, tmp_path, tmp_path / "me", ["join", f"127.0.0.1:{port}", "--accept-new", "--trump", "S",
+                                                        "--name", "Tess"])
+        wait_for("the rules question", lambda: "accept these rules? [Y/n]" in tmux.screen(), 20)
+        tmux.run("send-keys", "-t", "t", "Enter")
+        seat = 1
+    run.wait_for_table()
+    pid = int(run.pid_file.read_text())
+    subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True, timeout=10, check=False)
+    try:
+        wait_for("the command to end", lambda: _gone(pid), 20)
+    finally:
+        if not _gone(pid):
+            os.kill(pid, signal.SIGKILL)  # never leave an orphan holding the seat behind
+    assert ai.wait(20) == 0  # the AI's match ended: the opponent resigned and left
+    assert f"note: {'Hana' if seat == 0 else 'Tess'} resigned and left the match" in ai_out.read_text()
+    mine = list((tmp_path / "me" / "p2ptrumps" / "logs").glob("*.p2plog"))
+    assert len(mine) == 1
+    for log in (mine[0], peer_log(ai_out)):
+        check_left(log, seat)

@@ -3,9 +3,13 @@ spellings of §9.5: which wrong spellings are ``non-canonical`` and which ``malf
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from p2ptrumps.cli import main
 from p2ptrumps.net import keystore
+from p2ptrumps.net.keystore import is_blank
 from p2ptrumps.text import (
     MAX_CHAT_CHARS,
     MAX_NAME_CHARS,
@@ -95,3 +99,26 @@ def test_quoted_keeps_scripts_and_joiners_and_escapes_what_the_rule_refuses() ->
     assert quoted(f"Аня {family}") == f"'Аня {family}'"  # repr() would show \u200d
     assert quoted("a\x1b[2J\u202eb\x9b") == "'a\\x1b[2J\\u202eb\\x9b'"
     assert quoted("O'Brien") == "'O'Brien'"
+
+
+@pytest.mark.parametrize("name", ["\u200b", "\u200c\u200d", "\u2060", "\ufeff", "\u00ad", "\u3164", "\u2800",
+                                  "\u115f", "\u034f", "\ufe0f", "\U000e0041", "\u180e", "\u0301", " \u3000"])
+def test_a_name_that_draws_nothing_is_blank(name: str) -> None:
+    assert is_blank(name)
+
+
+@pytest.mark.parametrize("name", ["Ann", "\u0430", "\U0001f469\u200d\U0001f469", "\u00e9", "e\u0301", "\u4e00", "_"])
+def test_a_name_with_something_to_see_is_not_blank(name: str) -> None:
+    assert not is_blank(name)
+
+
+def test_our_own_name_must_draw_something(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    with pytest.raises(SystemExit) as info:
+        main(["id", "--name", "\u200b"])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "p2ptrumps id: --name: '\\u200b' draws nothing: a name needs at least one visible character")
+    with pytest.raises(ValueError, match="at least one visible character"):
+        keystore.clean_name("\u3164")

@@ -448,3 +448,15 @@ def test_a_long_question_wraps_inside_the_terminal() -> None:
         "│ log is kept and verifies as complete.                 │",
         "│                                                       │",
     ]
+
+
+def test_pasted_colour_codes_are_not_taken_for_a_mouse_report() -> None:
+    """``ESC [ 3 1 m`` (pasted coloured text) looks like a mouse report to the key parser; the table
+    ignores it (the mouse is not used) instead of failing with a traceback over the screen."""
+
+    async def script(t: Table) -> None:
+        s = t.table.state
+        await t.keys("\x1b[31m\x1b[0m", lambda: True, "the pasted codes")
+        await t.keys("x", lambda: s.message.startswith("'x'"), "a hint: the table still answers")
+
+    assert run_table(my_turn(*BEAT_POS), script).sent == []

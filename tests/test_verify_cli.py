@@ -66,6 +66,15 @@ def test_verify_points_a_game_record_at_replay(tmp_path: Path, capsys: pytest.Ca
     )
 
 
+def test_verify_points_a_resume_file_at_its_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    resume = tmp_path / "m.p2plog.resume"
+    resume.write_text('{\n "format": "p2ptrumps-resume",\n "version": 1\n}\n')
+    assert main(["verify", str(resume)]) == 2
+    assert capsys.readouterr().out == (
+        f"{resume}: UNREADABLE: this is a resume file (the deal secrets a peer keeps to go on after a restart, "
+        f"protocol/files.md), not a match log: verify {tmp_path / 'm.p2plog'}\n")
+
+
 def test_verify_a_directory_names_the_path_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(tmp_path)]) == 2
     assert capsys.readouterr().out == f"UNREADABLE: {tmp_path} is a directory: give the path of a saved file\n"

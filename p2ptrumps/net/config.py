@@ -208,8 +208,13 @@ class NetResult:
 
 
 def say(cfg: NetConfig, text: str) -> None:
-    """Print one line of progress to ``cfg.out`` (flushed)."""
-    print(text, file=cfg.out, flush=True)
+    """Print one line of progress to ``cfg.out`` (flushed).  A reader that went away (``| head``: a
+    broken pipe) or a terminal that is gone is nobody to tell: the line is dropped and the match goes
+    on to its end, its log complete -- never mistaken for a failure to write the match log."""
+    try:
+        print(text, file=cfg.out, flush=True)
+    except OSError:
+        return
 
 
 def log_paths(result: NetResult | None) -> list[Path]:

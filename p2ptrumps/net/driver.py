@@ -356,7 +356,7 @@ def _gone_message(cfg: NetConfig, first: NetResult, session: Session, exc: Trans
         if isinstance(exc, PeerTimeout):  # silent, or its first frame never ends (protocol/wire.md §17)
             return f"no hello from the peer: {exc} (not a p2ptrumps peer?)"
         if cfg.role == "guest":  # a busy host closes a new connection without a word (protocol/wire.md §7.1)
-            return f"the host is busy with another match (it closed the connection without a hello: {exc})"
+            return "the host is busy with another match (it closed the connection without a hello); try again later"
         return f"the connection ended before the guest's hello ({exc})"
     if cfg.role == "host":
         if isinstance(exc, PeerTimeout):  # it is there, but does not read or does not finish a frame

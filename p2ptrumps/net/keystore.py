@@ -27,6 +27,7 @@ import getpass
 import json
 import os
 import stat
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -158,6 +159,21 @@ def _create_key(path: Path, identity: Identity) -> bool:
 # ----- display name ----------------------------------------------------------------
 
 
+#: Letters that draw nothing (Hangul fillers, the blank Braille pattern, Khmer inherent vowels).
+BLANK_LETTERS = frozenset("\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+#: Unicode categories that draw nothing by themselves: separators, controls, format characters,
+#: combining marks, surrogates, private use and unassigned code points.
+_UNSEEN_CATEGORIES = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf", "Mn", "Me", "Cs", "Co", "Cn"})
+
+
+def is_blank(text: str) -> bool:
+    """True when no character of ``text`` draws anything (``"\u200b"``, ``"\u3164"``, a lone
+    combining accent): a name like that reads as no name at all.  This is our own check on the
+    names we choose (``--name``, ``id --name``, the name file), not part of the wire's text rule,
+    which takes any text without refused code points from a peer."""
+    return all(ch in BLANK_LETTERS or unicodedata.category(ch) in _UNSEEN_CATEGORIES for ch in text)
+
+
 def clean_name(text: str) -> str:
     """``text`` as a display name: runs of white space become one space and the ends are trimmed
     (as ``--name`` takes it); then it must pass the text rule (protocol/wire.md §5.1,
@@ -170,6 +186,8 @@ def clean_name(text: str) -> str:
     """
     name = " ".join(text.split())
     check_name(name)
+    if is_blank(name):
+        raise ValueError("a name needs at least one visible character (this one draws nothing)")
     return name
 
 

@@ -266,6 +266,7 @@ async def play_in_table(
 
     guest.start(on_done=done)
     quit_result = QuitResult.FINISHED
+    terminal_lost: list[OSError] = []  # the table's terminal failed under it (it was closed)
     with Termination(on_signal) as term:
         try:
             try:
@@ -284,10 +285,12 @@ async def play_in_table(
                     # A signal between the wait and the start: the table leaves as soon as it runs.
                     quit_result = await table.application.run_async(
                         pre_run=lambda: on_signal() if term.signal is not None else None)
-                except OSError:
+                except OSError as exc:
+                    # The terminal went away (a closed window: EIO, often before SIGHUP arrives): nobody
+                    # can play on here, so leave the match as q does -- never stay on, holding the seat.
+                    quit_result = QuitResult.QUIT
                     if term.signal is None:
-                        raise
-                    quit_result = QuitResult.QUIT  # the terminal went away (SIGHUP): leave all the same
+                        terminal_lost.append(exc)
         finally:
             if quit_result is QuitResult.QUIT:
                 if human and guest.running:
@@ -301,7 +304,9 @@ async def play_in_table(
             app_done.append(True)
             for reply in list(pending):  # the person left the end screen: no rematch
                 reply(False)
-            cause = f"stopped by {term.name}: " if term.signal is not None else ""
+            cause = (f"stopped by {term.name}: " if term.signal is not None else
+                     f"the terminal was lost ({terminal_lost[0].strerror or terminal_lost[0]}): " if terminal_lost
+                     else "")
             try:
                 result = await guest.wait()
             except GuestCancelled:

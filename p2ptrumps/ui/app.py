@@ -104,6 +104,7 @@ from ..record import PlayerInfo
 from ..rules import BEAT, LEAD, NO_CARD, PICK_UP, IllegalMoveError, InvalidMoveError, Move, Position
 from .keys import add_layout_aliases, key_name, latin_move_text
 from .rulebook import rule_book
+from .terminal import ignore_mouse_reports
 from .view import (
     MIN_HEIGHT,
     MIN_WIDTH,
@@ -1184,6 +1185,7 @@ class TableApp:
 
     def _key_bindings(self) -> KeyBindings:
         kb = KeyBindings()
+        ignore_mouse_reports(kb)
         s = self.state
         confirm = Condition(lambda: s.confirm is not None)
         help_open = Condition(lambda: s.help_open and s.confirm is None)

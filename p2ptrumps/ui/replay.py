@@ -62,7 +62,7 @@ from ..record import FORMAT, MatchRecord, RecordError, parse_json
 from ..rules import PICK_UP, Move, Position
 from .app import _SILENT_KEYS, ESC_TIMEOUT_S, _LinesControl, fit_keys
 from .keys import add_layout_aliases, key_name
-from .terminal import Termination, choose_ascii, std_fds
+from .terminal import Termination, choose_ascii, ignore_mouse_reports, std_fds
 from .terminal import terminal_problem as terminal_problem  # also imported from here by net.commands
 from .view import (
     MIN_HEIGHT,
@@ -540,6 +540,7 @@ class ReplayViewer:
 
     def _key_bindings(self) -> KeyBindings:
         kb = KeyBindings()
+        ignore_mouse_reports(kb)
 
         def bind(keys: tuple[str, ...], action: Callable[[], None], doc: str) -> None:
             def handler(event: KeyPressEvent) -> None:

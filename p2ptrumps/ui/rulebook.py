@@ -9,7 +9,9 @@ p2ptrumps can show its rules without the source tree.
 from __future__ import annotations
 
 import argparse
+import os
 import pydoc
+import shlex
 import shutil
 import sys
 from importlib import resources
@@ -32,9 +34,26 @@ def run(args: argparse.Namespace) -> int:
     text = rule_book()
     if wants_ascii(getattr(sys.stdout, "encoding", None)):
         text = asciify(text)
-    if args.no_pager or not sys.stdout.isatty() or not sys.stdin.isatty():
+    if args.no_pager or not sys.stdout.isatty() or not sys.stdin.isatty() or not _pager_found():
         sys.stdout.write(text)
     else:  # laid out for the terminal's width (paragraphs joined and wrapped again)
         columns = shutil.get_terminal_size().columns
         pydoc.pager("\n".join(wrapped_lines(text.splitlines(), max(40, columns - 1))) + "\n")
     return 0
+
+
+def _pager_found() -> bool:
+    """Whether the pager :func:`pydoc.pager` would run (``$MANPAGER`` or ``$PAGER``'s first word) can
+    be found; when not, a line says so on stderr and the rules are printed as they are (a broken
+    ``PAGER`` used to show only the shell's "not found" and no rules)."""
+    command = os.environ.get("MANPAGER") or os.environ.get("PAGER")
+    if not command:
+        return True  # pydoc finds less or more itself, else prints
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = []
+    if words and shutil.which(words[0]):
+        return True
+    print(f"p2ptrumps rules: the pager {command!r} is not found; printing the rules", file=sys.stderr)
+    return False

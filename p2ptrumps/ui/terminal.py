@@ -30,6 +30,9 @@ from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import TextIO
 
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+
 from ..cards import SUIT_SYMBOLS
 from .view import wants_ascii
 
@@ -234,3 +237,19 @@ class Termination:
     def name(self) -> str:
         """The signal's name (``"SIGTERM"``), or ``""``."""
         return "" if self.signal is None else self.signal.name
+
+
+# ----- input the key parser misreads --------------------------------------------------------
+
+
+def ignore_mouse_reports(kb: KeyBindings) -> None:
+    """Bind the mouse report keys to nothing in ``kb`` (an application's own bindings, which come
+    before prompt_toolkit's defaults).  The tables do not use the mouse, and the key parser takes
+    other escape sequences for mouse reports too -- ``ESC [ 3 1 m`` in pasted coloured text --
+    which prompt_toolkit's own mouse handler cannot parse: it failed with a traceback over the
+    screen."""
+
+    @kb.add(Keys.Vt100MouseEvent)
+    @kb.add(Keys.WindowsMouseEvent)
+    def _(event: KeyPressEvent) -> None:
+        return None

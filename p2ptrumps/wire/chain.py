@@ -688,9 +688,11 @@ class JointChain:
                 "malformed", f"message {msg.seq} ({msg.kind}) claims to come from seat {msg.seat} ({who}), the log's "
                 f"owner, but is not its message of this game ({exc.code}): the peer sent it") from None
         signed = _open(msg)
+        if signed.seat == 1 and self.viewpoint is None:
+            self._check_gone(signed)
         if signed.seat == 1 and self.viewpoint != 1 and self._is_stale(signed):
             if self.viewpoint is None:
-                self._remember_gone(signed)
+                self._gone.setdefault((signed.seq, signed.prev), signed.hash)
                 self._stale[signed.hash] = None
             else:
                 self._hold_superseded(signed)
@@ -810,12 +812,12 @@ class JointChain:
             msg = self._stale.get(msg.prev)
         return tuple(reversed(out))
 
-    def _remember_gone(self, msg: m.Signed) -> None:
-        """(verify) Remember where a superseded guest message claimed a place; a different one
-        for the same place (seq and prev) is equivocation (protocol/verify.md §3 step 4)."""
-        key = (msg.seq, msg.prev)
-        other = self._gone.setdefault(key, msg.hash)
-        if other != msg.hash:
+    def _check_gone(self, msg: m.Signed) -> None:
+        """(verify) A guest message for the place (seq and prev) of a guest message found superseded
+        or withdrawn, with other bytes, is equivocation proven by the guest's signature, whatever
+        placement row would apply to it otherwise (protocol/verify.md §3 step 4)."""
+        other = self._gone.get((msg.seq, msg.prev))
+        if other is not None and other != msg.hash:
             raise RemoteProtocolError(
                 "equivocation",
                 f"the guest signed two different messages for place {msg.seq} on one history (the second, "

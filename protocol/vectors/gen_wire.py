@@ -689,6 +689,15 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
         "host's chat for place 10, then another guest chat for place 10 on the same history: the guest signed two "
         "messages for one place", "wire.md §8.3; verify.md §3 step 4", ("invalid", "equivocation", 14, 1, True),
         log([*G[:12], g_chat_a, g_host_chat, g_chat_b]))
+    g_chat_a2 = f.next([*G[:12], g_chat_a], 1, "chat", ["how are you"])
+    g_chat_a3 = f.next([*G[:12], g_chat_a, g_chat_a2], 1, "chat", ["well?"])
+    g_chat_x = f.next([*G[:12], g_chat_a, g_chat_a2], 1, "chat", ["never mind"])
+    add("equivocation-guest-withdrawn-beyond-end", "the guest's log: three tentative guest chats for places 10-12, "
+        "withdrawn by the host's chat for place 10 (the chain is 11 long), then another guest chat for place 12 on "
+        "the withdrawn history: a remembered place is checked before the rows (row b would say sequence-gap, "
+        "malformed for the owner's seat)", "wire.md §8.3; verify.md §3 step 4",
+        ("invalid", "equivocation", 16, 1, True),
+        log([*G[:12], g_chat_a, g_chat_a2, g_chat_a3, g_host_chat, g_chat_x]))
 
     # bodies: checked after the signature, so a bad body proves its signer
     add("body-trump-out-of-range", "the guest signs trump suit 7", "wire.md §9.2; verify.md §3.1",
@@ -1168,8 +1177,8 @@ def settled(add: Any, f: Forge, H: list[bytes], S: list[bytes], sf: Forge, nonce
         log([*S[:n_de - 1], sf.next(S[:n_de - 1], 1, "claim", [1])]))
 
 
-#: The reproducing logs of the outside implementer's four disagreements (D0-D3), kept as they are,
-#: with the verdict the settled text gives.
+#: The reproducing logs of the outside implementer's four disagreements (D0-D3) and of its observation
+#: O1 (a withdrawn guest message's place reused), kept as they are, with the verdict the settled text gives.
 INDEP_CASES: dict[str, tuple[str, str | None, int | None, int | None, bool]] = {
     "case-indep-d0-vector-leave-twice": ("invalid", "out-of-turn", 13, 1, True),
     "case-indep-d1-f0-msg-bad-fields": ("invalid", "malformed", 0, None, False),
@@ -1182,6 +1191,8 @@ INDEP_CASES: dict[str, tuple[str, str | None, int | None, int | None, bool]] = {
     "case-indep-d3-withdraw-leave-then-bad": ("invalid", "out-of-turn", 13, 0, True),
     "case-indep-d3-withdraw-resign-then-illegal": ("invalid", "illegal-move", 13, 0, True),
     "case-indep-d3-withdraw-then-illegal": ("invalid", "illegal-move", 14, 0, True),
+    "case-indep-o1-withdrawn-place-reused-guestlog": ("invalid", "equivocation", 16, 1, True),
+    "case-indep-o1-withdrawn-place-reused-hostlog": ("invalid", "equivocation", 15, 1, True),
 }
 INDEP_NOTES = {
     "case-indep-d0-vector-leave-twice": "the same bytes as leave-twice.log: a leave in play, then a second one; "
@@ -1207,6 +1218,13 @@ INDEP_NOTES = {
                                                   "host, 1:0), nothing withdrawn",
     "case-indep-d3-withdraw-then-illegal": "a guest log: two tentative guest chats, then an illegal host move for "
                                            "their place: the chats stay in the chain (12 messages, 0 withdrawn)",
+    "case-indep-o1-withdrawn-place-reused-guestlog": "a guest log: two tentative guest chats w1, w2 (places 9, 10), "
+                                                     "withdrawn by a host chat for place 9 and re-signed at 10, 11; "
+                                                     "then another guest chat for w2's place (seq 10, prev the hash "
+                                                     "of w1): the guest signed two messages for one place, proven "
+                                                     "by its own signature (not malformed blamed on the host)",
+    "case-indep-o1-withdrawn-place-reused-hostlog": "the same in a host log (places 8, 9): another guest chat for the "
+                                                    "withdrawn w2's place is proven equivocation, not broken-chain",
 }
 INDEP_SPECS = {
     "case-indep-d0-vector-leave-twice": "wire.md §15; verify.md §5",
@@ -1220,6 +1238,8 @@ INDEP_SPECS = {
     "case-indep-d3-withdraw-leave-then-bad": "wire.md §8.3 row g; verify.md §5",
     "case-indep-d3-withdraw-resign-then-illegal": "wire.md §8.3 row g; verify.md §5",
     "case-indep-d3-withdraw-then-illegal": "wire.md §8.3 row g; verify.md §5",
+    "case-indep-o1-withdrawn-place-reused-guestlog": "wire.md §8.3 (proof of cheating); verify.md §3 step 4, §3.1",
+    "case-indep-o1-withdrawn-place-reused-hostlog": "wire.md §8.3 (proof of cheating); verify.md §3 step 4, §3.1",
 }
 
 
