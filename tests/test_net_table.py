@@ -28,7 +28,7 @@ from p2ptrumps.net import config, dial, lobby, remote, resume
 from p2ptrumps.net.table import display_name, play_in_table
 from p2ptrumps.rules import BEAT, PICK_UP, Move, Position, RuleSet
 from p2ptrumps.ui.app import Mode, TableApp
-from p2ptrumps.ui.view import StatusView, plain, render_end, render_table
+from p2ptrumps.ui.view import StatusView, expect_text, plain, render_end, render_table
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.testing import fixed_bytes
 from p2ptrumps.wire.verify import verify_log
@@ -548,7 +548,10 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TURN, "my move")
         table = tables[0]
         seen["deal"] = (table.state.deal_number, table.state.deals, table.state.end)
-        seen["expect"] = table.status_view(100).expect
+        pos = table.state.position
+        assert pos is not None
+        seen["to move"] = pos.to_move == table.state.my_seat == 1
+        seen["expect"] = table.status_view(100).expect == expect_text(pos, 1, None)
         inp.send_text("q")
         await wait_until(lambda: table.state.confirm is not None, "the quit question")
         inp.send_text("y")
@@ -569,7 +572,7 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
     ai.thread.join(20)
     assert status == config.EXIT_LEFT
     assert seen["deal"] == (2, 2, None)
-    assert isinstance(seen["expect"], str) and seen["expect"].startswith("Your ")
+    assert seen["to move"] is True and seen["expect"] is True  # the status says what our move is
     host_result = ai.outcome[0]
     assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
     v = verify_log(host_result.log_path.read_bytes())
