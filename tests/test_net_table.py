@@ -41,7 +41,8 @@ ENTER = "\r"
 class AIHost:
     """A headless AI host in its own thread (its own trio run)."""
 
-    def __init__(self, tmp_path: Path, deals: int = 1, move_time: int = 0) -> None:
+    def __init__(self, tmp_path: Path, deals: int = 1, move_time: int = 0, leavable: bool = False) -> None:
+        self.leavable = leavable  # the host may leave: its trio run gets a cfg.leave_requested event
         self.cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
                                      rules=RuleSet(pack_size=32, deals=deals), ai="random", think_s=0.01, trump=0,
                                      out=io.StringIO(), timeout_s=10, move_time=move_time)
@@ -53,6 +54,8 @@ class AIHost:
     def _run(self) -> None:
         async def main() -> None:
             async def serve(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+                if self.leavable:
+                    self.cfg.leave_requested = trio.Event()
                 try:
                     self.outcome.append(await lobby.host(self.cfg, "127.0.0.1", 0, task_status=task_status))
                 except config.NetplayError as exc:
@@ -316,27 +319,8 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
     """The host leaves in deal 1 of 2: the person's end screen and status say "Hana resigned and left
     the match" (it used to say only "You won the match" and offer a rematch), Enter only leaves, no
     rematch question comes, and the note is printed with the score."""
-    ai = AIHost(tmp_path, deals=2)
+    ai = AIHost(tmp_path, deals=2, leavable=True)
     ai.cfg.make_player = lambda cfg, seat: LeavingAI(cfg)
-    ai.cfg.leave_requested = None
-
-    def run_host() -> None:
-        async def main() -> None:
-            async def serve(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-                ai.cfg.leave_requested = trio.Event()
-                try:
-                    ai.outcome.append(await lobby.host(ai.cfg, "127.0.0.1", 0, task_status=task_status))
-                except config.NetplayError as exc:
-                    ai.outcome.append(exc)
-
-            with trio.fail_after(40):
-                async with trio.open_nursery() as n:
-                    ai.port = await n.start(serve)
-                    ai.started.set()
-
-        trio.run(main)
-
-    ai.thread = threading.Thread(target=run_host, daemon=True)
     ai.thread.start()
     assert ai.started.wait(10) and ai.port is not None
     cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,

@@ -138,10 +138,10 @@ def check_left(log: Path, seat: int) -> Verdict:
     return v
 
 
-@pytest.mark.parametrize(("command", "sig"), [("host", signal.SIGTERM), ("join", signal.SIGHUP)])
-def test_a_signal_leaves_the_networked_table_as_q_does(tmp_path: Path, tmux: Tmux, peers: Peers, command: str,
-                                                        sig: signal.Signals) -> None:
-    ai_out = tmp_path / "ai.out"
+def table_against_ai(tmp_path: Path, tmux: Tmux, peers: Peers, command: str, ai_out: Path
+                     ) -> tuple[TableRun, subprocess.Popen[str], int]:
+    """``command`` (host or join, 3 deals) in the table in tmux against a headless AI peer writing to
+    ``ai_out``; returns once the table is up: the run, the AI's process and our seat."""
     if command == "host":
         run = TableRun(tmux, tmp_path, tmp_path / "me", ["host", "--port", "0", "--deals", "3", "--trump", "S",
                                                         "--name", "Hana"])
@@ -159,6 +159,14 @@ def test_a_signal_leaves_the_networked_table_as_q_does(tmp_path: Path, tmux: Tmu
         tmux.run("send-keys", "-t", "t", "Enter")
         seat = 1
     run.wait_for_table()
+    return run, ai, seat
+
+
+@pytest.mark.parametrize(("command", "sig"), [("host", signal.SIGTERM), ("join", signal.SIGHUP)])
+def test_a_signal_leaves_the_networked_table_as_q_does(tmp_path: Path, tmux: Tmux, peers: Peers, command: str,
+                                                        sig: signal.Signals) -> None:
+    ai_out = tmp_path / "ai.out"
+    run, ai, seat = table_against_ai(tmp_path, tmux, peers, command, ai_out)
     screen = run.signal(sig)
     mine = kept_log(screen, command, sig)
     assert ai.wait(20) == 0  # the AI's match ended: the opponent resigned and left
@@ -216,23 +224,7 @@ def test_closing_the_terminal_leaves_the_networked_table_and_ends_the_process(
     the command leaves the match as ``q`` does and ends -- it never stays on holding the seat (it used
     to, when reading the dead terminal failed before SIGHUP came)."""
     ai_out = tmp_path / "ai.out"
-    if command == "host":
-        run = TableRun(tmux, tmp_path, tmp_path / "me", ["host", "--port", "0", "--deals", "3", "--trump", "S",
-                                                        "--name", "Hana"])
-        port = port_in(tmux.screen)
-        ai = peers.start(tmp_path / "ai", ai_out, "join", f"127.0.0.1:{port}", "--headless", "--ai", "random",
-                         "--accept-new", "--name", "Gus")
-        seat = 0
-    else:
-        ai = peers.start(tmp_path / "ai", ai_out, "host", "--port", "0", "--headless", "--ai", "random",
-                         "--deals", "3", "--trump", "C", "--name", "Hana")
-        port = port_in(ai_out.read_text)
-        run = TableRun(tmux, tmp_path, tmp_path / "me", ["join", f"127.0.0.1:{port}", "--accept-new", "--trump", "S",
-                                                        "--name", "Tess"])
-        wait_for("the rules question", lambda: "accept these rules? [Y/n]" in tmux.screen(), 20)
-        tmux.run("send-keys", "-t", "t", "Enter")
-        seat = 1
-    run.wait_for_table()
+    run, ai, seat = table_against_ai(tmp_path, tmux, peers, command, ai_out)
     pid = int(run.pid_file.read_text())
     subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True, timeout=10, check=False)
     try:
