@@ -181,7 +181,8 @@ def test_a_signal_leaves_a_resumed_match_in_the_table_as_q_does(tmp_path: Path, 
     """The host (an AI) is killed with SIGKILL mid-match; ``resume`` takes its seat up in the table,
     the guest comes back, and SIGTERM leaves the resumed match with both logs complete."""
     host_out, guest_out = tmp_path / "host.out", tmp_path / "guest.out"
-    host = peers.start(tmp_path / "host", host_out, "host", "--port", "0", "--headless", "--ai", "random",
+    # normal, not random: random ignores --think and can finish deal 1 before the kill lands
+    host = peers.start(tmp_path / "host", host_out, "host", "--port", "0", "--headless", "--ai", "normal",
                        "--think", "0.3", "--deals", "3", "--trump", "S", "--name", "Hana")
     port = port_in(host_out.read_text)
     guest = peers.start(tmp_path / "guest", guest_out, "join", f"127.0.0.1:{port}", "--headless", "--ai", "random",
