@@ -6,6 +6,7 @@ import os
 import subprocess
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -21,3 +22,6 @@ def tmux() -> Iterator[Tmux]:
         yield t
     finally:
         subprocess.run(["tmux", "-L", t.socket, "kill-server"], capture_output=True, timeout=10, check=False)
+        # The server's socket file may outlive it: leave no litter in the tmux directory.
+        folder = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+        (folder / t.socket).unlink(missing_ok=True)
