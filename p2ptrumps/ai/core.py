@@ -73,7 +73,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..cards import BEATERS, FULL_MASK, SUIT_MASKS
+from ..cards import BEATERS, FULL_MASK, SUIT_MASKS, card_list
 
 # ----- constants shared with _core.c (keep them equal) ------------------------------------
 
@@ -159,15 +159,6 @@ TAKE: tuple[tuple[int, ...], ...] = tuple(
     tuple(3 if top // 13 != t else 5 if top % 13 != 12 else 99 for top in range(52)) for t in range(4)
 )
 NOT_SUIT: tuple[int, ...] = tuple(FULL_MASK & ~m for m in SUIT_MASKS)
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def beatable(hand: int, trump: int) -> int:
@@ -335,17 +326,17 @@ class _Core:
             return ocost[low.bit_length() - 1] - cost[c]
 
         if not pile:
-            return [guess(c) << 12 | c for c in _bits(hand)], False
+            return [guess(c) << 12 | c for c in card_list(hand)], False
         beaters = hand & self.rows[p][pile[-1]]
         pickup = not beaters or self.voluntary
         if not beaters:
             return [], pickup
         if hand & (hand - 1) == 0:
             return [hand.bit_length() - 1 | NONE << 6], pickup
-        cards = _bits(hand)
+        cards = card_list(hand)
         shed = [(guess(c), c) for c in cards]
         keys = []
-        for b in _bits(beaters):
+        for b in card_list(beaters):
             cb = 2 * cost[b]
             keys += [(g - cb) << 12 | b | c << 6 for g, c in shed if c != b]
         return keys, pickup
@@ -401,7 +392,7 @@ class _Core:
         if not pile:
             return hp & (hp - 1) == 0 and not (single_opp and ho & orow[hp.bit_length() - 1])
         beaters = hp & self.rows[p][pile[-1]]
-        for b in _bits(beaters):
+        for b in card_list(beaters):
             rest = hp ^ (1 << b)
             top = rest.bit_length() - 1 if rest else b
             if not (single_opp and ho & orow[top]):
