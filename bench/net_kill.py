@@ -31,7 +31,6 @@ any trial failed.  ``tests/test_net_kill.py`` runs the same trial (2 in CI, more
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import signal
 import statistics
@@ -41,6 +40,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from p2ptrumps.net.testing import peer_command, peer_env
 from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.log import read_log
 from p2ptrumps.wire.verify import verify_log
@@ -131,17 +131,6 @@ def matches(frame: m.Frame | None, target: str, deal: int, match_ends: int = 0) 
     return True
 
 
-def _command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2ptrumps", *args]
-
-
-def _env(home: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["XDG_DATA_HOME"] = str(home)
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
 def _wait_port(out: Path, proc: subprocess.Popen[bytes], timeout_s: float = 20.0) -> int:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -173,13 +162,13 @@ def trial(work: Path, victim: str, target: str, deal: int, rng: random.Random) -
     try:
         with open(outs["host"], "wb") as ho:
             procs["host"] = subprocess.Popen(
-                _command("host", *common, "--bind", "127.0.0.1", "--port", "0", "--log", str(logs["host"]),
-                         *RULE_ARGS), stdout=ho, stderr=subprocess.STDOUT, env=_env(homes["host"]))
+                peer_command("host", *common, "--bind", "127.0.0.1", "--port", "0", "--log", str(logs["host"]),
+                         *RULE_ARGS), stdout=ho, stderr=subprocess.STDOUT, env=peer_env(homes["host"]))
         port = _wait_port(outs["host"], procs["host"])
         with open(outs["guest"], "wb") as go:
             procs["guest"] = subprocess.Popen(
-                _command("join", f"127.0.0.1:{port}", *common, "--accept-new", "--log", str(logs["guest"])),
-                stdout=go, stderr=subprocess.STDOUT, env=_env(homes["guest"]))
+                peer_command("join", f"127.0.0.1:{port}", *common, "--accept-new", "--log", str(logs["guest"])),
+                stdout=go, stderr=subprocess.STDOUT, env=peer_env(homes["guest"]))
         proc = procs[victim]
         watch = LogWatcher(logs[victim])
         kill_after = rng.randint(3, 250) if target == "random" else None  # frames in the victim's log
@@ -223,9 +212,9 @@ def trial(work: Path, victim: str, target: str, deal: int, rng: random.Random) -
         restarted_at = time.monotonic()
         with open(outs[victim], "ab") as out:
             procs[victim] = subprocess.Popen(
-                _command("resume", str(logs[victim]), "--headless", "--ai", "random", "--think", "0.01",
+                peer_command("resume", str(logs[victim]), "--headless", "--ai", "random", "--think", "0.01",
                          "--reconnect-wait", "20", "--timeout", "20"),
-                stdout=out, stderr=subprocess.STDOUT, env=_env(homes[victim]))
+                stdout=out, stderr=subprocess.STDOUT, env=peer_env(homes[victim]))
         resumes_before = _resumes(logs[survivor].read_bytes())
         while time.monotonic() < deadline and res.resume_s is None and (survivor_open or v.status != "valid"):
             if _resumes(logs[survivor].read_bytes()) > resumes_before:

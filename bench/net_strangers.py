@@ -48,7 +48,7 @@ from pathlib import Path
 
 import trio
 
-from p2ptrumps.net.testing import STRAY_KINDS, stray
+from p2ptrumps.net.testing import STRAY_KINDS, peer_command, peer_env, stray
 
 #: Seconds the whole run may take at most (the host and the guest are killed then).
 RUN_TIMEOUT_S = 300.0
@@ -98,17 +98,6 @@ class Report:
         return "\n".join(out)
 
 
-def _command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2ptrumps", *args]
-
-
-def _env(home: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["XDG_DATA_HOME"] = str(home)
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
 def _rss_kib(pid: int) -> int | None:
     """The resident set of process ``pid`` in KiB (None once it is gone)."""
     try:
@@ -131,7 +120,7 @@ class Child:
     def __init__(self, args: list[str], out: Path, home: Path) -> None:
         self.out = out
         with open(out, "wb") as f:
-            self.proc = subprocess.Popen(args, stdout=f, stderr=subprocess.STDOUT, env=_env(home))
+            self.proc = subprocess.Popen(args, stdout=f, stderr=subprocess.STDOUT, env=peer_env(home))
         self.code: int | None = None
         self.maxrss_kib = 0
         self.cpu_s = 0.0
@@ -179,7 +168,7 @@ async def run(work: Path, *, strays: int = 200, concurrency: int = 200, spread_s
     options, seconds in ``*_s``).  Returns the :class:`Report`."""
     rep = Report(strays=strays)
     homes = {r: work / r for r in ("host", "guest")}
-    host = Child(_command("host", "--headless", "--ai", "random", "--think", "0.01", "--bind", "127.0.0.1",
+    host = Child(peer_command("host", "--headless", "--ai", "random", "--think", "0.01", "--bind", "127.0.0.1",
                           "--port", "0", "--deals", str(deals), "--pack", str(pack), "--name", "Hana"),
                  work / "host.out", homes["host"])
     join = ("--headless", "--accept-new", "--ai", guest_ai, "--think", str(guest_think_s), "--name", "Gus")
@@ -222,14 +211,15 @@ async def run(work: Path, *, strays: int = 200, concurrency: int = 200, spread_s
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(sampler)
                 start = trio.current_time()
+                joiner = peer_command("join", f"127.0.0.1:{port}", *join)
                 for k in range(strays):
                     nursery.start_soon(one, k)
                     if guest is None and trio.current_time() - start >= guest_after_s:
-                        guest = Child(_command("join", f"127.0.0.1:{port}", *join), work / "guest.out", homes["guest"])
+                        guest = Child(joiner, work / "guest.out", homes["guest"])
                     await trio.sleep(spread_s / strays)
                 if guest is None:
                     await trio.sleep(max(0.0, guest_after_s - (trio.current_time() - start)))
-                    guest = Child(_command("join", f"127.0.0.1:{port}", *join), work / "guest.out", homes["guest"])
+                    guest = Child(joiner, work / "guest.out", homes["guest"])
                 await done.wait()
                 while not (host.poll() and guest.poll()):
                     await trio.sleep(0.05)
@@ -274,7 +264,7 @@ def _check(rep: Report, homes: dict[str, Path], host: Child, guest: Child | None
     if len(logs) == 2:
         for name, args in (("host log", [logs["host"]]), ("guest log", [logs["guest"]]),
                            ("both logs", [logs["host"], logs["guest"]])):
-            code = subprocess.run(_command("verify", *map(str, args)), capture_output=True, timeout=120).returncode
+            code = subprocess.run(peer_command("verify", *map(str, args)), capture_output=True, timeout=120).returncode
             rep.verify_codes[name] = code
             if code != 0:
                 rep.problems.append(f"verify of the {name} exited {code}")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -25,3 +28,15 @@ def tmux() -> Iterator[Tmux]:
         # The server's socket file may outlive it: leave no litter in the tmux directory.
         folder = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
         (folder / t.socket).unlink(missing_ok=True)
+
+
+def load_bench(name: str) -> ModuleType:
+    """The script ``bench/<name>.py`` as a module (the benches are stand-alone scripts, not a package),
+    for the tests that run a short version of a bench."""
+    path = Path(__file__).resolve().parent.parent / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod  # dataclasses look their module up
+    spec.loader.exec_module(mod)
+    return mod

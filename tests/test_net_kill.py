@@ -5,27 +5,15 @@ figures); CI runs two kills at chosen phases, the ``slow`` marker runs 24 (both 
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "net_kill.py"
+from tests.conftest import load_bench
 
-
-def _harness() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("net_kill", BENCH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["net_kill"] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
-KILL = _harness()
+KILL = load_bench("net_kill")
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL/SIGSTOP are POSIX")
 

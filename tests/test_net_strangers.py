@@ -10,14 +10,11 @@ tampering done by hand; the strays are :func:`p2ptrumps.net.testing.stray`.  Eve
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import os
 import re
-import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -38,6 +35,7 @@ from p2ptrumps.wire.log import LOG_MAGIC, read_log
 from p2ptrumps.wire.session import Session
 from p2ptrumps.wire.testing import Script, Side, act, fixed_bytes, handle
 from p2ptrumps.wire.verify import verify_log
+from tests.conftest import load_bench
 
 HOST_KEY = Identity.from_seed(fixed_bytes("strangers-test/host"))
 GUEST_KEY = Identity.from_seed(fixed_bytes("strangers-test/guest"))
@@ -819,17 +817,7 @@ def test_after_the_match_the_session_drops_junk_without_logging_it() -> None:
 # ----- the crowd: every kind of stray at once while a real guest plays (bench/net_strangers.py) ---------
 
 
-def _bench() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "bench" / "net_strangers.py"
-    spec = importlib.util.spec_from_file_location("net_strangers", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["net_strangers"] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
-BENCH = _bench()
+BENCH = load_bench("net_strangers")
 
 
 def _check_crowd(rep: Any, strays: int) -> None:

@@ -18,6 +18,8 @@ import contextlib
 import os
 import socket
 import struct
+import sys
+from pathlib import Path
 
 import trio
 
@@ -25,6 +27,18 @@ from ..wire import events as wev
 from ..wire import framing, messages
 from ..wire.identity import Identity
 from ..wire.session import Session
+
+
+def peer_command(*args: str) -> list[str]:
+    """The argv of a ``p2ptrumps`` process run by this Python (``peer_command("host", "--headless")``)."""
+    return [sys.executable, "-m", "p2ptrumps", *args]
+
+
+def peer_env(home: Path) -> dict[str, str]:
+    """The environment of such a process: its own data directory ``home`` (``XDG_DATA_HOME``), output
+    unbuffered so that a watcher sees each line as it is printed."""
+    return {**os.environ, "XDG_DATA_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+
 
 #: What a stray may do (:func:`stray`), one word each.
 STRAY_KINDS = (
