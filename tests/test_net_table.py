@@ -90,6 +90,13 @@ async def wait_until(pred: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.005)
 
 
+async def leave(inp: PipeInput, table: TableApp) -> None:
+    """Quit the match as a person does: ``q``, then ``y`` at the quit question."""
+    inp.send_text("q")
+    await wait_until(lambda: table.state.confirm is not None, "the quit question")
+    inp.send_text("y")
+
+
 async def drive_table(cfg: config.NetConfig, ai: AIHost, person: Callable[[PipeInput], Awaitable[None]],
                       tables: list[TableApp], stdout: io.StringIO, stderr: io.StringIO) -> int:
     """Join ``ai``'s host in the table as a guest, run ``person`` (keys into the table), and return the
@@ -275,9 +282,7 @@ def test_a_move_that_comes_while_the_claim_question_is_open_closes_it(tmp_path: 
         go.set()  # the host moves now, before the person answers
         await wait_until(lambda: len(table.state.history) == before + 1, "the host's move")
         await wait_until(lambda: table.state.confirm is None, "the claim question closed by the move")
-        inp.send_text("q")
-        await wait_until(lambda: table.state.confirm is not None, "the quit question")
-        inp.send_text("y")
+        await leave(inp, table)
 
     try:
         status = asyncio.run(drive_table(cfg, ai, person, tables, io.StringIO(), io.StringIO()))
@@ -394,9 +399,7 @@ def test_a_refused_chat_line_is_never_shown_as_said_and_the_refusal_stays(tmp_pa
         assert view is not None
         seen["screen"] = [line.split("|")[0].rstrip() for line in plain(render_table(view, 100, 40))]
         await asyncio.sleep(0.3)  # the host has the good line
-        inp.send_text("q")
-        await wait_until(lambda: table.state.confirm is not None, "the quit question")
-        inp.send_text("y")
+        await leave(inp, table)
 
     status = asyncio.run(drive_table(cfg, ai, person, tables, io.StringIO(), io.StringIO()))
     ai.thread.join(20)
@@ -460,9 +463,7 @@ def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path:
         inp.send_text("h")
         await wait_until(lambda: table.state.mode in (Mode.TURN, Mode.WAIT, Mode.IDLE) and
                          table.state.position is not None, "the deal")
-        inp.send_text("q")
-        await wait_until(lambda: table.state.confirm is not None, "the quit question")
-        inp.send_text("y")
+        await leave(inp, table)
 
     try:
         status = asyncio.run(drive_table(cfg, ai, person, tables, io.StringIO(), io.StringIO()))
@@ -536,9 +537,7 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
         assert pos is not None
         seen["to move"] = pos.to_move == table.state.my_seat == 1
         seen["expect"] = table.status_view(100).expect == expect_text(pos, 1, None)
-        inp.send_text("q")
-        await wait_until(lambda: table.state.confirm is not None, "the quit question")
-        inp.send_text("y")
+        await leave(inp, table)
 
     async def main() -> int:
         with create_pipe_input() as inp:
