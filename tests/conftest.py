@@ -30,13 +30,18 @@ def tmux() -> Iterator[Tmux]:
         (folder / t.socket).unlink(missing_ok=True)
 
 
-def load_bench(name: str) -> ModuleType:
-    """The script ``bench/<name>.py`` as a module (the benches are stand-alone scripts, not a package),
-    for the tests that run a short version of a bench."""
-    path = Path(__file__).resolve().parent.parent / "bench" / f"{name}.py"
+def load_script(path: Path) -> ModuleType:
+    """The stand-alone script at ``path`` (a bench, a vector generator: not in a package) as a module,
+    registered under its file name."""
+    name = path.stem
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod  # dataclasses look their module up
     spec.loader.exec_module(mod)
     return mod
+
+
+def load_bench(name: str) -> ModuleType:
+    """``bench/<name>.py`` as a module, for the tests that run a short version of a bench."""
+    return load_script(Path(__file__).resolve().parent.parent / "bench" / f"{name}.py")

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ from p2ptrumps.cards import SUIT_LETTERS, Card, card_list, mask_of, parse_cards
 from p2ptrumps.notation import PositionTextError, parse_position, position_text
 from p2ptrumps.rules import Outcome, RuleSet
 from p2ptrumps.shuffle import start_position
+from tests.conftest import load_script
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 DATA: dict[str, Any] = json.loads((VECTORS_DIR / "position.json").read_text(encoding="utf-8"))
@@ -57,11 +56,7 @@ def test_the_example_of_the_spec_by_hand() -> None:
 
 
 def test_the_vector_file_is_what_the_generator_writes() -> None:
-    spec = importlib.util.spec_from_file_location("gen_position", VECTORS_DIR / "gen_position.py")
-    assert spec is not None and spec.loader is not None
-    gen = importlib.util.module_from_spec(spec)
-    sys.modules["gen_position"] = gen
-    spec.loader.exec_module(gen)
+    gen = load_script(VECTORS_DIR / "gen_position.py")
     assert gen.render() == (VECTORS_DIR / "position.json").read_text(encoding="utf-8")
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +14,7 @@ from p2ptrumps.cards import mask_of, parse_cards
 from p2ptrumps.record import FORMAT, VERSION, DealRecord, MatchRecord, PlayerInfo, RecordError
 from p2ptrumps.rules import Move, Outcome, Position, RuleSet
 from p2ptrumps.shuffle import deal_hands
+from tests.conftest import load_script
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 SAMPLE = VECTORS_DIR / "record-sample.json"
@@ -48,10 +48,7 @@ def check_json(data: Any) -> MatchRecord:
 
 
 def test_vector_files_are_what_the_generator_writes() -> None:
-    spec = importlib.util.spec_from_file_location("gen_record", VECTORS_DIR / "gen_record.py")
-    assert spec is not None and spec.loader is not None
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = load_script(VECTORS_DIR / "gen_record.py")
     assert gen.main(["--check"]) == 0
     for name, make in gen.FILES.items():
         assert make().dumps() == (VECTORS_DIR / name).read_text(encoding="utf-8")
@@ -443,10 +440,7 @@ def test_samples_pass_the_whole_record_check() -> None:
 
 
 def _gen_record_module() -> Any:
-    spec = importlib.util.spec_from_file_location("gen_record", VECTORS_DIR / "gen_record.py")
-    assert spec is not None and spec.loader is not None
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = load_script(VECTORS_DIR / "gen_record.py")
     return gen
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from p2ptrumps.shuffle import (
     start_position,
     stream_bytes,
 )
+from tests.conftest import load_script
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 DATA: dict[str, Any] = json.loads((VECTORS_DIR / "shuffle.json").read_text(encoding="utf-8"))
@@ -91,10 +91,7 @@ def codes(cards: list[int]) -> list[str]:
 
 
 def test_vector_file_is_what_the_generator_writes() -> None:
-    spec = importlib.util.spec_from_file_location("gen_shuffle", VECTORS_DIR / "gen_shuffle.py")
-    assert spec is not None and spec.loader is not None
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = load_script(VECTORS_DIR / "gen_shuffle.py")
     assert gen.render() == (VECTORS_DIR / "shuffle.json").read_text(encoding="utf-8")
 
 

@@ -5,7 +5,6 @@ frames, and a stranger's proof refused."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2ptrumps.wire import encoding
 from p2ptrumps.wire.verify import check_log, verify_log, verify_pair
+from tests.conftest import load_script
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 DOC: dict[str, Any] = json.loads((VECTORS / "resume.json").read_text(encoding="utf-8"))
@@ -44,10 +44,7 @@ EXPECTED: dict[str, tuple[Any, ...]] = {
 
 
 def test_generator_reproduces_every_file_byte_for_byte() -> None:
-    spec = importlib.util.spec_from_file_location("gen_resume", VECTORS / "gen_resume.py")
-    assert spec is not None and spec.loader is not None
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = load_script(VECTORS / "gen_resume.py")
     files = gen.build()
     assert sorted(files) == sorted(["resume.json", *EXPECTED])
     for name, data in files.items():
