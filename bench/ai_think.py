@@ -19,7 +19,7 @@ import time
 from p2ptrumps.ai import choose_move
 from p2ptrumps.ai.core import DEFAULT_TT_BITS
 from p2ptrumps.ai.engine import COMPILED
-from p2ptrumps.arena import percentile_95
+from p2ptrumps.commands.arena import percentile_95
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.shuffle import start_position
 

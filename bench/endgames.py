@@ -42,7 +42,7 @@ from p2ptrumps.ai import analyse, choose_move
 from p2ptrumps.ai.analysis import outcome_of
 from p2ptrumps.ai.core import WIN, WIN_BOUND
 from p2ptrumps.ai.engine import COMPILED, solve
-from p2ptrumps.arena import percentile_95
+from p2ptrumps.commands.arena import percentile_95
 from p2ptrumps.notation import parse_position, position_text
 from p2ptrumps.rules import Move, Position, RuleSet
 from p2ptrumps.shuffle import start_position

@@ -3,11 +3,11 @@
 Every message a subcommand prints about a fault reads ``p2ptrumps COMMAND: what
 is wrong`` on one line of stderr (``p2ptrumps play: --name: ...``), and a bad
 value on the command line also shows the subcommand's usage line above it, as
-argparse does for the values it checks itself (:mod:`p2ptrumps.cli`).
+argparse does for the values it checks itself (:mod:`p2ptrumps.commands.main`).
 
-A command's run function (``run(args) -> int``, see :data:`p2ptrumps.cli.COMMANDS`)
+A command's run function (``run(args) -> int``, see :data:`p2ptrumps.commands.main.COMMANDS`)
 either prints with :func:`say` and returns its exit status, or raises
-:class:`CommandError`, which :func:`p2ptrumps.cli.main` prints in that voice
+:class:`CommandError`, which :func:`p2ptrumps.commands.main.main` prints in that voice
 before returning the error's status.  Nothing here imports the rest of the
 package, so any layer may raise it.
 """

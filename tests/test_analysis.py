@@ -24,7 +24,7 @@ from p2ptrumps.ai.analysis import (
     summarize,
 )
 from p2ptrumps.ai.core import WIN
-from p2ptrumps.cli import main
+from p2ptrumps.commands.main import main
 from p2ptrumps.match import MatchRunner, Undo
 from p2ptrumps.notation import parse_position, position_text
 from p2ptrumps.record import DealRecord, MatchRecord, PlayerInfo, RecordError
@@ -181,7 +181,7 @@ def test_analyse_a_match_log_through_the_verify_path(capsys: pytest.CaptureFixtu
 
 def test_replay_text_with_analysis(capsys: pytest.CaptureFixture[str]) -> None:
     args = argparse.Namespace(file=str(POSITION_RECORD), text=True, ascii=False, analyse=True, budget=1.0)
-    from p2ptrumps import replay_cli
+    from p2ptrumps.commands import replay as replay_cli
 
     assert replay_cli.run(args) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -277,7 +277,7 @@ async def test_a_match_runner_starts_from_a_position_and_undoes_back_to_it() -> 
 
 
 def test_play_takes_rules_and_trumps_from_the_position(tmp_path: Path) -> None:
-    from p2ptrumps.cli import build_parser, rules_from_args
+    from p2ptrumps.commands.main import build_parser, rules_from_args
     from p2ptrumps.notation import PositionTextError
     from p2ptrumps.ui.play import config_from_args
 
@@ -299,7 +299,7 @@ def test_solve_reports_a_proven_winning_move_when_the_budget_runs_out() -> None:
     """Some moves solved, one a win: the position is a win (in at most that many turns), with that
     move; never "unknown" beside a move proven to win."""
     from p2ptrumps.ai.engine import Solution
-    from p2ptrumps.solve_cli import format_text, report
+    from p2ptrumps.commands.solve import format_text, report
 
     position = parse_position(START)
     win, loss = (next(m for m in position.legal_moves() if m.code == c) for c in ("TS/7C", "TS/9D"))

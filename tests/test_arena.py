@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from p2ptrumps.arena import (
+from p2ptrumps.commands.arena import (
     GameResult,
     PairResult,
     elo_of,
@@ -19,7 +19,7 @@ from p2ptrumps.arena import (
     summarize,
     t_quantile_95,
 )
-from p2ptrumps.cli import main
+from p2ptrumps.commands.main import main
 from p2ptrumps.record import MatchRecord
 from p2ptrumps.rules import Outcome
 
@@ -204,7 +204,7 @@ def test_arena_seed_must_fit_64_bits(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_sprt_llr_by_hand() -> None:
-    from p2ptrumps.arena import score_of_elo, sprt, sprt_llr
+    from p2ptrumps.commands.arena import score_of_elo, sprt, sprt_llr
 
     # n = 6 pairs, mean 0.75; with the made-up pairs 1/4 and 3/4: 8 scores, mean 0.6875, variance
     # 0.71875 / 8 = 0.08984375; s0 = 0.5, s1 = score_of_elo(50) = 0.57146
@@ -222,7 +222,7 @@ def test_sprt_llr_by_hand() -> None:
 
 
 def test_sprt_lines() -> None:
-    from p2ptrumps.arena import SprtResult, format_sprt
+    from p2ptrumps.commands.arena import SprtResult, format_sprt
 
     assert format_sprt(SprtResult(0, 50, 17, 3.01, -2.94, 2.94, "H1")) == (
         "SPRT [0, 50]: stopped after 17 pairs: A is stronger by 50 Elo or more "
@@ -257,7 +257,7 @@ def test_bad_budgets_and_bounds(text: str, error: str, capsys: pytest.CaptureFix
 
 
 def test_node_budget_arguments() -> None:
-    from p2ptrumps.cli import node_pair_arg, nodes_arg, sprt_arg
+    from p2ptrumps.commands.main import node_pair_arg, nodes_arg, sprt_arg
 
     assert (nodes_arg("200k"), nodes_arg("2M"), nodes_arg("1500")) == (200_000, 2_000_000, 1500)
     assert (node_pair_arg("3m,50k"), node_pair_arg("10k")) == ((3_000_000, 50_000), (10_000, 10_000))

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from p2ptrumps import cli
-from p2ptrumps.cli import build_parser, main
 from p2ptrumps.command import CommandError, say
+from p2ptrumps.commands import main as cli
+from p2ptrumps.commands.main import build_parser, main
 from p2ptrumps.text import MAX_NAME_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent

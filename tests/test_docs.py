@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from p2ptrumps.cli import COMMANDS, build_parser
+from p2ptrumps.commands.main import COMMANDS, build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 

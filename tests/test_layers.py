@@ -263,7 +263,7 @@ def test_every_module_has_a_layer() -> None:
         "p2ptrumps.record": "game", "p2ptrumps.match": "game", "p2ptrumps.files": "game",
     }
     assert layers["p2ptrumps.ai"] == "ai"
-    assert layers["p2ptrumps.cli"] == "wiring"
+    assert layers["p2ptrumps.commands.main"] == "wiring"
     assert (layers["p2ptrumps.net.transport"], layers["p2ptrumps.net.table"], layers["p2ptrumps.net.commands"]) == (
         "net", "net-table", "wiring")
 

@@ -171,7 +171,7 @@ def test_addresses_worth_giving_out_global_first() -> None:
 def test_host_and_join_refuse_without_a_terminal_unless_headless(
         command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from p2ptrumps.cli import main
+    from p2ptrumps.commands.main import main
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     assert main(command) == 2  # pytest's stdin is not a terminal

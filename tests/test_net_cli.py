@@ -16,7 +16,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2ptrumps.cli import main
+from p2ptrumps.commands.main import main
 from p2ptrumps.net import commands, config, keystore, resume
 from p2ptrumps.net.addresses import AddressError, check_fingerprint, parse_address
 from p2ptrumps.net.table import play_in_table

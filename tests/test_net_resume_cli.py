@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from p2ptrumps.cli import main
+from p2ptrumps.commands.main import main
 from p2ptrumps.net import keystore
 from p2ptrumps.net.logfile import MatchLogFile
 from p2ptrumps.net.resumefile import ResumeFile, path_for

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import trio
 
-from p2ptrumps.cli import build_parser
+from p2ptrumps.commands.main import build_parser
 from p2ptrumps.match import Action, Event
 from p2ptrumps.net import config, dial, lobby, remote
 from p2ptrumps.net.testing import STRAY_KINDS, stray

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from p2ptrumps.cards import Card
-from p2ptrumps.cli import main
+from p2ptrumps.commands.main import main
 from p2ptrumps.record import MatchRecord, RecordError
 from p2ptrumps.rules import Move
 from p2ptrumps.ui import replay

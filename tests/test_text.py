@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from p2ptrumps.cli import main
+from p2ptrumps.commands.main import main
 from p2ptrumps.net import keystore
 from p2ptrumps.net.keystore import is_blank
 from p2ptrumps.text import (

@@ -417,7 +417,7 @@ def test_replay_keys_by_position_and_unknown_keys() -> None:
 def test_replay_text_of_a_networked_log_names_host_and_guest(tmp_path: object) -> None:
     from pathlib import Path
 
-    from p2ptrumps.replay_cli import load_match_log, started_from_name
+    from p2ptrumps.commands.replay import load_match_log, started_from_name
     from p2ptrumps.ui.replay import replay_text
 
     vectors = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "wire"

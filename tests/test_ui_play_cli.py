@@ -14,8 +14,8 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2ptrumps.cli import main
 from p2ptrumps.command import CommandError
+from p2ptrumps.commands.main import main
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.ui import play
 from p2ptrumps.ui.app import Mode, QuitResult

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from p2ptrumps.cli import main
+from p2ptrumps.commands.main import main
 from p2ptrumps.wire import encoding
 from p2ptrumps.wire.errors import FAULT_CODES
 from p2ptrumps.wire.log import LOG_MAGIC, read_log

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from p2ptrumps.cli import main
+from p2ptrumps.commands.main import main
 
 WIRE = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "wire"
 

@@ -2,7 +2,7 @@
 
 A game record (``protocol/record.md``) or a networked match log
 (``protocol/wire.md``; checked and turned into a record by the same path as
-``replay``: :func:`p2ptrumps.replay_cli.load_match_log`) is replayed, and each
+``replay``: :func:`p2ptrumps.commands.replay.load_match_log`) is replayed, and each
 deal's positions are solved (:func:`p2ptrumps.ai.analysis.analyse_deal`, from
 the end of the deal backwards, ``--budget`` seconds each).  Each move whose
 positions were solved is marked as keeping the value or throwing it ("threw a
@@ -20,14 +20,14 @@ import json
 import sys
 from typing import Any
 
-from .ai.analysis import MoveVerdict, analyse_deal, short_label, summarize
-from .ai.engine import COMPILED, plies_of, verdict
-from .command import CommandError
-from .record import MatchRecord, RecordError
-from .replay_cli import load_match_log
-from .ui.replay import load_any, register_loader, replay_steps
-from .ui.terminal import choose_ascii
-from .ui.view import asciify, printable
+from ..ai.analysis import MoveVerdict, analyse_deal, short_label, summarize
+from ..ai.engine import COMPILED, plies_of, verdict
+from ..command import CommandError
+from ..record import MatchRecord, RecordError
+from ..ui.replay import load_any, register_loader, replay_steps
+from ..ui.terminal import choose_ascii
+from ..ui.view import asciify, printable
+from .replay import load_match_log
 
 
 def analyse_record(record: MatchRecord, budget_s: float, progress: bool = False) -> list[list[MoveVerdict]]:

@@ -17,14 +17,14 @@ import argparse
 import json
 from typing import Any
 
-from .ai.analysis import short_label
-from .ai.core import WIN_BOUND
-from .ai.engine import COMPILED, Solution, plies_of, solve, verdict
-from .cards import suit_label
-from .command import CommandError
-from .notation import PositionTextError, parse_position, position_text
-from .rules import Move, Position
-from .ui.terminal import choose_ascii
+from ..ai.analysis import short_label
+from ..ai.core import WIN_BOUND
+from ..ai.engine import COMPILED, Solution, plies_of, solve, verdict
+from ..cards import suit_label
+from ..command import CommandError
+from ..notation import PositionTextError, parse_position, position_text
+from ..rules import Move, Position
+from ..ui.terminal import choose_ascii
 
 
 def _result_word(value: int) -> str:

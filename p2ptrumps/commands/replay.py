@@ -17,10 +17,10 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .record import MatchRecord, RecordError
-from .ui import replay
-from .wire.log import LOG_MAGIC
-from .wire.verify import verify_log
+from ..record import MatchRecord, RecordError
+from ..ui import replay
+from ..wire.log import LOG_MAGIC
+from ..wire.verify import verify_log
 
 _LOG_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})_(\d{2})(\d{2})_")
 

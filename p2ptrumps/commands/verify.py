@@ -16,8 +16,8 @@ import argparse
 import json
 import sys
 
-from .files import UnreadableFileError, read_limited
-from .wire.verify import LogCheck, Verdict, check_log, verify_pair
+from ..files import UnreadableFileError, read_limited
+from ..wire.verify import LogCheck, Verdict, check_log, verify_pair
 
 #: The largest match log ``verify`` reads (bytes).  A match at the default rules
 #: is tens of kilobytes; 1000 deals stopped at the default 1000-turn limit, at

@@ -25,20 +25,20 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from . import __version__
-from .cards import CardParseError, parse_suit
-from .command import PROG, CommandError, say
-from .rules import RuleSet, RuleSetError
+from .. import __version__
+from ..cards import CardParseError, parse_suit
+from ..command import PROG, CommandError, say
+from ..rules import RuleSet, RuleSetError
 
 COMMANDS = {
     "play": "p2ptrumps.ui.play:run",
-    "replay": "p2ptrumps.replay_cli:run",
-    "arena": "p2ptrumps.arena:run",
+    "replay": "p2ptrumps.commands.replay:run",
+    "arena": "p2ptrumps.commands.arena:run",
     "host": "p2ptrumps.net.commands:run_host",
     "join": "p2ptrumps.net.commands:run_join",
-    "verify": "p2ptrumps.verify_cli:run",
-    "solve": "p2ptrumps.solve_cli:run",
-    "analyse": "p2ptrumps.analyse_cli:run",
+    "verify": "p2ptrumps.commands.verify:run",
+    "solve": "p2ptrumps.commands.solve:run",
+    "analyse": "p2ptrumps.commands.analyse:run",
     "id": "p2ptrumps.net.commands:run_id",
     "rules": "p2ptrumps.ui.rulebook:run",
     "resume": "p2ptrumps.net.commands:run_resume",
@@ -235,8 +235,8 @@ def name_arg(text: str) -> str:
     when it holds a code point the text rule refuses (protocol/wire.md §5.1:
     control characters, line separators, bidirectional formatting, noncharacters).
     """
-    from .net.keystore import is_blank
-    from .text import MAX_NAME_CHARS, check_name
+    from ..net.keystore import is_blank
+    from ..text import MAX_NAME_CHARS, check_name
 
     name = " ".join(text.split())
     if not name:
@@ -256,7 +256,7 @@ def name_arg(text: str) -> str:
 
 def move_time_arg(text: str) -> int:
     """argparse type: the move clock, whole seconds per move: 0 (none) or 5..3600 (protocol/wire.md §16)."""
-    from .wire.messages import MAX_MOVE_TIME_S, MIN_MOVE_TIME_S
+    from ..wire.messages import MAX_MOVE_TIME_S, MIN_MOVE_TIME_S
 
     value = _whole(text)
     if not (value == 0 or MIN_MOVE_TIME_S <= value <= MAX_MOVE_TIME_S):
@@ -267,7 +267,7 @@ def move_time_arg(text: str) -> int:
 
 def port_arg(text: str) -> int:
     """argparse type: a TCP port 0..65535 (0: any free port)."""
-    from .net.addresses import AddressError, parse_port
+    from ..net.addresses import AddressError, parse_port
 
     try:
         return parse_port(text)
@@ -277,7 +277,7 @@ def port_arg(text: str) -> int:
 
 def address_arg(text: str) -> str:
     """argparse type: ``HOST:PORT`` / ``[v6]:PORT`` / ``HOST`` (checked, returned as typed)."""
-    from .net.addresses import AddressError, parse_address
+    from ..net.addresses import AddressError, parse_address
 
     try:
         parse_address(text)
@@ -288,7 +288,7 @@ def address_arg(text: str) -> str:
 
 def fingerprint_arg(text: str) -> str:
     """argparse type: a key fingerprint as ``p2ptrumps id`` shows it (separators and case free)."""
-    from .net.addresses import AddressError, check_fingerprint
+    from ..net.addresses import AddressError, check_fingerprint
 
     try:
         return check_fingerprint(text)
@@ -534,7 +534,7 @@ def _prepare_table(args: argparse.Namespace) -> None:
     encoding and, for the table (no ``--headless``, no ``--ai``) on a full-screen terminal, the
     terminal's width of the suit symbols (:func:`p2ptrumps.ui.terminal.choose_ascii`), as
     ``play`` and ``replay`` do; a note says so when the terminal decided."""
-    from .ui.terminal import choose_ascii, std_fds, terminal_problem
+    from ..ui.terminal import choose_ascii, std_fds, terminal_problem
 
     table = not args.headless and args.ai is None and terminal_problem(sys.stdin, sys.stdout) is None
     args.ascii, note = choose_ascii(bool(args.ascii), bool(args.unicode), probe_fds=std_fds() if table else None)

@@ -30,12 +30,12 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .ai import choose_move
-from .command import CommandError
-from .files import prepare_dir
-from .record import DealRecord, MatchRecord, PlayerInfo
-from .rules import Outcome, Position, RuleSet
-from .shuffle import deal_hands, first_dealer
+from ..ai import choose_move
+from ..command import CommandError
+from ..files import prepare_dir
+from ..record import DealRecord, MatchRecord, PlayerInfo
+from ..rules import Outcome, Position, RuleSet
+from ..shuffle import deal_hands, first_dealer
 
 ARENA_TAG = b"p2ptrumps/arena/v1"
 
