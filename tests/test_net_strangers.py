@@ -253,9 +253,11 @@ async def test_1_idle_connections_from_the_guests_address_never_evict_it(tmp_pat
     valid_match(got["h"])
     assert verify_log(got["a"].side.log_bytes()).status == "valid"
     out = out_of(cfg)
-    # The guest (hello said) was never the one dropped: the silent connections went first.
-    assert out.count("dropped the oldest waiting connection from 127.0.0.1: 4 connections from there were "
-                     "saying hello") == lobby.MAX_DROP_NOTES
+    # The guest (hello said) was let in; the silent connections only replaced each other in the doorway
+    # (protocol/wire.md §7.3), so the waiting room never had to drop anyone.
+    assert out.count("dropped the oldest connection of the busiest network in the doorway: room for one from "
+                     "127.0.0.1 (at most 8 from one network, 256 in all, say no first frame)") == lobby.MAX_DROP_NOTES
+    assert "dropped the oldest waiting connection" not in out
     assert "guest 'Gus' accepted the rules" in out
 
 
@@ -264,10 +266,9 @@ async def test_1_a_claim_is_released_when_its_match_never_begins(tmp_path: Path)
     task is cancelled is released, so the host waits again."""
     room = lobby.Lobby(host_cfg(tmp_path))
     token = object()
-    room.waiting[token] = lobby._Waiting(trio.CancelScope(), "127.0.0.1")
-    room.waiting_from["127.0.0.1"] = 1
+    room.room.add(token, "127.0.0.1/32", lobby._Waiting(trio.CancelScope(), "127.0.0.1", "127.0.0.1/32"))
     assert room.claim(token, config.NetResult(None, 0, peer_name="Gus"))
-    assert (token in room.waiting, room.waiting_from, room.owner is token) == (False, {}, True)
+    assert (len(room.room), room.room.by_prefix, room.owner is token) == (0, {}, True)
     assert not room.claim(object(), config.NetResult(None, 0, peer_name="Other"))
     room.release(token)
     assert room.owner is None and room.claim(object(), config.NetResult(None, 0, peer_name="Other"))
@@ -771,7 +772,7 @@ async def test_10_a_turned_away_joiner_reads_that_the_host_is_busy(tmp_path: Pat
         await raw.stream.aclose()
     err = got["late"]
     assert err.status == config.EXIT_PEER_GONE
-    assert str(err) == "the host is busy with another match (it closed the connection without a hello); try again later"
+    assert str(err) == "the host is busy with another match; try again later"  # its refuse (wire.md §7.3)
     assert files_under(tmp_path / "late") == []
 
 

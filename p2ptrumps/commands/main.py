@@ -276,14 +276,37 @@ def port_arg(text: str) -> int:
 
 
 def address_arg(text: str) -> str:
-    """argparse type: ``HOST:PORT`` / ``[v6]:PORT`` / ``HOST`` (checked, returned as typed)."""
+    """argparse type: ``HOST:PORT`` / ``[v6]:PORT`` / ``HOST``, each maybe with ``/TICKET`` (the host's
+    join ticket, protocol/wire.md §7.3) (checked, returned as typed)."""
     from ..net.addresses import AddressError, parse_address
+    from ..net.admission import TicketError, split_ticket
 
     try:
-        parse_address(text)
-    except AddressError as exc:
+        parse_address(split_ticket(text)[0])
+    except (AddressError, TicketError) as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def ticket_arg(text: str) -> bytes:
+    """argparse type: a join ticket as the host shows it (protocol/wire.md §7.3)."""
+    from ..net.admission import TicketError, parse_ticket
+
+    try:
+        return parse_ticket(text)
+    except TicketError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def ipv4_prefix_arg(text: str) -> int:
+    """argparse type: an IPv4 prefix length, 8..32."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 8 <= value <= 32:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number from 8 to 32")
+    return value
 
 
 def fingerprint_arg(text: str) -> str:
@@ -408,6 +431,13 @@ def build_parser() -> argparse.ArgumentParser:
                       "(default: every address, IPv6 and IPv4)")
     host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (0 = any free port)")
     _add_net_options(host)
+    door = host.add_mutually_exclusive_group()
+    door.add_argument("--open", action="store_true",
+                      help="admit any guest without a join ticket (the default with --ai: anyone may play the AI)")
+    door.add_argument("--ticket", type=ticket_arg, default=None, metavar="TICKET",
+                      help="the join ticket to require (default: a new one, shown with the address, unless --ai)")
+    host.add_argument("--ipv4-prefix", type=ipv4_prefix_arg, default=32, metavar="N",
+                      help="count IPv4 guests by their /N network for the host's caps (8..32; IPv6: /64)")
     host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT",
                       help="your own trump (the host chooses first; default: asked)")
     add_rule_options(host)
@@ -416,8 +446,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "waiting side may claim the deal; 0 = no clock")
 
     join = sub.add_parser("join", help="join a networked match", description="Connect to a host and play.")
-    join.add_argument("address", metavar="HOST:PORT", type=address_arg,
-                      help="the address the host printed (IPv6: [::1]:4816)")
+    join.add_argument("address", metavar="HOST:PORT[/TICKET]", type=address_arg,
+                      help="the address the host printed, with its join ticket (IPv6: [::1]:4816/abcd-efgh-...)")
     fp = join.add_mutually_exclusive_group()
     fp.add_argument("--fingerprint", metavar="FP", type=fingerprint_arg,
                     help="the host's key fingerprint, as it gave it to you")

@@ -20,6 +20,7 @@ import trio
 from ..command import say
 from ..text import quoted
 from . import config, keystore
+from .admission import new_ticket
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
 from .lobby import host
@@ -64,7 +65,19 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         move_time=int(getattr(args, "move_time", 0) or 0) if role == "host" else 0,
         max_deals=int(getattr(args, "max_deals", None) or config.MAX_DEALS),
         max_turn_limit=int(getattr(args, "max_turn_limit", None) or config.MAX_TURN_LIMIT),
+        ticket=_host_ticket(args) if role == "host" else None,
+        ipv4_prefix=int(getattr(args, "ipv4_prefix", 32) or 32),
     )
+
+
+def _host_ticket(args: argparse.Namespace) -> bytes | None:
+    """The host's join ticket (protocol/wire.md §7.3): ``--ticket``, none with ``--open`` or (by default)
+    for an AI that anyone may play, else a new one."""
+    if getattr(args, "ticket", None) is not None:
+        return bytes(args.ticket)
+    if getattr(args, "open", False) or args.ai:
+        return None
+    return new_ticket()
 
 
 def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetResult],

@@ -137,6 +137,13 @@ class NetConfig:
             listens -- kept in the resume file (``protocol/files.md``) for ``p2ptrumps resume``.
         frame_time_s / agree_wait_s / statement_wait_s / rematch_wait_s / no_clock_limit_s: the
             deadlines of protocol/wire.md §17 (see the module constants of the same names).
+        ticket: (host) the join ticket a guest must send first, None: an open host; (guest) the ticket
+            to send, from ``join HOST:PORT/TICKET`` (protocol/wire.md §7.3).
+        guest_key: (host) the one guest public key (32 bytes) admitted, None: any.  The hook for a
+            key delivered by another channel (e.g. a code both users type): the host refuses every
+            other key at its hello, before sending anything (protocol/wire.md §7.3).
+        ipv4_prefix: (host) the prefix length (8..32) IPv4 addresses are counted by for the caps of the
+            doorway and the waiting room (IPv6: /64; protocol/wire.md §7.3).
         max_deals / max_turn_limit: (guest, with nobody to ask: the AI or no terminal) the most deals
             and the highest turn limit it accepts (``--max-deals``, ``--max-turn-limit``); rules above
             them, with no turn limit or with repetition off are refused with the reason.
@@ -175,6 +182,9 @@ class NetConfig:
     move_time: int = 0
     ask_claim: Callable[[str], Awaitable[bool]] | None = None
     address: str | None = None
+    ticket: bytes | None = None
+    guest_key: bytes | None = None
+    ipv4_prefix: int = 32
     bind: str | None = None
     port: int = 0
     max_deals: int = MAX_DEALS

@@ -10,8 +10,10 @@ import socket
 
 import trio
 
+from ..wire import framing, messages
 from . import addresses
 from .addresses import DEFAULT_PORT, format_address
+from .admission import TicketError, split_ticket
 from .config import EXIT_CONNECT, EXIT_USAGE, NetConfig, NetplayError, NetResult, say
 from .driver import GUEST_BACKOFF_S, play_over
 from .logfile import check_log_free
@@ -147,15 +149,25 @@ async def join(cfg: NetConfig, address: str) -> NetResult:
     within ``cfg.timeout_s`` seconds: refused, unknown host name, ..., each address
     named; status 1 when ``--log`` exists).
     """
+    try:
+        address, ticket = split_ticket(address)
+    except TicketError as exc:
+        raise NetplayError(EXIT_USAGE, str(exc)) from None
+    ticket = ticket if ticket is not None else cfg.ticket
     host_name, port = parse_address(address)
     where = format_address(host_name, port)
     check_log_free(cfg)
-    cfg.address = address  # for the resume file (protocol/files.md)
+    cfg.address = address  # for the resume file (protocol/files.md); a resume needs no ticket (wire.md §7.3)
     try:
         stream = await connect(host_name, port, cfg.timeout_s)
     except ConnectError as exc:
         raise NetplayError(EXIT_CONNECT, exc.message) from None
     say(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")
+    if ticket is not None:  # the first frame, right before the hello (protocol/wire.md §7.3)
+        try:
+            await stream.send_all(framing.frame(messages.Ticket(ticket).encode()))
+        except (trio.BrokenResourceError, OSError) as exc:
+            raise NetplayError(EXIT_CONNECT, f"the connection to {where} ended at once ({exc})") from None
 
     async def redial(seconds_left: float) -> Link | None:
         try:

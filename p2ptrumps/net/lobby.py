@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import math
 import os
 import socket
 
@@ -20,30 +21,40 @@ from ..text import quoted
 from ..wire import framing, messages
 from ..wire.errors import RemoteProtocolError
 from .addresses import format_address, is_ipv6, local_addresses, worth_giving_out
+from .admission import FairRoom, network_prefix, ticket_text
 from .config import EXIT_CONNECT, NetConfig, NetplayError, NetResult, say
 from .driver import Restored, play_over
 from .logfile import check_log_free
 from .transport import MAX_PENDING_BYTES, Connection, Link, single_errors
 
-#: Connections the host lets say hello (and answer the rules) at once (protocol/wire.md §17).
+#: Connections whose first frame is not read yet (the doorway, protocol/wire.md §7.3, §17), and the
+#: share of one network prefix (/64 for IPv6, ``--ipv4-prefix`` for IPv4): a newcomer replaces the
+#: oldest connection of its own prefix when that holds its share, else (full) of the prefix holding
+#: the most -- a crowd from few networks only replaces itself.
+MAX_DOORWAY = 256
+DOORWAY_SHARE = 8
+#: Connections let in (with the join ticket, or by an open host) that have not agreed to the rules
+#: yet (the waiting room), and one prefix's share of it; replaced the same way.  A guest whose
+#: ``agree`` took the match has left the waiting room: it is never replaced.
 MAX_WAITING_CONNECTIONS = 64
-#: Connections from one address that may be doing so at once.  When a cap is reached the
-#: *oldest* waiting connection (of that address, or of all) that has said no hello yet is
-#: dropped, else the oldest, never the new one: a real guest says hello at once and agrees
-#: soon after, so strays that only hold connections open cannot lock it out.  A guest whose
-#: ``agree`` took the match has left the waiting room: it is never dropped for another.
 MAX_WAITING_PER_ADDRESS = 4
 #: Most bytes queued for a connection that has not signed yet and does not read them (pongs
 #: for a ping flood): a waiting room full of them stays small (protocol/wire.md §17).
 WAITING_PENDING_BYTES = 64 * 1024
-#: Connections that may be offering to resume the match at once (more are closed at once).
-MAX_RESUME_CANDIDATES = 4
+#: Connections that resumed the match (its game id and seat) and owe their proof (more are closed at once).
+MAX_RESUME_CANDIDATES = 8
 #: Heartbeats a resuming connection may send before its proof (protocol/wire.md §17); then it is dropped.
 MAX_HEARTBEATS_BEFORE_PROOF = 8
+#: Pings read past before a connection's first other frame (protocol/wire.md §7.1).
+MAX_PINGS_BEFORE_HELLO = 8
+#: Reads one frame may take (each reads more bytes; a frame is at most 16 KiB).
+MAX_FRAME_READS = 4200
 #: Dropped connections the host tells about (a scanner could fill the screen otherwise).
 MAX_DROP_NOTES = 20
+#: Seconds the host tries to deliver a refusal (protocol/wire.md §7.3) before it closes anyway.
+REFUSE_SEND_S = 1.0
 
-LISTEN_BACKLOG = 16
+LISTEN_BACKLOG = 128
 
 
 async def bind_addresses(bind: str | None) -> list[tuple[int, str]]:
@@ -134,14 +145,18 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
     any free port), print the addresses to give out and our fingerprint, and play one
     match with the first guest that accepts the rules (protocol/wire.md §7.1).
 
+    The host reads each connection's first frame before it sends anything (protocol/wire.md
+    §7.3): with ``cfg.ticket`` set, only a guest that sends that join ticket first is let in
+    (others read ``refuse``); with ``cfg.guest_key`` set, only a hello with that public key.
     Connections that send junk, close, reset, or say no hello within
     ``cfg.hello_timeout_s`` seconds are dropped with a note and the host waits on;
     so is a guest that refuses the rules, does not answer them in time, or leaves
     before accepting them (it may have refused our key): nothing a guest does before
-    it has signed ends the hosting or writes a file.  Up to
-    :data:`MAX_WAITING_CONNECTIONS` connections may be in the waiting room at once
-    (:data:`MAX_WAITING_PER_ADDRESS` from one address); once a guest plays, any new
-    connection that does not resume its match is closed at once.
+    it has signed ends the hosting or writes a file.  Up to :data:`MAX_DOORWAY` connections
+    may be in the doorway (:data:`DOORWAY_SHARE` from one network prefix) and
+    :data:`MAX_WAITING_CONNECTIONS` in the waiting room (:data:`MAX_WAITING_PER_ADDRESS` from one
+    prefix), a newcomer replacing the oldest of the prefix holding the most; once a guest plays,
+    any new connection that does not resume its match is refused as busy.
 
     ``task_status.started(port)`` reports the port actually bound (for tests).
     Raises :class:`NetplayError` (status 3 when the address cannot be bound, 1 when
@@ -153,7 +168,12 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound  # for the resume file (protocol/files.md)
         say(cfg, f"hosting as {quoted(cfg.name)}, key fingerprint {cfg.identity.fingerprint}")
-        say(cfg, "give your opponent one of: " + ", ".join(addresses_to_give(listeners)))
+        ticket = "" if cfg.ticket is None else "/" + ticket_text(cfg.ticket)
+        say(cfg, "give your opponent one of: " + ", ".join(a + ticket for a in addresses_to_give(listeners)))
+        if cfg.ticket is not None:  # protocol/wire.md §7.3
+            say(cfg, "(the part after / is the join ticket: without it the host admits nobody)")
+        if cfg.guest_key is not None:
+            say(cfg, "admitting one guest key only")
         say(cfg, f"waiting for a guest on port {bound} ...")
         task_status.started(bound)
         return await Lobby(cfg).serve(listeners)
@@ -164,12 +184,13 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
 
 
 class _Waiting:
-    """One connection in the waiting room: its cancel scope, address and (once it exists) its
-    :class:`Connection`."""
+    """One connection in the waiting room: its cancel scope, address, network prefix and (once it
+    exists) its :class:`Connection`."""
 
-    def __init__(self, scope: trio.CancelScope, ip: str) -> None:
+    def __init__(self, scope: trio.CancelScope, ip: str, prefix: str = "") -> None:
         self.scope = scope
         self.ip = ip
+        self.prefix = prefix or ip
         self.conn: Connection | None = None
 
     @property
@@ -177,16 +198,45 @@ class _Waiting:
         return self.conn is not None and getattr(self.conn.session, "chain", None) is not None
 
 
+class _Prefixed(trio.abc.HalfCloseableStream):
+    """A stream whose first bytes were already read (by the doorway): they are received first."""
+
+    def __init__(self, stream: trio.SocketStream, first: bytes) -> None:
+        self.stream = stream
+        self.first = first
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        if self.first:
+            data, self.first = self.first, b""
+            await trio.lowlevel.checkpoint()
+            return data
+        return await self.stream.receive_some(max_bytes)
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.stream.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.stream.wait_send_all_might_not_block()
+
+    async def send_eof(self) -> None:
+        await self.stream.send_eof()
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
 class Lobby:
-    """The host's waiting room: accepts connections, lets each say hello and answer the rules
-    (one handshake per connection via :func:`play_over`, side by side), gives the match to the
-    first guest whose ``agree`` checks out and closes the rest (protocol/wire.md §7.1)."""
+    """The host's doorway and waiting room (protocol/wire.md §7.1, §7.3): reads the first frame of
+    every connection before anything is sent (the join ticket, a resume, or a hello), lets each
+    connection let in say hello and answer the rules (one handshake per connection via
+    :func:`play_over`, side by side), gives the match to the first guest whose ``agree`` checks out
+    and closes the rest.  Both rooms are shared fairly by network prefix (:class:`FairRoom`)."""
 
     def __init__(self, cfg: NetConfig) -> None:
         self.cfg = cfg
         self.owner: object | None = None  # the connection holding the match
-        self.waiting: dict[object, _Waiting] = {}  # oldest first
-        self.waiting_from: dict[str, int] = {}  # address -> connections saying hello
+        self.door: FairRoom[object, trio.CancelScope] = FairRoom(MAX_DOORWAY, DOORWAY_SHARE)
+        self.room: FairRoom[object, _Waiting] = FairRoom(MAX_WAITING_CONNECTIONS, MAX_WAITING_PER_ADDRESS)
         self.notes = 0
         self.done: list[NetResult] = []
         self.fatal: list[NetplayError] = []
@@ -212,13 +262,12 @@ class Lobby:
         every other waiting connection is closed."""
         if self.owner is not None:
             return False
-        entry = self.waiting.get(token)
+        entry = self._leave(token)
         self.owner = token
-        self._leave(token)
         if entry is not None and entry.conn is not None:
             self.conn = entry.conn
             self.conn.max_pending_bytes = MAX_PENDING_BYTES
-        for other in list(self.waiting.values()):
+        for other in self.room.values():
             other.scope.cancel()
         say(self.cfg, f"guest {quoted(result.peer_name or '')} accepted the rules")
         return True
@@ -266,45 +315,100 @@ class Lobby:
                 self.note("dropped a connection that was reset at once")
                 await trio.aclose_forcefully(stream)
                 continue
-            if self.owner is not None:
-                if self.resuming < MAX_RESUME_CANDIDATES:
-                    self.resuming += 1
-                    nursery.start_soon(self._resume_candidate, stream)
-                else:
-                    await trio.aclose_forcefully(stream)
-                continue
-            if self.waiting_from.get(ip, 0) >= MAX_WAITING_PER_ADDRESS:
-                self._drop_oldest(ip, f"{MAX_WAITING_PER_ADDRESS} connections from there were saying hello")
-            if len(self.waiting) >= MAX_WAITING_CONNECTIONS:
-                self._drop_oldest(None, f"{MAX_WAITING_CONNECTIONS} connections were saying hello")
-            self._enter(object(), stream, ip, nursery)
+            prefix = network_prefix(ip, self.cfg.ipv4_prefix)
+            for _, scope in self.door.make_room(prefix):
+                scope.cancel()
+                self.note(f"dropped the oldest connection of the busiest network in the doorway: room for one from "
+                          f"{ip} (at most {DOORWAY_SHARE} from one network, {MAX_DOORWAY} in all, say no first frame)")
+            token, scope = object(), trio.CancelScope()
+            self.door.add(token, prefix, scope)
+            nursery.start_soon(self._doorway, token, scope, stream, ip, prefix, nursery)
 
-    def _enter(self, token: object, stream: trio.SocketStream, ip: str, nursery: trio.Nursery) -> None:
-        entry = _Waiting(trio.CancelScope(), ip)
-        self.waiting[token] = entry
-        self.waiting_from[ip] = self.waiting_from.get(ip, 0) + 1
-        nursery.start_soon(self._candidate, token, entry, stream, ip, nursery)
-
-    def _leave(self, token: object) -> None:
-        entry = self.waiting.pop(token, None)
-        if entry is None:
+    async def _doorway(self, token: object, scope: trio.CancelScope, stream: trio.SocketStream, ip: str,
+                       prefix: str, nursery: trio.Nursery) -> None:
+        """Read a new connection's first frame before sending anything (protocol/wire.md §7.3): a
+        ``resume`` of the match goes to :meth:`_resume_candidate`; with a match on, anything else is
+        refused as ``busy``; else the join ticket (when required), then the hello (its key, when one
+        is expected).  A connection let in goes to the waiting room (:meth:`_candidate`); nothing is
+        sent to one dropped for room or for junk."""
+        buf = bytearray()
+        let_in = False
+        try:
+            with scope:
+                with trio.move_on_after(self.cfg.hello_timeout_s) as timer:
+                    first: messages.Frame | None
+                    first, at = await _read_past_pings(stream, buf, 0, self.cfg.frame_time_s)
+                    if isinstance(first, messages.Resume):
+                        if self.owner is not None:
+                            self.door.remove(token, prefix)
+                            await self._resume_candidate(stream, first, buf, at)
+                            stream = None  # type: ignore[assignment]  # closed there
+                        else:
+                            self.note(f"dropped a connection from {ip}: the peer broke the protocol: a resume "
+                                      "frame outside a reconnection [out-of-turn]; still waiting for a guest")
+                        return
+                    if self.owner is not None:
+                        if isinstance(first, (messages.Hello, messages.Ticket)):
+                            await _refuse(stream, "busy")
+                        return
+                    if isinstance(first, messages.Ticket):
+                        ticket, first = first.ticket, None
+                        if self.cfg.ticket is None or ticket == self.cfg.ticket:
+                            first, at = await _read_past_pings(stream, buf, at, self.cfg.frame_time_s)
+                    elif self.cfg.ticket is not None and isinstance(first, messages.Hello):
+                        first = None
+                    if first is None:
+                        await _refuse(stream, "ticket")
+                        self.note(f"refused a connection from {ip}: no join ticket, or another")
+                        return
+                    if not isinstance(first, messages.Hello):
+                        self.note(f"dropped a connection from {ip}: it sent no hello first; still waiting for a guest")
+                        return
+                    if self.cfg.guest_key is not None and first.public_key != self.cfg.guest_key:
+                        await _refuse(stream, "key")
+                        self.note(f"refused {quoted(first.name)} from {ip}: not the guest key expected")
+                        return
+                    let_in = True
+                if timer.cancelled_caught:
+                    self.note(f"dropped a connection from {ip}: no hello from the peer within "
+                              f"{self.cfg.hello_timeout_s:g} s (not a p2ptrumps peer?); still waiting for a guest")
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            self.note(f"dropped a connection from {ip}: the connection ended before the guest's hello "
+                      f"({getattr(exc, 'strerror', None) or exc or 'closed'}); still waiting for a guest")
             return
-        ip = entry.ip
-        left = self.waiting_from.get(ip, 1) - 1
-        if left > 0:
-            self.waiting_from[ip] = left
-        else:
-            self.waiting_from.pop(ip, None)
+        except _SlowFrame as exc:
+            self.note(f"dropped a connection from {ip}: no hello from the peer: {exc} (not a p2ptrumps peer?); "
+                      "still waiting for a guest")
+            return
+        except RemoteProtocolError as exc:
+            self.note(f"dropped a connection from {ip}: the peer broke the protocol: {exc.reason} [{exc.code}]; "
+                      "still waiting for a guest")
+            return
+        finally:
+            self.door.remove(token, prefix)
+            if not let_in and stream is not None:
+                with contextlib.suppress(Exception):
+                    await trio.aclose_forcefully(stream)
+        if not let_in:  # dropped for room (its scope cancelled), or silent past the hello deadline
+            return
+        if self.owner is not None:
+            with contextlib.suppress(Exception):
+                await trio.aclose_forcefully(stream)
+            return
+        entry = _Waiting(trio.CancelScope(), ip, prefix)
+        for _, other in self.room.make_room(prefix):
+            other.scope.cancel()
+            self.note(f"dropped the oldest waiting connection from {other.ip}: room for a connection from "
+                      f"{ip} (at most {MAX_WAITING_PER_ADDRESS} from one network, "
+                      f"{MAX_WAITING_CONNECTIONS} in all)")
+        self.room.add(token, prefix, entry)
+        await self._candidate(token, entry, _Prefixed(stream, bytes(buf)), ip, nursery)
 
-    def _drop_oldest(self, ip: str | None, why: str) -> None:
-        """Cancel the longest-waiting connection (from ``ip``, or from anywhere when None) that has said
-        no hello yet, else the longest-waiting one (protocol/wire.md §17)."""
-        mine = [(token, e) for token, e in self.waiting.items() if ip is None or e.ip == ip]
-        silent = [(token, e) for token, e in mine if not e.said_hello]
-        for token, entry in (silent or mine)[:1]:
-            self._leave(token)
-            entry.scope.cancel()
-            self.note(f"dropped the oldest waiting connection from {entry.ip}: {why}")
+    def _leave(self, token: object) -> _Waiting | None:
+        for prefix, members in list(self.room.by_prefix.items()):
+            if token in members:
+                return self.room.remove(token, prefix)
+        return None
 
     async def _redial(self, seconds_left: float) -> Link | None:
         """(for the match) The next connection that proved the guest's key (see :meth:`_resume_candidate`)."""
@@ -313,45 +417,47 @@ class Lobby:
     def on_connection(self, conn: Connection) -> None:
         self.conn = conn
 
-    async def _resume_candidate(self, stream: trio.SocketStream) -> None:
-        """A connection while a guest holds the match (protocol/wire.md §14.2): its first frame
-        (within ``hello_timeout_s``) must be the guest's ``resume`` for the match's game id; the
-        host answers with its own ``resume`` (a fresh nonce) and the guest's ``proof`` must verify
-        with the guest's key of the match.  Only then is the connection handed to the match --
-        which drops its old link if that still looked alive -- and only then does the host sign
-        its own proof.  Anything else is closed (the host is busy); nothing is written to disk."""
+    async def _resume_candidate(self, stream: trio.SocketStream, first: messages.Frame, buf: bytearray,
+                                at: int) -> None:
+        """A connection while a guest holds the match (protocol/wire.md §14.2), whose first frame
+        ``first`` (ending at ``at`` in ``buf``) is a ``resume``: it must be the guest's for the match's
+        game id; the host answers with its own ``resume`` (a fresh nonce) and the guest's ``proof``
+        must verify with the guest's key of the match.  Only then is the connection handed to the
+        match -- which drops its old link if that still looked alive -- and only then does the host
+        sign its own proof.  Anything else is closed; nothing is written to disk."""
         handed = False
+        if self.resuming >= MAX_RESUME_CANDIDATES:
+            await trio.aclose_forcefully(stream)
+            return
+        self.resuming += 1
         try:
-            buf = bytearray()
-            with trio.move_on_after(self.cfg.hello_timeout_s):
-                first, at = await _read_frame(stream, buf, 0)
-                conn = self.conn
-                session = None if conn is None else conn.session
-                chain = getattr(session, "chain", None)
-                if (not isinstance(first, messages.Resume) or first.seat != 1 or chain is None
-                        or first.game_id != chain.game_id or conn is None or not conn.resumable):
-                    return
-                nonce = os.urandom(32)
-                if nonce == first.nonce:
-                    return
-                await stream.send_all(framing.frame(
-                    messages.Resume(messages.VERSION, 0, chain.game_id, nonce).encode()))
-                proof = None
-                for _ in range(MAX_HEARTBEATS_BEFORE_PROOF):  # heartbeats may come before the proof
-                    proof, at = await _read_frame(stream, buf, at)
-                    if not isinstance(proof, (messages.Ping, messages.Pong)):
-                        break
-                if not isinstance(proof, messages.Proof) or not chain.keys[1].verify(
-                        proof.sig, messages.proof_input(chain.game_id, 1, proof.confirmed, first.nonce, nonce)):
-                    self.note("dropped a connection that offered to resume the match without the guest's key")
-                    return
-                try:
-                    self.inbox_send.send_nowait(Link(stream, bytes(buf), nonce))
-                    handed = True
-                except trio.WouldBlock:
-                    return
-                if conn.link_up:
-                    conn.drop_link("the guest came back on a new connection")
+            conn = self.conn
+            session = None if conn is None else conn.session
+            chain = getattr(session, "chain", None)
+            if (not isinstance(first, messages.Resume) or first.seat != 1 or chain is None
+                    or first.game_id != chain.game_id or conn is None or not conn.resumable):
+                return
+            nonce = os.urandom(32)
+            if nonce == first.nonce:
+                return
+            await stream.send_all(framing.frame(
+                messages.Resume(messages.VERSION, 0, chain.game_id, nonce).encode()))
+            proof = None
+            for _ in range(MAX_HEARTBEATS_BEFORE_PROOF):  # heartbeats may come before the proof
+                proof, at = await _read_frame(stream, buf, at)
+                if not isinstance(proof, (messages.Ping, messages.Pong)):
+                    break
+            if not isinstance(proof, messages.Proof) or not chain.keys[1].verify(
+                    proof.sig, messages.proof_input(chain.game_id, 1, proof.confirmed, first.nonce, nonce)):
+                self.note("dropped a connection that offered to resume the match without the guest's key")
+                return
+            try:
+                self.inbox_send.send_nowait(Link(stream, bytes(buf), nonce))
+                handed = True
+            except trio.WouldBlock:
+                return
+            if conn.link_up:
+                conn.drop_link("the guest came back on a new connection")
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError, RemoteProtocolError):
             return
         finally:
@@ -360,7 +466,7 @@ class Lobby:
                 with contextlib.suppress(Exception):
                     await trio.aclose_forcefully(stream)
 
-    async def _candidate(self, token: object, entry: _Waiting, stream: trio.SocketStream, ip: str,
+    async def _candidate(self, token: object, entry: _Waiting, stream: trio.abc.Stream, ip: str,
                          nursery: trio.Nursery) -> None:
         """One connection's handshake, and its match if its guest takes it.  Whatever ends a handshake
         before the guest has signed is a note, never the end of the hosting (protocol/wire.md §7.1)."""
@@ -398,21 +504,56 @@ class Lobby:
         nursery.cancel_scope.cancel()
 
 
-async def _read_frame(stream: trio.abc.Stream, buf: bytearray, offset: int) -> tuple[messages.Frame, int]:
+async def _refuse(stream: trio.abc.Stream, reason: str) -> None:
+    """Send ``["refuse", reason]`` (protocol/wire.md §7.3), for at most :data:`REFUSE_SEND_S` seconds;
+    the caller closes the connection."""
+    with trio.move_on_after(REFUSE_SEND_S), contextlib.suppress(trio.BrokenResourceError, OSError):
+        await stream.send_all(framing.frame(messages.Refuse(reason).encode()))
+
+
+async def _read_past_pings(stream: trio.abc.Stream, buf: bytearray, offset: int,
+                           frame_time_s: float) -> tuple[messages.Frame, int]:
+    """The first frame from ``offset`` that is not a ping or pong (at most :data:`MAX_PINGS_BEFORE_HELLO`
+    of them; protocol/wire.md §7.1), and the offset after it; see :func:`_read_frame`."""
+    for _ in range(MAX_PINGS_BEFORE_HELLO + 1):
+        frame, offset = await _read_frame(stream, buf, offset, frame_time_s)
+        if not isinstance(frame, (messages.Ping, messages.Pong)):
+            return frame, offset
+    raise RemoteProtocolError("malformed", f"more than {MAX_PINGS_BEFORE_HELLO} heartbeats before the hello")
+
+
+class _SlowFrame(Exception):
+    """A frame did not arrive whole within the frame deadline of its first byte (protocol/wire.md §17)."""
+
+
+async def _read_frame(stream: trio.abc.Stream, buf: bytearray, offset: int,
+                      frame_time_s: float = math.inf) -> tuple[messages.Frame, int]:
     """Read from ``stream`` into ``buf`` (everything read is kept) until a whole frame starts at
     ``offset``; return it decoded and the offset after it.  Raises RemoteProtocolError (a bad
-    length or frame) or ``trio.BrokenResourceError`` (the connection closed first)."""
-    for _ in range(64):  # bounded: each pass reads more bytes
+    length or frame), ``trio.BrokenResourceError`` (the connection closed first) or
+    :class:`_SlowFrame` (the frame is not whole ``frame_time_s`` seconds after its first byte)."""
+    started = trio.current_time() if len(buf) > offset else None
+    for _ in range(MAX_FRAME_READS):  # bounded: each pass reads more bytes
         have = len(buf) - offset
         if have >= framing.HEADER_BYTES:
             n = int.from_bytes(buf[offset:offset + framing.HEADER_BYTES], "big")
-            if n == 0 or n > framing.MAX_FRAME_BYTES:
-                raise RemoteProtocolError("garbage-frame", "a bad frame length")
+            if n == 0:
+                raise RemoteProtocolError("garbage-frame", f"frame at stream byte {offset} has length 0")
+            if n > framing.MAX_FRAME_BYTES:
+                raise RemoteProtocolError("oversized-frame", f"frame at stream byte {offset} announces {n} bytes, "
+                                          f"more than the maximum {framing.MAX_FRAME_BYTES}")
             end = offset + framing.HEADER_BYTES + n
             if len(buf) >= end:
                 return messages.decode(bytes(buf[offset + framing.HEADER_BYTES:end])), end
-        chunk = await stream.receive_some(4096)
+        chunk: bytes | bytearray = b""
+        with trio.move_on_at(math.inf if started is None else started + frame_time_s):
+            chunk = await stream.receive_some(4096)
+            if not chunk:
+                raise trio.BrokenResourceError("closed")
         if not chunk:
-            raise trio.BrokenResourceError("closed")
+            raise _SlowFrame(f"a frame of the peer did not arrive whole within {frame_time_s:g} s of its first "
+                             f"byte ({len(buf) - offset} bytes of it came)")
+        if started is None:
+            started = trio.current_time()
         buf += chunk
     raise RemoteProtocolError("garbage-frame", "a frame that does not end")

@@ -76,6 +76,27 @@ class PeerGone(TransportError):
     kind = "gone"
 
 
+class PeerRefused(TransportError):
+    """(guest) The host refused the connection before its hello (protocol/wire.md §7.3); the message
+    says why in the user's words.  ``reason`` is the host's word (``"ticket"``, ``"key"``, ``"busy"``)."""
+
+    kind = "refused"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(refusal_text(reason))
+        self.reason = reason
+
+
+def refusal_text(reason: str) -> str:
+    """What a host's ``["refuse", reason]`` means, in one line (protocol/wire.md §7.3)."""
+    known = {
+        "ticket": "the host admits only guests with its join ticket: use the whole HOST:PORT/TICKET it shows",
+        "key": "the host expects another guest (it admits one key only, and yours is not it)",
+        "busy": "the host is busy with another match; try again later",
+    }
+    return known.get(reason, f"the host refused the connection ({reason!r})")
+
+
 class PeerFlood(TransportError):
     """The peer went beyond a limit that no log can show (protocol/wire.md §17); nothing of it was
     logged.  The match does not wait for a reconnection."""
@@ -496,6 +517,9 @@ class Connection:
         if kind == "ResumeRefused":  # the new connection is not the peer: drop it, wait for another
             self._fail(PeerGone(f"a connection that did not prove the peer's key was dropped "
                                 f"({getattr(event, 'reason', '')})"))
+            return
+        if kind == "HostRefused":  # the host will not play with us (protocol/wire.md §7.3): no reconnecting
+            self._fail(PeerRefused(str(getattr(event, "reason", ""))), final=True)
             return
         if kind == "Resumed":
             self.down_since = None

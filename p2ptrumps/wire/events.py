@@ -181,6 +181,15 @@ class ResumeRefused:
 
 
 @dataclass(frozen=True)
+class HostRefused:
+    """(guest) The host refused this connection before its hello (protocol/wire.md §7.3): ``reason``
+    is ``"ticket"``, ``"key"``, ``"busy"`` or one this program does not know.  Nothing is logged;
+    the session reads nothing more."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class RematchOffered:
     """The peer offers a rematch; ``offer_rematch()`` accepts it."""
 
@@ -255,6 +264,7 @@ Event = (
     | Claimed
     | Resumed
     | ResumeRefused
+    | HostRefused
     | RematchOffered
     | RematchAgreed
     | ProtocolViolation

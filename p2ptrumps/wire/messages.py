@@ -168,6 +168,36 @@ class Proof:
         return encoding.pack(["proof", self.confirmed, self.sig])
 
 
+#: Join ticket sizes, bytes (protocol/wire.md §5, §7.3).
+MIN_TICKET_BYTES = 8
+MAX_TICKET_BYTES = 32
+#: Most bytes of a refusal's reason (protocol/wire.md §5).
+MAX_REFUSE_BYTES = 64
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """``["ticket", ticket]``: the guest's join ticket, its first frame to a host that requires
+    one (protocol/wire.md §7.3); 8..32 bytes.  Unsigned, never logged."""
+
+    ticket: bytes
+
+    def encode(self) -> bytes:
+        return encoding.pack(["ticket", self.ticket])
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """``["refuse", reason]``: the host will not play with this connection (protocol/wire.md
+    §7.3): ``reason`` is ``"ticket"``, ``"key"`` or ``"busy"`` (1..64 bytes of UTF-8).  Unsigned,
+    never logged; the host closes the connection after it."""
+
+    reason: str
+
+    def encode(self) -> bytes:
+        return encoding.pack(["refuse", self.reason])
+
+
 def proof_input(gid: bytes, seat: int, confirmed: int, own_nonce: bytes, peer_nonce: bytes) -> bytes:
     """RESUME_TAG || game id || u8 seat || u32 confirmed || own nonce || peer nonce (§14.1)."""
     return RESUME_TAG + gid + bytes([seat]) + confirmed.to_bytes(4, "big") + own_nonce + peer_nonce
@@ -731,8 +761,8 @@ class Envelope:
         return Signed(self.game, self.seat, self.seq, self.prev, body, self.sig, self.payload, self.hash)
 
 
-Frame = Hello | Ping | Pong | Signed | Resume | Proof
-RawFrame = Hello | Ping | Pong | Envelope | Resume | Proof
+Frame = Hello | Ping | Pong | Signed | Resume | Proof | Ticket | Refuse
+RawFrame = Hello | Ping | Pong | Envelope | Resume | Proof | Ticket | Refuse
 
 
 def decode(payload: bytes) -> Frame:
@@ -772,12 +802,20 @@ def decode_frame(payload: bytes) -> RawFrame:
                 or len(v[2]) != 64:
             raise _bad("proof: expected ['proof', confirmed (0..2**32-1), sig (64 bytes)]")
         return Proof(v[1], v[2])
+    if t == "ticket":
+        if len(v) != 2 or not isinstance(v[1], bytes) or not MIN_TICKET_BYTES <= len(v[1]) <= MAX_TICKET_BYTES:
+            raise _bad(f"ticket: expected ['ticket', ticket ({MIN_TICKET_BYTES}..{MAX_TICKET_BYTES} bytes)]")
+        return Ticket(v[1])
+    if t == "refuse":
+        if len(v) != 2 or not isinstance(v[1], str) or not 1 <= len(v[1].encode()) <= MAX_REFUSE_BYTES:
+            raise _bad(f"refuse: expected ['refuse', reason (1..{MAX_REFUSE_BYTES} bytes of text)]")
+        return Refuse(v[1])
     if len(v) != 2 or type(v[1]) is not int or not 0 <= v[1] < (1 << 32):
         raise _bad(f"{t}: expected [{t!r}, n] with n in 0..2**32-1")
     return Ping(v[1]) if t == "ping" else Pong(v[1])
 
 
-FRAME_TYPES = ("hello", "ping", "pong", "msg", "resume", "proof")
+FRAME_TYPES = ("hello", "ping", "pong", "msg", "resume", "proof", "ticket", "refuse")
 
 
 def _decode_resume(v: list[Any]) -> Resume:

@@ -69,6 +69,7 @@ from .events import (
     DroppedAfterEnd,
     Event,
     Flooded,
+    HostRefused,
     Left,
     MatchEnded,
     MoveReceived,
@@ -775,6 +776,9 @@ class Session:
         if isinstance(msg, (m.Resume, m.Proof)) or self._resume_nonce is not None:
             self._on_resume_frame(frame, msg)
             return
+        if isinstance(msg, (m.Ticket, m.Refuse)):
+            self._on_admission(msg)
+            return
         if isinstance(msg, m.Hello):
             self._on_hello(frame, payload, msg)
             return
@@ -797,6 +801,22 @@ class Session:
             except LocalProtocolError as exc:
                 self.dropped.append((old.body, str(exc)))
         self._after_change()
+
+    def _on_admission(self, msg: m.Ticket | m.Refuse) -> None:
+        """A ``ticket`` or ``refuse`` frame (protocol/wire.md §7.3): before the peer's hello, an open
+        host reads past a ticket, and a guest stops on the host's refusal (:class:`HostRefused`,
+        nothing logged); anywhere else either is ``malformed``."""
+        before_hello = self._chain is None
+        if isinstance(msg, m.Ticket) and before_hello and self.seat == 0:
+            return
+        if isinstance(msg, m.Refuse) and before_hello and self.seat == 1:
+            self._dead = True
+            self._closed = True
+            self._events.append(HostRefused(msg.reason))
+            return
+        kind = type(msg).__name__.lower()
+        raise RemoteProtocolError("malformed", f"a {kind} frame after the hellos, or from the wrong side "
+                                  "(wire.md §7.3)")
 
     def _send_resume(self) -> None:
         assert self._chain is not None and self._resume_nonce is not None

@@ -407,10 +407,13 @@ class _Checker:
     def frame(self, i: int, payload: bytes) -> None:
         """Check frame ``i``; ``RemoteProtocolError`` on a fault."""
         msg = m.decode_frame(payload)
-        if isinstance(msg, (m.Ping, m.Pong, m.Proof)):
+        if isinstance(msg, (m.Ping, m.Pong, m.Proof, m.Ticket, m.Refuse)):
             self.nobody = True
             kind = type(msg).__name__.lower()
-            never = "proofs are never logged (wire.md §14.2)" if kind == "proof" else "heartbeats are never logged"
+            never = {"proof": "proofs are never logged (wire.md §14.2)",
+                     "ticket": "admission frames are never logged (wire.md §7.3)",
+                     "refuse": "admission frames are never logged (wire.md §7.3)",
+                     }.get(kind, "heartbeats are never logged")
             raise RemoteProtocolError("malformed", f"a {kind} in a log: {never}")
         if isinstance(msg, m.Resume):
             chain = self.chain
