@@ -63,7 +63,7 @@ def _section_tables(doc: str, heading: str) -> dict[str, str]:
 def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
     """Every deadline and cap that protocol/wire.md §17 (and the chat limits of §9.7) states is the
     value the reference peer uses."""
-    from p2ptrumps.net import config, lobby, remote, transport
+    from p2ptrumps.net import admission, config, lobby, remote, transport
     from p2ptrumps.wire import chain, framing
 
     host = build_parser().parse_args(["host"])
@@ -86,9 +86,15 @@ def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
         "one write to the peer (it does not read)": f"{s(host.timeout)} (`--timeout`)",
         "the peer's return after a lost link": f"{s(host.reconnect_wait)} (`--reconnect-wait`)",
         "resource": "cap",
-        "connections saying hello at once (not yet agreed)":
-            f"{lobby.MAX_WAITING_CONNECTIONS}, at most {lobby.MAX_WAITING_PER_ADDRESS} from one address",
-        "connections offering to resume, while a match is on": str(lobby.MAX_RESUME_CANDIDATES),
+        "connections whose first frame is not read yet (the doorway, §7.3)":
+            f"{lobby.MAX_DOORWAY}, at most {lobby.DOORWAY_SHARE} from one network prefix (/{admission.IPV6_PREFIX} "
+            f"for IPv6, /{admission.IPV4_PREFIX} for IPv4 unless set)",
+        "connections let in, not yet agreed (the waiting room, §7.3)":
+            f"{lobby.MAX_WAITING_CONNECTIONS}, at most {lobby.MAX_WAITING_PER_ADDRESS} from one network prefix",
+        "frames read in the doorway":
+            f"the first frame, after at most {lobby.MAX_PINGS_BEFORE_HELLO} pings; with a ticket, the hello after it",
+        "connections that resumed the match (its game id and seat), waiting for their proof":
+            str(lobby.MAX_RESUME_CANDIDATES),
         "bytes queued for a peer that does not read them (e.g. pongs for a ping flood)":
             f"{lobby.WAITING_PENDING_BYTES // 1024} KiB before the match, "
             f"{transport.MAX_PENDING_BYTES >> 20} MiB in it",

@@ -570,6 +570,14 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
     add("proof-in-log", "a well-formed proof frame in a log: proofs are never logged, nobody is named",
         "wire.md §14.3; verify.md §3.1", ("invalid", "malformed", 12, None, False),
         log([*H[:12], frame_of(["proof", 10, bytes(64)])]))
+    add("ticket-in-log", "a well-formed join ticket among the messages: admission frames are never logged, nobody "
+        "is named", "wire.md §5, §7.3; verify.md §3, §3.1", ("invalid", "malformed", 12, None, False),
+        log([*H[:12], frame_of(["ticket", fixed_bytes("ticket")[:10]])]))
+    add("refuse-as-peer-hello", "a host's refuse where the peer's hello is due: never logged, nobody is named",
+        "wire.md §7.3; verify.md §3", ("invalid", "malformed", 1, None, False),
+        log([H[0], frame_of(["refuse", "ticket"])]))
+    add("ticket-too-short", "a ticket frame of 7 bytes: its shape is malformed", "wire.md §5; verify.md §3",
+        ("invalid", "malformed", 12, 1, False), log([*H[:12], frame_of(["ticket", bytes(7)])]))
     add("leave-in-play", "the guest leaves during deal 1 of 2: deal 1 is a resignation, deal 2 forfeited, both sign "
         "the score", "wire.md §15", ("valid", None, None, None, False), log([x.frame for x in leave_match().host.log]))
     lv = f.next(H[:12], 1, "leave", [])
