@@ -645,8 +645,9 @@ async def _handshake(session: Session, steps: _Steps, result: NetResult, log: Ma
     if rematch_of is not None and hello.fingerprint != rematch_of.peer_fingerprint:
         raise NetplayError(EXIT_KEY_REFUSED, f"the rematch hello shows another key ({hello.fingerprint}) than "
                            f"the match before ({rematch_of.peer_fingerprint}). Refused.")
-    if rematch_of is None and cfg.role == "guest":
-        await _pin(cfg, hello, steps.peer_address)  # the host is pinned once the guest has signed, below
+    pin_host: Callable[[], None] | None = None
+    if rematch_of is None and cfg.role == "guest":  # decided now, written once the host has signed, below
+        pin_host = await _pin(cfg, hello, steps.peer_address)
     await game.send(session.accept_key)
 
     if cfg.role == "host":
@@ -670,6 +671,8 @@ async def _handshake(session: Session, steps: _Steps, result: NetResult, log: Ma
         proposed = await game_take(wev.RulesProposed)
     if proposed is None:
         raise NetplayError(EXIT_PEER_GONE, f"{quoted(hello.name)} proposed no rules within {cfg.hello_timeout_s:g} s")
+    if pin_host is not None:  # its signed proposal proves the key of its hello (protocol/wire.md §7.1)
+        pin_host()
     if rematch_of is not None:
         ok = (rematch_of.rules is not None and proposed.rules == rematch_of.rules
               and proposed.move_time == rematch_of.move_time)
@@ -871,22 +874,50 @@ def _pin_guest(cfg: NetConfig, name: str, fingerprint: str, peer_address: str) -
     say(cfg, note)
 
 
-async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> None:
+class _PinLater:
+    """Stands in for the known-peers file while the guest decides on the host's key: a new key is
+    remembered, and written by :meth:`write` only once the host has signed (protocol/wire.md §7.1)."""
+
+    def __init__(self, known: keystore.KnownPeers) -> None:
+        self.known = known
+        self.path = known.path
+        self.entry: tuple[str, str, str] | None = None
+
+    def add(self, fingerprint: str, name: str, address: str) -> None:
+        self.entry = (fingerprint, name, address)
+
+    def write(self) -> None:
+        if self.entry is not None:
+            self.known.add(*self.entry)
+
+
+async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> Callable[[], None]:
     """(guest) Check the host's key against the known peers: ssh's rules (``--fingerprint``,
-    ``--accept-new``, a question).
+    ``--accept-new``, a question).  Nothing is written yet: returns the call that pins a new key,
+    made once the host has signed (its ``rules``; protocol/wire.md §7.1, files.md).
 
     Raises:
-        NetplayError: status 6 (the key is refused), 1 (the known-peers file is unusable).
+        NetplayError: status 6 (the key is refused), 1 (the known-peers file is unusable; also from
+            the returned call).
     """
     try:
         known = keystore.KnownPeers.open(cfg.data)
     except keystore.KeyStoreError as exc:
         raise NetplayError(EXIT_ERROR, str(exc)) from None
     check = known.check(hello.fingerprint, hello.name, peer_address)
+    later = _PinLater(known)
 
     def decide() -> str:
-        return keystore.decide_pin(check, known, expected_fingerprint=cfg.fingerprint,
+        return keystore.decide_pin(check, later, expected_fingerprint=cfg.fingerprint,  # type: ignore[arg-type]
                                    accept_new=cfg.accept_new, confirm=cfg.confirm)
+
+    def write() -> None:
+        try:
+            later.write()
+        except keystore.KeyStoreError as exc:
+            raise NetplayError(EXIT_ERROR, str(exc)) from None
+        except OSError as exc:
+            raise NetplayError(EXIT_ERROR, f"cannot write {known.path}: {exc.strerror or exc}") from None
 
     try:
         note = await trio.to_thread.run_sync(decide, abandon_on_cancel=True)
@@ -895,5 +926,6 @@ async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> None:
     except keystore.KeyStoreError as exc:
         raise NetplayError(EXIT_ERROR, str(exc)) from None
     say(cfg, f"peer: {note}")
+    return write
 
 
