@@ -37,7 +37,10 @@ It prints how each kind of stray ended (``closed`` by the host, ``held`` until i
 from __future__ import annotations
 
 import argparse
+import functools
+import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -270,7 +273,302 @@ def _check(rep: Report, homes: dict[str, Path], host: Child, guest: Child | None
                 rep.problems.append(f"verify of the {name} exited {code}")
 
 
+# ----- issue 17: a crowd that tries to decide who plays -------------------------------------------------------
+
+#: The attacks (``--attack NAME``): see :func:`run_attack`.
+ATTACKS = ("person", "fast", "same-address", "ipv6-64", "resume-squat", "all")
+#: The join ticket the attacked host requires (``host --ticket``; a person host draws its own).
+BENCH_TICKET = "mfrg-gzdf-mztw-q2lk"
+#: The network namespace of the IPv6 attack (named after the branch; created and removed by the bench).
+NETNS = "admission-strangers"
+V6_HOST = "2001:db8:1::1"
+V6_CROWD = "2001:db8:2::"  # the crowd's /64: 1000 addresses of it
+#: Most attack connections open at once in one attacker process.
+MAX_ATTACK_OPEN = 4000
+
+
+@dataclass
+class AttackReport:
+    """One attack's tries: how each ended for the invited guest, and what the host spent."""
+
+    name: str
+    settings: str = ""
+    tries: list[dict[str, object]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def text(self) -> str:
+        out = [f"attack {self.name}: {self.settings}"]
+        for i, t in enumerate(self.tries, 1):
+            out.append(f"  try {i}: guest exit {t['guest']}, host exit {t['host']}, match done after "
+                       f"{t['seconds']:.1f} s; crowd {t['made']} connections at {t['rate']:.0f}/s "
+                       f"({t['failed']} failed to connect); host peak RSS {t['rss_mib']:.1f} MiB, "
+                       f"CPU {t['cpu_s']:.1f} s"
+                       + (f"; {t['note']}" if t.get("note") else ""))
+        out.append("OK: the invited guest got the match every time" if self.ok
+                   else "FAILED: " + "; ".join(self.problems))
+        return "\n".join(out)
+
+
+def _hello_frame() -> bytes:
+    """A valid guest hello (one random key for the whole crowd: it never signs anything)."""
+    from p2ptrumps.wire.identity import Identity
+    from p2ptrumps.wire.session import Session
+
+    return Session("guest", Identity.from_seed(os.urandom(32)), "crowd", os.urandom(32)).data_to_send()
+
+
+async def _crowd(host: str, port: int, rate: float, duration_s: float, kind: str, sources: list[str],
+                 hold_s: float, progress: bool = False) -> dict[str, float]:
+    """Open connections to ``host``:``port`` at ``rate`` per second for ``duration_s`` seconds, from
+    ``sources`` in turn; each says nothing (``idle``), or a hello without the ticket (``hello``), or
+    either in turn (``mixed``), then holds until the host closes it or ``hold_s`` passes."""
+    hello = _hello_frame()
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    made, failed, open_now = [0], [0], [0]
+
+    async def one(k: int) -> None:
+        open_now[0] += 1
+        sock = trio.socket.socket(family, socket.SOCK_STREAM)
+        try:
+            with trio.move_on_after(hold_s):
+                await sock.bind((sources[k % len(sources)], 0))
+                await sock.connect((host, port))
+                made[0] += 1
+                if kind == "hello" or (kind == "mixed" and k % 2):
+                    await sock.send(hello)
+                while await sock.recv(4096):
+                    pass
+        except OSError:
+            failed[0] += 1
+        finally:
+            sock.close()
+            open_now[0] -= 1
+
+    start = trio.current_time()
+    k = 0
+    shown = 0
+    async with trio.open_nursery() as nursery:
+        while (now := trio.current_time() - start) < duration_s:
+            if progress and int(now) > shown:  # the parent may kill us: what we made so far, each second
+                shown = int(now)
+                print(json.dumps({"made": made[0], "failed": failed[0], "seconds": now}), flush=True)
+            due = int(now * rate) + 1
+            while k < due and open_now[0] < MAX_ATTACK_OPEN:
+                nursery.start_soon(one, k)
+                k += 1
+            await trio.sleep(0.001)
+        took = trio.current_time() - start
+        nursery.cancel_scope.cancel()
+    return {"made": made[0], "failed": failed[0], "seconds": took}
+
+
+def _sources(spec: str) -> list[str]:
+    """``"127.0.0.2-17"`` (a range of the last byte), ``"v6:PREFIX:N"`` (N random addresses of a /64),
+    or a comma-separated list."""
+    if spec.startswith("v6:"):
+        _, rest = spec.split(":", 1)
+        prefix, n = rest.rsplit(":", 1)
+        return [f"{prefix}{os.urandom(2).hex()}:{os.urandom(2).hex()}:{os.urandom(2).hex()}:{i:x}"
+                for i in range(int(n))]
+    if "-" in spec:
+        base, span = spec.rsplit(".", 1)
+        lo, hi = span.split("-")
+        return [f"{base}.{i}" for i in range(int(lo), int(hi) + 1)]
+    return spec.split(",")
+
+
+def _helper(argv: list[str]) -> None:
+    """The child processes of an attack: ``--attacker HOST PORT RATE SECONDS KIND SOURCES HOLD`` prints
+    what it made as one JSON line; ``--person-guest ADDRESS AGREE_AFTER_S DATA`` joins as a person who
+    reads the fingerprint for that long before agreeing (the AI plays the moves)."""
+
+    if argv[0] == "--attacker":
+        host, port, rate, seconds, kind, sources, hold = argv[1:8]
+        got = trio.run(_crowd, host, int(port), float(rate), float(seconds), kind, _sources(sources), float(hold),
+                       True)
+        print(json.dumps(got), flush=True)
+        return
+    import io
+
+    from p2ptrumps.net import config, dial
+    from p2ptrumps.wire.identity import Identity
+
+    address, agree_after_s, data = argv[1], float(argv[2]), Path(argv[3])
+
+    def person_confirm(question: str) -> bool:
+        time.sleep(agree_after_s)  # reading the fingerprint with the host (runs in a thread)
+        return True
+
+    cfg = config.NetConfig(role="guest", identity=Identity.from_seed(os.urandom(32)), name="Person", data=data,
+                           ai="random", think_s=0.05, headless=True, confirm=person_confirm, out=io.StringIO(),
+                           reconnect_wait_s=60)
+    try:
+        trio.run(dial.join, cfg, address)
+    except config.NetplayError as exc:
+        print(f"person guest: {exc}", flush=True)
+        sys.exit(exc.status)
+
+
+def _start_crowd(ns: str | None, bind: str, port: int, rate: float, crowd_s: float, kind: str,
+                 sources: str) -> list[subprocess.Popen[str]]:
+    """The attacker processes (two from 1000 connections/s: one Python process makes about 2000/s)."""
+    per = 2 if rate >= 1000 else 1
+    return [subprocess.Popen(_in_ns(ns, [sys.executable, __file__, "--attacker", bind, str(port), str(rate / per),
+                                         str(crowd_s), kind, sources, "30"]),
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for _ in range(per)]
+
+
+def _address(bind: str, port: int) -> str:
+    return f"[{bind}]:{port}" if ":" in bind else f"{bind}:{port}"
+
+
+def _netns(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=20)
+
+
+def _in_ns(ns: str | None, argv: list[str]) -> list[str]:
+    return argv if ns is None else ["ip", "netns", "exec", ns, *argv]
+
+
+async def run_attack(work: Path, name: str, *, rate: float | None = None, tries: int | None = None,
+                     open_host: bool = False) -> AttackReport:
+    """One attack of issue 17 against ``p2ptrumps host --headless --ai random --ticket T`` (or ``--open``):
+
+    - ``person``: a guest that reads the fingerprint for 20 s before agreeing, while a crowd from 16
+      other addresses (127.0.0.2-17) connects at 8/s (idle connections and hellos without the ticket);
+    - ``fast``: an AI guest that joins at once while the crowd connects at 100/s (4 tries);
+    - ``same-address``: the crowd on the guest's own address (127.0.0.1, one NAT) at 200/s;
+    - ``ipv6-64``: in a network namespace (``admission-strangers``, created and removed here), a crowd
+      from 1000 addresses of one IPv6 /64 at 300/s; the guest from the host's /64;
+    - ``resume-squat``: a match in play; the crowd holds idle connections from the guest's own address
+      at 3000/s (two attacker processes); the guest is killed (``kill -9``) and ``p2ptrumps resume``d.
+
+    Every try must end with both exiting 0 (the invited guest played the whole match), and for
+    ``resume-squat`` with both logs verifying as one chain."""
+
+    defaults = {"person": (8.0, 1), "fast": (100.0, 4), "same-address": (200.0, 2), "ipv6-64": (300.0, 2),
+                "resume-squat": (3000.0, 2)}
+    rate = rate if rate is not None else defaults[name][0]
+    tries = tries if tries is not None else defaults[name][1]
+    rep = AttackReport(name, f"crowd at {rate:g} connections/s, {'an open host' if open_host else 'a ticket host'}"
+                       f", {tries} tries")
+    ns = NETNS if name == "ipv6-64" else None
+    bind, sources, kind = "127.0.0.1", "127.0.0.2-17", "mixed"
+    if name == "same-address":
+        sources = "127.0.0.1"
+    if name == "resume-squat":
+        sources, kind = "127.0.0.1", "idle"
+    if ns is not None:
+        bind, sources = V6_HOST, f"v6:{V6_CROWD}:1000"
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
+        _netns("netns", "add", ns)
+        _netns("-n", ns, "link", "set", "lo", "up")
+        _netns("-n", ns, "-6", "addr", "add", f"{V6_HOST}/64", "dev", "lo", "nodad")
+        _netns("-n", ns, "-6", "route", "add", "local", f"{V6_CROWD}/64", "dev", "lo", "table", "local")
+        subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.ip_nonlocal_bind=1"],
+                       check=True, timeout=20)
+    ticket_args = ["--open"] if open_host else ["--ticket", BENCH_TICKET]
+    suffix = "" if open_host else "/" + BENCH_TICKET
+    try:
+        for i in range(tries):
+            home = work / f"try{i}"
+            (home / "guest").mkdir(parents=True)
+            deals = "3" if name == "resume-squat" else "1"
+            host = Child(_in_ns(ns, peer_command("host", "--headless", "--ai", "random", "--think", "0.01", "--bind",
+                                                 bind, "--port", "0", "--deals", deals, "--pack", "32", "--name",
+                                                 "Hana", "--reconnect-wait", "60", *ticket_args)),
+                         home / "host.out", home / "host")
+            attackers: list[subprocess.Popen[str]] = []
+            guest: Child | None = None
+            note = ""
+            t0 = time.monotonic()
+            try:
+                with trio.fail_after(RUN_TIMEOUT_S):
+                    port = await _port_of(host)
+                    crowd_s = {"person": 40.0, "resume-squat": 25.0}.get(name, 20.0)
+                    crowd = (ns, bind, port, rate, crowd_s, kind, sources)
+
+                    join_args = ["--headless", "--accept-new", "--ai", "random", "--think", "0.01",
+                                 "--reconnect-wait", "60"]
+                    guest_log = home / "guest.p2plog"
+                    if name == "resume-squat":
+                        guest = Child(peer_command("join", _address(bind, port) + suffix, *join_args[:-4], "--think",
+                                                   "0.3", "--reconnect-wait", "60", "--log", str(guest_log)),
+                                      home / "guest.out", home / "guest")
+                        while not guest_log.exists() or guest_log.stat().st_size < 2000:
+                            await trio.sleep(0.05)
+                        attackers = _start_crowd(*crowd)
+                        await trio.sleep(2.0)  # the crowd in full swing
+                        guest.proc.kill()
+                        guest.poll()
+                        for _ in range(200):
+                            if guest.poll():
+                                break
+                            await trio.sleep(0.01)
+                        killed = time.monotonic()
+                        guest = Child(peer_command("resume", str(guest_log), "--headless", "--ai", "random", "--think",
+                                                   "0.3", "--reconnect-wait", "60"),
+                                      home / "resumed.out", home / "guest")
+                        note = "guest killed -9 and resumed"
+                    else:
+                        attackers = _start_crowd(*crowd)
+                        await trio.sleep(1.0)  # the crowd in full swing
+                        if name == "person":
+                            guest = Child(_in_ns(ns, [sys.executable, __file__, "--person-guest",
+                                                      _address(bind, port) + suffix, "20", str(home / "guest")]),
+                                          home / "guest.out", home / "guest")
+                        else:
+                            guest = Child(_in_ns(ns, peer_command("join", _address(bind, port) + suffix, *join_args)),
+                                          home / "guest.out", home / "guest")
+                    while not (host.poll() and guest.poll()):
+                        await trio.sleep(0.05)
+                    if name == "resume-squat":
+                        note += f" (match done {time.monotonic() - killed:.1f} s after the kill)"
+            except trio.TooSlowError:
+                rep.problems.append(f"try {i + 1} took more than {RUN_TIMEOUT_S:g} s")
+            finally:
+                host.kill()
+                if guest is not None:
+                    guest.kill()
+                made = failed = 0
+                seconds = 0.0
+                for a in attackers:
+                    a.kill()
+                    out, _ = a.communicate(timeout=30)
+                    lines = [ln for ln in (out or "").splitlines() if ln.startswith("{")]
+                    if lines:
+                        got = json.loads(lines[-1])
+                        made, failed = made + int(got["made"]), failed + int(got["failed"])
+                        seconds = max(seconds, float(got["seconds"]))
+            seconds_done = time.monotonic() - t0
+            rep.tries.append({"guest": None if guest is None else guest.code, "host": host.code,
+                              "seconds": seconds_done, "made": made, "failed": failed,
+                              "rate": made / seconds if seconds else 0.0, "rss_mib": host.maxrss_kib / 1024,
+                              "cpu_s": host.cpu_s, "note": note})
+            if host.code != 0 or guest is None or guest.code != 0:
+                rep.problems.append(f"try {i + 1}: host exit {host.code}, guest exit "
+                                    f"{None if guest is None else guest.code}: {(guest.text() if guest else '')[-300:]}"
+                                    f" / host: {host.text()[-300:]}")
+            elif name == "resume-squat":
+                logs = sorted((home / "host" / "p2ptrumps" / "logs").glob("*.p2plog"))
+                code = subprocess.run(peer_command("verify", str(logs[0]), str(guest_log)), capture_output=True,
+                                      timeout=120).returncode if logs else -1
+                if code != 0:
+                    rep.problems.append(f"try {i + 1}: verify of both logs exited {code}")
+    finally:
+        if ns is not None:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=20)
+    return rep
+
+
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] in ("--attacker", "--person-guest"):
+        _helper(sys.argv[1:])
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--strays", type=int, default=200, help="stray connections in all (default 200)")
     ap.add_argument("--concurrency", type=int, default=200, help="most strays open at once (default 200)")
@@ -282,7 +580,22 @@ def main() -> None:
     ap.add_argument("--pack", type=int, default=36, choices=(32, 36, 52), help="pack size (default 36)")
     ap.add_argument("--guest-ai", default="normal", help="the guest AI's level (default normal)")
     ap.add_argument("--guest-think", type=float, default=0.2, help="the guest AI's seconds per move (default 0.2)")
+    ap.add_argument("--attack", choices=ATTACKS, action="append", default=None,
+                    help="instead: one of the admission attacks of issue 17 (repeatable; 'all' runs each)")
+    ap.add_argument("--rate", type=float, default=None, help="attack connections per second (default per attack)")
+    ap.add_argument("--tries", type=int, default=None, help="tries per attack (default per attack)")
+    ap.add_argument("--open", action="store_true", help="attack an open host (no join ticket): the fair rooms alone")
     args = ap.parse_args()
+    if args.attack:
+        names = [a for a in ATTACKS if a != "all"] if "all" in args.attack else args.attack
+        ok = True
+        for name in names:
+            with tempfile.TemporaryDirectory(prefix="p2ptrumps-attack-") as tmp:
+                att = trio.run(functools.partial(run_attack, Path(tmp), name, rate=args.rate, tries=args.tries,
+                                                 open_host=args.open))
+            print(att.text(), flush=True)
+            ok = ok and att.ok
+        sys.exit(0 if ok else 1)
     with tempfile.TemporaryDirectory(prefix="p2ptrumps-strangers-") as tmp:
         rep = trio.run(lambda: run(Path(tmp), strays=args.strays, concurrency=args.concurrency,
                                    spread_s=args.spread, hold_s=args.hold, addresses=args.addresses,

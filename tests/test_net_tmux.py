@@ -144,9 +144,10 @@ def table_against_ai(tmp_path: Path, tmux: Tmux, peers: Peers, command: str, ai_
     ``ai_out``; returns once the table is up: the run, the AI's process and our seat."""
     if command == "host":
         run = TableRun(tmux, tmp_path, tmp_path / "me", ["host", "--port", "0", "--deals", "3", "--trump", "S",
-                                                        "--name", "Hana"])
+                                                        "--name", "Hana", "--ticket", "mfrg-gzdf-mztw-q2lk"])
         port = port_in(tmux.screen)
-        ai = peers.start(tmp_path / "ai", ai_out, "join", f"127.0.0.1:{port}", "--headless", "--ai", "random",
+        ai = peers.start(tmp_path / "ai", ai_out, "join", f"127.0.0.1:{port}/mfrg-gzdf-mztw-q2lk", "--headless",
+                         "--ai", "random",
                          "--think", "0.05", "--accept-new", "--name", "Gus")
         seat = 0
     else:

@@ -55,13 +55,14 @@ def parse_ticket(text: str) -> bytes:
 
 
 def split_ticket(address: str) -> tuple[str, bytes | None]:
-    """``"HOST:PORT/TICKET"`` -> ``("HOST:PORT", ticket)``; an address without ``/`` -> ``(address, None)``.
+    """``"HOST:PORT/TICKET"`` -> ``("HOST:PORT", ticket)``; an address without one ``/`` (none, or a URL's
+    several) -> ``(address, None)``.
 
     Raises:
         TicketError: the part after ``/`` is not a ticket.
     """
     where, slash, ticket = address.rpartition("/")
-    if not slash:
+    if not slash or "/" in where or not where:  # a URL or a path: the address check names it
         return address, None
     return where, parse_ticket(ticket)
 

@@ -20,7 +20,7 @@ import trio
 from ..command import say
 from ..text import quoted
 from . import config, keystore
-from .admission import new_ticket
+from .admission import TicketError, new_ticket, split_ticket
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
 from .lobby import host
@@ -221,10 +221,13 @@ def run_host(args: argparse.Namespace) -> int:
 
 
 def run_join(args: argparse.Namespace) -> int:
-    """``p2ptrumps join HOST:PORT``: connect, check the host's key, play one match.
+    """``p2ptrumps join HOST:PORT[/TICKET]``: connect, check the host's key, play one match.
     Returns the exit status (see the module docstring)."""
     try:
-        parse_address(args.address)
+        parse_address(split_ticket(args.address)[0])
+    except TicketError as exc:
+        say(args, str(exc))
+        return EXIT_USAGE
     except NetplayError as exc:
         say(args, str(exc))
         return exc.status
