@@ -37,6 +37,7 @@ It prints how each kind of stray ended (``closed`` by the host, ``held`` until i
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import json
 import os
@@ -283,6 +284,8 @@ BENCH_TICKET = "mfrg-gzdf-mztw-q2lk"
 NETNS = "admission-strangers"
 V6_HOST = "2001:db8:1::1"
 V6_CROWD = "2001:db8:2::"  # the crowd's /64: 1000 addresses of it
+#: Linux's IP_BIND_ADDRESS_NO_PORT (not in Python's socket module): bind an address, pick the port at connect.
+IP_BIND_ADDRESS_NO_PORT = 24
 #: Most attack connections open at once in one attacker process.
 MAX_ATTACK_OPEN = 4000
 
@@ -366,6 +369,47 @@ async def _crowd(host: str, port: int, rate: float, duration_s: float, kind: str
     return {"made": made[0], "failed": failed[0], "seconds": took}
 
 
+def _flood(host: str, port: int, rate: float, duration_s: float, sources: list[str], hold_s: float) -> None:
+    """The fastest crowd (``kind`` ``idle``, for resume-slot squatting): non-blocking connects from
+    ``sources`` in turn at ``rate`` per second, each held silent (the host may close it) for ``hold_s``
+    seconds or until :data:`MAX_ATTACK_OPEN` are open (then the oldest is closed); prints what it made
+    as a JSON line each second."""
+    import collections
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    held: collections.deque[tuple[float, socket.socket]] = collections.deque()
+    made = failed = k = 0
+    start = time.monotonic()
+    shown = 0
+    while (now := time.monotonic() - start) < duration_s:
+        due = int(now * rate) + 1
+        while k < due:
+            s = socket.socket(family, socket.SOCK_STREAM)
+            s.setblocking(False)
+            s.setsockopt(socket.IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1)  # the port at connect: bind stays fast
+            try:
+                s.bind((sources[k % len(sources)], 0))
+                err = s.connect_ex((host, port))
+            except OSError:
+                err = -1
+            k += 1
+            if err not in (0, errno.EINPROGRESS):
+                failed += 1
+                s.close()
+                continue
+            made += 1
+            held.append((now, s))
+            while held and (len(held) > MAX_ATTACK_OPEN or held[0][0] < now - hold_s):
+                held.popleft()[1].close()
+        if int(now) > shown:
+            shown = int(now)
+            print(json.dumps({"made": made, "failed": failed, "seconds": now}), flush=True)
+        time.sleep(0.0005)
+    for _, s in held:
+        s.close()
+    print(json.dumps({"made": made, "failed": failed, "seconds": time.monotonic() - start}), flush=True)
+
+
 def _sources(spec: str) -> list[str]:
     """``"127.0.0.2-17"`` (a range of the last byte), ``"v6:PREFIX:N"`` (N random addresses of a /64),
     or a comma-separated list."""
@@ -388,6 +432,9 @@ def _helper(argv: list[str]) -> None:
 
     if argv[0] == "--attacker":
         host, port, rate, seconds, kind, sources, hold = argv[1:8]
+        if kind == "idle":
+            _flood(host, int(port), float(rate), float(seconds), _sources(sources), float(hold))
+            return
         got = trio.run(_crowd, host, int(port), float(rate), float(seconds), kind, _sources(sources), float(hold),
                        True)
         print(json.dumps(got), flush=True)
@@ -411,6 +458,16 @@ def _helper(argv: list[str]) -> None:
     except config.NetplayError as exc:
         print(f"person guest: {exc}", flush=True)
         sys.exit(exc.status)
+
+
+def _resumed(log: Path) -> bool:
+    """The log holds a ``resume`` frame (a proven reconnection, protocol/wire.md §14.3)."""
+    from p2ptrumps.wire import messages as m
+    from p2ptrumps.wire.log import read_log
+
+    data = log.read_bytes()
+    frames = read_log(data).frames if data.startswith(b"p2ptrumps-log/1\n") else []
+    return any(isinstance(m.decode(f[4:]), m.Resume) for f in frames[2:])
 
 
 def _start_crowd(ns: str | None, bind: str, port: int, rate: float, crowd_s: float, kind: str,
@@ -514,6 +571,11 @@ async def run_attack(work: Path, name: str, *, rate: float | None = None, tries:
                                                    "0.3", "--reconnect-wait", "60"),
                                       home / "resumed.out", home / "guest")
                         note = "guest killed -9 and resumed"
+                        while not guest.poll() and not host.poll():  # the host logs the guest's proven resume
+                            if any(_resumed(f) for f in (home / "host" / "p2ptrumps" / "logs").glob("*.p2plog")):
+                                note += f", back in play {time.monotonic() - killed:.1f} s after the kill"
+                                break
+                            await trio.sleep(0.05)
                     else:
                         attackers = _start_crowd(*crowd)
                         await trio.sleep(1.0)  # the crowd in full swing
@@ -540,6 +602,9 @@ async def run_attack(work: Path, name: str, *, rate: float | None = None, tries:
                     a.kill()
                     out, _ = a.communicate(timeout=30)
                     lines = [ln for ln in (out or "").splitlines() if ln.startswith("{")]
+                    other = [ln for ln in (out or "").splitlines() if not ln.startswith("{")]
+                    if other:
+                        note += f"; an attacker said: {other[-1][:200]}"
                     if lines:
                         got = json.loads(lines[-1])
                         made, failed = made + int(got["made"]), failed + int(got["failed"])
