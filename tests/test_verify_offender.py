@@ -200,11 +200,14 @@ def test_rules_with_both_limits_off_are_refused_and_the_message_says_why() -> No
                         "(a deal could go on for ever)")
 
 
-def test_deal_end_for_the_wrong_deal_is_wrong_result_naming_both_numbers() -> None:
+def test_deal_end_for_the_wrong_deal_is_out_of_turn_naming_both_numbers() -> None:
+    """wire.md §9.2: a deal field not the current deal is out-of-turn, deal-end's too (issue 17 item 5)."""
     v = verify_log((CASES / "case-dealend-wrong-deal.log").read_bytes())
-    assert (v.status, v.code, v.index, v.offender, v.offender_proven) == ("invalid", "wrong-result", 228, 0, True)
-    assert v.reason == ("frame #228: the host's deal-end differs from the statement due: it names deal 2, the "
-                        "current deal is 1")
+    assert (v.status, v.code, v.index, v.offender, v.offender_proven) == ("invalid", "out-of-turn", 228, 0, True)
+    assert v.reason == "frame #228: host sent deal-end for deal 2, the current deal is 1"
+    shared = Path("/work/shared/cases/protocol/dealend_wrong_deal.log")
+    if shared.exists():  # the same case as found by a second verifier
+        assert verdict_of(shared.read_bytes()) == ("invalid", "out-of-turn", 228, 0, True)
 
 
 @pytest.mark.parametrize("zeros", [1, 3, 4, 4096])

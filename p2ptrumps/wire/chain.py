@@ -440,6 +440,7 @@ class Referee:
     def _on_deal_end(self, seat: int, body: m.Body) -> list[Event]:
         assert isinstance(body, m.DealEndMsg) and self.rules is not None
         want = self.expected_deal_end()
+        self._check_deal(seat, "deal-end", body.deal)  # the deal field first, as in every body (wire.md §9.2)
         if body != want:
             raise RemoteProtocolError(
                 "wrong-result", f"the {SEAT_NAMES[seat]}'s deal-end differs from the statement due: "

@@ -768,12 +768,14 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
     for name, body, about in [
         ("deal-end-unknown-reason", [1, 1, "stalemate", 0, 2], "an unknown reason"),
         ("deal-end-winner-unfit", [1, None, "resign", 0, 2], "no winner with reason resign"),
-        ("deal-end-wrong-deal", [2, 1, "resign", 0, 2], "deal 2 during deal 1"),
         ("deal-end-wrong-score", [1, 1, "resign", 2, 0], "a wrong score"),
     ]:
         add(name, f"the guest's deal-end states {about}: one fault, wrong-result", "wire.md §9.2",
             ("invalid", "wrong-result", n_de, 1, True),
             log([*S[:n_de], sf.next(S[:n_de], 1, "deal-end", body)]))
+    add("deal-end-wrong-deal", "the guest's deal-end names deal 2 during deal 1: its deal field, out-of-turn as in "
+        "every body", "wire.md §9.2 (deal fields)", ("invalid", "out-of-turn", n_de, 1, True),
+        log([*S[:n_de], sf.next(S[:n_de], 1, "deal-end", [2, 1, "resign", 0, 2])]))
     add("deal-end-winner-2", "a deal-end whose winner is 2 (outside 0, 1, nil): the shape", "wire.md §9.2",
         ("invalid", "malformed", n_de, 1, True),
         log([*S[:n_de], sf.next(S[:n_de], 1, "deal-end", [1, 2, "out", 0, 2])]))
@@ -893,7 +895,7 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
         ("case-prehello-forged", ("invalid", "out-of-turn", 1, None, False)),
         ("case-superseded-in-hostlog", ("valid", None, None, None, False)),
         ("case-rules-both-limits-off", ("invalid", "malformed", 2, 0, True)),
-        ("case-dealend-wrong-deal", ("invalid", "wrong-result", 228, 0, True)),
+        ("case-dealend-wrong-deal", ("invalid", "out-of-turn", 228, 0, True)),
     ]:
         add(name, CASE_NOTES[name], CASE_SPECS[name], expect, (HERE / "wire" / f"{name}.log").read_bytes())
 
@@ -1266,7 +1268,7 @@ CASE_SPECS = {
     "case-prehello-forged": "verify.md §3, §3.1",
     "case-superseded-in-hostlog": "wire.md §8.3 row a; verify.md §3",
     "case-rules-both-limits-off": "wire.md §9.2; record.md §2",
-    "case-dealend-wrong-deal": "wire.md §9.2",
+    "case-dealend-wrong-deal": "wire.md §9.2 (deal fields: out-of-turn, deal-end included)",
 }
 
 
