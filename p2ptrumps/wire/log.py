@@ -15,12 +15,15 @@ whole frames before it are returned and the tail reported (protocol/verify.md §
 
 from __future__ import annotations
 
+import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .errors import RemoteProtocolError
 from .framing import HEADER_BYTES, MAX_FRAME_BYTES
 
 LOG_MAGIC = b"p2ptrumps-log/1\n"
+_LENGTH = struct.Struct(">I")  # a frame's length prefix (protocol/wire.md §2)
 
 
 def log_header() -> bytes:
@@ -62,15 +65,31 @@ class LogContents:
 
 def read_log(data: bytes, max_frame_bytes: int = MAX_FRAME_BYTES) -> LogContents:
     """Split log bytes into frames (protocol/verify.md §1).  :class:`LogUnreadable` without the header."""
+    out = LogContents()
+    for i, end in walk_log(data, out, max_frame_bytes):
+        out.frames.append(data[i:end])
+        out.offsets.append(i)
+    return out
+
+
+def walk_log(data: bytes, out: LogContents, max_frame_bytes: int = MAX_FRAME_BYTES) -> Iterator[tuple[int, int]]:
+    """The ``(start, end)`` byte offsets of each whole frame of a log, in file order, without copying
+    any (so a reader's memory does not grow with the frame count: issue 17 item 3); once exhausted,
+    ``out`` holds the torn tail and a length fault (its ``frames`` and ``offsets`` stay as they were).
+
+    Raises:
+        LogUnreadable: (at the first step) not a match log, or another version.
+    """
     if not data.startswith(LOG_MAGIC):
         if data[: len(LOG_MAGIC) - 2] == LOG_MAGIC[:-2]:
             raise LogUnreadable(f"unsupported match log version (header {data[: len(LOG_MAGIC)]!r})")
         raise LogUnreadable("not a p2ptrumps match log (the header 'p2ptrumps-log/1' is missing)")
-    out = LogContents()
     i = len(LOG_MAGIC)
     n_total = len(data)
+    count = 0
+    length = _LENGTH.unpack_from
     while i < n_total:
-        n = int.from_bytes(data[i : i + HEADER_BYTES], "big")
+        n = length(data, i)[0] if n_total - i >= HEADER_BYTES else int.from_bytes(data[i:], "big")
         if (n == 0 or n_total - i < HEADER_BYTES) and data.count(0, i) == n_total - i:
             out.truncated_bytes, out.zero_tail = n_total - i, True
             break
@@ -80,7 +99,7 @@ def read_log(data: bytes, max_frame_bytes: int = MAX_FRAME_BYTES) -> LogContents
         if n == 0 or n > max_frame_bytes:
             code = "garbage-frame" if n == 0 else "oversized-frame"
             why = "has length 0" if n == 0 else f"announces {n} bytes, more than the maximum {max_frame_bytes}"
-            out.error = RemoteProtocolError(code, f"frame #{len(out.frames)} (at byte {i}) {why}")
+            out.error = RemoteProtocolError(code, f"frame #{count} (at byte {i}) {why}")
             out.error_offset = i
             out.error_evidence = data[i : i + HEADER_BYTES + 64]
             break
@@ -88,7 +107,6 @@ def read_log(data: bytes, max_frame_bytes: int = MAX_FRAME_BYTES) -> LogContents
         if end > n_total:
             out.truncated_bytes = n_total - i
             break
-        out.frames.append(data[i:end])
-        out.offsets.append(i)
+        yield i, end
+        count += 1
         i = end
-    return out

@@ -33,7 +33,7 @@ from . import messages as m
 from .chain import DONE, REFUSED, REMATCHED, SEAT_NAMES, JointChain
 from .errors import RemoteProtocolError
 from .identity import PublicKey
-from .log import LogContents, LogUnreadable, read_log
+from .log import LogContents, LogUnreadable, walk_log
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unreadable": 2, "unfinished": 3}
 #: The ``format`` and ``version`` of the JSON verdict (protocol/verify.md §5).
@@ -305,22 +305,25 @@ def check_log(data: bytes) -> LogCheck:
 
 
 def _verify(data: bytes, check: _Checker) -> Verdict:
+    # Two passes over the bytes, no frame copied until it is checked: memory grows with what the
+    # log proves (its signed messages), never with its frame count (issue 17 item 3).
+    contents = LogContents()
     try:
-        contents = read_log(data)
+        n_frames = sum(1 for _ in walk_log(data, contents))
     except LogUnreadable as exc:
         return Verdict("unreadable", str(exc))
-    frames = contents.frames
-    if not frames:  # verify.md §1 step 3: also after a length fault in the first frame
+    if not n_frames:  # verify.md §1 step 3: also after a length fault in the first frame
         why = "no whole frame after the header" if contents.error is None else contents.error.reason
         return Verdict(
             "unreadable",
             f"the log holds no handshake ({why})" + _tail_note(contents),
             truncated_bytes=contents.truncated_bytes,
         )
-    v = Verdict("unfinished", frames=len(frames), truncated_bytes=contents.truncated_bytes)
-    for i, frame in enumerate(frames):
+    v = Verdict("unfinished", frames=n_frames, truncated_bytes=contents.truncated_bytes)
+    view = memoryview(data)
+    for i, (start, end) in enumerate(walk_log(data, LogContents())):
         try:
-            check.frame(i, frame[4:])
+            check.frame(i, bytes(view[start + 4:end]))
         except RemoteProtocolError as exc:
             _fill(v, check)
             v.status, v.code, v.index = "invalid", exc.code, i
@@ -334,8 +337,8 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
             return v
     _fill(v, check)
     if contents.error is not None:
-        v.status, v.code, v.index = "invalid", contents.error.code, len(frames)
-        v.offender = check.peer if len(frames) >= 2 else None
+        v.status, v.code, v.index = "invalid", contents.error.code, n_frames
+        v.offender = check.peer if n_frames >= 2 else None
         v.reason = contents.error.reason
         return v
     chain = check.chain
