@@ -743,13 +743,24 @@ class JointChain:
             def place() -> Received:
                 # A message that fails the match rules changes nothing, not even the withdrawal its
                 # placement made (protocol/verify.md §5): keep what the withdrawal replaces.
+                # Only the tentative tail, the confirmed count and the memories added are kept for the
+                # undo, never a copy of the whole chain: linear in the log (issue 17 item 3).
                 assert self._snapshot is not None
-                saved = (list(self.entries), self.referee, self._snapshot.copy(), self.withdrawn, dict(self._gone))
+                confirmed = self._confirmed
+                tail = self.entries[confirmed:]
+                added = [] if self.viewpoint is not None else [
+                    (e.seq, e.prev) for e in self.entries[msg.seq:] if (e.seq, e.prev) not in self._gone]
+                saved = (self.referee, self._snapshot.copy(), self.withdrawn)
                 withdrawn = self._withdraw_from(msg.seq)
                 try:
                     events = self._apply_and_append(msg)
                 except RemoteProtocolError:
-                    self.entries, self.referee, self._snapshot, self.withdrawn, self._gone = saved
+                    del self.entries[confirmed:]
+                    self.entries.extend(tail)
+                    self._confirmed = confirmed
+                    self.referee, self._snapshot, self.withdrawn = saved
+                    for key in added:
+                        self._gone.pop(key, None)
                     raise
                 return Received(events=events, withdrawn=withdrawn)
             return self._proven(msg, place)
