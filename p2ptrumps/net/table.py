@@ -34,11 +34,10 @@ from ..ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOpti
 from ..ui.bridge import GuestCancelled, TrioGuest
 from ..ui.terminal import Termination
 from ..ui.view import cut_to_width, wants_color
-from .config import EXIT_LEFT, EXIT_OK, NetConfig, NetplayError, NetResult, log_paths
+from .config import EXIT_LEFT, EXIT_OK, MatchView, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join
 from .lobby import host
-from .remote import NetGame, clock_text
-from .transport import TransportError
+from .remote import clock_text
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
 #: would push the opponent's trump and card count off their row).
@@ -113,12 +112,12 @@ async def play_in_table(
         on_table(table)
     ui_wanted = asyncio.Event()
     human: list[HumanPlayer] = []
-    games: list[NetGame] = []  # the current match's game (a rematch replaces it)
+    games: list[MatchView] = []  # the current match's game (a rematch replaces it)
     app_done: list[bool] = []
     log_files: list[str] = []  # each match's log, in order (a rematch adds one)
     pending: list[Callable[[bool], None]] = []
 
-    def on_ready(game: NetGame, result: NetResult) -> None:
+    def on_ready(game: MatchView, result: NetResult) -> None:
         me, peer = display_name(cfg.name), display_name(result.peer_name or "peer")
         seat = game.seat
         table.set_players((me, peer) if seat == 0 else (peer, me), seat)
@@ -150,12 +149,12 @@ async def play_in_table(
         trio.lowlevel.spawn_system_task(_watch_silence, games, table)
         ui_wanted.set()
 
-    def _hook(game: NetGame) -> None:
+    def _hook(game: MatchView) -> None:
         game.on_chat = lambda who, text: table.add_chat(display_name(who), text)
         game.on_note = lambda text: table.show_message(text, "info")
         game.on_left = lambda who: table.peer_left(f"{display_name(who)} resigned and left the match")
 
-    def on_rematch(game: NetGame, result: NetResult) -> None:
+    def on_rematch(game: MatchView, result: NetResult) -> None:
         games.append(game)
         _hook(game)
         table.record_path = str(result.log_path)
@@ -340,13 +339,12 @@ class _NetHuman(HumanPlayer):
     the restart, with the next deal dealt already, is not shown as an end screen waiting for Enter
     (the table goes on to the deal in play, and to whose turn it is)."""
 
-    def __init__(self, table: TableApp, info: PlayerInfo, game: NetGame) -> None:
+    def __init__(self, table: TableApp, info: PlayerInfo, game: MatchView) -> None:
         super().__init__(table, info)
         self._game = game
 
     async def observe(self, event: Event) -> None:
-        if isinstance(event, DealEnded) and event.number in self._game.restored_ends and any(
-                deal > event.number for deal in self._game.restored_moves):
+        if isinstance(event, DealEnded) and self._game.replays_end(event.number):
             self._table.show_event(event)  # the score; the next deal's DealStarted follows at once
             return
         await super().observe(event)
@@ -368,7 +366,7 @@ def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
     return error if isinstance(error, NetplayError) else None
 
 
-async def _watch_silence(games: list[NetGame], table: TableApp) -> None:
+async def _watch_silence(games: list[MatchView], table: TableApp) -> None:
     """Show the link and the move clock on the table: "connected · Bob 0:42" (the seat to move and
     its time left, protocol/wire.md §16), "peer silent for N s" while no byte (not even a
     heartbeat) arrives.  While the link is down the reconnection's countdown is shown instead."""
@@ -376,36 +374,29 @@ async def _watch_silence(games: list[NetGame], table: TableApp) -> None:
     for _ in range(10**7):  # ends with the run (system tasks are cancelled then)
         await trio.sleep(0.5)
         game = games[-1]
-        conn = game.conn
-        if conn.error is not None:
+        link = game.link_state()
+        if link.failed:
             return
-        if not conn.link_up:
+        if not link.up:
             shown = ""
             continue  # the reconnection's countdown owns the line (NetConfig.on_link)
-        silent = conn.silent_s
+        silent = link.silent_s
         text = f"peer silent for {silent:.0f} s" if silent >= SILENT_AFTER_S else "connected"
-        left = game.clock.remaining_s()
-        if left is not None and game.clock.seat is not None:
-            who = "you" if game.clock.seat == game.seat else display_name(game.session.peer_name or "peer", 10)
-            text += f" · {who} {clock_text(left)}"
+        if link.clock_left_s is not None and link.clock_seat is not None:
+            who = "you" if link.clock_seat == game.seat else display_name(game.peer_name or "peer", 10)
+            text += f" · {who} {clock_text(link.clock_left_s)}"
         if text != shown:
             table.set_connection(text)
             shown = text
 
 
-def _chat(game: NetGame, text: str, table: TableApp, me: str) -> None:
+def _chat(game: MatchView, text: str, table: TableApp, me: str) -> None:
     """Send a chat line (called in the trio run) and show it in the chat panel as said by ``me``; a
     line the session refuses (protocol/wire.md §5.1, §9.7) is not shown as said: the refusal is
     (:meth:`TableApp.chat_refused`), never raised."""
     try:
-        game.session.chat(text)
+        game.chat(text)
     except Exception as exc:  # LocalProtocolError / ValueError (bad text): tell the person
         table.chat_refused(str(exc))
         return
     table.add_chat(me, text)
-
-    async def flush() -> None:
-        with contextlib.suppress(TransportError):
-            await game.conn.send_pending()
-
-    trio.lowlevel.spawn_system_task(flush)
