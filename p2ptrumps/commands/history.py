@@ -21,8 +21,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -220,17 +222,42 @@ def _load_index(data: Path) -> dict[str, Any]:
     return files if isinstance(files, dict) else {}
 
 
-def load_history(data: Path, *, write_index: bool = True) -> History:
+def read_file(path: Path, rel: str) -> Entry | None:
+    """The entry of one file of ``records/`` or ``logs/`` (:func:`read_record`, :func:`read_log`)."""
+    return read_record(path, rel) if rel.startswith("records/") else read_log(path, rel)
+
+
+#: From this many files to read on, they are read by a pool of processes (one per core).
+POOL_FROM = 16
+
+
+def _read_all(files: list[tuple[Path, str]], progress: Callable[[str], None] | None) -> Iterator[Entry | None]:
+    if len(files) < POOL_FROM:
+        for path, rel in files:
+            yield read_file(path, rel)
+        return
+    if progress is not None:
+        progress(f"reading {len(files)} match files not read before (each log is verified once) ...")
+    workers = max(1, min(os.cpu_count() or 1, 8))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(read_file, *zip(*files, strict=True), chunksize=8)
+
+
+def load_history(data: Path, *, write_index: bool = True,
+                 progress: Callable[[str], None] | None = None) -> History:
     """Every match file under ``data`` as :class:`Entry` values, newest first.
 
     Each file is read (and a log verified) only when the index has no entry for its name,
-    size and modification time (nanoseconds); the index is then rewritten atomically.  An
+    size and modification time (nanoseconds); many such files are read by a process pool
+    (:data:`POOL_FROM`), and ``progress`` is told so first.  The index is then rewritten
+    atomically.  An
     index that cannot be written is no error (a read-only data directory still lists).
     Never raises for a bad file: its entry says what is wrong.
     """
     index = _load_index(data)
     fresh: dict[str, Any] = {}
     history = History(data)
+    stale: list[tuple[Path, str, list[int]]] = []
     for path, rel in _files(data):
         try:
             info = path.stat()
@@ -238,19 +265,19 @@ def load_history(data: Path, *, write_index: bool = True) -> History:
             continue
         stamp = [info.st_size, info.st_mtime_ns]
         cached = index.get(rel)
-        entry: Entry | None = None
         if isinstance(cached, dict) and cached.get("stamp") == stamp:
             try:
                 entry = None if cached.get("entry") is None else Entry.from_json(cached["entry"])
             except (ValueError, TypeError):
-                cached = None
+                pass
             else:
                 fresh[rel] = cached
                 if entry is not None:
                     history.entries.append(entry)
                 continue
+        stale.append((path, rel, stamp))
+    for (_, rel, stamp), entry in zip(stale, _read_all([(p, r) for p, r, _ in stale], progress), strict=True):
         history.read += 1
-        entry = read_record(path, rel) if rel.startswith("records/") else read_log(path, rel)
         fresh[rel] = {"stamp": stamp, "entry": None if entry is None else entry.to_json()}
         if entry is not None:
             history.entries.append(entry)
@@ -370,7 +397,7 @@ def run(args: argparse.Namespace) -> int:
         platformdirs.user_data_dir("p2ptrumps", appauthor=False))
     if data.exists() and not data.is_dir():
         raise CommandError(f"{data} is not a directory")
-    history = load_history(data)
+    history = load_history(data, progress=lambda line: print(line, file=sys.stderr, flush=True))
     shown = [e for e in history.entries if matches(e, args.opponent, args.since)]
     if args.json:
         print(json.dumps({"data_dir": str(data), "matches": [{**e.to_json(), "path": str(data / e.path)}
