@@ -394,7 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena = sub.add_parser(
         "arena",
         help="AI against AI, headless",
-        description="Play duplicate deals between two AI levels and report the score with a 95%% interval.",
+        description="Play duplicate deals between two AI levels and report the score with a 95% interval.",
     )
     arena.add_argument("level_a", type=level_arg, metavar="LEVEL_A", help=f"one of {', '.join(AI_LEVELS)}")
     arena.add_argument("level_b", type=level_arg, metavar="LEVEL_B", help=f"one of {', '.join(AI_LEVELS)}")
