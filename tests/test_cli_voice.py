@@ -38,7 +38,7 @@ def test_an_unknown_option_shows_the_usage_of_its_subcommand(capsys: pytest.Capt
     ]
     assert refused(["bogus"], capsys)[1] == (
         "p2ptrumps: 'bogus' is not a command "
-        "(one of play, replay, arena, host, join, resume, verify, solve, analyse, id, rules)")
+        "(one of play, replay, arena, host, join, resume, verify, solve, analyse, history, id, rules)")
 
 
 @pytest.mark.parametrize("command", [["play"], ["arena", "random", "greedy"]])
