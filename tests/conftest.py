@@ -45,3 +45,25 @@ def load_script(path: Path) -> ModuleType:
 def load_bench(name: str) -> ModuleType:
     """``bench/<name>.py`` as a module, for the tests that run a short version of a bench."""
     return load_script(Path(__file__).resolve().parent.parent / "bench" / f"{name}.py")
+
+
+def pytest_report_header() -> str:
+    """One line at the top of every run: whether the network lab's tests can run here (issue 14)."""
+    from p2ptrumps.net import lab
+
+    why = lab.unavailable()
+    return "network lab: ready" if why is None else f"network lab: NOT AVAILABLE, its tests skip: {why}"
+
+
+@pytest.fixture(scope="module")
+def netlab() -> Iterator[object]:
+    """A :class:`p2ptrumps.net.lab.Lab` with every home (shared by a module's tests), removed at the end;
+    the test skips, saying why, where no lab can be made."""
+    from p2ptrumps.net import lab
+
+    why = lab.unavailable()
+    if why is not None:
+        pytest.skip(f"network lab unavailable: {why}")
+    lab.sweep()
+    with lab.Lab() as net:
+        yield net
