@@ -15,6 +15,11 @@ import pytest
 
 from tests.test_ui_tmux import Tmux
 
+# No test asks a real router for a port mapping (p2ptrumps.net.portmap): that would send SSDP and
+# NAT-PMP packets to this machine's own network.  The lab's tests give their peers an environment
+# without it, inside the lab's namespaces.
+os.environ["P2PTRUMPS_NO_MAP"] = "1"
+
 
 @pytest.fixture
 def tmux() -> Iterator[Tmux]:

@@ -7,7 +7,8 @@ is added to the machine's own namespace, and nothing in the lab has a route out 
 miniupnpd refuses to map behind a reserved WAN address, as behind carrier-grade NAT), which exists
 only inside the lab's namespaces.
 
-The homes (:data:`HOMES`; each a namespace ``<lab>-<home>`` where the player's program runs):
+The homes (:data:`HOMES`; each a namespace ``<lab>-<home>`` where the player's program runs; a lab may
+have several homes of a kind, named with a number: ``"upnp-2"``):
 
 * ``open``  -- a machine on the internet with public IPv4 and IPv6 addresses (no router);
 * ``upnp``  -- behind a NAT router running the real ``miniupnpd`` (UPnP-IGD v1/v2, NAT-PMP, PCP);
@@ -75,6 +76,13 @@ MIN_LEASE_S = 30
 MAX_LEASE_S = 600
 
 
+def kind(home: str) -> str:
+    """The kind of a home (one of :data:`HOMES`): its name without a trailing ``-N`` (``"upnp-2"`` is a
+    second home of the kind ``"upnp"``: a lab may have several of a kind)."""
+    base, _, number = home.partition("-")
+    return base if number.isdigit() else home
+
+
 class LabError(RuntimeError):
     """A lab command failed (the message has the command and its error output)."""
 
@@ -84,7 +92,7 @@ def unavailable(homes: Iterable[str] = HOMES) -> str | None:
     missing program, namespaces refused).  Makes and removes one probe namespace."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return "the network lab needs root (network namespaces)"
-    need = ["ip", "nft"] + (["miniupnpd"] if MAPPING_HOMES & set(homes) else [])
+    need = ["ip", "nft"] + (["miniupnpd"] if MAPPING_HOMES & {kind(h) for h in homes} else [])
     missing = [p for p in need if _which(p) is None]
     if missing:
         return f"the network lab needs {', '.join(missing)} (apt-get install -y miniupnpd nftables)"
@@ -148,8 +156,11 @@ def _kill_all_in(ns: str) -> None:
 class Lab:
     """The lab: an internet namespace (``"inet"``) and, for each of ``homes`` (see :data:`HOMES`), the
     namespace of its machine (named by the home, e.g. ``"upnp"``) and of its router(s)
-    (``"upnp-r"``; ``"cgnat-isp"`` for the provider's NAT).  Made on ``__enter__`` (or
-    :meth:`open`), removed on ``__exit__`` (or :meth:`close`), also after an error.
+    (``"upnp-r"``; ``"cgnat-isp"`` for the provider's NAT of the home ``"cgnat"``).
+    Home number i (from 1, in the order given)
+    has the LAN 192.168.i.0/24 (the machine at .2) and its router the public 11.47.i.1; an IPv6 home the
+    prefix 2a0b:bd40:i::/64 (the machine at ::2); an open host 11.47.i.10 and 2a0b:bd40::i:10.
+    Made on ``__enter__`` (or :meth:`open`), removed on ``__exit__`` (or :meth:`close`), also after an error.
 
     Raises:
         LabError: a command that builds the lab failed (what was built is removed first).
@@ -157,10 +168,10 @@ class Lab:
     """
 
     def __init__(self, homes: Sequence[str] = HOMES, *, lease_s: int = MAX_LEASE_S) -> None:
-        bad = [h for h in homes if h not in HOMES]
+        bad = [h for h in homes if kind(h) not in HOMES]
         if bad:
-            raise ValueError(f"unknown lab homes {bad} (known: {', '.join(HOMES)})")
-        self.homes = [h for h in HOMES if h in homes]
+            raise ValueError(f"unknown lab homes {bad} (known: {', '.join(HOMES)}, each maybe with a number)")
+        self.homes = list(dict.fromkeys(homes))
         self.lease_s = lease_s
         self.tag = f"{PREFIX}{os.getpid()}x{secrets.token_hex(2)}"
         self.made: list[str] = []
@@ -273,20 +284,20 @@ class Lab:
             self._ip(role, "-6", "route", "add", "default", "via", "2a0b:bd40::1")
 
     def _build_home(self, i: int, home: str) -> None:
-        if home == "open":
+        if kind(home) == "open":
             self._add_ns(home)
-            self._on_internet(home, "eth0", "11.47.0.10", "2a0b:bd40::10", "p-open")
-            self._addr[home] = ("11.47.0.10", "2a0b:bd40::10")
-            self._wan[home] = "11.47.0.10"
+            self._on_internet(home, "eth0", f"11.47.{i}.10", f"2a0b:bd40::{i}:10", f"p-{i}")
+            self._addr[home] = (f"11.47.{i}.10", f"2a0b:bd40::{i}:10")
+            self._wan[home] = f"11.47.{i}.10"
             return
-        router, v6 = f"{home}-r", home in _V6_HOMES
+        router, v6 = f"{home}-r", kind(home) in _V6_HOMES
         lan4 = f"192.168.{i}"
         prefix = V6_PREFIX.format(i=i)
         self._add_ns(router)
         self._add_ns(home)
         self.run(router, ["sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"])
-        if home == "cgnat":
-            isp = "cgnat-isp"
+        if kind(home) == "cgnat":
+            isp = f"{home}-isp"
             self._add_ns(isp)
             self.run(isp, ["sysctl", "-qw", "net.ipv4.ip_forward=1"])
             self._on_internet(isp, "wan", f"11.47.{i}.1", None, f"p-{i}")
@@ -312,7 +323,7 @@ class Lab:
             address6 = f"{prefix}2"
         self._addr[home] = (f"{lan4}.2", address6)
         self._nat(router, "wan", v6=v6, drop_inbound=True)
-        if home in MAPPING_HOMES:
+        if kind(home) in MAPPING_HOMES:
             self._start_miniupnpd(home, router, ipv6=v6)
 
     def _nat(self, role: str, wan: str, *, v6: bool, drop_inbound: bool) -> None:
@@ -423,7 +434,7 @@ table inet netlab {{
     def mappings(self, home: str) -> list[str]:
         """The port mapping (DNAT) rules and IPv6 pinholes miniupnpd holds on ``home``'s router now, one
         nftables rule a line ([] for none, or for a home without miniupnpd)."""
-        if home not in MAPPING_HOMES or home not in self.homes:
+        if kind(home) not in MAPPING_HOMES or home not in self.homes:
             return []
         out: list[str] = []
         for chain in ("prerouting_miniupnpd", "miniupnpd"):
