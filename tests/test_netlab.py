@@ -35,3 +35,95 @@ def test_the_lab_names_its_namespaces_and_removes_them() -> None:
         assert {net.ns("inet"), net.ns("plain"), net.ns("plain-r")} <= names
         assert all(n.startswith("netlab") for n in (net.ns("inet"), net.ns("plain")))
     assert not {n for n in lab._netns_names() if n.startswith(net.tag)}
+
+
+ASK = """
+import json, sys, trio
+from p2ptrumps.net import portmap
+from p2ptrumps.net.addresses import local_addresses
+
+async def main():
+    async with portmap.port_mapping(4816, local_addresses(), wanted=True) as reach:
+        print(json.dumps({"case": reach.case, "lines": reach.lines(), "given": reach.public_addresses(),
+                          "pinhole": reach.pinhole.address if reach.pinhole else None}), flush=True)
+        sys.stdin.readline()
+    print("released", flush=True)
+
+trio.run(main)
+"""
+
+
+def test_each_home_s_router_is_asked_and_left_clean(netlab: Lab) -> None:
+    """In every kind of home at once: what the host learns of its router, the rules miniupnpd holds while
+    it hosts (a DNAT and a forward rule for the mapping, one for a pinhole), and none once it stopped."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "P2PTRUMPS_NO_MAP"}
+    got, held, procs = {}, {}, {}
+    for h in HOMES:  # one after the other: six at once on a loaded machine could outrun the 2 s budget
+        p = procs[h] = netlab.popen(h, [sys.executable, "-c", ASK], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    env=env)
+        assert p.stdout is not None
+        got[h] = json.loads(p.stdout.readline())
+        held[h] = len(netlab.mappings(h))
+    for p in procs.values():
+        assert p.stdin is not None and p.stdout is not None
+        p.stdin.write(b"\n")
+        p.stdin.flush()
+        assert p.stdout.readline() == b"released\n"
+        p.wait(10)
+    assert {h: g["case"] for h, g in got.items()} == {"open": "public", "upnp": "mapped", "plain": "no-service",
+                                                    "cgnat": "double-nat", "v6": "no-service", "v6pin": "mapped"}
+    assert {h: g["given"] for h, g in got.items()} == {
+        "open": [], "upnp": [f"{netlab.wan_address('upnp')}:4816"], "plain": [], "cgnat": [], "v6": [],
+        "v6pin": [f"{netlab.wan_address('v6pin')}:4816"]}
+    assert got["v6pin"]["pinhole"] == netlab.address6("v6pin")
+    assert got["cgnat"]["lines"] == ["port mapping: your router is behind another NAT: a guest on the internet "
+                                     "cannot reach this address (double or carrier-grade NAT); a guest on your "
+                                     "local network can"]
+    assert got["plain"]["lines"] == [
+        "port mapping: your router answered no port mapping request (UPnP-IGD, NAT-PMP): a guest on the internet "
+        f"cannot reach this machine over IPv4 unless you forward TCP port 4816 to {netlab.address('plain')} on "
+        "your router (or turn UPnP on there)"]
+    assert got["v6"]["lines"][1] == (f"IPv6: your router offered no pinhole; if its firewall drops inbound "
+                                     f"connections (most do), allow TCP to [{netlab.address6('v6')}] port 4816 there")
+    assert held == {"open": 0, "upnp": 2, "plain": 0, "cgnat": 0, "v6": 0, "v6pin": 3}
+    assert {h: netlab.mappings(h) for h in HOMES if netlab.mappings(h)} == {}
+
+
+def test_a_guest_from_another_home_plays_through_the_router_s_mapping(netlab: Lab) -> None:
+    """``p2ptrumps host`` behind the UPnP router, ``join`` from behind a plain NAT: the mapped address is
+    given out before the LAN one, the match gets to its first move, both sides name the path, and the
+    router holds no mapping once the host has stopped."""
+    import tempfile
+    from pathlib import Path
+
+    from tests.conftest import load_bench
+
+    bench = load_bench("netlab")
+    with tempfile.TemporaryDirectory() as tmp:
+        pair = bench.Pair("upnp", "plain-2")
+        assert bench.one_run(netlab, pair, Path(tmp), 0)
+    assert (pair.address, pair.path_guest, pair.path_host) == (
+        f"{netlab.wan_address('upnp')}:4816", "direct over the internet (IPv4)", "through your router's port mapping")
+    assert pair.left_on_router == []
+
+
+def test_a_host_behind_carrier_grade_nat_says_so_and_cannot_be_reached(netlab: Lab) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from tests.conftest import load_bench
+
+    bench = load_bench("netlab")
+    with tempfile.TemporaryDirectory() as tmp:
+        pair = bench.Pair("cgnat", "upnp-2")
+        assert not bench.one_run(netlab, pair, Path(tmp), 0)
+    assert pair.router == ["port mapping: your router is behind another NAT: a guest on the internet cannot reach "
+                           "this address (double or carrier-grade NAT); a guest on your local network can"]
+    assert pair.why.endswith(f"cannot connect to {netlab.address('cgnat')}:4816: network unreachable (that is a "
+                             "local-network address: from outside the host's home, use the public address the "
+                             "host printed)")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import ipaddress
 import os
 import socket
@@ -342,6 +343,14 @@ def _local_address_towards(host: str) -> str:
         return str(s.getsockname()[0])
 
 
+def _load_libraries() -> None:
+    """Import the client libraries (aiohttp and all: a few tenths of a second, more on a loaded machine)
+    before the clock of the router's answers starts."""
+    for name in ("async_upnp_client.aiohttp", "async_upnp_client.client_factory", "async_upnp_client.search",
+                 "natpmp"):
+        importlib.import_module(name)
+
+
 async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
     return await trio.to_thread.run_sync(fn, *args, abandon_on_cancel=True)
 
@@ -351,13 +360,16 @@ async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
 
 async def ask_router(port: int, local: list[str], *, budget_s: float = START_BUDGET_S) -> Reach:
     """Ask the router in front of this machine to forward TCP ``port`` (the same port outside), within
-    ``budget_s`` seconds.  ``local``: this machine's addresses (text; the global IPv6 ones get a pinhole
+    ``budget_s`` seconds (after the client libraries are imported, itself bounded by ``budget_s``).
+    ``local``: this machine's addresses (text; the global IPv6 ones get a pinhole
     where the router offers one).  Never raises: whatever goes wrong is a case and a note."""
     reach = Reach(case="no-service", port=port)
     v4 = [a for a in local if ":" not in a and not ipaddress.ip_address(a).is_loopback]
     v6 = [a for a in local if ":" in a and is_public(a)]
     if any(is_public(a) for a in v4):
         reach.case = "public"
+    with trio.move_on_after(budget_s):
+        await _in_thread(_load_libraries)
     with trio.move_on_after(budget_s):
         found: dict[str, Any] = {}
 
