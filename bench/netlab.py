@@ -211,6 +211,44 @@ def resume_trial(net: lab.Lab, host_home: str, guest_home: str, how: str, data: 
     return out
 
 
+LEASE_SCRIPT = """
+import sys, trio
+from p2ptrumps.net import portmap
+from p2ptrumps.net.addresses import local_addresses
+portmap.LEASE_S = int(sys.argv[1])
+
+async def main():
+    async with portmap.port_mapping(4816, local_addresses(), wanted=True) as reach:
+        print(reach.case, flush=True)
+        await trio.sleep_forever()
+
+trio.run(main)
+"""
+
+
+def lease_trial(net: lab.Lab, home: str, lease_s: int) -> dict[str, object]:
+    """A host holding a mapping of ``lease_s`` seconds for twice that (renewed at half), then killed with
+    SIGKILL: is the mapping still there before the kill, and how long after it is it gone from the router."""
+    env = peer_env(Path(tempfile.gettempdir()))
+    env.pop("P2PTRUMPS_NO_MAP", None)
+    p = net.popen(home, [sys.executable, "-c", LEASE_SCRIPT, str(lease_s)], stdout=subprocess.PIPE, env=env)
+    assert p.stdout is not None
+    case = p.stdout.readline().decode().strip()
+    time.sleep(2 * lease_s)
+    held = net.mappings(home)
+    p.kill()
+    p.wait(5)
+    t = time.monotonic()
+    gone_s = None
+    while time.monotonic() - t < 4 * lease_s + 60:
+        if not net.mappings(home):
+            gone_s = round(time.monotonic() - t, 1)
+            break
+        time.sleep(1)
+    return {"home": home, "case": case, "lease_s": lease_s, "held_after_2_leases": len(held),
+            "gone_after_kill_s": gone_s}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hosts", default=",".join(lab.HOMES))
@@ -218,6 +256,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--lease", type=int, default=0, metavar="S",
+                    help="only the lease trial: a mapping of S seconds kept for 2S, then the host killed")
     args = ap.parse_args()
     hosts, guests = args.hosts.split(","), args.guests.split(",")
     why = lab.unavailable(hosts + guests)
@@ -226,6 +266,10 @@ def main() -> int:
         return 2
     lab.sweep()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped bench still removes its lab
+    if args.lease:
+        with lab.Lab(["upnp"]) as net:
+            print(json.dumps(lease_trial(net, "upnp", args.lease)))
+        return 0
     homes = list(dict.fromkeys(hosts + ([] if not args.resume else ["upnp"]) + [f"{g}-2" for g in guests]
                                + (["plain-2"] if args.resume else [])))
     t0 = time.monotonic()

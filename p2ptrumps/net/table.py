@@ -122,10 +122,9 @@ async def play_in_table(
         me, peer = display_name(cfg.name), display_name(result.peer_name or "peer")
         seat = game.seat
         table.set_players((me, peer) if seat == 0 else (peer, me), seat)
-        table.set_opponent_detail(f"key {result.peer_fingerprint}")
+        # the key, and which path the match took (issue 14 §3)
+        table.set_opponent_detail(f"key {result.peer_fingerprint}" + (f" · {cfg.path}" if cfg.path else ""))
         table.set_connection("connected")
-        if cfg.path:  # which path the match took (issue 14 §3)
-            table.show_message(f"Connected {cfg.path}.", "info")
         table.record_path = str(result.log_path)
         log_files.append(str(result.log_path))
         player = _NetHuman(table, PlayerInfo(cfg.name, "human"), game)
