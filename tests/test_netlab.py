@@ -127,3 +127,41 @@ def test_a_host_behind_carrier_grade_nat_says_so_and_cannot_be_reached(netlab: L
     assert pair.why.endswith(f"cannot connect to {netlab.address('cgnat')}:4816: network unreachable (that is a "
                              "local-network address: from outside the host's home, use the public address the "
                              "host printed)")
+
+
+def _ask(net: Lab, home: str) -> tuple[dict[str, object], list[str], str]:
+    """Run :data:`ASK` in ``home``: what the host learned, the router's rules while hosting, what it said last."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "P2PTRUMPS_NO_MAP"}
+    p = net.popen(home, [sys.executable, "-c", ASK], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    assert p.stdout is not None and p.stdin is not None
+    got = json.loads(p.stdout.readline())
+    held = net.mappings(home)
+    p.stdin.write(b"\n")
+    p.stdin.flush()
+    last = p.stdout.readline().decode()
+    p.wait(10)
+    return got, held, last
+
+
+def test_an_igd_v1_router_and_a_nat_pmp_only_router_map_too() -> None:
+    from p2ptrumps.net import lab
+
+    if (why := lab.unavailable(("upnp",))) is not None:
+        import pytest
+
+        pytest.skip(f"network lab unavailable: {why}")
+    with Lab(("upnp", "upnp-2"), services={"upnp": "igd1", "upnp-2": "natpmp"}) as net:
+        v1, v1_held, v1_last = _ask(net, "upnp")
+        pmp, pmp_held, pmp_last = _ask(net, "upnp-2")
+        assert (v1["lines"], len(v1_held), v1_last) == (
+            [f"port mapping: your router (UPnP-IGD v1) forwards {net.wan_address('upnp')}:4816 to this machine "
+             "(renewed while hosting, removed when you stop)"], 2, "released\n")
+        assert (pmp["lines"], len(pmp_held), pmp_last) == (
+            [f"port mapping: your router (NAT-PMP) forwards {net.wan_address('upnp-2')}:4816 to this machine "
+             "(renewed while hosting, removed when you stop)"], 2, "released\n")
+        assert (net.mappings("upnp"), net.mappings("upnp-2")) == ([], [])
