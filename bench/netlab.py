@@ -105,6 +105,7 @@ class Pair:
     start_up_s: list[float] = field(default_factory=list)  # "hosting as" to "waiting for a guest": the router asked
     left_on_router: list[str] = field(default_factory=list)
     why: str = ""
+    tries: list[str] = field(default_factory=list)  # each address that failed, and how
 
     @property
     def median_s(self) -> float | None:
@@ -130,11 +131,13 @@ def one_run(net: lab.Lab, pair: Pair, data: Path, run: int) -> bool:
     try:
         for address in given:
             guest = Peer(net, pair.guest, ["join", address, *COMMON, "--accept-new", "--timeout", "3", "--name", "Gus"],
-                         data / f"{pair.guest}-{run}")
+                         data / f"{pair.host}-{pair.guest}-{run}")  # a new guest each time: each host is a new key
             first = guest.wait_for(FIRST_MOVE, 30)
             if first is None:
                 guest.stop()
-                pair.why = guest.text().splitlines()[-1] if guest.lines else "no output"
+                last = guest.text().splitlines()[-1] if guest.lines else "no output"
+                pair.tries.append(f"{address}: {last.removeprefix('p2ptrumps join: ')}")
+                pair.why = last
                 continue
             pair.reached, pair.address = True, address
             pair.first_move_s.append(round(first[0] - guest.t0, 3))
