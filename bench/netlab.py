@@ -186,8 +186,8 @@ def resume_trial(net: lab.Lab, host_home: str, guest_home: str, how: str, data: 
             return out
         if how == "cut":
             router = f"{guest_home}-r"
-            net.run(router, ["nft", "-f", "-"], input="table inet netlabcut { chain f { type filter hook forward "
-                    "priority -10; policy drop; } }\n")
+            net.run(router, ["nft", "-f", "-"], input="table inet netlabcut {\n chain f {\n  type filter hook forward "
+                    "priority -10; policy drop;\n }\n}\n")
             time.sleep(8)
             net.run(router, ["nft", "delete", "table", "inet", "netlabcut"])
         else:
@@ -206,6 +206,7 @@ def resume_trial(net: lab.Lab, host_home: str, guest_home: str, how: str, data: 
         out["host_status"] = end.stop()
         out["host_said"] = [line for _, line in end.lines if "port mapping" in line or "again" in line][:3]
         out["guest_tail"] = guest.text().splitlines()[-2:]
+        out["guest_lost_link"] = [line for _, line in guest.lines if line.startswith("connection lost")][:1]
     finally:
         for p in (guest, host, resumed):
             if p is not None:
@@ -279,8 +280,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="netlab-bench-") as tmp, lab.Lab(homes) as net:
         print(f"lab of {len(homes)} homes built in {time.monotonic() - t0:.1f} s", file=sys.stderr)
         pairs = matrix(net, hosts, guests, args.runs, Path(tmp))
-        trials = ([resume_trial(net, "upnp", "plain-2", how, Path(tmp)) for how in ("cut", "kill")]
-                  if args.resume else [])
+        trials = []
+        for how in ("cut", "kill") if args.resume else ():
+            try:
+                trials.append(resume_trial(net, "upnp", "plain-2", how, Path(tmp)))
+            except Exception as exc:  # a trial that broke is a result too; the matrix is still printed
+                trials.append({"how": how, "error": repr(exc)})
     if args.json:
         print(json.dumps({"pairs": [asdict(p) | {"median_s": p.median_s} for p in pairs], "resume": trials}, indent=1))
         return 0
