@@ -3,22 +3,33 @@ reach it, before any port mapping."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
 from p2ptrumps.net.lab import HOMES, Lab
+
+
+def _at_once(probes: dict[str, Callable[[], tuple[bool, bool]]]) -> dict[str, tuple[bool, bool]]:
+    """Each probe run in its own thread (the unreachable ones each wait out their timeout)."""
+    with ThreadPoolExecutor(len(probes)) as pool:
+        futures = {h: pool.submit(f) for h, f in probes.items()}
+        return {h: f.result(timeout=30) for h, f in futures.items()}
 
 
 def test_every_home_reaches_the_internet_and_only_the_open_host_is_reachable(netlab: Lab) -> None:
     netlab.listen("inet", "::", 9000)
-    out = {h: (netlab.connects(h, netlab.service_address, 9000),
-               netlab.address6(h) is not None and netlab.connects(h, netlab.service_address6, 9000))
-           for h in HOMES}
+    out = _at_once({h: (lambda h=h: (netlab.connects(h, netlab.service_address, 9000),
+                                     netlab.address6(h) is not None
+                                     and netlab.connects(h, netlab.service_address6, 9000))) for h in HOMES})
     assert out == {"open": (True, True), "upnp": (True, False), "plain": (True, False), "cgnat": (True, False),
                    "v6": (True, True), "v6pin": (True, True)}
     port = 9001
     for h in HOMES:
         netlab.listen(h, "::", port)
-    inbound = {h: (netlab.connects("open", netlab.wan_address(h), port, 1.0),
-                   netlab.address6(h) is not None and netlab.connects("inet", str(netlab.address6(h)), port, 1.0))
-               for h in HOMES}
+    inbound = _at_once({h: (lambda h=h: (netlab.connects("open", netlab.wan_address(h), port, 1.0),
+                                         netlab.address6(h) is not None
+                                         and netlab.connects("inet", str(netlab.address6(h)), port, 1.0)))
+                        for h in HOMES})
     assert inbound == {"open": (True, True), "upnp": (False, False), "plain": (False, False),
                        "cgnat": (False, False), "v6": (False, False), "v6pin": (False, False)}
 
@@ -165,3 +176,23 @@ def test_an_igd_v1_router_and_a_nat_pmp_only_router_map_too() -> None:
             [f"port mapping: your router (NAT-PMP) forwards {net.wan_address('upnp-2')}:4816 to this machine "
              "(renewed while hosting, removed when you stop)"], 2, "released\n")
         assert (net.mappings("upnp"), net.mappings("upnp-2")) == ([], [])
+
+
+def test_a_killed_host_resumes_across_its_nat_and_maps_again(netlab: Lab) -> None:
+    """``kill -9`` of the host behind the UPnP router mid-match: its mapping is still on the router (until
+    its lease ends), ``p2ptrumps resume`` maps the port again, the guest behind a plain NAT comes back, the
+    match ends for both sides with status 0, and nothing is left on the router."""
+    import tempfile
+    from pathlib import Path
+
+    from tests.conftest import load_bench
+
+    bench = load_bench("netlab")
+    with tempfile.TemporaryDirectory() as tmp:
+        got = bench.resume_trial(netlab, "upnp", "plain-2", "kill", Path(tmp))
+    assert "error" not in got, got
+    assert (got["guest_status"], got["host_status"], len(got["left_after_kill"]), got["left_on_router"]) == (
+        0, 0, 2, [])
+    assert got["host_said"][0] == (f"port mapping: your router (UPnP-IGD v2) forwards "
+                                   f"{netlab.wan_address('upnp')}:4816 to this machine (renewed while hosting, "
+                                   "removed when you stop)")
