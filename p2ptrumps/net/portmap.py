@@ -431,14 +431,16 @@ async def _map(reach: Reach, backend: _Backend, external: str, port: int) -> Non
         reach.note = (f"your router is behind another NAT{where}: a guest on the internet cannot reach this address "
                       "(double or carrier-grade NAT); a guest on your local network can")
         return
-    reach.asked_port = port  # removed at the end even if its answer never came
+    reach.asked_port = port  # removed at the end if its answer never came (the time ran out)
     try:
         internal = _local_address_towards(getattr(backend, "gateway", "") or
                                           urllib.parse.urlsplit(getattr(backend, "location", "")).hostname or "")
         got_port, lease = await _in_thread(backend.add, port, internal, LEASE_S)
-    except Exception as exc:
+    except Exception as exc:  # refused: nothing of ours to remove (the port may be another machine's mapping)
+        reach.asked_port = None
         reach.case = "refused"
-        reach.note = f"your router refused to forward port {port} ({backend.method}: {_why(exc)})"
+        reach.note = (f"your router refused to forward port {port} ({backend.method}: {_why(exc)}); "
+                      "another machine here may hold it: try another --port")
         return
     reach.case = "mapped"
     reach.mapped = Mapped(backend.method, external, got_port, internal, port, lease)
