@@ -71,3 +71,16 @@ def test_a_guest_that_reached_nothing_is_told_what_next() -> None:
 async def test_nothing_is_asked_when_not_wanted() -> None:
     async with portmap.port_mapping(4816, ["192.168.1.2"], wanted=False) as reach:
         assert (reach.case, reach.mapped, reach.pinhole, reach.lines()) == ("off", None, None, [])
+
+
+def test_no_map_on_the_command_line(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    from p2ptrumps.commands.main import build_parser
+    from p2ptrumps.net import commands
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    parser = build_parser()
+    on = commands._config(parser.parse_args(["host", "--headless"]), "host")
+    off = commands._config(parser.parse_args(["host", "--headless", "--no-map"]), "host")
+    guest = commands._config(parser.parse_args(["join", "127.0.0.1:1", "--headless"]), "guest")
+    assert (on.port_map, off.port_map, guest.port_map) == (True, False, False)
+    assert parser.parse_args(["resume", "--no-map"]).no_map is True
