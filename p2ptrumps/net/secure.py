@@ -336,6 +336,21 @@ class SecureStream(trio.abc.HalfCloseableStream):
                 raise trio.BrokenResourceError(_tls_why(exc)) from None
             if self._out.pending and not self._send_lock.locked():
                 await self._flush()  # a post-handshake answer (a key update); else the next send takes it
+            if data:  # and whatever else the bytes read so far hold (several records at once, as TCP gives)
+                parts = [data]
+                size = len(data)
+                for _ in range(n):  # bounded: each pass takes at least one byte
+                    if size >= n:
+                        break
+                    try:
+                        more = self._ssl.read(n - size)
+                    except ssl.SSLError:  # wants more bytes, the peer's close, a bad record: the next call says
+                        break
+                    if not more:
+                        break
+                    parts.append(more)
+                    size += len(more)
+                return b"".join(parts)
             if data is not None:
                 return data
             raw = await self._receive_raw()
