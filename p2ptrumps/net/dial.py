@@ -15,7 +15,7 @@ from .addresses import DEFAULT_PORT, format_address
 from .config import EXIT_CONNECT, EXIT_KEY_REFUSED, EXIT_USAGE, NetConfig, NetplayError, NetResult, say
 from .driver import GUEST_BACKOFF_S, play_over
 from .logfile import check_log_free
-from .secure import SecureError, SecureStream, secure
+from .secure import HANDSHAKE_TIME_S, SecureError, SecureStream, secure
 from .transport import Link
 
 
@@ -144,7 +144,8 @@ async def connect(host_name: str, port: int, timeout_s: float,
 async def dial_secure(cfg: NetConfig, host_name: str, port: int, timeout_s: float,
                       expect: bytes | None = None) -> SecureStream:
     """:func:`connect`, then the encrypted handshake as the TLS client (protocol/wire.md §18), within
-    ``timeout_s`` seconds in all; ``expect``: the host's key when known (any other is refused).
+    ``timeout_s`` seconds in all (the handshake within 10 s of them); ``expect``: the host's key when
+    known (any other is refused).
 
     Raises:
         ConnectError: no connection (see :func:`connect`).
@@ -153,7 +154,7 @@ async def dial_secure(cfg: NetConfig, host_name: str, port: int, timeout_s: floa
     deadline = trio.current_time() + timeout_s
     raw = await connect(host_name, port, timeout_s)
     stream = secure(raw, cfg.identity, server=False, expect=expect,
-                    handshake_time_s=max(0.0, deadline - trio.current_time()))
+                    handshake_time_s=min(HANDSHAKE_TIME_S, max(0.0, deadline - trio.current_time())))
     try:
         await stream.handshake()
     except SecureError:
