@@ -12,7 +12,7 @@ import pytest
 import trio
 
 from p2ptrumps.commands.main import build_parser
-from p2ptrumps.net import admission, config, dial
+from p2ptrumps.net import admission, config, dial, secure
 from p2ptrumps.net.admission import FairRoom, TicketError, network_prefix, parse_ticket, split_ticket, ticket_text
 from p2ptrumps.net.commands import _host_ticket
 from p2ptrumps.wire import framing
@@ -144,7 +144,8 @@ async def test_an_open_host_reads_past_a_ticket(tmp_path: Path) -> None:
 async def test_a_guest_pins_nothing_for_a_host_that_only_says_hello(tmp_path: Path) -> None:
     """protocol/wire.md §7.1, §17: the guest decides on the host's key at its hello (here: --accept-new)
     but writes ``known_peers.json`` only once the host has signed its rules."""
-    async def fake_host(stream: trio.SocketStream) -> None:
+    async def fake_host(tcp: trio.SocketStream) -> None:
+        stream = secure.secure(tcp, HOST_KEY, server=True)  # the encrypted layer (wire.md §18)
         s = Session("host", HOST_KEY, "Hana", fixed_bytes("admission/nonce"), rules=RULES)
         await stream.receive_some(4096)  # the guest's hello
         await stream.send_all(s.data_to_send())  # our hello, and never the signed rules

@@ -67,6 +67,7 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         max_turn_limit=int(getattr(args, "max_turn_limit", None) or config.MAX_TURN_LIMIT),
         ticket=_host_ticket(args) if role == "host" else None,
         ipv4_prefix=int(getattr(args, "ipv4_prefix", 32) or 32),
+        port_map=role == "host" and not getattr(args, "no_map", False),
     )
 
 
@@ -278,7 +279,7 @@ def run_resume(args: argparse.Namespace) -> int:
                     headless=bool(args.headless), timeout_s=args.timeout,
                     ascii_only=bool(args.ascii),
                     rematches=max(0, int(args.rematch or 0)), reconnect_wait_s=float(args.reconnect_wait),
-                    confirm=None)
+                    confirm=None, port_map=not getattr(args, "no_map", False))
     try:
         restored = resume.load(cfg, path)
     except NetplayError as exc:

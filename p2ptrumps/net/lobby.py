@@ -25,6 +25,8 @@ from .admission import FairRoom, network_prefix, ticket_text
 from .config import EXIT_CONNECT, NetConfig, NetplayError, NetResult, say
 from .driver import Restored, play_over
 from .logfile import check_log_free
+from .portmap import describe_path, mapping_wanted, order_given, port_mapping
+from .secure import key_mismatch, secure
 from .transport import MAX_PENDING_BYTES, Connection, Link, single_errors
 
 #: Connections whose first frame is not read yet (the doorway, protocol/wire.md §7.3, §17), and the
@@ -51,6 +53,9 @@ MAX_PINGS_BEFORE_HELLO = 8
 MAX_FRAME_READS = 4200
 #: Dropped connections the host tells about (a scanner could fill the screen otherwise).
 MAX_DROP_NOTES = 20
+#: Seconds the doorway waits beyond the hello deadline, so that the encrypted handshake's own deadline
+#: (the same length, protocol/wire.md §18.4) names a connection that never started it.
+HANDSHAKE_MARGIN_S = 0.5
 #: Seconds the host tries to deliver a refusal (protocol/wire.md §7.3) before it closes anyway.
 REFUSE_SEND_S = 1.0
 
@@ -168,15 +173,19 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound  # for the resume file (protocol/files.md)
         say(cfg, f"hosting as {quoted(cfg.name)}, key fingerprint {cfg.identity.fingerprint}")
-        ticket = "" if cfg.ticket is None else "/" + ticket_text(cfg.ticket)
-        say(cfg, "give your opponent one of: " + ", ".join(a + ticket for a in addresses_to_give(listeners)))
-        if cfg.ticket is not None:  # protocol/wire.md §7.3
-            say(cfg, "(the part after / is the join ticket: without it the host admits nobody)")
-        if cfg.guest_key is not None:
-            say(cfg, "admitting one guest key only")
-        say(cfg, f"waiting for a guest on port {bound} ...")
-        task_status.started(bound)
-        return await Lobby(cfg).serve(listeners)
+        async with port_mapping(bound, local_addresses(), wanted=mapping_wanted(bind, cfg.port_map)) as reach:
+            for line in reach.lines():
+                say(cfg, line)
+            ticket = "" if cfg.ticket is None else "/" + ticket_text(cfg.ticket)
+            say(cfg, "give your opponent one of: "
+                + ", ".join(a + ticket for a in order_given(addresses_to_give(listeners), reach)))
+            if cfg.ticket is not None:  # protocol/wire.md §7.3
+                say(cfg, "(the part after / is the join ticket: without it the host admits nobody)")
+            if cfg.guest_key is not None:
+                say(cfg, "admitting one guest key only")
+            say(cfg, f"waiting for a guest on port {bound} ...")
+            task_status.started(bound)
+            return await Lobby(cfg, mapped=reach.mapped is not None).serve(listeners)
     finally:
         for lst in listeners:
             with contextlib.suppress(Exception):
@@ -187,10 +196,11 @@ class _Waiting:
     """One connection in the waiting room: its cancel scope, address, network prefix and (once it
     exists) its :class:`Connection`."""
 
-    def __init__(self, scope: trio.CancelScope, ip: str, prefix: str = "") -> None:
+    def __init__(self, scope: trio.CancelScope, ip: str, prefix: str = "", path: str = "") -> None:
         self.scope = scope
         self.ip = ip
         self.prefix = prefix or ip
+        self.path = path  # the connection's path in words (portmap.describe_path)
         self.conn: Connection | None = None
 
     @property
@@ -201,7 +211,7 @@ class _Waiting:
 class _Prefixed(trio.abc.HalfCloseableStream):
     """A stream whose first bytes were already read (by the doorway): they are received first."""
 
-    def __init__(self, stream: trio.SocketStream, first: bytes) -> None:
+    def __init__(self, stream: trio.abc.Stream, first: bytes) -> None:
         self.stream = stream
         self.first = first
 
@@ -210,7 +220,7 @@ class _Prefixed(trio.abc.HalfCloseableStream):
             data, self.first = self.first, b""
             await trio.lowlevel.checkpoint()
             return data
-        return await self.stream.receive_some(max_bytes)
+        return bytes(await self.stream.receive_some(max_bytes))
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         await self.stream.send_all(data)
@@ -219,7 +229,9 @@ class _Prefixed(trio.abc.HalfCloseableStream):
         await self.stream.wait_send_all_might_not_block()
 
     async def send_eof(self) -> None:
-        await self.stream.send_eof()
+        send_eof = getattr(self.stream, "send_eof", None)
+        if send_eof is not None:
+            await send_eof()
 
     async def aclose(self) -> None:
         await self.stream.aclose()
@@ -232,8 +244,9 @@ class Lobby:
     :func:`play_over`, side by side), gives the match to the first guest whose ``agree`` checks out
     and closes the rest.  Both rooms are shared fairly by network prefix (:class:`FairRoom`)."""
 
-    def __init__(self, cfg: NetConfig) -> None:
+    def __init__(self, cfg: NetConfig, *, mapped: bool = False) -> None:
         self.cfg = cfg
+        self.mapped = mapped  # the router forwards our port (the path of an outside guest is through it)
         self.owner: object | None = None  # the connection holding the match
         self.door: FairRoom[object, trio.CancelScope] = FairRoom(MAX_DOORWAY, DOORWAY_SHARE)
         self.room: FairRoom[object, _Waiting] = FairRoom(MAX_WAITING_CONNECTIONS, MAX_WAITING_PER_ADDRESS)
@@ -270,6 +283,9 @@ class Lobby:
         for other in self.room.values():
             other.scope.cancel()
         say(self.cfg, f"guest {quoted(result.peer_name or '')} accepted the rules")
+        if entry is not None and entry.path:
+            self.cfg.path = entry.path
+            say(self.cfg, f"path: {entry.path}")
         return True
 
     def release(self, token: object) -> None:
@@ -304,16 +320,17 @@ class Lobby:
     async def _accept_loop(self, lst: trio.SocketListener, nursery: trio.Nursery) -> None:
         while True:
             try:
-                stream = await lst.accept()
+                raw = await lst.accept()
             except OSError as exc:  # e.g. out of file descriptors under a flood: breathe, go on
                 self.note(f"cannot accept a connection: {exc.strerror or exc}")
                 await trio.sleep(0.1)
                 continue
             try:
-                ip = str(stream.socket.getpeername()[0])
+                ip = str(raw.socket.getpeername()[0])
+                path = describe_path(str(raw.socket.getsockname()[0]), ip, mapped=self.mapped)
             except OSError:
                 self.note("dropped a connection that was reset at once")
-                await trio.aclose_forcefully(stream)
+                await trio.aclose_forcefully(raw)
                 continue
             prefix = network_prefix(ip, self.cfg.ipv4_prefix)
             for _, scope in self.door.make_room(prefix):
@@ -322,10 +339,12 @@ class Lobby:
                           f"{ip} (at most {DOORWAY_SHARE} from one network, {MAX_DOORWAY} in all, say no first frame)")
             token, scope = object(), trio.CancelScope()
             self.door.add(token, prefix, scope)
-            nursery.start_soon(self._doorway, token, scope, stream, ip, prefix, nursery)
+            stream = secure(raw, self.cfg.identity, server=True,  # every connection (wire.md §18)
+                            handshake_time_s=self.cfg.hello_timeout_s)
+            nursery.start_soon(self._doorway, token, scope, stream, ip, prefix, path, nursery)
 
-    async def _doorway(self, token: object, scope: trio.CancelScope, stream: trio.SocketStream, ip: str,
-                       prefix: str, nursery: trio.Nursery) -> None:
+    async def _doorway(self, token: object, scope: trio.CancelScope, stream: trio.abc.Stream, ip: str,
+                       prefix: str, path: str, nursery: trio.Nursery) -> None:
         """Read a new connection's first frame before sending anything (protocol/wire.md §7.3): a
         ``resume`` of the match goes to :meth:`_resume_candidate`; with a match on, anything else is
         refused as ``busy``; else the join ticket (when required), then the hello (its key, when one
@@ -335,7 +354,8 @@ class Lobby:
         let_in = False
         try:
             with scope:
-                with trio.move_on_after(self.cfg.hello_timeout_s) as timer:
+                # the encrypted handshake's own deadline (wire.md §18.4) ends a silent connection first
+                with trio.move_on_after(self.cfg.hello_timeout_s + HANDSHAKE_MARGIN_S) as timer:
                     first: messages.Frame | None
                     first, at = await _read_past_pings(stream, buf, 0, self.cfg.frame_time_s)
                     if isinstance(first, messages.Resume):
@@ -395,7 +415,7 @@ class Lobby:
             with contextlib.suppress(Exception):
                 await trio.aclose_forcefully(stream)
             return
-        entry = _Waiting(trio.CancelScope(), ip, prefix)
+        entry = _Waiting(trio.CancelScope(), ip, prefix, path)
         for _, other in self.room.make_room(prefix):
             other.scope.cancel()
             self.note(f"dropped the oldest waiting connection from {other.ip}: room for a connection from "
@@ -417,7 +437,7 @@ class Lobby:
     def on_connection(self, conn: Connection) -> None:
         self.conn = conn
 
-    async def _resume_candidate(self, stream: trio.SocketStream, first: messages.Frame, buf: bytearray,
+    async def _resume_candidate(self, stream: trio.abc.Stream, first: messages.Frame, buf: bytearray,
                                 at: int) -> None:
         """A connection while a guest holds the match (protocol/wire.md §14.2), whose first frame
         ``first`` (ending at ``at`` in ``buf``) is a ``resume``: it must be the guest's for the match's
@@ -436,6 +456,10 @@ class Lobby:
             chain = getattr(session, "chain", None)
             if (not isinstance(first, messages.Resume) or first.seat != 1 or chain is None
                     or first.game_id != chain.game_id or conn is None or not conn.resumable):
+                return
+            refused = key_mismatch(stream, chain.keys[1].raw, "the guest's key of the match")
+            if refused is not None:
+                self.note(f"dropped a connection that offered to resume the match: {refused}")
                 return
             nonce = os.urandom(32)
             if nonce == first.nonce:
