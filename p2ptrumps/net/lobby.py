@@ -215,6 +215,16 @@ class _Prefixed(trio.abc.HalfCloseableStream):
         self.stream = stream
         self.first = first
 
+    @property
+    def peer_key(self) -> object:
+        """The key the encrypted connection proved (:func:`~p2ptrumps.net.secure.key_mismatch`), if any."""
+        return getattr(self.stream, "peer_key", None)
+
+    @property
+    def transport(self) -> object:
+        """The TCP stream below the encryption, if any."""
+        return getattr(self.stream, "transport", None)
+
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
         if self.first:
             data, self.first = self.first, b""
