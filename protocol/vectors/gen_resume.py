@@ -157,13 +157,35 @@ def claim_in_play(claimant: int) -> ConnectionPair:
     return pair
 
 
-def claim_between_deals() -> ConnectionPair:
-    """The guest never chooses its trump; the host claims: both deals are the host's, never dealt."""
+def claim_between_deals(disputed: bool = False) -> ConnectionPair:
+    """The guest never chooses its trump; the host claims: both deals are the host's, never dealt
+    (``disputed``: the guest's own clock had not run out, it disputes, wire.md §16)."""
     pair = _pair(host=Script("host"), guest=_pause_when(Script("guest"), lambda s: s.waiting_for() == (1, "trump")))
     pair.run()
     assert pair.host.session.waiting_for() == (1, "trump")
+    if disputed:
+        pair.guest.session.claim_check = lambda step: False
     pair.host.session.claim()
     pair.run()
+    return pair
+
+
+def claim_disputed_in_play(claimant: int) -> ConnectionPair:
+    """``claimant`` claims deal 1 while its peer is to move; the peer's own clock had not run out:
+    it answers with a ``dispute`` in place of its deal-end statement; the match ends disputed (§16)."""
+    scripts = [Script("host"), Script("guest")]
+    _pause_when(scripts[1 - claimant], _to_move(0))
+    pair = _pair(host=scripts[0], guest=scripts[1])
+    staller = pair.sides[1 - claimant]
+    pair.run()
+    staller.script.on_event = None
+    steps: list[tuple[str, int, int, int]] = []
+    staller.session.claim_check = lambda step: bool(steps.append(step))  # False: our clock says no
+    pair.sides[claimant].session.claim()
+    pair.deliver(pair.sides[claimant], staller)
+    staller.script.paused = False
+    pair.run()
+    assert [(s[0], s[1], s[3]) for s in steps] == [("move", 1, 1 - claimant)], steps
     return pair
 
 
@@ -319,6 +341,14 @@ def build() -> dict[str, bytes]:
     between = claim_between_deals()
     case("clock/claim-between-deals.log", between.host.log_bytes(), "the guest never chooses its trump; the host "
          "claims: both deals are the host's, never dealt", "wire.md §16", (*ok, 0, [(0, [1, 2])]))
+    for claimant, who in ((0, "host"), (1, "guest")):
+        p = claim_disputed_in_play(claimant)
+        case(f"clock/claim-disputed-in-play-by-{who}.log", p.host.log_bytes(), f"the {who} claims deal 1 at once; "
+             "the other seat's own clock had not run out: it disputes in place of its deal-end statement; the match "
+             "ends disputed; the host's log", "wire.md §16", (*ok, 0, [(claimant, [1])]))
+    case("clock/claim-disputed-between-deals.log", claim_between_deals(disputed=True).guest.log_bytes(),
+         "the host claims while the guest is to choose its trump; the guest's clock had not run out: it disputes "
+         "in place of its match-end statement; the guest's log", "wire.md §16", (*ok, 0, [(0, [1, 2])]))
     case("clock/claim-by-stayer.log", claim_gone().log_bytes(), "the guest stayed away on its move; the host claimed "
          "deal 1 and signed its deal-end; the log waits for the guest's statement", "wire.md §16; verify.md §4",
          ("unfinished", None, None, None, False, 0, [(0, [1])]))
