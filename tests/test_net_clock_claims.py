@@ -1,0 +1,132 @@
+"""A hostile host that claims on time too early (protocol/wire.md §16): the honest guest -- the real
+networked stack, ``driver.play_over`` -- checks every claim against its own clock and disputes a
+premature one; the claimant wins no deal, the match ends disputed and the guest's log verifies and
+shows the dispute.  A claim after the whole move time is accepted.
+
+The move clock is 5 s (the protocol's minimum); the claim times are 0 s, 10 s, 50 s and 64 s of a
+60 s clock scaled to it.  Time is trio's mock clock (autojump): the test takes no real seconds."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from p2ptrumps.match import Action, Event
+from p2ptrumps.net import config, driver
+from p2ptrumps.record import PlayerInfo
+from p2ptrumps.rules import Position, RuleSet
+from p2ptrumps.wire import events as wev
+from p2ptrumps.wire.identity import Identity
+from p2ptrumps.wire.log import LOG_MAGIC
+from p2ptrumps.wire.session import Session
+from p2ptrumps.wire.testing import fixed_bytes
+from p2ptrumps.wire.verify import verify_log
+
+HOST_KEY = Identity.from_seed(fixed_bytes("clock-claims/host"))
+GUEST_KEY = Identity.from_seed(fixed_bytes("clock-claims/guest"))
+MOVE_TIME = 5
+RULES = RuleSet(pack_size=32, deals=1, voluntary_pickup=True)
+
+
+class SlowThinker:
+    """An honest guest player that thinks 30 s (mock time) on every move."""
+
+    def __init__(self) -> None:
+        self.info = PlayerInfo("Gus", "test")
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        await trio.sleep(30)
+        return position.legal_moves()[0]
+
+    async def observe(self, event: Event) -> None:
+        return None
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return False
+
+
+async def early_claimer(stream: trio.abc.Stream, claim_after_s: float, log: list[bytes]) -> None:
+    """Host a 1-deal match with a 5 s clock; claim ``claim_after_s`` seconds into the guest's first turn."""
+    s = Session("host", HOST_KEY, "Hana", fixed_bytes("clock-claims/nonce"), rules=RULES, move_time=MOVE_TIME,
+                on_message=lambda frame, direction: log.append(frame))
+    await stream.send_all(s.data_to_send())
+    claimed = False
+    claim_at: float | None = None  # the guest's turn began: claim at this (mock) time, whatever pings come
+    for _ in range(10_000):
+        if s.finished:
+            break
+        data = b""
+        if s.waiting_for() == (1, "move") and not claimed:
+            claim_at = trio.current_time() + claim_after_s if claim_at is None else claim_at
+            with trio.move_on_after(max(0.0, claim_at - trio.current_time())):
+                data = await stream.receive_some(65536)
+            if not data:
+                claimed = True
+                s.claim()
+                await stream.send_all(s.data_to_send())
+                continue
+        else:
+            data = await stream.receive_some(65536)
+        if not data:
+            break
+        s.receive_data(data)
+        while (ev := s.next_event()) is not None:
+            if isinstance(ev, wev.PeerHello):
+                s.accept_key()
+            elif isinstance(ev, wev.CommitDue):
+                s.commit(fixed_bytes(f"clock-claims/secret/{ev.deal}"))
+                s.reveal()
+            elif isinstance(ev, wev.ProtocolViolation):
+                raise AssertionError(ev)
+        seat, what = s.waiting_for()
+        if (seat, what) == (0, "trump"):
+            s.choose_trump(0)
+        elif (seat, what) == (0, "move"):
+            pos = s.position
+            assert pos is not None
+            s.play(pos.legal_moves()[0])
+        await stream.send_all(s.data_to_send())
+    await stream.aclose()
+
+
+async def run(tmp_path: Path, claim_after_s: float) -> tuple[config.NetResult, list[bytes], str]:
+    host_stream, guest_stream = trio.testing.memory_stream_pair()
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path, accept_new=True,
+                            out=io.StringIO(), timeout_s=10, log_path=tmp_path / "guest.p2plog",
+                            make_player=lambda c, seat: SlowThinker(), trump=1)
+    host_log: list[bytes] = []
+    with trio.fail_after(600):
+        async with trio.open_nursery() as n:
+            n.start_soon(early_claimer, host_stream, claim_after_s, host_log)
+            result = await driver.play_over(guest_stream, cfg, "memory")
+    return result, host_log, cfg.out.getvalue()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("of_60", [0, 10, 50])
+async def test_a_premature_claim_in_play_is_disputed_and_wins_nothing(
+        tmp_path: Path, of_60: int, autojump_clock: trio.testing.MockClock) -> None:
+    result, host_log, out = await run(tmp_path, MOVE_TIME * of_60 / 60)
+    guest_v = verify_log(result.log_path.read_bytes())  # type: ignore[union-attr]
+    host_v = verify_log(LOG_MAGIC + b"".join(host_log))
+    for v in (guest_v, host_v):
+        js = v.to_json()
+        assert (js["status"], js["score"]) == ("valid", [0.0, 0.0]), js["reason"]
+        assert [(c["seat"], c["deals"], c["disputed"]["seat"]) for c in js["claims"]] == [(0, [1], 1)]
+        assert js["deals"][0]["winner"] is None
+    assert "DISPUTED: seat 0 (host) claimed deal 1 on time" in guest_v.summary()
+    assert result.disputed and result.score_halves == (0, 0)
+    assert "the match ended disputed" in out, out
+
+
+async def test_a_claim_after_the_whole_clock_is_accepted(tmp_path: Path,
+                                                         autojump_clock: trio.testing.MockClock) -> None:
+    result, _, _ = await run(tmp_path, MOVE_TIME * 64 / 60)
+    v = verify_log(result.log_path.read_bytes())  # type: ignore[union-attr]
+    js = v.to_json()
+    assert (js["status"], js["score"]) == ("valid", [1.0, 0.0]), js["reason"]
+    assert js["claims"] == [{"seat": 0, "message": js["claims"][0]["message"], "deals": [1], "disputed": None}]
+    assert not result.disputed and result.score_halves == (2, 0)
