@@ -220,6 +220,8 @@ class NetConfig:
     accept_new: bool = False
     confirm: Callable[[str], bool] | None = None
     ascii_only: bool = False
+    #: No terminal bell when the own move clock reaches its last 10 seconds (``--no-bell``).
+    no_bell: bool = False
     out: TextIO = field(default_factory=lambda: sys.stdout)
     heartbeat_s: float | None = None
     make_player: Callable[[NetConfig, int], Player] | None = None
