@@ -55,7 +55,7 @@ from typing import Literal
 from ..rules import IllegalMoveError, Move, Position, RuleSet
 from . import framing, messages
 from . import messages as m
-from .chain import DISPUTED, DONE, MATCH_END, PLAY, REFUSED, REMATCHED, JointChain, Referee
+from .chain import DISPUTED, DONE, MATCH_END, PLAY, REFUSED, REMATCHED, TRANSITIONS, JointChain, Referee
 from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
 from .events import (
     ChatReceived,
@@ -800,6 +800,10 @@ class Session:
         self._push_events(result.events)
         for old in result.withdrawn:
             # Our message crossed the host's: re-sign it on top if it is still allowed.
+            if isinstance(old.body, m.ClaimMsg) and TRANSITIONS[msg.kind][1] == "floor":
+                # The host made a step in time as the chain now shows: the claim is dropped (wire.md §16).
+                self.dropped.append((old.body, f"the host's {msg.kind} came first: its step was in time"))
+                continue
             try:
                 self._send_now(self._refresh(old.body))
             except LocalProtocolError as exc:

@@ -189,6 +189,48 @@ def claim_disputed_in_play(claimant: int) -> ConnectionPair:
     return pair
 
 
+def displaced_claim() -> ConnectionPair:
+    """The host is to move; its move and the guest's claim cross on the wire.  The host's move takes
+    the place (§8.3); the guest's claim is withdrawn and dropped, not re-signed: the host's step was in
+    time as the chain shows (§16, the races).  The match goes on to its end."""
+    pair = _pair(host=_pause_when(Script("host"), _to_move(12)), guest=Script("guest"))
+    pair.run()
+    host, guest = pair.host.session, pair.guest.session
+    assert host.waiting_for() == (0, "move") and _chain_len(pair.guest) == _chain_len(pair.host)
+    pos = host.position
+    assert pos is not None
+    host.play(pos.legal_moves()[0])
+    guest.claim()
+    pair.deliver(pair.host, pair.guest)  # the host's move reaches the guest after its claim went out
+    pair.deliver(pair.guest, pair.host)  # the claim reaches the host: superseded
+    assert [type(b).__name__ for b, _ in guest.dropped] == ["ClaimMsg"], guest.dropped
+    pair.host.script.on_event, pair.host.script.paused = None, False
+    pair.run()
+    return pair
+
+
+def claim_crossing_trump(disputed: bool) -> ConnectionPair:
+    """The host claims while the guest is to choose its trump, and the guest's trump crosses the claim:
+    the host's claim takes the place (§8.3), the guest's trump is withdrawn and dropped (phase match-end
+    allows no trump); the guest accepts the claim, or (``disputed``: its clock had not run out when it
+    chose) disputes it.  Both reach the end of the match."""
+    pair = _pair(host=Script("host"), guest=_pause_when(Script("guest"), lambda s: s.waiting_for() == (1, "trump")))
+    pair.run()
+    host, guest = pair.host.session, pair.guest.session
+    assert host.waiting_for() == (1, "trump") == guest.waiting_for()
+    if disputed:
+        guest.claim_check = lambda step: False
+    guest.choose_trump(3)
+    host.claim()
+    pair.deliver(pair.host, pair.guest)
+    pair.deliver(pair.guest, pair.host)
+    assert [type(b).__name__ for b, _ in guest.dropped] == ["TrumpMsg"], guest.dropped
+    pair.guest.script.on_event, pair.guest.script.paused = None, False
+    pair.run()
+    assert host.finished and guest.finished
+    return pair
+
+
 def claim_gone() -> Side:
     """The guest stays away on its move (the connection closed); the host claims: the claim and the
     host's deal-end statement are logged, never sent; the log ends unfinished."""
@@ -349,6 +391,19 @@ def build() -> dict[str, bytes]:
     case("clock/claim-disputed-between-deals.log", claim_between_deals(disputed=True).guest.log_bytes(),
          "the host claims while the guest is to choose its trump; the guest's clock had not run out: it disputes "
          "in place of its match-end statement; the guest's log", "wire.md §16", (*ok, 0, [(0, [1, 2])]))
+    displaced = displaced_claim()
+    case("clock/claim-displaced-guest.log", displaced.guest.log_bytes(), "the guest's claim crossed the host's "
+         "move: the move holds the place, the claim is withdrawn and dropped (the host moved in time, as the chain "
+         "shows); the match is played to its end; the guest's log", "wire.md §8.3, §16", (*ok, 0, []))
+    case("clock/claim-displaced-host.log", displaced.host.log_bytes(), "the host's log of the same match: the "
+         "superseded claim is not logged", "wire.md §8.3, §16", (*ok, 0, []))
+    pair_case("clock/claim-displaced-host.log", "clock/claim-displaced-guest.log", "one chain; the withdrawn "
+              "claim is not part of it")
+    for disputed, name in ((False, "accepted"), (True, "disputed")):
+        crossing = claim_crossing_trump(disputed)
+        case(f"clock/claim-crossing-trump-{name}.log", crossing.guest.log_bytes(), "the host claims while the guest "
+             "is to choose its trump, and the guest's trump crosses the claim: the claim holds the place, the trump is "
+             f"dropped; the guest {name} the claim; the guest's log", "wire.md §8.3, §16", (*ok, 0, [(0, [1, 2])]))
     case("clock/claim-by-stayer.log", claim_gone().log_bytes(), "the guest stayed away on its move; the host claimed "
          "deal 1 and signed its deal-end; the log waits for the guest's statement", "wire.md §16; verify.md §4",
          ("unfinished", None, None, None, False, 0, [(0, [1])]))
