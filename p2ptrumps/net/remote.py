@@ -657,7 +657,16 @@ class RemotePlayer:
         game = self.game
         deal = game.current_deal
         await game.send_in_deal(game.session.offer_draw, deal)
-        ev = await game.take(DrawAnswered, Resigned, Claimed, where=in_deal(deal))
+        # No clock runs while our own offer is open (protocol/wire.md §16); the peer has its move time
+        # to answer, then we play on (the offer stays open: a move does not close it, §9.6).
+        ev: object = None
+        with trio.move_on_after(game.clock.limit_s + CLAIM_GRACE_S):
+            ev = await game.take(DrawAnswered, Resigned, Claimed, where=in_deal(deal))
+        if ev is None:
+            if game.on_note is not None:
+                game.on_note(f"{game.session.peer_name or 'the peer'} did not answer your draw offer in "
+                             f"{clock_text(game.clock.limit_s)}: play on (the offer stays open)")
+            return False
         if isinstance(ev, Resigned):
             raise DealInterrupted(Outcome(game.seat, "resign"))
         if isinstance(ev, Claimed):
