@@ -17,13 +17,14 @@ import trio.testing
 
 from p2ptrumps.match import Action, Event
 from p2ptrumps.net import config, driver
+from p2ptrumps.net.remote import MoveClock, NetGame
 from p2ptrumps.record import PlayerInfo
 from p2ptrumps.rules import Position, RuleSet
 from p2ptrumps.wire import events as wev
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.log import LOG_MAGIC
 from p2ptrumps.wire.session import Session
-from p2ptrumps.wire.testing import fixed_bytes
+from p2ptrumps.wire.testing import fixed_bytes, mover, paused_pair
 from p2ptrumps.wire.verify import verify_log
 
 HOST_KEY = Identity.from_seed(fixed_bytes("clock-claims/host"))
@@ -130,3 +131,39 @@ async def test_a_claim_after_the_whole_clock_is_accepted(tmp_path: Path,
     assert (js["status"], js["score"]) == ("valid", [1.0, 0.0]), js["reason"]
     assert js["claims"] == [{"seat": 0, "message": js["claims"][0]["message"], "deals": [1], "disputed": None}]
     assert not result.disputed and result.score_halves == (2, 0)
+
+
+def test_no_clock_runs_while_the_movers_own_draw_offer_is_open() -> None:
+    """wire.md §16, whose clock runs: the seat to move that offered a draw waits for the answer, so its
+    clock stops (no claim can be made against it by our clock); an offer by the other seat leaves the
+    mover's clock running; after the answer the mover's clock starts afresh."""
+    pair = paused_pair(RuleSet(pack_size=32, deals=1), move_time=MOVE_TIME)
+    mover_s, other = mover(pair)
+    views = {s.seat: NetGame(None, s) for s in (mover_s, other)}  # type: ignore[arg-type]
+    key = ("move", 1, 0, mover_s.seat)
+    assert views[0].clock_key() == views[1].clock_key() == key
+    mover_s.offer_draw()
+    pair.run()
+    assert views[0].clock_key() is None and views[1].clock_key() is None
+    other.answer_draw(False)
+    pair.run()
+    assert views[0].clock_key() == views[1].clock_key() == key
+    other.offer_draw()  # the other seat's offer: the mover may move or answer, its clock runs
+    pair.run()
+    assert views[0].clock_key() == views[1].clock_key() == key
+
+
+def test_a_claim_is_checked_against_our_own_record_of_the_step() -> None:
+    """The record a claim against us is checked with: the seconds our clock counted on that step (0 for
+    a step never timed here), at least ``move_time`` to accept (wire.md §16)."""
+    clock = MoveClock(MOVE_TIME)
+    step = ("move", 1, 4, 1)
+    assert not clock.ran_out(step)
+    clock.tick(step, 1, True, 0.0)
+    clock.tick(step, 1, True, 4.9)
+    assert clock.spent[step] == pytest.approx(4.9) and not clock.ran_out(step)
+    clock.tick(step, 1, False, 10.0)  # the link down: time does not count
+    assert not clock.ran_out(step)
+    clock.tick(step, 1, True, 0.1)
+    clock.tick(("move", 1, 5, 0), 0, True, 0.0)  # the next step: the record of this one stays
+    assert clock.ran_out(step) and not clock.ran_out(("move", 1, 5, 0))
