@@ -50,8 +50,9 @@ class SlowThinker:
         return False
 
 
-async def early_claimer(stream: trio.abc.Stream, claim_after_s: float, log: list[bytes]) -> None:
-    """Host a 1-deal match with a 5 s clock; claim ``claim_after_s`` seconds into the guest's first turn."""
+async def early_claimer(stream: trio.abc.Stream, claim_after_s: float, log: list[bytes], step: str = "move") -> None:
+    """Host a 1-deal match with a 5 s clock; claim ``claim_after_s`` seconds into the guest's first
+    ``step`` (its move, trump, commitment or reveal)."""
     s = Session("host", HOST_KEY, "Hana", fixed_bytes("clock-claims/nonce"), rules=RULES, move_time=MOVE_TIME,
                 on_message=lambda frame, direction: log.append(frame))
     await stream.send_all(s.data_to_send())
@@ -61,7 +62,7 @@ async def early_claimer(stream: trio.abc.Stream, claim_after_s: float, log: list
         if s.finished:
             break
         data = b""
-        if s.waiting_for() == (1, "move") and not claimed:
+        if s.waiting_for() == (1, step) and not claimed:
             claim_at = trio.current_time() + claim_after_s if claim_at is None else claim_at
             with trio.move_on_after(max(0.0, claim_at - trio.current_time())):
                 data = await stream.receive_some(65536)
@@ -94,7 +95,7 @@ async def early_claimer(stream: trio.abc.Stream, claim_after_s: float, log: list
     await stream.aclose()
 
 
-async def run(tmp_path: Path, claim_after_s: float) -> tuple[config.NetResult, list[bytes], str]:
+async def run(tmp_path: Path, claim_after_s: float, step: str = "move") -> tuple[config.NetResult, list[bytes], str]:
     host_stream, guest_stream = trio.testing.memory_stream_pair()
     cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path, accept_new=True,
                             out=io.StringIO(), timeout_s=10, log_path=tmp_path / "guest.p2plog",
@@ -102,7 +103,7 @@ async def run(tmp_path: Path, claim_after_s: float) -> tuple[config.NetResult, l
     host_log: list[bytes] = []
     with trio.fail_after(600):
         async with trio.open_nursery() as n:
-            n.start_soon(early_claimer, host_stream, claim_after_s, host_log)
+            n.start_soon(early_claimer, host_stream, claim_after_s, host_log, step)
             result = await driver.play_over(guest_stream, cfg, "memory")
     return result, host_log, cfg.out.getvalue()  # type: ignore[attr-defined]
 
@@ -121,6 +122,22 @@ async def test_a_premature_claim_in_play_is_disputed_and_wins_nothing(
     assert "DISPUTED: seat 0 (host) claimed deal 1 on time" in guest_v.summary()
     assert result.disputed and result.score_halves == (0, 0)
     assert "the match ended disputed" in out, out
+
+
+@pytest.mark.parametrize("step", ["trump", "commit", "reveal"])
+async def test_a_claim_at_once_on_a_step_between_deals_is_disputed(
+        tmp_path: Path, step: str, autojump_clock: trio.testing.MockClock) -> None:
+    """The guest's trump, commitment or reveal: its program acts at once, the host claims at 0 s (the
+    claim may cross the guest's message, wire.md §16 races): disputed, no deal won, both logs valid."""
+    result, host_log, _ = await run(tmp_path, 0.0, step)
+    guest = verify_log(result.log_path.read_bytes()).to_json()  # type: ignore[union-attr]
+    assert (guest["status"], guest["score"]) == ("valid", [0.0, 0.0]), guest["reason"]
+    assert [(c["seat"], c["deals"], c["disputed"]["seat"]) for c in guest["claims"]] == [(0, [1], 1)], guest
+    assert result.disputed and result.score_halves == (0, 0)
+    # The claimant's log never shows a win: disputed, or (when it closed before the dispute reached it)
+    # unfinished, waiting for the guest's statement.
+    host = verify_log(LOG_MAGIC + b"".join(host_log)).to_json()
+    assert (host["status"], host["waiting"]) in (("valid", None), ("unfinished", {"seat": 1, "what": "match-end"}))
 
 
 async def test_a_claim_after_the_whole_clock_is_accepted(tmp_path: Path,

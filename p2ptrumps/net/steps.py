@@ -536,6 +536,8 @@ class MatchSteps:
         wait plus the timeout (§17): then the match is complete, its acknowledgement unknown."""
         cfg, game = self.cfg, self.game
         session = game.session
+        if game.conn.link_up and session.pending_bytes:
+            await game.conn.send_pending()  # e.g. a dispute signed as the peer's statement came in (§16)
         with trio.move_on_after(cfg.reconnect_wait_s + cfg.timeout_s):
             while not session.delivered:
                 if game.conn.link_up:
