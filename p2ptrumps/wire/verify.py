@@ -203,7 +203,10 @@ class Verdict:
         head = {
             "valid": (
                 "VALID: the guest refused the rules, so no match was played; every message checks."
-                if self.rules is None else "VALID: the match is complete and every message checks."
+                if self.rules is None
+                else "VALID: the match ended disputed (a claim on time was refused); every message checks."
+                if any(self._disputes())
+                else "VALID: the match is complete and every message checks."
             ),
             "invalid": "INVALID: " + self.reason,
             "unreadable": "UNREADABLE: " + self.reason,
