@@ -41,6 +41,7 @@ EXPECTED: dict[str, tuple[Any, ...]] = {
     "clock/claim-disputed-between-deals.log": ("valid", None, None, None, False, 0, [(0, [1, 2])]),
     "clock/claim-displaced-guest.log": ("valid", None, None, None, False, 0, []),
     "clock/claim-displaced-host.log": ("valid", None, None, None, False, 0, []),
+    "clock/claim-crossing-the-end.log": ("valid", None, None, None, False, 0, []),
     "clock/claim-crossing-trump-accepted.log": ("valid", None, None, None, False, 0, [(0, [1, 2])]),
     "clock/claim-crossing-trump-disputed.log": ("valid", None, None, None, False, 0, [(0, [1, 2])]),
     "clock/claim-by-stayer.log": ("unfinished", None, None, None, False, 0, [(0, [1])]),
@@ -96,6 +97,9 @@ def test_a_disputed_claim_wins_nothing_and_names_both_sides() -> None:
 def test_the_claim_races_settle_as_wire_md_16_says() -> None:
     displaced = verify_log((VECTORS / "clock/claim-displaced-guest.log").read_bytes())
     assert (displaced.withdrawn, displaced.claims, len(displaced.deals)) == (1, [], 2)
+    end = verify_log((VECTORS / "clock/claim-crossing-the-end.log").read_bytes())
+    assert (end.status, end.withdrawn, end.claims, end.score_halves) == ("valid", 1, [], (1, 3))
+    assert [(d.winner, d.reason) for d in end.deals] == [(None, "turn-limit"), (1, "resign")]
     for name, disputed, score in (("accepted", None, [2.0, 0.0]), ("disputed", {"seat": 1, "message": 5}, [0.0, 0.0])):
         v = verify_log((VECTORS / f"clock/claim-crossing-trump-{name}.log").read_bytes()).to_json()
         assert (v["withdrawn"], v["trumps"], v["score"]) == (1, None, score)

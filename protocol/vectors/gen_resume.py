@@ -231,6 +231,26 @@ def claim_crossing_trump(disputed: bool) -> ConnectionPair:
     return pair
 
 
+def claim_crossing_the_end() -> ConnectionPair:
+    """In the last deal, with the host to move, the host resigns as the guest's claim goes out: the
+    resignation takes the place (§8.3), the claim is withdrawn and dropped (phase deal-end allows no
+    claim), and both sign the final statements: the match ends complete, no claim in it (§16 races)."""
+    pair = _pair(host=_pause_when(Script("host"), lambda s: s.deal_number == 2 and s.waiting_for() == (0, "move")),
+                 guest=Script("guest"))
+    pair.run()
+    host, guest = pair.host.session, pair.guest.session
+    assert host.waiting_for() == (0, "move") and _chain_len(pair.guest) == _chain_len(pair.host)
+    host.resign()
+    guest.claim()
+    pair.deliver(pair.host, pair.guest)
+    pair.deliver(pair.guest, pair.host)
+    assert [type(b).__name__ for b, _ in guest.dropped] == ["ClaimMsg"], guest.dropped
+    pair.host.script.on_event, pair.host.script.paused = None, False
+    pair.run()
+    assert host.finished and guest.finished
+    return pair
+
+
 def claim_gone() -> Side:
     """The guest stays away on its move (the connection closed); the host claims: the claim and the
     host's deal-end statement are logged, never sent; the log ends unfinished."""
@@ -399,6 +419,10 @@ def build() -> dict[str, bytes]:
          "superseded claim is not logged", "wire.md §8.3, §16", (*ok, 0, []))
     pair_case("clock/claim-displaced-host.log", "clock/claim-displaced-guest.log", "one chain; the withdrawn "
               "claim is not part of it")
+    end = claim_crossing_the_end()
+    case("clock/claim-crossing-the-end.log", end.guest.log_bytes(), "in the last deal the host resigns as the "
+         "guest's claim goes out: the resignation holds the place, the claim is withdrawn and dropped, both sign "
+         "the final statements; the guest's log", "wire.md §8.3, §16", (*ok, 0, []))
     for disputed, name in ((False, "accepted"), (True, "disputed")):
         crossing = claim_crossing_trump(disputed)
         case(f"clock/claim-crossing-trump-{name}.log", crossing.guest.log_bytes(), "the host claims while the guest "
