@@ -18,6 +18,7 @@ import trio.testing
 from p2ptrumps.match import Action, Event
 from p2ptrumps.net import config, driver
 from p2ptrumps.net.remote import MoveClock, NetGame
+from p2ptrumps.net.table import _watch_silence
 from p2ptrumps.record import PlayerInfo
 from p2ptrumps.rules import Position, RuleSet
 from p2ptrumps.wire import events as wev
@@ -184,3 +185,44 @@ def test_a_claim_is_checked_against_our_own_record_of_the_step() -> None:
     clock.tick(step, 1, True, 0.1)
     clock.tick(("move", 1, 5, 0), 0, True, 0.0)  # the next step: the record of this one stays
     assert clock.ran_out(step) and not clock.ran_out(("move", 1, 5, 0))
+
+
+class _FakeTable:
+    def __init__(self) -> None:
+        self.calls: list[object] = []
+
+    def set_clock(self, clock: tuple[int, float] | None) -> None:
+        self.calls.append(clock)
+
+    def bell(self) -> None:
+        self.calls.append("bell")
+
+    def set_connection(self, text: str) -> None:
+        return None
+
+
+class _FakeGame:
+    seat = 1
+
+    def __init__(self, states: list[config.LinkState]) -> None:
+        self.states = states
+
+    def link_state(self) -> config.LinkState:
+        return self.states.pop(0) if len(self.states) > 1 else self.states[0]
+
+
+@pytest.mark.parametrize("bell", [True, False])
+async def test_the_bell_rings_once_as_our_own_clock_enters_its_last_10_seconds(
+        bell: bool, autojump_clock: trio.testing.MockClock) -> None:
+    def at(seat: int, left: float) -> config.LinkState:
+        return config.LinkState(failed=False, up=True, silent_s=0.0, clock_seat=seat, clock_left_s=left)
+
+    game = _FakeGame([at(0, 12.0), at(0, 9.0), at(1, 12.0), at(1, 10.5), at(1, 10.0), at(1, 9.5), at(1, 3.0),
+                      at(0, 30.0), config.LinkState(failed=True, up=False, silent_s=0.0, clock_seat=None,
+                                                    clock_left_s=None)])
+    table = _FakeTable()
+    await _watch_silence([game], table, bell)  # type: ignore[list-item, arg-type]
+    ring = ["bell"] if bell else []
+    # The peer's clock (seat 0) crossing 10 s rings nothing; ours rings once, as it crosses.
+    assert table.calls == [(0, 12.0), (0, 9.0), (1, 12.0), (1, 10.5), *ring, (1, 10.0), (1, 9.5), (1, 3.0),
+                           (0, 30.0)]

@@ -471,7 +471,6 @@ async def _watch_silence(games: list[MatchView], table: TableApp, bell: bool = T
     (``bell``).  While the link is down the reconnection's countdown is shown instead, and no clock."""
     shown = ""
     clock: tuple[int, float] | None = None
-    rung = False  # the bell rang for the clock now running
     for _ in range(10**7):  # ends with the run (system tasks are cancelled then)
         await trio.sleep(0.5)
         game = games[-1]
@@ -480,14 +479,14 @@ async def _watch_silence(games: list[MatchView], table: TableApp, bell: bool = T
             return
         now = None if link.clock_left_s is None or link.clock_seat is None or not link.up \
             else (link.clock_seat, link.clock_left_s)
-        if now is None or clock is None or now[0] != clock[0] or now[1] > clock[1]:
-            rung = False  # another clock (or none): the bell may ring for the next one
+        # The bell rings once as our own clock crosses into its last 10 s (from above them).
+        crossed = (now is not None and clock is not None and now[0] == clock[0] == game.seat
+                   and 0 < now[1] <= CLOCK_WARN_S < clock[1])
+        if bell and crossed:
+            table.bell()
         if now != clock:
             table.set_clock(now)
             clock = now
-        if bell and not rung and now is not None and now[0] == game.seat and 0 < now[1] <= CLOCK_WARN_S:
-            rung = True
-            table.bell()
         if not link.up:
             shown = ""
             continue  # the reconnection's countdown owns the line (NetConfig.on_link)
