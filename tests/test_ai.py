@@ -367,3 +367,76 @@ def test_ai_player_rejects_bad_arguments() -> None:
         AIPlayer("hard")
     with pytest.raises(ValueError, match="budget_s must be a positive number"):
         AIPlayer("normal", budget_s=0)
+
+
+# ----- the same answer to the same question (issue 21 item 2) -----------------------------
+
+
+def midgame(seed: bytes, plies: int) -> Position:
+    """A position ``plies`` greedy moves into the deal of ``seed`` (still going on)."""
+    p = start_position(seed, RuleSet(), (C, H), 0)
+    rng = random.Random(0)
+    for _ in range(plies):
+        p.push(choose_move(p, "greedy", 0.0, rng))
+        assert p.outcome is None
+    return p
+
+
+def test_hint_with_a_node_budget_is_the_same_on_every_press_and_run() -> None:
+    """Two hint makers (two runs), two presses each: one move and one value, on positions where
+    the strong level's tie-break decides between moves of equal guess."""
+    from p2ptrumps.ai import Hints
+
+    for seed, plies in ((b"hint-b", 2), (b"hint-b", 6), (b"hint-c", 4)):
+        p = midgame(seed, plies)
+        first, second = Hints(), Hints()
+        answers = {(m.code, r.value, r.depth, r.nodes)
+                   for m, r in (first(p, 0.5, 40_000), first(p, 0.5, 40_000), second(p, 0.5, 40_000))}
+        assert len(answers) == 1, (seed, answers)
+        (code, _, depth, nodes), = answers
+        assert Move.parse(code) in p.legal_moves() and depth >= 1 and nodes > 1000
+
+
+def test_hint_tie_break_comes_from_the_position_not_the_run() -> None:
+    """The strong search's root order draws ties from its rng: seeded by the position, two runs agree,
+    where two differently seeded searches of the same position pick different moves."""
+    from p2ptrumps.ai import position_seed
+
+    p = midgame(b"hint-b", 6)
+    seeds = {position_seed(p), position_seed(p.copy())}
+    assert len(seeds) == 1
+    moves = {analyse(p, 0.5, random.Random(i), level="strong", max_nodes=3000)[0].code for i in range(12)}
+    assert len(moves) > 1  # the tie-break matters here, so the fixed seed above is what keeps the hint still
+
+
+def test_hint_with_a_time_budget_changes_only_when_a_search_found_more(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A press on the same position keeps the previous hint unless the new search went deeper or
+    proved its value; another position is searched afresh."""
+    import p2ptrumps.ai as ai
+    from p2ptrumps.ai import Hints, SearchResult
+
+    p = pos("TS 9D KD 7C 6H", "QD 8S", "8C")
+    q = pos("TS 9D KD 7C 6H", "QD 8S", "")
+    a, b = (Move.parse(c) for c in ("TS/7C", "TS/KD"))
+    answers = [(a, SearchResult(0, 10, 5, 100, False)), (b, SearchResult(0, 20, 4, 90, False)),
+               (b, SearchResult(0, 30, 5, 100, False)), (b, SearchResult(0, 40, 6, 120, False)),
+               (a, SearchResult(0, WIN - 3, 2, 50, True)), (b, SearchResult(0, 50, 9, 900, False)),
+               (a, SearchResult(0, 60, 1, 10, False))]
+    monkeypatch.setattr(ai, "analyse", lambda *args, **kw: answers.pop(0))
+    h = Hints()
+    got = [(m, r.value) for m, r in (h(p, 0.1), h(p, 0.1), h(p, 0.1), h(p, 0.1), h(p, 0.1), h(p, 0.1), h(q, 0.1))]
+    assert got == [(a, 10), (a, 10), (a, 10), (b, 40), (a, WIN - 3), (a, WIN - 3), (a, 60)]
+
+
+def test_ai_player_with_a_node_budget_plays_the_same_move_in_every_run() -> None:
+    """Unseeded players with a node budget: the move depends on the position only."""
+    p = midgame(b"hint-b", 6)
+
+    async def moves() -> set[str]:
+        out = set()
+        for _ in range(3):
+            out.add((await AIPlayer("strong", seed=None, max_nodes=5000).choose_move(p, p.to_move)).code)
+            out.add("n:" + (await AIPlayer("normal", seed=None, max_nodes=3000).choose_move(p, p.to_move)).code)
+        return out
+
+    assert len(trio.run(moves)) == 2

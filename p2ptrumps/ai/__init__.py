@@ -28,6 +28,10 @@ Interface (stable; other layers rely on it):
 * ``choose_move(position, level, budget_s, rng, max_nodes=0) -> Move``
 * ``choose_trump(taken, rng) -> int``
 * ``AIPlayer(level, budget_s=0.5, seed=None, name=None, max_nodes=0)``
+* ``Hints()(position, budget_s, max_nodes=0) -> (Move, SearchResult)``
+
+The same question gets the same answer: with a node budget the move and the value depend
+only on the position (and the seed, if given), never on the machine, its load or the run.
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ from __future__ import annotations
 import random
 
 from ..rules import Move, Position
-from .engine import strong_search
+from .core import position_hash
+from .engine import spec_of, strong_search
 from .heuristics import greedy_move
 from .lean import Lean, to_move, to_move_int
 from .player import AIPlayer
@@ -43,7 +48,7 @@ from .search import SearchResult, search
 
 LEVELS = ("random", "greedy", "normal", "strong")
 
-__all__ = ["LEVELS", "AIPlayer", "analyse", "choose_move", "choose_trump"]
+__all__ = ["LEVELS", "AIPlayer", "Hints", "analyse", "choose_move", "choose_trump", "position_seed"]
 
 
 def choose_move(
@@ -97,6 +102,44 @@ def analyse(position: Position, budget_s: float = 0.5, rng: random.Random | None
         raise ValueError(f"level {level!r} does not search; use normal or strong")
     result = search(Lean(position), budget_s, rng, max_nodes=max_nodes)
     return to_move(result.move, not position.pile), result
+
+
+def position_seed(position: Position, seed: int = 0) -> int:
+    """A 64-bit tie-break seed drawn from ``position`` alone (its hands, pile and seat to move, by
+    :func:`~p2ptrumps.ai.core.position_hash`) mixed with ``seed``: the same position asks the same
+    question, so a search with a node budget seeded by it gives the same answer every time."""
+    return (position_hash(position.hands[0], position.hands[1], position.pile, position.to_move)
+            ^ (seed * 0x9E3779B97F4A7C15)) & (2**64 - 1)
+
+
+class Hints:
+    """The hint for the person at the table: the ``strong`` level's move and its value.
+
+    The same question gets the same answer.  Ties are broken by :func:`position_seed`, so with
+    a node budget the move and the value are the same on every press, machine and run.  With a
+    time budget, a search reaches a depth that depends on the machine's load; a press on the
+    position of the previous press keeps the previous answer unless the new search went deeper
+    (or proved a value the previous one had not): the hint changes only when more time found more.
+    """
+
+    def __init__(self) -> None:
+        self._last: tuple[tuple[object, ...], Move, SearchResult] | None = None
+
+    def __call__(self, position: Position, budget_s: float, max_nodes: int = 0) -> tuple[Move, SearchResult]:
+        """The hint in ``position``: ``(move, result)`` as :func:`analyse` (level ``strong``) gives them,
+        searched for ``budget_s`` seconds or ``max_nodes`` positions (when not 0).
+
+        Raises ``ValueError`` if the deal is over."""
+        rng = random.Random(position_seed(position))
+        move, result = analyse(position, budget_s, rng, level="strong", max_nodes=max_nodes)
+        key = spec_of(position)
+        last = self._last
+        if not max_nodes and last is not None and last[0] == key:
+            _, old_move, old = last
+            if old.exact or (old.depth >= result.depth and not result.exact):
+                return old_move, old
+        self._last = (key, move, result)
+        return move, result
 
 
 def choose_trump(taken: int | None, rng: random.Random) -> int:
