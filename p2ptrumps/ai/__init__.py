@@ -7,13 +7,14 @@ Sees only :mod:`p2ptrumps.rules` (and :mod:`p2ptrumps.record` for the
 * ``greedy``: the best move by one-move rules (go out when possible, beat
   cheaply, keep own trumps, shed a card the opponent cannot beat), random
   tie-break (:mod:`p2ptrumps.ai.heuristics`);
-* ``normal`` (the default): iterative-deepening alpha-beta with a
-  transposition table over both (known) hands, anytime under ``budget_s``
-  (:mod:`p2ptrumps.ai.search`);
-* ``strong``: the search core (:mod:`p2ptrumps.ai.core`, compiled when
-  possible): the same kind of search, many times faster and sound (a win is
-  played only when proven against every reply, repetition exactly as RULES.md
-  §7 says), playing a proven win at once (:mod:`p2ptrumps.ai.engine`).
+* ``normal`` (the default) and ``strong``: one search, the search core
+  (:mod:`p2ptrumps.ai.core`, compiled when possible): iterative-deepening
+  alpha-beta with a transposition table over both (known) hands, anytime under
+  the budget, sound (a win is played only when proven against every reply,
+  repetition exactly as RULES.md §7 says).  They differ only in their
+  :class:`~p2ptrumps.ai.engine.Settings`: ``strong`` gives the exact solver a
+  share of the budget first where an end may be near and plays a solved
+  position at once (:mod:`p2ptrumps.ai.engine`).
 
 Budgets: ``budget_s`` seconds per move, or ``max_nodes`` positions per move
 (``normal`` and ``strong``; the same move on every machine, whatever its load).
@@ -40,15 +41,17 @@ import random
 
 from ..rules import Move, Position
 from .core import position_hash
-from .engine import spec_of, strong_search
+from .engine import NORMAL, STRONG, SearchResult, Settings, search, spec_of
 from .heuristics import greedy_move
-from .lean import Lean, to_move, to_move_int
 from .player import AIPlayer
-from .search import SearchResult, search
 
 LEVELS = ("random", "greedy", "normal", "strong")
 
-__all__ = ["LEVELS", "AIPlayer", "Hints", "analyse", "choose_move", "choose_trump", "position_seed"]
+#: The settings of each searching level.
+SETTINGS: dict[str, Settings] = {"normal": NORMAL, "strong": STRONG}
+
+__all__ = ["LEVELS", "SETTINGS", "AIPlayer", "Hints", "SearchResult", "analyse", "choose_move", "choose_trump",
+           "position_seed"]
 
 
 def choose_move(
@@ -77,12 +80,9 @@ def choose_move(
     rng = rng or random.Random()
     if level == "random":
         return rng.choice(position.legal_moves())
-    if level == "strong":
-        return strong_search(position, budget_s, rng, max_nodes).move
-    state = Lean(position)
     if level == "greedy":
-        return to_move(greedy_move(state, rng), not position.pile)
-    return to_move(search(state, budget_s, rng, max_nodes=max_nodes).move, not position.pile)
+        return greedy_move(position, rng)
+    return search(position, budget_s, rng, max_nodes, settings=SETTINGS[level]).move
 
 
 def analyse(position: Position, budget_s: float = 0.5, rng: random.Random | None = None, level: str = "normal",
@@ -94,14 +94,10 @@ def analyse(position: Position, budget_s: float = 0.5, rng: random.Random | None
     """
     if position.outcome is not None:
         raise ValueError("the deal is over: nothing to analyse")
-    rng = rng or random.Random()
-    if level == "strong":
-        r = strong_search(position, budget_s, rng, max_nodes)
-        return r.move, SearchResult(to_move_int(r.move), r.value, r.depth, r.nodes, r.proven)
-    if level != "normal":
+    if level not in SETTINGS:
         raise ValueError(f"level {level!r} does not search; use normal or strong")
-    result = search(Lean(position), budget_s, rng, max_nodes=max_nodes)
-    return to_move(result.move, not position.pile), result
+    result = search(position, budget_s, rng or random.Random(), max_nodes, settings=SETTINGS[level])
+    return result.move, result
 
 
 def position_seed(position: Position, seed: int = 0) -> int:

@@ -31,7 +31,7 @@ DRAW_THINK_S = 1.0
 
 def draw_acceptable(value: int, exact: bool) -> bool:
     """Whether the AI accepts a draw, given the search ``value`` for its seat
-    (centi-cards; see :class:`~p2ptrumps.ai.search.SearchResult`) and whether it is proven."""
+    (centi-cards; see :class:`~p2ptrumps.ai.engine.SearchResult`) and whether it is proven."""
     return value <= 0 if exact else value <= DRAW_ACCEPT_BELOW
 
 
