@@ -473,6 +473,18 @@ class _Core:
         n = hp.bit_count()
         if n <= 2 and self.win_now():
             return WIN - ply - 1
+        if not self.prune:
+            # A proof test no one can pass within ``depth``: a seat holding ``n`` cards needs at least
+            # ``(n - 1) // 2`` moves of its own that use up depth (each sheds at most two cards, and a
+            # move is forced, using none, only when it picks up or leaves at most two cards), so a win
+            # (a value of ``WIN_BOUND`` or more) or a loss cannot be found below: the test fails as
+            # it would at the horizon, without the search.
+            if alpha >= WIN_BOUND - 1 and (n - 1) >> 1 > depth:
+                self.inexact = self.horizon = True
+                return WIN_BOUND - 1
+            if beta <= 1 - WIN_BOUND and (self.hands[1 - p].bit_count() - 1) >> 1 > depth:
+                self.inexact = self.horizon = True
+                return 1 - WIN_BOUND
         tt_move = NO_MOVE
         e = self.probe()
         if e is not None:
