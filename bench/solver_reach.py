@@ -8,7 +8,15 @@ Up to ``--per-size`` positions of each size are solved (the position as its text
 gives it, no history) with the largest budget; a position counts as solved
 within a budget when the solver finished in that time.
 
+With ``--positions FILE`` the positions are read from FILE (one position text a
+line, as :func:`~p2ptrumps.notation.position_text` writes it), or, when FILE does
+not exist yet, generated as above and written there: the same positions can
+then be solved by two checkouts (``PYTHONPATH=other/checkout``), whose AIs would
+have played other deals.  ``bench/solver_reach_positions.txt`` holds the
+positions the figures of issue 21 were measured on.
+
 Usage: python bench/solver_reach.py [--deals N] [--per-size K] [--budgets 0.1,1,10] [--sizes 2-24]
+       [--positions FILE]
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections import defaultdict
+from pathlib import Path
 
 from p2ptrumps.ai import choose_move
 from p2ptrumps.ai.engine import COMPILED, solve
@@ -41,16 +50,34 @@ def positions(deals: int) -> dict[int, list[Position]]:
     return by_size
 
 
+def load_or_make(path: Path | None, deals: int) -> dict[int, list[Position]]:
+    """The positions by cards in hands: read from ``path`` if it exists, else generated from ``deals``
+    deals (and written to ``path`` when given)."""
+    if path is not None and path.exists():
+        by_size: dict[int, list[Position]] = defaultdict(list)
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                p = parse_position(line)
+                by_size[p.hands[0].bit_count() + p.hands[1].bit_count()].append(p)
+        return by_size
+    by_size = positions(deals)
+    if path is not None:
+        path.write_text("".join(position_text(p) + "\n" for size in sorted(by_size) for p in by_size[size]),
+                        encoding="utf-8")
+    return by_size
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=40)
     ap.add_argument("--per-size", type=int, default=10)
     ap.add_argument("--budgets", default="0.1,1,10")
     ap.add_argument("--sizes", default="2-24")
+    ap.add_argument("--positions", type=Path, default=None)
     args = ap.parse_args()
     budgets = [float(b) for b in args.budgets.split(",")]
     low, high = (int(x) for x in args.sizes.split("-"))
-    by_size = positions(args.deals)
+    by_size = load_or_make(args.positions, args.deals)
     rng = random.Random(3)
     core = "compiled core" if COMPILED else "pure-Python core"
     print(f"positions from {args.deals} deals, up to {args.per_size} per size, "
