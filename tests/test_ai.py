@@ -348,8 +348,7 @@ def test_hint_tie_break_comes_from_the_position_not_the_run() -> None:
 def test_hint_with_a_time_budget_changes_only_when_a_search_found_more(monkeypatch: pytest.MonkeyPatch) -> None:
     """A press on the same position keeps the previous hint unless the new search went deeper or
     proved its value; another position is searched afresh."""
-    import p2ptrumps.ai as ai
-    from p2ptrumps.ai import Hints, SearchResult
+    from p2ptrumps.ai import Hints, SearchResult, levels
 
     p = pos("TS 9D KD 7C 6H", "QD 8S", "8C")
     q = pos("TS 9D KD 7C 6H", "QD 8S", "")
@@ -358,7 +357,7 @@ def test_hint_with_a_time_budget_changes_only_when_a_search_found_more(monkeypat
                (b, SearchResult(0, 30, 5, 100, False)), (b, SearchResult(0, 40, 6, 120, False)),
                (a, SearchResult(0, WIN - 3, 2, 50, True)), (b, SearchResult(0, 50, 9, 900, False)),
                (a, SearchResult(0, 60, 1, 10, False))]
-    monkeypatch.setattr(ai, "analyse", lambda *args, **kw: answers.pop(0))
+    monkeypatch.setattr(levels, "analyse", lambda *args, **kw: answers.pop(0))
     h = Hints()
     got = [(m, r.value) for m, r in (h(p, 0.1), h(p, 0.1), h(p, 0.1), h(p, 0.1), h(p, 0.1), h(p, 0.1), h(q, 0.1))]
     assert got == [(a, 10), (a, 10), (a, 10), (b, 40), (a, WIN - 3), (a, WIN - 3), (a, 60)]

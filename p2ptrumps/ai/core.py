@@ -405,7 +405,8 @@ class _Core:
     def leaf(self, ply: int, beaters: int) -> int:
         """The static value at the horizon for the seat to move, or a win if it can go out at once to
         a win.  Counts cards (fewer is better), own trumps held, cards the opponent cannot beat, the
-        tempo of being to move, and the threat of playing a card the opponent cannot beat next.  ``beaters``: its cards that beat the top."""
+        tempo of being to move, and the threat of playing a card the opponent cannot beat next.
+        ``beaters``: its cards that beat the top."""
         p = self.p
         o = 1 - p
         hp = self.hands[p]

@@ -15,6 +15,7 @@ import trio
 
 from ..record import PlayerInfo
 from ..rules import Move, Position
+from .levels import LEVELS, analyse, choose_move, position_seed
 
 if TYPE_CHECKING:
     from ..match import Event
@@ -53,8 +54,6 @@ class AIPlayer:
 
     def __init__(self, level: str = "normal", budget_s: float = 0.5, seed: int | None = None,
                  name: str | None = None, max_nodes: int = 0) -> None:
-        from . import LEVELS
-
         if level not in LEVELS:
             raise ValueError(f"unknown AI level {level!r}; use one of {', '.join(LEVELS)}")
         if not budget_s > 0:
@@ -71,8 +70,6 @@ class AIPlayer:
     def _child_rng(self, position: Position) -> random.Random:
         # A fresh generator per call: an abandoned worker thread never shares one with the next.
         if self.max_nodes:
-            from . import position_seed
-
             return random.Random(position_seed(position, self._seed))
         return random.Random(self._rng.getrandbits(64))
 
@@ -81,8 +78,6 @@ class AIPlayer:
 
         Raises ``ValueError`` if the deal is over or ``seat`` is not to move.
         """
-        from . import choose_move
-
         if position.to_move != seat:
             raise ValueError(f"seat {seat} is not to move (seat {position.to_move} is)")
         rng = self._child_rng(position)
@@ -99,8 +94,6 @@ class AIPlayer:
         :data:`DRAW_ACCEPT_BELOW` centi-cards below even.  Searches (as ``strong`` for that
         level, else as ``normal``) for ``max(budget_s, DRAW_THINK_S)`` seconds, or four times the
         node budget when one is set."""
-        from . import analyse
-
         if position.outcome is not None:
             return False
         rng = self._child_rng(position)
