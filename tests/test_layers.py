@@ -40,7 +40,8 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "p2ptrumps"
 
 CORE = ("p2ptrumps.cards", "p2ptrumps.rules", "p2ptrumps.shuffle", "p2ptrumps.text", "p2ptrumps.notation")
-GAME = ("p2ptrumps.record", "p2ptrumps.match", "p2ptrumps.files")  # files: stdlib file helpers
+GAME = ("p2ptrumps.record", "p2ptrumps.match", "p2ptrumps.files",  # files: stdlib file helpers
+        "p2ptrumps.system")  # system: what differs between operating systems, stdlib only
 PURE_STDLIB = (
     "__future__", "abc", "collections", "dataclasses", "enum", "functools", "hashlib",
     "itertools", "math", "operator", "re", "types", "typing",

@@ -18,6 +18,7 @@ from typing import TextIO
 import trio
 
 from ..command import say
+from ..system import signals as system_signals
 from ..text import quoted
 from . import config, keystore
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
@@ -143,8 +144,9 @@ def _run(args: argparse.Namespace, role: str) -> int:
     return _finish(args, cfg.out, lambda: trio.run(until_signalled, cfg, lambda: join(cfg, args.address)), cfg)
 
 
-#: Signals that leave a headless match as ``q`` does at the table: Ctrl-C, ``kill``, a closed terminal.
-LEAVING_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: Signals that leave a headless match as ``q`` does at the table: Ctrl-C, ``kill``, a closed terminal
+#: (SIGHUP; on Windows a closed console window, SIGBREAK: :mod:`p2ptrumps.system.signals`).
+LEAVING_SIGNALS: tuple[signal.Signals, ...] = system_signals.LEAVING_SIGNALS
 
 
 async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult]]) -> NetResult:
