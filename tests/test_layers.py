@@ -262,6 +262,7 @@ def test_every_module_has_a_layer() -> None:
         "p2ptrumps.cards": "core", "p2ptrumps.rules": "core", "p2ptrumps.shuffle": "core", "p2ptrumps.text": "core",
         "p2ptrumps.notation": "core",
         "p2ptrumps.record": "game", "p2ptrumps.match": "game", "p2ptrumps.files": "game",
+        "p2ptrumps.system": "game",
     }
     assert layers["p2ptrumps.ai"] == "ai"
     assert layers["p2ptrumps.commands.main"] == "wiring"

@@ -30,6 +30,7 @@ from .transport import single_errors
 
 def _config(args: argparse.Namespace, role: str) -> NetConfig:
     data = keystore.data_dir()
+    keystore.check_ready(data)  # before a guest is admitted: pins and logs can be written there
     identity, created = keystore.load_or_create_key(data)
     if created:
         print(f"created your identity key in {data / keystore.KEY_FILE}", file=sys.stderr)
@@ -235,6 +236,7 @@ def run_resume(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     try:
         data = keystore.data_dir()
+        keystore.check_ready(data)
         identity, created = keystore.load_or_create_key(data)
     except keystore.KeyStoreError as exc:
         say(args, str(exc))

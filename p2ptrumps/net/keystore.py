@@ -367,6 +367,7 @@ class KnownPeers:
         write it.  Raises KeyStoreError (unreadable, cannot write, another process holds the lock
         longer than :data:`KNOWN_PEERS_LOCK_WAIT_S`)."""
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             with locks.hold(self.path, KNOWN_PEERS_LOCK_WAIT_S):
                 self.peers = self._read()
                 new = change(self.peers)

@@ -49,14 +49,16 @@ class MatchLogFile:
         self._pending: bytearray | None = bytearray() if defer else None
         self._fd: int | None = None
         self._lock: locks.Lock | None = None
+        self._created = False
         self.bytes_written = 0
         if not defer:
             self._open()
 
     @property
     def created(self) -> bool:
-        """True once the file exists on disk (always, unless made with ``defer=True``)."""
-        return self._fd is not None
+        """True once the file exists on disk (always, unless made with ``defer=True``; also after
+        :meth:`close`)."""
+        return self._created
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -68,7 +70,7 @@ class MatchLogFile:
             with contextlib.suppress(OSError):
                 os.unlink(self.path)  # ours, empty: never leave it behind
             raise
-        self._fd = fd
+        self._fd, self._created = fd, True
         sync_dir(self.path.parent)
 
     @classmethod
@@ -94,7 +96,7 @@ class MatchLogFile:
                 held.release()
             os.close(fd)
             raise
-        log._fd, log._lock = fd, held
+        log._fd, log._lock, log._created = fd, held, True
         log._pending = None
         log.bytes_written = length
         return log
@@ -102,7 +104,7 @@ class MatchLogFile:
     def create(self, path: str | os.PathLike[str]) -> None:
         """(deferred log) Create the file at ``path`` and write the bytes held so far
         (fsynced).  No-op if the file exists already.  Raises FileExistsError / OSError."""
-        if self._fd is not None:
+        if self._created:
             return
         self.path = Path(path)
         self._open()
@@ -133,7 +135,8 @@ class MatchLogFile:
     def rename(self, new_path: Path) -> None:
         """Move the (open) file to ``new_path`` if that name is free; keeps the old name otherwise."""
         if self._fd is None:
-            self.path = new_path
+            if not self._created:
+                self.path = new_path
             return
         if new_path.exists():
             return
