@@ -7,7 +7,6 @@ Source: ``protocol/wire.md`` §12 (what a log holds, when it is created) and
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import re
 import shutil
@@ -173,9 +172,9 @@ def _lock(fd: int, path: Path) -> locks.Lock:
     try:
         return locks.lock_fd(fd, path)
     except locks.LockBusy as exc:
-        detail = f"; {exc.strerror}" if exc.strerror and "lock file" in exc.strerror else ""
-        raise LogBusyError(errno.EWOULDBLOCK, "another p2ptrumps process is writing this match log (the match "
-                           f"is running there){detail}") from None
+        detail = f"; {exc}" if "lock file" in str(exc) else ""
+        raise LogBusyError("another p2ptrumps process is writing this match log (the match is running there)"
+                           + detail) from None
 
 
 def is_busy(path: Path) -> bool:

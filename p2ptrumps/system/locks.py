@@ -43,7 +43,7 @@ UNWRITTEN_STALE_S = 10.0
 
 
 class LockBusy(OSError):
-    """Another process holds the lock; the message says so (and names a lock file, if one)."""
+    """Another process holds the lock; ``str()`` says so (and names a lock file, if one)."""
 
 
 class _Unsupported(Exception):
@@ -96,7 +96,7 @@ def lock_flock(fd: int, fcntl: Any) -> Lock:
     except OSError as exc:
         if exc.errno in UNSUPPORTED:
             raise _Unsupported from None
-        raise LockBusy(exc.errno or errno.EWOULDBLOCK, "another process holds the lock") from None
+        raise LockBusy("another process holds the lock") from None
     return Lock("flock", lambda: fcntl.flock(fd, fcntl.LOCK_UN))
 
 
@@ -116,7 +116,7 @@ def lock_msvcrt(fd: int, msvcrt: Any) -> Lock:
         at_offset(msvcrt.LK_NBLCK)
     except OSError as exc:
         if exc.errno in HELD:
-            raise LockBusy(exc.errno, "another process holds the lock") from None
+            raise LockBusy("another process holds the lock") from None
         raise _Unsupported from None
     return Lock("msvcrt", lambda: at_offset(msvcrt.LK_UNLCK))
 
@@ -176,7 +176,7 @@ def lock_file(path: Path) -> Lock:
                 continue
             owner = _owner(lock)
             who = f"process {owner[0]} on {owner[1]}" if owner else "a process starting"
-            raise LockBusy(errno.EWOULDBLOCK, f"{who} holds the lock file {lock} (remove it if no p2ptrumps "
+            raise LockBusy(f"{who} holds the lock file {lock} (remove it if no p2ptrumps "
                            "process runs there)") from None
         try:
             os.write(fd, f"{LOCK_FILE_TAG} {os.getpid()} {socket.gethostname()}\n".encode())
@@ -184,7 +184,7 @@ def lock_file(path: Path) -> Lock:
         finally:
             os.close(fd)
         return Lock("lockfile", lambda: os.unlink(lock))
-    raise LockBusy(errno.EWOULDBLOCK, f"the lock file {lock} keeps coming back")
+    raise LockBusy(f"the lock file {lock} keeps coming back")
 
 
 def is_locked(path: Path) -> bool:
