@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from p2ptrumps.net import keystore, logfile
 from p2ptrumps.net.testing import peer_command, peer_env
@@ -397,3 +398,114 @@ def test_a_full_disk_mid_match_is_one_line_and_resume_finishes(tmp_path: Path) -
         assert verify_log(guest_log.read_bytes()).status == "valid"
         assert guest_log.read_bytes().startswith(kept)
     assert verify_log((tmp_path / "host.p2plog").read_bytes()).status == "valid"
+
+
+# ----- networks as they are --------------------------------------------------------------------
+
+
+def _without_ipv6(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel booted with ipv6.disable=1: an AF_INET6 socket cannot be made."""
+    real = trio.socket.socket
+
+    def socket_(family: int = socket.AF_INET, *args: Any, **kwargs: Any) -> Any:
+        if family == socket.AF_INET6:
+            raise OSError(errno.EAFNOSUPPORT, "Address family not supported by protocol")
+        return real(family, *args, **kwargs)
+
+    monkeypatch.setattr(trio.socket, "socket", socket_)
+
+
+async def test_host_without_ipv6_listens_on_ipv4_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Report: `host` with defaults died with a traceback (EAFNOSUPPORT in the listener set-up)."""
+    from p2ptrumps.net.lobby import open_listeners
+
+    _without_ipv6(monkeypatch)
+    notes: list[str] = []
+    listeners = await open_listeners(None, 0, notes)
+    try:
+        assert [lst.socket.family for lst in listeners] == [socket.AF_INET]
+        assert notes == ["note: not listening on :: (IPv6 is not available here: address family not supported)"]
+    finally:
+        for lst in listeners:
+            await lst.aclose()
+
+
+async def test_join_without_ipv6_uses_ipv4(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Report: `join` to a name with both families died with a traceback instead of using IPv4."""
+    from p2ptrumps.net import dial
+
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+    port = listener.socket.getsockname()[1]
+
+    async def both(host: str, port_: int, **kw: Any) -> list[Any]:
+        return [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("::1", port_, 0, 0)),
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port_))]
+
+    monkeypatch.setattr(trio.socket, "getaddrinfo", both)
+    _without_ipv6(monkeypatch)
+    stream = await dial.connect("dual.platform.test", port, 5.0)
+    assert stream.socket.getpeername()[:2] == ("127.0.0.1", port)
+    await stream.aclose()
+    await listener.aclose()
+
+
+def test_a_scope_id_survives_to_the_connect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Report: join '[fe80::1%eth0]:4816' failed with EINVAL, the zone dropped between resolving and connecting."""
+    from p2ptrumps.net import dial
+    from p2ptrumps.net.addresses import sockaddr_text
+
+    assert sockaddr_text(("fe80::1", 4816, 0, socket.if_nametoindex("lo"))) == "fe80::1%lo"
+    assert (sockaddr_text(("fe80::1", 4816, 0, 0)), sockaddr_text(("10.0.0.1", 1))) == ("fe80::1", "10.0.0.1")
+    dialled: list[tuple[Any, ...]] = []
+
+    class Sock:
+        def __init__(self, family: int, kind: int) -> None:
+            pass
+
+        async def connect(self, address: tuple[Any, ...]) -> None:
+            dialled.append(address)
+            raise OSError(errno.ECONNREFUSED, "refused")
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(trio.socket, "socket", Sock)
+    with pytest.raises(dial.ConnectError) as info:
+        trio.run(dial.connect, "fe80::1%lo", 4816, 2.0)
+    assert dialled == [("fe80::1", 4816, 0, socket.if_nametoindex("lo"))]
+    assert info.value.message == ("cannot connect to [fe80::1%lo]:4816: connection refused (is the host running? "
+                                  "is the port right?)")
+
+
+@pytest.fixture
+def link_local_netns() -> Iterator[str]:
+    """A network namespace of this test with a veth pair, fe80::1 on platform0; removed after."""
+    if os.geteuid() != 0:
+        pytest.skip("a link-local address needs a network namespace, and making one needs root")
+    name = f"platform-ll-{os.getpid()}"
+    steps = [["ip", "netns", "add", name], ["ip", "-n", name, "link", "set", "lo", "up"],
+             ["ip", "-n", name, "link", "add", "platform0", "type", "veth", "peer", "name", "platform1"],
+             ["ip", "-n", name, "link", "set", "platform0", "up"], ["ip", "-n", name, "link", "set", "platform1", "up"],
+             ["ip", "-n", name, "addr", "add", "fe80::1/64", "dev", "platform0", "nodad"]]
+    try:
+        for step in steps:
+            done = subprocess.run(step, capture_output=True, text=True, timeout=30)
+            if done.returncode:
+                pytest.skip(f"cannot make a network namespace here: {done.stderr.strip()}")
+        yield name
+    finally:
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
+
+
+def test_join_a_link_local_address(link_local_netns: str) -> None:
+    """The same report, end to end: a real fe80:: address with its zone, inside this test's namespace."""
+    code = ("import socket, trio\nfrom p2ptrumps.net.dial import connect\n"
+            "async def main():\n"
+            "    lst = (await trio.open_tcp_listeners(0, host='::'))[0]\n"
+            "    port = lst.socket.getsockname()[1]\n"
+            "    s = await connect('fe80::1%platform0', port, 5.0)\n"
+            "    print(s.socket.getpeername()[0], s.socket.getpeername()[3] == socket.if_nametoindex('platform0'))\n"
+            "trio.run(main)")
+    done = subprocess.run(["ip", "netns", "exec", link_local_netns, sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=60)
+    assert (done.stdout, done.stderr) == ("fe80::1 True\n", "")

@@ -207,8 +207,8 @@ def family_name(family: int) -> str:
 
 
 def family_missing(family: int, exc: OSError) -> str:
-    """Why a socket of ``family`` could not be made, for one line: ``"IPv6 is not available here
-    (address family not supported)"`` when the kernel lacks the family (``ipv6.disable=1``)."""
+    """Why a socket of ``family`` could not be made, for one line: ``"IPv6 is not available here:
+    address family not supported"`` when the kernel lacks the family (``ipv6.disable=1``)."""
     if exc.errno in (errno.EAFNOSUPPORT, errno.EPROTONOSUPPORT, errno.EPFNOSUPPORT):
-        return f"{family_name(family)} is not available here (address family not supported)"
+        return f"{family_name(family)} is not available here: address family not supported"
     return f"no {family_name(family)} socket: {exc.strerror or exc}"

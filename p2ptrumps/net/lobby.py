@@ -87,7 +87,7 @@ async def open_listeners(bind: str | None, port: int, notes: list[str] | None = 
             try:
                 sock = trio.socket.socket(family, socket.SOCK_STREAM)
             except OSError as exc:  # this family is missing here (IPv6 disabled in the kernel)
-                failures.append(f"{format_address(address, port)}: {family_missing(family, exc)}")
+                failures.append(f"{address} ({family_missing(family, exc)})")
                 continue
             try:
                 if os.name == "posix":
