@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import errno
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -509,3 +510,80 @@ def test_join_a_link_local_address(link_local_netns: str) -> None:
     done = subprocess.run(["ip", "netns", "exec", link_local_netns, sys.executable, "-c", code],
                           capture_output=True, text=True, timeout=60)
     assert (done.stdout, done.stderr) == ("fe80::1 True\n", "")
+
+
+# ----- blame only what is proven ---------------------------------------------------------------
+
+
+def test_a_message_in_our_seat_signed_by_our_key_names_another_copy_of_us() -> None:
+    """Report: two copies of one guest log resumed at once ended with "the peer broke the protocol"
+    for a message signed with our own key."""
+    from p2ptrumps.rules import RuleSet
+    from p2ptrumps.wire.chain import OTHER_COPY
+    from p2ptrumps.wire.events import ProtocolViolation
+    from p2ptrumps.wire.testing import paused_pair, raw_msg_frame, sent_frames, side_identity
+
+    def fed_back(frame_of: Callable[[Any], bytes]) -> str:
+        pair = paused_pair(RuleSet())
+        guest = pair.guest
+        guest.session.receive_data(frame_of(pair))
+        pair.drain(guest)
+        found = [e for e in guest.events if isinstance(e, ProtocolViolation)]
+        assert [e.code for e in found] == ["malformed"]
+        return found[0].reason
+
+    def by_the_other_copy(pair: Any) -> bytes:  # the same key, a message this process never signed
+        chain = pair.guest.session.chain
+        return raw_msg_frame(side_identity("guest"), chain.game_id, 1, len(chain), chain.head, "chat", ["hi"])
+
+    reason = fed_back(by_the_other_copy)
+    assert reason.endswith(f"in our own seat (guest) is signed by our own key, but this side never signed it: "
+                           f"{OTHER_COPY}")
+    echoed = fed_back(lambda pair: sent_frames(pair.guest)[-1])  # our own message sent back: the peer's doing
+    assert echoed.endswith("claims to come from our own seat (guest)")
+
+
+def test_one_guest_log_resumed_twice_names_the_other_copy(tmp_path: Path) -> None:
+    """The same report end to end: the guest is killed, its log and resume file copied, both copies resumed at
+    once.  One finishes the match; the other stops naming another copy of itself, never the peer."""
+    from p2ptrumps.wire.chain import OTHER_COPY
+
+    common = ["--headless", "--ai", "random", "--think", "0.05", "--reconnect-wait", "60", "--timeout", "20"]
+    host_out = tmp_path / "host.out"
+    with open(host_out, "wb") as ho:
+        host = subprocess.Popen(peer_command("host", *common, "--bind", "127.0.0.1", "--port", "0", "--deals", "2",
+                                             "--log", str(tmp_path / "host.p2plog")),
+                                stdout=ho, stderr=subprocess.STDOUT, env=peer_env(tmp_path / "h"))
+    copies: list[subprocess.Popen[str]] = []
+    try:
+        port: list[int] = []
+
+        def listening() -> bool:
+            port.extend(int(line.split()[-2]) for line in host_out.read_text(errors="replace").splitlines()
+                        if line.startswith("waiting for a guest on port "))
+            return bool(port) or host.poll() is not None
+
+        _wait_for(listening, 30, "host")
+        log = tmp_path / "guest.p2plog"
+        guest = subprocess.Popen(peer_command("join", f"127.0.0.1:{port[0]}", *common, "--accept-new", "--log",
+                                              str(log)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env=peer_env(tmp_path / "g"))
+        _wait_for(lambda: log.exists() and log.stat().st_size > 3000, 30, "guest log")
+        guest.kill()
+        guest.wait(10)
+        twin = tmp_path / "twin.p2plog"
+        twin.write_bytes(log.read_bytes())
+        shutil.copy2(f"{log}.resume", f"{twin}.resume")  # mode 0600 kept
+        copies = [subprocess.Popen(peer_command("resume", str(p), *common), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, env=peer_env(tmp_path / "g"))
+                  for p in (log, twin)]
+        ends = [c.communicate(timeout=120) for c in copies]
+    finally:
+        for p in (host, *copies):
+            if p.poll() is None:
+                p.kill()
+                p.wait(10)
+    errs = [err for _, err in ends]
+    assert sorted(c.returncode for c in copies) == [0, 1], errs
+    stopped = errs[[c.returncode for c in copies].index(1)]
+    assert OTHER_COPY in stopped and "the peer broke the protocol" not in stopped, stopped

@@ -27,7 +27,7 @@ from ..record import PlayerInfo
 from ..rules import RuleSet
 from ..text import quoted
 from ..wire import events as wev
-from ..wire.chain import DONE, PLAY, REMATCHED
+from ..wire.chain import DONE, OTHER_COPY, PLAY, REMATCHED
 from ..wire.errors import LocalProtocolError
 from ..wire.log import LOG_MAGIC
 from ..wire.session import Session
@@ -265,6 +265,10 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
                 raise NetplayError(EXIT_LEFT, left[0])
         except PeerFault as exc:  # the session logged the offending frame last, as evidence
             violation = current[0].violation
+            if violation is not None and OTHER_COPY in violation.reason:  # not the peer's fault (issue 18)
+                raise NetplayError(EXIT_ERROR, f"stopped: {violation.reason}; stop the other one (is the match "
+                                   f"log {logs[-1].path} resumed twice? do two processes share the data directory "
+                                   f"{cfg.data}?)") from None
             hint = ""
             if violation is not None and violation.code == "bad-key" and "our own public key" in violation.reason:
                 hint = (" -- both sides use one identity key: are two p2ptrumps processes sharing one data "
