@@ -587,3 +587,25 @@ def test_one_guest_log_resumed_twice_names_the_other_copy(tmp_path: Path) -> Non
     assert sorted(c.returncode for c in copies) == [0, 1], errs
     stopped = errs[[c.returncode for c in copies].index(1)]
     assert OTHER_COPY in stopped and "the peer broke the protocol" not in stopped, stopped
+
+
+def test_a_log_that_cannot_be_created_leaves_no_resume_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Report: `join` left an empty log and a .resume that `resume` could not read."""
+    from datetime import datetime
+
+    from p2ptrumps.net.config import NetConfig, NetplayError
+    from p2ptrumps.net.resumefile import path_for
+
+    def refused(fd: int, path: Path) -> locks.Lock:
+        raise OSError(errno.EIO, "Input/output error")
+
+    cfg = NetConfig(role="guest", identity=Identity.from_seed(SEED), name="g", data=tmp_path,
+                    log_path=tmp_path / "m.p2plog")
+    log = logfile.MatchLogFile(tmp_path / "m.p2plog", defer=True)
+    log.append(b"p2ptrumps-log/1\n")
+    monkeypatch.setattr(locks, "lock_fd", refused)
+    with pytest.raises(NetplayError) as info:
+        logfile.create_log(cfg, log, datetime(2026, 1, 1), 0, "host",
+                           before=lambda path: path_for(path).write_text("{}"))
+    assert str(info.value) == f"cannot create log file {tmp_path / 'm.p2plog'}: Input/output error"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

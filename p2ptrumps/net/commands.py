@@ -24,6 +24,7 @@ from . import config, keystore
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
 from .lobby import host
+from .logfile import check_place
 from .prompts import read_line
 from .transport import single_errors
 
@@ -268,6 +269,7 @@ def run_resume(args: argparse.Namespace) -> int:
                     rematches=max(0, int(args.rematch or 0)), reconnect_wait_s=float(args.reconnect_wait),
                     confirm=None)
     try:
+        check_place(path.parent)  # room for the frames still to come, before the peer is reached
         restored = resume.load(cfg, path)
     except NetplayError as exc:
         say(args, str(exc))

@@ -19,6 +19,7 @@ from pathlib import Path
 from ..files import probe_dir, unused_path
 from ..system import locks
 from ..system.dirsync import sync_dir, sync_file
+from . import resumefile
 from .config import EXIT_ERROR, NetConfig, NetplayError
 
 
@@ -256,6 +257,12 @@ def check_log_place(cfg: NetConfig) -> None:
         if size > limit:
             raise NetplayError(EXIT_ERROR, f"log file name {name!r} is too long: with the resume file beside it "
                                f"it needs {size} bytes, and this file system takes {limit} (choose a shorter --log)")
+    check_place(directory)
+
+
+def check_place(directory: Path) -> None:
+    """Refuse a log directory (or its nearest existing ancestor) where no file can be written, or
+    with less than :data:`MIN_FREE_BYTES` free.  Raises :class:`NetplayError` (status 1)."""
     place = _existing(directory)
     try:
         probe_dir(place)
@@ -309,9 +316,13 @@ def create_log(cfg: NetConfig, log: MatchLogFile, now: datetime, number: int, pe
         before(path)
     try:
         log.create(path)
-    except FileExistsError:
-        raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)") from None
     except OSError as exc:
+        if before is not None:  # no resume file without its log: `resume` could not read it
+            with contextlib.suppress(OSError):
+                resumefile.path_for(path).unlink()
+        if isinstance(exc, FileExistsError):
+            raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)"
+                               ) from None
         raise NetplayError(EXIT_ERROR, f"cannot create log file {path}: {exc.strerror or exc}") from None
     return path
 
