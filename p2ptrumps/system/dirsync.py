@@ -14,6 +14,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def sync_file(fd: int) -> None:
@@ -21,12 +22,18 @@ def sync_file(fd: int) -> None:
     if sys.platform == "darwin":
         import fcntl
 
-        try:
-            fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
-            return
-        except OSError:
-            pass
+        full_sync(fd, fcntl)
+        return
     os.fsync(fd)
+
+
+def full_sync(fd: int, fcntl: Any) -> None:
+    """(macOS) ``fcntl(fd, F_FULLFSYNC)`` with the module ``fcntl`` (a stand-in in tests), and
+    ``fsync`` where the file system refuses it (some network and FUSE ones)."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
+    except OSError:
+        os.fsync(fd)
 
 
 def sync_dir(directory: Path) -> None:

@@ -220,21 +220,39 @@ def is_locked(path: Path) -> bool:
 
 @contextlib.contextmanager
 def hold(path: Path, timeout_s: float = 10.0, poll_s: float = 0.05) -> Iterator[Lock]:
-    """Hold an exclusive lock for updating ``path`` (read, change, write), waiting up to
-    ``timeout_s`` seconds for another process to finish.  The lock is taken on a hidden file
-    ``.NAME.lock`` beside ``path`` (which stays; it holds nothing).
+    """Hold an exclusive lock for updating ``path`` (read, change, write atomically by a rename),
+    waiting up to ``timeout_s`` seconds for another process to finish.
+
+    POSIX: ``flock`` on the directory of ``path`` (a file replaced by a rename cannot carry the lock
+    itself, and no lock file is left behind); where the file system has no locks, the lock file
+    ``NAME.lock`` (:func:`lock_file`).  Windows: an ``msvcrt`` byte lock on a hidden ``.NAME.lock``
+    beside it (kept; it holds nothing), or the lock file.
 
     Raises:
         LockBusy: still held after ``timeout_s``.
-        OSError: the lock cannot be created (the directory is not writable).
+        OSError: the lock cannot be taken (the directory is missing or not writable).
     """
-    target = path.with_name(f".{path.name}{LOCK_SUFFIX}")
-    fd = os.open(target, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
+    deadline = time.monotonic() + timeout_s
+    if sys.platform == "win32":
+        target = path.with_name(f".{path.name}{LOCK_SUFFIX}")
+        fd = os.open(target, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
+
+        def take() -> Lock:
+            return lock_fd(fd, target)
+    else:
+        fd = os.open(path.parent, os.O_RDONLY)
+
+        def take() -> Lock:
+            import fcntl
+
+            try:
+                return lock_flock(fd, fcntl)
+            except _Unsupported:
+                return lock_file(path)
     try:
-        deadline = time.monotonic() + timeout_s
         while True:
             try:
-                held = lock_fd(fd, target)
+                held = take()
                 break
             except LockBusy:
                 if time.monotonic() >= deadline:
