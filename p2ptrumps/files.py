@@ -11,6 +11,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from .system.dirsync import sync_dir
+
 
 class UnreadableFileError(ValueError):
     """A file cannot be read as a saved match: missing, not a regular file, or too large.
@@ -62,6 +64,13 @@ def prepare_dir(directory: Path) -> None:
     """Create ``directory`` if needed and prove a file can be written there (a probe file,
     removed at once).  Raises :class:`OSError` naming the problem otherwise."""
     directory.mkdir(parents=True, exist_ok=True)
+    probe_dir(directory)
+
+
+def probe_dir(directory: Path) -> None:
+    """Prove a file can be created, written and synced in the existing ``directory`` (a probe
+    file, removed at once): a read-only mount, a directory without write permission or a full
+    disk raise :class:`OSError` here, before anything depends on it."""
     fd, probe = tempfile.mkstemp(prefix=".probe-", dir=directory)
     try:
         os.write(fd, b"p2ptrumps")
@@ -82,6 +91,7 @@ def write_atomic(path: Path, text: str, prefix: str = ".tmp-") -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+        sync_dir(path.parent)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

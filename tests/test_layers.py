@@ -41,7 +41,8 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "p2ptrumps"
 
 CORE = ("p2ptrumps.cards", "p2ptrumps.rules", "p2ptrumps.shuffle", "p2ptrumps.text", "p2ptrumps.notation")
-GAME = ("p2ptrumps.record", "p2ptrumps.match", "p2ptrumps.files")  # files: stdlib file helpers
+GAME = ("p2ptrumps.record", "p2ptrumps.match", "p2ptrumps.files",  # files: stdlib file helpers
+        "p2ptrumps.system")  # system: what differs between operating systems, stdlib only
 PURE_STDLIB = (
     "__future__", "abc", "collections", "dataclasses", "enum", "functools", "hashlib",
     "itertools", "math", "operator", "re", "types", "typing",
@@ -273,6 +274,7 @@ def test_every_module_has_a_layer() -> None:
         "p2ptrumps.cards": "core", "p2ptrumps.rules": "core", "p2ptrumps.shuffle": "core", "p2ptrumps.text": "core",
         "p2ptrumps.notation": "core",
         "p2ptrumps.record": "game", "p2ptrumps.match": "game", "p2ptrumps.files": "game",
+        "p2ptrumps.system": "game",
     }
     assert layers["p2ptrumps.ai"] == "ai"
     assert layers["p2ptrumps.commands.main"] == "wiring"

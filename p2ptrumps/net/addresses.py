@@ -12,6 +12,7 @@ machine's interface addresses (the ``ifaddr`` library) and sends nothing.
 from __future__ import annotations
 
 import contextlib
+import errno
 import ipaddress
 import re
 import socket
@@ -184,3 +185,30 @@ def local_addresses(families: set[int] | None = None) -> list[str]:
             found.append(str(s.getsockname()[0]))
     found += ["127.0.0.1", "::1"]
     return worth_giving_out(found, families)
+
+
+def sockaddr_text(sockaddr: tuple[object, ...]) -> str:
+    """A socket address from ``getaddrinfo`` as text, an IPv6 scope kept: ``("fe80::1", 4816, 0, 2)``
+    -> ``"fe80::1%eth0"`` (the interface's name, or its number where it has none)."""
+    host = str(sockaddr[0])
+    scope = sockaddr[3] if len(sockaddr) >= 4 else 0
+    if isinstance(scope, int) and scope and "%" not in host:
+        try:
+            zone = socket.if_indextoname(scope)
+        except (OSError, AttributeError):  # no such interface now; Windows before 3.12 has no if_indextoname
+            zone = str(scope)
+        host = f"{host}%{zone}"
+    return host
+
+
+def family_name(family: int) -> str:
+    """``"IPv4"`` / ``"IPv6"`` for ``socket.AF_INET`` / ``AF_INET6``."""
+    return "IPv6" if family == socket.AF_INET6 else "IPv4" if family == socket.AF_INET else f"family {family}"
+
+
+def family_missing(family: int, exc: OSError) -> str:
+    """Why a socket of ``family`` could not be made, for one line: ``"IPv6 is not available here:
+    address family not supported"`` when the kernel lacks the family (``ipv6.disable=1``)."""
+    if exc.errno in (errno.EAFNOSUPPORT, errno.EPROTONOSUPPORT, errno.EPFNOSUPPORT):
+        return f"{family_name(family)} is not available here: address family not supported"
+    return f"no {family_name(family)} socket: {exc.strerror or exc}"

@@ -18,18 +18,21 @@ from typing import TextIO
 import trio
 
 from ..command import say
+from ..system import signals as system_signals
 from ..text import quoted
 from . import config, keystore
 from .admission import TicketError, new_ticket, split_ticket
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
 from .lobby import host
+from .logfile import check_place
 from .prompts import read_line
 from .transport import single_errors
 
 
 def _config(args: argparse.Namespace, role: str) -> NetConfig:
     data = keystore.data_dir()
+    keystore.check_ready(data)  # before a guest is admitted: pins and logs can be written there
     identity, created = keystore.load_or_create_key(data)
     if created:
         print(f"created your identity key in {data / keystore.KEY_FILE}", file=sys.stderr)
@@ -158,8 +161,9 @@ def _run(args: argparse.Namespace, role: str) -> int:
     return _finish(args, cfg.out, lambda: trio.run(until_signalled, cfg, lambda: join(cfg, args.address)), cfg)
 
 
-#: Signals that leave a headless match as ``q`` does at the table: Ctrl-C, ``kill``, a closed terminal.
-LEAVING_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: Signals that leave a headless match as ``q`` does at the table: Ctrl-C, ``kill``, a closed terminal
+#: (SIGHUP; on Windows a closed console window, SIGBREAK: :mod:`p2ptrumps.system.signals`).
+LEAVING_SIGNALS: tuple[signal.Signals, ...] = system_signals.LEAVING_SIGNALS
 
 
 async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult]]) -> NetResult:
@@ -251,6 +255,7 @@ def run_resume(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     try:
         data = keystore.data_dir()
+        keystore.check_ready(data)
         identity, created = keystore.load_or_create_key(data)
     except keystore.KeyStoreError as exc:
         say(args, str(exc))
@@ -282,6 +287,7 @@ def run_resume(args: argparse.Namespace) -> int:
                     rematches=max(0, int(args.rematch or 0)), reconnect_wait_s=float(args.reconnect_wait),
                     confirm=None, port_map=not getattr(args, "no_map", False))
     try:
+        check_place(path.parent)  # room for the frames still to come, before the peer is reached
         restored = resume.load(cfg, path)
     except NetplayError as exc:
         say(args, str(exc))

@@ -13,7 +13,7 @@ import trio
 
 from ..wire import framing, messages
 from . import addresses
-from .addresses import DEFAULT_PORT, format_address
+from .addresses import DEFAULT_PORT, family_missing, format_address, sockaddr_text
 from .admission import TicketError, split_ticket
 from .config import EXIT_CONNECT, EXIT_KEY_REFUSED, EXIT_USAGE, NetConfig, NetplayError, NetResult, say
 from .driver import GUEST_BACKOFF_S, play_over
@@ -100,17 +100,24 @@ async def connect(host_name: str, port: int, timeout_s: float,
     except (OSError, UnicodeError) as exc:
         raise ConnectError(f"cannot connect to {where}: unknown host name {host_name!r} "
                            f"({getattr(exc, 'strerror', None) or exc}; check the address)", []) from None
-    targets = _interleave(list(dict.fromkeys(
-        (int(family), str(addr[0])) for family, _, _, _, addr in infos if family in (socket.AF_INET, socket.AF_INET6))))
+    # The whole socket address is kept: an IPv6 scope id (fe80::1%eth0) is needed to connect.
+    sockaddrs = {sockaddr_text(addr): (int(family), tuple(addr)) for family, _, _, _, addr in infos
+                 if family in (socket.AF_INET, socket.AF_INET6)}
+    targets = _interleave([(family, text) for text, (family, _) in sockaddrs.items()])
     if not targets:
         raise ConnectError(f"cannot connect to {where}: {host_name!r} has no IPv4 or IPv6 address", [])
     failed: dict[str, str] = {}
     winner: list[trio.SocketStream] = []
 
     async def attempt(family: int, address: str, gave_up: trio.Event) -> None:
-        sock = trio.socket.socket(family, socket.SOCK_STREAM)
         try:
-            await sock.connect((address, port))
+            sock = trio.socket.socket(family, socket.SOCK_STREAM)
+        except OSError as exc:  # the family is missing here (IPv6 disabled in the kernel): try the others
+            failed[address] = family_missing(family, exc)
+            gave_up.set()
+            return
+        try:
+            await sock.connect(sockaddrs[address][1])
         except OSError as exc:
             sock.close()
             failed[address] = _why_failed(exc)

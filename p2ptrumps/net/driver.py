@@ -26,7 +26,7 @@ import trio
 
 from ..text import quoted
 from ..wire import events as wev
-from ..wire.chain import PLAY
+from ..wire.chain import OTHER_COPY, PLAY
 from ..wire.errors import LocalProtocolError
 from ..wire.session import Session
 from .config import (
@@ -307,8 +307,13 @@ class _Matches:
                 match.resume.delete()
 
     def peer_fault(self, exc: PeerFault) -> NetplayError:
-        """The peer broke the protocol (status 5), with a hint when it is our own key."""
+        """The peer broke the protocol (status 5), with a hint when it is our own key; a message in our
+        own seat signed by our own key is no fault of the peer: another copy of us runs (status 1)."""
         violation = self.current.violation
+        if violation is not None and OTHER_COPY in violation.reason:  # not the peer's fault (issue 18)
+            return NetplayError(EXIT_ERROR, f"stopped: {violation.reason}; stop the other one (is the match log "
+                                f"{self.matches[-1].log.path} resumed twice? do two processes share the data directory "
+                                f"{self.cfg.data}?)")
         hint = ""
         if violation is not None and violation.code == "bad-key" and "our own public key" in violation.reason:
             hint = (" -- both sides use one identity key: are two p2ptrumps processes sharing one data "

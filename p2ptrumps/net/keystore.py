@@ -26,7 +26,7 @@ import enum
 import getpass
 import json
 import os
-import stat
+import time
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,7 +36,8 @@ from typing import Any
 
 import platformdirs
 
-from ..files import write_atomic
+from ..files import probe_dir, write_atomic
+from ..system import keyfile, locks
 from ..text import MAX_NAME_CHARS as MAX_NAME_CHARS  # the one name length (protocol/wire.md §5.1)
 from ..text import check_name, quoted
 from ..wire.identity import Identity, IdentityError
@@ -85,14 +86,33 @@ def _ensure_dir(path: Path) -> Path:
 
 
 def _check_private(path: Path) -> None:
-    if os.name != "posix":
-        return
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if mode & 0o077:
-        raise KeyStoreError(
-            f"key file {path} is readable by others (mode {mode:04o}); refusing to use it. "
-            f"Run: chmod 600 {path}"
-        )
+    """KeyStoreError when others may read the key file (POSIX modes; not checked on Windows:
+    :mod:`p2ptrumps.system.keyfile`)."""
+    problem = keyfile.private_problem(path)
+    if problem is not None:
+        raise KeyStoreError(f"key file {path} is readable by others ({problem}); refusing to use it. "
+                            f"Run: chmod 600 {path}")
+
+
+#: How long a reader waits for a key another process is publishing (an empty placeholder, where the
+#: file system has no hard links), seconds, and how often it looks.
+KEY_PUBLISH_WAIT_S = 2.0
+KEY_PUBLISH_POLL_S = 0.05
+
+
+def _read_key(path: Path) -> bytes:
+    """The key file's bytes; waits up to :data:`KEY_PUBLISH_WAIT_S` while it is an empty placeholder
+    (another process is creating it: :func:`p2ptrumps.system.keyfile.publish`).  Raises OSError, or
+    KeyStoreError when it stays empty (its creation was interrupted)."""
+    deadline = time.monotonic() + KEY_PUBLISH_WAIT_S
+    while True:
+        data = path.read_bytes()
+        if len(data) != keyfile.PLACEHOLDER_SIZE:
+            return data
+        if time.monotonic() >= deadline:
+            raise KeyStoreError(f"key file {path} is empty: creating it was interrupted. Remove it and run "
+                                "again to create a new key")
+        time.sleep(KEY_PUBLISH_POLL_S)
 
 
 def load_or_create_key(directory: Path | None = None, seed: bytes | None = None) -> tuple[Identity, bool]:
@@ -118,7 +138,7 @@ def load_or_create_key(directory: Path | None = None, seed: bytes | None = None)
             raise KeyStoreError(f"key file {path} is not a regular file (a directory or a broken link?); "
                                 "move it away to create a new key")
         _check_private(path)
-        data = path.read_bytes()
+        data = _read_key(path)
     except OSError as exc:
         raise KeyStoreError(f"cannot read key file {path}: {exc.strerror or exc}") from None
     try:
@@ -131,8 +151,10 @@ def _create_key(path: Path, identity: Identity) -> bool:
     """Write ``identity`` to ``path`` unless another process got there first; True if we wrote it.
 
     The key goes to a temporary file created ``O_CREAT | O_EXCL`` with mode 0600,
-    is fsynced, then hard-linked into place (fails if the name exists), so the
-    key file is never seen half written.
+    is fsynced, then published under its name only if the name is free
+    (:func:`p2ptrumps.system.keyfile.publish`: a hard link, or where the file system
+    has none an ``O_EXCL`` placeholder replaced in one rename), so the key file is
+    never seen half written and never replaced.
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -145,12 +167,9 @@ def _create_key(path: Path, identity: Identity) -> bool:
             f.flush()
             os.fsync(f.fileno())
         try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
+            return keyfile.publish(tmp, path)
         except OSError as exc:
             raise KeyStoreError(f"cannot create key file {path}: {exc.strerror or exc}") from None
-        return True
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -239,6 +258,18 @@ def _atomic_write(path: Path, text: str) -> None:
         raise KeyStoreError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def check_ready(directory: Path) -> None:
+    """Refuse at start-up what would otherwise fail only after a peer was admitted: a data
+    directory where no file can be written (read-only, no permission, the disk full) and a
+    known-peers file that cannot be read or is malformed.  Raises KeyStoreError (one line)."""
+    try:
+        probe_dir(directory)
+    except OSError as exc:
+        raise KeyStoreError(f"cannot write in the data directory {directory}: {exc.strerror or exc} "
+                            "(make it writable, or set XDG_DATA_HOME)") from None
+    KnownPeers.open(directory)
+
+
 # ----- known peers ----------------------------------------------------------------
 
 
@@ -277,8 +308,14 @@ class PinCheck:
     conflicts: tuple[KnownPeer, ...] = ()
 
 
+#: How long a change to the known peers waits for another process's change, seconds.
+KNOWN_PEERS_LOCK_WAIT_S = 10.0
+
+
 class KnownPeers:
-    """The ``known_peers.json`` file: read on construction, written atomically on :meth:`add`.
+    """The ``known_peers.json`` file: read on construction; :meth:`add` and :meth:`forget` change
+    it under a lock (:func:`p2ptrumps.system.locks.hold`), reading it again first, and write it
+    atomically: a pin or an unpin made meanwhile by another process is never lost.
 
     Raises:
         KeyStoreError: the file exists but is unreadable or malformed (it is
@@ -320,6 +357,28 @@ class KnownPeers:
             raise KeyStoreError(
                 f"known peers file {self.path} is malformed ({exc}); fix or remove it by hand"
             ) from None
+        except RecursionError:
+            raise KeyStoreError(
+                f"known peers file {self.path} is malformed (nested too deeply); fix or remove it by hand"
+            ) from None
+
+    def _update(self, change: Callable[[list[KnownPeer]], list[KnownPeer] | None]) -> None:
+        """Under the lock: read the file again, ``change(peers)`` -> the new list (None: no change),
+        write it.  Raises KeyStoreError (unreadable, cannot write, another process holds the lock
+        longer than :data:`KNOWN_PEERS_LOCK_WAIT_S`)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            with locks.hold(self.path, KNOWN_PEERS_LOCK_WAIT_S):
+                self.peers = self._read()
+                new = change(self.peers)
+                if new is not None:
+                    self.peers = new
+                    self._write()
+        except locks.LockBusy:
+            raise KeyStoreError(f"known peers file {self.path} is being changed by another p2ptrumps process "
+                                f"for over {KNOWN_PEERS_LOCK_WAIT_S:g} s; try again") from None
+        except OSError as exc:
+            raise KeyStoreError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
     def check(self, fingerprint: str, name: str, address: str | None) -> PinCheck:
         """Is ``fingerprint`` pinned?  ``CHANGED`` if another key is pinned for ``name``
@@ -339,12 +398,15 @@ class KnownPeers:
     def add(self, fingerprint: str, name: str, address: str, now: datetime | None = None) -> None:
         """Pin a peer (no-op if this fingerprint with this name and address is already pinned)."""
         fp = normalise_fingerprint(fingerprint)
-        if any(normalise_fingerprint(p.fingerprint) == fp and p.name == name and p.address == address
-               for p in self.peers):
-            return
         when = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        self.peers.append(KnownPeer(fingerprint, name, address, when))
-        self._write()
+
+        def change(peers: list[KnownPeer]) -> list[KnownPeer] | None:
+            if any(normalise_fingerprint(p.fingerprint) == fp and p.name == name and p.address == address
+                   for p in peers):
+                return None
+            return [*peers, KnownPeer(fingerprint, name, address, when)]
+
+        self._update(change)
 
     def _write(self) -> None:
         data = {"format": KNOWN_PEERS_FORMAT, "version": KNOWN_PEERS_VERSION,
@@ -357,11 +419,14 @@ class KnownPeers:
         file is rewritten only if any were removed).  Raises KeyStoreError if it cannot be written."""
         text = name_or_fingerprint.strip()
         fp = normalise_fingerprint(text)
-        gone = [p for p in self.peers
-                if normalise_fingerprint(p.fingerprint) == fp or p.name == text or p.address == text]
-        if gone:
-            self.peers = [p for p in self.peers if p not in gone]
-            self._write()
+        gone: list[KnownPeer] = []
+
+        def change(peers: list[KnownPeer]) -> list[KnownPeer] | None:
+            gone[:] = [p for p in peers
+                       if normalise_fingerprint(p.fingerprint) == fp or p.name == text or p.address == text]
+            return [p for p in peers if p not in gone] if gone else None
+
+        self._update(change)
         return gone
 
     def pin_guest(self, fingerprint: str, name: str, address: str) -> str:

@@ -20,7 +20,7 @@ import trio
 from ..text import quoted
 from ..wire import framing, messages
 from ..wire.errors import RemoteProtocolError
-from .addresses import format_address, is_ipv6, local_addresses, worth_giving_out
+from .addresses import family_missing, format_address, is_ipv6, local_addresses, worth_giving_out
 from .admission import FairRoom, network_prefix, ticket_text
 from .config import EXIT_CONNECT, NetConfig, NetplayError, NetResult, say
 from .driver import Restored, play_over
@@ -87,10 +87,11 @@ async def bind_addresses(bind: str | None) -> list[tuple[int, str]]:
     return list(dict.fromkeys(out))
 
 
-async def open_listeners(bind: str | None, port: int) -> list[trio.SocketListener]:
+async def open_listeners(bind: str | None, port: int, notes: list[str] | None = None) -> list[trio.SocketListener]:
     """Listen on every address of ``bind`` (see :func:`bind_addresses`) at ``port``; with
     port 0 the first listener picks a free port and the others take the same one.  An
-    address family this machine lacks (no IPv6) is skipped while another listens.
+    address family this machine lacks (no IPv6) is skipped while another listens; each
+    address skipped adds a line to ``notes``.
 
     Raises:
         NetplayError: (status 3) the port is in use, or nothing could listen.
@@ -99,7 +100,11 @@ async def open_listeners(bind: str | None, port: int) -> list[trio.SocketListene
     failures: list[str] = []
     try:
         for family, address in await bind_addresses(bind):
-            sock = trio.socket.socket(family, socket.SOCK_STREAM)
+            try:
+                sock = trio.socket.socket(family, socket.SOCK_STREAM)
+            except OSError as exc:  # this family is missing here (IPv6 disabled in the kernel)
+                failures.append(f"{address} ({family_missing(family, exc)})")
+                continue
             try:
                 if os.name == "posix":
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -119,6 +124,8 @@ async def open_listeners(bind: str | None, port: int) -> list[trio.SocketListene
             listeners.append(trio.SocketListener(sock))
         if not listeners:
             raise NetplayError(EXIT_CONNECT, "cannot listen on " + "; ".join(failures or [repr(bind)]))
+        if notes is not None:
+            notes.extend(f"note: not listening on {why}" for why in failures)
     except BaseException:
         for lst in listeners:
             lst.socket.close()
@@ -168,8 +175,11 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
     ``--log`` exists, else the match's status).
     """
     check_log_free(cfg)
-    listeners = await open_listeners(bind, port)
+    notes: list[str] = []
+    listeners = await open_listeners(bind, port, notes)
     try:
+        for note in notes:
+            say(cfg, note)
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound  # for the resume file (protocol/files.md)
         say(cfg, f"hosting as {quoted(cfg.name)}, key fingerprint {cfg.identity.fingerprint}")

@@ -9,19 +9,29 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
+import sys
 import unicodedata
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import BinaryIO
 
-from ..files import unused_path
+from ..files import probe_dir, unused_path
+from ..system import locks
+from ..system.dirsync import sync_dir, sync_file
+from . import resumefile
 from .config import EXIT_ERROR, NetConfig, NetplayError
 
 
 class MatchLogFile:
-    """An append-only match log file: every :meth:`append` is written, flushed and fsynced
+    """An append-only match log file: every :meth:`append` is written and fsynced
     before it returns.
+
+    The file is written through its descriptor, with no buffer in between: a failed write
+    (the disk full) raises from :meth:`append`, cuts the file back to the frames written
+    whole before it, and leaves nothing for :meth:`close` to write again.  While open, the
+    file is locked for this process (:func:`p2ptrumps.system.locks.lock_fd`: ``flock``, a byte
+    lock on Windows, or a ``.lock`` file where the file system has no locks).
 
     Args:
         path: the file; created with ``O_EXCL`` (an existing file is never
@@ -37,22 +47,31 @@ class MatchLogFile:
     def __init__(self, path: str | os.PathLike[str], *, defer: bool = False) -> None:
         self.path = Path(path)
         self._pending: bytearray | None = bytearray() if defer else None
-        self._file: BinaryIO | None = None
+        self._fd: int | None = None
+        self._lock: locks.Lock | None = None
+        self._created = False
         self.bytes_written = 0
         if not defer:
             self._open()
 
     @property
     def created(self) -> bool:
-        """True once the file exists on disk (always, unless made with ``defer=True``)."""
-        return self._file is not None
+        """True once the file exists on disk (always, unless made with ``defer=True``; also after
+        :meth:`close`)."""
+        return self._created
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-        _lock(fd)
-        self._file = os.fdopen(fd, "wb")
-        self._sync_dir()
+        try:
+            self._lock = _lock(fd, self.path)
+        except BaseException:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)  # ours, empty: never leave it behind
+            raise
+        self._fd, self._created = fd, True
+        sync_dir(self.path.parent)
 
     @classmethod
     def reopen(cls, path: str | os.PathLike[str], length: int) -> MatchLogFile:
@@ -66,15 +85,18 @@ class MatchLogFile:
         """
         log = cls(path, defer=True)
         fd = os.open(log.path, os.O_WRONLY | getattr(os, "O_BINARY", 0))
+        held: locks.Lock | None = None
         try:
-            _lock(fd)
+            held = _lock(fd, log.path)
             os.ftruncate(fd, length)
             os.lseek(fd, 0, os.SEEK_END)
-            os.fsync(fd)
+            sync_file(fd)
         except BaseException:
+            if held is not None:
+                held.release()
             os.close(fd)
             raise
-        log._file = os.fdopen(fd, "wb")
+        log._fd, log._lock, log._created = fd, held, True
         log._pending = None
         log.bytes_written = length
         return log
@@ -82,7 +104,7 @@ class MatchLogFile:
     def create(self, path: str | os.PathLike[str]) -> None:
         """(deferred log) Create the file at ``path`` and write the bytes held so far
         (fsynced).  No-op if the file exists already.  Raises FileExistsError / OSError."""
-        if self._file is not None:
+        if self._created:
             return
         self.path = Path(path)
         self._open()
@@ -90,86 +112,75 @@ class MatchLogFile:
         if held:
             self.append(held)
 
-    def _sync_dir(self) -> None:
-        if os.name != "posix":
-            return
-        with contextlib.suppress(OSError):
-            dfd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
-
     def append(self, data: bytes) -> None:
-        """Write ``data`` at the end, flush and ``os.fsync`` (held in memory while a deferred
-        log has no file yet).  Raises OSError (disk full, ...)."""
-        if self._file is None:
+        """Write ``data`` at the end and ``fsync`` (held in memory while a deferred log has no
+        file yet).  Raises OSError (the disk full, ...); the file then holds what it held before."""
+        if self._fd is None:
             if self._pending is None:
                 raise OSError(f"the match log {self.path} is closed")
             self._pending += data
             return
-        self._file.write(data)
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view):]
+            sync_file(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):  # no half frame in the log (a reader drops one anyway)
+                os.ftruncate(self._fd, self.bytes_written)
+                os.lseek(self._fd, self.bytes_written, os.SEEK_SET)
+            raise
         self.bytes_written += len(data)
 
     def rename(self, new_path: Path) -> None:
         """Move the (open) file to ``new_path`` if that name is free; keeps the old name otherwise."""
-        if self._file is None:
-            self.path = new_path
+        if self._fd is None:
+            if not self._created:
+                self.path = new_path
             return
         if new_path.exists():
             return
+        if self._lock is not None and self._lock.kind == "lockfile":
+            return  # its lock file is named after the old name: keep the name
         try:
             os.rename(self.path, new_path)
         except OSError:
             return
         self.path = new_path
-        self._sync_dir()
+        sync_dir(self.path.parent)
 
     def close(self) -> None:
-        """Close the file (idempotent); a deferred log never created drops what it held."""
-        if self._file is not None and not self._file.closed:
-            self._file.close()
+        """Close the file and release its lock (idempotent; never raises: every byte was
+        written by :meth:`append`); a deferred log never created drops what it held."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
+            with contextlib.suppress(OSError):
+                os.close(fd)
         self._pending = None
-
 
 
 class LogBusyError(OSError):
     """Another process holds the match log open for writing (the match is running there)."""
 
 
-def _lock(fd: int) -> None:
-    """Take an exclusive ``flock`` on an open log (released when the process ends, also by ``kill -9``):
-    ``p2ptrumps resume`` refuses a log that a running match is writing.  :class:`LogBusyError` if held."""
+def _lock(fd: int, path: Path) -> locks.Lock:
+    """Lock an open log for this process (released when the process ends, also by ``kill -9``,
+    except a lock file, which a later run finds stale): ``p2ptrumps resume`` refuses a log that
+    a running match is writing.  :class:`LogBusyError` if held."""
     try:
-        import fcntl
-    except ImportError:  # not POSIX: no lock
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+        return locks.lock_fd(fd, path)
+    except locks.LockBusy as exc:
+        detail = f"; {exc}" if "lock file" in str(exc) else ""
         raise LogBusyError("another p2ptrumps process is writing this match log (the match is running there)"
-                           ) from None
+                           + detail) from None
 
 
 def is_busy(path: Path) -> bool:
     """True when a running p2ptrumps process holds ``path`` (a match log) open for writing."""
-    try:
-        import fcntl
-    except ImportError:
-        return False
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+    return locks.is_locked(path)
 
 
 #: The peer's name in a log file name is cut to this many characters.
@@ -193,24 +204,98 @@ def default_log_path(directory: Path, role: str, now: datetime, peer: str | None
     return unused_path(directory, stem, ".p2plog")
 
 
+#: Free bytes the log's disk must have at start-up: room for a whole match and its rematches (a
+#: complete 7-deal match log is about 140 KB; a frame is at most 16 KiB).
+MIN_FREE_BYTES = 1 << 20
+#: What the longest file written beside a log adds to its name: ``.resume`` and the resume file's
+#: temporary name (``.resume.XXXXXXXX.tmp``, :mod:`.resumefile`); a lock file (``.lock``) is shorter.
+SIDE_NAME_EXTRA = len(".resume") + len(".XXXXXXXX.tmp")
+#: The longest file name where the file system cannot say (bytes).
+DEFAULT_NAME_MAX = 255
+
+
+def _existing(path: Path) -> Path:
+    """``path`` or its nearest ancestor that exists."""
+    for p in (path, *path.parents):
+        if p.exists():
+            return p
+    return path
+
+
+def name_max(directory: Path) -> int:
+    """The longest file name (bytes) the file system of ``directory`` (or its nearest existing
+    ancestor) takes: ``pathconf(PC_NAME_MAX)``, :data:`DEFAULT_NAME_MAX` where it cannot say."""
+    if sys.platform == "win32":  # NTFS, FAT and exFAT: 255 UTF-16 units
+        return DEFAULT_NAME_MAX
+    try:
+        return int(os.pathconf(_existing(directory), "PC_NAME_MAX"))
+    except (OSError, ValueError):
+        return DEFAULT_NAME_MAX
+
+
+def longest_names(cfg: NetConfig) -> list[str]:
+    """The names of ``--log`` and its rematch logs (``NAME-rematchN``), each with the longest
+    side file added (:data:`SIDE_NAME_EXTRA`): what must fit the file system's name length."""
+    if cfg.log_path is None:
+        return []
+    path = cfg.log_path
+    names = [path.name]
+    if cfg.rematches:
+        names.append(f"{path.stem}-rematch{cfg.rematches}{path.suffix}")
+    return names
+
+
+def check_log_place(cfg: NetConfig) -> None:
+    """Refuse, before a guest is admitted, what would fail when the match's log is created: a
+    ``--log`` name (or a rematch's, or a file beside it) too long for the file system, a log
+    directory that cannot be written, or less than :data:`MIN_FREE_BYTES` free there.  Raises
+    :class:`NetplayError` (status 1) with one line naming the fault."""
+    directory = cfg.log_path.parent if cfg.log_path is not None else cfg.data / "logs"
+    limit = name_max(directory)
+    for name in longest_names(cfg):
+        size = len(os.fsencode(name)) + SIDE_NAME_EXTRA
+        if size > limit:
+            raise NetplayError(EXIT_ERROR, f"log file name {name!r} is too long: with the resume file beside it "
+                               f"it needs {size} bytes, and this file system takes {limit} (choose a shorter --log)")
+    check_place(directory)
+
+
+def check_place(directory: Path) -> None:
+    """Refuse a log directory (or its nearest existing ancestor) where no file can be written, or
+    with less than :data:`MIN_FREE_BYTES` free.  Raises :class:`NetplayError` (status 1)."""
+    place = _existing(directory)
+    try:
+        probe_dir(place)
+    except OSError as exc:
+        raise NetplayError(EXIT_ERROR, f"cannot write match logs in {place}: {exc.strerror or exc} "
+                           "(choose another --log, or set XDG_DATA_HOME)") from None
+    try:
+        free = shutil.disk_usage(place).free
+    except OSError:
+        return
+    if free < MIN_FREE_BYTES:
+        raise NetplayError(EXIT_ERROR, f"only {free // 1024} KiB free on the disk of {place}: a match log needs "
+                           f"up to {MIN_FREE_BYTES // 1024} KiB (free some space, or choose another --log)")
+
+
 def check_log_free(cfg: NetConfig) -> None:
     """Refuse an existing ``--log`` file (or an unusable place for it) before listening or
-    connecting.  Raises :class:`NetplayError` (status 1)."""
-    if cfg.log_path is None:
-        return
-    path = cfg.log_path
-    if path.is_dir():
-        raise NetplayError(EXIT_ERROR, f"log file {path} is a directory: give the path of a new file "
-                           f"(e.g. {path / 'match.p2plog'})")
-    if path.exists() or path.is_symlink():
-        raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)")
-    parent = path.parent
-    for p in (parent, *parent.parents):
-        if p.exists():
-            if not p.is_dir():
-                raise NetplayError(EXIT_ERROR, f"cannot create log file {path}: {p} is not a directory")
-            break
-
+    connecting, and whatever :func:`check_log_place` refuses.  Raises :class:`NetplayError`
+    (status 1)."""
+    if cfg.log_path is not None:
+        path = cfg.log_path
+        if path.is_dir():
+            raise NetplayError(EXIT_ERROR, f"log file {path} is a directory: give the path of a new file "
+                               f"(e.g. {path / 'match.p2plog'})")
+        if path.exists() or path.is_symlink():
+            raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)")
+        parent = path.parent
+        for p in (parent, *parent.parents):
+            if p.exists():
+                if not p.is_dir():
+                    raise NetplayError(EXIT_ERROR, f"cannot create log file {path}: {p} is not a directory")
+                break
+    check_log_place(cfg)
 
 
 def create_log(cfg: NetConfig, log: MatchLogFile, now: datetime, number: int, peer: str,
@@ -231,9 +316,13 @@ def create_log(cfg: NetConfig, log: MatchLogFile, now: datetime, number: int, pe
         before(path)
     try:
         log.create(path)
-    except FileExistsError:
-        raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)") from None
     except OSError as exc:
+        if before is not None:  # no resume file without its log: `resume` could not read it
+            with contextlib.suppress(OSError):
+                resumefile.path_for(path).unlink()
+        if isinstance(exc, FileExistsError):
+            raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)"
+                               ) from None
         raise NetplayError(EXIT_ERROR, f"cannot create log file {path}: {exc.strerror or exc}") from None
     return path
 

@@ -39,7 +39,6 @@ import argparse
 import asyncio
 import codecs
 import os
-import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -60,6 +59,7 @@ from ..files import UnreadableFileError, read_limited
 from ..notation import position_text
 from ..record import FORMAT, MatchRecord, RecordError, parse_json
 from ..rules import PICK_UP, Move, Position
+from ..system.signals import exit_status, hangup_signal
 from .app import _SILENT_KEYS, ESC_TIMEOUT_S, _LinesControl, fit_keys
 from .keys import add_layout_aliases, key_name
 from .terminal import Termination, choose_ascii, ignore_mouse_reports, std_fds
@@ -621,7 +621,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         term = asyncio.run(viewer.run())
     except OSError:  # the terminal is gone (SIGHUP): nothing to save, nobody to tell
-        return 128 + signal.SIGHUP
+        return exit_status(hangup_signal())
     finally:
         viewer.close()
     return term.exit_status or 0

@@ -9,7 +9,8 @@
   line after a suit.  The terminal itself is asked (a cursor position report
   after drawing the four symbols); when it disagrees, suits are shown as letters.
   ``--ascii`` / ``--unicode`` decide without asking.
-* :class:`Termination` — SIGTERM and SIGHUP (``kill``, a closed terminal window)
+* :class:`Termination` — SIGTERM and SIGHUP (``kill``, a closed terminal window;
+  on Windows SIGBREAK, a closed console window: :mod:`p2ptrumps.system.signals`)
   end a full-screen application the way ``q`` does, so that prompt_toolkit
   restores the terminal (main screen, cursor shown, echo and line mode back) and
   the command saves what it has.  Any command running a prompt_toolkit
@@ -34,10 +35,10 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from ..cards import SUIT_SYMBOLS
+from ..system import signals as system_signals
+from ..system.signals import TERMINATING_SIGNALS as TERMINATING_SIGNALS
+from ..system.termmodes import quiet
 from .view import wants_ascii
-
-#: The signals that mean "leave now": ``kill`` and a closed terminal window.
-TERMINATING_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGHUP)
 
 #: TERM values of terminals that cannot draw a full screen.
 DUMB_TERMS = ("", "dumb", "unknown")
@@ -101,39 +102,28 @@ def measure_columns(text: str, fd: int, fd_out: int | None = None, timeout_s: fl
     restores the terminal's modes.  Returns ``col - 1``, or None when the
     terminal gave no report in time or ``fd`` is not a terminal.
     """
-    try:
-        import termios
-    except ImportError:  # pragma: no cover - not POSIX
-        return None
-    try:
-        saved = termios.tcgetattr(fd)
-    except (termios.error, OSError):
-        return None
-    quiet = termios.tcgetattr(fd)
-    quiet[3] &= ~(termios.ECHO | termios.ICANON)
-    quiet[6][termios.VMIN] = 0
-    quiet[6][termios.VTIME] = 0
     got = b""
     out = fd if fd_out is None else fd_out
-    try:
-        termios.tcsetattr(fd, termios.TCSANOW, quiet)
-        os.write(out, b"\r" + text.encode("utf-8") + b"\x1b[6n")
-        deadline = time.monotonic() + timeout_s
-        while (match := _CPR.search(got)) is None:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return None
-            chunk = os.read(fd, 64)
-            if not chunk:
-                return None
-            got += chunk
-        return int(match[2]) - 1
-    except OSError:
-        return None
-    finally:
-        with contextlib.suppress(OSError, termios.error):
-            os.write(out, b"\r\x1b[K")
-            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    with quiet(fd) as changed:
+        if not changed:  # not a terminal, or Windows (no termios): no answer can be read
+            return None
+        try:
+            os.write(out, b"\r" + text.encode("utf-8") + b"\x1b[6n")
+            deadline = time.monotonic() + timeout_s
+            while (match := _CPR.search(got)) is None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    return None
+                chunk = os.read(fd, 64)
+                if not chunk:
+                    return None
+                got += chunk
+            return int(match[2]) - 1
+        except OSError:
+            return None
+        finally:
+            with contextlib.suppress(OSError):
+                os.write(out, b"\r\x1b[K")
 
 
 def std_fds() -> tuple[int, int] | None:
@@ -191,9 +181,10 @@ class Termination:
         if term.signal is not None:
             ...  # say so; return term.exit_status
 
-    Where the loop cannot take signal handlers (not the main thread, no
-    ``add_signal_handler``) it does nothing.  On leaving, the signals go back
-    to their default action.
+    Where the loop has no ``add_signal_handler`` (asyncio's loops on Windows) the
+    handlers are installed with :func:`signal.signal` and call back through
+    ``call_soon_threadsafe``; outside the main thread it does nothing.  On leaving,
+    the signals go back to their previous action.
     """
 
     def __init__(self, on_signal: Callable[[], None],
@@ -201,6 +192,7 @@ class Termination:
         self._on_signal = on_signal
         self._signals = signals
         self._installed: list[signal.Signals] = []
+        self._restore: list[Callable[[], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         #: The first signal received, or None.
         self.signal: signal.Signals | None = None
@@ -210,7 +202,11 @@ class Termination:
         for sig in self._signals:
             try:
                 self._loop.add_signal_handler(sig, self._caught, sig)
-            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+            except NotImplementedError:  # Windows: no add_signal_handler
+                with contextlib.suppress(ValueError, OSError):
+                    self._restore.append(system_signals.install(sig, self._caught, self._loop.call_soon_threadsafe))
+                continue
+            except (RuntimeError, ValueError):  # not the main thread, or no signals here
                 continue
             self._installed.append(sig)
         return self
@@ -227,11 +223,13 @@ class Termination:
             with contextlib.suppress(RuntimeError, ValueError):
                 self._loop.remove_signal_handler(sig)
         self._installed.clear()
+        while self._restore:
+            self._restore.pop()()
 
     @property
     def exit_status(self) -> int | None:
         """128 + the number of the signal received, or None."""
-        return None if self.signal is None else 128 + int(self.signal)
+        return None if self.signal is None else system_signals.exit_status(self.signal)
 
     @property
     def name(self) -> str:

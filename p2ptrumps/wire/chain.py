@@ -115,6 +115,12 @@ class DealInfo:
     outcome: Outcome | None = None
 
 
+#: How a live session names a message in its own seat signed by its own key (issue 18): the peer
+#: only relayed it; another process with this identity and this match signed it.
+OTHER_COPY = ("another copy of this side is running (the same match resumed twice, or two processes sharing "
+              "one identity key)")
+
+
 @dataclass
 class Referee:
     """The state of one match between seat 0 (host) and seat 1 (guest).
@@ -660,6 +666,9 @@ class JointChain:
         #: How many guest messages were superseded (ignored) and withdrawn (protocol/wire.md §8.3 rows a, g).
         self.superseded = 0
         self.withdrawn = 0
+        #: Hashes of the messages this side signed or read back from its log (withdrawn ones too): one of
+        #: them sent back by the peer is the peer's doing; any other in our seat with our key is not.
+        self._ours: set[bytes] = set()
 
     @property
     def head(self) -> bytes:
@@ -684,6 +693,7 @@ class JointChain:
             events = self._apply_and_append(msg)
         except RemoteProtocolError as exc:
             raise LocalProtocolError(str(exc)) from None
+        self._ours.add(msg.hash)
         return msg, events
 
     def place_own(self, msg: m.Signed) -> list[Event]:
@@ -697,9 +707,22 @@ class JointChain:
             raise RemoteProtocolError(
                 "broken-chain", f"our own message {msg.seq} ({msg.kind}) does not fit the end of the chain "
                 f"({len(self.entries)} messages)")
-        return self._apply_and_append(msg)
+        events = self._apply_and_append(msg)
+        self._ours.add(msg.hash)
+        return events
 
     # ----- messages received (or read from a log) ----------------------------------------
+
+    def _signed_by_us(self, msg: m.Signed | m.Envelope) -> bool:
+        """Whether ``msg`` (in our own seat) carries a good signature of our own key over this game and
+        is not one of the messages this chain holds (those the peer may just send back)."""
+        if msg.hash in self._ours:
+            return False
+        try:
+            self.check_signature(msg)
+        except RemoteProtocolError:
+            return False
+        return True
 
     def check_signature(self, msg: m.Signed | m.Envelope) -> None:
         """``wrong-game`` / ``bad-signature`` checks of one message."""
@@ -732,6 +755,10 @@ class JointChain:
         the peer.
         """
         if self.viewpoint is not None and msg.seat == self.viewpoint:
+            if self._signed_by_us(msg):  # not the peer's doing: it relays what another copy of us signed
+                raise RemoteProtocolError(
+                    "malformed", f"message {msg.seq} ({msg.kind}) in our own seat ({SEAT_NAMES[msg.seat]}) is signed "
+                    f"by our own key, but this side never signed it: {OTHER_COPY}")
             raise RemoteProtocolError(
                 "malformed", f"message {msg.seq} claims to come from our own seat ({SEAT_NAMES[msg.seat]})"
             )

@@ -116,6 +116,9 @@ class Verdict:
     move_time: int = 0
     _chain: JointChain | None = field(default=None, repr=False, compare=False)
     _owner: int | None = field(default=None, repr=False, compare=False)  # the seat of frame 0's hello
+    #: The offending frame carries no valid signature of the peer it is blamed on (verify.md §3.1): the
+    #: file may have been damaged after it was written; nothing shows who made it so.
+    _damaged: bool = field(default=False, repr=False, compare=False)
 
     @property
     def exit_code(self) -> int:
@@ -223,6 +226,9 @@ class Verdict:
                 who = ", which names neither seat"
             elif self.offender_proven:
                 who = f", signed by seat {self.offender} ({SEAT_NAMES[self.offender]}): proven"
+            elif self._damaged:
+                who = (f", with no valid signature of seat {self.offender} ({SEAT_NAMES[self.offender]}): damaged in "
+                       "the file, or so received by the log owner -- nothing shows which")
             else:
                 who = f", received from seat {self.offender} ({SEAT_NAMES[self.offender]}) by the log owner's account"
             lines.append(f"  first offending frame: #{self.index} in the log{who}; fault: {self.code}")
@@ -346,8 +352,9 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
     v = Verdict("unfinished", frames=n_frames, truncated_bytes=contents.truncated_bytes)
     view = memoryview(data)
     for i, (start, end) in enumerate(walk_log(data, LogContents())):
+        body = bytes(view[start + 4:end])
         try:
-            check.frame(i, bytes(view[start + 4:end]))
+            check.frame(i, body)
         except RemoteProtocolError as exc:
             _fill(v, check)
             v.status, v.code, v.index = "invalid", exc.code, i
@@ -358,12 +365,18 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
             else:
                 v.offender, v.offender_proven = check.peer, False
             v.reason = f"frame #{i}: {exc.reason}"
+            if v.offender is not None and not v.offender_proven and not check.peer_signed(body):
+                v._damaged = True
+                v.reason = _damaged_reason(i, exc.reason, v.offender)
             return v
     _fill(v, check)
     if contents.error is not None:
         v.status, v.code, v.index = "invalid", contents.error.code, n_frames
         v.offender = check.peer if n_frames >= 2 else None
         v.reason = contents.error.reason
+        if v.offender is not None:  # a length prefix is signed by nobody
+            v._damaged = True
+            v.reason = _damaged_reason(n_frames, contents.error.reason, v.offender)
         return v
     chain = check.chain
     if chain is None:
@@ -398,6 +411,17 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
         v.reason += f"; seat {seat} committed but never revealed, which forfeits the match"
     v.reason += _tail_note(contents)
     return v
+
+
+def _damaged_reason(index: int, why: str, peer: int) -> str:
+    """The reason of a fault in a frame no valid signature of the ``peer`` covers (verify.md §3.1):
+    the log is damaged there -- the frame may have changed on disk -- or the peer sent it so."""
+    why = why.removeprefix(f"frame #{index}: ")
+    if why.startswith(f"frame #{index} "):  # a length prefix: "frame #12 (at byte 1701) has length 0"
+        why = "the frame " + why.removeprefix(f"frame #{index} ")
+    return (f"this log is damaged at frame #{index}: {why} (no valid signature of the {SEAT_NAMES[peer]} covers "
+            "that frame, so nothing shows who made it so: the file changed after it was written, or the "
+            f"{SEAT_NAMES[peer]} sent it)")
 
 
 def _tail_note(contents: LogContents) -> str:
@@ -464,6 +488,23 @@ class _Checker:
             self.signed.append(SignedRef(msg.seat, msg.seq, msg.prev, msg.hash, msg.kind, i))
             if not got.superseded:
                 self.placed.add(i)
+
+    def peer_signed(self, payload: bytes) -> bool:
+        """Whether the frame ``payload`` is a message of the peer's seat whose signature verifies with
+        the peer's key (verify.md §3.1: only then may a fault in it be put down to the peer)."""
+        if self.chain is None:
+            return False
+        try:
+            msg = m.decode_frame(payload)
+        except RemoteProtocolError:
+            return False
+        if not isinstance(msg, m.Envelope) or msg.seat != self.peer:
+            return False
+        try:
+            self.chain.check_signature(msg)
+        except RemoteProtocolError:
+            return False
+        return True
 
     def _owner_hello(self, msg: m.Hello | m.Envelope, payload: bytes) -> None:
         if not isinstance(msg, m.Hello):

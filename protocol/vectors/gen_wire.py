@@ -432,6 +432,15 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
         "verify.md §1, §4", ("unfinished", None, None, None, False), log(H)[:cut])
     add("unfinished-mid-deal", "the valid host log, first 30 frames (a dropped connection)", "verify.md §4",
         ("unfinished", None, None, None, False), log(H[:30]))
+    # one byte changed on disk: the last byte of a guest message's signature in the middle of the host's log
+    hit = next(k for k in range(20, len(H))
+               if isinstance(msg := m.decode_frame(H[k][4:]), m.Envelope) and msg.seat == 1)
+    flipped = bytearray(log(H))
+    flipped[len(log(H[:hit + 1])) - 1] ^= 0x01
+    add("damaged-one-byte", f"the valid host log with one byte changed on disk (the last of frame #{hit}, a guest "
+        "message's signature): no valid signature of the guest covers that frame, so the log is damaged there -- "
+        "or the guest sent it so; the guest is named only by the owner's account, never proven",
+        "verify.md §3.1", ("invalid", "bad-signature", hit, 1, False), bytes(flipped))
 
     # -- reading the file: torn tails, zero tails, unreadable files (verify.md §1) --
     short = short_match()
