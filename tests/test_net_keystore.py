@@ -116,9 +116,41 @@ def test_check_verdicts(tmp_path: Path) -> None:
     k = _known(tmp_path)
     assert k.check("aaaabbbbccccdddd", "bob", "10.0.0.2:4816").pin is Pin.KNOWN
     assert k.check(FP_B, "carol", "10.0.0.3:4816").pin is Pin.UNKNOWN
+    # A name is a label (protocol/files.md): another key under a pinned name, elsewhere, is a new peer.
     same_name = k.check(FP_B, "bob", "10.0.0.9:1")
-    assert same_name.pin is Pin.CHANGED and same_name.conflicts[0].fingerprint == FP_A
-    assert k.check(FP_B, "mallory", "10.0.0.2:4816").pin is Pin.CHANGED
+    assert same_name.pin is Pin.UNKNOWN and same_name.conflicts == ()
+    assert [p.fingerprint for p in same_name.namesakes] == [FP_A]
+    # The address is where the pinned entry was met: another key there is a changed key.
+    changed = k.check(FP_B, "mallory", "10.0.0.2:4816")
+    assert changed.pin is Pin.CHANGED and [p.fingerprint for p in changed.conflicts] == [FP_A]
+    assert k.check(FP_B, "bob", "10.0.0.2:4816").pin is Pin.CHANGED
+    assert k.check(FP_A, "robert", "10.0.0.7:4816").pin is Pin.KNOWN
+
+
+def test_two_peers_of_one_name_are_both_pinned(tmp_path: Path) -> None:
+    k = _known(tmp_path)
+    asked: list[str] = []
+
+    def yes(q: str) -> bool:
+        asked.append(q)
+        return True
+
+    note = decide_pin(k.check(FP_B, "bob", "10.0.0.9:1"), k, confirm=yes)
+    assert note == f"new peer 'bob' pinned ({FP_B}); not the 'bob' pinned with key {FP_A}"
+    assert asked == [
+        "'bob' at 10.0.0.9:1 is not a known peer.\n"
+        f"Another peer named 'bob' is pinned with key {FP_A} (at 10.0.0.2:4816): this is a different peer.\n"
+        f"Its key fingerprint is {FP_B}\n"
+        "Check it with them (they see it with `p2ptrumps id`). Accept and remember it? [y/N] "
+    ]
+    again = KnownPeers.open(tmp_path)
+    assert [(p.fingerprint, p.name, p.address) for p in again.peers] == [
+        (FP_A, "bob", "10.0.0.2:4816"), (FP_B, "bob", "10.0.0.9:1")]
+    assert again.check(FP_A, "bob", "10.0.0.2:4816").pin is Pin.KNOWN
+    assert again.check(FP_B, "bob", "10.0.0.9:1").pin is Pin.KNOWN
+    # A known key met at a new address: known, and that address is pinned for it too.
+    assert decide_pin(again.check(FP_A, "bob", "10.0.0.5:4816"), again) == f"known peer 'bob' ({FP_A})"
+    assert KnownPeers.open(tmp_path).check(FP_B, "bob", "10.0.0.5:4816").pin is Pin.CHANGED
 
 
 def test_unknown_confirmed_is_pinned(tmp_path: Path) -> None:

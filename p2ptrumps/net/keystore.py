@@ -262,8 +262,8 @@ class Pin(enum.Enum):
     """What the known-peers file says about a key."""
 
     KNOWN = "known"  # this fingerprint is pinned
-    UNKNOWN = "unknown"  # never seen, and no pinned peer claims its name or address
-    CHANGED = "changed"  # a pinned peer with this name or address has another key
+    UNKNOWN = "unknown"  # never seen, and no pinned peer was met at its address
+    CHANGED = "changed"  # a pinned peer met at this address has another key
 
 
 @dataclass(frozen=True)
@@ -275,6 +275,8 @@ class PinCheck:
     name: str
     address: str
     conflicts: tuple[KnownPeer, ...] = ()
+    #: Pinned entries of other keys that showed the same name (another peer: never a conflict).
+    namesakes: tuple[KnownPeer, ...] = ()
 
 
 class KnownPeers:
@@ -322,19 +324,21 @@ class KnownPeers:
             ) from None
 
     def check(self, fingerprint: str, name: str, address: str | None) -> PinCheck:
-        """Is ``fingerprint`` pinned?  ``CHANGED`` if another key is pinned for ``name``
-        or (when given) ``address``; ``KNOWN`` if this key is pinned and no such
-        conflict exists; else ``UNKNOWN``."""
+        """Is ``fingerprint`` pinned (protocol/files.md, known_peers.json matching: keys are
+        identities, names are labels)?  ``CHANGED`` if another key is pinned for ``address``
+        (when given); ``KNOWN`` if this key is pinned and no such conflict exists; else
+        ``UNKNOWN``.  A name pinned for another key is no conflict: those entries are
+        :attr:`PinCheck.namesakes` (another peer of the same name)."""
         fp = normalise_fingerprint(fingerprint)
         conflicts = tuple(
             p for p in self.peers
-            if normalise_fingerprint(p.fingerprint) != fp and (p.name == name or (address and p.address == address))
+            if normalise_fingerprint(p.fingerprint) != fp and address and p.address == address
         )
         if conflicts:
             return PinCheck(Pin.CHANGED, fingerprint, name, address or "", conflicts)
-        if any(normalise_fingerprint(p.fingerprint) == fp for p in self.peers):
-            return PinCheck(Pin.KNOWN, fingerprint, name, address or "")
-        return PinCheck(Pin.UNKNOWN, fingerprint, name, address or "")
+        namesakes = tuple(p for p in self.peers if normalise_fingerprint(p.fingerprint) != fp and p.name == name)
+        pin = Pin.KNOWN if any(normalise_fingerprint(p.fingerprint) == fp for p in self.peers) else Pin.UNKNOWN
+        return PinCheck(pin, fingerprint, name, address or "", namesakes=namesakes)
 
     def add(self, fingerprint: str, name: str, address: str, now: datetime | None = None) -> None:
         """Pin a peer (no-op if this fingerprint with this name and address is already pinned)."""
@@ -427,10 +431,17 @@ def decide_pin(
             f"but you expected {expected_fingerprint}. Refused."
         )
     if check.pin is Pin.KNOWN:
+        if check.address:
+            known.add(check.fingerprint, check.name, check.address)  # a new address of a known key is pinned too
         return f"known peer {quoted(check.name)} ({check.fingerprint})"
+    other = ""
+    if check.namesakes:
+        n = check.namesakes[0]
+        other = (f"Another peer named {quoted(n.name)} is pinned with key {n.fingerprint} "
+                 f"(at {n.address}): this is a different peer.\n")
     if expected_fingerprint is None and not accept_new:
         question = (
-            f"{quoted(check.name)} at {check.address or '?'} is not a known peer.\n"
+            f"{quoted(check.name)} at {check.address or '?'} is not a known peer.\n{other}"
             f"Its key fingerprint is {check.fingerprint}\n"
             f"Check it with them (they see it with `p2ptrumps id`). Accept and remember it? [y/N] "
         )
@@ -442,4 +453,7 @@ def decide_pin(
         if not confirm(question):
             raise PinningError(f"key {check.fingerprint} of {quoted(check.name)} not accepted")
     known.add(check.fingerprint, check.name, check.address)
-    return f"new peer {quoted(check.name)} pinned ({check.fingerprint})"
+    note = f"new peer {quoted(check.name)} pinned ({check.fingerprint})"
+    if check.namesakes:
+        note += f"; not the {quoted(check.name)} pinned with key {check.namesakes[0].fingerprint}"
+    return note
