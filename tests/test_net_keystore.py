@@ -211,3 +211,32 @@ def test_malformed_known_peers_not_overwritten(tmp_path: Path) -> None:
     with pytest.raises(KeyStoreError, match="is malformed"):
         KnownPeers.open(tmp_path)
     assert path.read_text() == "{not json"
+
+
+def test_the_first_name_is_asked_once_offering_the_login_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 19 §4: the first networked command asks for a name when none is set (an empty answer takes the
+    login name), stores it, and never asks again; a refused name is asked again with the fault."""
+    monkeypatch.setattr(keystore, "default_name", lambda: "root")
+    asked: list[str] = []
+    answers = iter(["Ann\x1b", "  Ann  "])
+
+    def ask(q: str) -> str | None:
+        asked.append(q)
+        return next(answers)
+
+    assert keystore.first_name(tmp_path, ask) == (
+        "Ann", "your name 'Ann' is saved; change it with `p2ptrumps id --name NAME`")
+    assert asked == ["Your name, as other players will see it [root]: ",
+                     "a name contains U+001B, a control character. Your name, as other players will see it [root]: "]
+    assert keystore.first_name(tmp_path, ask) == ("Ann", "")  # stored: not asked again
+    assert len(asked) == 2
+    other = tmp_path / "other"
+    assert keystore.first_name(other, lambda q: "")[0] == "root"
+    assert keystore.load_name(other) == "root" and (other / keystore.NAME_FILE).exists()
+
+
+def test_without_a_terminal_the_login_name_is_used_and_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keystore, "default_name", lambda: "root")
+    assert keystore.first_name(tmp_path, None) == (
+        "root", "no name set: other players see your login name 'root' (set one with `p2ptrumps id --name NAME`)")
+    assert not (tmp_path / keystore.NAME_FILE).exists()

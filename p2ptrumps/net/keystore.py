@@ -222,6 +222,46 @@ def load_name(directory: Path | None = None) -> str:
                             "`p2ptrumps id --name NAME`") from None
 
 
+#: Times :func:`first_name` asks before it takes the login name.
+NAME_QUESTIONS = 3
+
+
+def first_name(directory: Path, ask: Callable[[str], str | None] | None) -> tuple[str, str]:
+    """The name a networked command plays under: the stored one, or — the first time, when
+    no ``name`` file exists (protocol/files.md) — the answer to one question offering the login
+    name (:func:`default_name`; an empty answer takes it), stored so it is never asked again.
+
+    Args:
+        directory: the data directory.
+        ask: shows a question (ending in ``": "``) and returns the line typed, None at end of
+            input; None when nobody can be asked (no terminal): the login name is used, not stored.
+    Returns:
+        (the name, a line for the user: ``""`` when a stored name was used, else what was chosen).
+    Raises:
+        KeyStoreError: the name file is unusable (:func:`load_name`) or cannot be written.
+    """
+    path = directory / NAME_FILE
+    if path.exists() or path.is_symlink():
+        return load_name(directory), ""
+    login = default_name()
+    unset = (f"no name set: other players see your login name {quoted(login)} "
+             "(set one with `p2ptrumps id --name NAME`)")
+    if ask is None:
+        return login, unset
+    fault = ""
+    for _ in range(NAME_QUESTIONS):
+        answer = ask(f"{fault}Your name, as other players will see it [{login}]: ")
+        if answer is None:
+            return login, unset
+        try:
+            name = save_name(answer if answer.strip() else login, directory)
+        except ValueError as exc:
+            fault = f"{exc}. "
+            continue
+        return name, f"your name {quoted(name)} is saved; change it with `p2ptrumps id --name NAME`"
+    return login, unset
+
+
 def save_name(name: str, directory: Path | None = None) -> str:
     """Store the display name (as :func:`clean_name` takes it; never cut); returns it.
     Raises ValueError (a name the text rule refuses) / KeyStoreError (cannot write)."""

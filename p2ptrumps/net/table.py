@@ -52,6 +52,18 @@ def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
     return cut_to_width(name, columns)
 
 
+def names_apart(mine: str, my_fingerprint: str, theirs: str, their_fingerprint: str) -> tuple[str, str]:
+    """The display names of us and the peer (:func:`display_name`); when they are the same, each
+    followed by its key's first four characters, ``("root (K7QX)", "root (3HAG)")`` (issue 19 §4:
+    names are labels, keys are identities)."""
+    me, peer = display_name(mine), display_name(theirs)
+    if me == peer:
+        short = MAX_NAME_COLUMNS - 7
+        me = f"{display_name(mine, short)} ({my_fingerprint[:4]})"
+        peer = f"{display_name(theirs, short)} ({their_fingerprint[:4]})"
+    return me, peer
+
+
 def run_with_ui(cfg: NetConfig, args: argparse.Namespace, role: str,
                 main: Callable[[], Awaitable[NetResult]] | None = None) -> int:
     """Play our seat in the full-screen table; returns the exit status of :mod:`p2ptrumps.net.config`
@@ -119,7 +131,8 @@ async def play_in_table(
     pending: list[Callable[[bool], None]] = []
 
     def on_ready(game: NetGame, result: NetResult) -> None:
-        me, peer = display_name(cfg.name), display_name(result.peer_name or "peer")
+        me, peer = names_apart(cfg.name, cfg.identity.fingerprint, result.peer_name or "peer",
+                               result.peer_fingerprint or "")
         seat = game.seat
         table.set_players((me, peer) if seat == 0 else (peer, me), seat)
         table.set_opponent_detail(f"key {result.peer_fingerprint}")
