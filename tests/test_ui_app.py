@@ -276,7 +276,7 @@ def test_completion_offers_legal_plays_only(tmp_path: Path) -> None:
         completer = table.prompt_buffer.completer
         assert completer is not None
         firsts = {c.text for c in completer.get_completions(Document(""), CompleteEvent())}
-        want = {Card(m.card).label(ascii_only=True) for m in legal if m.kind == BEAT}
+        want = {Card(m.card).label() for m in legal if m.kind == BEAT}  # 8♣ as on the table, not 8C
         if any(m.kind == PICK_UP for m in legal):
             want.add("p")
         assert firsts == want
@@ -284,8 +284,13 @@ def test_completion_offers_legal_plays_only(tmp_path: Path) -> None:
         if beat is not None:
             typed = Card(beat.card).code.lower() + " "
             seconds = {c.text for c in completer.get_completions(Document(typed), CompleteEvent())}
-            assert seconds == {Card(m.second).label(ascii_only=True) for m in legal
+            assert seconds == {Card(m.second).label() for m in legal
                                if m.kind == BEAT and m.card == beat.card}
+            assert all(not s.isascii() for s in seconds)
+            # A typed suit letter still completes, to the card as shown.
+            code = Card(beat.second).code
+            assert Card(beat.second).label() in {
+                c.text for c in completer.get_completions(Document(typed + code), CompleteEvent())}
         inp.send_text("\x1b")
         await wait_until(lambda: table.state.prompt_kind is None, "the prompt to close")
         await quit_game(inp)

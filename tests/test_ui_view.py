@@ -259,6 +259,11 @@ def test_environment_and_encoding_detection() -> None:
     assert wants_color({}) is True
     assert wants_color({"NO_COLOR": "1"}) is False
     assert wants_color({"NO_COLOR": ""}) is True
+    # issue 19 §5: a terminal without colours gets none.
+    assert wants_color({"TERM": "xterm-mono"}) is False
+    assert wants_color({"TERM": "vt100"}) is False
+    assert wants_color({"TERM": "xterm-256color"}) is True
+    assert wants_color({"TERM": "screen"}) is True
     utf8 = {"LANG": "en_US.UTF-8"}
     assert wants_ascii("utf-8", utf8) is False
     assert wants_ascii("ascii", utf8) is True

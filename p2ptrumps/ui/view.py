@@ -131,9 +131,18 @@ def wants_ascii(encoding: str | None, environ: Mapping[str, str] | None = None) 
     return False
 
 
+#: ``TERM`` values of terminals without colours (besides the terminfo suffixes ``-mono`` and ``-m``).
+MONO_TERMS = frozenset({"vt52", "vt100", "vt102", "vt220", "vt320", "xterm-mono", "xterm-m"})
+
+
 def wants_color(environ: Mapping[str, str] | None = None) -> bool:
-    """False when ``NO_COLOR`` is set to a non-empty value (https://no-color.org); else True."""
+    """False when ``NO_COLOR`` is set to a non-empty value (https://no-color.org) or ``TERM`` names a
+    terminal without colours (terminfo's ``-mono`` / ``-m`` names such as ``xterm-mono``, and
+    :data:`MONO_TERMS`); else True."""
     env = os.environ if environ is None else environ
+    term = env.get("TERM", "").lower()
+    if term in MONO_TERMS or term.endswith(("-mono", "-m")):
+        return False
     return not env.get("NO_COLOR")
 
 
