@@ -470,7 +470,8 @@ async def _deadlines(game: NetGame, cfg: NetConfig) -> None:
             continue
         handled.add(key)
         name = session.peer_name or "the peer"
-        text = f"{name}'s time is up ({clock_text(clock.limit_s)} for its {what}): claim the rest of the match?"
+        doing = step_words(what)
+        text = f"{name}'s time is up ({clock_text(clock.limit_s)} {doing}): claim the rest of the match?"
         if game.ask_claim is not None and not await game.ask_claim(text):
             continue
         try:
@@ -479,7 +480,19 @@ async def _deadlines(game: NetGame, cfg: NetConfig) -> None:
             continue
         if game.on_note is not None:
             won = session.chain.referee.claims[-1][1] if session.chain and session.chain.referee.claims else []
-            game.on_note(f"{name}'s time ran out ({what}): you claimed deals {', '.join(map(str, won))}")
+            game.on_note(f"{name}'s time ran out ({doing}): you claimed deals {', '.join(map(str, won))}")
+
+
+#: What a player was doing at each step of the match a clock runs for (protocol/wire.md §16), in
+#: the players' words ("to shuffle", never "for its commit").
+STEP_WORDS = {"rules": "to agree the rules", "agree": "to agree the rules", "trump": "to choose a trump",
+              "commit": "to shuffle the deal", "reveal": "to shuffle the deal", "move": "to move",
+              "deal-end": "to sign the deal's result", "match-end": "to sign the match's result"}
+
+
+def step_words(what: str) -> str:
+    """The player's words for the step ``what`` a clock ran for (:data:`STEP_WORDS`)."""
+    return STEP_WORDS.get(what, "to act")
 
 
 async def _rejoined(game: NetGame) -> None:
