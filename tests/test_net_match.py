@@ -236,3 +236,20 @@ def test_two_processes_play_a_match(tmp_path: Path) -> None:
                            capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "match over: procHost " in host_out and "match over: procHost " in guest.stdout
+
+
+async def test_the_guest_is_told_that_the_host_is_choosing_a_trump(tmp_path: Path) -> None:
+    """issue 19 §5: while the host chooses its trump, the guest is told why it waits."""
+    h, g = configs(tmp_path, deals=1)
+    told: list[bool] = []
+
+    async def slow_choice(taken: int | None) -> int:
+        with trio.move_on_after(10):
+            while "Hana is choosing a trump; you choose yours next" not in g.out.getvalue():  # type: ignore[attr-defined]
+                await trio.sleep(0.01)
+            told.append(True)
+        return 0
+
+    h.choose_trump_fn = slow_choice
+    _, rg = await play_pair(h, g)
+    assert told == [True] and isinstance(rg, config.NetResult)

@@ -816,6 +816,8 @@ async def _trumps(game: NetGame, cfg: NetConfig, seat: int) -> tuple[int, int]:
     if seat == 0:
         ours = await mine(None)
         return ours, await theirs()
+    if ref.trumps[0] is None:  # the guest is told why it waits (issue 19 §5)
+        _tell(game, cfg, f"{session.peer_name or 'the host'} is choosing a trump; you choose yours next")
     other = await theirs()
     return await mine(other), other
 
