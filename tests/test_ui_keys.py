@@ -390,7 +390,7 @@ def test_the_deal_over_screen_keeps_the_moves() -> None:
     assert table.state.mode == Mode.DEAL_END
     wide = plain(table._render_body(80, 20))
     assert wide[0] == " Svoi Kozyri   Deal 1 of 2 over                         │ Moves"
-    assert wide[1].endswith("│  1 Tess   beat A♠")
+    assert wide[1].endswith("│   1 Tess  beat A♠")
     narrow = plain(table._render_body(60, 20))
     assert narrow[4] == " Last move of Tess: beat A♠ (last card)"
     view = table.table_view()

@@ -65,10 +65,10 @@ VIEW = TableView(
 def test_table_at_80_columns_with_history() -> None:
     assert plain(render_table(VIEW, 80, 13)) == [
         " Svoi Kozyri   deal 2/3   Ann ½ : ½ AI greedy           │ Moves",
-        "────────────────────────────────────────────────────────│  1 AI     lead 8♣",
-        "   AI greedy  trump ♦  3 cards                          │  2 Ann    beat J♦ 6♥",
-        "    hand hidden (o shows it)                            │  3 AI     beat 10♠ 7♣",
-        "                                                        │  4 Ann    pick up 3",
+        "────────────────────────────────────────────────────────│   1 AI    lead 8♣",
+        "   AI greedy  trump ♦  3 cards                          │   2 Ann   beat J♦ 6♥",
+        "    hand hidden (o shows it)                            │   3 AI    beat 10♠ 7♣",
+        "                                                        │   4 Ann   pick up 3",
         " Pile (6): 8♣ J♦ 6♥ 10♠ 7♣  top ▶ 9♦ ◀                  │",
         "                                                        │",
         " ▶ Ann  trump ♥  5 cards                                │",
@@ -113,10 +113,10 @@ def test_ascii_table_with_opponent_hand_pending_beat_and_connection() -> None:
     lines = plain(render_table(view, 80, 17))
     assert lines == [
         " Svoi Kozyri   deal 2/3   Ann 0.5 : 0.5 AI greedy       | Moves",
-        "--------------------------------------------------------|  1 AI     lead 8C",
-        "   AI greedy  trump D  3 cards                connected |  2 Ann    beat JD 6H",
-        "    fingerprint ab12 cd34                               |  3 AI     beat 10S 7C",
-        "  D trump  8D                                           |  4 Ann    pick up 3",
+        "--------------------------------------------------------|   1 AI    lead 8C",
+        "   AI greedy  trump D  3 cards                connected |   2 Ann   beat JD 6H",
+        "    fingerprint ab12 cd34                               |   3 AI    beat 10S 7C",
+        "  D trump  8D                                           |   4 Ann   pick up 3",
         "  S        7S                                           |",
         "  H        QH                                           |",
         "  C        -                                            |",
@@ -358,3 +358,16 @@ def test_a_small_screen_keeps_the_newest_chat_line() -> None:
     assert plain(render_table(view, 60, 14))[-2:] == ["  ♣        K♣", " AI greedy: привет"]
     assert plain(render_table(view, 60, 16))[-3:] == ["", " Ann: hello", " AI greedy: привет"]
     assert plain(render_table(VIEW, 60, 13))[-1] == "  ♣        K♣"
+
+
+def test_move_100_does_not_touch_the_panel_border() -> None:
+    """issue 19 §5: "│100" touched the border; every number keeps a space after it, and the longest
+    line up to move 999 fits the panel."""
+    from dataclasses import replace
+
+    history = tuple(HistoryEntry(n, n % 2, Move.beat(c("TS"), c("TH"))) for n in range(90, 101))
+    view = replace(VIEW, history=history, names=("Annabel", "AI greedy"))
+    lines = plain(render_table(view, 80, 13))
+    assert any(line.endswith("│ 100 Annab beat 10♠ 10♥") for line in lines)
+    assert all(len(line) <= 80 for line in lines)
+    assert not any("│1" in line for line in lines)

@@ -455,9 +455,10 @@ def hand_rows(hand: int, trump: int, *, ascii_only: bool, legal: int = 0, select
 
 
 def history_text(entry: HistoryEntry, names: tuple[str, str], ascii_only: bool = False) -> str:
-    """One history line: ``" 12 You    beat 10♠ 7♥"`` — number, who (the first word of the
-    name, at most 6 columns), the move in short."""
-    who = (names[entry.seat].split() or ["?"])[0][:6]
+    """One history line: ``"  12 You   beat 10♠ 7♥"`` — a space (so that move 100 does not
+    touch the panel's border), the number, who (the first word of the name, at most 5
+    columns), the move in short: at most 23 columns up to move 999."""
+    who = (names[entry.seat].split() or ["?"])[0][:5]
     m = entry.move
     if m.kind == LEAD:
         what = f"lead {card_text(m.card, ascii_only)}"
@@ -467,7 +468,7 @@ def history_text(entry: HistoryEntry, names: tuple[str, str], ascii_only: bool =
             what += f" {card_text(m.second, ascii_only)}"
     else:
         what = f"pick up {entry.picked}" if entry.picked else "pick up"
-    return f"{entry.number:>3} {who:<6} {what}"
+    return f" {entry.number:>3} {who:<5} {what}"
 
 
 def _pile_line(view: TableView, width: int = 80) -> Line:
