@@ -336,10 +336,16 @@ def test_long_record_path_wraps_on_the_end_screen() -> None:
     view = EndView(title="x", names=("A", "B"), trumps=(0, 1), hands=(0, 0), pile=(), deal_number=1, deals=1,
                    score_halves=(2, 0), match_over=True, record_path=path)
     lines = plain(render_end(view, 50, 8))
-    assert lines[4:6] == [
-        " Record saved: /home/someone/.local/share/p2ptrump",
-        "   s/records/2026-11-29_1742_vs-normal.json",
+    # Broken after a "/", never inside a name (issue 19 §5).
+    assert lines[4:7] == [
+        " Record saved: /home/someone/.local/share/",
+        "   p2ptrumps/records/",
+        "   2026-11-29_1742_vs-normal.json",
     ]
+    wide = plain(render_end(dataclasses.replace(view, record_path="/root/.local/share/p2ptrumps/records/"
+                                                "2026-12-01_1554_vs-random.json"), 80, 8))
+    assert wide[4:6] == [" Record saved: /root/.local/share/p2ptrumps/records/",
+                         "   2026-12-01_1554_vs-random.json"]
 
 
 def test_at_60_columns_a_long_name_is_cut_before_the_clock_is() -> None:

@@ -720,17 +720,31 @@ def _wrap_words(words: Sequence[str], width: int, first: str, indent: str) -> li
     return lines
 
 
-def _wrap_chars(text: str, width: int, indent: str) -> list[str]:
-    """``text`` cut into lines of ``width`` columns (a path has no spaces to break at);
-    the lines after the first start with ``indent``."""
-    lines: list[str] = []
+def wrap_after(text: str, width: int, indent: str, breaks: str = "/\\ ") -> list[str]:
+    """``text`` in lines of at most ``width`` columns, broken only after one of ``breaks`` (a
+    path's separators, a position text's ``/``: no name or field is cut) unless a piece is
+    longer than a line; the lines after the first start with ``indent``."""
+    pieces: list[str] = []
     cur = ""
     for ch in text:
-        if get_cwidth(cur + ch) > width:
-            lines.append(cur)
-            cur = indent
         cur += ch
-    lines.append(cur)
+        if ch in breaks:
+            pieces.append(cur)
+            cur = ""
+    if cur:
+        pieces.append(cur)
+    lines: list[str] = []
+    line = ""
+    for piece in pieces:
+        if line.strip() and get_cwidth(line + piece) > width:
+            lines.append(line.rstrip())
+            line = indent
+        for ch in piece:  # a piece longer than a line: cut where it must be
+            if get_cwidth(line + ch) > width and line.strip():
+                lines.append(line)
+                line = indent
+            line += ch
+    lines.append(line)
     return lines
 
 
@@ -754,7 +768,7 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
         lines += [[("class:result", t)] for t in wrap_text(view.note, left_w)]
     lines.append([("class:name", " Score: " + score_text(view.names, view.score_halves, me, a))])
     if view.match_over and view.record_path:
-        lines += [[("", t)] for t in _wrap_chars(f" {view.record_label}: {view.record_path}", left_w, "   ")]
+        lines += [[("", t)] for t in wrap_after(f" {view.record_label}: {view.record_path}", left_w, "   ")]
     if not show_history and view.history:
         last = view.history[-1]
         lines.append(last_move_line(view.history, view.names, last.seat, a))
