@@ -30,7 +30,7 @@ from prompt_toolkit.output import Output
 from ..command import say
 from ..match import DealEnded, Event
 from ..record import PlayerInfo
-from ..ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOptions, describe_score
+from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
 from ..ui.terminal import Termination
 from ..ui.view import cut_to_width, wants_color
@@ -167,6 +167,7 @@ async def play_in_table(
         game.on_chat = lambda who, text: table.add_chat(display_name(who), text)
         game.on_note = lambda text: table.show_message(text, "info")
         game.on_left = lambda who: table.peer_left(f"{display_name(who)} resigned and left the match")
+        game.on_closed = lambda clean: _closed_after_end(table, game, clean)
 
     def on_rematch(game: NetGame, result: NetResult) -> None:
         games.append(game)
@@ -379,6 +380,16 @@ def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
     result = done.result()
     error = getattr(result, "error", None)
     return error if isinstance(error, NetplayError) else None
+
+
+def _closed_after_end(table: TableApp, game: NetGame, clean: bool) -> None:
+    """The peer closed the connection after the match's end: no rematch any more, so the end
+    screen's Enter only leaves and says so (issue 19 §5: it kept saying "Enter rematch or leave")."""
+    if not clean or table.state.mode != Mode.MATCH_END or table.options.match_end_enter == "leave":
+        return
+    table.options.match_end_enter = "leave"
+    table.options.allow_chat = False
+    table.show_message(f"{display_name(game.session.peer_name or 'the peer')} left: no rematch")
 
 
 async def _watch_silence(games: list[NetGame], table: TableApp) -> None:
