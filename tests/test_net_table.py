@@ -582,7 +582,7 @@ def test_a_peer_that_closes_after_the_match_leaves_no_rematch_on_the_end_screen(
     table = TableApp(UIOptions(match_end_enter="rematch or leave", allow_chat=True))
     table.state.mode = Mode.MATCH_END
     assert table._keys_items() == ["Enter rematch or leave"]
-    game = SimpleNamespace(session=SimpleNamespace(peer_name="Hana"))
+    game = SimpleNamespace(peer_name="Hana")
     _closed_after_end(table, game, False)  # not clean: a lost link, the reconnection's to handle
     assert table._keys_items() == ["Enter rematch or leave"]
     _closed_after_end(table, game, True)
