@@ -54,7 +54,7 @@ from ..command import CommandError, say
 from ..files import prepare_dir, unused_path
 from ..match import MatchRunner, urandom_seed
 from ..notation import PositionTextError, parse_position
-from ..record import MatchRecord, PlayerInfo, RecordError
+from ..record import MatchRecord, PlayerInfo, RecordError, parse_json
 from ..rules import Move, Position, RuleSet
 from .app import HumanPlayer, QuitResult, TableApp, UIOptions, describe_score
 from .bridge import GuestCancelled, TrioGuest
@@ -119,13 +119,19 @@ def deal_seed(seed: int, deal_number: int, match: int = 1) -> bytes:
 def _unfinished(path: Path) -> MatchRecord | None:
     """The record at ``path`` if it is an offline match against the AI that can go on, else None."""
     try:
-        record = MatchRecord.load(path)
-        record.check()
-    except (OSError, RecordError):
+        data = parse_json(path.read_text(encoding="utf-8-sig"), str(path))
+        if not isinstance(data, dict) or data.get("finished") is not False or data.get("source") != "offline":
+            return None  # passed over on the stored fields alone (most records are finished)
+        record = MatchRecord.from_json(data)
+    except (OSError, UnicodeDecodeError, RecordError):
         return None
     if record.source != "offline" or record.finished or not record.deals:
         return None
     if record.players[0].kind != "human" or not record.players[1].kind.startswith("ai:"):
+        return None
+    try:
+        record.check()  # replayed only for a candidate: finished records are passed over unread
+    except RecordError:
         return None
     return record
 
