@@ -8,8 +8,12 @@ trio, as a guest on prompt_toolkit's asyncio loop (:mod:`.bridge`).
 
 The game record (``protocol/record.md``) is saved after every move to
 ``--log-dir`` or ``<user data dir>/records/`` under a name such as
-``2026-11-29_1742_vs-normal.json``; a game left mid-deal stays saved with that
-deal's result ``null``.  ``--seed N`` makes the deals, the AI's trump and the
+``2026-11-29_1742_vs-normal.json`` from the first move on (a game in which no move
+was made leaves no file); a game left mid-deal stays saved with that deal's result
+``null``, and ``--continue`` goes on with the newest such game where it stopped
+(:func:`newest_unfinished`, :class:`~p2ptrumps.match.MatchRunner`'s ``resume``).  On
+the end-of-match screen ``a`` plays again: the same level, rules and trumps, a new
+deal, a new record.  ``--seed N`` makes the deals, the AI's trump and the
 AI's tie-breaks repeatable.  ``--nodes N`` gives the AI a node budget per move
 instead of ``--think`` (the same moves on any machine).  ``--position TEXT``
 plays one deal from a position text (``protocol/position.md``, as ``replay``
