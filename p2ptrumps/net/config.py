@@ -199,6 +199,10 @@ class NetConfig:
             peer's clock ran out (the table); None: claim at once (the AI, ``--headless``).
         address: (guest) the ``HOST:PORT`` joined, as typed; ``bind`` / ``port``: (host) where it
             listens -- kept in the resume file (``protocol/files.md``) for ``p2ptrumps resume``.
+        port_map: (host) ask the home router to forward the port (``p2ptrumps.net.portmap``; off with
+            ``--no-map``, and for a config made in code unless set).
+        path: the path of the match's connection in words ("direct over IPv6", "through your router's
+            port mapping", "on your local network"; '' before a connection), for the table.
         frame_time_s / agree_wait_s / statement_wait_s / rematch_wait_s / no_clock_limit_s: the
             deadlines of protocol/wire.md §17 (see the module constants of the same names).
         max_deals / max_turn_limit: (guest, with nobody to ask: the AI or no terminal) the most deals
@@ -241,6 +245,8 @@ class NetConfig:
     address: str | None = None
     bind: str | None = None
     port: int = 0
+    port_map: bool = False
+    path: str = ""
     max_deals: int = MAX_DEALS
     max_turn_limit: int = MAX_TURN_LIMIT
     frame_time_s: float = FRAME_TIME_S

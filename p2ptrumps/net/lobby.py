@@ -23,6 +23,8 @@ from .addresses import format_address, is_ipv6, local_addresses, worth_giving_ou
 from .config import EXIT_CONNECT, NetConfig, NetplayError, NetResult, say
 from .driver import Restored, play_over
 from .logfile import check_log_free
+from .portmap import describe_path, mapping_wanted, order_given, port_mapping
+from .secure import key_mismatch, secure
 from .transport import MAX_PENDING_BYTES, Connection, Link, single_errors
 
 #: Connections the host lets say hello (and answer the rules) at once (protocol/wire.md §17).
@@ -153,10 +155,13 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound  # for the resume file (protocol/files.md)
         say(cfg, f"hosting as {quoted(cfg.name)}, key fingerprint {cfg.identity.fingerprint}")
-        say(cfg, "give your opponent one of: " + ", ".join(addresses_to_give(listeners)))
-        say(cfg, f"waiting for a guest on port {bound} ...")
-        task_status.started(bound)
-        return await Lobby(cfg).serve(listeners)
+        async with port_mapping(bound, local_addresses(), wanted=mapping_wanted(bind, cfg.port_map)) as reach:
+            for line in reach.lines():
+                say(cfg, line)
+            say(cfg, "give your opponent one of: " + ", ".join(order_given(addresses_to_give(listeners), reach)))
+            say(cfg, f"waiting for a guest on port {bound} ...")
+            task_status.started(bound)
+            return await Lobby(cfg, mapped=reach.mapped is not None).serve(listeners)
     finally:
         for lst in listeners:
             with contextlib.suppress(Exception):
@@ -167,9 +172,10 @@ class _Waiting:
     """One connection in the waiting room: its cancel scope, address and (once it exists) its
     :class:`Connection`."""
 
-    def __init__(self, scope: trio.CancelScope, ip: str) -> None:
+    def __init__(self, scope: trio.CancelScope, ip: str, path: str = "") -> None:
         self.scope = scope
         self.ip = ip
+        self.path = path  # the connection's path in words (portmap.describe_path)
         self.conn: Connection | None = None
 
     @property
@@ -182,8 +188,9 @@ class Lobby:
     (one handshake per connection via :func:`play_over`, side by side), gives the match to the
     first guest whose ``agree`` checks out and closes the rest (protocol/wire.md §7.1)."""
 
-    def __init__(self, cfg: NetConfig) -> None:
+    def __init__(self, cfg: NetConfig, *, mapped: bool = False) -> None:
         self.cfg = cfg
+        self.mapped = mapped  # the router forwards our port (the path of an outside guest is through it)
         self.owner: object | None = None  # the connection holding the match
         self.waiting: dict[object, _Waiting] = {}  # oldest first
         self.waiting_from: dict[str, int] = {}  # address -> connections saying hello
@@ -221,6 +228,9 @@ class Lobby:
         for other in list(self.waiting.values()):
             other.scope.cancel()
         say(self.cfg, f"guest {quoted(result.peer_name or '')} accepted the rules")
+        if entry is not None and entry.path:
+            self.cfg.path = entry.path
+            say(self.cfg, f"path: {entry.path}")
         return True
 
     def release(self, token: object) -> None:
@@ -255,17 +265,20 @@ class Lobby:
     async def _accept_loop(self, lst: trio.SocketListener, nursery: trio.Nursery) -> None:
         while True:
             try:
-                stream = await lst.accept()
+                raw = await lst.accept()
             except OSError as exc:  # e.g. out of file descriptors under a flood: breathe, go on
                 self.note(f"cannot accept a connection: {exc.strerror or exc}")
                 await trio.sleep(0.1)
                 continue
             try:
-                ip = str(stream.socket.getpeername()[0])
+                ip = str(raw.socket.getpeername()[0])
+                path = describe_path(str(raw.socket.getsockname()[0]), ip, mapped=self.mapped)
             except OSError:
                 self.note("dropped a connection that was reset at once")
-                await trio.aclose_forcefully(stream)
+                await trio.aclose_forcefully(raw)
                 continue
+            stream = secure(raw, self.cfg.identity, server=True,  # every connection (wire.md §18)
+                            handshake_time_s=self.cfg.hello_timeout_s)
             if self.owner is not None:
                 if self.resuming < MAX_RESUME_CANDIDATES:
                     self.resuming += 1
@@ -277,10 +290,10 @@ class Lobby:
                 self._drop_oldest(ip, f"{MAX_WAITING_PER_ADDRESS} connections from there were saying hello")
             if len(self.waiting) >= MAX_WAITING_CONNECTIONS:
                 self._drop_oldest(None, f"{MAX_WAITING_CONNECTIONS} connections were saying hello")
-            self._enter(object(), stream, ip, nursery)
+            self._enter(object(), stream, ip, path, nursery)
 
-    def _enter(self, token: object, stream: trio.SocketStream, ip: str, nursery: trio.Nursery) -> None:
-        entry = _Waiting(trio.CancelScope(), ip)
+    def _enter(self, token: object, stream: trio.abc.Stream, ip: str, path: str, nursery: trio.Nursery) -> None:
+        entry = _Waiting(trio.CancelScope(), ip, path)
         self.waiting[token] = entry
         self.waiting_from[ip] = self.waiting_from.get(ip, 0) + 1
         nursery.start_soon(self._candidate, token, entry, stream, ip, nursery)
@@ -313,7 +326,7 @@ class Lobby:
     def on_connection(self, conn: Connection) -> None:
         self.conn = conn
 
-    async def _resume_candidate(self, stream: trio.SocketStream) -> None:
+    async def _resume_candidate(self, stream: trio.abc.Stream) -> None:
         """A connection while a guest holds the match (protocol/wire.md §14.2): its first frame
         (within ``hello_timeout_s``) must be the guest's ``resume`` for the match's game id; the
         host answers with its own ``resume`` (a fresh nonce) and the guest's ``proof`` must verify
@@ -330,6 +343,10 @@ class Lobby:
                 chain = getattr(session, "chain", None)
                 if (not isinstance(first, messages.Resume) or first.seat != 1 or chain is None
                         or first.game_id != chain.game_id or conn is None or not conn.resumable):
+                    return
+                refused = key_mismatch(stream, chain.keys[1].raw, "the guest's key of the match")
+                if refused is not None:
+                    self.note(f"dropped a connection that offered to resume the match: {refused}")
                     return
                 nonce = os.urandom(32)
                 if nonce == first.nonce:
@@ -360,7 +377,7 @@ class Lobby:
                 with contextlib.suppress(Exception):
                     await trio.aclose_forcefully(stream)
 
-    async def _candidate(self, token: object, entry: _Waiting, stream: trio.SocketStream, ip: str,
+    async def _candidate(self, token: object, entry: _Waiting, stream: trio.abc.Stream, ip: str,
                          nursery: trio.Nursery) -> None:
         """One connection's handshake, and its match if its guest takes it.  Whatever ends a handshake
         before the guest has signed is a note, never the end of the hosting (protocol/wire.md §7.1)."""

@@ -20,11 +20,13 @@ from ..wire.errors import RemoteProtocolError
 from ..wire.log import LOG_MAGIC, read_log
 from ..wire.session import Session
 from ..wire.verify import Verdict, verify_log
+from .addresses import local_addresses
 from .config import EXIT_ERROR, NetConfig, NetplayError, NetResult, say
-from .dial import connect, parse_address
+from .dial import dial_secure, parse_address
 from .driver import GUEST_BACKOFF_S, Restored, play_over
 from .lobby import Lobby, addresses_to_give, open_listeners
 from .logfile import LogBusyError, MatchLogFile, is_busy
+from .portmap import mapping_wanted, order_given, port_mapping
 from .resumefile import ResumeFile, ResumeFileError, path_for
 from .transport import Link
 
@@ -172,11 +174,16 @@ async def resume_match(cfg: NetConfig, restored: Restored,
         try:
             bound = int(listeners[0].socket.getsockname()[1])
             cfg.bind, cfg.port = resume.bind, bound
-            say(cfg, f"listening again on port {bound} ({', '.join(addresses_to_give(listeners))}); "
-                   f"waiting for {peer} to come back for up to {cfg.reconnect_wait_s:g} s ...")
-            task_status.started(bound)
-            lobby = Lobby(cfg)
-            return await lobby.serve_restored(listeners, restored)
+            wanted = mapping_wanted(resume.bind, cfg.port_map)
+            async with port_mapping(bound, local_addresses(), wanted=wanted) as reach:
+                for line in reach.lines():
+                    say(cfg, line)
+                given = order_given(addresses_to_give(listeners), reach)
+                say(cfg, f"listening again on port {bound} ({', '.join(given)}); "
+                       f"waiting for {peer} to come back for up to {cfg.reconnect_wait_s:g} s ...")
+                task_status.started(bound)
+                lobby = Lobby(cfg, mapped=reach.mapped is not None)
+                return await lobby.serve_restored(listeners, restored)
         finally:
             for lst in listeners:
                 with contextlib.suppress(Exception):
@@ -190,10 +197,13 @@ async def resume_match(cfg: NetConfig, restored: Restored,
            f"(for up to {cfg.reconnect_wait_s:g} s) ...")
     task_status.started(0)
 
+    chain = restored.session.chain
+    host_key = chain.keys[0].raw if chain is not None else None
+
     async def redial(seconds_left: float) -> Link | None:
-        try:
-            return Link(await connect(host_name, port, min(seconds_left, cfg.timeout_s)))
-        except OSError:
+        try:  # the host must prove the key of the match at the handshake (protocol/wire.md §18.3)
+            return Link(await dial_secure(cfg, host_name, port, min(seconds_left, cfg.timeout_s), expect=host_key))
+        except (OSError, trio.BrokenResourceError):
             return None
 
     return await play_over(None, cfg, address, redial=redial, backoff_s=GUEST_BACKOFF_S, restored=restored)

@@ -337,7 +337,8 @@ class TableSeat:
         me, peer = names_apart(cfg.name, cfg.identity.fingerprint, result.peer_name or "peer",
                                result.peer_fingerprint or "")
         table.set_players((me, peer) if game.seat == 0 else (peer, me), game.seat)
-        table.set_opponent_detail(f"key {result.peer_fingerprint}")
+        # the key, and which path the match took (issue 14 §3)
+        table.set_opponent_detail(f"key {result.peer_fingerprint}" + (f" · {cfg.path}" if cfg.path else ""))
         table.set_connection("connected")
         table.record_path = str(result.log_path)
         self.log_files.append(str(result.log_path))
