@@ -153,6 +153,12 @@ class MatchRunner:
         start: the first deal starts from this position instead of a dealt one (``play
             --position``; its record gets ``start``, protocol/record.md §3); its trumps must be
             ``trumps``.  None: every deal is dealt.
+        resume: a saved, unfinished record of this match (``play --continue``): its finished
+            deals stand, its unfinished last deal goes on from its last move (the deal's
+            :class:`DealStarted` and one :class:`MovePlayed` per recorded move are broadcast
+            first), and the further deals follow; the record grows in place.  Its rules and
+            trumps must be ``rules`` and ``trumps``.  ``RecordError`` (from
+            :meth:`MatchRecord.start_of`) or ``IllegalActionError`` if its moves do not replay.
     """
 
     rules: RuleSet
@@ -164,10 +170,14 @@ class MatchRunner:
     dealer: int | None = None
     settle_deal: DealSettler | None = None
     start: Position | None = None
+    resume: MatchRecord | None = None
     record: MatchRecord = field(init=False)
     _draw_offers: set[tuple[int, int, int]] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
+        if self.resume is not None:
+            self.record = self.resume
+            return
         self.record = MatchRecord(
             rules=self.rules,
             trumps=self.trumps,
@@ -187,7 +197,13 @@ class MatchRunner:
         """Play every deal; return the record.  Exceptions from players propagate
         after the record (with the unfinished deal) has been saved."""
         dealer = self.dealer
-        for number in range(1, self.rules.deals + 1):
+        first = 1
+        if self.resume is not None and self.record.deals:
+            last = self.record.deals[-1]
+            outcome = last.outcome or await self._go_on(last)
+            dealer = next_dealer(last.dealer, outcome)
+            first = last.number + 1
+        for number in range(first, self.rules.deals + 1):
             seed = await self.seed_source(number)
             if self.start is not None and number == 1:
                 dealer = 1 - self.start.to_move
@@ -198,6 +214,19 @@ class MatchRunner:
         self._save()
         await self._broadcast(MatchEnded(self.record.score_halves(), self.record))
         return self.record
+
+    async def _go_on(self, deal: DealRecord) -> Outcome:
+        """Play on the unfinished ``deal`` of a resumed record from its last move."""
+        pos = self.record.start_of(deal)
+        await self._broadcast(DealStarted(deal.number, deal.dealer, pos.copy()))
+        for move in deal.moves:
+            seat = pos.to_move
+            try:
+                pos.push(move)
+            except ValueError as exc:
+                raise IllegalActionError(f"deal {deal.number}: recorded move {move.code} is illegal: {exc}") from exc
+            await self._broadcast(MovePlayed(seat, move, pos.copy()))
+        return await self._finish_deal(pos, deal)
 
     async def play_deal(self, number: int, seed: bytes, dealer: int) -> Outcome:
         if self.start is not None and number == 1:
@@ -212,6 +241,11 @@ class MatchRunner:
         self.record.deals.append(deal)
         self._save()
         await self._broadcast(DealStarted(number, dealer, pos.copy()))
+        return await self._finish_deal(pos, deal)
+
+    async def _finish_deal(self, pos: Position, deal: DealRecord) -> Outcome:
+        """Play ``deal`` on from ``pos`` to its end; settle, record and broadcast its outcome."""
+        number = deal.number
         while pos.outcome is None:
             seat = pos.to_move
             try:

@@ -115,7 +115,8 @@ def _number(name: str, field: str, high: int) -> int:
 
 def parse_position(text: str) -> Position:
     """Read a position text (protocol/position.md): the :class:`Position` it names, which has
-    occurred once.  Letters may be in either case; surrounding spaces are ignored; the rules field
+    occurred once.  Letters may be in either case; spaces and line breaks around the text and
+around each ``/`` are ignored (a text broken into lines after a ``/`` reads whole); the rules field
     may be left out (then the default rules).
 
     Raises :class:`PositionTextError` naming the field for any fault (protocol/position.md §3).
@@ -125,7 +126,7 @@ def parse_position(text: str) -> Position:
     s = text.strip(" \t\r\n")  # ASCII spaces, tabs and line breaks around it (position.md §3)
     if len(s) > MAX_TEXT_CHARS:
         raise PositionTextError(f"length: a position text is at most {MAX_TEXT_CHARS} characters, not {len(s)}")
-    fields = s.split("/")
+    fields = [f.strip(" \t\r\n") for f in s.split("/")]  # and around each / (position.md §3)
     if not fields or fields[0].lower() != VERSION_TAG:
         if fields and re.fullmatch(r"v[0-9]+", fields[0].lower()):
             raise PositionTextError(f"version {fields[0]!r}: unsupported position text version (this program "

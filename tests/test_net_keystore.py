@@ -116,9 +116,41 @@ def test_check_verdicts(tmp_path: Path) -> None:
     k = _known(tmp_path)
     assert k.check("aaaabbbbccccdddd", "bob", "10.0.0.2:4816").pin is Pin.KNOWN
     assert k.check(FP_B, "carol", "10.0.0.3:4816").pin is Pin.UNKNOWN
+    # A name is a label (protocol/files.md): another key under a pinned name, elsewhere, is a new peer.
     same_name = k.check(FP_B, "bob", "10.0.0.9:1")
-    assert same_name.pin is Pin.CHANGED and same_name.conflicts[0].fingerprint == FP_A
-    assert k.check(FP_B, "mallory", "10.0.0.2:4816").pin is Pin.CHANGED
+    assert same_name.pin is Pin.UNKNOWN and same_name.conflicts == ()
+    assert [p.fingerprint for p in same_name.namesakes] == [FP_A]
+    # The address is where the pinned entry was met: another key there is a changed key.
+    changed = k.check(FP_B, "mallory", "10.0.0.2:4816")
+    assert changed.pin is Pin.CHANGED and [p.fingerprint for p in changed.conflicts] == [FP_A]
+    assert k.check(FP_B, "bob", "10.0.0.2:4816").pin is Pin.CHANGED
+    assert k.check(FP_A, "robert", "10.0.0.7:4816").pin is Pin.KNOWN
+
+
+def test_two_peers_of_one_name_are_both_pinned(tmp_path: Path) -> None:
+    k = _known(tmp_path)
+    asked: list[str] = []
+
+    def yes(q: str) -> bool:
+        asked.append(q)
+        return True
+
+    note = decide_pin(k.check(FP_B, "bob", "10.0.0.9:1"), k, confirm=yes)
+    assert note == f"new peer 'bob' pinned ({FP_B}); not the 'bob' pinned with key {FP_A}"
+    assert asked == [
+        "'bob' at 10.0.0.9:1 is not a known peer.\n"
+        f"Another peer named 'bob' is pinned with key {FP_A} (at 10.0.0.2:4816): this is a different peer.\n"
+        f"Its key fingerprint is {FP_B}\n"
+        "Check it with them (they see it with `p2ptrumps id`). Accept and remember it? [y/N] "
+    ]
+    again = KnownPeers.open(tmp_path)
+    assert [(p.fingerprint, p.name, p.address) for p in again.peers] == [
+        (FP_A, "bob", "10.0.0.2:4816"), (FP_B, "bob", "10.0.0.9:1")]
+    assert again.check(FP_A, "bob", "10.0.0.2:4816").pin is Pin.KNOWN
+    assert again.check(FP_B, "bob", "10.0.0.9:1").pin is Pin.KNOWN
+    # A known key met at a new address: known, and that address is pinned for it too.
+    assert decide_pin(again.check(FP_A, "bob", "10.0.0.5:4816"), again) == f"known peer 'bob' ({FP_A})"
+    assert KnownPeers.open(tmp_path).check(FP_B, "bob", "10.0.0.5:4816").pin is Pin.CHANGED
 
 
 def test_unknown_confirmed_is_pinned(tmp_path: Path) -> None:
@@ -179,3 +211,32 @@ def test_malformed_known_peers_not_overwritten(tmp_path: Path) -> None:
     with pytest.raises(KeyStoreError, match="is malformed"):
         KnownPeers.open(tmp_path)
     assert path.read_text() == "{not json"
+
+
+def test_the_first_name_is_asked_once_offering_the_login_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 19 §4: the first networked command asks for a name when none is set (an empty answer takes the
+    login name), stores it, and never asks again; a refused name is asked again with the fault."""
+    monkeypatch.setattr(keystore, "default_name", lambda: "root")
+    asked: list[str] = []
+    answers = iter(["Ann\x1b", "  Ann  "])
+
+    def ask(q: str) -> str | None:
+        asked.append(q)
+        return next(answers)
+
+    assert keystore.first_name(tmp_path, ask) == (
+        "Ann", "your name 'Ann' is saved; change it with `p2ptrumps id --name NAME`")
+    assert asked == ["Your name, as other players will see it [root]: ",
+                     "a name contains U+001B, a control character. Your name, as other players will see it [root]: "]
+    assert keystore.first_name(tmp_path, ask) == ("Ann", "")  # stored: not asked again
+    assert len(asked) == 2
+    other = tmp_path / "other"
+    assert keystore.first_name(other, lambda q: "")[0] == "root"
+    assert keystore.load_name(other) == "root" and (other / keystore.NAME_FILE).exists()
+
+
+def test_without_a_terminal_the_login_name_is_used_and_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keystore, "default_name", lambda: "root")
+    assert keystore.first_name(tmp_path, None) == (
+        "root", "no name set: other players see your login name 'root' (set one with `p2ptrumps id --name NAME`)")
+    assert not (tmp_path / keystore.NAME_FILE).exists()

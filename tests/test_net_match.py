@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from p2ptrumps.net import addresses, config, dial, lobby
+from p2ptrumps.net import addresses, config, dial, keystore, lobby
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.testing import fixed_bytes
@@ -32,13 +33,14 @@ def configs(tmp_path: Path, deals: int = 2, **guest: object) -> tuple[config.Net
     return h, g
 
 
-async def play_pair(h: config.NetConfig, g: config.NetConfig) -> tuple[object, object]:
-    """Host and join over 127.0.0.1; returns each side's NetResult or NetplayError."""
+async def play_pair(h: config.NetConfig, g: config.NetConfig, port: int = 0) -> tuple[object, object]:
+    """Host (on ``port``, 0: any free one) and join over 127.0.0.1; returns each side's NetResult or
+    NetplayError."""
     results: dict[str, object] = {}
 
     async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         try:
-            results["h"] = await lobby.host(h, "127.0.0.1", 0, task_status=task_status)
+            results["h"] = await lobby.host(h, "127.0.0.1", port, task_status=task_status)
         except config.NetplayError as exc:
             results["h"] = exc
 
@@ -115,17 +117,41 @@ async def test_unknown_host_without_confirmation_refused(tmp_path: Path) -> None
     assert isinstance(rg, config.NetResult) and len(asked) == 1 and HOST_KEY.fingerprint in asked[0]
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 async def test_changed_host_key_refused(tmp_path: Path) -> None:
     h, g = configs(tmp_path, deals=1)
-    await play_pair(h, g)
+    port = free_port()
+    await play_pair(h, g, port)
     h.identity = Identity.from_seed(fixed_bytes("net-test/impostor"))
-    rh, rg = await play_pair(h, g)
+    rh, rg = await play_pair(h, g, port)  # the same address now shows another key
     assert isinstance(rg, config.NetplayError) and rg.status == config.EXIT_KEY_REFUSED
     assert str(rg).startswith("KEY CHANGED: 'Hana' at 127.0.0.1:")
     assert HOST_KEY.fingerprint in str(rg) and h.identity.fingerprint in str(rg)
     # The refused attempt leaves no log (the handshake never reached the rules).
     assert rh == WAITING
     assert rg.result.log_path is None  # type: ignore[attr-defined]
+
+
+async def test_two_hosts_of_one_name_are_both_joined_and_pinned(tmp_path: Path) -> None:
+    """Names are labels (protocol/files.md): a second host called 'root' with another key, at another
+    address, is a new peer (its --fingerprint accepted), never KEY CHANGED; both stay pinned."""
+    other = Identity.from_seed(fixed_bytes("net-test/second-root"))
+    fps = []
+    for key in (HOST_KEY, other):
+        h, g = configs(tmp_path, deals=1, accept_new=False, fingerprint=key.fingerprint)
+        h.name, h.identity = "root", key
+        _, rg = await play_pair(h, g)
+        assert isinstance(rg, config.NetResult), rg
+        fps.append(key.fingerprint)
+    note = f"peer: new peer 'root' pinned ({other.fingerprint}); not the 'root' pinned with key {HOST_KEY.fingerprint}"
+    assert note in g.out.getvalue()  # type: ignore[attr-defined]
+    pinned = keystore.KnownPeers.open(tmp_path / "g").peers
+    assert [(p.name, p.fingerprint) for p in pinned] == [("root", fps[0]), ("root", fps[1])]
 
 
 def test_parse_address() -> None:
@@ -210,3 +236,20 @@ def test_two_processes_play_a_match(tmp_path: Path) -> None:
                            capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "match over: procHost " in host_out and "match over: procHost " in guest.stdout
+
+
+async def test_the_guest_is_told_that_the_host_is_choosing_a_trump(tmp_path: Path) -> None:
+    """issue 19 §5: while the host chooses its trump, the guest is told why it waits."""
+    h, g = configs(tmp_path, deals=1)
+    told: list[bool] = []
+
+    async def slow_choice(taken: int | None) -> int:
+        with trio.move_on_after(10):
+            while "Hana is choosing a trump; you choose yours next" not in g.out.getvalue():  # type: ignore[attr-defined]
+                await trio.sleep(0.01)
+            told.append(True)
+        return 0
+
+    h.choose_trump_fn = slow_choice
+    _, rg = await play_pair(h, g)
+    assert told == [True] and isinstance(rg, config.NetResult)

@@ -112,3 +112,17 @@ def test_resume_refuses_a_log_written_with_another_key(data: Path, tmp_path: Pat
     err = capsys.readouterr().err
     assert "cannot be resumed: the log was written with another identity key than ours" in err
     assert "was the match played with another XDG_DATA_HOME?" in err
+
+
+def test_the_resume_question_speaks_the_players_words(data: Path) -> None:
+    """issue 19 §5: where the match stopped, without message numbers, message kinds or seats."""
+    from p2ptrumps.net import resume
+
+    log = _match_log(data, 30)
+    v = verify_log(log.read_bytes())
+    assert v.status == "unfinished" and v.waiting is not None and v.rules is not None
+    text = resume.describe(log)
+    assert text is not None
+    assert v.waiting is not None and v.waiting[1] == "move" and len(v.deals) == 1 and v.rules.deals == 2
+    whose = "your move" if v.waiting[0] == 0 else "guest's move"  # the deal depends on the host's new key
+    assert text == f"your match with guest (you were the host): stopped in deal 1 of 2 (you 0 : 0 guest), {whose}"

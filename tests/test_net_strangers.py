@@ -553,7 +553,7 @@ async def test_6_heartbeats_alone_do_not_hold_the_trump_choice(tmp_path: Path,
     err = got["h"]
     assert isinstance(err, config.NetplayError) and err.status == config.EXIT_PEER_GONE
     assert str(err) == "the peer is gone: the peer did not sign its match-end statement within 1 s (it is due at once)"
-    assert "note: Mallory's time ran out (trump): you claimed deals 1, 2, 3" in out_of(cfg)
+    assert "note: Mallory's time ran out (to choose a trump): you claimed deals 1, 2, 3" in out_of(cfg)
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
     assert (v.status, v.waiting, [(s, w) for s, _, w in v.claims]) == ("unfinished", (1, "match-end"),
                                                                         [(0, [1, 2, 3])])
@@ -852,3 +852,12 @@ async def test_a_crowd_of_strays_while_a_real_guest_plays(tmp_path: Path) -> Non
 async def test_two_hundred_strays_while_a_real_guest_plays(tmp_path: Path) -> None:
     rep = await BENCH.run(tmp_path)  # the bench's defaults: 200 strays over 2 s, 8 deals
     _check_crowd(rep, 200)
+
+
+def test_the_time_up_question_speaks_the_players_words() -> None:
+    """issue 19 §5: the steps a clock runs for are named as players say them, never as messages."""
+    from p2ptrumps.net.steps import step_words
+
+    assert [step_words(w) for w in ("trump", "commit", "reveal", "rules", "deal-end")] == [
+        "to choose a trump", "to shuffle the deal", "to shuffle the deal", "to agree the rules",
+        "to sign the deal's result"]

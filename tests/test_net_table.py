@@ -563,3 +563,32 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
     assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
     v = verify_log(host_result.log_path.read_bytes())
     assert (v.status, len(v.deals), v.deals[-1].number, v.deals[-1].reason) == ("valid", 2, 2, "resign")
+
+
+def test_equal_names_are_shown_apart_by_their_keys() -> None:
+    """issue 19 §4: 'root vs root' shows each name with its key's first four characters."""
+    from p2ptrumps.net.table import names_apart
+
+    assert names_apart("root", "K7QX-AAAA-BBBB", "root", "3HAG-AQH3-NTA4") == ("root (K7QX)", "root (3HAG)")
+    assert names_apart("root", "K7QX-AAAA", "Hana", "3HAG-AQH3") == ("root", "Hana")
+    long = "x" * 30
+    assert names_apart(long, "K7QX", long, "3HAG") == ("x" * 12 + "… (K7QX)", "x" * 12 + "… (3HAG)")
+
+
+def test_a_peer_that_closes_after_the_match_leaves_no_rematch_on_the_end_screen() -> None:
+    """issue 19 §5: the end screen said "Enter rematch or leave" after the peer had left."""
+    from types import SimpleNamespace
+
+    from p2ptrumps.net.table import _closed_after_end
+    from p2ptrumps.ui.app import UIOptions
+
+    table = TableApp(UIOptions(match_end_enter="rematch or leave", allow_chat=True))
+    table.state.mode = Mode.MATCH_END
+    assert table._keys_items() == ["Enter rematch or leave"]
+    game = SimpleNamespace(peer_name="Hana")
+    _closed_after_end(table, game, False)  # not clean: a lost link, the reconnection's to handle
+    assert table._keys_items() == ["Enter rematch or leave"]
+    _closed_after_end(table, game, True)
+    assert table._keys_items() == ["Enter leave"]
+    assert table.state.message == "Hana left: no rematch"
+    assert table.status_view(100).keys == "Enter leave"

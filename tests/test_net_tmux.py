@@ -205,7 +205,12 @@ def test_a_signal_leaves_a_resumed_match_in_the_table_as_q_does(tmp_path: Path, 
 def test_a_signal_before_the_table_stops_at_once(tmp_path: Path, tmux: Tmux) -> None:
     """A host still waiting for its guest (no table yet, no match to leave) stops at once on SIGHUP."""
     run = TableRun(tmux, tmp_path, tmp_path / "me", ["host", "--port", "0"])
+    # The first networked command asks for a name once, offering the login name (issue 19 §4).
+    wait_for("the name question", lambda: "Your name, as other players will see it [" in tmux.screen())
+    tmux.run("send-keys", "-t", "t", "Hana", "Enter")
     port_in(tmux.screen)
+    assert "p2ptrumps host: your name 'Hana' is saved; change it with `p2ptrumps id --name NAME`" in tmux.screen()
+    assert (tmp_path / "me" / "p2ptrumps" / "name").read_text() == "Hana\n"
     screen = run.signal(signal.SIGHUP)
     assert "p2ptrumps host: stopped by SIGHUP before the match began" in screen
     assert not list((tmp_path / "me" / "p2ptrumps").glob("logs/*"))

@@ -374,3 +374,22 @@ def test_viewer_in_a_small_terminal_says_so() -> None:
     viewer = ReplayViewer(load_any(SAMPLE), output=Small())
     assert plain(viewer._render_body(40, 12))[:2] == ["terminal too small: need at least 60x20", "(now 40x12); q quits"]
     assert viewer._render_status(40, 0) == []
+
+
+@pytest.mark.parametrize("width", [100, 80, 60])
+def test_the_position_text_breaks_only_after_a_slash(width: int) -> None:
+    """issue 19 §5: at 100 columns the position text was cut inside a field; now each line ends at a
+    '/' and the lines pasted together (as a terminal copies them) read as the same position."""
+    from p2ptrumps.notation import parse_position, position_text
+
+    viewer = ReplayViewer(load_any(SAMPLE))
+    viewer.step(3)
+    step = viewer.current
+    assert step is not None
+    text = position_text(step.position)
+    lines = ["".join(t for _, t in line) for line in viewer.extra_lines(width)]
+    assert len(lines) >= 2 and all(len(line) <= width for line in lines)
+    assert all(line.endswith("/") for line in lines[:-1])
+    assert "".join(line.strip() for line in lines) == f"position {text}"
+    pasted = "\n".join(lines).removeprefix(" position ")
+    assert position_text(parse_position(pasted)) == text

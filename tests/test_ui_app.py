@@ -8,6 +8,7 @@ state and the saved record.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -275,7 +276,7 @@ def test_completion_offers_legal_plays_only(tmp_path: Path) -> None:
         completer = table.prompt_buffer.completer
         assert completer is not None
         firsts = {c.text for c in completer.get_completions(Document(""), CompleteEvent())}
-        want = {Card(m.card).label(ascii_only=True) for m in legal if m.kind == BEAT}
+        want = {Card(m.card).label() for m in legal if m.kind == BEAT}  # 8♣ as on the table, not 8C
         if any(m.kind == PICK_UP for m in legal):
             want.add("p")
         assert firsts == want
@@ -283,8 +284,13 @@ def test_completion_offers_legal_plays_only(tmp_path: Path) -> None:
         if beat is not None:
             typed = Card(beat.card).code.lower() + " "
             seconds = {c.text for c in completer.get_completions(Document(typed), CompleteEvent())}
-            assert seconds == {Card(m.second).label(ascii_only=True) for m in legal
+            assert seconds == {Card(m.second).label() for m in legal
                                if m.kind == BEAT and m.card == beat.card}
+            assert all(not s.isascii() for s in seconds)
+            # A typed suit letter still completes, to the card as shown.
+            code = Card(beat.second).code
+            assert Card(beat.second).label() in {
+                c.text for c in completer.get_completions(Document(typed + code), CompleteEvent())}
         inp.send_text("\x1b")
         await wait_until(lambda: table.state.prompt_kind is None, "the prompt to close")
         await quit_game(inp)
@@ -390,12 +396,22 @@ def test_help_and_quit_confirmation(tmp_path: Path) -> None:
         await wait_until(lambda: table.state.show_opponent, "the opponent's hand")
         await quit_game(inp)
 
-    _, result = run_play(cfg, script)
+    session, result = run_play(cfg, script)
     assert result == QuitResult.QUIT
-    assert saved(cfg).deals[0].moves == []
+    # No move was made: no record file (issue 19 §2).
+    assert session.record is None and session.saved == [] and list(tmp_path.iterdir()) == []
 
 
 # ----- a whole deal, end to end -------------------------------------------------------------
+
+
+def typed_text(move: Move) -> str:
+    """``move`` as the person types it at the ``:`` prompt."""
+    if move.kind == PICK_UP:
+        return "p"
+    if move.kind == BEAT and move.second >= 0:
+        return f"{Card(move.card).code} {Card(move.second).label(ascii_only=True).lower()}"
+    return Card(move.card).label(ascii_only=True)
 
 
 def test_a_whole_match_of_two_deals_through_the_ui(tmp_path: Path) -> None:
@@ -417,13 +433,7 @@ def test_a_whole_match_of_two_deals_through_the_ui(tmp_path: Path) -> None:
                 pos = position(session)
                 move = rng.choice(pos.legal_moves())
                 n = len(table.state.history)
-                if move.kind == PICK_UP:
-                    text = "p"
-                elif move.kind == BEAT and move.second >= 0:
-                    text = f"{Card(move.card).code} {Card(move.second).label(ascii_only=True).lower()}"
-                else:
-                    text = Card(move.card).label(ascii_only=True)
-                inp.send_text(":" + text + ENTER)
+                inp.send_text(":" + typed_text(move) + ENTER)
                 typed.append(move)
                 await wait_until(landed(n), "my move to land")
             if deal == 1:
@@ -451,6 +461,122 @@ def test_a_whole_match_of_two_deals_through_the_ui(tmp_path: Path) -> None:
     assert rec.deals[1].dealer == (1 - rec.deals[0].outcome.winner if rec.deals[0].outcome and
                                    rec.deals[0].outcome.winner is not None else 1 - rec.deals[0].dealer)
     assert session.table.state.score_halves == rec.score_halves()
+
+
+# ----- come back to a game: play again, --continue (issue 19 §2) --------------------------------
+
+
+def test_play_again_starts_a_new_match_with_the_same_level_and_rules(tmp_path: Path) -> None:
+    cfg = config(tmp_path, HUMAN_LEADS)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my lead")
+        inp.send_text("Ry")
+        await wait_until(lambda: table.state.mode == Mode.MATCH_END, "the end of the match")
+        assert table.status_view(100).keys.startswith("a play again  Enter leave")
+        first_hands = position(session).hands
+        inp.send_text("a")
+        await wait_until(lambda: table.state.mode in (Mode.TURN, Mode.WAIT) and table.state.end is None,
+                         "the new match")
+        assert table.state.score_halves == (0, 0) and table.state.deal_number == 1
+        assert position(session).hands != first_hands
+        await wait_until(my_turn(session), "my turn in the new match")
+        inp.send_text("Ry")
+        await wait_until(lambda: table.state.mode == Mode.MATCH_END, "the end of the second match")
+        assert table.state.end is not None and table.state.end.record_path == str(session.saved[1])
+        inp.send_text(ENTER)
+
+    session, result = run_play(cfg, script)
+    assert result == QuitResult.FINISHED
+    assert session.saved[0] == cfg.record_path and len(session.saved) == 2
+    assert session.saved[1].parent == tmp_path and session.saved[1].name.endswith("_vs-random.json")
+    first, second = (MatchRecord.load(p) for p in session.saved)
+    assert first.finished and second.finished
+    assert second.rules == first.rules and second.trumps == first.trumps and second.players == first.players
+    assert first.deals[0].seed == deal_seed(HUMAN_LEADS, 1)
+    assert second.deals[0].seed == deal_seed(HUMAN_LEADS, 1, match=2) != first.deals[0].seed
+
+
+def test_continue_goes_on_where_the_game_stopped(tmp_path: Path) -> None:
+    cfg = config(tmp_path, AI_LEADS, deals=2)
+    stopped: list[Position] = []
+
+    async def first(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        for _ in range(2):
+            await wait_until(my_turn(session), "my turn")
+            n = len(table.state.history)
+            inp.send_text(":" + typed_text(position(session).legal_moves()[0]) + ENTER)
+            await wait_until(lambda n=n: len(table.state.history) > n + 1 or table.state.mode != Mode.TURN,  # type: ignore[misc]
+                             "a reply")
+        await wait_until(my_turn(session), "my turn")
+        stopped.append(position(session).copy())
+        await quit_game(inp)
+
+    run_play(cfg, first)
+    rec = saved(cfg)
+    assert not rec.finished and rec.deals[0].outcome is None
+    moves = list(rec.deals[0].moves)
+    assert len(moves) >= 4
+
+    again = dataclasses.replace(cfg, resume=rec)
+
+    async def second(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my turn where I stopped")
+        assert position(session).key() == stopped[0].key()
+        assert [h.move for h in table.state.history] == moves
+        assert table.state.message.startswith(f"Continued where you stopped: deal 1 of 2, after {len(moves)} moves.")
+        inp.send_text("Ry")
+        await wait_until(lambda: table.state.mode == Mode.DEAL_END, "the end of deal 1")
+        inp.send_text(ENTER)
+        await wait_until(lambda: table.state.deal_number == 2 and table.state.mode == Mode.TURN, "deal 2")
+        inp.send_text("Ry")
+        await wait_until(lambda: table.state.mode == Mode.MATCH_END, "the end of the match")
+        inp.send_text(ENTER)
+
+    session, result = run_play(again, second)
+    assert result == QuitResult.FINISHED and session.saved == [cfg.record_path]
+    done = saved(cfg)
+    assert done.finished and done.started == rec.started and len(done.deals) == 2
+    assert done.deals[0].moves == moves and done.deals[0].outcome is not None
+    assert done.deals[0].outcome.reason == "resign"
+    done.check()
+
+
+def test_newest_unfinished_record_is_found(tmp_path: Path) -> None:
+    import os
+
+    from p2ptrumps.record import PlayerInfo
+    from p2ptrumps.ui.play import newest_unfinished
+
+    def record(moves: int, finished: bool) -> MatchRecord:
+        rec = MatchRecord(RuleSet(deals=1), (2, 0), (PlayerInfo("Tess"), PlayerInfo("AI normal", "ai:normal")))
+        seed = deal_seed(1, 1)
+        hands = deal_hands(seed, rec.rules, rec.trumps, 0)
+        from p2ptrumps.record import DealRecord
+        deal = DealRecord(1, 0, seed, hands)
+        pos = rec.start_of(deal)
+        for _ in range(moves):
+            m = pos.legal_moves()[0]
+            pos.push(m)
+            deal.moves.append(m)
+        if finished:
+            pos.resign(pos.to_move)
+            deal.outcome = pos.outcome
+        rec.deals.append(deal)
+        return rec
+
+    record(3, False).save(tmp_path / "older.json")
+    record(2, False).save(tmp_path / "newer.json")
+    record(1, True).save(tmp_path / "newest-finished.json")
+    (tmp_path / "broken.json").write_text("{")
+    for i, name in enumerate(["older.json", "newer.json", "newest-finished.json", "broken.json"]):
+        os.utime(tmp_path / name, (1_000_000 + i, 1_000_000 + i))
+    found = newest_unfinished(tmp_path)
+    assert found is not None and found[0] == tmp_path / "newer.json" and len(found[1].deals[0].moves) == 2
+    assert newest_unfinished(tmp_path / "none") is None
 
 
 # ----- the table without trio: intents and records names --------------------------------------
@@ -518,9 +644,11 @@ def test_draw_offer_to_the_ai_is_settled_either_way(tmp_path: Path) -> None:
         await quit_game(inp)
 
     run_play(cfg, script)
+    if not cfg.record_path.exists():  # declined, then quit without a move: no record (issue 19 §2)
+        return
     deal = saved(cfg).deals[0]
     assert deal.moves == []
-    assert deal.outcome is None or (deal.outcome.winner, deal.outcome.reason) == (None, "agreed-draw")
+    assert deal.outcome is not None and (deal.outcome.winner, deal.outcome.reason) == (None, "agreed-draw")
 
 
 def test_dialogs_are_framed_and_ascii_safe() -> None:
@@ -619,8 +747,7 @@ def test_draw_offer_asks_first_and_no_sends_nothing(tmp_path: Path) -> None:
         await quit_game(inp)
 
     run_play(cfg, script)
-    deal = saved(cfg).deals[0]
-    assert (deal.moves, deal.outcome) == ([], None)
+    assert not cfg.record_path.exists()  # no move made: no record (issue 19 §2)
 
 
 def test_help_names_the_draw_key_and_fits_the_smallest_terminal() -> None:

@@ -263,8 +263,10 @@ def test_repeating_moves_are_exactly_those_that_draw() -> None:
     assert repeating_moves(position(*BEAT_POS)) == frozenset()
 
 
-def test_a_move_that_repeats_a_position_a_third_time_is_named_and_confirmed() -> None:
+def test_a_forced_pick_up_that_repeats_a_position_is_named_not_asked() -> None:
+    """issue 19 §5: the only legal move is said to draw, and played without "Play it?"."""
     pos = repeat_position()
+    assert pos.legal_moves() == [Move.pick_up()]
     seat = pos.to_move
 
     def setup(table: TableApp) -> None:
@@ -274,10 +276,47 @@ def test_a_move_that_repeats_a_position_a_third_time_is_named_and_confirmed() ->
 
     async def script(t: Table) -> None:
         s = t.table.state
-        assert (s.message, s.message_kind) == ("picking up repeats a position a third time: the deal is drawn", "hint")
+        assert (s.message, s.message_kind) == (
+            "Your only move: picking up repeats a position a third time: the deal is drawn.", "hint")
+        await t.keys("p", lambda: bool(t.sent), "the pick-up")
+        assert s.confirm is None
+
+    assert run_table(setup, script).sent == [Move.pick_up()]
+
+
+#: A deal (seed: random.Random(10)'s first 32 bytes; trumps C D; seat 0 deals; repetition 2, voluntary
+#: pick-up) whose last position has a choice (221 moves), and picking up draws by repetition.
+CHOICE_MOVES = ("7S pickup TH pickup 6S pickup QD pickup QS 9C/6S 9S/8D pickup pickup AC pickup QD pickup TD "
+                "pickup 9S pickup 6S pickup AS pickup TS pickup JD QD/JS pickup QS pickup JC pickup TS pickup AD "
+                "pickup TD 7C/AH pickup KC pickup JD pickup KH pickup AD pickup KS pickup 7D pickup 9D pickup 7S "
+                "9D/9C JC/QD AD/JH pickup pickup JS/QD pickup TC pickup 9H pickup TH QD/8C pickup 6D QD/8C")
+
+
+def test_a_chosen_move_that_repeats_a_position_is_named_and_confirmed() -> None:
+    import random
+
+    from p2ptrumps.shuffle import deal_hands
+
+    rules = RuleSet(repetition=2, voluntary_pickup=True)
+    rng = random.Random(10)
+    seed = bytes(rng.getrandbits(8) for _ in range(32))
+    pos = Position.start(rules, (0, 1), deal_hands(seed, rules, (0, 1), 0), 0)
+    for code in CHOICE_MOVES.split():
+        pos.push(Move.parse(code))
+    assert len(pos.legal_moves()) == 221 and repeating_moves(pos) == {Move.pick_up()}
+    seat = pos.to_move
+
+    def setup(table: TableApp) -> None:
+        table.set_players(("Tess", "AI greedy"), seat)
+        table.show_event(DealStarted(1, 0, pos.copy()))
+        table.begin_turn(pos.copy(), seat)
+
+    async def script(t: Table) -> None:
+        s = t.table.state
+        assert (s.message, s.message_kind) == ("picking up repeats a position a second time: the deal is drawn", "hint")
         await t.keys("p", lambda: s.confirm is not None, "the question")
         assert s.confirm is not None
-        assert s.confirm.question == "Picking up repeats a position a third time: the deal is drawn. Play it?"
+        assert s.confirm.question == "Picking up repeats a position a second time: the deal is drawn. Play it?"
         await t.keys("n", lambda: s.confirm is None, "the question answered no")
         assert t.sent == [] and s.mode == Mode.TURN
         await t.keys("p", lambda: s.confirm is not None, "the question again")
@@ -351,7 +390,7 @@ def test_the_deal_over_screen_keeps_the_moves() -> None:
     assert table.state.mode == Mode.DEAL_END
     wide = plain(table._render_body(80, 20))
     assert wide[0] == " Svoi Kozyri   Deal 1 of 2 over                         │ Moves"
-    assert wide[1].endswith("│  1 Tess   beat A♠")
+    assert wide[1].endswith("│   1 Tess  beat A♠")
     narrow = plain(table._render_body(60, 20))
     assert narrow[4] == " Last move of Tess: beat A♠ (last card)"
     view = table.table_view()

@@ -16,6 +16,7 @@ from prompt_toolkit.output import DummyOutput
 
 from p2ptrumps.command import CommandError
 from p2ptrumps.commands.main import main
+from p2ptrumps.record import MatchRecord
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.ui import play
 from p2ptrumps.ui.app import Mode, QuitResult
@@ -115,6 +116,9 @@ def test_saving_fails_mid_game_is_shown_and_retried(tmp_path: Path) -> None:
                     await asyncio.sleep(0.005)
 
             table = session.table
+            await until(lambda: table.state.mode == Mode.TURN)
+            if session.record is None:  # I lead: a record is written from the first move on (issue 19 §2)
+                inp.send_text("\r")
             await until(lambda: session.record is not None and table.state.mode == Mode.TURN)
             shutil.rmtree(folder)
             folder.write_text("in the way")  # the next save fails
@@ -137,3 +141,28 @@ def test_saving_fails_mid_game_is_shown_and_retried(tmp_path: Path) -> None:
     ]
     assert session.save_error is None
     assert (folder / "rec.json").exists()
+
+
+def test_continue_takes_the_newest_unfinished_game_or_says_there_is_none(tmp_path: Path) -> None:
+    """issue 19 §2: ``play --continue`` reopens the newest unfinished offline game with its level,
+    rules, trumps and name, saved in place; without one it says where it looked."""
+    from p2ptrumps.record import DealRecord, PlayerInfo
+    from p2ptrumps.shuffle import deal_hands
+    from p2ptrumps.ui.play import NoGameToContinue, deal_seed
+
+    args = play_args(tmp_path)
+    args.continue_ = True
+    with pytest.raises(NoGameToContinue) as info:
+        config_from_args(args)
+    assert str(info.value) == f"no unfinished game to continue in {tmp_path / 'records'}"
+    rules = RuleSet(deals=3)
+    rec = MatchRecord(rules, (3, 1), (PlayerInfo("Ann"), PlayerInfo("AI strong", "ai:strong")), started="x")
+    seed = deal_seed(9, 1)
+    deal = DealRecord(1, 1, seed, deal_hands(seed, rules, rec.trumps, 1))
+    deal.moves.append(rec.start_of(deal).legal_moves()[0])
+    rec.deals.append(deal)
+    rec.save(tmp_path / "records" / "game.json")
+    cfg = config_from_args(args)
+    assert (cfg.level, cfg.rules, cfg.trump, cfg.name) == ("strong", rules, 3, "Ann")
+    assert cfg.record_path == tmp_path / "records" / "game.json"
+    assert cfg.resume is not None and cfg.resume.deals[0].moves == deal.moves

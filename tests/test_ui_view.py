@@ -66,10 +66,10 @@ VIEW = TableView(
 def test_table_at_80_columns_with_history() -> None:
     assert plain(render_table(VIEW, 80, 13)) == [
         " Svoi Kozyri   deal 2/3   Ann ½ : ½ AI greedy           │ Moves",
-        "────────────────────────────────────────────────────────│  1 AI     lead 8♣",
-        "   AI greedy  trump ♦  3 cards                          │  2 Ann    beat J♦ 6♥",
-        "    hand hidden (o shows it)                            │  3 AI     beat 10♠ 7♣",
-        "                                                        │  4 Ann    pick up 3",
+        "────────────────────────────────────────────────────────│   1 AI    lead 8♣",
+        "   AI greedy  trump ♦  3 cards                          │   2 Ann   beat J♦ 6♥",
+        "    hand hidden (o shows it)                            │   3 AI    beat 10♠ 7♣",
+        "                                                        │   4 Ann   pick up 3",
         " Pile (6): 8♣ J♦ 6♥ 10♠ 7♣  top ▶ 9♦ ◀                  │",
         "                                                        │",
         " ▶ Ann  trump ♥  5 cards                                │",
@@ -114,10 +114,10 @@ def test_ascii_table_with_opponent_hand_pending_beat_and_connection() -> None:
     lines = plain(render_table(view, 80, 17))
     assert lines == [
         " Svoi Kozyri   deal 2/3   Ann 0.5 : 0.5 AI greedy       | Moves",
-        "--------------------------------------------------------|  1 AI     lead 8C",
-        "   AI greedy  trump D  3 cards                connected |  2 Ann    beat JD 6H",
-        "    fingerprint ab12 cd34                               |  3 AI     beat 10S 7C",
-        "  D trump  8D                                           |  4 Ann    pick up 3",
+        "--------------------------------------------------------|   1 AI    lead 8C",
+        "   AI greedy  trump D  3 cards                connected |   2 Ann   beat JD 6H",
+        "    fingerprint ab12 cd34                               |   3 AI    beat 10S 7C",
+        "  D trump  8D                                           |   4 Ann   pick up 3",
         "  S        7S                                           |",
         "  H        QH                                           |",
         "  C        -                                            |",
@@ -260,6 +260,11 @@ def test_environment_and_encoding_detection() -> None:
     assert wants_color({}) is True
     assert wants_color({"NO_COLOR": "1"}) is False
     assert wants_color({"NO_COLOR": ""}) is True
+    # issue 19 §5: a terminal without colours gets none.
+    assert wants_color({"TERM": "xterm-mono"}) is False
+    assert wants_color({"TERM": "vt100"}) is False
+    assert wants_color({"TERM": "xterm-256color"}) is True
+    assert wants_color({"TERM": "screen"}) is True
     utf8 = {"LANG": "en_US.UTF-8"}
     assert wants_ascii("utf-8", utf8) is False
     assert wants_ascii("ascii", utf8) is True
@@ -332,10 +337,16 @@ def test_long_record_path_wraps_on_the_end_screen() -> None:
     view = EndView(title="x", names=("A", "B"), trumps=(0, 1), hands=(0, 0), pile=(), deal_number=1, deals=1,
                    score_halves=(2, 0), match_over=True, record_path=path)
     lines = plain(render_end(view, 50, 8))
-    assert lines[4:6] == [
-        " Record saved: /home/someone/.local/share/p2ptrump",
-        "   s/records/2026-11-29_1742_vs-normal.json",
+    # Broken after a "/", never inside a name (issue 19 §5).
+    assert lines[4:7] == [
+        " Record saved: /home/someone/.local/share/",
+        "   p2ptrumps/records/",
+        "   2026-11-29_1742_vs-normal.json",
     ]
+    wide = plain(render_end(dataclasses.replace(view, record_path="/root/.local/share/p2ptrumps/records/"
+                                                "2026-12-01_1554_vs-random.json"), 80, 8))
+    assert wide[4:6] == [" Record saved: /root/.local/share/p2ptrumps/records/",
+                         "   2026-12-01_1554_vs-random.json"]
 
 
 def test_at_60_columns_a_long_name_is_cut_before_the_clock_is() -> None:
@@ -354,6 +365,19 @@ def test_a_small_screen_keeps_the_newest_chat_line() -> None:
     assert plain(render_table(view, 60, 14))[-2:] == ["  ♣        K♣", " AI greedy: привет"]
     assert plain(render_table(view, 60, 16))[-3:] == ["", " Ann: hello", " AI greedy: привет"]
     assert plain(render_table(VIEW, 60, 13))[-1] == "  ♣        K♣"
+
+
+def test_move_100_does_not_touch_the_panel_border() -> None:
+    """issue 19 §5: "│100" touched the border; every number keeps a space after it, and the longest
+    line up to move 999 fits the panel."""
+    from dataclasses import replace
+
+    history = tuple(HistoryEntry(n, n % 2, Move.beat(c("TS"), c("TH"))) for n in range(90, 101))
+    view = replace(VIEW, history=history, names=("Annabel", "AI greedy"))
+    lines = plain(render_table(view, 80, 13))
+    assert any(line.endswith("│ 100 Annab beat 10♠ 10♥") for line in lines)
+    assert all(len(line) <= 80 for line in lines)
+    assert not any("│1" in line for line in lines)
 
 
 def test_the_running_clock_is_on_its_seats_own_line_and_warns_in_its_last_10_seconds() -> None:

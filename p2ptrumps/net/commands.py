@@ -36,11 +36,16 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
     identity, created = keystore.load_or_create_key(data)
     if created:
         print(f"created your identity key in {data / keystore.KEY_FILE}", file=sys.stderr)
+    interactive = sys.stdin.isatty()
     try:
-        name = keystore.clean_name(args.name) if args.name else keystore.load_name(data)
+        if args.name:
+            name = keystore.clean_name(args.name)
+        else:
+            name, note = keystore.first_name(data, read_line if interactive else None)
+            if note:
+                say(args, note)
     except ValueError as exc:
         raise NetplayError(EXIT_USAGE, str(exc)) from None
-    interactive = sys.stdin.isatty()
 
     def confirm(question: str) -> bool:
         answer = read_line(question)

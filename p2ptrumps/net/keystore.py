@@ -241,6 +241,46 @@ def load_name(directory: Path | None = None) -> str:
                             "`p2ptrumps id --name NAME`") from None
 
 
+#: Times :func:`first_name` asks before it takes the login name.
+NAME_QUESTIONS = 3
+
+
+def first_name(directory: Path, ask: Callable[[str], str | None] | None) -> tuple[str, str]:
+    """The name a networked command plays under: the stored one, or — the first time, when
+    no ``name`` file exists (protocol/files.md) — the answer to one question offering the login
+    name (:func:`default_name`; an empty answer takes it), stored so it is never asked again.
+
+    Args:
+        directory: the data directory.
+        ask: shows a question (ending in ``": "``) and returns the line typed, None at end of
+            input; None when nobody can be asked (no terminal): the login name is used, not stored.
+    Returns:
+        (the name, a line for the user: ``""`` when a stored name was used, else what was chosen).
+    Raises:
+        KeyStoreError: the name file is unusable (:func:`load_name`) or cannot be written.
+    """
+    path = directory / NAME_FILE
+    if path.exists() or path.is_symlink():
+        return load_name(directory), ""
+    login = default_name()
+    unset = (f"no name set: other players see your login name {quoted(login)} "
+             "(set one with `p2ptrumps id --name NAME`)")
+    if ask is None:
+        return login, unset
+    fault = ""
+    for _ in range(NAME_QUESTIONS):
+        answer = ask(f"{fault}Your name, as other players will see it [{login}]: ")
+        if answer is None:
+            return login, unset
+        try:
+            name = save_name(answer if answer.strip() else login, directory)
+        except ValueError as exc:
+            fault = f"{exc}. "
+            continue
+        return name, f"your name {quoted(name)} is saved; change it with `p2ptrumps id --name NAME`"
+    return login, unset
+
+
 def save_name(name: str, directory: Path | None = None) -> str:
     """Store the display name (as :func:`clean_name` takes it; never cut); returns it.
     Raises ValueError (a name the text rule refuses) / KeyStoreError (cannot write)."""
@@ -293,8 +333,8 @@ class Pin(enum.Enum):
     """What the known-peers file says about a key."""
 
     KNOWN = "known"  # this fingerprint is pinned
-    UNKNOWN = "unknown"  # never seen, and no pinned peer claims its name or address
-    CHANGED = "changed"  # a pinned peer with this name or address has another key
+    UNKNOWN = "unknown"  # never seen, and no pinned peer was met at its address
+    CHANGED = "changed"  # a pinned peer met at this address has another key
 
 
 @dataclass(frozen=True)
@@ -306,6 +346,8 @@ class PinCheck:
     name: str
     address: str
     conflicts: tuple[KnownPeer, ...] = ()
+    #: Pinned entries of other keys that showed the same name (another peer: never a conflict).
+    namesakes: tuple[KnownPeer, ...] = ()
 
 
 #: How long a change to the known peers waits for another process's change, seconds.
@@ -381,19 +423,21 @@ class KnownPeers:
             raise KeyStoreError(f"cannot write {self.path}: {exc.strerror or exc}") from None
 
     def check(self, fingerprint: str, name: str, address: str | None) -> PinCheck:
-        """Is ``fingerprint`` pinned?  ``CHANGED`` if another key is pinned for ``name``
-        or (when given) ``address``; ``KNOWN`` if this key is pinned and no such
-        conflict exists; else ``UNKNOWN``."""
+        """Is ``fingerprint`` pinned (protocol/files.md, known_peers.json matching: keys are
+        identities, names are labels)?  ``CHANGED`` if another key is pinned for ``address``
+        (when given); ``KNOWN`` if this key is pinned and no such conflict exists; else
+        ``UNKNOWN``.  A name pinned for another key is no conflict: those entries are
+        :attr:`PinCheck.namesakes` (another peer of the same name)."""
         fp = normalise_fingerprint(fingerprint)
         conflicts = tuple(
             p for p in self.peers
-            if normalise_fingerprint(p.fingerprint) != fp and (p.name == name or (address and p.address == address))
+            if normalise_fingerprint(p.fingerprint) != fp and address and p.address == address
         )
         if conflicts:
             return PinCheck(Pin.CHANGED, fingerprint, name, address or "", conflicts)
-        if any(normalise_fingerprint(p.fingerprint) == fp for p in self.peers):
-            return PinCheck(Pin.KNOWN, fingerprint, name, address or "")
-        return PinCheck(Pin.UNKNOWN, fingerprint, name, address or "")
+        namesakes = tuple(p for p in self.peers if normalise_fingerprint(p.fingerprint) != fp and p.name == name)
+        pin = Pin.KNOWN if any(normalise_fingerprint(p.fingerprint) == fp for p in self.peers) else Pin.UNKNOWN
+        return PinCheck(pin, fingerprint, name, address or "", namesakes=namesakes)
 
     def add(self, fingerprint: str, name: str, address: str, now: datetime | None = None) -> None:
         """Pin a peer (no-op if this fingerprint with this name and address is already pinned)."""
@@ -492,10 +536,17 @@ def decide_pin(
             f"but you expected {expected_fingerprint}. Refused."
         )
     if check.pin is Pin.KNOWN:
+        if check.address:
+            known.add(check.fingerprint, check.name, check.address)  # a new address of a known key is pinned too
         return f"known peer {quoted(check.name)} ({check.fingerprint})"
+    other = ""
+    if check.namesakes:
+        n = check.namesakes[0]
+        other = (f"Another peer named {quoted(n.name)} is pinned with key {n.fingerprint} "
+                 f"(at {n.address}): this is a different peer.\n")
     if expected_fingerprint is None and not accept_new:
         question = (
-            f"{quoted(check.name)} at {check.address or '?'} is not a known peer.\n"
+            f"{quoted(check.name)} at {check.address or '?'} is not a known peer.\n{other}"
             f"Its key fingerprint is {check.fingerprint}\n"
             f"Check it with them (they see it with `p2ptrumps id`). Accept and remember it? [y/N] "
         )
@@ -507,4 +558,7 @@ def decide_pin(
         if not confirm(question):
             raise PinningError(f"key {check.fingerprint} of {quoted(check.name)} not accepted")
     known.add(check.fingerprint, check.name, check.address)
-    return f"new peer {quoted(check.name)} pinned ({check.fingerprint})"
+    note = f"new peer {quoted(check.name)} pinned ({check.fingerprint})"
+    if check.namesakes:
+        note += f"; not the {quoted(check.name)} pinned with key {check.namesakes[0].fingerprint}"
+    return note

@@ -50,6 +50,7 @@ from ..wire.events import (
     ChatReceived,
     Claimed,
     CommitDue,
+    ConnectionClosed,
     DealReady,
     DrawAnswered,
     DrawOffered,
@@ -198,6 +199,9 @@ class NetGame:
         self.on_chat = on_chat
         self.on_note = on_note
         self.on_left: Callable[[str], None] | None = None
+        #: ``on_closed(clean)`` when the peer closed the connection (:class:`~p2ptrumps.wire.events.ConnectionClosed`;
+        #: ``clean``: after the match's end, when it declines a rematch by leaving).
+        self.on_closed: Callable[[bool], None] | None = None
         self._queue: deque[WireEvent] = deque()
         self._arrived = trio.Event()
         self.deals: dict[int, DealReady] = {}
@@ -289,6 +293,8 @@ class NetGame:
                 continue
             if isinstance(ev, (CommitDue, RevealDue, ProtocolViolation, Flooded)):
                 continue  # commit/reveal are given early; faults and floods are the transport's
+            if isinstance(ev, ConnectionClosed) and self.on_closed is not None:
+                self.on_closed(ev.clean)
             self._push(ev)  # type: ignore[arg-type]
 
     def restore(self) -> None:

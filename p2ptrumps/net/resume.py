@@ -19,7 +19,7 @@ from ..wire import messages
 from ..wire.errors import RemoteProtocolError
 from ..wire.log import LOG_MAGIC, read_log
 from ..wire.session import Session
-from ..wire.verify import verify_log
+from ..wire.verify import Verdict, verify_log
 from .addresses import local_addresses
 from .config import EXIT_ERROR, NetConfig, NetplayError, NetResult, say
 from .dial import dial_secure, parse_address
@@ -58,10 +58,32 @@ def describe(log_path: Path) -> str | None:
     seat = _owner_seat(read_log(data).frames)
     if v.status not in ("unfinished", "valid") or len(v.players) < 2 or seat is None:
         return None
-    where = v.reason if v.status == "unfinished" else (
-        "complete, but it may end before the last statement reached both sides (wire.md §14.5)")
     peer = v.players[1 - seat][0]
+    where = stopped_where(v, seat) if v.status == "unfinished" else (
+        "complete, but its end may not have reached both of you")
     return f"your match with {peer} (you were the {'host' if seat == 0 else 'guest'}): {where}"
+
+
+def stopped_where(v: Verdict, seat: int) -> str:
+    """Where an unfinished match stopped, in the players' words (no message numbers or seats):
+    ``"stopped in deal 2 of 3 (1 : 0), your move"``; ``seat`` is ours (0 host, 1 guest)."""
+    peer = v.players[1 - seat][0] if len(v.players) == 2 else "the peer"
+    waiting_seat, what = v.waiting or (None, "nothing")
+    who = "either of you" if waiting_seat is None else ("you" if waiting_seat == seat else peer)
+    whose = "your" if who == "you" else f"{who}'s"
+    doing = {
+        "rules": "agreeing the rules", "agree": "agreeing the rules",
+        "trump": f"{who} choosing a trump",
+        "commit": "shuffling the deal", "reveal": "shuffling the deal",
+        "move": f"{whose} move",
+        "deal-end": "the deal over, its result not yet signed",
+        "match-end": "the match over, its result not yet signed",
+    }.get(what, "after the match")
+    if not v.deals or v.rules is None:
+        return f"stopped before the first deal, {doing}"
+    a, b = v.score_halves[seat], v.score_halves[1 - seat]
+    score = f"{a / 2:g} : {b / 2:g}"
+    return f"stopped in deal {len(v.deals)} of {v.rules.deals} (you {score} {peer}), {doing}"
 
 
 def _owner_seat(frames: list[bytes]) -> int | None:

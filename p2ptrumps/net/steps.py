@@ -426,6 +426,8 @@ class MatchSteps:
         if seat == 0:
             ours = await mine(None)
             return ours, await theirs()
+        if ref.trumps[0] is None:  # the guest is told why it waits (issue 19 §5)
+            self.tell(f"{session.peer_name or 'the host'} is choosing a trump; you choose yours next")
         other = await theirs()
         return await mine(other), other
 
@@ -516,7 +518,8 @@ class MatchSteps:
         (protocol/wire.md §16) unless the person says no or the peer's message came first."""
         game, session, clock = self.game, self.session, self.game.clock
         name = session.peer_name or "the peer"
-        text = f"{name}'s time is up ({clock_text(clock.limit_s)} for its {what}): claim the rest of the match?"
+        doing = step_words(what)
+        text = f"{name}'s time is up ({clock_text(clock.limit_s)} {doing}): claim the rest of the match?"
         if game.ask_claim is not None and not await game.ask_claim(text):
             return
         try:
@@ -525,7 +528,7 @@ class MatchSteps:
             return
         if game.on_note is not None:
             won = session.chain.referee.claims[-1][1] if session.chain and session.chain.referee.claims else []
-            game.on_note(f"{name}'s time ran out ({what}): you claimed deals {', '.join(map(str, won))}")
+            game.on_note(f"{name}'s time ran out ({doing}): you claimed deals {', '.join(map(str, won))}")
 
     async def rejoined(self) -> None:
         """(a restarted side) Wait until the peer is back and proven, so that our last statement, or
@@ -694,3 +697,15 @@ async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> Calla
         raise NetplayError(EXIT_ERROR, str(exc)) from None
     say(cfg, f"peer: {note}")
     return write
+
+
+#: What a player was doing at each step of the match a clock runs for (protocol/wire.md §16), in
+#: the players' words ("to shuffle the deal", never "for its commit").
+STEP_WORDS = {"rules": "to agree the rules", "agree": "to agree the rules", "trump": "to choose a trump",
+              "commit": "to shuffle the deal", "reveal": "to shuffle the deal", "move": "to move",
+              "deal-end": "to sign the deal's result", "match-end": "to sign the match's result"}
+
+
+def step_words(what: str) -> str:
+    """The player's words for the step ``what`` a clock ran for (:data:`STEP_WORDS`)."""
+    return STEP_WORDS.get(what, "to act")

@@ -30,7 +30,7 @@ from prompt_toolkit.output import Output
 from ..command import say
 from ..match import DealEnded, Event
 from ..record import PlayerInfo
-from ..ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOptions, describe_score
+from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
 from ..ui.terminal import Termination
 from ..ui.view import CLOCK_WARN_S, cut_to_width, wants_color
@@ -48,6 +48,18 @@ SILENT_AFTER_S = 8.0
 def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
     """``name`` cut to ``columns`` terminal columns (wide characters count 2), with ``…`` if cut."""
     return cut_to_width(name, columns)
+
+
+def names_apart(mine: str, my_fingerprint: str, theirs: str, their_fingerprint: str) -> tuple[str, str]:
+    """The display names of us and the peer (:func:`display_name`); when they are the same, each
+    followed by its key's first four characters, ``("root (K7QX)", "root (3HAG)")`` (issue 19 §4:
+    names are labels, keys are identities)."""
+    me, peer = display_name(mine), display_name(theirs)
+    if me == peer:
+        short = MAX_NAME_COLUMNS - 7
+        me = f"{display_name(mine, short)} ({my_fingerprint[:4]})"
+        peer = f"{display_name(theirs, short)} ({their_fingerprint[:4]})"
+    return me, peer
 
 
 def run_with_ui(cfg: NetConfig, args: argparse.Namespace, role: str,
@@ -321,7 +333,8 @@ class TableSeat:
     def on_ready(self, game: MatchView, result: NetResult) -> None:
         """The peer's key and the rules are accepted: the table takes the terminal, our seat is the person."""
         cfg, table = self.cfg, self.table
-        me, peer = display_name(cfg.name), display_name(result.peer_name or "peer")
+        me, peer = names_apart(cfg.name, cfg.identity.fingerprint, result.peer_name or "peer",
+                               result.peer_fingerprint or "")
         table.set_players((me, peer) if game.seat == 0 else (peer, me), game.seat)
         # the key, and which path the match took (issue 14 §3)
         table.set_opponent_detail(f"key {result.peer_fingerprint}" + (f" · {cfg.path}" if cfg.path else ""))
@@ -362,6 +375,7 @@ class TableSeat:
         game.on_chat = lambda who, text: table.add_chat(display_name(who), text)
         game.on_note = lambda text: table.show_message(text, "info")
         game.on_left = lambda who: table.peer_left(f"{display_name(who)} resigned and left the match")
+        game.on_closed = lambda clean: _closed_after_end(table, game, clean)
 
     def on_rematch(self, game: MatchView, result: NetResult) -> None:
         """A rematch was agreed (protocol/wire.md §9.4): the table shows the new match and its log."""
@@ -463,6 +477,16 @@ def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
     result = done.result()
     error = getattr(result, "error", None)
     return error if isinstance(error, NetplayError) else None
+
+
+def _closed_after_end(table: TableApp, game: MatchView, clean: bool) -> None:
+    """The peer closed the connection after the match's end: no rematch any more, so the end
+    screen's Enter only leaves and says so (issue 19 §5: it kept saying "Enter rematch or leave")."""
+    if not clean or table.state.mode != Mode.MATCH_END or table.options.match_end_enter == "leave":
+        return
+    table.options.match_end_enter = "leave"
+    table.options.allow_chat = False
+    table.show_message(f"{display_name(game.peer_name or 'the peer')} left: no rematch")
 
 
 async def _watch_silence(games: list[MatchView], table: TableApp, bell: bool = True) -> None:

@@ -95,7 +95,7 @@ from ..rules import Move, Position
 from .bindings import SILENT_KEYS as _SILENT_KEYS
 from .bindings import Parts, key_bindings
 from .events import show_end, show_event
-from .intents import ChatSend, Continue, DrawAnswer, HintRequest, Intent, TrumpChosen
+from .intents import ChatSend, Continue, DrawAnswer, HintRequest, Intent, PlayAgain, TrumpChosen
 from .moves import Turn, legal_cards, repeating_moves
 from .opponent import Opponent
 from .overlays import HELP_CLOSING, HELP_TEXT, RuleBook, overlay_lines
@@ -348,6 +348,10 @@ class HumanPlayer:
 
         table.intent_sink = sink
         self._offered_draw = False
+        #: True when the person left the end of the match with "play again" (:class:`~.intents.PlayAgain`).
+        self.play_again = False
+        #: A line put before the message line's text when the person is next to move (then cleared).
+        self.note_once = ""
 
     async def _receive(self, *kinds: type) -> Intent:
         """The next intent of one of ``kinds`` (others are dropped: they belong to a screen now gone)."""
@@ -370,6 +374,9 @@ class HumanPlayer:
         if self._offered_draw:
             self._offered_draw = False
             self._table.show_message(f"{self._table.opponent_name} declined the draw.", "info")
+        if self.note_once:
+            self._table.show_message(f"{self.note_once} {self._table.state.message}".strip())
+            self.note_once = ""
         self._table.begin_turn(position, seat)
         try:
             while True:
@@ -397,7 +404,7 @@ class HumanPlayer:
                 await self._receive(Continue)
         elif isinstance(event, MatchEnded):
             self._table.show_end(event)
-            await self._receive(Continue)
+            self.play_again = isinstance(await self._receive(Continue, PlayAgain), PlayAgain)
 
     async def accept_draw(self, position: Position, seat: int) -> bool:
         """Ask the person (y/n) whether to accept the opponent's draw offer (RULES.md §7)."""

@@ -22,7 +22,7 @@ from prompt_toolkit.keys import Keys
 
 from ..cards import suit_label
 from ..match import Undo
-from .intents import Continue, HintRequest
+from .intents import Continue, HintRequest, PlayAgain
 from .keys import add_layout_aliases, key_name
 from .moves import Turn
 from .overlays import RuleBook
@@ -322,7 +322,8 @@ def trump_keys(kb: KeyBindings, trump: Filter, parts: Parts) -> None:
 
 
 def end_keys(kb: KeyBindings, ended: Filter, parts: Parts) -> None:
-    """On the end-of-deal and end-of-match screens: Enter or Space goes on."""
+    """On the end-of-deal and end-of-match screens: Enter or Space goes on; ``a`` plays again
+    (offline, on the end of the match)."""
     core = parts.core
 
     @kb.add("enter", filter=ended)
@@ -334,6 +335,13 @@ def end_keys(kb: KeyBindings, ended: Filter, parts: Parts) -> None:
         else:
             core.state.mode = Mode.IDLE
             core.send(Continue())
+
+    again = ended & Condition(lambda: core.state.mode == Mode.MATCH_END and core.options.allow_play_again)
+
+    @kb.add("a", filter=again)
+    def _again(event: KeyPressEvent) -> None:
+        """Play again: another match, same level and rules, a new deal (offline)."""
+        core.send(PlayAgain())
 
 
 def unknown_key(kb: KeyBindings, free: Filter, parts: Parts) -> None:

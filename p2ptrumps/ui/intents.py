@@ -32,6 +32,11 @@ class Continue:
 
 
 @dataclass(frozen=True)
+class PlayAgain:
+    """On the end-of-match screen of an offline match: another match, same level and rules, a new deal."""
+
+
+@dataclass(frozen=True)
 class DrawAnswer:
     """The person's answer to the opponent's draw offer."""
 
@@ -47,4 +52,5 @@ class ChatSend:
 
 #: Everything the table may send: a move, :class:`~p2ptrumps.match.Resign`,
 #: :class:`~p2ptrumps.match.Undo`, :class:`~p2ptrumps.match.OfferDraw`, or one of the intents above.
-Intent = Move | Resign | Undo | OfferDraw | HintRequest | TrumpChosen | Continue | DrawAnswer | ChatSend
+Intent = (Move | Resign | Undo | OfferDraw | HintRequest | TrumpChosen | Continue | PlayAgain | DrawAnswer
+          | ChatSend)

@@ -84,7 +84,10 @@ class Turn:
             s.selected = next((c for c in order if legal >> c & 1), order[0] if order else None)
         s.repeating = repeating_moves(position)
         if s.repeating:
-            self._core.show_message(self.repetition_warning(sorted(s.repeating)), "hint")
+            warning = self.repetition_warning(sorted(s.repeating))
+            if len(position.legal_moves()) == 1:  # forced: nothing to choose, nothing to confirm
+                warning = f"Your only move: {warning}."
+            self._core.show_message(warning, "hint")
         self._core.invalidate()
 
     def end(self) -> None:
@@ -116,7 +119,8 @@ class Turn:
 
     def play(self, move: Move, *, confirmed: bool = False) -> bool:
         """Check ``move`` against the position; send it, or show why it is illegal.  A move
-        that would draw the deal by repetition asks first (True: asked or sent)."""
+        that would draw the deal by repetition asks first, unless it is the only legal move
+        (True: asked or sent)."""
         s = self._core.state
         pos = s.position
         if pos is None:
@@ -126,7 +130,7 @@ class Turn:
         except IllegalMoveError as exc:
             self._core.show_message(str(exc), "error")
             return False
-        if move in s.repeating and not confirmed:
+        if move in s.repeating and not confirmed and len(pos.legal_moves()) > 1:
             warning = self.repetition_warning([move])
 
             def yes() -> None:

@@ -8,8 +8,12 @@ trio, as a guest on prompt_toolkit's asyncio loop (:mod:`.bridge`).
 
 The game record (``protocol/record.md``) is saved after every move to
 ``--log-dir`` or ``<user data dir>/records/`` under a name such as
-``2026-11-29_1742_vs-normal.json``; a game left mid-deal stays saved with that
-deal's result ``null``.  ``--seed N`` makes the deals, the AI's trump and the
+``2026-11-29_1742_vs-normal.json`` from the first move on (a game in which no move
+was made leaves no file); a game left mid-deal stays saved with that deal's result
+``null``, and ``--continue`` goes on with the newest such game where it stopped
+(:func:`newest_unfinished`, :class:`~p2ptrumps.match.MatchRunner`'s ``resume``).  On
+the end-of-match screen ``a`` plays again: the same level, rules and trumps, a new
+deal, a new record.  ``--seed N`` makes the deals, the AI's trump and the
 AI's tie-breaks repeatable.  ``--nodes N`` gives the AI a node budget per move
 instead of ``--think`` (the same moves on any machine).  ``--position TEXT``
 plays one deal from a position text (``protocol/position.md``, as ``replay``
@@ -36,6 +40,7 @@ import asyncio
 import contextlib
 import hashlib
 import random
+import shlex
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -53,7 +58,7 @@ from ..command import CommandError, say
 from ..files import prepare_dir, unused_path
 from ..match import MatchRunner, urandom_seed
 from ..notation import PositionTextError, parse_position
-from ..record import MatchRecord, PlayerInfo
+from ..record import MatchRecord, PlayerInfo, RecordError, parse_json
 from ..rules import Move, Position, RuleSet
 from .app import HumanPlayer, QuitResult, TableApp, UIOptions, describe_score
 from .bridge import GuestCancelled, TrioGuest
@@ -76,6 +81,8 @@ class PlayConfig:
         record_path: where the record is saved.
         nodes: the AI's node budget per move instead of ``think_s`` (0: none).
         position: the position the single deal starts from (``--position``), or None.
+        resume: the unfinished record to go on with (``--continue``; saved again to
+            ``record_path``), or None for a new match.
     """
 
     rules: RuleSet
@@ -89,6 +96,7 @@ class PlayConfig:
     record_path: Path = Path("record.json")
     nodes: int = 0
     position: Position | None = None
+    resume: MatchRecord | None = None
 
 
 def records_dir(log_dir: str | None) -> Path:
@@ -104,10 +112,51 @@ def record_name(directory: Path, level: str, now: datetime) -> Path:
     return unused_path(directory, f"{now:%Y-%m-%d_%H%M}_vs-{level}", ".json")
 
 
-def deal_seed(seed: int, deal_number: int) -> bytes:
-    """The shuffle seed of deal ``deal_number`` of a ``--seed`` match: 32 bytes,
-    ``SHA-256("p2ptrumps/play/<seed>/<deal>")``."""
-    return hashlib.sha256(f"p2ptrumps/play/{seed}/{deal_number}".encode()).digest()
+def deal_seed(seed: int, deal_number: int, match: int = 1) -> bytes:
+    """The shuffle seed of deal ``deal_number`` of match ``match`` (1: the first, 2: after one
+    "play again", ...) of a ``--seed`` session: 32 bytes, ``SHA-256("p2ptrumps/play/<seed>/<deal>")``
+    for the first match, ``SHA-256("p2ptrumps/play/<seed>/<match>/<deal>")`` for the later ones."""
+    text = f"p2ptrumps/play/{seed}/{deal_number}" if match == 1 else f"p2ptrumps/play/{seed}/{match}/{deal_number}"
+    return hashlib.sha256(text.encode()).digest()
+
+
+def _unfinished(path: Path) -> MatchRecord | None:
+    """The record at ``path`` if it is an offline match against the AI that can go on, else None."""
+    try:
+        data = parse_json(path.read_text(encoding="utf-8-sig"), str(path))
+        if not isinstance(data, dict) or data.get("finished") is not False or data.get("source") != "offline":
+            return None  # passed over on the stored fields alone (most records are finished)
+        record = MatchRecord.from_json(data)
+    except (OSError, UnicodeDecodeError, RecordError):
+        return None
+    if record.source != "offline" or record.finished or not record.deals:
+        return None
+    if record.players[0].kind != "human" or not record.players[1].kind.startswith("ai:"):
+        return None
+    try:
+        record.check()  # replayed only for a candidate: finished records are passed over unread
+    except RecordError:
+        return None
+    return record
+
+
+def newest_unfinished(directory: Path) -> tuple[Path, MatchRecord] | None:
+    """The newest (by modification time) record in ``directory`` of an unfinished offline match
+    against the AI (protocol/record.md: ``finished`` false, the person in seat 0), or None.
+    Files that do not read or check as records are passed over."""
+    try:
+        paths = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return None
+    for path in paths:
+        record = _unfinished(path)
+        if record is not None:
+            return path, record
+    return None
+
+
+class NoGameToContinue(Exception):
+    """``play --continue`` found no unfinished offline game."""
 
 
 def config_from_args(args: argparse.Namespace, now: datetime | None = None,
@@ -116,10 +165,23 @@ def config_from_args(args: argparse.Namespace, now: datetime | None = None,
     checked by the CLI); ``ascii_only`` None chooses from ``--ascii``/``--unicode`` and the
     output's encoding (:func:`.terminal.choose_ascii`, without asking the terminal).
 
-    Raises :class:`~p2ptrumps.notation.PositionTextError` for a bad ``--position``.
+    With ``--continue`` (``args.continue_``) the newest unfinished record (:func:`newest_unfinished`)
+    gives the rules, the AI level, the trumps and the name, and is saved again in place.
+
+    Raises :class:`~p2ptrumps.notation.PositionTextError` for a bad ``--position``,
+    :class:`NoGameToContinue` when ``--continue`` finds no game.
     """
     if ascii_only is None:
         ascii_only = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)))[0]
+    if getattr(args, "continue_", False):
+        found = newest_unfinished(records_dir(args.log_dir))
+        if found is None:
+            raise NoGameToContinue(f"no unfinished game to continue in {records_dir(args.log_dir)}")
+        path, record = found
+        return PlayConfig(
+            rules=record.rules, level=record.players[1].kind.removeprefix("ai:"), think_s=args.think,
+            seed=args.seed, trump=record.trumps[0], name=record.players[0].name, ascii_only=ascii_only,
+            color=wants_color(), record_path=path, nodes=getattr(args, "nodes", 0) or 0, resume=record)
     path = record_name(records_dir(args.log_dir), args.ai, now or datetime.now())
     rules: RuleSet = args.rules
     trump = args.trump
@@ -145,39 +207,51 @@ class PlaySession:
         input, output: prompt_toolkit input/output (tests pass a pipe input and
             a ``DummyOutput``); None uses the terminal.
 
-    After :meth:`run`, :attr:`record` holds the last saved record (None if the
-    person quit before the first deal), :attr:`save_error` the last saving
-    fault, if any, and :attr:`termination` tells whether SIGTERM/SIGHUP ended it.
+    After :meth:`run`, :attr:`record` holds the last saved record (None if no
+    move was made: no record file is written until the first move), :attr:`saved`
+    the paths of the records written (one per match: "play again" on the end of
+    the match starts another, same level and rules, a new deal), :attr:`save_error`
+    the last saving fault, if any, and :attr:`termination` tells whether
+    SIGTERM/SIGHUP ended it.
     """
 
     def __init__(self, config: PlayConfig, *, input: Input | None = None, output: Output | None = None) -> None:
         self.config = config
         self.table = TableApp(
             UIOptions(ascii_only=config.ascii_only, color=config.color, allow_undo=True, allow_hint=True,
-                      allow_draw_offer=True),
+                      allow_draw_offer=True, allow_play_again=True),
             input=input, output=output,
         )
+        self.record_path = config.record_path
         self.table.record_path = str(config.record_path)
         self.record: MatchRecord | None = None
+        self.saved: list[Path] = [config.record_path] if config.resume is not None else []
         self.save_error: str | None = None
+        self._match = 1
         #: SIGTERM / SIGHUP while :meth:`run` runs end the match as a confirmed ``q`` does.
         self.termination = Termination(lambda: self.table.exit(QuitResult.QUIT))
         self._rng = random.Random(config.seed)
         self._hints = Hints()
 
     def _save(self, record: MatchRecord) -> None:
-        """Save after every change; a failure is shown at once and retried on the next change."""
+        """Save after every change from the first move on (a game without a move leaves no file);
+        a failure is shown at once and retried on the next change."""
+        path = self.record_path
+        if path not in self.saved:
+            if not any(d.moves or d.outcome is not None for d in record.deals):
+                return
+            self.saved.append(path)
         self.record = record
         try:
-            record.save(self.config.record_path)
+            record.save(path)
         except OSError as exc:
-            self.save_error = (f"cannot save the record to {self.config.record_path}: {exc.strerror or exc} "
+            self.save_error = (f"cannot save the record to {path}: {exc.strerror or exc} "
                                "(retrying after each move)")
             self.table.show_message(self.save_error, "error")
             return
         if self.save_error is not None:
             self.save_error = None
-            self.table.show_message(f"The record is saved again to {self.config.record_path}.", "hint")
+            self.table.show_message(f"The record is saved again to {path}.", "hint")
 
     def _hint(self, position: Position) -> tuple[Move, str]:
         """The ``strong`` level's move for the person, and "wins by force in N" when the win is proven."""
@@ -189,22 +263,44 @@ class PlaySession:
     async def _seed(self, deal_number: int) -> bytes:
         if self.config.seed is None:
             return await urandom_seed(deal_number)
-        return deal_seed(self.config.seed, deal_number)
+        return deal_seed(self.config.seed, deal_number, self._match)
 
     async def _trio_main(self) -> MatchRecord:
         c = self.config
         human = HumanPlayer(self.table, PlayerInfo(c.name, "human"), hint=self._hint)
         ai = AIPlayer(c.level, budget_s=c.think_s, seed=c.seed, name=f"AI {c.level}", max_nodes=c.nodes)
         self.table.set_players((human.info.name, ai.info.name), 0)
-        my_trump = c.trump if c.trump is not None else await human.choose_trump(None)
-        ai_trump = choose_trump(my_trump, self._rng) if c.position is None else c.position.trumps[1]
-        runner = MatchRunner(
-            rules=c.rules, trumps=(my_trump, ai_trump), players=(human, ai), seed_source=self._seed,
-            on_record=self._save, allow_undo=True, start=c.position,
-        )
-        self.table.show_message(
-            f"Your trump is {suit_label(my_trump)}; {ai.info.name} takes {suit_label(ai_trump)}.")
-        return await runner.run()
+        resume = c.resume
+        if resume is not None:
+            my_trump, ai_trump = resume.trumps
+            ai.info = resume.players[1]
+        else:
+            my_trump = c.trump if c.trump is not None else await human.choose_trump(None)
+            ai_trump = choose_trump(my_trump, self._rng) if c.position is None else c.position.trumps[1]
+        while True:
+            runner = MatchRunner(
+                rules=c.rules, trumps=(my_trump, ai_trump), players=(human, ai), seed_source=self._seed,
+                on_record=self._save, allow_undo=True, start=c.position if resume is None else None,
+                resume=resume,
+            )
+            if resume is not None:
+                self.table.state.score_halves = resume.score_halves()
+                last = resume.deals[-1]
+                human.note_once = (f"Continued where you stopped: deal {last.number} of {c.rules.deals}, "
+                                   f"after {len(last.moves)} moves." if last.outcome is None else
+                                   f"Continued where you stopped, after deal {last.number} of {c.rules.deals}.")
+            else:
+                self.table.show_message(
+                    f"Your trump is {suit_label(my_trump)}; {ai.info.name} takes {suit_label(ai_trump)}.")
+            record = await runner.run()
+            if not human.play_again:
+                return record
+            human.play_again = False
+            resume = None
+            self._match += 1
+            self.record_path = record_name(self.record_path.parent, c.level, datetime.now())
+            self.table.record_path = str(self.record_path)
+            self.table.new_match()
 
     async def run(self) -> QuitResult:
         """Run the UI and the match until the match ends and the person leaves, or they quit.
@@ -243,6 +339,8 @@ def run(args: argparse.Namespace) -> int:
         config = config_from_args(args, ascii_only=ascii_only)
     except PositionTextError as exc:
         raise CommandError(f"--position: {exc}", usage=True) from None
+    except NoGameToContinue as exc:
+        raise CommandError(f"{exc} (start one with `p2ptrumps play`)") from None
     try:
         prepare_dir(config.record_path.parent)
     except OSError as exc:
@@ -261,7 +359,7 @@ def run(args: argparse.Namespace) -> int:
     if session.record is not None:
         if session.save_error:
             say(args, session.save_error)
-            fallback = Path(tempfile.gettempdir()) / config.record_path.name
+            fallback = Path(tempfile.gettempdir()) / session.record_path.name
             try:
                 session.record.save(fallback)
             except OSError as exc:
@@ -271,7 +369,13 @@ def run(args: argparse.Namespace) -> int:
             return 1
         state = "" if result == QuitResult.FINISHED and session.record.finished else " (unfinished)"
         _print(f"Score: {describe_score(session.table)}{state}")
-        _print(f"Record saved: {config.record_path}")
+        for path in session.saved:
+            _print(f"Record saved: {path}")
+        if state:
+            where = f" --log-dir {shlex.quote(args.log_dir)}" if args.log_dir else ""
+            _print(f"Go on with it later: p2ptrumps play --continue{where}")
+    elif not session.saved:
+        _print("No move was made: no record saved.")
     if stopped.signal is not None:
         say(args, f"stopped by {stopped.name}")
         return stopped.exit_status or 1

@@ -31,8 +31,8 @@ class MoveCompleter(Completer):
     The first word completes to a card that may be led or that beats the top
     (or ``p`` when picking up is legal); after a beating card and a space the
     second word completes to the cards that may follow it.  Cards are offered
-    as ``10S``-style codes (rank, suit letter); prefixes match both ``T`` and
-    ``10`` spellings.
+    as the table shows them (``10♠``; ``10S`` under ``ascii_only``); prefixes match
+    the suit sign, the suit letter and both ``T`` and ``10`` spellings.
     """
 
     def __init__(self, core: TableCore) -> None:
@@ -72,12 +72,12 @@ class MoveCompleter(Completer):
         else:
             return
         low = current.lower()
+        ascii_only = self._core.options.ascii_only
         for card, meta in candidates.items():
             c = Card(card)
-            typed = c.label(ascii_only=True)
-            if typed.lower().startswith(low) or c.code.lower().startswith(low):
-                yield Completion(typed, start_position=-len(current), display=typed,
-                                 display_meta=meta)
+            shown = c.label(ascii_only=ascii_only)  # as the table shows it: 8♣ (8C under --ascii)
+            if any(name.lower().startswith(low) for name in (shown, c.label(ascii_only=True), c.code)):
+                yield Completion(shown, start_position=-len(current), display=shown, display_meta=meta)
         if not done and pending is None and any(m.kind == PICK_UP for m in legal) and "pickup".startswith(low):
             yield Completion("p", start_position=-len(current), display="p", display_meta="pick up")
 

@@ -82,6 +82,7 @@ from .view import (
     score_text,
     status_height,
     wants_color,
+    wrap_after,
     wrap_text,
 )
 
@@ -453,8 +454,9 @@ class ReplayViewer:
         step = self.current
         if step is None:
             return []
-        lines: list[Line] = [[("class:keys", t)] for t in wrap_text(f"position {position_text(step.position)}",
-                                                                     width)]
+        # Broken only after a "/": the lines pasted together (into `solve`) read whole (position.md).
+        lines: list[Line] = [[("class:keys", t)] for t in wrap_after(f" position {position_text(step.position)}",
+                                                                      width, " ", "/")]
         if self.show_analysis:
             lines += [[("class:message.hint", t)] for t in wrap_text(self.analysis_text(), width)]
         return lines

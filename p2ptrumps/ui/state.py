@@ -60,6 +60,8 @@ class UIOptions:
         quit_question: the confirmation ``q`` asks during a match.
         match_end_enter: what Enter does on the end-of-match screen, as the footer says it
             ("leave"; over the network "rematch or leave": the rematch question comes next).
+        allow_play_again: the ``a`` key on the end-of-match screen sends :class:`~.intents.PlayAgain`
+            (offline: another match, same level and rules, a new deal).
     """
 
     ascii_only: bool = False
@@ -71,6 +73,7 @@ class UIOptions:
     waiting_text: str = "{name} is thinking…"
     quit_question: str = "Quit? The record is saved."
     match_end_enter: str = "leave"
+    allow_play_again: bool = False
 
 
 @dataclass

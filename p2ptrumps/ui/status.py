@@ -107,6 +107,8 @@ def keys_items(core: TableCore) -> list[str]:
         items = ["Enter next deal", "q quit"]
     elif s.mode == Mode.MATCH_END:
         items = [f"Enter {o.match_end_enter}"]
+        if o.allow_play_again:
+            items.insert(0, "a play again")
     else:
         items = ["q quit"]
     if o.allow_chat and s.mode not in (Mode.MATCH_END, Mode.TRUMP) and s.prompt_kind is None:
@@ -127,7 +129,8 @@ def what_helps(core: TableCore) -> str:
     if s.mode == Mode.DEAL_END:
         return "Enter starts the next deal, q quits"
     if s.mode == Mode.MATCH_END:
-        return f"Enter: {core.options.match_end_enter}"
+        again = "a: play again; " if core.options.allow_play_again else ""
+        return f"{again}Enter: {core.options.match_end_enter}"
     if s.mode == Mode.WAIT:
         return f"it is {core.opponent_name}'s move; ? lists the keys, q quits"
     return "? lists the keys, q quits"

@@ -131,9 +131,18 @@ def wants_ascii(encoding: str | None, environ: Mapping[str, str] | None = None) 
     return False
 
 
+#: ``TERM`` values of terminals without colours (besides the terminfo suffixes ``-mono`` and ``-m``).
+MONO_TERMS = frozenset({"vt52", "vt100", "vt102", "vt220", "vt320", "xterm-mono", "xterm-m"})
+
+
 def wants_color(environ: Mapping[str, str] | None = None) -> bool:
-    """False when ``NO_COLOR`` is set to a non-empty value (https://no-color.org); else True."""
+    """False when ``NO_COLOR`` is set to a non-empty value (https://no-color.org) or ``TERM`` names a
+    terminal without colours (terminfo's ``-mono`` / ``-m`` names such as ``xterm-mono``, and
+    :data:`MONO_TERMS`); else True."""
     env = os.environ if environ is None else environ
+    term = env.get("TERM", "").lower()
+    if term in MONO_TERMS or term.endswith(("-mono", "-m")):
+        return False
     return not env.get("NO_COLOR")
 
 
@@ -453,9 +462,10 @@ def hand_rows(hand: int, trump: int, *, ascii_only: bool, legal: int = 0, select
 
 
 def history_text(entry: HistoryEntry, names: tuple[str, str], ascii_only: bool = False) -> str:
-    """One history line: ``" 12 You    beat 10♠ 7♥"`` — number, who (the first word of the
-    name, at most 6 columns), the move in short."""
-    who = (names[entry.seat].split() or ["?"])[0][:6]
+    """One history line: ``"  12 You   beat 10♠ 7♥"`` — a space (so that move 100 does not
+    touch the panel's border), the number, who (the first word of the name, at most 5
+    columns), the move in short: at most 23 columns up to move 999."""
+    who = (names[entry.seat].split() or ["?"])[0][:5]
     m = entry.move
     if m.kind == LEAD:
         what = f"lead {card_text(m.card, ascii_only)}"
@@ -465,7 +475,7 @@ def history_text(entry: HistoryEntry, names: tuple[str, str], ascii_only: bool =
             what += f" {card_text(m.second, ascii_only)}"
     else:
         what = f"pick up {entry.picked}" if entry.picked else "pick up"
-    return f"{entry.number:>3} {who:<6} {what}"
+    return f" {entry.number:>3} {who:<5} {what}"
 
 
 def _pile_line(view: TableView, width: int = 80) -> Line:
@@ -738,17 +748,31 @@ def _wrap_words(words: Sequence[str], width: int, first: str, indent: str) -> li
     return lines
 
 
-def _wrap_chars(text: str, width: int, indent: str) -> list[str]:
-    """``text`` cut into lines of ``width`` columns (a path has no spaces to break at);
-    the lines after the first start with ``indent``."""
-    lines: list[str] = []
+def wrap_after(text: str, width: int, indent: str, breaks: str = "/\\ ") -> list[str]:
+    """``text`` in lines of at most ``width`` columns, broken only after one of ``breaks`` (a
+    path's separators, a position text's ``/``: no name or field is cut) unless a piece is
+    longer than a line; the lines after the first start with ``indent``."""
+    pieces: list[str] = []
     cur = ""
     for ch in text:
-        if get_cwidth(cur + ch) > width:
-            lines.append(cur)
-            cur = indent
         cur += ch
-    lines.append(cur)
+        if ch in breaks:
+            pieces.append(cur)
+            cur = ""
+    if cur:
+        pieces.append(cur)
+    lines: list[str] = []
+    line = ""
+    for piece in pieces:
+        if line.strip() and get_cwidth(line + piece) > width:
+            lines.append(line.rstrip())
+            line = indent
+        for ch in piece:  # a piece longer than a line: cut where it must be
+            if get_cwidth(line + ch) > width and line.strip():
+                lines.append(line)
+                line = indent
+            line += ch
+    lines.append(line)
     return lines
 
 
@@ -772,7 +796,7 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
         lines += [[("class:result", t)] for t in wrap_text(view.note, left_w)]
     lines.append([("class:name", " Score: " + score_text(view.names, view.score_halves, me, a))])
     if view.match_over and view.record_path:
-        lines += [[("", t)] for t in _wrap_chars(f" {view.record_label}: {view.record_path}", left_w, "   ")]
+        lines += [[("", t)] for t in wrap_after(f" {view.record_label}: {view.record_path}", left_w, "   ")]
     if not show_history and view.history:
         last = view.history[-1]
         lines.append(last_move_line(view.history, view.names, last.seat, a))

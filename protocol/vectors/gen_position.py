@@ -38,6 +38,7 @@ VALID: list[str] = [
     "v1/SH/6S7SKS/9D6H/9CTC/0/12",  # no rules field: the default rules
     "v1/HC/-/7D/9S8SKS/0/30/36.sixes.must.r3.t30",  # seat 0 went out at the turn limit: out first
     "\tV1/SH/6S7SKS/9D6H/9CTC/0/12\r\n",  # an upper-case version, a tab and a line break around
+    "v1/CD/6C8CQC6DTD/ \n 9H/-/1/\r\n  0/36.sixes.must.r3.t1000",  # broken into lines after a / (as a screen shows it)
 ]
 
 #: Texts a reader must refuse, and the field it names.
