@@ -276,12 +276,29 @@ def port_arg(text: str) -> int:
 
 
 def address_arg(text: str) -> str:
-    """argparse type: ``HOST:PORT`` / ``[v6]:PORT`` / ``HOST`` (checked, returned as typed)."""
+    """argparse type: a code (``7-crossover-clockwork``, protocol/rendezvous.md §1) or ``HOST:PORT`` /
+    ``[v6]:PORT`` / ``HOST`` (checked, returned as typed)."""
     from ..net.addresses import AddressError, parse_address
+    from ..net.meet import is_code
 
+    if is_code(text):
+        return text
     try:
         parse_address(text)
     except AddressError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def relay_arg(text: str) -> str:
+    """argparse type: a transit relay URL ``tcp:HOST:PORT``, or ``none``."""
+    from ..net.meet import parse_relay_url
+
+    if text == "none":
+        return text
+    try:
+        parse_relay_url(text)
+    except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
@@ -408,6 +425,17 @@ def build_parser() -> argparse.ArgumentParser:
                       "(default: every address, IPv6 and IPv4)")
     host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (0 = any free port)")
     _add_net_options(host)
+    meet = host.add_argument_group("meet by code (protocol/rendezvous.md)")
+    meet.add_argument("--code", action="store_true",
+                      help="print a one-use code for your opponent (p2ptrumps join 7-crossover-clockwork): no address "
+                      "or fingerprint to pass on, and a relay when no direct connection can be made")
+    meet.add_argument("--rendezvous", default=None, metavar="URL",
+                      help="the mailbox server for --code (default: the public one of magic-wormhole, "
+                      "ws://relay.magic-wormhole.io:4000/v1)")
+    meet.add_argument("--relay", default=None, metavar="URL", type=relay_arg,
+                      help="the transit relay for --code, tcp:HOST:PORT (default: the public one of "
+                      "magic-wormhole, tcp:transit.magic-wormhole.io:4001; 'none': no relay)")
+    meet.add_argument("--no-direct", action="store_true", help=argparse.SUPPRESS)  # tests: offer only the relay
     host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT",
                       help="your own trump (the host chooses first; default: asked)")
     add_rule_options(host)
@@ -416,8 +444,11 @@ def build_parser() -> argparse.ArgumentParser:
                       "waiting side may claim the deal; 0 = no clock")
 
     join = sub.add_parser("join", help="join a networked match", description="Connect to a host and play.")
-    join.add_argument("address", metavar="HOST:PORT", type=address_arg,
-                      help="the address the host printed (IPv6: [::1]:4816)")
+    join.add_argument("address", metavar="CODE|HOST:PORT", type=address_arg,
+                      help="the code the host gave you (7-crossover-clockwork), or the address it printed "
+                      "(IPv6: [::1]:4816)")
+    join.add_argument("--rendezvous", default=None, metavar="URL",
+                      help="the mailbox server for a code (default: the public one of magic-wormhole)")
     fp = join.add_mutually_exclusive_group()
     fp.add_argument("--fingerprint", metavar="FP", type=fingerprint_arg,
                     help="the host's key fingerprint, as it gave it to you")

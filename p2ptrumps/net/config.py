@@ -137,6 +137,11 @@ class NetConfig:
             listens -- kept in the resume file (``protocol/files.md``) for ``p2ptrumps resume``.
         frame_time_s / agree_wait_s / statement_wait_s / rematch_wait_s / no_clock_limit_s: the
             deadlines of protocol/wire.md §17 (see the module constants of the same names).
+        code_fingerprint: the peer's key fingerprint that came with the code (``host --code``, ``join
+            CODE``; protocol/rendezvous.md §3): the guest accepts only this host key (no question, the
+            known peers not consulted), the host admits only this guest key (another is dropped before
+            it signs); None: a match by address.
+        meet: (a match by code) the ``meet`` object of the resume file (protocol/rendezvous.md §5).
         max_deals / max_turn_limit: (guest, with nobody to ask: the AI or no terminal) the most deals
             and the highest turn limit it accepts (``--max-deals``, ``--max-turn-limit``); rules above
             them, with no turn limit or with repetition off are refused with the reason.
@@ -177,6 +182,8 @@ class NetConfig:
     address: str | None = None
     bind: str | None = None
     port: int = 0
+    code_fingerprint: str | None = None
+    meet: dict[str, object] | None = None
     max_deals: int = MAX_DEALS
     max_turn_limit: int = MAX_TURN_LIMIT
     frame_time_s: float = FRAME_TIME_S

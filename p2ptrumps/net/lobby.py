@@ -13,6 +13,7 @@ import contextlib
 import errno
 import os
 import socket
+from collections.abc import Sequence
 
 import trio
 
@@ -229,7 +230,7 @@ class Lobby:
             self.owner = None
             self.conn = None
 
-    async def serve(self, listeners: list[trio.SocketListener]) -> NetResult:
+    async def serve(self, listeners: Sequence[trio.abc.Listener[trio.SocketStream]]) -> NetResult:
         with single_errors():
             async with trio.open_nursery() as nursery:
                 for lst in listeners:
@@ -238,7 +239,8 @@ class Lobby:
             raise self.fatal[0]
         return self.done[0]
 
-    async def serve_restored(self, listeners: list[trio.SocketListener], restored: Restored) -> NetResult:
+    async def serve_restored(self, listeners: Sequence[trio.abc.Listener[trio.SocketStream]],
+                             restored: Restored) -> NetResult:
         """Play a match taken up after a restart (protocol/wire.md §14.4): every connection must
         resume it (see :meth:`_resume_candidate`); the first proven one carries the match on."""
         self.owner = restored
@@ -252,7 +254,7 @@ class Lobby:
                 nursery.cancel_scope.cancel()
         return got[0]
 
-    async def _accept_loop(self, lst: trio.SocketListener, nursery: trio.Nursery) -> None:
+    async def _accept_loop(self, lst: trio.abc.Listener[trio.SocketStream], nursery: trio.Nursery) -> None:
         while True:
             try:
                 stream = await lst.accept()
