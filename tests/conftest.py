@@ -15,6 +15,11 @@ import pytest
 
 from tests.test_ui_tmux import Tmux
 
+# No test asks a real router for a port mapping (p2ptrumps.net.portmap): that would send SSDP and
+# NAT-PMP packets to this machine's own network.  The lab's tests give their peers an environment
+# without it, inside the lab's namespaces.
+os.environ["P2PTRUMPS_NO_MAP"] = "1"
+
 
 @pytest.fixture
 def tmux() -> Iterator[Tmux]:
@@ -45,3 +50,25 @@ def load_script(path: Path) -> ModuleType:
 def load_bench(name: str) -> ModuleType:
     """``bench/<name>.py`` as a module, for the tests that run a short version of a bench."""
     return load_script(Path(__file__).resolve().parent.parent / "bench" / f"{name}.py")
+
+
+def pytest_report_header() -> str:
+    """One line at the top of every run: whether the network lab's tests can run here (issue 14)."""
+    from p2ptrumps.net import lab
+
+    why = lab.unavailable()
+    return "network lab: ready" if why is None else f"network lab: NOT AVAILABLE, its tests skip: {why}"
+
+
+@pytest.fixture(scope="module")
+def netlab() -> Iterator[object]:
+    """A :class:`p2ptrumps.net.lab.Lab` with every home (shared by a module's tests), removed at the end;
+    the test skips, saying why, where no lab can be made."""
+    from p2ptrumps.net import lab
+
+    why = lab.unavailable()
+    if why is not None:
+        pytest.skip(f"network lab unavailable: {why}")
+    lab.sweep()
+    with lab.Lab() as net:
+        yield net

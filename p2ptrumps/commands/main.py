@@ -424,6 +424,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="address to listen on: an IPv4 or IPv6 address or a host name "
                       "(default: every address, IPv6 and IPv4)")
     host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (0 = any free port)")
+    host.add_argument("--no-map", action="store_true",
+                      help="do not ask the home router to forward the port (UPnP-IGD, NAT-PMP); never asked for "
+                      "a loopback --bind, nor with P2PTRUMPS_NO_MAP=1")
     _add_net_options(host)
     meet = host.add_argument_group("meet by code (protocol/rendezvous.md)")
     meet.add_argument("--code", action="store_true",
@@ -470,6 +473,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the match log (default: the newest unfinished one, after asking)")
     add_ai_options(resume, level=None, think_s=0.5, think_help="the AI's time per move, seconds (with --ai)")
     resume.add_argument("--headless", action="store_true", help="no terminal UI: print progress and the result")
+    resume.add_argument("--no-map", action="store_true",
+                        help="(a host) do not ask the home router to forward the port again")
     resume.add_argument("--rematch", type=count_arg, default=0, metavar="N",
                         help="with --ai: offer/accept up to N rematches (default 0; a person is asked instead)")
     add_suit_options(resume)

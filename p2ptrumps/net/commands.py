@@ -64,6 +64,7 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         move_time=int(getattr(args, "move_time", 0) or 0) if role == "host" else 0,
         max_deals=int(getattr(args, "max_deals", None) or config.MAX_DEALS),
         max_turn_limit=int(getattr(args, "max_turn_limit", None) or config.MAX_TURN_LIMIT),
+        port_map=role == "host" and not getattr(args, "no_map", False),
     )
 
 
@@ -285,7 +286,7 @@ def run_resume(args: argparse.Namespace) -> int:
                     headless=bool(args.headless), timeout_s=args.timeout,
                     ascii_only=bool(args.ascii),
                     rematches=max(0, int(args.rematch or 0)), reconnect_wait_s=float(args.reconnect_wait),
-                    confirm=None)
+                    confirm=None, port_map=not getattr(args, "no_map", False))
     try:
         restored = resume.load(cfg, path)
     except NetplayError as exc:

@@ -135,6 +135,10 @@ class NetConfig:
             peer's clock ran out (the table); None: claim at once (the AI, ``--headless``).
         address: (guest) the ``HOST:PORT`` joined, as typed; ``bind`` / ``port``: (host) where it
             listens -- kept in the resume file (``protocol/files.md``) for ``p2ptrumps resume``.
+        port_map: (host) ask the home router to forward the port (``p2ptrumps.net.portmap``; off with
+            ``--no-map``, and for a config made in code unless set).
+        path: the path of the match's connection in words ("direct over IPv6", "through your router's
+            port mapping", "on your local network"; '' before a connection), for the table.
         frame_time_s / agree_wait_s / statement_wait_s / rematch_wait_s / no_clock_limit_s: the
             deadlines of protocol/wire.md §17 (see the module constants of the same names).
         code_fingerprint: the peer's key fingerprint that came with the code (``host --code``, ``join
@@ -182,6 +186,8 @@ class NetConfig:
     address: str | None = None
     bind: str | None = None
     port: int = 0
+    port_map: bool = False
+    path: str = ""
     code_fingerprint: str | None = None
     meet: dict[str, object] | None = None
     max_deals: int = MAX_DEALS

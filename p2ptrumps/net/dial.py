@@ -5,6 +5,7 @@ Source: issue 3 §3, issue 6 §1 (any host name, every address it resolves to).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import socket
 
@@ -15,6 +16,7 @@ from .addresses import DEFAULT_PORT, format_address
 from .config import EXIT_CONNECT, EXIT_USAGE, NetConfig, NetplayError, NetResult, say
 from .driver import GUEST_BACKOFF_S, play_over
 from .logfile import check_log_free
+from .portmap import describe_path, next_step
 from .transport import Link
 
 
@@ -132,7 +134,7 @@ async def connect(host_name: str, port: int, timeout_s: float,
     attempts = [(a, failed.get(a, f"no answer in {timeout_s:g} s")) for _, a in targets]
     detail = "; ".join(f"{format_address(a, port)} {why}" for a, why in attempts)
     hint = " (is the host running? is the port right?)" if any(
-        why == "connection refused" for _, why in attempts) else ""
+        why == "connection refused" for _, why in attempts) else next_step([a for _, a in attempts])
     if len(attempts) == 1 and attempts[0][0] == host_name:
         return_text = f"cannot connect to {where}: {attempts[0][1]}{hint}"
     else:
@@ -156,6 +158,9 @@ async def join(cfg: NetConfig, address: str) -> NetResult:
     except ConnectError as exc:
         raise NetplayError(EXIT_CONNECT, exc.message) from None
     say(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")
+    with contextlib.suppress(OSError):
+        cfg.path = describe_path(str(stream.socket.getsockname()[0]), str(stream.socket.getpeername()[0]))
+        say(cfg, f"path: {cfg.path}")
 
     async def redial(seconds_left: float) -> Link | None:
         try:

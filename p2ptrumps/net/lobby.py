@@ -24,6 +24,7 @@ from .addresses import format_address, is_ipv6, local_addresses, worth_giving_ou
 from .config import EXIT_CONNECT, NetConfig, NetplayError, NetResult, say
 from .driver import Restored, play_over
 from .logfile import check_log_free
+from .portmap import describe_path, mapping_wanted, order_given, port_mapping
 from .transport import MAX_PENDING_BYTES, Connection, Link, single_errors
 
 #: Connections the host lets say hello (and answer the rules) at once (protocol/wire.md §17).
@@ -154,10 +155,13 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound  # for the resume file (protocol/files.md)
         say(cfg, f"hosting as {quoted(cfg.name)}, key fingerprint {cfg.identity.fingerprint}")
-        say(cfg, "give your opponent one of: " + ", ".join(addresses_to_give(listeners)))
-        say(cfg, f"waiting for a guest on port {bound} ...")
-        task_status.started(bound)
-        return await Lobby(cfg).serve(listeners)
+        async with port_mapping(bound, local_addresses(), wanted=mapping_wanted(bind, cfg.port_map)) as reach:
+            for line in reach.lines():
+                say(cfg, line)
+            say(cfg, "give your opponent one of: " + ", ".join(order_given(addresses_to_give(listeners), reach)))
+            say(cfg, f"waiting for a guest on port {bound} ...")
+            task_status.started(bound)
+            return await Lobby(cfg, mapped=reach.mapped is not None).serve(listeners)
     finally:
         for lst in listeners:
             with contextlib.suppress(Exception):
@@ -168,9 +172,10 @@ class _Waiting:
     """One connection in the waiting room: its cancel scope, address and (once it exists) its
     :class:`Connection`."""
 
-    def __init__(self, scope: trio.CancelScope, ip: str) -> None:
+    def __init__(self, scope: trio.CancelScope, ip: str, path: str = "") -> None:
         self.scope = scope
         self.ip = ip
+        self.path = path  # the connection's path in words (portmap.describe_path)
         self.conn: Connection | None = None
 
     @property
@@ -183,8 +188,9 @@ class Lobby:
     (one handshake per connection via :func:`play_over`, side by side), gives the match to the
     first guest whose ``agree`` checks out and closes the rest (protocol/wire.md §7.1)."""
 
-    def __init__(self, cfg: NetConfig) -> None:
+    def __init__(self, cfg: NetConfig, *, mapped: bool = False) -> None:
         self.cfg = cfg
+        self.mapped = mapped  # the router forwards our port (the path of an outside guest is through it)
         self.owner: object | None = None  # the connection holding the match
         self.waiting: dict[object, _Waiting] = {}  # oldest first
         self.waiting_from: dict[str, int] = {}  # address -> connections saying hello
@@ -222,6 +228,9 @@ class Lobby:
         for other in list(self.waiting.values()):
             other.scope.cancel()
         say(self.cfg, f"guest {quoted(result.peer_name or '')} accepted the rules")
+        if entry is not None and entry.path:
+            self.cfg.path = entry.path
+            say(self.cfg, f"path: {entry.path}")
         return True
 
     def release(self, token: object) -> None:
@@ -279,10 +288,16 @@ class Lobby:
                 self._drop_oldest(ip, f"{MAX_WAITING_PER_ADDRESS} connections from there were saying hello")
             if len(self.waiting) >= MAX_WAITING_CONNECTIONS:
                 self._drop_oldest(None, f"{MAX_WAITING_CONNECTIONS} connections were saying hello")
-            self._enter(object(), stream, ip, nursery)
+            self._enter(object(), stream, ip, nursery, getattr(lst, "path", None))
 
-    def _enter(self, token: object, stream: trio.SocketStream, ip: str, nursery: trio.Nursery) -> None:
-        entry = _Waiting(trio.CancelScope(), ip)
+    def _enter(self, token: object, stream: trio.SocketStream, ip: str, nursery: trio.Nursery,
+               path: str | None = None) -> None:
+        """``path``: the listener's own words for its connections' path (a relay: ``"through relay HOST"``)."""
+        try:
+            path = path or describe_path(str(stream.socket.getsockname()[0]), ip, mapped=self.mapped)
+        except OSError:
+            path = ""
+        entry = _Waiting(trio.CancelScope(), ip, path)
         self.waiting[token] = entry
         self.waiting_from[ip] = self.waiting_from.get(ip, 0) + 1
         nursery.start_soon(self._candidate, token, entry, stream, ip, nursery)

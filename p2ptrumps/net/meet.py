@@ -23,6 +23,7 @@ from typing import Any
 
 import trio
 
+from ..text import quoted
 from ..wire.identity import fingerprint
 from . import addresses, mailbox
 from .config import EXIT_CONNECT, EXIT_PEER_FAULT, NetConfig, NetplayError, NetResult, say
@@ -30,6 +31,7 @@ from .dial import ConnectError, connect
 from .driver import GUEST_BACKOFF_S, play_over
 from .lobby import Lobby, addresses_to_give, open_listeners
 from .logfile import check_log_free
+from .portmap import describe_path, mapping_wanted, order_given, port_mapping
 from .transport import Link
 
 #: The version of protocol/rendezvous.md spoken here.
@@ -211,6 +213,8 @@ class RelayListener(trio.abc.Listener[trio.SocketStream]):
         self.relay = relay
         self.side = side
         self._warned = False
+        #: The path of its connections in words (the lobby shows it, the table too).
+        self.path = f"through relay {relay_host(relay.url)}"
 
     async def accept(self) -> trio.SocketStream:
         for _ in range(1 << 30):
@@ -223,7 +227,7 @@ class RelayListener(trio.abc.Listener[trio.SocketStream]):
                         "waiting there again every few seconds")
                 await trio.sleep(RELAY_RETRY_S)
                 continue
-            say(self.cfg, f"a guest connected through relay {relay_host(self.relay.url)}")
+            say(self.cfg, f"a guest connected {self.path}")
             return stream
         raise OSError("the relay gave up")
 
@@ -244,8 +248,8 @@ async def connect_offer(offer: Offer, side: bytes, timeout_s: float,
                         relay_after_s: float = RELAY_AFTER_S) -> tuple[trio.SocketStream, str]:
     """Connect to the host of ``offer``: every candidate at once (paced), the relay too after
     ``relay_after_s`` seconds without a connection or once every candidate failed
-    (rendezvous.md §4).  Returns the stream and the path in words (``"192.0.2.7:4816 (direct)"``,
-    ``"through relay HOST:PORT"``).
+    (rendezvous.md §4).  Returns the stream and the path in words (``"192.0.2.7:4816 (direct over the
+    internet (IPv4))"``, as :func:`.portmap.describe_path` says it, or ``"through relay HOST:PORT"``).
 
     Raises:
         ConnectError: nothing connected within ``timeout_s`` seconds; the message names each try.
@@ -265,7 +269,11 @@ async def connect_offer(offer: Offer, side: bytes, timeout_s: float,
             if left[0] == 0:
                 all_failed.set()
             return
-        won(stream, f"{address} (direct)")
+        try:
+            how = describe_path(str(stream.socket.getsockname()[0]), str(stream.socket.getpeername()[0]))
+        except OSError:
+            how = "direct"
+        won(stream, f"{address} ({how})")
 
     async def relayed(relay: Relay) -> None:
         with trio.move_on_after(relay_after_s):
@@ -340,37 +348,42 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound
         relay = Relay(relay_url, os.urandom(32)) if relay_url is not None else None
-        candidates = addresses_to_give(listeners)[:MAX_CANDIDATES] if direct else []
-        offer = Offer("host", cfg.identity.public_bytes, candidates, relay)
-        cfg.meet = {"candidates": [], "relay": relay.to_json() if relay else None}
-        say(cfg, f"hosting as {cfg.name!r}; addresses offered: {', '.join(candidates) or 'none'}; relay: "
-            f"{relay_host(relay.url) if relay else 'none'}")
-        answer: bytes | None = None
-        started = False
-        for attempt in range(MAX_CODES):
-            def on_code(code: str) -> None:
-                nonlocal started
-                say(cfg, f"Tell your opponent: p2ptrumps join {code}")
-                if not started:
-                    started = True
-                    task_status.started(code)
-            try:
-                answer = await mailbox.exchange(rendezvous, None, offer.encode(), on_code)
-                break
-            except mailbox.WrongCode:
-                say(cfg, "someone tried a wrong code: that code is spent" +
-                    ("; a new one:" if attempt + 1 < MAX_CODES else ""))
-            except mailbox.MailboxError as exc:
-                raise NetplayError(EXIT_CONNECT, str(exc)) from None
-        if answer is None:
-            raise NetplayError(EXIT_CONNECT, f"{MAX_CODES} codes were spent by wrong tries; stopped")
-        guest = decode_offer(answer, "guest")
-        cfg.code_fingerprint = fingerprint(guest.key)
-        say(cfg, f"the guest's key came with the code ({cfg.code_fingerprint}); waiting for it to connect ...")
-        all_listeners: list[trio.abc.Listener[trio.SocketStream]] = list(listeners)
-        if relay is not None:
-            all_listeners.append(RelayListener(cfg, relay, new_side()))
-        return await Lobby(cfg).serve(all_listeners)
+        async with port_mapping(bound, addresses.local_addresses(), wanted=direct and mapping_wanted(bind, cfg.port_map)
+                                ) as reach:
+            for line in reach.lines():
+                say(cfg, line)
+            given = order_given(addresses_to_give(listeners), reach)
+            candidates = given[:MAX_CANDIDATES] if direct else []
+            offer = Offer("host", cfg.identity.public_bytes, candidates, relay)
+            cfg.meet = {"candidates": [], "relay": relay.to_json() if relay else None}
+            say(cfg, f"hosting as {quoted(cfg.name)}; addresses offered: {', '.join(candidates) or 'none'}; "
+                f"relay: {relay_host(relay.url) if relay else 'none'}")
+            answer: bytes | None = None
+            started = False
+            for attempt in range(MAX_CODES):
+                def on_code(code: str) -> None:
+                    nonlocal started
+                    say(cfg, f"Tell your opponent: p2ptrumps join {code}")
+                    if not started:
+                        started = True
+                        task_status.started(code)
+                try:
+                    answer = await mailbox.exchange(rendezvous, None, offer.encode(), on_code)
+                    break
+                except mailbox.WrongCode:
+                    say(cfg, "someone tried a wrong code: that code is spent" +
+                        ("; a new one:" if attempt + 1 < MAX_CODES else ""))
+                except mailbox.MailboxError as exc:
+                    raise NetplayError(EXIT_CONNECT, str(exc)) from None
+            if answer is None:
+                raise NetplayError(EXIT_CONNECT, f"{MAX_CODES} codes were spent by wrong tries; stopped")
+            guest = decode_offer(answer, "guest")
+            cfg.code_fingerprint = fingerprint(guest.key)
+            say(cfg, f"the guest's key came with the code ({cfg.code_fingerprint}); waiting for it to connect ...")
+            all_listeners: list[trio.abc.Listener[trio.SocketStream]] = list(listeners)
+            if relay is not None:
+                all_listeners.append(RelayListener(cfg, relay, new_side()))
+            return await Lobby(cfg, mapped=reach.mapped is not None).serve(all_listeners)
     finally:
         for lst in listeners:
             with contextlib.suppress(Exception):
@@ -416,6 +429,7 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
         except ConnectError:
             return None
         say(cfg, f"reconnected {path_words(path)}")
+        cfg.path = _how(path)
         return Link(stream)
 
     if restored is not None:
@@ -424,12 +438,19 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
         stream, path = await connect_offer(offer, side, cfg.timeout_s)
     except ConnectError as exc:
         raise NetplayError(EXIT_CONNECT, exc.message) from None
+    cfg.path = _how(path)
     say(cfg, f"connected {path_words(path)}; the host's key came with the code ({cfg.code_fingerprint})")
     return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)
 
 
+def _how(path: str) -> str:
+    """The path's kind alone (for the table): ``"HOST:PORT (on this machine)"`` -> ``"on this machine"``."""
+    return path[path.index(" (") + 2:-1] if not path.startswith("through") and " (" in path else path
+
+
 def path_words(path: str) -> str:
-    """``"HOST:PORT (direct)"`` -> ``"to HOST:PORT (direct)"``; ``"through relay ..."`` as it is."""
+    """``"HOST:PORT (on this machine)"`` -> ``"to HOST:PORT (on this machine)"``; ``"through relay ..."``
+    as it is."""
     return path if path.startswith("through") else f"to {path}"
 
 

@@ -21,11 +21,13 @@ from ..wire.log import LOG_MAGIC, read_log
 from ..wire.session import Session
 from ..wire.verify import verify_log
 from . import meet
+from .addresses import local_addresses
 from .config import EXIT_ERROR, NetConfig, NetplayError, NetResult, say
 from .dial import connect, parse_address
 from .driver import GUEST_BACKOFF_S, Restored, play_over
 from .lobby import Lobby, addresses_to_give, open_listeners
 from .logfile import LogBusyError, MatchLogFile, is_busy
+from .portmap import mapping_wanted, order_given, port_mapping
 from .resumefile import ResumeFile, ResumeFileError, path_for
 from .transport import Link
 
@@ -151,16 +153,21 @@ async def resume_match(cfg: NetConfig, restored: Restored,
         try:
             bound = int(listeners[0].socket.getsockname()[1])
             cfg.bind, cfg.port = resume.bind, bound
-            say(cfg, f"listening again on port {bound} ({', '.join(addresses_to_give(listeners))}); "
-                   f"waiting for {peer} to come back for up to {cfg.reconnect_wait_s:g} s ...")
-            task_status.started(bound)
-            lobby = Lobby(cfg)
-            every: list[trio.abc.Listener[trio.SocketStream]] = list(listeners)
-            relay = meet.relay_from_json((resume.meet or {}).get("relay"))
-            if relay is not None:  # a match met by code: wait at its relay too (protocol/rendezvous.md §5)
-                say(cfg, f"waiting at relay {meet.relay_host(relay.url)} too")
-                every.append(meet.RelayListener(cfg, relay, meet.new_side()))
-            return await lobby.serve_restored(every, restored)
+            wanted = mapping_wanted(resume.bind, cfg.port_map)
+            async with port_mapping(bound, local_addresses(), wanted=wanted) as reach:
+                for line in reach.lines():
+                    say(cfg, line)
+                given = order_given(addresses_to_give(listeners), reach)
+                say(cfg, f"listening again on port {bound} ({', '.join(given)}); "
+                       f"waiting for {peer} to come back for up to {cfg.reconnect_wait_s:g} s ...")
+                task_status.started(bound)
+                lobby = Lobby(cfg, mapped=reach.mapped is not None)
+                every: list[trio.abc.Listener[trio.SocketStream]] = list(listeners)
+                relay = meet.relay_from_json((resume.meet or {}).get("relay"))
+                if relay is not None:  # a match met by code: wait at its relay too (protocol/rendezvous.md §5)
+                    say(cfg, f"waiting at relay {meet.relay_host(relay.url)} too")
+                    every.append(meet.RelayListener(cfg, relay, meet.new_side()))
+                return await lobby.serve_restored(every, restored)
         finally:
             for lst in listeners:
                 with contextlib.suppress(Exception):
