@@ -123,7 +123,7 @@ async def play_in_table(
         seat = game.seat
         table.set_players((me, peer) if seat == 0 else (peer, me), seat)
         table.set_opponent_detail(f"key {result.peer_fingerprint}")
-        table.set_connection("connected")
+        table.set_connection(_connected(cfg))
         table.record_path = str(result.log_path)
         log_files.append(str(result.log_path))
         player = _NetHuman(table, PlayerInfo(cfg.name, "human"), game)
@@ -147,7 +147,7 @@ async def play_in_table(
         _hook(game)
         human.append(player)
         cfg.out = io.StringIO()  # the full screen owns the terminal from now on
-        trio.lowlevel.spawn_system_task(_watch_silence, games, table)
+        trio.lowlevel.spawn_system_task(_watch_silence, games, table, cfg)
         ui_wanted.set()
 
     def _hook(game: NetGame) -> None:
@@ -368,7 +368,17 @@ def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
     return error if isinstance(error, NetplayError) else None
 
 
-async def _watch_silence(games: list[NetGame], table: TableApp) -> None:
+def _connected(cfg: NetConfig) -> str:
+    """The link's word on the table: "connected", or "through relay HOST" (a match met by code whose bytes a
+    transit relay carries, protocol/rendezvous.md §4; the port left out, the line is short)."""
+    if not cfg.path.startswith("through relay "):
+        return "connected"
+    where = cfg.path.removeprefix("through relay ")
+    host, _, port = where.rpartition(":")
+    return f"through relay {host if host and port.isdigit() else where}"
+
+
+async def _watch_silence(games: list[NetGame], table: TableApp, cfg: NetConfig) -> None:
     """Show the link and the move clock on the table: "connected · Bob 0:42" (the seat to move and
     its time left, protocol/wire.md §16), "peer silent for N s" while no byte (not even a
     heartbeat) arrives.  While the link is down the reconnection's countdown is shown instead."""
@@ -383,7 +393,7 @@ async def _watch_silence(games: list[NetGame], table: TableApp) -> None:
             shown = ""
             continue  # the reconnection's countdown owns the line (NetConfig.on_link)
         silent = conn.silent_s
-        text = f"peer silent for {silent:.0f} s" if silent >= SILENT_AFTER_S else "connected"
+        text = f"peer silent for {silent:.0f} s" if silent >= SILENT_AFTER_S else _connected(cfg)
         left = game.clock.remaining_s()
         if left is not None and game.clock.seat is not None:
             who = "you" if game.clock.seat == game.seat else display_name(game.session.peer_name or "peer", 10)
