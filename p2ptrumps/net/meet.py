@@ -15,6 +15,7 @@ covers these too.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import os
 import re
@@ -353,7 +354,9 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
             for line in reach.lines():
                 say(cfg, line)
             given = order_given(addresses_to_give(listeners), reach)
-            candidates = given[:MAX_CANDIDATES] if direct else []
+            # A guest elsewhere would reach its own machine at a loopback address: offered only when the
+            # host listens on nothing else (--bind 127.0.0.1: a match on one machine).
+            candidates = ([c for c in given if not _is_loopback(c)] or given)[:MAX_CANDIDATES] if direct else []
             offer = Offer("host", cfg.identity.public_bytes, candidates, relay)
             cfg.meet = {"candidates": [], "relay": relay.to_json() if relay else None}
             say(cfg, f"hosting as {quoted(cfg.name)}; addresses offered: {', '.join(candidates) or 'none'}; "
@@ -441,6 +444,14 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
     cfg.path = _how(path)
     say(cfg, f"connected {path_words(path)}; the host's key came with the code ({cfg.code_fingerprint})")
     return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)
+
+
+def _is_loopback(address: str) -> bool:
+    host = address.rsplit(":", 1)[0].strip("[]")
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _how(path: str) -> str:
