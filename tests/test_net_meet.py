@@ -222,7 +222,8 @@ KILL = load_bench("net_kill")
 
 
 @pytest.mark.timeout(180)
-@pytest.mark.parametrize("victim, target", [("guest", "reveal"), ("host", "commit")])
+@pytest.mark.parametrize("victim, target", [("guest", "reveal"),
+                                            pytest.param("host", "commit", marks=pytest.mark.slow)])
 def test_kill_9_and_resume_through_the_relay_completes_the_match(
         tmp_path: Path, servers: tuple[str, str], victim: str, target: str) -> None:
     r = KILL.aimed_trial(tmp_path, victim, target, 2, random.Random(15), meet=servers)
