@@ -163,7 +163,8 @@ def test_a_match_by_code_direct_or_through_the_relay_verifies_as_one_chain(
         assert first.startswith(f"connected through relay {relay}; the host's key came with the code (")
         assert f"a guest connected through relay {relay}" in out.read_text()
     else:
-        assert first.startswith("connected to 127.0.0.1:") and " (on this machine); the host's key came with the code (" in first
+        assert first.startswith("connected to 127.0.0.1:")
+        assert " (on this machine); the host's key came with the code (" in first
     assert "its key pinned by the code" in guest.stdout  # no question, no --accept-new, no fingerprint to read
     check = _verify_pair(tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr
