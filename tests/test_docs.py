@@ -53,6 +53,15 @@ def test_every_subcommand_has_help_and_a_target() -> None:
         assert exc.value.code == 0
 
 
+def test_no_help_text_shows_a_doubled_percent_sign() -> None:
+    """argparse %-formats help strings but not descriptions: a ``%%`` in a description shows as is."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    texts = {name: p.format_help() for name, p in sub.choices.items()}  # type: ignore[union-attr]
+    assert [name for name, text in texts.items() if "%%" in text] == []
+    assert "with a 95% interval" in " ".join(texts["arena"].split())
+
+
 def _section_tables(doc: str, heading: str) -> dict[str, str]:
     """The first two cells of every table row of the section of ``doc`` that starts with ``heading``."""
     text = (ROOT / "protocol" / doc).read_text(encoding="utf-8").split(heading, 1)[1].split("\n## ", 1)[0]

@@ -23,6 +23,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
+from datetime import date
 from typing import NoReturn
 
 from .. import __version__
@@ -42,6 +43,7 @@ COMMANDS = {
     "id": "p2ptrumps.net.commands:run_id",
     "rules": "p2ptrumps.ui.rulebook:run",
     "resume": "p2ptrumps.net.commands:run_resume",
+    "history": "p2ptrumps.commands.history:run",
 }
 
 AI_LEVELS = ("random", "greedy", "normal", "strong")
@@ -363,6 +365,14 @@ def add_ai_options(p: argparse.ArgumentParser, *, level: str | None, think_s: fl
                    "(normal and strong; 200k or 2m are read too; default: use --think)")
 
 
+def _since_arg(text: str) -> date:
+    """``--since``: a day as ``YYYY-MM-DD``."""
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a day as YYYY-MM-DD") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog=PROG,
@@ -401,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena = sub.add_parser(
         "arena",
         help="AI against AI, headless",
-        description="Play duplicate deals between two AI levels and report the score with a 95%% interval.",
+        description="Play duplicate deals between two AI levels and report the score with a 95% interval.",
     )
     arena.add_argument("level_a", type=level_arg, metavar="LEVEL_A", help=f"one of {', '.join(AI_LEVELS)}")
     arena.add_argument("level_b", type=level_arg, metavar="LEVEL_B", help=f"one of {', '.join(AI_LEVELS)}")
@@ -518,6 +528,18 @@ def build_parser() -> argparse.ArgumentParser:
                          help="seconds to solve each position")
     analyse.add_argument("--json", action="store_true", help="print the analysis as JSON")
     add_suit_options(analyse)
+
+    history = sub.add_parser(
+        "history", help="the matches you played and your score against each opponent",
+        description="List every match of your data directory (offline records and networked match logs): "
+        "date, opponent, rules, result and whether the file checks; then a summary per opponent and AI level "
+        "(played, won, drawn, lost, current streak). Networked results count only from logs that verify.",
+    )
+    history.add_argument("--opponent", default=None, metavar="TEXT",
+                         help="only matches against an opponent whose name, fingerprint or AI level contains TEXT")
+    history.add_argument("--since", type=_since_arg, default=None, metavar="YYYY-MM-DD",
+                         help="only matches started on or after this day")
+    history.add_argument("--json", action="store_true", help="print the list and summary as JSON")
 
     ident = sub.add_parser(
         "id", help="show your key fingerprint", description="Show (creating on first use) your identity."

@@ -2,7 +2,10 @@
 
 * :mod:`.view` — the pure renderer (snapshot in, styled lines out);
 * :mod:`.app` — :class:`~.app.TableApp` (the application) and
-  :class:`~.app.HumanPlayer` (the person as a match player);
+  :class:`~.app.HumanPlayer` (the person as a match player); the table's parts
+  are :mod:`.state`, :mod:`.screen`, :mod:`.status`, :mod:`.overlays`,
+  :mod:`.moves`, :mod:`.prompt`, :mod:`.questions`, :mod:`.events`,
+  :mod:`.opponent`, :mod:`.bindings` and :mod:`.intents` (see :mod:`.app`);
 * :mod:`.bridge` — trio in guest mode on prompt_toolkit's asyncio loop;
 * :mod:`.terminal` — can this terminal draw a full screen, how wide are the
   suit symbols, and SIGTERM/SIGHUP leaving like ``q`` (:class:`~.terminal.Termination`);

@@ -156,6 +156,12 @@ class Verdict:
             "claims": [{"seat": s, "message": i, "deals": list(d)} for s, i, d in self.claims],
         }
 
+    @property
+    def owner(self) -> int | None:
+        """The seat of the log's owner (the seat of its first frame's hello: 0 host, 1 guest), or
+        None when the log holds no hello."""
+        return self._owner
+
     def to_record(self) -> MatchRecord:
         """The checked part of the match as a game record (``source="network"``).
 

@@ -1,0 +1,412 @@
+"""``p2ptrumps history``: every match this data directory holds, and a score per opponent.
+
+Source: issue 19 §1; the index file is specified in ``protocol/files.md`` ("history.json").
+
+The sources of truth are the files themselves: the offline game records in
+``<data>/records/*.json`` (``protocol/record.md``) and the match logs of networked
+matches in ``<data>/logs/*.p2plog`` (``protocol/wire.md`` §12).  Reading a
+thousand logs means verifying a thousand logs, so what was learnt from each file
+is kept in ``<data>/history.json``, keyed by the file's name, size and
+modification time; an entry whose file changed (or a missing or damaged index)
+is simply read again from the file.  The index is a cache: deleting it loses
+nothing.
+
+A networked result counts in the summary only when its log verifies (``VALID``,
+the match complete); an offline record counts when it replays and is finished.
+Everything else is listed with what is wrong, and not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from ..command import CommandError
+from ..files import UnreadableFileError, read_limited, write_atomic
+from ..record import MatchRecord
+from ..wire.log import LOG_MAGIC
+from ..wire.verify import verify_log
+from .replay import started_from_name
+from .verify import MAX_LOG_BYTES
+
+#: The index file in the data directory (``protocol/files.md``).
+INDEX_NAME = "history.json"
+INDEX_FORMAT = "p2ptrumps-history-index"
+#: Bump when :class:`Entry` changes: an index of another version is rebuilt from the files.
+INDEX_VERSION = 1
+#: The largest offline record read (bytes): a 1000-deal record is a few MB.
+MAX_RECORD_BYTES = 64 * 2**20
+
+RESULTS = ("won", "drawn", "lost")
+
+
+@dataclass
+class Entry:
+    """What ``history`` knows of one match file.
+
+    Attributes:
+        path: the file, relative to the data directory (``records/…json``, ``logs/…p2plog``).
+        kind: ``"offline"`` (a game record against the AI) or ``"network"`` (a match log).
+        started: when the match started, ``YYYY-MM-DDTHH:MM:SSZ`` (UTC), or ``""`` if unknown.
+        me: the name this data directory's player had in the match.
+        opponent: the opponent's name (an AI's: ``"AI normal"``).
+        opponent_id: who the opponent is: a key fingerprint (network) or ``"ai:LEVEL"``.
+        rules: the rules in a few words, e.g. ``"36 cards, 3 deals"``.
+        score: points of ``me`` and of the opponent over the finished deals.
+        result: ``"won"``, ``"drawn"``, ``"lost"`` or ``"unfinished"`` (from ``me``'s side).
+        check: ``"verified"`` (a valid, complete match log), ``"record"`` (an offline record that
+            replays), or one line saying what is wrong (``"invalid: …"``, ``"unreadable: …"``,
+            ``"unfinished log"``).
+        counts: whether the result counts in the summary (finished, and verified or a good record).
+        claimed: the result rests on a claim on time (``wire.md`` §16), not on play.
+    """
+
+    path: str
+    kind: str
+    started: str = ""
+    me: str = ""
+    opponent: str = ""
+    opponent_id: str = ""
+    rules: str = ""
+    score: tuple[float, float] = (0.0, 0.0)
+    result: str = "unfinished"
+    check: str = ""
+    counts: bool = False
+    claimed: bool = False
+
+    @property
+    def opponent_label(self) -> str:
+        """How the opponent is shown: ``"Hana (3HAG)"`` (name and the fingerprint's first group),
+        or ``"AI normal"``."""
+        if self.kind == "network" and self.opponent_id:
+            return f"{self.opponent} ({self.opponent_id[:4]})"
+        return self.opponent
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as JSON (the index and ``--json`` use this shape)."""
+        d = asdict(self)
+        d["score"] = list(self.score)
+        return d
+
+    @classmethod
+    def from_json(cls, data: Any) -> Entry:
+        """An entry from :meth:`to_json`'s shape; ``ValueError`` (or ``TypeError``) if it is not one."""
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        entry = cls(**data)
+        score = data.get("score")
+        if not (isinstance(score, list) and len(score) == 2 and all(isinstance(x, int | float) for x in score)):
+            raise ValueError("bad score")
+        entry.score = (float(score[0]), float(score[1]))
+        for name in ("path", "kind", "started", "me", "opponent", "opponent_id", "rules", "result", "check"):
+            if not isinstance(getattr(entry, name), str):
+                raise ValueError(f"bad {name}")
+        return entry
+
+
+def _rules_text(record: MatchRecord) -> str:
+    r = record.rules
+    deals = f"{r.deals} deal" + ("s" if r.deals != 1 else "")
+    return f"{r.pack_size} cards, {deals}"
+
+
+def _result(mine: float, theirs: float, finished: bool) -> str:
+    if not finished:
+        return "unfinished"
+    return "won" if mine > theirs else "lost" if mine < theirs else "drawn"
+
+
+def _score(record: MatchRecord, seat: int) -> tuple[float, float]:
+    halves = record.score_halves()
+    return halves[seat] / 2, halves[1 - seat] / 2
+
+
+def read_record(path: Path, rel: str) -> Entry | None:
+    """The entry of an offline game record; None for a record with no human seat (an arena game)."""
+    entry = Entry(rel, "offline")
+    try:
+        record = MatchRecord.from_json(json.loads(read_limited(path, MAX_RECORD_BYTES).decode("utf-8")))
+        record.check()
+    except (UnreadableFileError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        entry.check = f"damaged record: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        return entry
+    humans = [i for i, p in enumerate(record.players) if p.kind == "human"]
+    if not humans:
+        return None
+    me = humans[0]
+    them = record.players[1 - me]
+    entry.started = record.started
+    entry.me = record.players[me].name
+    entry.opponent = f"AI {them.kind.removeprefix('ai:')}" if them.kind.startswith("ai:") else them.name
+    entry.opponent_id = them.kind if them.kind.startswith("ai:") else them.name
+    entry.rules = _rules_text(record)
+    entry.score = _score(record, me)
+    entry.result = _result(*entry.score, record.finished)
+    entry.check = "record"
+    entry.counts = record.finished
+    return entry
+
+
+def read_log(path: Path, rel: str) -> Entry:
+    """The entry of a networked match log, checked by :func:`~p2ptrumps.wire.verify.verify_log`."""
+    entry = Entry(rel, "network", started=started_from_name(path))
+    try:
+        data = read_limited(path, MAX_LOG_BYTES)
+    except UnreadableFileError as exc:
+        entry.check = f"unreadable: {exc}"
+        return entry
+    if not data.startswith(LOG_MAGIC[:-2]):
+        entry.check = "unreadable: not a match log"
+        return entry
+    verdict = verify_log(data)
+    seat = verdict.owner
+    if verdict.players and seat is not None:
+        entry.me = verdict.players[seat][0]
+        entry.opponent, entry.opponent_id = verdict.players[1 - seat]
+    if verdict.status in ("invalid", "unreadable"):
+        entry.check = f"{verdict.status}: {verdict.reason}"
+        return entry
+    try:
+        record = verdict.to_record()
+    except ValueError:  # no rules agreed yet: nothing was played
+        entry.check = "unfinished log (no deal was played)"
+        return entry
+    entry.rules = _rules_text(record)
+    if seat is not None:
+        entry.score = _score(record, seat)
+    finished = verdict.status == "valid"
+    entry.result = _result(*entry.score, finished and seat is not None)
+    entry.claimed = bool(verdict.claims)
+    entry.check = "verified" if finished else "unfinished log"
+    entry.counts = finished and seat is not None
+    return entry
+
+
+@dataclass
+class History:
+    """The matches of one data directory (newest first) and how many files were read anew."""
+
+    data: Path
+    entries: list[Entry] = field(default_factory=list)
+    read: int = 0
+
+
+def _files(data: Path) -> Iterator[tuple[Path, str]]:
+    for sub, suffix in (("records", ".json"), ("logs", ".p2plog")):
+        folder = data / sub
+        with contextlib.suppress(OSError):
+            for p in sorted(folder.iterdir()):
+                if p.name.endswith(suffix) and not p.name.startswith("."):
+                    yield p, f"{sub}/{p.name}"
+
+
+def _load_index(data: Path) -> dict[str, Any]:
+    try:
+        raw = json.loads(read_limited(data / INDEX_NAME, MAX_RECORD_BYTES).decode("utf-8"))
+    except (UnreadableFileError, UnicodeDecodeError, ValueError, RecursionError):
+        return {}
+    if not (isinstance(raw, dict) and raw.get("format") == INDEX_FORMAT and raw.get("version") == INDEX_VERSION):
+        return {}
+    files = raw.get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def read_file(path: Path, rel: str) -> Entry | None:
+    """The entry of one file of ``records/`` or ``logs/`` (:func:`read_record`, :func:`read_log`)."""
+    return read_record(path, rel) if rel.startswith("records/") else read_log(path, rel)
+
+
+#: From this many files to read on, they are read by a pool of processes (one per core).
+POOL_FROM = 16
+
+
+def _read_all(files: list[tuple[Path, str]], progress: Callable[[str], None] | None) -> Iterator[Entry | None]:
+    if len(files) < POOL_FROM:
+        for path, rel in files:
+            yield read_file(path, rel)
+        return
+    if progress is not None:
+        progress(f"reading {len(files)} match files not read before (each log is verified once) ...")
+    workers = max(1, min(os.cpu_count() or 1, 8))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(read_file, *zip(*files, strict=True), chunksize=8)
+
+
+def load_history(data: Path, *, write_index: bool = True,
+                 progress: Callable[[str], None] | None = None) -> History:
+    """Every match file under ``data`` as :class:`Entry` values, newest first.
+
+    Each file is read (and a log verified) only when the index has no entry for its name,
+    size and modification time (nanoseconds); many such files are read by a process pool
+    (:data:`POOL_FROM`), and ``progress`` is told so first.  The index is then rewritten
+    atomically.  An
+    index that cannot be written is no error (a read-only data directory still lists).
+    Never raises for a bad file: its entry says what is wrong.
+    """
+    index = _load_index(data)
+    fresh: dict[str, Any] = {}
+    history = History(data)
+    stale: list[tuple[Path, str, list[int]]] = []
+    for path, rel in _files(data):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        stamp = [info.st_size, info.st_mtime_ns]
+        cached = index.get(rel)
+        if isinstance(cached, dict) and cached.get("stamp") == stamp:
+            try:
+                entry = None if cached.get("entry") is None else Entry.from_json(cached["entry"])
+            except (ValueError, TypeError):
+                pass
+            else:
+                fresh[rel] = cached
+                if entry is not None:
+                    history.entries.append(entry)
+                continue
+        stale.append((path, rel, stamp))
+    for (_, rel, stamp), entry in zip(stale, _read_all([(p, r) for p, r, _ in stale], progress), strict=True):
+        history.read += 1
+        fresh[rel] = {"stamp": stamp, "entry": None if entry is None else entry.to_json()}
+        if entry is not None:
+            history.entries.append(entry)
+    if write_index and (history.read or fresh.keys() != index.keys()):
+        with contextlib.suppress(OSError):
+            text = json.dumps({"format": INDEX_FORMAT, "version": INDEX_VERSION, "files": fresh},
+                              ensure_ascii=False, separators=(",", ":"))
+            write_atomic(data / INDEX_NAME, text + "\n", prefix=".history-")
+    history.entries.sort(key=lambda e: (e.started, e.path), reverse=True)
+    return history
+
+
+@dataclass
+class Tally:
+    """One opponent's line of the summary: counted matches, won/drawn/lost, the current streak."""
+
+    opponent: str
+    opponent_id: str
+    played: int = 0
+    won: int = 0
+    drawn: int = 0
+    lost: int = 0
+    streak: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def tally(entries: Iterable[Entry]) -> list[Tally]:
+    """The summary per opponent (by key for people, by level for the AI) of the entries that
+    count, most played first.  ``streak`` is the run of equal results at the newest end:
+    ``"W3"`` (three wins), ``"D1"``, ``"L2"``, ``""`` for none."""
+    by: dict[str, Tally] = {}
+    newest_first: dict[str, list[str]] = {}
+    for e in sorted(entries, key=lambda e: (e.started, e.path), reverse=True):
+        if not e.counts or e.result not in RESULTS:
+            continue
+        key = f"{e.kind}:{e.opponent_id}"
+        t = by.setdefault(key, Tally(e.opponent_label, e.opponent_id))
+        t.played += 1
+        setattr(t, e.result, getattr(t, e.result) + 1)
+        newest_first.setdefault(key, []).append(e.result)
+    for key, results in newest_first.items():
+        run = 0
+        while run < len(results) and results[run] == results[0]:
+            run += 1
+        by[key].streak = f"{results[0][0].upper()}{run}"
+    return sorted(by.values(), key=lambda t: (-t.played, t.opponent))
+
+
+def matches(entry: Entry, opponent: str | None, since: date | None) -> bool:
+    """Whether ``entry`` passes the filters: ``opponent`` a case-insensitive part of the
+    opponent's name, fingerprint (spaces and dashes ignored) or AI level; ``since`` a day
+    (UTC) on or before the match's start (a match of unknown date does not pass)."""
+    if opponent:
+        want = opponent.casefold().replace("-", "").replace(" ", "")
+        hay = (entry.opponent + " " + entry.opponent_id).casefold().replace("-", "").replace(" ", "")
+        if want not in hay:
+            return False
+    if since is not None:
+        if not entry.started:
+            return False
+        with contextlib.suppress(ValueError):
+            return datetime.strptime(entry.started, "%Y-%m-%dT%H:%M:%SZ").date() >= since
+        return False
+    return True
+
+
+def _points(x: float) -> str:
+    whole, half = divmod(round(x * 2), 2)
+    return (str(whole) if whole or not half else "") + ("½" if half else "")
+
+
+def _when(started: str) -> str:
+    try:
+        t = datetime.strptime(started, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).astimezone()
+    except ValueError:
+        return "?"
+    return f"{t:%Y-%m-%d %H:%M}"
+
+
+def format_text(history: History, shown: list[Entry], ascii_only: bool = False) -> str:
+    """The report ``history`` prints: the list (newest first), then the summary per opponent."""
+    if not shown:
+        return f"no matches in {history.data} (offline records in records/, match logs in logs/)"
+    lines = [f"{len(shown)} match{'es' if len(shown) != 1 else ''} in {history.data}", ""]
+    rows = [("date", "opponent", "rules", "result", "check")]
+    for e in shown:
+        result = e.result if e.result == "unfinished" else f"{e.result} {_points(e.score[0])}-{_points(e.score[1])}"
+        if e.claimed:
+            result += " (on time)"
+        rows.append((_when(e.started), e.opponent_label or "?", e.rules or "?", result, e.check))
+    lines += _table(rows)
+    not_counted = [e for e in shown if not e.counts]
+    if not_counted:
+        lines += ["", f"{len(not_counted)} not counted below (unfinished, or the file does not check)."]
+    tallies = tally(shown)
+    if tallies:
+        lines += ["", "per opponent:"]
+        lines += _table([("opponent", "played", "won", "drawn", "lost", "streak")]
+                        + [(t.opponent, str(t.played), str(t.won), str(t.drawn), str(t.lost), t.streak or "-")
+                           for t in tallies])
+    text = "\n".join(lines)
+    return text.replace("½", ".5") if ascii_only else text
+
+
+def _table(rows: Sequence[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of ``p2ptrumps history``: print the list and summary (``--json``: one JSON
+    object with ``matches`` and ``opponents``); 0.  Raises
+    :class:`~p2ptrumps.command.CommandError` when the data directory is not a directory."""
+    data = Path(args.data_dir) if getattr(args, "data_dir", None) else Path(
+        platformdirs.user_data_dir("p2ptrumps", appauthor=False))
+    if data.exists() and not data.is_dir():
+        raise CommandError(f"{data} is not a directory")
+    history = load_history(data, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    shown = [e for e in history.entries if matches(e, args.opponent, args.since)]
+    if args.json:
+        print(json.dumps({"data_dir": str(data), "matches": [{**e.to_json(), "path": str(data / e.path)}
+                                                             for e in shown],
+                          "opponents": [t.to_json() for t in tally(shown)]}, indent=1, ensure_ascii=False))
+    else:
+        encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
+        print(format_text(history, shown, ascii_only="utf" not in encoding))
+    with contextlib.suppress(OSError):
+        sys.stdout.flush()
+    return 0
+

@@ -1,0 +1,143 @@
+"""The questions the table asks: y/n dialogs (quit, offer a draw, resign, the opponent's draw
+offer, and any question of the trio side such as a claim or a rematch) and the choice of
+one's own trump (RULES.md §2).
+
+An open y/n question is ``state.confirm`` (:class:`~.state.Confirm`), drawn by
+:func:`~.overlays.overlay_lines` and answered by the keys of :func:`.bindings.dialog_keys`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..cards import suit_label
+from ..match import OfferDraw, Resign
+from .intents import Continue, DrawAnswer, TrumpChosen
+from .moves import Turn
+from .state import Confirm, Mode, QuitResult, TableCore
+
+
+class Questions:
+    """Asks, and turns the answers into intents.
+
+    Args:
+        core: the table's :class:`~.state.TableCore`.
+        turn: the person's :class:`~.moves.Turn` (a draw offer or a resignation ends it).
+    """
+
+    def __init__(self, core: TableCore, turn: Turn) -> None:
+        self._core = core
+        self._turn = turn
+
+    def _ask(self, confirm: Confirm) -> None:
+        self._core.state.confirm = confirm
+        self._core.invalidate()
+
+    def ask_question(self, question: str, on_yes: Callable[[], None], on_no: Callable[[], None]) -> None:
+        """Open a y/n dialog over whatever is shown (e.g. the rematch offer at the end of a
+        networked match); ``on_yes``/``on_no`` run on the UI side when the person answers
+        (Esc is no).  Replaces an open dialog."""
+        self._core.state.help_open = False
+        self._ask(Confirm(question, on_yes=on_yes, on_no=on_no))
+
+    def close_question(self) -> None:
+        """Close the open y/n dialog without answering it (e.g. the peer left meanwhile)."""
+        self._core.state.confirm = None
+        self._core.invalidate()
+
+    def answer(self, yes: bool) -> None:
+        """Answer the open confirmation (y/n)."""
+        c = self._core.state.confirm
+        self._core.state.confirm = None
+        if c is not None:
+            (c.on_yes if yes else c.on_no)()
+        self._core.invalidate()
+
+    def ask_quit(self) -> None:
+        """``q``/Ctrl-C: confirm, then end the application with :attr:`QuitResult.QUIT`."""
+        core = self._core
+        s = core.state
+        if s.mode == Mode.MATCH_END:
+            core.send(Continue())
+            core.exit(QuitResult.FINISHED)
+            return
+        s.help_open = False
+        question = core.options.quit_question
+        if s.mode in (Mode.TRUMP, Mode.IDLE):
+            question = "Quit the game?"
+        self._ask(Confirm(question, on_yes=lambda: core.exit(QuitResult.QUIT)))
+
+    def ask_draw(self) -> None:
+        """Ask the person whether to accept the opponent's draw offer (answer:
+        :class:`~.intents.DrawAnswer`)."""
+        core = self._core
+        self._ask(Confirm(
+            f"{core.opponent_name} offers a draw. Accept?",
+            on_yes=lambda: core.send(DrawAnswer(True)),
+            on_no=lambda: core.send(DrawAnswer(False)),
+        ))
+
+    def ask_draw_offer(self) -> None:
+        """``d``: confirm, then offer the opponent a draw of this deal (RULES.md §7)."""
+        core = self._core
+        if not core.options.allow_draw_offer:
+            core.show_message("draw offers are not available here", "error")
+            return
+        if core.state.mode not in (Mode.TURN, Mode.SECOND):
+            return
+
+        def yes() -> None:
+            if core.state.mode in (Mode.TURN, Mode.SECOND):
+                self._turn.end()
+                core.show_message(f"You offered a draw; waiting for {core.opponent_name}.")
+                core.send(OfferDraw())
+
+        self._ask(Confirm(f"Offer {core.opponent_name} a draw? If accepted, the deal is drawn.", on_yes=yes))
+
+    def ask_resign(self) -> None:
+        """``R``: confirm, then resign the deal (RULES.md §7)."""
+        core = self._core
+        if core.state.mode not in (Mode.TURN, Mode.SECOND):
+            return
+
+        def yes() -> None:
+            if core.state.mode in (Mode.TURN, Mode.SECOND):
+                self._turn.end()
+                core.send(Resign())
+
+        self._ask(Confirm("Resign this deal? The opponent wins it.", on_yes=yes))
+
+    # ----- one's own trump (RULES.md §2) ---------------------------------------------------
+
+    def ask_trump(self, taken: int | None = None) -> None:
+        """Show the trump-choice screen; the choice comes back as :class:`~.intents.TrumpChosen`.
+        ``taken`` is the opponent's suit when it chose first (RULES.md §2)."""
+        s = self._core.state
+        s.trump_taken = taken
+        s.trump_choice = next(x for x in (2, 3, 1, 0) if x != taken)
+        s.mode = Mode.TRUMP
+        self._core.invalidate()
+
+    def step_trump(self, step: int) -> None:
+        """Move the suit cursor ``step`` suits on (wrapping), past the opponent's trump."""
+        s = self._core.state
+        x = s.trump_choice
+        for _ in range(4):
+            x = (x + step) % 4
+            if x != s.trump_taken:
+                break
+        s.trump_choice = x
+
+    def choose_trump(self, suit: int) -> None:
+        """Choose ``suit`` as the person's trump (refused if the opponent took it)."""
+        core = self._core
+        s = core.state
+        if s.mode != Mode.TRUMP:
+            return
+        if suit == s.trump_taken:
+            core.show_message(f"{suit_label(suit)} is your opponent's trump: choose another suit", "error")
+            return
+        s.trump_choice = suit
+        s.mode = Mode.IDLE
+        core.show_message("")
+        core.send(TrumpChosen(suit))

@@ -1,0 +1,157 @@
+"""``p2ptrumps history``: the list of matches, the summary per opponent, the index cache (issue 19 §1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from p2ptrumps.commands.history import INDEX_NAME, load_history, matches, tally
+from p2ptrumps.commands.main import main
+from p2ptrumps.rules import RuleSet
+from p2ptrumps.wire.identity import Identity
+from p2ptrumps.wire.testing import ConnectionPair, fixed_bytes
+
+VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
+GUEST_FP = Identity.from_seed(fixed_bytes("guest/key")).fingerprint
+HOST_FP = Identity.from_seed(fixed_bytes("host/key")).fingerprint
+
+
+@pytest.fixture(scope="module")
+def pair_logs() -> tuple[bytes, bytes]:
+    pair = ConnectionPair(RuleSet(deals=2))
+    pair.run()
+    return pair.host.log_bytes(), pair.guest.log_bytes()
+
+
+def _data(tmp_path: Path, pair_logs: tuple[bytes, bytes]) -> Path:
+    """A data directory: three offline records, the host's log of a 2-deal match, that log with one
+    byte changed, and a file that is no match log."""
+    data = tmp_path / "data"
+    (data / "records").mkdir(parents=True)
+    (data / "logs").mkdir()
+    shutil.copy(VECTORS / "record-sample.json", data / "records" / "2025-01-01_1200_vs-greedy.json")
+    shutil.copy(VECTORS / "record-unfinished.json", data / "records" / "2025-01-01_1300_vs-greedy.json")
+    position = json.loads((VECTORS / "record-position.json").read_text(encoding="utf-8"))
+    position["started"] = "2025-02-01T09:00:00Z"
+    (data / "records" / "2025-02-01_0900_vs-greedy.json").write_text(json.dumps(position), encoding="utf-8")
+    (data / "logs" / "2025-03-01_1805_host_vs-guest.p2plog").write_bytes(pair_logs[0])
+    bad = bytearray(pair_logs[0])
+    bad[len(bad) // 2] ^= 0x01
+    (data / "logs" / "2025-03-02_1805_host_vs-guest.p2plog").write_bytes(bytes(bad))
+    (data / "logs" / "notes.txt").write_text("not a log", encoding="utf-8")
+    return data
+
+
+def test_every_match_is_listed_with_its_result_and_check(tmp_path: Path, pair_logs: tuple[bytes, bytes]) -> None:
+    data = _data(tmp_path, pair_logs)
+    history = load_history(data)
+    got = [(e.path, e.kind, e.opponent_label, e.rules, e.score, e.result, e.counts) for e in history.entries]
+    host_log = pair_logs[0]
+    assert host_log  # the log of a complete two-deal match
+    assert got[:3] == [
+        ("logs/2025-03-02_1805_host_vs-guest.p2plog", "network", f"guest ({GUEST_FP[:4]})", "", (0.0, 0.0),
+         "unfinished", False),
+        ("logs/2025-03-01_1805_host_vs-guest.p2plog", "network", f"guest ({GUEST_FP[:4]})", "36 cards, 2 deals",
+         got[1][4], got[1][5], True),
+        ("records/2025-02-01_0900_vs-greedy.json", "offline", "AI greedy", "36 cards, 1 deal", (0.0, 1.0), "lost",
+         True),
+    ]
+    assert got[3:] == [
+        ("records/2025-01-01_1300_vs-greedy.json", "offline", "AI greedy", "36 cards, 2 deals", (0.5, 0.5),
+         "unfinished", False),
+        ("records/2025-01-01_1200_vs-greedy.json", "offline", "AI greedy", "36 cards, 3 deals", (0.5, 2.5), "lost",
+         True),
+    ]
+    assert history.entries[0].check.startswith("invalid: ")
+    assert [e.check for e in history.entries[1:]] == ["verified", "record", "record", "record"]
+    assert history.entries[1].opponent_id == GUEST_FP
+    assert history.entries[1].me == "host"
+    # the verified network result is the host's side of the verified score
+    mine, theirs = history.entries[1].score
+    assert mine + theirs == 2.0
+    assert history.entries[1].result == ("won" if mine > theirs else "lost" if mine < theirs else "drawn")
+    assert history.read == 5
+
+
+def test_the_summary_counts_only_what_checks_and_adds_up(tmp_path: Path, pair_logs: tuple[bytes, bytes]) -> None:
+    history = load_history(_data(tmp_path, pair_logs))
+    tallies = {t.opponent: t for t in tally(history.entries)}
+    greedy = tallies["AI greedy"]
+    assert (greedy.played, greedy.won, greedy.drawn, greedy.lost, greedy.streak) == (2, 0, 0, 2, "L2")
+    guest = tallies[f"guest ({GUEST_FP[:4]})"]
+    assert guest.played == 1 and guest.won + guest.drawn + guest.lost == 1
+    assert guest.streak == {"won": "W1", "drawn": "D1", "lost": "L1"}[history.entries[1].result]
+    assert sum(t.played for t in tallies.values()) == sum(e.counts for e in history.entries) == 3
+
+
+def test_the_index_is_used_and_rebuilt_when_stale(tmp_path: Path, pair_logs: tuple[bytes, bytes]) -> None:
+    data = _data(tmp_path, pair_logs)
+    first = load_history(data)
+    assert (data / INDEX_NAME).is_file()
+    again = load_history(data)
+    assert again.read == 0
+    assert [e.to_json() for e in again.entries] == [e.to_json() for e in first.entries]
+    # a changed file is read again, and only that one
+    changed = data / "records" / "2025-01-01_1300_vs-greedy.json"
+    record = json.loads((VECTORS / "record-sample.json").read_text(encoding="utf-8"))
+    record["started"] = "2025-01-01T13:00:00Z"
+    changed.write_text(json.dumps(record), encoding="utf-8")
+    os.utime(changed, ns=(1, 1))
+    third = load_history(data)
+    assert third.read == 1
+    assert [e.result for e in third.entries if e.path.endswith("1300_vs-greedy.json")] == ["lost"]
+    # a removed file leaves the list; a damaged index is rebuilt from the files
+    (data / "records" / "2025-02-01_0900_vs-greedy.json").unlink()
+    (data / INDEX_NAME).write_text("{not json", encoding="utf-8")
+    fourth = load_history(data)
+    assert (fourth.read, len(fourth.entries)) == (4, 4)
+
+
+def test_filters_by_opponent_and_day(tmp_path: Path, pair_logs: tuple[bytes, bytes]) -> None:
+    entries = load_history(_data(tmp_path, pair_logs)).entries
+    assert [e.path for e in entries if matches(e, "greedy", None)] == [
+        "records/2025-02-01_0900_vs-greedy.json", "records/2025-01-01_1300_vs-greedy.json",
+        "records/2025-01-01_1200_vs-greedy.json"]
+    by_fp = [e.path for e in entries if matches(e, GUEST_FP[:9].lower().replace("-", " "), None)]
+    assert by_fp == ["logs/2025-03-02_1805_host_vs-guest.p2plog", "logs/2025-03-01_1805_host_vs-guest.p2plog"]
+    assert [e.path for e in entries if matches(e, None, date(2025, 2, 1))] == [
+        "logs/2025-03-02_1805_host_vs-guest.p2plog", "logs/2025-03-01_1805_host_vs-guest.p2plog",
+        "records/2025-02-01_0900_vs-greedy.json"]
+
+
+def test_the_command_prints_the_list_and_json(tmp_path: Path, pair_logs: tuple[bytes, bytes],
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    data = _data(tmp_path / "xdg", pair_logs)
+    target = tmp_path / "xdg" / "p2ptrumps"
+    data.rename(target)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert main(["history", "--opponent", "greedy"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"3 matches in {target}"
+    assert "1 not counted below (unfinished, or the file does not check)." in out
+    assert out.splitlines()[-2:] == ["opponent   played  won  drawn  lost  streak",
+                                     "AI greedy  2       0    0      2     L2"]
+    assert main(["history", "--json", "--since", "2025-03-01"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [(m["path"], m["check"].split(":")[0]) for m in doc["matches"]] == [
+        (str(target / "logs" / "2025-03-02_1805_host_vs-guest.p2plog"), "invalid"),
+        (str(target / "logs" / "2025-03-01_1805_host_vs-guest.p2plog"), "verified")]
+    assert [t["opponent_id"] for t in doc["opponents"]] == [GUEST_FP]
+
+
+def test_an_empty_data_directory_and_a_bad_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert main(["history"]) == 0
+    assert capsys.readouterr().out == (f"no matches in {tmp_path / 'p2ptrumps'} "
+                                       "(offline records in records/, match logs in logs/)\n")
+    with pytest.raises(SystemExit) as stop:
+        main(["history", "--since", "yesterday"])
+    assert stop.value.code == 2
+    assert "--since: 'yesterday' is not a day as YYYY-MM-DD" in capsys.readouterr().err
