@@ -372,7 +372,7 @@ def _twistd(work: Path, name: str, plugin: list[str], port: int, host: str, pref
 
 @contextlib.contextmanager
 def rendezvous_servers(work: Path, host: str = "127.0.0.1", prefix: tuple[str, ...] = (),
-                       start_timeout_s: float = 20.0) -> Iterator[tuple[str, str]]:
+                       start_timeout_s: float = 60.0) -> Iterator[tuple[str, str]]:
     """Run a magic-wormhole mailbox server and a transit relay (the PyPI packages
     ``magic-wormhole-mailbox-server`` and ``magic-wormhole-transit-relay``, through ``twistd``) on
     free ports of ``host`` (loopback, or an address inside a test's own network namespace with
