@@ -281,3 +281,51 @@ async def test_the_relay_sees_no_frame_and_no_name(tmp_path: Path, servers: tupl
     assert len(frames) > 20
     assert [f for f in frames if f in seen] == []
     assert b"Zebulon Host" not in seen and b"Yolanda Guest" not in seen
+
+
+@pytest.mark.timeout(150)
+async def test_a_relayed_link_cut_mid_match_reconnects_through_the_relay(tmp_path: Path,
+                                                                        servers: tuple[str, str]) -> None:
+    relay_port = meet.parse_relay_url(servers[1])[1]
+    proxy = CuttingProxy(relay_port)  # the relay's line, which we cut in the middle of the match
+    guest_log = tmp_path / "guest.p2plog"
+    async with trio.open_nursery() as nursery:
+        await nursery.start(proxy.serve)
+        spy = f"tcp:127.0.0.1:{proxy.port}"
+        hout, gout = tmp_path / "host.out", tmp_path / "guest.out"
+        done: list[int] = []
+
+        async def run(argv: list[str], out: Path, home: str) -> None:
+            with open(out, "wb") as f:
+                r = await trio.run_process(argv, stdout=f, stderr=subprocess.STDOUT, env=peer_env(tmp_path / home),
+                                           check=False)
+            done.append(r.returncode)
+
+        host_argv = peer_command("host", "--code", "--no-direct", "--rendezvous", servers[0], "--relay", spy,
+                                 "--bind", "127.0.0.1", "--port", "0", "--log", str(tmp_path / "host.p2plog"),
+                                 *PLAY, "--deals", "2", "--pack", "32", "--turn-limit", "120")
+        nursery.start_soon(run, host_argv, hout, "host")
+        code = ""
+        with trio.fail_after(30):
+            while not code:
+                await trio.sleep(0.05)
+                lines = hout.read_text(errors="replace").splitlines() if hout.exists() else []
+                code = next((_code(ln) for ln in lines if ln.startswith("Tell your opponent: p2ptrumps join ")), "")
+        nursery.start_soon(run, peer_command("join", code, "--rendezvous", servers[0], "--log", str(guest_log),
+                                             *PLAY), gout, "guest")
+        with trio.fail_after(60):
+            while not (guest_log.exists() and len(read_log(guest_log.read_bytes()).frames) > 40):
+                await trio.sleep(0.02)
+        cuts = proxy.connections
+        proxy.cut()
+        with trio.fail_after(100):
+            while len(done) < 2:
+                await trio.sleep(0.1)
+        nursery.cancel_scope.cancel()
+    assert done == [0, 0], gout.read_text() + hout.read_text()
+    assert proxy.connections > cuts  # both came back through the relay
+    assert "reconnected through relay" in gout.read_text()
+    for log in (guest_log, tmp_path / "host.p2plog"):
+        v = verify_log(log.read_bytes())
+        assert (v.status, v.reconnections >= 1) == ("valid", True)
+    assert _verify_pair(tmp_path).returncode == 0
