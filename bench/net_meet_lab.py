@@ -46,6 +46,7 @@ class Run:
     first_move_s: float | None = None
     verdict: str = ""
     problems: list[str] = field(default_factory=list)
+    said: list[str] = field(default_factory=list)  # the host's lines, then the guest's
 
     @property
     def ok(self) -> bool:
@@ -120,6 +121,7 @@ def one_run(net: lab.Lab, urls: tuple[str, str], host: str, guest: str, work: Pa
         first = next((t for t, ln in gl if ln.startswith("    1. ")), None)
         r.first_move_s = None if first is None else first - started
         r.path = _path([ln for _, ln in hl], [ln for _, ln in gl])
+        r.said = [f"host: {ln}" for _, ln in hl[:8]] + [f"guest: {ln}" for _, ln in gl[:4]]
         check = subprocess.run(peer_command("verify", str(work / "host.p2plog"), str(work / "guest.p2plog")),
                                capture_output=True, text=True, timeout=60)
         r.verdict = check.stdout.splitlines()[0] if check.stdout else check.stderr.strip()
@@ -163,7 +165,8 @@ def matrix(homes: list[str], reps: int, work: Path, only: list[tuple[str, str]] 
 def row(runs: list[Run]) -> str:
     """``host -> guest  path  median (min-max) s  failures``."""
     times = [r.first_move_s for r in runs if r.ok and r.first_move_s is not None]
-    paths = sorted({r.path for r in runs})
+    seen = [r.path for r in runs]
+    paths = [f"{p} {seen.count(p)}" if len(set(seen)) > 1 else p for p in sorted(set(seen))]
     med = f"{statistics.median(times):5.2f} s ({min(times):.2f}-{max(times):.2f})" if times else "    -"
     bad = [f"{r.problems[0]}" for r in runs if not r.ok]
     return (f"{runs[0].host:>8} -> {runs[0].guest:<8} {', '.join(paths):<40} {med}  "
