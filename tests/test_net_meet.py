@@ -20,7 +20,7 @@ from p2ptrumps.net import meet
 from p2ptrumps.net.config import NetplayError
 from p2ptrumps.net.testing import CuttingProxy, peer_command, peer_env, rendezvous_servers
 from p2ptrumps.wire.identity import Identity
-from p2ptrumps.wire.log import read_log
+from p2ptrumps.wire.log import LOG_MAGIC, read_log
 from p2ptrumps.wire.verify import verify_log
 from tests.conftest import load_bench
 
@@ -283,6 +283,12 @@ async def test_the_relay_sees_no_frame_and_no_name(tmp_path: Path, servers: tupl
     assert b"Zebulon Host" not in seen and b"Yolanda Guest" not in seen
 
 
+def _frames_over(log: Path, n: int) -> bool:
+    """True once the match log ``log`` (being written) holds more than ``n`` frames."""
+    data = log.read_bytes() if log.exists() else b""
+    return data.startswith(LOG_MAGIC) and len(read_log(data).frames) > n
+
+
 @pytest.mark.timeout(150)
 async def test_a_relayed_link_cut_mid_match_reconnects_through_the_relay(tmp_path: Path,
                                                                         servers: tuple[str, str]) -> None:
@@ -314,7 +320,7 @@ async def test_a_relayed_link_cut_mid_match_reconnects_through_the_relay(tmp_pat
         nursery.start_soon(run, peer_command("join", code, "--rendezvous", servers[0], "--log", str(guest_log),
                                              *PLAY), gout, "guest")
         with trio.fail_after(60):
-            while not (guest_log.exists() and len(read_log(guest_log.read_bytes()).frames) > 40):
+            while not _frames_over(guest_log, 40):
                 await trio.sleep(0.02)
         cuts = proxy.connections
         proxy.cut()
