@@ -1,6 +1,6 @@
 """Wire protocol costs: ``verify`` speed, and the protocol's cost per move vs Ed25519.
 
-Run: ``/work/venv/bin/python bench/wire_verify.py [--deals N] [--repeat R]``
+Run: ``python bench/wire_verify.py [--deals N] [--repeat R]``
 
 1. A long match log (two scripted in-memory peers playing the first legal move,
    36 cards, N deals) is verified R times: messages per second.  Then the host's

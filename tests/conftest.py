@@ -62,13 +62,14 @@ def pytest_report_header() -> str:
 
 @pytest.fixture(scope="module")
 def netlab() -> Iterator[object]:
-    """A :class:`p2ptrumps.net.lab.Lab` with every home (shared by a module's tests), removed at the end;
-    the test skips, saying why, where no lab can be made."""
+    """A :class:`p2ptrumps.net.lab.Lab` with two homes of every kind (``"upnp"`` and ``"upnp-2"`` ...: a host
+    in one, a guest in the other), shared by a module's tests and removed at the end; the test skips,
+    saying why, where no lab can be made."""
     from p2ptrumps.net import lab
 
     why = lab.unavailable()
     if why is not None:
         pytest.skip(f"network lab unavailable: {why}")
     lab.sweep()
-    with lab.Lab() as net:
+    with lab.Lab(lab.HOMES + tuple(f"{h}-2" for h in lab.HOMES)) as net:
         yield net

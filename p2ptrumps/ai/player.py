@@ -15,6 +15,7 @@ import trio
 
 from ..record import PlayerInfo
 from ..rules import Move, Position
+from .levels import LEVELS, analyse, choose_move
 
 if TYPE_CHECKING:
     from ..match import Event
@@ -51,8 +52,6 @@ class AIPlayer:
 
     def __init__(self, level: str = "normal", budget_s: float = 0.5, seed: int | None = None,
                  name: str | None = None, max_nodes: int = 0) -> None:
-        from . import LEVELS
-
         if level not in LEVELS:
             raise ValueError(f"unknown AI level {level!r}; use one of {', '.join(LEVELS)}")
         if not budget_s > 0:
@@ -74,8 +73,6 @@ class AIPlayer:
 
         Raises ``ValueError`` if the deal is over or ``seat`` is not to move.
         """
-        from . import choose_move
-
         if position.to_move != seat:
             raise ValueError(f"seat {seat} is not to move (seat {position.to_move} is)")
         rng = self._child_rng()
@@ -92,8 +89,6 @@ class AIPlayer:
         :data:`DRAW_ACCEPT_BELOW` centi-cards below even.  Searches (as ``strong`` for that
         level, else as ``normal``) for ``max(budget_s, DRAW_THINK_S)`` seconds, or four times the
         node budget when one is set."""
-        from . import analyse
-
         if position.outcome is not None:
             return False
         rng = self._child_rng()

@@ -11,7 +11,10 @@
 * :mod:`.keystore` -- the identity key, the display name and the pinned peers;
 * :mod:`.remote` -- the peer's seat as a match player, and the commit-reveal seed source;
 * :mod:`.prompts` -- our seat without the table: the AI or line prompts, headless progress;
-* :mod:`.driver` -- one match over one stream: handshake, pinning, rules, deals, rematch;
+* :mod:`.steps` -- one match as named steps: hello, pinning, rules, trumps, deals (the move
+  clock's claims beside them), leave, the signed end, acknowledgement, rematch;
+* :mod:`.driver` -- one connection: its matches (the first, then each rematch), reconnecting,
+  and how it ended (the exit status);
 * :mod:`.lobby` -- ``host``: listen and the waiting room;
 * :mod:`.dial` -- ``join``: resolve and connect;
 * :mod:`.resume` -- ``resume``: take up an unfinished match from its log after a crash;

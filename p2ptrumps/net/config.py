@@ -1,5 +1,6 @@
 """What one side of a networked match needs and leaves: :class:`NetConfig`, :class:`NetResult`,
-:class:`NetplayError` and the exit statuses of ``host`` and ``join``.
+:class:`NetplayError` and the exit statuses of ``host`` and ``join``; and :class:`MatchView`, what
+the table sees of a match in play (the configuration never names the game object itself).
 
 Source: issue 3 §2-§3 and issue 6.  Every other module of :mod:`p2ptrumps.net` may import
 this one; it imports none of them.
@@ -27,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 import trio
 
@@ -37,7 +38,6 @@ from ..wire.identity import Identity
 
 if TYPE_CHECKING:
     from ..match import Player
-    from .remote import NetGame
 
 #: Seconds a new connection has to deliver its hello (the host then drops it and waits on).
 HELLO_TIMEOUT_S = 10.0
@@ -85,6 +85,67 @@ class NetplayError(Exception):
         super().__init__(message)
         self.status = status
 
+# ----- what the table sees of a match in play -----------------------------------------
+
+
+@dataclass(frozen=True)
+class LinkState:
+    """How the link of a match in play stands, for the table's connection line (protocol/wire.md
+    §14, §16).
+
+    Attributes:
+        failed: the connection ended for good.
+        up: the link is up (False: a reconnection is under way).
+        silent_s: seconds since the peer's last byte (a heartbeat counts).
+        clock_seat / clock_left_s: the seat whose move clock runs and its seconds left (may go
+            below 0); both None without a move clock, or when no clocked step is awaited.
+    """
+
+    failed: bool
+    up: bool
+    silent_s: float
+    clock_seat: int | None
+    clock_left_s: float | None
+
+
+class MatchView(Protocol):
+    """A match in play as the table sees it, handed to ``NetConfig.on_ready`` / ``on_rematch``
+    (:class:`p2ptrumps.net.remote.NetGame` is one).
+
+    The table sets ``on_chat(sender_name, text)`` (a chat line from the peer), ``on_note(text)``
+    (something to tell the user) and ``on_left(peer_name)`` (the peer left the match,
+    protocol/wire.md §15).  The methods run in the trio run.
+    """
+
+    on_chat: Callable[[str, str], None] | None
+    on_note: Callable[[str], None] | None
+    on_left: Callable[[str], None] | None
+
+    @property
+    def seat(self) -> int:
+        """Our seat (host 0, guest 1)."""
+        ...
+
+    @property
+    def peer_name(self) -> str | None:
+        """The peer's display name from its hello (None before it)."""
+        ...
+
+    def chat(self, text: str) -> None:
+        """Send a chat line to the peer (protocol/wire.md §9.7).  Raises ValueError or
+        :class:`~p2ptrumps.wire.errors.LocalProtocolError` when it is refused (nothing is sent)."""
+        ...
+
+    def link_state(self) -> LinkState:
+        """How the link and the move clock stand now."""
+        ...
+
+    def replays_end(self, deal: int) -> bool:
+        """(a match taken up after a restart, protocol/wire.md §14.4) Whether deal ``deal`` had ended
+        before the restart and the next deal was dealt already (its end is no screen to wait on)."""
+        ...
+
+
 # ----- configuration ----------------------------------------------------------------
 
 
@@ -112,8 +173,9 @@ class NetConfig:
         make_player: builds our seat's player (default: the AI or a line prompt).
         choose_trump_fn: asks for our trump given the taken suit (default: ``trump``,
             the AI, or a line prompt).
-        on_ready: called once the peer's key and the rules are accepted, before
-            the trumps (the full-screen UI starts there).
+        on_ready: ``on_ready(match, result)``, called once the peer's key and the rules are
+            accepted, before the trumps (the full-screen UI starts there); ``match`` is a
+            :class:`MatchView`.
         rematches: how many rematches the AI offers / accepts (``--rematch N``).
         ask_rematch: ``await ask_rematch(peer_name, peer_offered)`` asks the person
             whether to play a rematch (the full-screen UI); None: the AI's
@@ -171,10 +233,10 @@ class NetConfig:
     heartbeat_s: float | None = None
     make_player: Callable[[NetConfig, int], Player] | None = None
     choose_trump_fn: Callable[[int | None], Awaitable[int]] | None = None
-    on_ready: Callable[[NetGame, NetResult], None] | None = None
+    on_ready: Callable[[MatchView, NetResult], None] | None = None
     rematches: int = 0
     ask_rematch: Callable[[str, bool], Awaitable[bool]] | None = None
-    on_rematch: Callable[[NetGame, NetResult], None] | None = None
+    on_rematch: Callable[[MatchView, NetResult], None] | None = None
     hello_timeout_s: float = HELLO_TIMEOUT_S
     reconnect_wait_s: float = RECONNECT_WAIT_S
     on_link: Callable[[str], None] | None = None

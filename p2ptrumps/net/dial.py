@@ -134,7 +134,7 @@ async def connect(host_name: str, port: int, timeout_s: float,
     attempts = [(a, failed.get(a, f"no answer in {timeout_s:g} s")) for _, a in targets]
     detail = "; ".join(f"{format_address(a, port)} {why}" for a, why in attempts)
     hint = " (is the host running? is the port right?)" if any(
-        why == "connection refused" for _, why in attempts) else next_step([a for _, a in attempts])
+        why == "connection refused" for _, why in attempts) else next_step([a for a, _ in attempts])
     if len(attempts) == 1 and attempts[0][0] == host_name:
         return_text = f"cannot connect to {where}: {attempts[0][1]}{hint}"
     else:

@@ -1,53 +1,48 @@
-"""One networked match over one connected stream, from the hellos to the signed end, and
-the rematches agreed on the same stream.
+"""One networked connection: the matches played on it (the first, then each rematch agreed on the
+same stream), reconnecting when the link drops, and how the connection ended (the exit status).
 
-Source: ``protocol/wire.md`` §7 (the handshake), §9 (the match), §9.4 (rematch), §12 (the
-log), issue 3 §2-§3.  The driver runs a :class:`~p2ptrumps.wire.session.Session` over a
-:class:`~p2ptrumps.net.transport.Connection`, pins the peer's key
-(:mod:`p2ptrumps.net.keystore`), creates the match log (:mod:`p2ptrumps.net.logfile`)
-once the peer's hello checks out, and plays the match loop with the peer's seat as a
-:class:`~p2ptrumps.net.remote.RemotePlayer`.
+Source: ``protocol/wire.md`` §7 (the handshake), §9.4 (rematch), §12 (the log), §14 (reconnecting),
+§16 (claims), issue 3 §2-§3.  :func:`play_over` runs a :class:`~p2ptrumps.wire.session.Session` over
+a :class:`~p2ptrumps.net.transport.Connection`; each match on it is a
+:class:`~p2ptrumps.net.steps.MatchSteps` (its steps, from the hellos to the rematch question, are
+listed in :mod:`p2ptrumps.net.steps`).  Here:
+
+* **the matches on one connection** (:class:`_Matches`): open the first match, run each in turn, open a
+  rematch's session, log and result on the same stream (``_Matches.body``);
+* **reconnect** (:func:`make_reconnect`): redial or wait for the peer after the link drops, with a
+  countdown on the table, until ``cfg.reconnect_wait_s``;
+* **how it ended** (``_Matches.play``): the transport's errors become :class:`NetplayError` with their
+  exit status and message (:func:`_gone_message`), and when the peer stayed away, the claim we sign
+  (:func:`claim_on_leaving`, §16) or the forfeit it made (:func:`_forfeit_note`, §9.3).
 """
 
 from __future__ import annotations
 
-import math
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 import trio
 
-from ..cards import suit_label
-from ..match import MatchEnded as MatchOver
-from ..match import MatchRunner, Player
-from ..record import PlayerInfo
-from ..rules import RuleSet
 from ..text import quoted
 from ..wire import events as wev
-from ..wire.chain import DONE, PLAY, REMATCHED
+from ..wire.chain import PLAY
 from ..wire.errors import LocalProtocolError
-from ..wire.log import LOG_MAGIC
 from ..wire.session import Session
-from . import keystore, remote
 from .config import (
     EXIT_ERROR,
-    EXIT_KEY_REFUSED,
     EXIT_LEFT,
     EXIT_PEER_FAULT,
     EXIT_PEER_GONE,
-    EXIT_RULES_REFUSED,
     NetConfig,
     NetplayError,
     NetResult,
     say,
 )
-from .logfile import MatchLogFile, create_log
-from .prompts import ProgressPrinter, choose_trump, our_player, rules_refusal
-from .remote import ClockKey, LocalSeat, NetGame, NetGameError, RemotePlayer, clock_text
-from .resumefile import ResumeFile, path_for
+from .logfile import MatchLogFile
+from .remote import NetGameError, clock_text
+from .resumefile import ResumeFile
+from .steps import MatchSteps, match_complete, open_match
 from .transport import (
     MAX_PENDING_BYTES,
     Connection,
@@ -58,7 +53,6 @@ from .transport import (
     PeerTimeout,
     Reconnect,
     TransportError,
-    single_errors,
 )
 
 #: A bound on the rematches played on one connection (each needs both sides' consent anyway).
@@ -83,11 +77,6 @@ class Restored:
     result: NetResult
 
 
-def _clock(seconds: float) -> str:
-    whole = max(0, math.ceil(seconds))
-    return f"{whole // 60}:{whole % 60:02d}"
-
-
 def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...]) -> Reconnect:
     """The ``reconnect`` of a :class:`~p2ptrumps.net.transport.Connection`: calls ``redial(seconds
     left)`` (a new :class:`~p2ptrumps.net.transport.Link`, or None for "not now") with
@@ -106,7 +95,8 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
             async def countdown() -> None:
                 while True:
                     if cfg.on_link is not None:
-                        cfg.on_link(f"connection lost — reconnecting ({_clock(deadline - trio.current_time())} left)")
+                        left = clock_text(deadline - trio.current_time())
+                        cfg.on_link(f"connection lost — reconnecting ({left} left)")
                     await trio.sleep(1.0)
 
             async def tries() -> None:
@@ -172,141 +162,189 @@ async def play_over(stream: trio.abc.Stream | None, cfg: NetConfig, peer_address
             far: its own and its ``rematches'``; None where no log file was
             written because the handshake ended before the peer's hello).
     """
-    now = datetime.now()
-    hello_deadline = trio.current_time() + cfg.hello_timeout_s
-    first = _open_match(cfg, 0) if restored is None else (restored.log, restored.session, restored.result)
-    log, session, result = first
-    results = [result]
-    logs = [log]
-    current: list[Session] = [session]
-
-    def rejoining() -> bool:
-        """A restarted side waits for the peer to come back even with its match complete (wire.md §14.5)."""
-        return restored is not None and conn.reconnections == 0
-
+    matches = _Matches(cfg, peer_address, claim, restored)
     try:
-        conn = Connection(
+        conn = matches.connect(stream, redial, backoff_s, max_pending_bytes)
+        if on_connection is not None:
+            on_connection(conn)
+        return await matches.play(conn)
+    except NetplayError as exc:
+        matches.sync_paths()
+        exc.result = matches.first.result  # type: ignore[attr-defined]
+        raise
+    finally:
+        for match in matches.matches:
+            match.log.close()
+
+
+class _Matches:
+    """The matches played on one connection: the first (or the one taken up after a restart), then
+    each rematch agreed (protocol/wire.md §9.4: a new session, game id and log on the same stream).
+    See :func:`play_over`."""
+
+    def __init__(self, cfg: NetConfig, peer_address: str, claim: Callable[[NetResult], bool] | None,
+                 restored: Restored | None) -> None:
+        self.cfg = cfg
+        self.peer_address = peer_address
+        self.restored = restored
+        self.now = datetime.now()
+        log, session, result = open_match(cfg, 0) if restored is None else (
+            restored.log, restored.session, restored.result)
+        self.first = MatchSteps(cfg, session, log, result, self.now, 0, peer_address, rematch_of=None,
+                                hello_deadline=trio.current_time() + cfg.hello_timeout_s, claim=claim,
+                                restored=restored is not None,
+                                resume=restored.resume if restored is not None else None)
+        #: Every match opened on the connection, the current one last.
+        self.matches = [self.first]
+        #: How many of them have begun (the connection ran their steps).
+        self.begun = 0
+        self.conn: Connection | None = None
+
+    @property
+    def current(self) -> Session:
+        """The session of the match on the connection now."""
+        return self.matches[-1].session
+
+    def connect(self, stream: trio.abc.Stream | None, redial: Redial | None, backoff_s: tuple[float, ...],
+                max_pending_bytes: int) -> Connection:
+        """The :class:`Connection` of the first match's session over ``stream`` (see :func:`play_over`)."""
+        cfg = self.cfg
+        self.conn = Connection(
             stream,
-            session,
+            self.first.session,
             timeout_s=cfg.timeout_s,
             heartbeat_s=cfg.heartbeat_s,
             fault_of=lambda ev: f"{ev.reason} [{ev.code}]" if isinstance(ev, wev.ProtocolViolation) else None,
-            is_finished=lambda: current[0].finished and current[0].delivered,
+            is_finished=lambda: self.current.finished and self.current.delivered,
             reconnect=make_reconnect(cfg, redial, backoff_s) if redial is not None and cfg.reconnect_wait_s > 0
             else None,
-            can_resume=lambda: (current[0].rules is not None and current[0].violation is None
-                                and (rejoining() or not (current[0].finished and current[0].delivered))),
-            down=PeerGone(RESTARTED) if restored is not None else None,
+            can_resume=self.can_resume,
+            down=PeerGone(RESTARTED) if self.restored is not None else None,
             close_first=cfg.role == "guest",  # the guest sends the last statement (protocol/wire.md §14.5)
             max_pending_bytes=max_pending_bytes,
             frame_time_s=cfg.frame_time_s,
         )
-        if on_connection is not None:
-            on_connection(conn)
+        return self.conn
 
-        all_steps: list[_Steps] = []
-        sessions: list[Session] = []
+    def can_resume(self) -> bool:
+        """Whether a dropped link is worth reconnecting: the rules are agreed, nobody broke the protocol,
+        and the match is not complete and delivered -- except that a restarted side waits for the peer
+        to come back even with its match complete (wire.md §14.5)."""
+        session = self.current
+        rejoining = self.restored is not None and self.conn is not None and self.conn.reconnections == 0
+        return (session.rules is not None and session.violation is None
+                and (rejoining or not (session.finished and session.delivered)))
 
-        def forget_complete() -> None:
-            """Delete the resume files of the complete matches: called once the connection closed
-            properly, or the peer stayed away (protocol/wire.md §14.5; files.md)."""
-            for st, s in zip(all_steps, sessions, strict=False):
-                if st.resume is not None and _complete(s):
-                    st.resume.delete()
-
-        async def body(c: Connection) -> None:
-            match_log, match_session, match_result = first
-            for number in range(MAX_MATCHES_PER_CONNECTION):
-                steps = _Steps(cfg, now, number, peer_address, rematch_of=results[0] if number else None,
-                               hello_deadline=hello_deadline if number == 0
-                               else trio.current_time() + cfg.hello_timeout_s,
-                               claim=claim if number == 0 else None,
-                               restored=restored if number == 0 else None,
-                               resume=restored.resume if restored is not None and number == 0 else None)
-                all_steps.append(steps)
-                sessions.append(match_session)
-                again = await _match(c, match_session, steps, match_result, match_log,
-                                     rematches_left=cfg.rematches - number)
-                if not again:
-                    return
-                match_log.close()
-                say(cfg, "rematch agreed: a new match on the same connection")
-                trailing = match_session.trailing_data
-                match_session.trailing_data = b""
-                match_log, match_session, match_result = _open_match(cfg, number + 1)
-                logs.append(match_log)
-                results[0].rematches.append(match_result)
-                current[0] = match_session
-                c.switch_session(match_session, trailing)
-
-        def ended_early() -> None:
-            """The connection ended (a fault, a flood, the peer gone) before the handshake task saw how
-            far the session got: what the session read counts all the same.  The peer's hello names it;
-            (host) a guest whose accepting ``agree`` checked out took the match (protocol/wire.md §7.1),
-            so its log holds the ``agree`` and what came after (a fault's evidence, §11)."""
-            session, first_result = current[0], results[0]
-            if first_result.rematches or not all_steps:
+    async def body(self, conn: Connection) -> None:
+        """Play the matches in turn: each one's steps, then, when a rematch was agreed, the next match's
+        session, log and result on the same connection."""
+        cfg = self.cfg
+        for number in range(MAX_MATCHES_PER_CONNECTION):
+            match = self.matches[-1]
+            self.begun = number + 1
+            if not await match.run(conn, rematches_left=cfg.rematches - number):
                 return
-            if first_result.peer_name is None and session.peer_name is not None:
-                first_result.peer_name, first_result.peer_fingerprint = session.peer_name, session.peer_fingerprint
-            steps = all_steps[0]
-            if cfg.role == "host" and steps.restored is None and session.rules is not None:
-                _begin_hosted(steps, session, first_result, logs[0])
+            match.log.close()
+            say(cfg, "rematch agreed: a new match on the same connection")
+            trailing = match.session.trailing_data
+            match.session.trailing_data = b""
+            log, session, result = open_match(cfg, number + 1)
+            self.matches.append(MatchSteps(cfg, session, log, result, self.now, number + 1, self.peer_address,
+                                           rematch_of=self.first.result,
+                                           hello_deadline=trio.current_time() + cfg.hello_timeout_s, claim=None))
+            self.first.result.rematches.append(result)
+            conn.switch_session(session, trailing)
 
+    async def play(self, conn: Connection) -> NetResult:
+        """Run the connection with the matches on it; the first match's result (the rematches' in its
+        ``rematches``).  How the connection ended decides the rest: a :class:`NetplayError` with its
+        exit status, or -- the match complete, then the peer gone -- the result after a note."""
         try:
             try:
-                await conn.run(body)
+                await conn.run(self.body)
             except TransportError:
-                ended_early()
+                self.ended_early()
                 raise
-            forget_complete()
-            left = [r.left for r in [results[0], *results[0].rematches] if r.left]
+            self.forget_complete()
+            left = [r.left for r in [self.first.result, *self.first.result.rematches] if r.left]
             if left:
                 raise NetplayError(EXIT_LEFT, left[0])
         except PeerFault as exc:  # the session logged the offending frame last, as evidence
-            violation = current[0].violation
-            hint = ""
-            if violation is not None and violation.code == "bad-key" and "our own public key" in violation.reason:
-                hint = (" -- both sides use one identity key: are two p2ptrumps processes sharing one data "
-                        f"directory ({cfg.data})? Give each its own with XDG_DATA_HOME=/some/other/dir")
-            raise NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}{hint}") from None
+            raise self.peer_fault(exc) from None
         except (PeerGone, PeerTimeout, PeerFlood) as exc:
-            if _complete(current[0]):
-                if current[0].delivered:
-                    say(cfg, f"note: the match is complete; then the connection ended: {exc}")
-                else:  # our log is complete; only the peer may lack our last statement (wire.md §14.5)
-                    say(cfg, f"note: the match is complete, but the peer may not have your last statement ({exc})")
-                forget_complete()
-                if results[0].left:
-                    raise NetplayError(EXIT_LEFT, results[0].left) from None
-                _sync_paths(results[0], logs)
-                return results[0]
-            started = logs[-1].created  # the match began: its log exists (protocol/wire.md §12)
-            claimed = _claim_on_leaving(current[0]) if started else ""
-            if isinstance(exc, PeerFlood):
-                raise NetplayError(EXIT_PEER_FAULT, f"the peer flooded the connection: {exc} (not in the log: no "
-                                   "log can show it)" + claimed) from None
-            raise NetplayError(EXIT_PEER_GONE, _gone_message(cfg, results[0], current[0], exc, started)
-                               + _forfeit_note(current[0]) + claimed) from None
+            outcome = self.peer_gone(exc)
+            if isinstance(outcome, NetplayError):
+                raise outcome from None
+            return outcome
         except TransportError as exc:
             raise NetplayError(EXIT_PEER_GONE, str(exc)) from None
         except NetGameError as exc:
             raise NetplayError(EXIT_ERROR, str(exc)) from None
         except OSError as exc:
-            raise NetplayError(EXIT_ERROR, f"cannot write the match log {logs[-1].path}: "
+            raise NetplayError(EXIT_ERROR, f"cannot write the match log {self.matches[-1].log.path}: "
                                f"{exc.strerror or exc}") from None
-    except NetplayError as exc:
-        _sync_paths(results[0], logs)
-        exc.result = results[0]  # type: ignore[attr-defined]
-        raise
-    finally:
-        for lg in logs:
-            lg.close()
-    _sync_paths(results[0], logs)
-    return results[0]
+        self.sync_paths()
+        return self.first.result
+
+    def ended_early(self) -> None:
+        """The connection ended (a fault, a flood, the peer gone) before the handshake task saw how
+        far the session got: what the session read counts all the same.  The peer's hello names it;
+        (host) a guest whose accepting ``agree`` checked out took the match (protocol/wire.md §7.1),
+        so its log holds the ``agree`` and what came after (a fault's evidence, §11)."""
+        session, first = self.current, self.first
+        if first.result.rematches or not self.begun:
+            return
+        if first.result.peer_name is None and session.peer_name is not None:
+            first.result.peer_name, first.result.peer_fingerprint = session.peer_name, session.peer_fingerprint
+        if self.cfg.role == "host" and not first.restored and session.rules is not None:
+            first.begin_hosted()
+
+    def forget_complete(self) -> None:
+        """Delete the resume files of the complete matches: called once the connection closed
+        properly, or the peer stayed away (protocol/wire.md §14.5; files.md)."""
+        for match in self.matches[:self.begun]:
+            if match.resume is not None and match_complete(match.session):
+                match.resume.delete()
+
+    def peer_fault(self, exc: PeerFault) -> NetplayError:
+        """The peer broke the protocol (status 5), with a hint when it is our own key."""
+        violation = self.current.violation
+        hint = ""
+        if violation is not None and violation.code == "bad-key" and "our own public key" in violation.reason:
+            hint = (" -- both sides use one identity key: are two p2ptrumps processes sharing one data "
+                    f"directory ({self.cfg.data})? Give each its own with XDG_DATA_HOME=/some/other/dir")
+        return NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}{hint}")
+
+    def peer_gone(self, exc: PeerGone | PeerTimeout | PeerFlood) -> NetResult | NetplayError:
+        """The peer vanished, went silent or flooded us.  After a complete match that is a note and the
+        result (status 130 if we had left); else the error to raise (status 4, or 5 for a flood),
+        saying how far the match got, the claim we signed, or the forfeit the peer made."""
+        cfg, session, first = self.cfg, self.current, self.first.result
+        if match_complete(session):
+            if session.delivered:
+                say(cfg, f"note: the match is complete; then the connection ended: {exc}")
+            else:  # our log is complete; only the peer may lack our last statement (wire.md §14.5)
+                say(cfg, f"note: the match is complete, but the peer may not have your last statement ({exc})")
+            self.forget_complete()
+            if first.left:
+                return NetplayError(EXIT_LEFT, first.left)
+            self.sync_paths()
+            return first
+        started = self.matches[-1].log.created  # the match began: its log exists (protocol/wire.md §12)
+        claimed = claim_on_leaving(session) if started else ""
+        if isinstance(exc, PeerFlood):
+            return NetplayError(EXIT_PEER_FAULT, f"the peer flooded the connection: {exc} (not in the log: no "
+                                "log can show it)" + claimed)
+        return NetplayError(EXIT_PEER_GONE, _gone_message(cfg, first, session, exc, started)
+                            + _forfeit_note(session) + claimed)
+
+    def sync_paths(self) -> None:
+        """Each match's result names its log file, or None where none was written."""
+        for match in self.matches:
+            match.result.log_path = match.log.path if match.log.created else None
 
 
-def _claim_on_leaving(session: Session) -> str:
+def claim_on_leaving(session: Session) -> str:
     """The peer did not come back within the reconnect wait (protocol/wire.md §16): if the match waits
     for it in a phase where that may be claimed, sign the claim (it is logged, never sent) and say
     so; else ""."""
@@ -365,554 +403,3 @@ def _gone_message(cfg: NetConfig, first: NetResult, session: Session, exc: Trans
                 "it may have refused your key")
     return (f"{quoted(first.peer_name)} ended the connection before the rules were agreed ({exc}): the host "
             "is busy with another match (another guest accepted first), or it stopped")
-
-
-def _sync_paths(first: NetResult, logs: list[MatchLogFile]) -> None:
-    for res, lg in zip([first, *first.rematches], logs, strict=False):
-        res.log_path = lg.path if lg.created else None
-
-
-def _open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetResult]:
-    """The log, session and result of match ``number`` on this connection (0: the first,
-    1..: rematches).  The log file is created only when the rules are agreed (protocol/wire.md
-    §12, :func:`~p2ptrumps.net.logfile.create_log`); until then the log is kept in memory, so a
-    refused or abandoned handshake leaves no file.  Raises
-    :class:`NetplayError` (status 1) if the session cannot be made."""
-    log = MatchLogFile(cfg.log_path or cfg.data / "logs", defer=True)
-    try:
-        log.append(LOG_MAGIC)
-
-        def on_message(frame: bytes, direction: str) -> None:
-            log.append(frame)  # protocol/wire.md §12: each frame as on the wire
-
-        session = Session(
-            "host" if cfg.role == "host" else "guest",
-            cfg.identity,
-            cfg.name,
-            os.urandom(32),
-            rules=cfg.rules if cfg.role == "host" else None,
-            on_message=on_message,
-            move_time=cfg.move_time if cfg.role == "host" else 0,
-        )
-    except OSError as exc:
-        log.close()
-        raise NetplayError(EXIT_ERROR, f"cannot write the match log: {exc.strerror or exc}") from None
-    return log, session, NetResult(None, 0 if cfg.role == "host" else 1)
-
-
-@dataclass
-class _Steps:
-    """What one match on a connection needs besides the session: see :func:`play_over`."""
-
-    cfg: NetConfig
-    now: datetime
-    number: int
-    peer_address: str
-    rematch_of: NetResult | None
-    hello_deadline: float | None
-    claim: Callable[[NetResult], bool] | None
-    restored: Restored | None = None
-    #: The match's resume file, once the log file exists (``protocol/files.md``).
-    resume: ResumeFile | None = None
-
-
-async def _match(conn: Connection, session: Session, steps: _Steps, result: NetResult, log: MatchLogFile,
-                 rematches_left: int) -> bool:
-    """One match on ``session``; returns True when a rematch was agreed after it."""
-    cfg = steps.cfg
-    game = NetGame(conn, session, on_chat=lambda who, text: say(cfg, f"[chat] {who}: {text}"),
-                   on_note=lambda text: say(cfg, f"note: {text}"))
-    game.ask_claim = cfg.ask_claim
-    game.clock.no_clock_limit_s = cfg.no_clock_limit_s
-    try:
-        with single_errors():
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(game.pump)
-                nursery.start_soon(game.run_clock)
-                nursery.start_soon(_deadlines, game, cfg)
-                await _match_steps(conn, session, steps, result, log, game)
-                if steps.restored is not None:
-                    await _rejoined(game)
-                await _acknowledged(game, cfg)
-                again = False if result.left else await _rematch(game, cfg, result, rematches_left)
-                if not again:
-                    conn.closing_ok = True
-                nursery.cancel_scope.cancel()
-    finally:
-        if steps.resume is not None and session.violation is not None:
-            steps.resume.delete()  # ended on the peer's fault: nothing left to resume
-    return again
-
-
-async def _deadlines(game: NetGame, cfg: NetConfig) -> None:
-    """The waits of protocol/wire.md §17 that the match loop does not watch itself, run beside the
-    match: when the peer's trump choice, commitment or reveal has taken its move clock (or
-    ``cfg.no_clock_limit_s`` without one) plus the grace, claim the rest of the match (a person is
-    asked first, §16); when its deal-end or match-end statement is ``cfg.statement_wait_s`` late,
-    stop (the log stays unfinished and resumable).  Only time with the
-    link up counts.  (Moves are the match loop's: :class:`~p2ptrumps.net.remote.RemotePlayer`.)"""
-    session, clock = game.session, game.clock
-    peer = 1 - session.seat
-    handled: set[ClockKey] = set()
-    for _ in range(1 << 40):  # one pass per tick of the clock
-        await clock.next_tick()
-        key = clock.key
-        if key is None or key[3] != peer or key[0] == "move" or key in handled:
-            continue
-        what = key[0]
-        if what in ("deal-end", "match-end"):
-            if clock.used_s >= cfg.statement_wait_s:
-                game.conn.stop(PeerTimeout(f"the peer did not sign its {what} statement within "
-                                           f"{cfg.statement_wait_s:g} s (it is due at once)"))
-                return
-            continue
-        if clock.used_s < clock.limit_s + remote.CLAIM_GRACE_S:
-            continue
-        handled.add(key)
-        name = session.peer_name or "the peer"
-        text = f"{name}'s time is up ({clock_text(clock.limit_s)} for its {what}): claim the rest of the match?"
-        if game.ask_claim is not None and not await game.ask_claim(text):
-            continue
-        try:
-            await game.send(session.claim)
-        except NetGameError:  # its message came first (or crossed ours): the match goes on
-            continue
-        if game.on_note is not None:
-            won = session.chain.referee.claims[-1][1] if session.chain and session.chain.referee.claims else []
-            game.on_note(f"{name}'s time ran out ({what}): you claimed deals {', '.join(map(str, won))}")
-
-
-async def _rejoined(game: NetGame) -> None:
-    """(a restarted side) Wait until the peer is back and proven, so that our last statement, or
-    the acknowledgement of the peer's, can reach it (protocol/wire.md §14.5).  The reconnect wait
-    bounds it."""
-    while not game.conn.link_up:
-        await trio.sleep(0.05)
-
-
-async def _acknowledged(game: NetGame, cfg: NetConfig) -> None:
-    """Wait until the peer holds our last statement for sure (protocol/wire.md §14.5): ping after it
-    and wait for the pong, again after any reconnection.  Returns at once when a message of the
-    peer came after it (the host's case).  A peer that never answers holds us at most the reconnect
-    wait plus the timeout (§17): then the match is complete, its acknowledgement unknown."""
-    session = game.session
-    with trio.move_on_after(cfg.reconnect_wait_s + cfg.timeout_s):
-        while not session.delivered:
-            if game.conn.link_up:
-                session.ping()
-                await game.conn.send_pending()
-            with trio.move_on_after(1.0):
-                while not session.delivered:
-                    await trio.sleep(0.01)
-    if not session.delivered:
-        say(cfg, "note: the match is complete, but the peer did not acknowledge your last statement")
-
-
-def _complete(session: Session) -> bool:
-    """True when the match in ``session`` is complete: both signed the end (its log verifies as valid)."""
-    chain = session.chain
-    return session.violation is None and chain is not None and chain.referee.phase in (DONE, REMATCHED)
-
-
-async def _rematch(game: NetGame, cfg: NetConfig, result: NetResult, rematches_left: int) -> bool:
-    """After the match: offer / accept a rematch (protocol/wire.md §9.4).
-
-    The AI (``--ai``) says yes while ``cfg.rematches`` allows, a person is asked
-    (``cfg.ask_rematch``, else a line prompt when there is a terminal), nobody else
-    wants one.  Declining is closing the connection.  Returns True once both sides
-    sent ``rematch`` (the session's ``RematchAgreed``), False if we declined or the
-    peer left (or declined) first.
-    """
-    session = game.session
-    peer = result.peer_name or "the peer"
-    peer_offered = session.chain is not None and (1 - session.seat) in session.chain.referee.rematch
-    closed = session.waiting_for()[1] == "nothing"
-    if closed:
-        return False
-
-    async def ask() -> bool:
-        if cfg.ask_rematch is not None:
-            return await cfg.ask_rematch(peer, peer_offered)
-        if cfg.ai is not None:
-            return rematches_left > 0
-        if cfg.confirm is None:
-            return False
-        question = f"{peer} offers a rematch; play again? [y/N] " if peer_offered else "rematch? [y/N] "
-        return await trio.to_thread.run_sync(cfg.confirm, question, abandon_on_cancel=True)
-
-    want = await _unless_closed(game, ask)
-    if not want:
-        if want is None:
-            _tell(game, cfg, f"{peer} left: no rematch")
-        return False
-    try:
-        await game.send(session.offer_rematch)
-    except (NetGameError, TransportError):
-        _tell(game, cfg, f"{peer} left: no rematch")
-        return False
-    if (1 - session.seat) not in (session.chain.referee.rematch if session.chain else ()):
-        _tell(game, cfg, f"rematch offered; waiting for {peer} (they may decline by leaving)")
-
-    async def agreed() -> bool:
-        await game.take(wev.RematchAgreed)
-        return True
-
-    got: bool | None = None
-    with trio.move_on_after(cfg.rematch_wait_s) as wait:
-        got = await _unless_closed(game, agreed)
-    if wait.cancelled_caught:
-        _tell(game, cfg, f"{peer} did not answer the rematch offer within {cfg.rematch_wait_s:g} s")
-        return False
-    if not got:
-        _tell(game, cfg, f"{peer} declined the rematch")
-        return False
-    return True
-
-
-def _tell(game: NetGame, cfg: NetConfig, text: str) -> None:
-    """A note for the user: on the table when the UI runs (``game.on_note``), else printed."""
-    if game.on_note is not None:
-        game.on_note(text)
-    else:
-        say(cfg, text)
-
-
-async def _unless_closed(game: NetGame, fn: Callable[[], Awaitable[bool]]) -> bool | None:
-    """``await fn()``, or None if the peer closes the connection first."""
-    got: list[bool | None] = []
-    with single_errors():
-        async with trio.open_nursery() as nursery:
-
-            async def run() -> None:
-                got.append(await fn())
-                nursery.cancel_scope.cancel()
-
-            async def closed() -> None:
-                await game.take(wev.ConnectionClosed)
-                got.append(None)
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(run)
-            nursery.start_soon(closed)
-    return got[0] if got else None
-
-
-async def _match_steps(conn: Connection, session: Session, steps: _Steps, result: NetResult,
-                       log: MatchLogFile, game: NetGame) -> None:
-    """The match in order: handshake and pinning, rules, trumps, the deals, the signed end.  A
-    restored match (``steps.restored``) skips what its chain holds already."""
-    cfg, rematch_of = steps.cfg, steps.rematch_of
-    if steps.restored is not None:
-        game.restore()
-        name = session.peer_name or "peer"
-        say(cfg, f"resuming the match with {name} ({session.peer_fingerprint}); its log: {result.log_path}")
-        rules = session.rules
-        assert rules is not None
-    else:
-        name, rules = await _handshake(session, steps, result, log, game)
-    result.rules, result.move_time = rules, session.move_time
-    if steps.resume is not None:
-        game.before_commit = steps.resume.add_secret
-    clock = f"; move clock {session.move_time} s" if session.move_time else ""
-    say(cfg, f"rules: {rules.describe()}{clock}")
-    if rematch_of is None and cfg.on_ready is not None:
-        cfg.on_ready(game, result)
-    elif rematch_of is not None and cfg.on_rematch is not None:
-        cfg.on_rematch(game, result)
-    await _play_match(session, steps, result, game, name)
-
-
-async def _handshake(session: Session, steps: _Steps, result: NetResult, log: MatchLogFile,
-                     game: NetGame) -> tuple[str, RuleSet]:
-    """Hellos, pinning and the rules (protocol/wire.md §7, §9.1); creates the log file when the
-    rules are agreed.  Returns the peer's name and the agreed rules."""
-    cfg, rematch_of = steps.cfg, steps.rematch_of
-    game_take = game.take
-
-    def resume_first(path: Path) -> None:  # the resume file exists before the log (protocol/files.md)
-        steps.resume = _new_resume_file(cfg, path, session)
-
-    await game.conn.send_pending()  # our hello
-
-    got: wev.PeerHello | None = None
-    with trio.move_on_at(steps.hello_deadline if steps.hello_deadline is not None else math.inf):
-        got = await game_take(wev.PeerHello)
-    if got is None:
-        raise NetplayError(EXIT_PEER_GONE, f"no hello from the peer within {cfg.hello_timeout_s:g} s "
-                           "(not a p2ptrumps peer?)")
-    hello = got
-    result.peer_name, result.peer_fingerprint = hello.name, hello.fingerprint
-    if rematch_of is not None and hello.fingerprint != rematch_of.peer_fingerprint:
-        raise NetplayError(EXIT_KEY_REFUSED, f"the rematch hello shows another key ({hello.fingerprint}) than "
-                           f"the match before ({rematch_of.peer_fingerprint}). Refused.")
-    if rematch_of is None and cfg.code_fingerprint is not None:  # keys pinned by the code (rendezvous.md §3)
-        _check_code_key(cfg, hello)
-    elif rematch_of is None and cfg.role == "guest":
-        await _pin(cfg, hello, steps.peer_address)  # the host is pinned once the guest has signed, below
-    await game.send(session.accept_key)
-
-    if cfg.role == "host":
-        if rematch_of is None and steps.claim is None:
-            clock = f", move clock {cfg.move_time} s" if cfg.move_time else ""
-            say(cfg, f"proposed: {cfg.rules.describe() if cfg.rules else '?'}{clock}; waiting for {hello.name} "
-                   "to accept the rules ...")
-        answer: wev.RulesAgreed | wev.RulesRefused | None = None
-        with trio.move_on_after(cfg.agree_wait_s):
-            answer = await game_take(wev.RulesAgreed, wev.RulesRefused)
-        if answer is None:
-            raise NetplayError(EXIT_PEER_GONE, f"{quoted(hello.name)} did not answer the rules within "
-                               f"{cfg.agree_wait_s:g} s")
-        if isinstance(answer, wev.RulesRefused):
-            raise NetplayError(EXIT_RULES_REFUSED, f"{quoted(hello.name)} refused the rules")
-        if not _begin_hosted(steps, session, result, log):
-            raise NetplayError(EXIT_PEER_GONE, "another guest came first")
-        return hello.name, answer.rules
-    proposed: wev.RulesProposed | None = None
-    with trio.move_on_after(cfg.hello_timeout_s):  # the host proposes at once (protocol/wire.md §17)
-        proposed = await game_take(wev.RulesProposed)
-    if proposed is None:
-        raise NetplayError(EXIT_PEER_GONE, f"{quoted(hello.name)} proposed no rules within {cfg.hello_timeout_s:g} s")
-    if rematch_of is not None:
-        ok = (rematch_of.rules is not None and proposed.rules == rematch_of.rules
-              and proposed.move_time == rematch_of.move_time)
-        why = "" if ok else "other rules than the match before"
-    else:
-        refusal = await rules_refusal(cfg, proposed.rules, hello.name, proposed.move_time)
-        ok, why = refusal is None, refusal or ""
-    if not ok:
-        await game.send(session.refuse_rules)
-        raise NetplayError(EXIT_RULES_REFUSED, f"you refused the rules of {hello.name}" + (f": {why}" if why else ""))
-    result.log_path = create_log(cfg, log, steps.now, steps.number, hello.name, before=resume_first)
-    await game.send(session.accept_rules)
-    return hello.name, (await game_take(wev.RulesAgreed)).rules
-
-
-def _begin_hosted(steps: _Steps, session: Session, result: NetResult, log: MatchLogFile) -> bool:
-    """(host) The guest's accepting ``agree`` -- its first signed message, which proves its key -- is in
-    the chain: the match is its unless another guest took the match first (``steps.claim``, the lobby;
-    protocol/wire.md §7.1).  Then pin its key (the first match on the connection) and create the log
-    file, its resume file first (§12, ``files.md``).  Returns False when another guest came first
-    (nothing is written); True at once when the log exists already.  Synchronous, so that it runs to
-    the end even when the connection fails just after the ``agree`` (see :func:`play_over`).
-
-    Raises:
-        NetplayError: status 1, the known-peers file, the resume file or the log cannot be written,
-            or ``--log`` exists.
-    """
-    if log.created:
-        return True
-    cfg = steps.cfg
-    if steps.claim is not None and not steps.claim(result):
-        return False
-    name, fingerprint = session.peer_name or "", session.peer_fingerprint or ""
-    if steps.rematch_of is None:
-        _pin_guest(cfg, name, fingerprint, steps.peer_address)
-
-    def resume_first(path: Path) -> None:  # the resume file exists before the log (protocol/files.md)
-        steps.resume = _new_resume_file(cfg, path, session)
-
-    result.log_path = create_log(cfg, log, steps.now, steps.number, name, before=resume_first)
-    return True
-
-
-def _new_resume_file(cfg: NetConfig, log_path: Path, session: Session) -> ResumeFile:
-    """Create the resume file beside a new log (``protocol/files.md``).  NetplayError (status 1) if
-    it cannot be written."""
-    assert session.game_id is not None
-    resume = ResumeFile(path_for(log_path), session.game_id, cfg.role,
-                        address=cfg.address if cfg.role == "guest" else None,
-                        bind=cfg.bind if cfg.role == "host" else None,
-                        port=cfg.port if cfg.role == "host" else 0, meet=cfg.meet)
-    try:
-        resume.save()
-    except OSError as exc:
-        raise NetplayError(EXIT_ERROR, f"cannot write the resume file {resume.path}: {exc.strerror or exc}"
-                           ) from None
-    return resume
-
-
-async def _play_match(session: Session, steps: _Steps, result: NetResult, game: NetGame, name: str) -> None:
-    """Trumps, the deals and the signed end, or the match's early end (a seat left or was claimed
-    against between deals)."""
-    cfg = steps.cfg
-    seat = session.seat
-    ours: list[Player] = []
-    runner: list[MatchRunner] = []
-
-    async def play() -> None:
-        mine, theirs = await _trumps(game, cfg, seat)
-        trumps = (mine, theirs) if seat == 0 else (theirs, mine)
-        a = cfg.ascii_only
-        say(cfg, f"trumps: you {suit_label(mine, a)}, {name} {suit_label(theirs, a)}")
-        player: Player = our_player(cfg, seat)
-        names = (cfg.name, name) if seat == 0 else (name, cfg.name)
-        if cfg.headless:
-            player = ProgressPrinter(player, cfg, names)
-        ours.append(player)
-        remote = RemotePlayer(game, PlayerInfo(name, "remote", session.peer_fingerprint))
-        local = LocalSeat(player, game)
-        players = (local, remote) if seat == 0 else (remote, local)
-        rules = session.rules
-        assert rules is not None
-        runner.append(MatchRunner(rules, trumps, players, seed_source=game.seed, settle_deal=game.settle))
-        result.record = runner[0].record
-        await runner[0].run()
-
-    how, early = await _play_or_leave(cfg, game, play)
-    if how == "played":
-        ended = await game.take(wev.MatchEnded)
-        record = runner[0].record
-        if ended.score_halves != record.score_halves():
-            say(cfg, f"note: the signed score {ended.score_halves} differs from the engine's "
-                   f"{record.score_halves()}; the signed one counts")
-        result.score_halves = ended.score_halves
-        return
-    if early is not None:
-        result.score_halves = early.score_halves
-    if how in ("peer-left", "claimed"):
-        if early is not None and ours and runner:
-            await ours[0].observe(MatchOver(early.score_halves, runner[0].record))
-        return
-    if early is not None:  # the match is complete: close the connection as usual, then report (status 130)
-        result.left = "you resigned and left the match (both signed the final score)"
-        return
-    raise NetplayError(EXIT_LEFT, "you resigned and left the match (the peer did not sign the end in time)")
-
-
-async def _trumps(game: NetGame, cfg: NetConfig, seat: int) -> tuple[int, int]:
-    """Our trump and the peer's (RULES.md §2): the host chooses first, the guest another suit.  A
-    choice already in the chain (a restored session) is taken from there."""
-    session = game.session
-    chain = session.chain
-    assert chain is not None
-    ref = chain.referee
-
-    async def theirs() -> int:
-        peer = 1 - seat
-        known = ref.trumps[peer]
-        if known is not None:
-            return known
-        return (await game.take(wev.TrumpChosen, where=lambda e: e.seat == peer)).suit
-
-    async def mine(taken: int | None) -> int:
-        known = ref.trumps[seat]
-        if known is not None:
-            return known
-        suit = await choose_trump(cfg, taken)
-        await game.send(lambda: session.choose_trump(suit))
-        return suit
-
-    if seat == 0:
-        ours = await mine(None)
-        return ours, await theirs()
-    other = await theirs()
-    return await mine(other), other
-
-
-async def _play_or_leave(cfg: NetConfig, game: NetGame, play: Callable[[], Awaitable[None]]
-                         ) -> tuple[str, wev.MatchEnded | None]:
-    """Run ``play()`` (the trumps and the match loop) until it ends (``"played"``), the chain ends
-    the match early (``"peer-left"``: the peer left, protocol/wire.md §15, or claimed the rest
-    between deals, §16; ``"claimed"``: we did, before a restart; the signed end follows), or
-    our user leaves (``"we-left"``:
-    ``cfg.leave_requested`` is set; we send ``leave`` and wait up to ``cfg.leave_wait_s``
-    seconds for the closing signatures).  Returns how, and the signed end when it came early."""
-    how: list[str] = []
-    early: list[wev.MatchEnded] = []
-    leave = cfg.leave_requested
-    seat = game.seat
-    chain = game.session.chain
-    assert chain is not None
-    with single_errors():
-        async with trio.open_nursery() as nursery:
-
-            async def run() -> None:
-                await play()
-                how.append("played")
-                nursery.cancel_scope.cancel()
-
-            async def over_early() -> None:
-                await game.until(game.match_over_early)
-                end = game.early_end()
-                assert end is not None
-                we_left = end == ("left", seat)
-                with trio.move_on_after(cfg.leave_wait_s if we_left else math.inf):
-                    early.append(await game.take(wev.MatchEnded))
-                how.append("we-left" if we_left else "peer-left" if end[1] != seat else "claimed")
-                nursery.cancel_scope.cancel()
-
-            async def we_leave() -> None:
-                assert leave is not None
-                await leave.wait()
-                try:
-                    await game.send(game.session.leave)
-                except NetGameError:
-                    how.append("we-left")
-                    nursery.cancel_scope.cancel()  # nothing to resign now (e.g. the match is decided)
-                    return
-                with trio.move_on_after(cfg.leave_wait_s):  # the closing signatures (§15)
-                    early.append(await game.take(wev.MatchEnded))
-                how.append("we-left")
-                nursery.cancel_scope.cancel()
-
-            nursery.start_soon(run)
-            nursery.start_soon(over_early)
-            if leave is not None:
-                nursery.start_soon(we_leave)
-    return (how[0] if how else "played"), (early[0] if early else None)
-
-
-def _pin_guest(cfg: NetConfig, name: str, fingerprint: str, peer_address: str) -> None:
-    """(host) Pin a guest that has signed (protocol/wire.md §7.1): guests are known by their key alone
-    (any guest may play; a known name with a new key is only a warning).  Raises NetplayError
-    (status 1) when the known-peers file is unusable."""
-    try:
-        note = keystore.KnownPeers.open(cfg.data).pin_guest(fingerprint, name, peer_address)
-    except keystore.KeyStoreError as exc:
-        raise NetplayError(EXIT_ERROR, str(exc)) from None
-    say(cfg, note)
-
-
-def _check_code_key(cfg: NetConfig, hello: wev.PeerHello) -> None:
-    """(a match by code) The peer's hello must carry the key that came with the code
-    (protocol/rendezvous.md §3): the guest takes no other host, the host admits no other guest (the
-    lobby drops that connection with a note; nothing was signed or written).  Raises NetplayError
-    (status 6) naming both keys."""
-    assert cfg.code_fingerprint is not None
-    if keystore.normalise_fingerprint(hello.fingerprint) == keystore.normalise_fingerprint(cfg.code_fingerprint):
-        if cfg.role == "guest":
-            say(cfg, f"peer: {quoted(hello.name)}, its key pinned by the code ({hello.fingerprint})")
-        return
-    if cfg.role == "guest":
-        raise NetplayError(EXIT_KEY_REFUSED, f"the host's key {hello.fingerprint} is not the key the code gave "
-                           f"({cfg.code_fingerprint}). Refused.")
-    raise NetplayError(EXIT_KEY_REFUSED, f"a guest with the key {hello.fingerprint}, not the key that came with "
-                       f"the code, was turned away")
-
-
-async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> None:
-    """(guest) Check the host's key against the known peers: ssh's rules (``--fingerprint``,
-    ``--accept-new``, a question).
-
-    Raises:
-        NetplayError: status 6 (the key is refused), 1 (the known-peers file is unusable).
-    """
-    try:
-        known = keystore.KnownPeers.open(cfg.data)
-    except keystore.KeyStoreError as exc:
-        raise NetplayError(EXIT_ERROR, str(exc)) from None
-    check = known.check(hello.fingerprint, hello.name, peer_address)
-
-    def decide() -> str:
-        return keystore.decide_pin(check, known, expected_fingerprint=cfg.fingerprint,
-                                   accept_new=cfg.accept_new, confirm=cfg.confirm)
-
-    try:
-        note = await trio.to_thread.run_sync(decide, abandon_on_cancel=True)
-    except keystore.PinningError as exc:
-        raise NetplayError(EXIT_KEY_REFUSED, str(exc)) from None
-    except keystore.KeyStoreError as exc:
-        raise NetplayError(EXIT_ERROR, str(exc)) from None
-    say(cfg, f"peer: {note}")
-
-

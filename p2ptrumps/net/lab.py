@@ -20,6 +20,9 @@ have several homes of a kind, named with a number: ``"upnp-2"``):
 * ``v6pin`` -- the same, with ``miniupnpd`` offering IPv6 pinholes (UPnP WANIPv6FirewallControl) and
   IPv4 mappings.
 
+``Lab(homes, services={"upnp-2": "igd1", "upnp-3": "natpmp"})`` makes the routers of those homes
+describe themselves as UPnP-IGD v1, or offer NAT-PMP/PCP only.
+
 Its API (a context manager; everything is removed on leaving it, also on an error)::
 
     from p2ptrumps.net import lab
@@ -147,6 +150,8 @@ def _netns_names() -> list[str]:
 
 
 def _kill_all_in(ns: str) -> None:
+    if sys.platform == "win32":  # the lab is Linux's (network namespaces)
+        return
     r = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True, timeout=10, check=False)
     for pid in r.stdout.split():
         with contextlib.suppress(ProcessLookupError, ValueError):
@@ -167,12 +172,16 @@ class Lab:
         ValueError: an unknown home.
     """
 
-    def __init__(self, homes: Sequence[str] = HOMES, *, lease_s: int = MAX_LEASE_S) -> None:
+    def __init__(self, homes: Sequence[str] = HOMES, *, lease_s: int = MAX_LEASE_S,
+                 services: dict[str, str] | None = None) -> None:
         bad = [h for h in homes if kind(h) not in HOMES]
         if bad:
             raise ValueError(f"unknown lab homes {bad} (known: {', '.join(HOMES)}, each maybe with a number)")
         self.homes = list(dict.fromkeys(homes))
         self.lease_s = lease_s
+        #: What a home's miniupnpd offers: ``"igd2"`` (the default: UPnP-IGD v2 and NAT-PMP/PCP), ``"igd1"``
+        #: (it describes itself as IGD v1) or ``"natpmp"`` (NAT-PMP/PCP only, no UPnP).
+        self.services = dict(services or {})
         self.tag = f"{PREFIX}{os.getpid()}x{secrets.token_hex(2)}"
         self.made: list[str] = []
         self.procs: list[subprocess.Popen[bytes]] = []
@@ -365,7 +374,8 @@ table inet netlab {{
             "listening_ip=lan",
             "http_port=0",
             "enable_natpmp=yes",
-            "enable_upnp=yes",
+            f"enable_upnp={'no' if self.services.get(home) == 'natpmp' else 'yes'}",
+            f"force_igd_desc_v1={'yes' if self.services.get(home) == 'igd1' else 'no'}",
             f"ipv6_disable={'no' if ipv6 else 'yes'}",
             "secure_mode=yes",
             "system_uptime=no",
@@ -395,7 +405,9 @@ table inet netlab {{
         while time.monotonic() < deadline:  # ready when it listens for SOAP (HTTP, TCP) on the LAN side
             if proc.poll() is not None:
                 raise LabError(f"miniupnpd of the {home} home ended at once: {self.miniupnpd_log(home)[-800:]}")
-            if "HTTP listening on port" in self.miniupnpd_log(home):
+            said = self.miniupnpd_log(home)
+            if "HTTP listening on port" in said or ("Listening for NAT-PMP" in said
+                                                    and self.services.get(home) == "natpmp"):
                 return
             time.sleep(0.05)
         raise LabError(f"miniupnpd of the {home} home did not start in 10 s: {self.miniupnpd_log(home)[-800:]}")

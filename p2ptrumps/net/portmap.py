@@ -6,7 +6,7 @@ The router is asked with UPnP-IGD (v1 and v2: ``WANIPConnection``/``WANPPPConnec
 answer) through the ``nat-pmp`` library.  Both libraries block or run their own asyncio loop, so
 every call runs in a worker thread (:func:`trio.to_thread.run_sync`, abandoned on cancel) and every
 step has a deadline: a router that does not answer costs at most :data:`START_BUDGET_S` seconds of
-start-up.
+start-up (one that answered may take :data:`ANSWERED_S` more to map).
 
 Chosen with figures (the lab of ``p2ptrumps/net/lab.py``, miniupnpd 2.3.1; see ``bench/netlab.py``):
 ``async-upnp-client`` (kept: releases through 2026; IGD v1/v2 and the IPv6 pinhole service) over
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import ipaddress
 import os
 import socket
@@ -41,6 +42,8 @@ import trio
 START_BUDGET_S = 2.0
 #: Seconds to wait for a router's answer to a discovery (SSDP, NAT-PMP) before giving up on it.
 DISCOVER_S = 1.2
+#: Seconds a router that answered may take for the mapping and pinhole (then the host goes on without).
+ANSWERED_S = 5.0
 #: Seconds for one UPnP request (description, SOAP action) or the removal at the end.
 REQUEST_S = 1.5
 #: The lease asked for, seconds (renewed at half of what the router grants).
@@ -120,6 +123,7 @@ class Reach:
     _backend: _Backend | None = field(default=None, repr=False)
     pinhole_backend: _Upnp | None = field(default=None, repr=False)
     port: int = 0
+    asked_port: int | None = None
 
     #: This machine's public IPv6 address when the router offered no pinhole (its firewall may drop guests).
     unopened_v6: str | None = None
@@ -342,6 +346,14 @@ def _local_address_towards(host: str) -> str:
         return str(s.getsockname()[0])
 
 
+def _load_libraries() -> None:
+    """Import the client libraries (aiohttp and all: a few tenths of a second, more on a loaded machine)
+    before the clock of the router's answers starts."""
+    for name in ("async_upnp_client.aiohttp", "async_upnp_client.client_factory", "async_upnp_client.search",
+                 "natpmp"):
+        importlib.import_module(name)
+
+
 async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
     return await trio.to_thread.run_sync(fn, *args, abandon_on_cancel=True)
 
@@ -350,8 +362,10 @@ async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
 
 
 async def ask_router(port: int, local: list[str], *, budget_s: float = START_BUDGET_S) -> Reach:
-    """Ask the router in front of this machine to forward TCP ``port`` (the same port outside), within
-    ``budget_s`` seconds.  ``local``: this machine's addresses (text; the global IPv6 ones get a pinhole
+    """Ask the router in front of this machine to forward TCP ``port`` (the same port outside).  Finding
+    the router takes at most ``budget_s`` seconds (after the client libraries are imported, itself bounded
+    by ``budget_s``); a router that answered has :data:`ANSWERED_S` seconds more to map.
+    ``local``: this machine's addresses (text; the global IPv6 ones get a pinhole
     where the router offers one).  Never raises: whatever goes wrong is a case and a note."""
     reach = Reach(case="no-service", port=port)
     v4 = [a for a in local if ":" not in a and not ipaddress.ip_address(a).is_loopback]
@@ -359,7 +373,9 @@ async def ask_router(port: int, local: list[str], *, budget_s: float = START_BUD
     if any(is_public(a) for a in v4):
         reach.case = "public"
     with trio.move_on_after(budget_s):
-        found: dict[str, Any] = {}
+        await _in_thread(_load_libraries)
+    found: dict[str, Any] = {}
+    with trio.move_on_after(budget_s):
 
         async def igd() -> None:
             found["igd"] = await _in_thread(_find_igd, DISCOVER_S)
@@ -376,12 +392,13 @@ async def ask_router(port: int, local: list[str], *, budget_s: float = START_BUD
                 n.start_soon(pmp)
             if v6:
                 n.start_soon(igd6)
-        if reach.case == "public" and not found.get("igd6"):
-            return reach
+    if reach.case == "public" and not found.get("igd6"):
+        return reach
+    with trio.move_on_after(ANSWERED_S):  # a router answered: it may take its time to map (a loaded machine)
         backend: _Backend | None = None
         if found.get("igd"):
             up = _Upnp(found["igd"])
-            backend = up
+            backend = reach._backend = up
             try:
                 external = await _in_thread(up.external_address)
             except Exception as exc:
@@ -392,10 +409,9 @@ async def ask_router(port: int, local: list[str], *, budget_s: float = START_BUD
                 await _map(reach, up, external, port)
         elif found.get("pmp"):
             gateway, external = found["pmp"]
-            backend = _NatPmp(gateway)
+            backend = reach._backend = _NatPmp(gateway)
             reach.service = "NAT-PMP"
             await _map(reach, backend, external, port)
-        reach._backend = backend
         if found.get("igd6"):
             await _open_pinhole(reach, _Upnp(found["igd6"]), v6[0], port)
     if v6 and reach.pinhole is None:
@@ -415,13 +431,16 @@ async def _map(reach: Reach, backend: _Backend, external: str, port: int) -> Non
         reach.note = (f"your router is behind another NAT{where}: a guest on the internet cannot reach this address "
                       "(double or carrier-grade NAT); a guest on your local network can")
         return
+    reach.asked_port = port  # removed at the end if its answer never came (the time ran out)
     try:
         internal = _local_address_towards(getattr(backend, "gateway", "") or
                                           urllib.parse.urlsplit(getattr(backend, "location", "")).hostname or "")
         got_port, lease = await _in_thread(backend.add, port, internal, LEASE_S)
-    except Exception as exc:
+    except Exception as exc:  # refused: nothing of ours to remove (the port may be another machine's mapping)
+        reach.asked_port = None
         reach.case = "refused"
-        reach.note = f"your router refused to forward port {port} ({backend.method}: {_why(exc)})"
+        reach.note = (f"your router refused to forward port {port} ({backend.method}: {_why(exc)}); "
+                      "another machine here may hold it: try another --port")
         return
     reach.case = "mapped"
     reach.mapped = Mapped(backend.method, external, got_port, internal, port, lease)
@@ -465,10 +484,11 @@ async def release(reach: Reach) -> None:
     cancellation: also when the host is stopped by a signal).  Never raises."""
     backend = reach._backend
     with trio.CancelScope(shield=True), trio.move_on_after(START_BUDGET_S):
-        if reach.mapped is not None and backend is not None:
+        gone = reach.mapped.port if reach.mapped is not None else reach.asked_port
+        if gone is not None and backend is not None:
             with contextlib.suppress(Exception):
-                await _in_thread(backend.remove, reach.mapped.port)
-            reach.mapped = None
+                await _in_thread(backend.remove, gone)
+            reach.mapped = reach.asked_port = None
         if reach.pinhole is not None and reach.pinhole_backend is not None:
             with contextlib.suppress(Exception):
                 await _in_thread(reach.pinhole_backend.remove_pinhole, reach.pinhole.uid)

@@ -32,6 +32,7 @@ the engine's before the deal is played.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -67,8 +68,8 @@ from ..wire.events import DealEnded as DealEndedWire
 from ..wire.events import Event as WireEvent
 from ..wire.messages import ClaimMsg, DealEndMsg, MoveMsg
 from ..wire.session import Session
-from .config import NO_CLOCK_LIMIT_S
-from .transport import Connection, single_errors
+from .config import NO_CLOCK_LIMIT_S, LinkState
+from .transport import Connection, TransportError, single_errors
 
 E = TypeVar("E")
 
@@ -156,7 +157,8 @@ class NetGameError(RuntimeError):
 
 
 class NetGame:
-    """The session seen by the match loop.
+    """The session seen by the match loop (and, as a :class:`~p2ptrumps.net.config.MatchView`, by
+    the table).
 
     Args:
         conn: the running connection (its ``session`` is the :class:`Session`).
@@ -209,6 +211,37 @@ class NetGame:
     def seat(self) -> int:
         """Our seat (host 0, guest 1)."""
         return self.session.seat
+
+    @property
+    def peer_name(self) -> str | None:
+        """The peer's display name from its hello (None before it)."""
+        return self.session.peer_name
+
+    # ----- what the table sees (config.MatchView) ----------------------------------------
+
+    def chat(self, text: str) -> None:
+        """Send a chat line to the peer now (protocol/wire.md §9.7): the session signs it, a system task
+        flushes it (a connection that ends meanwhile drops it).  Raises ValueError or
+        :class:`LocalProtocolError` when the session refuses it (bad text, §5.1): nothing is sent."""
+        self.session.chat(text)
+
+        async def flush() -> None:
+            with contextlib.suppress(TransportError):
+                await self.conn.send_pending()
+
+        trio.lowlevel.spawn_system_task(flush)
+
+    def link_state(self) -> LinkState:
+        """How the link and the move clock stand now (see :class:`~p2ptrumps.net.config.LinkState`)."""
+        conn, clock = self.conn, self.clock
+        left = clock.remaining_s()
+        return LinkState(failed=conn.error is not None, up=conn.link_up, silent_s=conn.silent_s,
+                         clock_seat=clock.seat if left is not None else None, clock_left_s=left)
+
+    def replays_end(self, deal: int) -> bool:
+        """(a restored session) Whether the chain held the end of deal ``deal`` when restored and a
+        later deal was dealt already (:meth:`restore`)."""
+        return deal in self.restored_ends and any(later > deal for later in self.restored_moves)
 
     # ----- events --------------------------------------------------------------------
 

@@ -34,11 +34,10 @@ from ..ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOpti
 from ..ui.bridge import GuestCancelled, TrioGuest
 from ..ui.terminal import Termination
 from ..ui.view import cut_to_width, wants_color
-from .config import EXIT_LEFT, EXIT_OK, NetConfig, NetplayError, NetResult, log_paths
+from .config import EXIT_LEFT, EXIT_OK, MatchView, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join
 from .lobby import host
-from .remote import NetGame, clock_text
-from .transport import TransportError
+from .remote import clock_text
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
 #: would push the opponent's trump and card count off their row).
@@ -99,73 +98,298 @@ async def play_in_table(
     ``leave`` (protocol/wire.md §15) and the terminal restored; before the table (waiting for a
     guest, at a question) the run stops at once.  The signal is named on stderr.
     """
-    name = command or ("host" if role == "host" else "join")
-    out = stdout or sys.stdout
-    err = stderr or sys.stderr
-    table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
-                               allow_hint=False, allow_draw_offer=True, allow_chat=True,
-                               waiting_text="{name} is thinking…",
-                               quit_question="Leave? You resign the rest of the match (signed); its log is kept.",
-                               match_end_enter="rematch or leave"),
-                      input=input, output=output)
-    table.record_label = "Match log saved"
+    seat = TableSeat(cfg, command or ("host" if role == "host" else "join"), input=input, output=output,
+                     out=stdout or sys.stdout, err=stderr or sys.stderr)
     if on_table is not None:
-        on_table(table)
-    ui_wanted = asyncio.Event()
-    human: list[HumanPlayer] = []
-    games: list[NetGame] = []  # the current match's game (a rematch replaces it)
-    app_done: list[bool] = []
-    log_files: list[str] = []  # each match's log, in order (a rematch adds one)
-    pending: list[Callable[[bool], None]] = []
+        on_table(seat.table)
 
-    def on_ready(game: NetGame, result: NetResult) -> None:
+    async def trio_main() -> NetResult:
+        cfg.leave_requested = trio.Event()
+        if main is not None:
+            return await main()
+        if role == "host":
+            return await host(cfg, bind, port)
+        return await join(cfg, address)
+
+    return await seat.run(trio_main)
+
+
+class TableSeat:
+    """Our seat of a networked match at the full-screen table (see :func:`play_in_table`).
+
+    The run, step by step (:meth:`run`):
+
+    1. **start**: the trio side (host, join or resume) runs as a guest of the asyncio loop; the
+       match calls the hooks below through :class:`NetConfig`;
+    2. **wait for the table** (:meth:`wait_for_table`): until the peer's key and the rules are
+       accepted (:meth:`on_ready`), the trio side ends, or Ctrl-C or a signal stops the run first;
+    3. **play** (:meth:`play`): the table runs until the match is over and the person leaves it, the
+       person quits (``q`` then ``y``), a signal comes or the terminal is lost;
+    4. **leave** (:meth:`leave`, after a quit): a signed ``leave`` (protocol/wire.md §15), a short
+       wait for the closing signatures, then the trio side is cancelled;
+    5. **report** (:meth:`report_played`, :meth:`report_left`, :meth:`report_failure`): the closing
+       lines and the exit status.
+
+    The hooks the match calls: :meth:`on_ready` (the table starts), :meth:`on_rematch`,
+    :meth:`ask_rematch`, :meth:`ask_claim` (the peer's move clock ran out), :meth:`choose_trump`,
+    :meth:`on_link` (the reconnection's countdown); when the trio side ends with the connection lost
+    mid-match, :meth:`connection_lost` keeps the table up until the person leaves.
+    """
+
+    def __init__(self, cfg: NetConfig, command: str, *, input: Input | None, output: Output | None,
+                 out: TextIO, err: TextIO) -> None:
+        self.cfg = cfg
+        self.command = command  # the subcommand that error lines name
+        self.out, self.err = out, err
+        self.table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
+                                        allow_hint=False, allow_draw_offer=True, allow_chat=True,
+                                        waiting_text="{name} is thinking…",
+                                        quit_question="Leave? You resign the rest of the match (signed); "
+                                                      "its log is kept.",
+                                        match_end_enter="rematch or leave"),
+                              input=input, output=output)
+        self.table.record_label = "Match log saved"
+        self.ui_wanted = asyncio.Event()
+        self.human: HumanPlayer | None = None  # our seat, once the table started (on_ready)
+        self.games: list[MatchView] = []  # the current match is the last (a rematch adds one)
+        self.log_files: list[str] = []  # each match's log, in order (a rematch adds one)
+        self.app_done = False  # the person left the table
+        self.pending: list[Callable[[bool], None]] = []  # open questions that leaving answers "no"
+        self.lost: NetplayError | None = None  # the connection was lost mid-match
+        self.quit_result = QuitResult.FINISHED
+        self.terminal_lost: OSError | None = None  # the table's terminal failed under it (it was closed)
+        self.guest: TrioGuest[NetResult] | None = None
+        self.term: Termination | None = None
+
+    # ----- the run -------------------------------------------------------------------
+
+    async def run(self, trio_main: Callable[[], Awaitable[NetResult]]) -> int:
+        """Run the match (``trio_main``, in trio) with our seat at the table; the exit status."""
+        self._install()
+        guest = self.guest = TrioGuest(trio_main)
+        guest.start(on_done=self.on_trio_done)
+        with Termination(self.on_signal) as term:
+            self.term = term
+            try:
+                await self.wait_for_table()
+                if self.quit_result is not QuitResult.QUIT and (guest.running or self.lost):
+                    await self.play()
+            finally:
+                if self.quit_result is QuitResult.QUIT:
+                    await self.leave()
+                self.app_done = True
+                for reply in list(self.pending):  # the person left the end screen: no rematch
+                    reply(False)
+                cause = self._cause()
+                try:
+                    result = await guest.wait()
+                except GuestCancelled:
+                    return self.report_left(cause)
+                except NetplayError as exc:
+                    return self.report_failure(cause, exc)
+        return self.report_played(result)
+
+    def _install(self) -> None:
+        """Hand the match our hooks (:class:`NetConfig`): from :meth:`on_ready` on, the table owns the
+        terminal and the person plays there."""
+        cfg = self.cfg
+        cfg.on_ready = self.on_ready
+        cfg.on_rematch = self.on_rematch
+        cfg.ask_rematch = self.ask_rematch
+        cfg.choose_trump_fn = self.choose_trump
+        cfg.ask_claim = self.ask_claim
+        cfg.make_player = self._our_player
+        cfg.on_link = self.on_link
+        cfg.headless = False
+
+    async def wait_for_table(self) -> None:
+        """Step 2: wait until the table is wanted (:meth:`on_ready`, or the trio side ended); Ctrl-C or a
+        signal before it stops the run (:attr:`quit_result` QUIT)."""
+        assert self.term is not None
+        try:
+            await self.ui_wanted.wait()
+        except asyncio.CancelledError:
+            # Ctrl-C (asyncio.run cancels the main task) while waiting for a guest or at a question
+            # before the table: stop the match now, on a fresh line; the exit status is 130.
+            _line("", self.err)
+            self.quit_result = QuitResult.QUIT
+        if self.term.signal is not None:
+            self.quit_result = QuitResult.QUIT
+            if self.human is None and sys.stdin.isatty():
+                _line("", self.err)  # a question may be open on the line (the host's key, the rules)
+
+    async def play(self) -> None:
+        """Step 3: run the table until the person leaves it (or a signal, or a lost terminal, ends it)."""
+        term = self.term
+        assert term is not None
+        try:
+            # A signal between the wait and the start: the table leaves as soon as it runs.
+            self.quit_result = await self.table.application.run_async(
+                pre_run=lambda: self.on_signal() if term.signal is not None else None)
+        except OSError as exc:
+            # The terminal went away (a closed window: EIO, often before SIGHUP arrives): nobody
+            # can play on here, so leave the match as q does -- never stay on, holding the seat.
+            self.quit_result = QuitResult.QUIT
+            if term.signal is None:
+                self.terminal_lost = exc
+
+    async def leave(self) -> None:
+        """Step 4: resign the rest of the match with a signed message, wait briefly for the closing
+        signatures (protocol/wire.md §15); cancel the trio side when that does not end it."""
+        guest, cfg = self.guest, self.cfg
+        assert guest is not None
+        if self.human is not None and guest.running:
+            guest.run_sync_soon(lambda: cfg.leave_requested.set() if cfg.leave_requested is not None else None)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(_ended(guest)), cfg.leave_wait_s + 3.0)
+        guest.cancel()
+
+    def _cause(self) -> str:
+        """What ended the run from outside, as the start of the closing line ("" for nothing)."""
+        term = self.term
+        assert term is not None
+        if term.signal is not None:
+            return f"stopped by {term.name}: "
+        if self.terminal_lost is not None:
+            return f"the terminal was lost ({self.terminal_lost.strerror or self.terminal_lost}): "
+        return ""
+
+    # ----- step 5: the closing lines -----------------------------------------------------
+
+    def report_played(self, result: NetResult) -> int:
+        """The match ended (or the connection, after it): the end note, the score, the logs; status 0."""
+        assert self.term is not None
+        if self.term.signal is not None:
+            say(self.command, f"stopped by {self.term.name}", self.err)
+        if self.table.state.end_note:
+            _line(self.table.state.end_note, self.out)
+        _line(f"Score: {describe_score(self.table)}", self.out)
+        for done_log in log_paths(result):
+            _line(f"match log: {done_log}", self.out)
+        return EXIT_OK
+
+    def report_left(self, cause: str) -> int:
+        """We left the match, or stopped before it began (status 130); the logs written are kept."""
+        assert self.term is not None
+        kept = [p for p in self.log_files if p and p != "None"]
+        what = f"{cause}you left the match" if self.human is not None else (
+            f"stopped by {self.term.name} before the match began" if cause else "stopped before the match began")
+        if kept:
+            what += "; its log is kept" if len(kept) == 1 else f"; its {len(kept)} logs are kept"
+        say(self.command, what, self.err)
+        for path in kept:
+            _line(f"match log (kept): {path}", self.err)
+        return EXIT_LEFT
+
+    def report_failure(self, cause: str, exc: NetplayError) -> int:
+        """The match could not start or go on: the reason and its exit status."""
+        say(self.command, f"{cause}{exc}", self.err)
+        for kept_path in log_paths(getattr(exc, "result", None)):
+            _line(f"match log (kept): {kept_path}", self.err)
+        return exc.status
+
+    # ----- what the trio side and the signals tell us --------------------------------------
+
+    def on_trio_done(self) -> None:
+        """The trio side ended: close the table, or say why when the connection was lost mid-match."""
+        self.ui_wanted.set()
+        failure = _failure(self.guest) if self.guest is not None else None
+        if failure is not None and self.human is not None and not self.app_done:
+            self.connection_lost(failure)
+            return
+        self.table.exit(QuitResult.FINISHED)
+
+    def connection_lost(self, failure: NetplayError) -> None:
+        """The connection was lost mid-match: say why on the table, leave when the person says so."""
+        self.lost = failure
+        table = self.table
+        kept = ", ".join(str(p) for p in log_paths(getattr(failure, "result", None)))
+        table.set_connection("disconnected")
+        table.options.allow_chat = False  # nobody to talk to, offer a draw or a rematch any more
+        table.options.allow_draw_offer = False
+        table.close_question()
+        table.options.waiting_text = "The connection is lost: the match stops here."
+        table.show_message(f"Connection lost: {failure}. Match log kept: {kept or 'none'}. "
+                           "Press q to leave.", "error")
+
+    def on_signal(self) -> None:
+        """SIGTERM / SIGHUP: as q then y at the table, or stop before it."""
+        self.ui_wanted.set()
+        self.table.exit(QuitResult.QUIT)
+
+    # ----- the hooks the match calls (NetConfig), in the trio run ------------------------------
+
+    def on_ready(self, game: MatchView, result: NetResult) -> None:
+        """The peer's key and the rules are accepted: the table takes the terminal, our seat is the person."""
+        cfg, table = self.cfg, self.table
         me, peer = display_name(cfg.name), display_name(result.peer_name or "peer")
-        seat = game.seat
-        table.set_players((me, peer) if seat == 0 else (peer, me), seat)
-        table.set_opponent_detail(f"key {result.peer_fingerprint}")
-        table.set_connection(_connected(cfg))
+        table.set_players((me, peer) if game.seat == 0 else (peer, me), game.seat)
+        # the key, and which path the match took (issue 14 §3)
+        table.set_opponent_detail(f"key {result.peer_fingerprint}" + (f" · {cfg.path}" if cfg.path else ""))
+        table.set_connection("connected")
         table.record_path = str(result.log_path)
-        log_files.append(str(result.log_path))
+        self.log_files.append(str(result.log_path))
         player = _NetHuman(table, PlayerInfo(cfg.name, "human"), game)
+        self._route_chat(me)
+        self.games.append(game)
+        self._hook(game)
+        self.human = player
+        cfg.out = io.StringIO()  # the full screen owns the terminal from now on
+        trio.lowlevel.spawn_system_task(_watch_silence, self.games, table)
+        self.ui_wanted.set()
+
+    def _route_chat(self, me: str) -> None:
+        """Chat lines the person types go to the current match's session; the rest to the table's sink."""
+        table = self.table
         sink = table.intent_sink
         trio_token = trio.lowlevel.current_trio_token()
 
         def route(intent: Intent) -> None:
             if isinstance(intent, ChatSend):
-                if lost or not guest.running:
+                if self.lost is not None or self.guest is None or not self.guest.running:
                     table.show_message("chat is off: the connection is lost", "error")
                     return
                 try:  # shown once the session took it (a refused line is never shown as said)
-                    trio_token.run_sync_soon(_chat, games[-1], intent.text, table, me)
+                    trio_token.run_sync_soon(_chat, self.games[-1], intent.text, table, me)
                 except trio.RunFinishedError:
                     table.show_message("chat is off: the connection is lost", "error")
             elif sink is not None:
                 sink(intent)
 
         table.intent_sink = route
-        games.append(game)
-        _hook(game)
-        human.append(player)
-        cfg.out = io.StringIO()  # the full screen owns the terminal from now on
-        trio.lowlevel.spawn_system_task(_watch_silence, games, table, cfg)
-        ui_wanted.set()
 
-    def _hook(game: NetGame) -> None:
+    def _hook(self, game: MatchView) -> None:
+        table = self.table
         game.on_chat = lambda who, text: table.add_chat(display_name(who), text)
         game.on_note = lambda text: table.show_message(text, "info")
         game.on_left = lambda who: table.peer_left(f"{display_name(who)} resigned and left the match")
 
-    def on_rematch(game: NetGame, result: NetResult) -> None:
-        games.append(game)
-        _hook(game)
-        table.record_path = str(result.log_path)
-        log_files.append(str(result.log_path))
-        table.new_match()
-        table.show_message(f"Rematch agreed: a new match, logged to {result.log_path}")
+    def on_rematch(self, game: MatchView, result: NetResult) -> None:
+        """A rematch was agreed (protocol/wire.md §9.4): the table shows the new match and its log."""
+        self.games.append(game)
+        self._hook(game)
+        self.table.record_path = str(result.log_path)
+        self.log_files.append(str(result.log_path))
+        self.table.new_match()
+        self.table.show_message(f"Rematch agreed: a new match, logged to {result.log_path}")
 
-    async def ask_rematch(peer: str, offered: bool) -> bool:
-        if app_done or table.state.end_note:  # the person left the table, or the peer left the match
+    async def ask_rematch(self, peer: str, offered: bool) -> bool:
+        """Whether the person wants a rematch (``offered``: the peer offered one); leaving the table is no."""
+        if self.app_done or self.table.state.end_note:  # the person left the table, or the peer left the match
             return False
+        question = (f"{display_name(peer)} offers a rematch. Play again? (y rematch, n leave)" if offered
+                    else f"Offer {display_name(peer)} a rematch? (y rematch, n leave)")
+        return await self._ask(question, no_on_leaving=True)
+
+    async def ask_claim(self, text: str) -> bool:
+        """The peer's move clock ran out: ask whether to claim the deal (protocol/wire.md §16)."""
+        if self.app_done:
+            return False
+        return await self._ask(f"{text} (y claim, n wait)", no_on_leaving=False)
+
+    async def _ask(self, question: str, *, no_on_leaving: bool) -> bool:
+        """Ask ``question`` on the table; True for y.  A question cancelled meanwhile (the peer left, the
+        move came) is closed; ``no_on_leaving``: the person leaving the table answers no."""
         answer: list[bool] = []
         answered = trio.Event()
         token = trio.lowlevel.current_trio_token()
@@ -176,162 +400,37 @@ async def play_in_table(
                 with contextlib.suppress(trio.RunFinishedError):
                     token.run_sync_soon(answered.set)
 
-        pending.append(reply)
-        question = (f"{display_name(peer)} offers a rematch. Play again? (y rematch, n leave)" if offered
-                    else f"Offer {display_name(peer)} a rematch? (y rematch, n leave)")
-        table.ask_question(question, lambda: reply(True), lambda: reply(False))
+        if no_on_leaving:
+            self.pending.append(reply)
+        self.table.ask_question(question, lambda: reply(True), lambda: reply(False))
         try:
             await answered.wait()
         finally:
             if not answer:
-                table.close_question()  # cancelled: e.g. the peer left meanwhile
-            pending.remove(reply)
+                self.table.close_question()
+            if no_on_leaving:
+                self.pending.remove(reply)
         return answer[0]
 
-    async def choose_trump(taken: int | None) -> int:
-        return await human[0].choose_trump(taken)
+    async def choose_trump(self, taken: int | None) -> int:
+        """Our trump, chosen by the person at the table (RULES.md §2)."""
+        return await self._our_player(self.cfg, 0).choose_trump(taken)
 
-    async def ask_claim(text: str) -> bool:
-        """The peer's move clock ran out: ask whether to claim the deal (protocol/wire.md §16)."""
-        if app_done:
-            return False
-        answer: list[bool] = []
-        answered = trio.Event()
-        token = trio.lowlevel.current_trio_token()
+    def _our_player(self, cfg: NetConfig, seat: int) -> HumanPlayer:
+        assert self.human is not None  # on_ready comes before the trumps and the deals
+        return self.human
 
-        def reply(value: bool) -> None:  # runs on the UI side (a key)
-            if not answer:
-                answer.append(value)
-                with contextlib.suppress(trio.RunFinishedError):
-                    token.run_sync_soon(answered.set)
+    def on_link(self, text: str) -> None:
+        """A line about the connection while it is down (the reconnection's countdown)."""
+        self.table.set_connection(text)
+        self.table.options.waiting_text = ("The connection is lost: reconnecting…" if "lost" in text
+                                           else "{name} is thinking…")
 
-        table.ask_question(f"{text} (y claim, n wait)", lambda: reply(True), lambda: reply(False))
-        try:
-            await answered.wait()
-        finally:
-            if not answer:
-                table.close_question()  # cancelled: the move came meanwhile
-        return answer[0]
 
-    cfg.on_ready = on_ready
-    cfg.on_rematch = on_rematch
-    cfg.ask_rematch = ask_rematch
-    cfg.choose_trump_fn = choose_trump
-    cfg.ask_claim = ask_claim
-    cfg.make_player = lambda c, seat: human[0]
-    cfg.headless = False
-
-    def on_link(text: str) -> None:
-        table.set_connection(text)
-        table.options.waiting_text = "The connection is lost: reconnecting…" if "lost" in text \
-            else "{name} is thinking…"
-
-    cfg.on_link = on_link
-
-    async def trio_main() -> NetResult:
-        cfg.leave_requested = trio.Event()
-        if main is not None:
-            return await main()
-        if role == "host":
-            return await host(cfg, bind, port)
-        return await join(cfg, address)
-
-    guest: TrioGuest[NetResult] = TrioGuest(trio_main)
-    lost: list[NetplayError] = []
-
-    def done() -> None:
-        ui_wanted.set()
-        failure = _failure(guest)
-        if failure is not None and human and not app_done:
-            # The connection was lost mid-match: say why on the table, leave when the person says so.
-            lost.append(failure)
-            kept = ", ".join(str(p) for p in log_paths(getattr(failure, "result", None)))
-            table.set_connection("disconnected")
-            table.options.allow_chat = False  # nobody to talk to, offer a draw or a rematch any more
-            table.options.allow_draw_offer = False
-            table.close_question()
-            table.options.waiting_text = "The connection is lost: the match stops here."
-            table.show_message(f"Connection lost: {failure}. Match log kept: {kept or 'none'}. "
-                               "Press q to leave.", "error")
-            return
-        table.exit(QuitResult.FINISHED)
-
-    def on_signal() -> None:  # SIGTERM / SIGHUP: as q then y at the table, or stop before it
-        ui_wanted.set()
-        table.exit(QuitResult.QUIT)
-
-    def tell(text: str, file: TextIO) -> None:  # the terminal may be gone after SIGHUP
-        with contextlib.suppress(OSError):
-            print(text, file=file, flush=True)
-
-    guest.start(on_done=done)
-    quit_result = QuitResult.FINISHED
-    terminal_lost: list[OSError] = []  # the table's terminal failed under it (it was closed)
-    with Termination(on_signal) as term:
-        try:
-            try:
-                await ui_wanted.wait()
-            except asyncio.CancelledError:
-                # Ctrl-C (asyncio.run cancels the main task) while waiting for a guest or at a question
-                # before the table: stop the match now, on a fresh line; the exit status is 130.
-                tell("", err)
-                quit_result = QuitResult.QUIT
-            if term.signal is not None:
-                quit_result = QuitResult.QUIT
-                if not human and sys.stdin.isatty():
-                    tell("", err)  # a question may be open on the line (the host's key, the rules)
-            if quit_result is not QuitResult.QUIT and (guest.running or lost):
-                try:
-                    # A signal between the wait and the start: the table leaves as soon as it runs.
-                    quit_result = await table.application.run_async(
-                        pre_run=lambda: on_signal() if term.signal is not None else None)
-                except OSError as exc:
-                    # The terminal went away (a closed window: EIO, often before SIGHUP arrives): nobody
-                    # can play on here, so leave the match as q does -- never stay on, holding the seat.
-                    quit_result = QuitResult.QUIT
-                    if term.signal is None:
-                        terminal_lost.append(exc)
-        finally:
-            if quit_result is QuitResult.QUIT:
-                if human and guest.running:
-                    # Leave: resign the rest of the match with a signed message, wait briefly for the
-                    # closing signatures (protocol/wire.md §15); cancel only if that does not end it.
-                    guest.run_sync_soon(
-                        lambda: cfg.leave_requested.set() if cfg.leave_requested is not None else None)
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(asyncio.shield(_ended(guest)), cfg.leave_wait_s + 3.0)
-                guest.cancel()
-            app_done.append(True)
-            for reply in list(pending):  # the person left the end screen: no rematch
-                reply(False)
-            cause = (f"stopped by {term.name}: " if term.signal is not None else
-                     f"the terminal was lost ({terminal_lost[0].strerror or terminal_lost[0]}): " if terminal_lost
-                     else "")
-            try:
-                result = await guest.wait()
-            except GuestCancelled:
-                kept = [p for p in log_files if p and p != "None"]
-                what = f"{cause}you left the match" if human else (
-                    f"stopped by {term.name} before the match began" if cause else "stopped before the match began")
-                if kept:
-                    what += "; its log is kept" if len(kept) == 1 else f"; its {len(kept)} logs are kept"
-                say(name, what, err)
-                for path in kept:
-                    tell(f"match log (kept): {path}", err)
-                return EXIT_LEFT
-            except NetplayError as exc:
-                say(name, f"{cause}{exc}", err)
-                for kept_path in log_paths(getattr(exc, "result", None)):
-                    tell(f"match log (kept): {kept_path}", err)
-                return exc.status
-    if term.signal is not None:
-        say(name, f"stopped by {term.name}", err)
-    if table.state.end_note:
-        tell(table.state.end_note, out)
-    tell(f"Score: {describe_score(table)}", out)
-    for done_log in log_paths(result):
-        tell(f"match log: {done_log}", out)
-    return EXIT_OK
+def _line(text: str, file: TextIO) -> None:
+    """Print one closing line; the terminal may be gone after SIGHUP."""
+    with contextlib.suppress(OSError):
+        print(text, file=file, flush=True)
 
 
 class _NetHuman(HumanPlayer):
@@ -340,13 +439,12 @@ class _NetHuman(HumanPlayer):
     the restart, with the next deal dealt already, is not shown as an end screen waiting for Enter
     (the table goes on to the deal in play, and to whose turn it is)."""
 
-    def __init__(self, table: TableApp, info: PlayerInfo, game: NetGame) -> None:
+    def __init__(self, table: TableApp, info: PlayerInfo, game: MatchView) -> None:
         super().__init__(table, info)
         self._game = game
 
     async def observe(self, event: Event) -> None:
-        if isinstance(event, DealEnded) and event.number in self._game.restored_ends and any(
-                deal > event.number for deal in self._game.restored_moves):
+        if isinstance(event, DealEnded) and self._game.replays_end(event.number):
             self._table.show_event(event)  # the score; the next deal's DealStarted follows at once
             return
         await super().observe(event)
@@ -368,17 +466,7 @@ def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
     return error if isinstance(error, NetplayError) else None
 
 
-def _connected(cfg: NetConfig) -> str:
-    """The link's word on the table: "connected", or "through relay HOST" (a match met by code whose bytes a
-    transit relay carries, protocol/rendezvous.md §4; the port left out, the line is short)."""
-    if not cfg.path.startswith("through relay "):
-        return "connected"
-    where = cfg.path.removeprefix("through relay ")
-    host, _, port = where.rpartition(":")
-    return f"through relay {host if host and port.isdigit() else where}"
-
-
-async def _watch_silence(games: list[NetGame], table: TableApp, cfg: NetConfig) -> None:
+async def _watch_silence(games: list[MatchView], table: TableApp) -> None:
     """Show the link and the move clock on the table: "connected · Bob 0:42" (the seat to move and
     its time left, protocol/wire.md §16), "peer silent for N s" while no byte (not even a
     heartbeat) arrives.  While the link is down the reconnection's countdown is shown instead."""
@@ -386,36 +474,29 @@ async def _watch_silence(games: list[NetGame], table: TableApp, cfg: NetConfig) 
     for _ in range(10**7):  # ends with the run (system tasks are cancelled then)
         await trio.sleep(0.5)
         game = games[-1]
-        conn = game.conn
-        if conn.error is not None:
+        link = game.link_state()
+        if link.failed:
             return
-        if not conn.link_up:
+        if not link.up:
             shown = ""
             continue  # the reconnection's countdown owns the line (NetConfig.on_link)
-        silent = conn.silent_s
-        text = f"peer silent for {silent:.0f} s" if silent >= SILENT_AFTER_S else _connected(cfg)
-        left = game.clock.remaining_s()
-        if left is not None and game.clock.seat is not None:
-            who = "you" if game.clock.seat == game.seat else display_name(game.session.peer_name or "peer", 10)
-            text += f" · {who} {clock_text(left)}"
+        silent = link.silent_s
+        text = f"peer silent for {silent:.0f} s" if silent >= SILENT_AFTER_S else "connected"
+        if link.clock_left_s is not None and link.clock_seat is not None:
+            who = "you" if link.clock_seat == game.seat else display_name(game.peer_name or "peer", 10)
+            text += f" · {who} {clock_text(link.clock_left_s)}"
         if text != shown:
             table.set_connection(text)
             shown = text
 
 
-def _chat(game: NetGame, text: str, table: TableApp, me: str) -> None:
+def _chat(game: MatchView, text: str, table: TableApp, me: str) -> None:
     """Send a chat line (called in the trio run) and show it in the chat panel as said by ``me``; a
     line the session refuses (protocol/wire.md §5.1, §9.7) is not shown as said: the refusal is
     (:meth:`TableApp.chat_refused`), never raised."""
     try:
-        game.session.chat(text)
+        game.chat(text)
     except Exception as exc:  # LocalProtocolError / ValueError (bad text): tell the person
         table.chat_refused(str(exc))
         return
     table.add_chat(me, text)
-
-    async def flush() -> None:
-        with contextlib.suppress(TransportError):
-            await game.conn.send_pending()
-
-    trio.lowlevel.spawn_system_task(flush)

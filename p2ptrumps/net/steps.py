@@ -1,0 +1,659 @@
+"""One networked match as named steps, from the hellos to the rematch question.
+
+Source: ``protocol/wire.md`` §7 (the handshake), §9 (the match), §9.4 (rematch), §12 (the log),
+§14.4-§14.5 (a restarted side, the last statement), §15 (leave), §16 (the move clock and claims),
+§17 (deadlines); issue 3 §2-§3.  One :class:`MatchSteps` is one match on a connection: its
+:class:`~p2ptrumps.wire.session.Session`, its log and its result; :func:`~p2ptrumps.net.driver.play_over`
+runs the matches of one connection (the first, then each rematch) and says how the connection ended.
+
+The steps, in the order :meth:`MatchSteps.run` takes them (each a method of :class:`MatchSteps`):
+
+1. **agree** (:meth:`~MatchSteps.agree`): our hello out, the peer's in (:meth:`~MatchSteps.hello`;
+   the guest pins the host's key there); the rules: the host proposes and waits for the answer
+   (:meth:`~MatchSteps.host_rules`; the guest's signed ``agree`` takes the match, its key is pinned,
+   the log file created: :meth:`~MatchSteps.begin_hosted`), the guest accepts or refuses
+   (:meth:`~MatchSteps.guest_rules`).  A match taken up after a restart has all this in its chain.
+2. **ready** (:meth:`~MatchSteps.ready`): the rules noted; the table starts (``on_ready`` /
+   ``on_rematch``).
+3. **trumps** (:meth:`~MatchSteps.trumps`): the host chooses first, the guest another suit (RULES.md §2).
+4. **deals** (:meth:`~MatchSteps.deals`): the match loop, the peer's seat a
+   :class:`~p2ptrumps.net.remote.RemotePlayer` (its moves, and the claim when its move clock runs out).
+5. **leave**, raced against the trumps and deals (:meth:`~MatchSteps.play_or_leave`): we leave
+   (``cfg.leave_requested``), the peer leaves, or a seat claims the rest between deals.
+6. **end** (:meth:`~MatchSteps.play`): the signed match end, or the early one.
+7. **rejoin** (:meth:`~MatchSteps.rejoined`, a restarted side): wait until the peer is back.
+8. **acknowledgement** (:meth:`~MatchSteps.acknowledged`): ping until the peer holds our last statement.
+9. **rematch** (:meth:`~MatchSteps.rematch`): offer or accept a rematch, or close.
+
+Beside the steps, for the whole match: the event pump and the move clock (``net/remote.py``), and
+:meth:`MatchSteps.watch_deadlines` -- the peer's trump, commitment or reveal over its move clock: claim
+(a person is asked first); its deal-end or match-end statement late: stop.  Reconnecting is the
+connection's (:func:`~p2ptrumps.net.driver.make_reconnect`), and so is the claim signed when the peer
+stays away (:func:`~p2ptrumps.net.driver.claim_on_leaving`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import trio
+
+from ..cards import suit_label
+from ..match import MatchEnded as MatchOver
+from ..match import MatchRunner, Player
+from ..record import PlayerInfo
+from ..rules import RuleSet
+from ..text import quoted
+from ..wire import events as wev
+from ..wire.chain import DONE, REMATCHED
+from ..wire.log import LOG_MAGIC
+from ..wire.session import Session
+from . import keystore, remote
+from .config import (
+    EXIT_ERROR,
+    EXIT_KEY_REFUSED,
+    EXIT_LEFT,
+    EXIT_PEER_GONE,
+    EXIT_RULES_REFUSED,
+    NetConfig,
+    NetplayError,
+    NetResult,
+    say,
+)
+from .logfile import MatchLogFile, create_log
+from .prompts import ProgressPrinter, choose_trump, our_player, rules_refusal
+from .remote import ClockKey, LocalSeat, NetGame, NetGameError, RemotePlayer, clock_text
+from .resumefile import ResumeFile, path_for
+from .transport import Connection, PeerTimeout, TransportError, single_errors
+
+
+def open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetResult]:
+    """The log, session and result of match ``number`` on a connection (0: the first, 1..: rematches).
+    The log file is created only when the rules are agreed (protocol/wire.md §12,
+    :func:`~p2ptrumps.net.logfile.create_log`); until then the log is kept in memory, so a refused or
+    abandoned handshake leaves no file.  Raises :class:`NetplayError` (status 1) if the session cannot
+    be made."""
+    log = MatchLogFile(cfg.log_path or cfg.data / "logs", defer=True)
+    try:
+        log.append(LOG_MAGIC)
+
+        def on_message(frame: bytes, direction: str) -> None:
+            log.append(frame)  # protocol/wire.md §12: each frame as on the wire
+
+        session = Session(
+            "host" if cfg.role == "host" else "guest",
+            cfg.identity,
+            cfg.name,
+            os.urandom(32),
+            rules=cfg.rules if cfg.role == "host" else None,
+            on_message=on_message,
+            move_time=cfg.move_time if cfg.role == "host" else 0,
+        )
+    except OSError as exc:
+        log.close()
+        raise NetplayError(EXIT_ERROR, f"cannot write the match log: {exc.strerror or exc}") from None
+    return log, session, NetResult(None, 0 if cfg.role == "host" else 1)
+
+
+def match_complete(session: Session) -> bool:
+    """True when the match in ``session`` is complete: both signed the end (its log verifies as valid)."""
+    chain = session.chain
+    return session.violation is None and chain is not None and chain.referee.phase in (DONE, REMATCHED)
+
+
+@dataclass
+class MatchSteps:
+    """One match on a connection and what it needs besides its session (see
+    :func:`~p2ptrumps.net.driver.play_over`); the steps of the module's table are its methods.
+
+    Attributes:
+        cfg: our side's configuration.
+        session / log / result: the match's session, its log (in memory until the rules are agreed)
+            and what it leaves.
+        now: when the connection started (the log's name).
+        number: 0 for the first match on the connection, 1.. for the rematches.
+        peer_address: the peer's address for the known peers.
+        rematch_of: the first match's result (None for the first match): a rematch must show the
+            same key, rules and move clock.
+        hello_deadline: trio time by which the peer's hello must arrive (None: no limit).
+        claim: (host, first match) the lobby's "is the match still free?" (protocol/wire.md §7.1).
+        restored: the match was taken up from its log after a restart (protocol/wire.md §14.4).
+        resume: the match's resume file, once the log file exists (``protocol/files.md``).
+    """
+
+    cfg: NetConfig
+    session: Session
+    log: MatchLogFile
+    result: NetResult
+    now: datetime
+    number: int
+    peer_address: str
+    rematch_of: NetResult | None
+    hello_deadline: float | None
+    claim: Callable[[NetResult], bool] | None
+    restored: bool = False
+    resume: ResumeFile | None = None
+    _game: NetGame | None = field(default=None, repr=False)
+    _player: Player | None = field(default=None, repr=False)
+    _runner: MatchRunner | None = field(default=None, repr=False)
+
+    @property
+    def game(self) -> NetGame:
+        """The session seen by the match loop (exists while :meth:`run` runs)."""
+        assert self._game is not None, "the steps run inside MatchSteps.run"
+        return self._game
+
+    def say(self, text: str) -> None:
+        """A line of progress (``cfg.out``)."""
+        say(self.cfg, text)
+
+    def tell(self, text: str) -> None:
+        """A note for the user: on the table when the UI runs (``game.on_note``), else printed."""
+        if self.game.on_note is not None:
+            self.game.on_note(text)
+        else:
+            self.say(text)
+
+    # ----- the match, step by step -------------------------------------------------------
+
+    async def run(self, conn: Connection, rematches_left: int) -> bool:
+        """Play the match on ``conn``: the steps in order, with the event pump, the move clock and
+        :meth:`watch_deadlines` beside them.  Returns True when a rematch was agreed after it
+        (``rematches_left``: how many more the AI accepts)."""
+        cfg, session = self.cfg, self.session
+        game = self._game = NetGame(conn, session, on_chat=lambda who, text: self.say(f"[chat] {who}: {text}"),
+                                    on_note=lambda text: self.say(f"note: {text}"))
+        game.ask_claim = cfg.ask_claim
+        game.clock.no_clock_limit_s = cfg.no_clock_limit_s
+        try:
+            with single_errors():
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(game.pump)
+                    nursery.start_soon(game.run_clock)
+                    nursery.start_soon(self.watch_deadlines)
+                    name, rules = await self.agree()
+                    self.ready(rules)
+                    await self.play(name)
+                    if self.restored:
+                        await self.rejoined()
+                    await self.acknowledged()
+                    again = False if self.result.left else await self.rematch(rematches_left)
+                    if not again:
+                        conn.closing_ok = True
+                    nursery.cancel_scope.cancel()
+        finally:
+            if self.resume is not None and session.violation is not None:
+                self.resume.delete()  # ended on the peer's fault: nothing left to resume
+        return again
+
+    async def agree(self) -> tuple[str, RuleSet]:
+        """Hellos, pinning and the rules (protocol/wire.md §7, §9.1); the log file is created when the
+        rules are agreed.  A restored match has them in its chain already (it is replayed from there).
+        Returns the peer's name and the agreed rules."""
+        session = self.session
+        if self.restored:
+            self.game.restore()
+            name = session.peer_name or "peer"
+            self.say(f"resuming the match with {name} ({session.peer_fingerprint}); its log: {self.result.log_path}")
+            rules = session.rules
+            assert rules is not None
+            return name, rules
+        hello = await self.hello()
+        if self.cfg.role == "host":
+            return hello.name, await self.host_rules(hello)
+        return hello.name, await self.guest_rules(hello)
+
+    async def hello(self) -> wev.PeerHello:
+        """Our hello out, the peer's in by :attr:`hello_deadline` (a rematch's must show the key of the
+        match before); (guest) the host's key is pinned here -- (host) the guest's only once it has
+        signed (:meth:`begin_hosted`).  Then we accept the peer's key."""
+        cfg, game, result, rematch_of = self.cfg, self.game, self.result, self.rematch_of
+        await game.conn.send_pending()  # our hello
+        got: wev.PeerHello | None = None
+        with trio.move_on_at(self.hello_deadline if self.hello_deadline is not None else math.inf):
+            got = await game.take(wev.PeerHello)
+        if got is None:
+            raise NetplayError(EXIT_PEER_GONE, f"no hello from the peer within {cfg.hello_timeout_s:g} s "
+                               "(not a p2ptrumps peer?)")
+        result.peer_name, result.peer_fingerprint = got.name, got.fingerprint
+        if rematch_of is not None and got.fingerprint != rematch_of.peer_fingerprint:
+            raise NetplayError(EXIT_KEY_REFUSED, f"the rematch hello shows another key ({got.fingerprint}) than "
+                               f"the match before ({rematch_of.peer_fingerprint}). Refused.")
+        if rematch_of is None and cfg.code_fingerprint is not None:  # keys pinned by the code (rendezvous.md §3)
+            _check_code_key(cfg, got)
+        elif rematch_of is None and cfg.role == "guest":
+            await _pin(cfg, got, self.peer_address)  # the host is pinned once the guest has signed
+        await game.send(self.session.accept_key)
+        return got
+
+    async def host_rules(self, hello: wev.PeerHello) -> RuleSet:
+        """(host) Our rules were proposed with our hello: wait ``cfg.agree_wait_s`` for the guest's answer;
+        an accepting ``agree`` makes the match the guest's (:meth:`begin_hosted`).  Returns the rules."""
+        cfg = self.cfg
+        if self.rematch_of is None and self.claim is None:
+            clock = f", move clock {cfg.move_time} s" if cfg.move_time else ""
+            self.say(f"proposed: {cfg.rules.describe() if cfg.rules else '?'}{clock}; waiting for {hello.name} "
+                     "to accept the rules ...")
+        answer: wev.RulesAgreed | wev.RulesRefused | None = None
+        with trio.move_on_after(cfg.agree_wait_s):
+            answer = await self.game.take(wev.RulesAgreed, wev.RulesRefused)
+        if answer is None:
+            raise NetplayError(EXIT_PEER_GONE, f"{quoted(hello.name)} did not answer the rules within "
+                               f"{cfg.agree_wait_s:g} s")
+        if isinstance(answer, wev.RulesRefused):
+            raise NetplayError(EXIT_RULES_REFUSED, f"{quoted(hello.name)} refused the rules")
+        if not self.begin_hosted():
+            raise NetplayError(EXIT_PEER_GONE, "another guest came first")
+        return answer.rules
+
+    async def guest_rules(self, hello: wev.PeerHello) -> RuleSet:
+        """(guest) Take the host's proposal (it comes at once: ``cfg.hello_timeout_s``), accept or refuse
+        it (a rematch's must be the rules of the match before); on accepting, create the log file.
+        Returns the rules."""
+        cfg, game, session, rematch_of = self.cfg, self.game, self.session, self.rematch_of
+        proposed: wev.RulesProposed | None = None
+        with trio.move_on_after(cfg.hello_timeout_s):  # the host proposes at once (protocol/wire.md §17)
+            proposed = await game.take(wev.RulesProposed)
+        if proposed is None:
+            raise NetplayError(EXIT_PEER_GONE, f"{quoted(hello.name)} proposed no rules within "
+                               f"{cfg.hello_timeout_s:g} s")
+        if rematch_of is not None:
+            ok = (rematch_of.rules is not None and proposed.rules == rematch_of.rules
+                  and proposed.move_time == rematch_of.move_time)
+            why = "" if ok else "other rules than the match before"
+        else:
+            refusal = await rules_refusal(cfg, proposed.rules, hello.name, proposed.move_time)
+            ok, why = refusal is None, refusal or ""
+        if not ok:
+            await game.send(session.refuse_rules)
+            raise NetplayError(EXIT_RULES_REFUSED,
+                               f"you refused the rules of {hello.name}" + (f": {why}" if why else ""))
+        self.result.log_path = create_log(cfg, self.log, self.now, self.number, hello.name, before=self._resume_first)
+        await game.send(session.accept_rules)
+        return (await game.take(wev.RulesAgreed)).rules
+
+    def begin_hosted(self) -> bool:
+        """(host) The guest's accepting ``agree`` -- its first signed message, which proves its key -- is in
+        the chain: the match is its unless another guest took the match first (:attr:`claim`, the lobby;
+        protocol/wire.md §7.1).  Then pin its key (the first match on the connection) and create the log
+        file, its resume file first (§12, ``files.md``).  Returns False when another guest came first
+        (nothing is written); True at once when the log exists already.  Synchronous, so that it runs to
+        the end even when the connection fails just after the ``agree`` (see :func:`play_over`).
+
+        Raises:
+            NetplayError: status 1, the known-peers file, the resume file or the log cannot be written,
+                or ``--log`` exists.
+        """
+        if self.log.created:
+            return True
+        if self.claim is not None and not self.claim(self.result):
+            return False
+        session = self.session
+        name, fingerprint = session.peer_name or "", session.peer_fingerprint or ""
+        if self.rematch_of is None:
+            _pin_guest(self.cfg, name, fingerprint, self.peer_address)
+        self.result.log_path = create_log(self.cfg, self.log, self.now, self.number, name, before=self._resume_first)
+        return True
+
+    def _resume_first(self, log_path: Path) -> None:
+        """Create the resume file beside a new log, before the log (``protocol/files.md``).  NetplayError
+        (status 1) if it cannot be written."""
+        cfg, session = self.cfg, self.session
+        assert session.game_id is not None
+        resume = ResumeFile(path_for(log_path), session.game_id, cfg.role,
+                            address=cfg.address if cfg.role == "guest" else None,
+                            bind=cfg.bind if cfg.role == "host" else None,
+                            port=cfg.port if cfg.role == "host" else 0, meet=cfg.meet)
+        try:
+            resume.save()
+        except OSError as exc:
+            raise NetplayError(EXIT_ERROR, f"cannot write the resume file {resume.path}: {exc.strerror or exc}"
+                               ) from None
+        self.resume = resume
+
+    def ready(self, rules: RuleSet) -> None:
+        """The rules are agreed: note them (the result, a line of progress), let the resume file keep our
+        deal secrets, and start the table (``cfg.on_ready``; ``cfg.on_rematch`` for a rematch)."""
+        cfg, game, result, session = self.cfg, self.game, self.result, self.session
+        result.rules, result.move_time = rules, session.move_time
+        if self.resume is not None:
+            game.before_commit = self.resume.add_secret
+        clock = f"; move clock {session.move_time} s" if session.move_time else ""
+        self.say(f"rules: {rules.describe()}{clock}")
+        if self.rematch_of is None and cfg.on_ready is not None:
+            cfg.on_ready(game, result)
+        elif self.rematch_of is not None and cfg.on_rematch is not None:
+            cfg.on_rematch(game, result)
+
+    async def play(self, name: str) -> None:
+        """Trumps and deals (:meth:`deals`) up to the signed end, or the match's early end: we left, the
+        peer left, or a seat claimed the rest between deals (:meth:`play_or_leave`).  ``name``: the
+        peer's."""
+        how, early = await self.play_or_leave(lambda: self.deals(name))
+        result = self.result
+        if how == "played":
+            ended = await self.game.take(wev.MatchEnded)
+            assert self._runner is not None
+            record = self._runner.record
+            if ended.score_halves != record.score_halves():
+                self.say(f"note: the signed score {ended.score_halves} differs from the engine's "
+                         f"{record.score_halves()}; the signed one counts")
+            result.score_halves = ended.score_halves
+            return
+        if early is not None:
+            result.score_halves = early.score_halves
+        if how in ("peer-left", "claimed"):
+            if early is not None and self._player is not None and self._runner is not None:
+                await self._player.observe(MatchOver(early.score_halves, self._runner.record))
+            return
+        if early is not None:  # the match is complete: close the connection as usual, then report (status 130)
+            result.left = "you resigned and left the match (both signed the final score)"
+            return
+        raise NetplayError(EXIT_LEFT, "you resigned and left the match (the peer did not sign the end in time)")
+
+    async def deals(self, name: str) -> None:
+        """The trumps (:meth:`trumps`), then the match loop: our seat (the AI, a line prompt or the
+        table's person) against the peer's seat as a :class:`~p2ptrumps.net.remote.RemotePlayer`."""
+        cfg, game, session = self.cfg, self.game, self.session
+        seat = session.seat
+        mine, theirs = await self.trumps()
+        trumps = (mine, theirs) if seat == 0 else (theirs, mine)
+        a = cfg.ascii_only
+        self.say(f"trumps: you {suit_label(mine, a)}, {name} {suit_label(theirs, a)}")
+        player: Player = our_player(cfg, seat)
+        names = (cfg.name, name) if seat == 0 else (name, cfg.name)
+        if cfg.headless:
+            player = ProgressPrinter(player, cfg, names)
+        self._player = player
+        peer = RemotePlayer(game, PlayerInfo(name, "remote", session.peer_fingerprint))
+        local = LocalSeat(player, game)
+        players = (local, peer) if seat == 0 else (peer, local)
+        rules = session.rules
+        assert rules is not None
+        self._runner = runner = MatchRunner(rules, trumps, players, seed_source=game.seed, settle_deal=game.settle)
+        self.result.record = runner.record
+        await runner.run()
+
+    async def trumps(self) -> tuple[int, int]:
+        """Our trump and the peer's (RULES.md §2): the host chooses first, the guest another suit.  A
+        choice already in the chain (a restored session) is taken from there."""
+        game, cfg = self.game, self.cfg
+        session = game.session
+        seat = session.seat
+        chain = session.chain
+        assert chain is not None
+        ref = chain.referee
+
+        async def theirs() -> int:
+            peer = 1 - seat
+            known = ref.trumps[peer]
+            if known is not None:
+                return known
+            return (await game.take(wev.TrumpChosen, where=lambda e: e.seat == peer)).suit
+
+        async def mine(taken: int | None) -> int:
+            known = ref.trumps[seat]
+            if known is not None:
+                return known
+            suit = await choose_trump(cfg, taken)
+            await game.send(lambda: session.choose_trump(suit))
+            return suit
+
+        if seat == 0:
+            ours = await mine(None)
+            return ours, await theirs()
+        other = await theirs()
+        return await mine(other), other
+
+    async def play_or_leave(self, play: Callable[[], Awaitable[None]]) -> tuple[str, wev.MatchEnded | None]:
+        """Run ``play()`` (the trumps and the match loop) until it ends (``"played"``), the chain ends
+        the match early (``"peer-left"``: the peer left, protocol/wire.md §15, or claimed the rest
+        between deals, §16; ``"claimed"``: we did, before a restart; the signed end follows), or
+        our user leaves (``"we-left"``: ``cfg.leave_requested`` is set; we send ``leave`` and wait up to
+        ``cfg.leave_wait_s`` seconds for the closing signatures).  Returns how, and the signed end when
+        it came early."""
+        cfg, game = self.cfg, self.game
+        how: list[str] = []
+        early: list[wev.MatchEnded] = []
+        leave = cfg.leave_requested
+        seat = game.seat
+        with single_errors():
+            async with trio.open_nursery() as nursery:
+
+                async def run() -> None:
+                    await play()
+                    how.append("played")
+                    nursery.cancel_scope.cancel()
+
+                async def over_early() -> None:
+                    await game.until(game.match_over_early)
+                    end = game.early_end()
+                    assert end is not None
+                    we_left = end == ("left", seat)
+                    with trio.move_on_after(cfg.leave_wait_s if we_left else math.inf):
+                        early.append(await game.take(wev.MatchEnded))
+                    how.append("we-left" if we_left else "peer-left" if end[1] != seat else "claimed")
+                    nursery.cancel_scope.cancel()
+
+                async def we_leave() -> None:
+                    assert leave is not None
+                    await leave.wait()
+                    try:
+                        await game.send(game.session.leave)
+                    except NetGameError:
+                        how.append("we-left")
+                        nursery.cancel_scope.cancel()  # nothing to resign now (e.g. the match is decided)
+                        return
+                    with trio.move_on_after(cfg.leave_wait_s):  # the closing signatures (§15)
+                        early.append(await game.take(wev.MatchEnded))
+                    how.append("we-left")
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(run)
+                nursery.start_soon(over_early)
+                if leave is not None:
+                    nursery.start_soon(we_leave)
+        return (how[0] if how else "played"), (early[0] if early else None)
+
+    async def watch_deadlines(self) -> None:
+        """The clock and claims beside the match: the waits of protocol/wire.md §17 that the match loop
+        does not watch itself.  When the peer's trump choice, commitment or reveal has taken its move
+        clock (or ``cfg.no_clock_limit_s`` without one) plus the grace, claim the rest of the match (a
+        person is asked first, §16); when its deal-end or match-end statement is ``cfg.statement_wait_s``
+        late, stop (the log stays unfinished and resumable).  Only time with the link up counts.  (Moves
+        are the match loop's: :class:`~p2ptrumps.net.remote.RemotePlayer`.)"""
+        cfg, game = self.cfg, self.game
+        session, clock = game.session, game.clock
+        peer = 1 - session.seat
+        handled: set[ClockKey] = set()
+        for _ in range(1 << 40):  # one pass per tick of the clock
+            await clock.next_tick()
+            key = clock.key
+            if key is None or key[3] != peer or key[0] == "move" or key in handled:
+                continue
+            what = key[0]
+            if what in ("deal-end", "match-end"):
+                if clock.used_s >= cfg.statement_wait_s:
+                    game.conn.stop(PeerTimeout(f"the peer did not sign its {what} statement within "
+                                               f"{cfg.statement_wait_s:g} s (it is due at once)"))
+                    return
+                continue
+            if clock.used_s < clock.limit_s + remote.CLAIM_GRACE_S:
+                continue
+            handled.add(key)
+            await self._claim_late_step(what)
+
+    async def _claim_late_step(self, what: str) -> None:
+        """The peer's ``what`` (trump, commit or reveal) is over its time: claim the rest of the match
+        (protocol/wire.md §16) unless the person says no or the peer's message came first."""
+        game, session, clock = self.game, self.session, self.game.clock
+        name = session.peer_name or "the peer"
+        text = f"{name}'s time is up ({clock_text(clock.limit_s)} for its {what}): claim the rest of the match?"
+        if game.ask_claim is not None and not await game.ask_claim(text):
+            return
+        try:
+            await game.send(session.claim)
+        except NetGameError:  # its message came first (or crossed ours): the match goes on
+            return
+        if game.on_note is not None:
+            won = session.chain.referee.claims[-1][1] if session.chain and session.chain.referee.claims else []
+            game.on_note(f"{name}'s time ran out ({what}): you claimed deals {', '.join(map(str, won))}")
+
+    async def rejoined(self) -> None:
+        """(a restarted side) Wait until the peer is back and proven, so that our last statement, or
+        the acknowledgement of the peer's, can reach it (protocol/wire.md §14.5).  The reconnect wait
+        bounds it."""
+        while not self.game.conn.link_up:
+            await trio.sleep(0.05)
+
+    async def acknowledged(self) -> None:
+        """Wait until the peer holds our last statement for sure (protocol/wire.md §14.5): ping after it
+        and wait for the pong, again after any reconnection.  Returns at once when a message of the
+        peer came after it (the host's case).  A peer that never answers holds us at most the reconnect
+        wait plus the timeout (§17): then the match is complete, its acknowledgement unknown."""
+        cfg, game = self.cfg, self.game
+        session = game.session
+        with trio.move_on_after(cfg.reconnect_wait_s + cfg.timeout_s):
+            while not session.delivered:
+                if game.conn.link_up:
+                    session.ping()
+                    await game.conn.send_pending()
+                with trio.move_on_after(1.0):
+                    while not session.delivered:
+                        await trio.sleep(0.01)
+        if not session.delivered:
+            self.say("note: the match is complete, but the peer did not acknowledge your last statement")
+
+    async def rematch(self, rematches_left: int) -> bool:
+        """After the match: offer / accept a rematch (protocol/wire.md §9.4).
+
+        The AI (``--ai``) says yes while ``rematches_left`` allows, a person is asked
+        (``cfg.ask_rematch``, else a line prompt when there is a terminal), nobody else
+        wants one.  Declining is closing the connection.  Returns True once both sides
+        sent ``rematch`` (the session's ``RematchAgreed``), False if we declined or the
+        peer left (or declined) first.
+        """
+        cfg, game = self.cfg, self.game
+        session = game.session
+        peer = self.result.peer_name or "the peer"
+        peer_offered = session.chain is not None and (1 - session.seat) in session.chain.referee.rematch
+        closed = session.waiting_for()[1] == "nothing"
+        if closed:
+            return False
+
+        async def ask() -> bool:
+            if cfg.ask_rematch is not None:
+                return await cfg.ask_rematch(peer, peer_offered)
+            if cfg.ai is not None:
+                return rematches_left > 0
+            if cfg.confirm is None:
+                return False
+            question = f"{peer} offers a rematch; play again? [y/N] " if peer_offered else "rematch? [y/N] "
+            return await trio.to_thread.run_sync(cfg.confirm, question, abandon_on_cancel=True)
+
+        want = await _unless_closed(game, ask)
+        if not want:
+            if want is None:
+                self.tell(f"{peer} left: no rematch")
+            return False
+        try:
+            await game.send(session.offer_rematch)
+        except (NetGameError, TransportError):
+            self.tell(f"{peer} left: no rematch")
+            return False
+        if (1 - session.seat) not in (session.chain.referee.rematch if session.chain else ()):
+            self.tell(f"rematch offered; waiting for {peer} (they may decline by leaving)")
+
+        async def agreed() -> bool:
+            await game.take(wev.RematchAgreed)
+            return True
+
+        got: bool | None = None
+        with trio.move_on_after(cfg.rematch_wait_s) as wait:
+            got = await _unless_closed(game, agreed)
+        if wait.cancelled_caught:
+            self.tell(f"{peer} did not answer the rematch offer within {cfg.rematch_wait_s:g} s")
+            return False
+        if not got:
+            self.tell(f"{peer} declined the rematch")
+            return False
+        return True
+
+
+async def _unless_closed(game: NetGame, fn: Callable[[], Awaitable[bool]]) -> bool | None:
+    """``await fn()``, or None if the peer closes the connection first."""
+    got: list[bool | None] = []
+    with single_errors():
+        async with trio.open_nursery() as nursery:
+
+            async def run() -> None:
+                got.append(await fn())
+                nursery.cancel_scope.cancel()
+
+            async def closed() -> None:
+                await game.take(wev.ConnectionClosed)
+                got.append(None)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(run)
+            nursery.start_soon(closed)
+    return got[0] if got else None
+
+
+def _pin_guest(cfg: NetConfig, name: str, fingerprint: str, peer_address: str) -> None:
+    """(host) Pin a guest that has signed (protocol/wire.md §7.1): guests are known by their key alone
+    (any guest may play; a known name with a new key is only a warning).  Raises NetplayError
+    (status 1) when the known-peers file is unusable."""
+    try:
+        note = keystore.KnownPeers.open(cfg.data).pin_guest(fingerprint, name, peer_address)
+    except keystore.KeyStoreError as exc:
+        raise NetplayError(EXIT_ERROR, str(exc)) from None
+    say(cfg, note)
+
+
+def _check_code_key(cfg: NetConfig, hello: wev.PeerHello) -> None:
+    """(a match by code) The peer's hello must carry the key that came with the code
+    (protocol/rendezvous.md §3): the guest takes no other host, the host admits no other guest (the
+    lobby drops that connection with a note; nothing was signed or written).  Raises NetplayError
+    (status 6) naming both keys."""
+    assert cfg.code_fingerprint is not None
+    if keystore.normalise_fingerprint(hello.fingerprint) == keystore.normalise_fingerprint(cfg.code_fingerprint):
+        if cfg.role == "guest":
+            say(cfg, f"peer: {quoted(hello.name)}, its key pinned by the code ({hello.fingerprint})")
+        return
+    if cfg.role == "guest":
+        raise NetplayError(EXIT_KEY_REFUSED, f"the host's key {hello.fingerprint} is not the key the code gave "
+                           f"({cfg.code_fingerprint}). Refused.")
+    raise NetplayError(EXIT_KEY_REFUSED, f"a guest with the key {hello.fingerprint}, not the key that came with "
+                       f"the code, was turned away")
+
+
+async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> None:
+    """(guest) Check the host's key against the known peers: ssh's rules (``--fingerprint``,
+    ``--accept-new``, a question).
+
+    Raises:
+        NetplayError: status 6 (the key is refused), 1 (the known-peers file is unusable).
+    """
+    try:
+        known = keystore.KnownPeers.open(cfg.data)
+    except keystore.KeyStoreError as exc:
+        raise NetplayError(EXIT_ERROR, str(exc)) from None
+    check = known.check(hello.fingerprint, hello.name, peer_address)
+
+    def decide() -> str:
+        return keystore.decide_pin(check, known, expected_fingerprint=cfg.fingerprint,
+                                   accept_new=cfg.accept_new, confirm=cfg.confirm)
+
+    try:
+        note = await trio.to_thread.run_sync(decide, abandon_on_cancel=True)
+    except keystore.PinningError as exc:
+        raise NetplayError(EXIT_KEY_REFUSED, str(exc)) from None
+    except keystore.KeyStoreError as exc:
+        raise NetplayError(EXIT_ERROR, str(exc)) from None
+    say(cfg, f"peer: {note}")
