@@ -214,8 +214,8 @@ class RelayListener(trio.abc.Listener[trio.SocketStream]):
         self.relay = relay
         self.side = side
         self._warned = False
-        #: The path of its connections in words (the lobby shows it, the table too).
-        self.path = f"through relay {relay_host(relay.url)}"
+        #: The path of its connections in words (the lobby and the table show it; the port left out, short).
+        self.path = f"through relay {parse_relay_url(relay.url)[0]}"
 
     async def accept(self) -> trio.SocketStream:
         for _ in range(1 << 30):
@@ -228,7 +228,7 @@ class RelayListener(trio.abc.Listener[trio.SocketStream]):
                         "waiting there again every few seconds")
                 await trio.sleep(RELAY_RETRY_S)
                 continue
-            say(self.cfg, f"a guest connected {self.path}")
+            say(self.cfg, f"a guest connected through relay {relay_host(self.relay.url)}")
             return stream
         raise OSError("the relay gave up")
 
@@ -456,7 +456,9 @@ def _is_loopback(address: str) -> bool:
 
 def _how(path: str) -> str:
     """The path's kind alone (for the table): ``"HOST:PORT (on this machine)"`` -> ``"on this machine"``."""
-    return path[path.index(" (") + 2:-1] if not path.startswith("through") and " (" in path else path
+    if path.startswith("through relay "):
+        return path.rsplit(":", 1)[0] if path.rsplit(":", 1)[-1].isdigit() else path
+    return path[path.index(" (") + 2:-1] if " (" in path else path
 
 
 def path_words(path: str) -> str:
