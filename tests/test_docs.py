@@ -72,7 +72,7 @@ def _section_tables(doc: str, heading: str) -> dict[str, str]:
 def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
     """Every deadline and cap that protocol/wire.md §17 (and the chat limits of §9.7) states is the
     value the reference peer uses."""
-    from p2ptrumps.net import config, lobby, remote, transport
+    from p2ptrumps.net import config, lobby, remote, secure, transport
     from p2ptrumps.wire import chain, framing
 
     host = build_parser().parse_args(["host"])
@@ -80,6 +80,8 @@ def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
     assert _section_tables("wire.md", "## 17.") == {
         "wait": "deadline",
         "a frame, from its first byte to its last": s(config.FRAME_TIME_S),
+        "the encrypted handshake, from the connection":
+            s(secure.HANDSHAKE_TIME_S) + " (for a host: within the hello's)",
         "the peer's hello, from the connection": s(config.HELLO_TIMEOUT_S),
         "the host's `rules` proposal, from its hello (the guest waits)": s(config.HELLO_TIMEOUT_S),
         "the guest's `agree`, from the `rules` (the host waits; a person reads the fingerprint and the rules)":
@@ -103,6 +105,7 @@ def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
             f"{transport.MAX_PENDING_BYTES >> 20} MiB in it",
         "guest messages held as superseded (§8.3), since the guest's last message placed": str(chain.MAX_SUPERSEDED),
         "heartbeats before a resuming guest's proof": str(lobby.MAX_HEARTBEATS_BEFORE_PROOF),
+        "bytes from a peer before the encrypted handshake is complete": str(secure.MAX_HANDSHAKE_BYTES),
         "notes shown about dropped connections (a scanner would fill the screen)": str(lobby.MAX_DROP_NOTES),
     }
     waits = (config.LEAVE_WAIT_S, transport.DEFAULT_TIMEOUT_S, config.RECONNECT_WAIT_S)

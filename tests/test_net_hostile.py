@@ -18,7 +18,7 @@ import pytest
 import trio
 
 from p2ptrumps.cards import card_list
-from p2ptrumps.net import config, lobby
+from p2ptrumps.net import config, lobby, testing
 from p2ptrumps.net.resumefile import path_for
 from p2ptrumps.rules import Move, RuleSet
 from p2ptrumps.wire import events as wev
@@ -69,16 +69,16 @@ def fault_bytes(s: Session, fault: str) -> bytes:
 
 async def hostile_guest(port: int, fault: str, moves_before: int = 0) -> None:
     """Play as the guest until the fault's moment, then misbehave (or vanish / fall silent)."""
-    async with await trio.open_tcp_stream("127.0.0.1", port) as stream:
+    async with await testing.encrypted(port, EVIL_KEY) as stream:  # through the encrypted layer (wire.md §18)
         await _misbehave(stream, fault, moves_before)
 
 
-async def _misbehave(stream: trio.SocketStream, fault: str, moves_before: int) -> None:
+async def _misbehave(stream: trio.abc.Stream, fault: str, moves_before: int) -> None:
     s = Session("guest", EVIL_KEY, "Mallory", fixed_bytes("hostile-test/nonce"))
     await stream.send_all(s.data_to_send())
     played = 0
     for _ in range(10_000):
-        data = await stream.receive_some(65536)
+        data = bytes(await stream.receive_some(65536))
         if not data:
             return
         s.receive_data(data)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import trio
 
-from p2ptrumps.net import config, dial, lobby
+from p2ptrumps.net import config, dial, lobby, testing
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing, messages
@@ -87,26 +87,31 @@ async def test_strays_are_dropped_and_the_real_guest_plays(tmp_path: Path) -> No
     cfg = host_cfg(tmp_path)
     g = guest_cfg(tmp_path)
 
-    async def strays(port: int) -> list[trio.SocketStream]:
-        junk = await trio.open_tcp_stream("127.0.0.1", port)
+    async def strays(port: int) -> list[trio.abc.Stream]:
+        plain = await trio.open_tcp_stream("127.0.0.1", port)  # junk below the encrypted layer
+        await plain.send_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        await wait_for_text(cfg, "dropped a connection from 127.0.0.1: the connection ended before the guest's hello "
+                                 "(not an encrypted p2ptrumps connection: its first byte is 0x47, where TLS starts "
+                                 "with 0x16); still waiting for a guest")
+        junk = await testing.encrypted(port)  # junk inside it
         await junk.send_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         await wait_for_text(cfg, "dropped a connection from 127.0.0.1: the peer broke the protocol: ")
         closer = await trio.open_tcp_stream("127.0.0.1", port)
         await closer.aclose()
         await wait_for_text(cfg, "dropped a connection from 127.0.0.1: the connection ended before the guest's hello")
         silent = await trio.open_tcp_stream("127.0.0.1", port)
-        await wait_for_text(cfg, "dropped a connection from 127.0.0.1: no hello from the peer within 0.5 s "
-                                 "(not a p2ptrumps peer?); still waiting for a guest")
-        trickle = await trio.open_tcp_stream("127.0.0.1", port)
+        await wait_for_text(cfg, "dropped a connection from 127.0.0.1: the connection ended before the guest's hello "
+                                 "(no encrypted handshake within 0.5 s); still waiting for a guest")
+        trickle = await testing.encrypted(port)
         with contextlib.suppress(trio.BrokenResourceError):  # the host cuts it off
             for b in framing.frame(b"\x96" + b"\x00" * 40)[:12]:  # a frame's first bytes, one at a time
                 await trickle.send_all(bytes([b]))
                 await trio.sleep(0.1)
         with trio.fail_after(5):  # the trickle is cut at 0.5 s, though bytes keep coming
-            while out_of(cfg).count("no hello from the peer within 0.5 s") < 2:
+            while out_of(cfg).count("no hello from the peer within 0.5 s (not a p2ptrumps peer?)") < 1:
                 await trio.sleep(0.01)
         burst = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(30)]  # all wait silently
-        for s in (junk, silent, trickle):
+        for s in (plain, junk, silent, trickle):
             await s.aclose()
         return burst
 
@@ -195,11 +200,11 @@ async def test_connection_refused_is_named(tmp_path: Path) -> None:
 
 async def flooding_guest(port: int, pings: int) -> None:
     """Plays fair up to the match, then floods pings and never reads again."""
-    async with await trio.open_tcp_stream("127.0.0.1", port) as stream:
+    async with await testing.encrypted(port, GUEST_KEY) as stream:
         s = Session("guest", GUEST_KEY, "Flo", fixed_bytes("lobby-test/nonce"))
         await stream.send_all(s.data_to_send())
         for _ in range(1000):
-            data = await stream.receive_some(65536)
+            data = bytes(await stream.receive_some(65536))
             if not data:
                 return
             s.receive_data(data)

@@ -22,7 +22,7 @@ import trio
 
 from p2ptrumps.commands.main import build_parser
 from p2ptrumps.match import Action, Event
-from p2ptrumps.net import config, dial, lobby, remote
+from p2ptrumps.net import config, dial, lobby, remote, secure
 from p2ptrumps.net.testing import STRAY_KINDS, stray
 from p2ptrumps.record import PlayerInfo
 from p2ptrumps.rules import Position, RuleSet
@@ -90,7 +90,7 @@ class Raw:
     (accept the key and the rules, first free trump, fixed secrets, first legal move) until a test
     takes over.  ``side.log`` is the log this side would have written."""
 
-    def __init__(self, stream: trio.SocketStream, session: Session, label: str = "evil") -> None:
+    def __init__(self, stream: trio.abc.HalfCloseableStream, session: Session, label: str = "evil") -> None:
         self.stream = stream
         self.side = Side(session, Script(label))
 
@@ -128,7 +128,7 @@ class Raw:
         for _ in range(max_reads):
             if done(self.session):
                 return True
-            data = await self.stream.receive_some(65536)
+            data = bytes(await self.stream.receive_some(65536))
             if not data:
                 return False
             self.session.receive_data(data)
@@ -167,7 +167,7 @@ async def open_stream(port: int) -> trio.SocketStream:
 
 
 async def connect_raw(port: int, key: Identity = EVIL_KEY, name: str = "Mallory") -> Raw:
-    stream = await open_stream(port)
+    stream = secure.secure(await open_stream(port), key, server=False)  # the encrypted layer (wire.md §18)
     return Raw(stream, Session("guest", key, name, fixed_bytes(f"strangers-test/{name}/nonce")))
 
 
@@ -332,8 +332,9 @@ async def test_3_a_host_sending_junk_after_the_match_does_not_poison_the_guests_
     got: dict[str, Any] = {}
 
     async def evil_host() -> None:
-        stream = await listener.accept()
-        _OPEN.append(stream)
+        tcp = await listener.accept()
+        _OPEN.append(tcp)
+        stream = secure.secure(tcp, EVIL_KEY, server=True)
         raw = Raw(stream, Session("host", EVIL_KEY, "Hana", fixed_bytes("evil-host/nonce"), rules=RULES), "host")
         assert await raw.until(lambda s: s.finished)
         await trio.sleep(0.3)  # the guest's ping after its match-end is answered (wire.md §14.5)
@@ -410,14 +411,19 @@ async def test_5_unsigned_hellos_write_nothing_and_pin_nobody(tmp_path: Path) ->
 
 #: The host's note for each kind of stray (a regular expression matched against one whole line).
 STRAY_NOTES = {
-    "idle": r"dropped a connection from 127\.0\.0\.\d+: no hello from the peer within 3 s \(not a p2ptrumps peer\?\); "
-            r"still waiting for a guest",
+    "idle": r"dropped a connection from 127\.0\.0\.\d+: the connection ended before the guest's hello \(no encrypted "
+            r"handshake within 3 s\); still waiting for a guest",
+    "tls-junk": r"dropped a connection from 127\.0\.0\.\d+: the connection ended before the guest's hello \(not an "
+                r"encrypted p2ptrumps connection: its first byte is 0x47, where TLS starts with 0x16\); still waiting "
+                r"for a guest",
+    "tls-stall": r"dropped a connection from 127\.0\.0\.\d+: the connection ended before the guest's hello \(no "
+                 r"encrypted handshake within 3 s\); still waiting for a guest",
     "junk": r"dropped a connection from 127\.0\.0\.\d+: the peer broke the protocol: frame at stream byte 0 announces "
             r"1195725856 bytes, more than the maximum 16384 \[oversized-frame\]; still waiting for a guest",
     "oversized": r"dropped a connection from 127\.0\.0\.\d+: the peer broke the protocol: frame at stream byte 0 "
                  r"announces 1048576 bytes, more than the maximum 16384 \[oversized-frame\]; still waiting for a guest",
     "reset": r"dropped a connection that was reset at once|dropped a connection from 127\.0\.0\.\d+: the connection "
-             r"ended before the guest's hello \(.*\); still waiting for a guest",
+             r"ended before the guest's hello \((?!no encrypted|not an encrypted).*\); still waiting for a guest",
     "hello-leave": r"'hello-leave' left during the handshake, before accepting the rules \((the peer closed the "
                    r"connection before the match ended|the connection broke \(Connection reset by peer\))\); it may "
                    r"have refused your key; waiting for another guest \.\.\.",

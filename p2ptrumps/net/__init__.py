@@ -4,6 +4,8 @@
 * :mod:`.config` -- what one side needs and leaves (``NetConfig``, ``NetResult``), the
   exit statuses and :class:`~.config.NetplayError`;
 * :mod:`.addresses` -- typed addresses, ports and fingerprints; the addresses to give out;
+* :mod:`.secure` -- the encrypted connection under the frames: TLS 1.3 with certificates made
+  from the identity keys (``protocol/wire.md`` §18);
 * :mod:`.transport` -- a sans-IO session over a trio stream: framing, heartbeats, timeouts;
 * :mod:`.logfile` -- the match log on disk (append, fsync, lock, names);
 * :mod:`.resumefile` -- the resume file beside an unfinished log: the address and the deal

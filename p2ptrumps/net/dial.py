@@ -13,10 +13,11 @@ import trio
 
 from . import addresses
 from .addresses import DEFAULT_PORT, format_address
-from .config import EXIT_CONNECT, EXIT_USAGE, NetConfig, NetplayError, NetResult, say
+from .config import EXIT_CONNECT, EXIT_KEY_REFUSED, EXIT_USAGE, NetConfig, NetplayError, NetResult, say
 from .driver import GUEST_BACKOFF_S, play_over
 from .logfile import check_log_free
 from .portmap import describe_path, next_step
+from .secure import HANDSHAKE_TIME_S, SecureError, SecureStream, secure
 from .transport import Link
 
 
@@ -142,6 +143,28 @@ async def connect(host_name: str, port: int, timeout_s: float,
     raise ConnectError(return_text, attempts)
 
 
+async def dial_secure(cfg: NetConfig, host_name: str, port: int, timeout_s: float,
+                      expect: bytes | None = None) -> SecureStream:
+    """:func:`connect`, then the encrypted handshake as the TLS client (protocol/wire.md §18), within
+    ``timeout_s`` seconds in all (the handshake within 10 s of them); ``expect``: the host's key when
+    known (any other is refused).
+
+    Raises:
+        ConnectError: no connection (see :func:`connect`).
+        SecureError: the handshake failed or the key is refused (the message is the line to show).
+    """
+    deadline = trio.current_time() + timeout_s
+    raw = await connect(host_name, port, timeout_s)
+    stream = secure(raw, cfg.identity, server=False, expect=expect,
+                    handshake_time_s=min(HANDSHAKE_TIME_S, max(0.0, deadline - trio.current_time())))
+    try:
+        await stream.handshake()
+    except SecureError:
+        await trio.aclose_forcefully(stream)
+        raise
+    return stream
+
+
 async def join(cfg: NetConfig, address: str) -> NetResult:
     """Connect to ``address`` (``HOST:PORT``; see :func:`connect`) and play one match as the guest.
 
@@ -154,18 +177,22 @@ async def join(cfg: NetConfig, address: str) -> NetResult:
     check_log_free(cfg)
     cfg.address = address  # for the resume file (protocol/files.md)
     try:
-        stream = await connect(host_name, port, cfg.timeout_s)
+        stream = await dial_secure(cfg, host_name, port, cfg.timeout_s)
     except ConnectError as exc:
         raise NetplayError(EXIT_CONNECT, exc.message) from None
+    except SecureError as exc:
+        raise NetplayError(EXIT_KEY_REFUSED if exc.kind == "key" else EXIT_CONNECT,
+                           f"cannot connect to {where}: {exc}") from None
     say(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")
-    with contextlib.suppress(OSError):
-        cfg.path = describe_path(str(stream.socket.getsockname()[0]), str(stream.socket.getpeername()[0]))
+    sock = getattr(stream.transport, "socket", None)  # the TCP socket below the encryption
+    with contextlib.suppress(OSError, AttributeError):
+        cfg.path = describe_path(str(sock.getsockname()[0]), str(sock.getpeername()[0]))  # type: ignore[union-attr]
         say(cfg, f"path: {cfg.path}")
 
     async def redial(seconds_left: float) -> Link | None:
         try:
-            return Link(await connect(host_name, port, min(seconds_left, cfg.timeout_s)))
-        except ConnectError:
+            return Link(await dial_secure(cfg, host_name, port, min(seconds_left, cfg.timeout_s)))
+        except (ConnectError, SecureError):
             return None
 
     return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)

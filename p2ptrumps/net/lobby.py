@@ -25,6 +25,7 @@ from .config import EXIT_CONNECT, NetConfig, NetplayError, NetResult, say
 from .driver import Restored, play_over
 from .logfile import check_log_free
 from .portmap import describe_path, mapping_wanted, order_given, port_mapping
+from .secure import key_mismatch, secure
 from .transport import MAX_PENDING_BYTES, Connection, Link, single_errors
 
 #: Connections the host lets say hello (and answer the rules) at once (protocol/wire.md §17).
@@ -266,17 +267,22 @@ class Lobby:
     async def _accept_loop(self, lst: trio.abc.Listener[trio.SocketStream], nursery: trio.Nursery) -> None:
         while True:
             try:
-                stream = await lst.accept()
+                raw = await lst.accept()
             except OSError as exc:  # e.g. out of file descriptors under a flood: breathe, go on
                 self.note(f"cannot accept a connection: {exc.strerror or exc}")
                 await trio.sleep(0.1)
                 continue
             try:
-                ip = str(stream.socket.getpeername()[0])
+                ip = str(raw.socket.getpeername()[0])
+                # a listener may name its connections' path itself (a relay: "through relay HOST")
+                path = getattr(lst, "path", None) or describe_path(str(raw.socket.getsockname()[0]), ip,
+                                                                   mapped=self.mapped)
             except OSError:
                 self.note("dropped a connection that was reset at once")
-                await trio.aclose_forcefully(stream)
+                await trio.aclose_forcefully(raw)
                 continue
+            stream = secure(raw, self.cfg.identity, server=True,  # every connection (wire.md §18)
+                            handshake_time_s=self.cfg.hello_timeout_s)
             if self.owner is not None:
                 if self.resuming < MAX_RESUME_CANDIDATES:
                     self.resuming += 1
@@ -288,15 +294,9 @@ class Lobby:
                 self._drop_oldest(ip, f"{MAX_WAITING_PER_ADDRESS} connections from there were saying hello")
             if len(self.waiting) >= MAX_WAITING_CONNECTIONS:
                 self._drop_oldest(None, f"{MAX_WAITING_CONNECTIONS} connections were saying hello")
-            self._enter(object(), stream, ip, nursery, getattr(lst, "path", None))
+            self._enter(object(), stream, ip, path, nursery)
 
-    def _enter(self, token: object, stream: trio.SocketStream, ip: str, nursery: trio.Nursery,
-               path: str | None = None) -> None:
-        """``path``: the listener's own words for its connections' path (a relay: ``"through relay HOST"``)."""
-        try:
-            path = path or describe_path(str(stream.socket.getsockname()[0]), ip, mapped=self.mapped)
-        except OSError:
-            path = ""
+    def _enter(self, token: object, stream: trio.abc.Stream, ip: str, path: str, nursery: trio.Nursery) -> None:
         entry = _Waiting(trio.CancelScope(), ip, path)
         self.waiting[token] = entry
         self.waiting_from[ip] = self.waiting_from.get(ip, 0) + 1
@@ -330,7 +330,7 @@ class Lobby:
     def on_connection(self, conn: Connection) -> None:
         self.conn = conn
 
-    async def _resume_candidate(self, stream: trio.SocketStream) -> None:
+    async def _resume_candidate(self, stream: trio.abc.Stream) -> None:
         """A connection while a guest holds the match (protocol/wire.md §14.2): its first frame
         (within ``hello_timeout_s``) must be the guest's ``resume`` for the match's game id; the
         host answers with its own ``resume`` (a fresh nonce) and the guest's ``proof`` must verify
@@ -347,6 +347,10 @@ class Lobby:
                 chain = getattr(session, "chain", None)
                 if (not isinstance(first, messages.Resume) or first.seat != 1 or chain is None
                         or first.game_id != chain.game_id or conn is None or not conn.resumable):
+                    return
+                refused = key_mismatch(stream, chain.keys[1].raw, "the guest's key of the match")
+                if refused is not None:
+                    self.note(f"dropped a connection that offered to resume the match: {refused}")
                     return
                 nonce = os.urandom(32)
                 if nonce == first.nonce:
@@ -377,7 +381,7 @@ class Lobby:
                 with contextlib.suppress(Exception):
                     await trio.aclose_forcefully(stream)
 
-    async def _candidate(self, token: object, entry: _Waiting, stream: trio.SocketStream, ip: str,
+    async def _candidate(self, token: object, entry: _Waiting, stream: trio.abc.Stream, ip: str,
                          nursery: trio.Nursery) -> None:
         """One connection's handshake, and its match if its guest takes it.  Whatever ends a handshake
         before the guest has signed is a note, never the end of the hosting (protocol/wire.md §7.1)."""

@@ -27,12 +27,13 @@ import trio
 from ..text import quoted
 from ..wire.identity import fingerprint
 from . import addresses, mailbox
-from .config import EXIT_CONNECT, EXIT_PEER_FAULT, NetConfig, NetplayError, NetResult, say
+from .config import EXIT_CONNECT, EXIT_KEY_REFUSED, EXIT_PEER_FAULT, NetConfig, NetplayError, NetResult, say
 from .dial import ConnectError, connect
 from .driver import GUEST_BACKOFF_S, play_over
 from .lobby import Lobby, addresses_to_give, open_listeners
 from .logfile import check_log_free
 from .portmap import describe_path, mapping_wanted, order_given, port_mapping
+from .secure import HANDSHAKE_TIME_S, SecureError, SecureStream, secure
 from .transport import Link
 
 #: The version of protocol/rendezvous.md spoken here.
@@ -425,11 +426,25 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
     a lost link is reconnected the same way (rendezvous.md §5)."""
     side = new_side()
     where = "the host"
+    expect = offer.key or None  # the key the code gave (a resumed match: checked against the log's)
+
+    async def dial(seconds_left: float) -> tuple[SecureStream, str]:
+        """A connection by the offer, inside the encrypted layer (wire.md §18) with the host's key."""
+        deadline = trio.current_time() + seconds_left
+        raw, path = await connect_offer(offer, side, seconds_left)
+        stream = secure(raw, cfg.identity, server=False, expect=expect,
+                        handshake_time_s=min(HANDSHAKE_TIME_S, max(0.0, deadline - trio.current_time())))
+        try:
+            await stream.handshake()
+        except SecureError:
+            await trio.aclose_forcefully(stream)
+            raise
+        return stream, path
 
     async def redial(seconds_left: float) -> Link | None:
         try:
-            stream, path = await connect_offer(offer, side, min(seconds_left, cfg.timeout_s))
-        except ConnectError:
+            stream, path = await dial(min(seconds_left, cfg.timeout_s))
+        except (ConnectError, SecureError):
             return None
         say(cfg, f"reconnected {path_words(path)}")
         cfg.path = _how(path)
@@ -438,9 +453,12 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
     if restored is not None:
         return await play_over(None, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S, restored=restored)
     try:
-        stream, path = await connect_offer(offer, side, cfg.timeout_s)
+        stream, path = await dial(cfg.timeout_s)
     except ConnectError as exc:
         raise NetplayError(EXIT_CONNECT, exc.message) from None
+    except SecureError as exc:
+        raise NetplayError(EXIT_KEY_REFUSED if exc.kind == "key" else EXIT_CONNECT,
+                           f"cannot connect to the host: {exc}") from None
     cfg.path = _how(path)
     say(cfg, f"connected {path_words(path)}; the host's key came with the code ({cfg.code_fingerprint})")
     return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)

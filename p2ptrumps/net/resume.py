@@ -23,7 +23,7 @@ from ..wire.verify import verify_log
 from . import meet
 from .addresses import local_addresses
 from .config import EXIT_ERROR, NetConfig, NetplayError, NetResult, say
-from .dial import connect, parse_address
+from .dial import dial_secure, parse_address
 from .driver import GUEST_BACKOFF_S, Restored, play_over
 from .lobby import Lobby, addresses_to_give, open_listeners
 from .logfile import LogBusyError, MatchLogFile, is_busy
@@ -191,10 +191,13 @@ async def resume_match(cfg: NetConfig, restored: Restored,
            f"(for up to {cfg.reconnect_wait_s:g} s) ...")
     task_status.started(0)
 
+    chain = restored.session.chain
+    host_key = chain.keys[0].raw if chain is not None else None
+
     async def redial(seconds_left: float) -> Link | None:
-        try:
-            return Link(await connect(host_name, port, min(seconds_left, cfg.timeout_s)))
-        except OSError:
+        try:  # the host must prove the key of the match at the handshake (protocol/wire.md §18.3)
+            return Link(await dial_secure(cfg, host_name, port, min(seconds_left, cfg.timeout_s), expect=host_key))
+        except (OSError, trio.BrokenResourceError):
             return None
 
     return await play_over(None, cfg, address, redial=redial, backoff_s=GUEST_BACKOFF_S, restored=restored)

@@ -6,6 +6,7 @@
 * :func:`rendezvous_servers` -- a real magic-wormhole mailbox server and transit relay (``twistd
   wormhole-mailbox``, ``twistd transitrelay``) on loopback ports, for meeting by code
   (protocol/rendezvous.md) without the public ones;
+* :func:`encrypted` -- a connection through the encrypted layer with a key of one's own;
 * :func:`stray` -- one stranger's connection to a host doing one of :data:`STRAY_KINDS`: the
   attacks of issue 7 that need no seat (junk, silence, a trickle, heartbeats only, hellos with
   random keys that never agree, refusing the key or the rules, ping floods, signed messages out of
@@ -33,6 +34,7 @@ from ..wire import events as wev
 from ..wire import framing, messages
 from ..wire.identity import Identity
 from ..wire.session import Session
+from .secure import SecureStream, secure
 
 
 def peer_command(*args: str) -> list[str]:
@@ -48,8 +50,8 @@ def peer_env(home: Path) -> dict[str, str]:
 
 #: What a stray may do (:func:`stray`), one word each.
 STRAY_KINDS = (
-    "idle",  # connect and say nothing
-    "junk",  # an HTTP request
+    "idle",  # connect and say nothing (not even the encrypted handshake)
+    "junk",  # an HTTP request inside the encrypted connection
     "oversized",  # a length prefix of 1 MiB
     "reset",  # connect and reset at once
     "hello-leave",  # a valid hello with a random key, then close (issue 7 items 2, 5)
@@ -64,7 +66,11 @@ STRAY_KINDS = (
     "chat-flood",  # a valid hello, then a thousand signed chats before agreeing (item 4: out of turn)
     "crossing-flood",  # a valid hello, then signed chats that all cross the host's messages (item 8)
     "equivocate",  # a valid hello, then two different signed chats for one superseded place (item 8)
+    "tls-junk",  # an HTTP request instead of the encrypted handshake (as "junk" did before it)
+    "tls-stall",  # half a TLS ClientHello, then silence (the handshake's deadline, wire.md §18.4)
 )
+#: The strays that stay below the encrypted layer (plain TCP); the others complete the handshake first.
+RAW_STRAYS = ("idle", "reset", "tls-junk", "tls-stall")
 
 
 class CuttingProxy:
@@ -75,16 +81,15 @@ class CuttingProxy:
     then sees silence).  ``connections`` counts connections taken, ``bytes`` bytes forwarded.
     """
 
-    def __init__(self, target_port: int) -> None:
+    def __init__(self, target_port: int, *, record: bool = False) -> None:
         self.target_port = target_port
+        #: Every byte forwarded, both ways, when ``record`` (a passive observer's view).
+        self.recorded: bytearray | None = bytearray() if record else None
         self.scopes: list[trio.CancelScope] = []
         self.port = 0
         self.connections = 0
         self.bytes = 0
         self.frozen: set[int] = set()
-        #: Every byte forwarded, both directions (an eavesdropper's view), when ``record`` is set.
-        self.record = False
-        self.captured = bytearray()
 
     async def serve(self, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
@@ -120,8 +125,8 @@ class CuttingProxy:
                     if id(scope) in self.frozen:
                         await trio.sleep_forever()  # swallow it, keep both ends open
                     self.bytes += len(data)
-                    if self.record:
-                        self.captured += data
+                    if self.recorded is not None:
+                        self.recorded += data
                     await b.send_all(data)
 
             try:
@@ -143,6 +148,22 @@ class CuttingProxy:
         self.scopes.clear()
 
 
+async def encrypted(port: int, me: Identity | None = None, *, host: str = "127.0.0.1",
+                    server: bool = False) -> SecureStream:
+    """A connection to ``host``:``port`` through the encrypted layer (protocol/wire.md §18) as a guest
+    (or a host, ``server``) with the key ``me`` (None: a fresh random key), its handshake done:
+    a stranger that gets past the TLS handshake, to test what the frames inside it do.
+
+    Raises ``OSError`` (no connection) or :class:`~p2ptrumps.net.secure.SecureError`."""
+    stream = secure(await trio.open_tcp_stream(host, port), me or Identity.from_seed(os.urandom(32)), server=server)
+    try:
+        await stream.handshake()
+    except BaseException:
+        await trio.aclose_forcefully(stream)
+        raise
+    return stream
+
+
 async def stray(kind: str, port: int, *, host: str = "127.0.0.1", source: str | None = None,
                 hold_s: float = 3.0, name: str = "stray") -> str:
     """One stranger's connection to ``host``:``port`` (from the local address ``source``, e.g.
@@ -157,9 +178,13 @@ async def stray(kind: str, port: int, *, host: str = "127.0.0.1", source: str | 
         stream = await trio.open_tcp_stream(host, port, local_address=source)
     except OSError:
         return "refused"
+    me = Identity.from_seed(os.urandom(32))
+    # Every stray but the TCP-level ones speaks the encrypted layer with its own key (wire.md §18),
+    # so that what it does next reaches the host's frames.
+    inner: trio.abc.Stream = stream if kind in RAW_STRAYS else secure(stream, me, server=False)
     try:
         with trio.move_on_after(hold_s):
-            await _STRAYS[kind](stream, hold_s, name)
+            await _STRAYS[kind](inner, hold_s, name, me)
             return "closed"
         return "held"
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -171,40 +196,40 @@ async def stray(kind: str, port: int, *, host: str = "127.0.0.1", source: str | 
             stream.socket.close()
 
 
-def _session(name: str) -> Session:
-    return Session("guest", Identity.from_seed(os.urandom(32)), name, os.urandom(32))
+def _session(name: str, me: Identity) -> Session:
+    return Session("guest", me, name, os.urandom(32))
 
 
-async def _until_closed(stream: trio.SocketStream) -> None:
+async def _until_closed(stream: trio.abc.Stream) -> None:
     """Read (and drop) until the host closes the connection."""
     while await stream.receive_some(65536):
         pass
 
 
-async def _idle(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+async def _idle(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
     await _until_closed(stream)
 
 
-async def _junk(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+async def _junk(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
     await stream.send_all(b"GET / HTTP/1.1\r\nHost: p2ptrumps\r\n\r\n")
     await _until_closed(stream)
 
 
-async def _oversized(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+async def _oversized(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
     await stream.send_all((1 << 20).to_bytes(4, "big") + b"x" * 64)
     await _until_closed(stream)
 
 
-async def _reset(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+async def _reset(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
     return None
 
 
-async def _hello_leave(stream: trio.SocketStream, hold_s: float, name: str) -> None:
-    await stream.send_all(_session(name).data_to_send())
+async def _hello_leave(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    await stream.send_all(_session(name, me).data_to_send())
 
 
-async def _hello_stall(stream: trio.SocketStream, hold_s: float, name: str) -> None:
-    await stream.send_all(_session(name).data_to_send())
+async def _hello_stall(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    await stream.send_all(_session(name, me).data_to_send())
     ping = framing.frame(messages.Ping(1).encode())
     beat_at = trio.current_time() + 1.0
     for _ in range(1_000_000):  # a heartbeat a second, reading (and dropping) what comes, until closed
@@ -216,21 +241,21 @@ async def _hello_stall(stream: trio.SocketStream, hold_s: float, name: str) -> N
             beat_at += 1.0
 
 
-async def _refuse_key(stream: trio.SocketStream, hold_s: float, name: str) -> None:
-    s = _session(name)
+async def _refuse_key(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    s = _session(name, me)
     await stream.send_all(s.data_to_send())
     while s.peer_name is None:
-        data = await stream.receive_some(65536)
+        data = bytes(await stream.receive_some(65536))
         if not data:
             return
         s.receive_data(data)
 
 
-async def _refuse_rules(stream: trio.SocketStream, hold_s: float, name: str) -> None:
-    s = _session(name)
+async def _refuse_rules(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    s = _session(name, me)
     await stream.send_all(s.data_to_send())
     for _ in range(1000):
-        data = await stream.receive_some(65536)
+        data = bytes(await stream.receive_some(65536))
         if not data:
             return
         s.receive_data(data)
@@ -245,32 +270,32 @@ async def _refuse_rules(stream: trio.SocketStream, hold_s: float, name: str) -> 
             return
 
 
-async def _dribble(stream: trio.SocketStream, hold_s: float, name: str) -> None:
-    for b in _session(name).data_to_send():
+async def _dribble(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    for b in _session(name, me).data_to_send():
         await stream.send_all(bytes([b]))
         await trio.sleep(0.5)
 
 
-async def _ping_flood(stream: trio.SocketStream, hold_s: float, name: str) -> None:
-    await stream.send_all(_session(name).data_to_send())
+async def _ping_flood(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    await stream.send_all(_session(name, me).data_to_send())
     pings = framing.frame(messages.Ping(7).encode()) * 4096
     for _ in range(100_000):  # never reads: the host's pongs pile up until it gives up on us
         await stream.send_all(pings)
 
 
-async def _resume_stranger(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+async def _resume_stranger(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
     resume = messages.Resume(messages.VERSION, 1, os.urandom(32), os.urandom(32))
     await stream.send_all(framing.frame(resume.encode())
                           + framing.frame(messages.Proof(0, os.urandom(64)).encode()))
     await _until_closed(stream)
 
 
-async def _garbage_after_hello(stream: trio.SocketStream, hold_s: float, name: str) -> None:
-    await stream.send_all(_session(name).data_to_send() + framing.frame(b"\xc1\xc1"))
+async def _garbage_after_hello(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    await stream.send_all(_session(name, me).data_to_send() + framing.frame(b"\xc1\xc1"))
     await _until_closed(stream)
 
 
-async def _ping_only(stream: trio.SocketStream, hold_s: float, name: str) -> None:
+async def _ping_only(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
     ping = framing.frame(messages.Ping(3).encode())
     for _ in range(1_000_000):  # two a second, reading (and dropping) what comes, until closed
         await stream.send_all(ping)
@@ -280,13 +305,13 @@ async def _ping_only(stream: trio.SocketStream, hold_s: float, name: str) -> Non
             return
 
 
-async def _proposed(stream: trio.SocketStream, name: str) -> Session | None:
+async def _proposed(stream: trio.abc.Stream, name: str, me: Identity) -> Session | None:
     """Say hello with a fresh key and read until the host's ``rules`` proposal is in our chain (the
     key and the rules not answered); None if the host closed first."""
-    s = _session(name)
+    s = _session(name, me)
     await stream.send_all(s.data_to_send())
     for _ in range(1000):
-        data = await stream.receive_some(65536)
+        data = bytes(await stream.receive_some(65536))
         if not data:
             return None
         s.receive_data(data)
@@ -303,8 +328,8 @@ def _chat(s: Session, seq: int, prev: bytes, text: str) -> bytes:
                                                s.identity.sign).payload)
 
 
-async def _chat_flood(stream: trio.SocketStream, hold_s: float, name: str) -> None:
-    s = await _proposed(stream, name)
+async def _chat_flood(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    s = await _proposed(stream, name, me)
     if s is None or s.chain is None:
         return
     head = s.chain.head  # after the host's rules: chats here are out of turn (agree is due)
@@ -312,8 +337,8 @@ async def _chat_flood(stream: trio.SocketStream, hold_s: float, name: str) -> No
     await _until_closed(stream)
 
 
-async def _crossing_flood(stream: trio.SocketStream, hold_s: float, name: str) -> None:
-    s = await _proposed(stream, name)
+async def _crossing_flood(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    s = await _proposed(stream, name, me)
     if s is None or s.chain is None:
         return
     prev, out = s.chain.game_id, []
@@ -325,8 +350,8 @@ async def _crossing_flood(stream: trio.SocketStream, hold_s: float, name: str) -
     await _until_closed(stream)
 
 
-async def _equivocate(stream: trio.SocketStream, hold_s: float, name: str) -> None:
-    s = await _proposed(stream, name)
+async def _equivocate(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    s = await _proposed(stream, name, me)
     if s is None or s.chain is None:
         return
     gid = s.chain.game_id
@@ -334,7 +359,19 @@ async def _equivocate(stream: trio.SocketStream, hold_s: float, name: str) -> No
     await _until_closed(stream)
 
 
+async def _tls_junk(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    await stream.send_all(b"GET / HTTP/1.1\r\nHost: p2ptrumps\r\n\r\n")
+    await _until_closed(stream)
+
+
+async def _tls_stall(stream: trio.abc.Stream, hold_s: float, name: str, me: Identity) -> None:
+    await stream.send_all(bytes.fromhex("160301012c010001280303") + os.urandom(32))  # a ClientHello's start
+    await _until_closed(stream)
+
+
 _STRAYS = {
+    "tls-junk": _tls_junk,
+    "tls-stall": _tls_stall,
     "idle": _idle,
     "junk": _junk,
     "oversized": _oversized,

@@ -37,6 +37,7 @@ from typing import NamedTuple, Protocol, TypeVar
 import trio
 
 from .config import FRAME_TIME_S, RESUME_TIME_S
+from .secure import SecureError, key_mismatch
 
 T = TypeVar("T")
 
@@ -315,7 +316,8 @@ class Connection:
                 self._fail(PeerTimeout(f"the peer stopped reading: a write was stuck for {self.timeout_s:g} s"))
                 raise self.error or PeerTimeout("write timed out") from None
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-                self._fail(PeerGone(f"the connection broke while sending ({_why(exc)})"))
+                self._fail(PeerGone(str(exc) if isinstance(exc, SecureError)
+                                    else f"the connection broke while sending ({_why(exc)})"))
                 if self._lost is not None:
                     return
                 raise self.error or PeerGone("send failed") from None
@@ -434,6 +436,10 @@ class Connection:
                 self._fail(exc, final=True)
                 return
             self.stream = stream
+            refused = self._key_refused(stream)
+            if refused is not None:  # not the peer of this match (protocol/wire.md §18.3): try again
+                self._lost = PeerGone(refused)
+                continue
             self._sent_eof = False
             self._eof_seen = trio.Event()
             self._last_rx = self._link_since = trio.current_time()
@@ -491,8 +497,22 @@ class Connection:
                 with contextlib.suppress(Exception), trio.move_on_after(self.timeout_s):
                     await send_eof()
 
+    def _key_refused(self, stream: trio.abc.Stream) -> str | None:
+        """Why a new link to the peer of the session's match is refused: its encrypted connection
+        proved another key than the peer's of the match (protocol/wire.md §18.3); else None."""
+        chain = getattr(self.session, "chain", None)
+        seat = getattr(self.session, "seat", None)
+        if chain is None or seat not in (0, 1):
+            return None
+        return key_mismatch(stream, chain.keys[1 - seat].raw, "the peer's key of the match")
+
     def _deliver(self, event: object) -> None:
         kind = type(event).__name__
+        if kind == "PeerHello":  # the hello's key must be the key its connection proved (wire.md §18.3)
+            refused = key_mismatch(self.stream, getattr(event, "public_key", b""), "the key of its hello")
+            if refused is not None:
+                self._fail(PeerFault(refused), final=True)
+                return
         if kind == "ResumeRefused":  # the new connection is not the peer: drop it, wait for another
             self._fail(PeerGone(f"a connection that did not prove the peer's key was dropped "
                                 f"({getattr(event, 'reason', '')})"))
@@ -531,7 +551,8 @@ class Connection:
                 if self.closing_ok:
                     self._eof_seen.set()
                     return
-                self._fail(PeerGone(f"the connection broke ({_why(exc)})"))
+                self._fail(PeerGone(str(exc) if isinstance(exc, SecureError)
+                                    else f"the connection broke ({_why(exc)})"))
                 return
             self._last_rx = trio.current_time()
             self.bytes_received += len(data)
