@@ -1,18 +1,19 @@
-"""Engine speed: random-playout decisions per second through Position and through the AI's Lean state.
+"""Engine speed: random-playout decisions per second through Position and through the search core's state.
 
 A *decision* is one turn of a random playout: choose a uniformly random legal
-move for the seat to move and apply it, with every rule checked on the way
-(going out and the both-out draw, the repetition count of RULES.md §7, the
-turn limit).  All rows play the same 36-card deals (default rules) from the
-start to the end; the figure is decisions per second of wall time on one core.
+move for the seat to move and apply it.  All rows play the same 36-card deals
+(default rules) from the start to the end; the figure is decisions per second of
+wall time on one core.
 
 Rows:
 
-* ``Position``: the reference engine, ``legal_moves()`` then ``push_unchecked``;
-* ``Lean list``: ``Lean.moves()`` (the list of every legal move) then ``make``;
-* ``Lean count``: the move drawn by counting (no list) then ``make`` (undoable);
-* ``Lean playout``: :func:`~p2ptrumps.ai.lean.random_playout`, the whole playout
-  in one loop (no undo information);
+* ``Position``: the reference engine, ``legal_moves()`` then ``push_unchecked``
+  (every rule checked: going out, the both-out draw, the repetition count of
+  RULES.md §7, the turn limit);
+* ``core state``: the pure-Python core's state (:class:`p2ptrumps.ai.core._Core`, the
+  one layout the searching levels use): ``ordered(False)`` then ``make``, going
+  out and the both-out draw checked (repetition is the search's business: it
+  looks at the path, so a playout ends at the turn limit);
 * ``make+unmake``: search-like use, every legal move made and taken back at
   each turn (per second of make+unmake pairs, not decisions).
 
@@ -25,7 +26,8 @@ import argparse
 import random
 import time
 
-from p2ptrumps.ai.lean import NONE, PICKUP, Lean, bits, random_playout
+from p2ptrumps.ai import core
+from p2ptrumps.ai.engine import spec_of
 from p2ptrumps.rules import Position, RuleSet
 from p2ptrumps.shuffle import start_position
 
@@ -33,6 +35,10 @@ from p2ptrumps.shuffle import start_position
 def starts(deals: int, seed: int) -> list[Position]:
     return [start_position(seed.to_bytes(4, "big") + i.to_bytes(4, "big"), RuleSet(), (i % 4, (i + 1) % 4), i % 2)
             for i in range(deals)]
+
+
+def states(deals: int, seed: int) -> list[core._Core]:
+    return [core._Core(spec_of(p), core.SOLVE, 0, 0.0, 10) for p in starts(deals, seed)]
 
 
 def bench_position(deals: int, seed: int) -> tuple[int, float]:
@@ -47,75 +53,36 @@ def bench_position(deals: int, seed: int) -> tuple[int, float]:
     return turns, time.perf_counter() - t0
 
 
-def bench_lean(deals: int, seed: int) -> tuple[int, float]:
+def bench_core(deals: int, seed: int) -> tuple[int, float]:
     rng = random.Random(seed)
-    states = [Lean(p) for p in starts(deals, seed)]
+    ss = states(deals, seed)
+    limit = RuleSet().turn_limit
     t0 = time.perf_counter()
     turns = 0
-    for s in states:
-        while s.result is None:
-            s.make(rng.choice(s.moves()))
+    for s in ss:
+        for _ in range(limit):
             turns += 1
+            if s.make(rng.choice(s.ordered(False)[0])) != core.GOES_ON:
+                break
     return turns, time.perf_counter() - t0
 
 
-def random_move(s: Lean, rng: random.Random) -> int:
-    """A uniformly random legal move int, drawn by counting the moves instead of listing them."""
-    p = s.to_move
-    hand = s.hands[p]
-    pile = s.pile
-    if not pile:
-        return rng.choice(bits(hand))
-    beaters = hand & s.beaters[p][pile[-1]]
-    n = hand.bit_count()
-    per = n - 1 if n > 1 else 1
-    beats = beaters.bit_count() * per
-    k = rng.randrange(beats + (1 if not beaters or s.voluntary else 0))
-    if k == beats:
-        return PICKUP
-    bi, si = divmod(k, per)
-    b = bits(beaters)[bi]
-    if n == 1:
-        return b | NONE << 6
-    return b | bits(hand ^ (1 << b))[si] << 6
-
-
-def bench_lean_counted(deals: int, seed: int) -> tuple[int, float]:
-    rng = random.Random(seed)
-    states = [Lean(p) for p in starts(deals, seed)]
-    t0 = time.perf_counter()
-    turns = 0
-    for s in states:
-        while s.result is None:
-            s.make(random_move(s, rng))
-            turns += 1
-    return turns, time.perf_counter() - t0
-
-
-def bench_playout(deals: int, seed: int) -> tuple[int, float]:
-    rng = random.Random(seed)
-    states = [Lean(p) for p in starts(deals, seed)]
-    t0 = time.perf_counter()
-    turns = 0
-    for s in states:
-        turns += random_playout(s, rng)
-    return turns, time.perf_counter() - t0
-
-
-def bench_lean_make_unmake(deals: int, seed: int) -> tuple[int, float]:
+def bench_core_make_unmake(deals: int, seed: int) -> tuple[int, float]:
     """Search-like use: at every turn make and unmake every legal move, then play a random one."""
     rng = random.Random(seed)
-    states = [Lean(p) for p in starts(deals, seed)]
+    ss = states(deals, seed)
+    limit = RuleSet().turn_limit
     t0 = time.perf_counter()
     made = 0
-    for s in states:
-        while s.result is None:
-            moves = s.moves()
+    for s in ss:
+        for _ in range(limit):
+            moves = s.ordered(False)[0]
             for m in moves:
                 s.make(m)
                 s.unmake()
             made += len(moves)
-            s.make(rng.choice(moves))
+            if s.make(rng.choice(moves)) != core.GOES_ON:
+                break
     return made, time.perf_counter() - t0
 
 
@@ -127,14 +94,13 @@ def main() -> None:
     print(f"random playouts of {args.deals} deals (36 cards, default rules); "
           "decision = choose a uniformly random legal move and apply it")
     base = 0.0
-    for name, fn in (("Position", bench_position), ("Lean list", bench_lean), ("Lean count", bench_lean_counted),
-                     ("Lean playout", bench_playout)):
+    for name, fn in (("Position", bench_position), ("core state", bench_core)):
         n, t = fn(args.deals, args.seed)
         rate = n / t
         base = base or rate
         print(f"  {name:13} {n:8d} turns in {t:6.2f} s = {rate:10,.0f} decisions/s  "
               f"(x{rate / base:4.1f}; {n / args.deals:.1f} turns per deal)")
-    n_mu, t_mu = bench_lean_make_unmake(max(1, args.deals // 10), args.seed)
+    n_mu, t_mu = bench_core_make_unmake(max(1, args.deals // 10), args.seed)
     print(f"  make+unmake of every legal move: {n_mu / t_mu:,.0f} pairs per second")
 
 

@@ -1,4 +1,4 @@
-"""Search speed: nodes per second of the ``normal`` search and of the search core (pure Python and compiled).
+"""Search speed: nodes per second of the search core (pure Python and compiled), and of the old ``normal`` search.
 
 The positions come from seeded greedy-against-greedy deals (every ``--every``-th
 position with a choice), grouped by cards in both hands: 24 or more
@@ -10,7 +10,8 @@ evaluations included).
 
 Rows:
 
-* ``normal``: ``p2ptrumps.ai.search`` (the ``normal`` level), ``--nodes`` per position;
+* ``normal``: ``p2ptrumps.ai.search``, the ``normal`` level's own search until issue 20 gave
+  ``normal`` and ``strong`` one core (only with an older checkout on ``PYTHONPATH``), ``--nodes`` per position;
 * ``core (Python)``: ``p2ptrumps.ai.core``, the pure-Python core, ``--nodes`` per position;
 * ``core (compiled)``: ``p2ptrumps.ai._core``, ``--nodes`` times ``--scale`` per position.
 
@@ -30,8 +31,6 @@ import time
 from collections.abc import Callable
 
 from p2ptrumps.ai import choose_move
-from p2ptrumps.ai.lean import Lean
-from p2ptrumps.ai.search import search
 from p2ptrumps.rules import Position, RuleSet
 from p2ptrumps.shuffle import start_position
 
@@ -57,13 +56,20 @@ def sample(deals: int, every: int) -> dict[str, list[Position]]:
 
 
 def engines(nodes: int, scale: int) -> list[tuple[str, Callable[[Position], int]]]:
-    def normal(p: Position) -> int:
-        try:
-            return search(Lean(p), 0.0, random.Random(2), max_nodes=nodes).nodes
-        except TypeError:  # a checkout from before node budgets: a time budget of about as many nodes
-            return search(Lean(p), nodes / 150_000, random.Random(2)).nodes
+    rows: list[tuple[str, Callable[[Position], int]]] = []
+    try:  # an older checkout: normal's own search over its Lean state
+        from p2ptrumps.ai.lean import Lean  # type: ignore[import-not-found,unused-ignore]
+        from p2ptrumps.ai.search import search  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        pass
+    else:
+        def normal(p: Position) -> int:
+            try:
+                return int(search(Lean(p), 0.0, random.Random(2), max_nodes=nodes).nodes)
+            except TypeError:  # a checkout from before node budgets: a time budget of about as many nodes
+                return int(search(Lean(p), nodes / 150_000, random.Random(2)).nodes)
 
-    rows: list[tuple[str, Callable[[Position], int]]] = [("normal", normal)]
+        rows.append(("normal", normal))
     try:
         from p2ptrumps.ai import core
         from p2ptrumps.ai.engine import spec_of

@@ -8,7 +8,22 @@ Up to ``--per-size`` positions of each size are solved (the position as its text
 gives it, no history) with the largest budget; a position counts as solved
 within a budget when the solver finished in that time.
 
+With ``--positions FILE`` the positions are read from FILE (one position text a
+line, as :func:`~p2ptrumps.notation.position_text` writes it), or, when FILE does
+not exist yet, generated as above and written there: the same positions can
+then be solved by two checkouts (``PYTHONPATH=other/checkout``), whose AIs would
+have played other deals.  ``bench/solver_reach_positions.txt`` holds the
+positions the figures of issue 21 were measured on.
+
+With ``--nodes N1,N2,..`` the budgets are positions visited instead of
+seconds (the solver is deterministic in nodes: the table is the same on any
+machine and under any load).  The compiled solver visits about 5 million
+positions per second of one core of the machine of issue 21 (a 2-core VM), so
+``--nodes 500000,5000000,50000000`` is the table for 0.1 / 1 / 10 s there
+without its load.
+
 Usage: python bench/solver_reach.py [--deals N] [--per-size K] [--budgets 0.1,1,10] [--sizes 2-24]
+       [--positions FILE] [--nodes N1,N2,..]
 """
 
 from __future__ import annotations
@@ -16,6 +31,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections import defaultdict
+from pathlib import Path
 
 from p2ptrumps.ai import choose_move
 from p2ptrumps.ai.engine import COMPILED, solve
@@ -41,21 +57,42 @@ def positions(deals: int) -> dict[int, list[Position]]:
     return by_size
 
 
+def load_or_make(path: Path | None, deals: int) -> dict[int, list[Position]]:
+    """The positions by cards in hands: read from ``path`` if it exists, else generated from ``deals``
+    deals (and written to ``path`` when given)."""
+    if path is not None and path.exists():
+        by_size: dict[int, list[Position]] = defaultdict(list)
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                p = parse_position(line)
+                by_size[p.hands[0].bit_count() + p.hands[1].bit_count()].append(p)
+        return by_size
+    by_size = positions(deals)
+    if path is not None:
+        path.write_text("".join(position_text(p) + "\n" for size in sorted(by_size) for p in by_size[size]),
+                        encoding="utf-8")
+    return by_size
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=40)
     ap.add_argument("--per-size", type=int, default=10)
     ap.add_argument("--budgets", default="0.1,1,10")
     ap.add_argument("--sizes", default="2-24")
+    ap.add_argument("--positions", type=Path, default=None)
+    ap.add_argument("--nodes", default=None, help="node budgets instead of --budgets")
     args = ap.parse_args()
-    budgets = [float(b) for b in args.budgets.split(",")]
+    nodes = [int(b) for b in args.nodes.split(",")] if args.nodes else None
+    budgets = [float(b) for b in (args.nodes or args.budgets).split(",")]
+    unit = " nodes" if nodes else " s"
     low, high = (int(x) for x in args.sizes.split("-"))
-    by_size = positions(args.deals)
+    by_size = load_or_make(args.positions, args.deals)
     rng = random.Random(3)
     core = "compiled core" if COMPILED else "pure-Python core"
     print(f"positions from {args.deals} deals, up to {args.per_size} per size, "
-          f"solved within {budgets[-1]:g} s ({core})")
-    heads = " ".join(f"{'<= ' + format(b, 'g') + ' s':>10}" for b in budgets)
+          f"solved within {budgets[-1]:g}{unit} ({core})")
+    heads = " ".join(f"{'<= ' + format(b, 'g') + unit:>10}" for b in budgets)
     print(f"{'cards in hands':>14} {'positions':>9} {heads}")
     totals = [0] * (len(budgets) + 1)
     for size in range(low, high + 1):
@@ -66,9 +103,9 @@ def main() -> None:
             continue
         solved = [0] * len(budgets)
         for p in ps:
-            s = solve(p, budgets[-1])
+            s = solve(p, None, max_nodes=nodes[-1]) if nodes else solve(p, budgets[-1])
             for j, b in enumerate(budgets):
-                solved[j] += s.solved and s.elapsed_s <= b
+                solved[j] += s.solved and (s.nodes if nodes else s.elapsed_s) <= b
         totals[0] += len(ps)
         for j in range(len(budgets)):
             totals[j + 1] += solved[j]

@@ -17,8 +17,7 @@ import pytest
 
 from p2ptrumps.ai import core
 from p2ptrumps.ai.core import SEARCH, SOLVE, SOLVE_ALL, WIN, WIN_BOUND, position_hash
-from p2ptrumps.ai.engine import COMPILED, plies_of, solve, spec_of, strong_search, verdict
-from p2ptrumps.ai.lean import to_move, to_move_int
+from p2ptrumps.ai.engine import COMPILED, plies_of, search, solve, spec_of, to_move, to_move_int, verdict
 from p2ptrumps.cards import card_list, mask_of, pack_mask
 from p2ptrumps.notation import parse_position
 from p2ptrumps.rules import Move, Position, RuleSet
@@ -329,8 +328,8 @@ def test_search_wins_are_proven_and_match_the_solver() -> None:
 def test_strong_plays_the_solvers_move_when_it_solves() -> None:
     played = 0
     for i, p in enumerate(positions_from_games(RuleSet(), 4, 22, every=2)):
-        r = strong_search(p, 0.0, random.Random(i), max_nodes=20_000)
-        if r.depth or not r.proven or r.nodes <= len(p.legal_moves()):
+        r = search(p, 0.0, random.Random(i), max_nodes=20_000)
+        if r.depth or not r.exact or r.nodes <= len(p.legal_moves()):
             continue  # searched, unproven, forced or an immediate win
         s = solve(p, None, max_nodes=6_000)
         assert s.solved and (r.move, r.value) == (s.move, s.value), p
@@ -340,8 +339,8 @@ def test_strong_plays_the_solvers_move_when_it_solves() -> None:
 
 def test_node_budget_makes_the_search_reproducible() -> None:
     p = positions_from_games(RuleSet(), 1, 4, every=7)[2]
-    a = strong_search(p, 0.0, random.Random(1), max_nodes=30_000)
-    b = strong_search(p, 0.0, random.Random(1), max_nodes=30_000)
+    a = search(p, 0.0, random.Random(1), max_nodes=30_000)
+    b = search(p, 0.0, random.Random(1), max_nodes=30_000)
     assert a == b and a.nodes <= 30_001
 
 

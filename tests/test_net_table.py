@@ -202,8 +202,11 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
         table = tables[0]
         inp.send_text("h")
         await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
-        await wait_until(lambda: " · you " in table.state.connection, "my move clock on the table")
-        seen.append(table.state.connection)
+        await wait_until(lambda: table.state.clock is not None and table.state.clock[0] == table.state.my_seat,
+                         "my move clock on my own line")
+        assert table.state.clock is not None
+        seen.append(f"{table.state.connection} {table.state.clock[0] == table.state.my_seat} "
+                    f"{table.state.clock[1]:.0f}")
         inp.send_text("q")
         await wait_until(lambda: table.state.confirm is not None, "the quit question")
         assert table.state.confirm is not None
@@ -213,7 +216,7 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
     status = asyncio.run(drive_table(cfg, ai, person, tables, out, err))
     ai.thread.join(20)
     assert status == config.EXIT_LEFT
-    assert re.fullmatch(r"connected · you (1:00|0:[0-5]\d)", seen[0]), seen[0]
+    assert re.fullmatch(r"connected True (60|[1-5]\d|[6-9])", seen[0]), seen[0]
     assert seen[1] == "Leave? You resign the rest of the match (signed); its log is kept."
     lines = err.getvalue().splitlines()
     assert lines[0] == "p2ptrumps join: you resigned and left the match (both signed the final score)"

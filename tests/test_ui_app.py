@@ -682,3 +682,22 @@ def test_names_with_control_characters_never_reach_the_screen() -> None:
     assert not any(ch < " " for line in screen for ch in line)
     table.ask_draw()
     assert table.overlay_lines()[1] == "│ AI? offers a draw. Accept? │"
+
+
+def test_my_running_clock_shows_where_no_player_line_does() -> None:
+    """protocol/wire.md §16: between deals and at the trump choice the own clock is on the status
+    line (with ``!`` marks in its last 10 s); the opponent's clock is not said there."""
+    table = TableApp(UIOptions())
+    table.set_players(("Me", "Bob"), 0)
+    table.state.mode = Mode.DEAL_END
+    table.set_clock((0, 41.2))
+    assert table.status_view().expect == "Deal over. Enter starts the next deal. Your time: 0:42"
+    table.set_clock((0, 9.5))
+    assert table.status_view().expect == "Deal over. Enter starts the next deal. Your time: !0:10!"
+    table.set_clock((1, 9.5))
+    assert table.status_view().expect == "Deal over. Enter starts the next deal."
+    table.state.mode = Mode.TRUMP
+    table.set_clock((0, 30.0))
+    assert table.status_view().expect == "Choose your own trump suit. Your time: 0:30"
+    table.set_clock(None)
+    assert table.status_view().expect == "Choose your own trump suit."

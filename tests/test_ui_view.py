@@ -15,6 +15,7 @@ from p2ptrumps.ui.view import (
     TableView,
     asciify,
     c_locale,
+    clock_fragment,
     expect_text,
     halves_text,
     hand_order,
@@ -353,3 +354,23 @@ def test_a_small_screen_keeps_the_newest_chat_line() -> None:
     assert plain(render_table(view, 60, 14))[-2:] == ["  ♣        K♣", " AI greedy: привет"]
     assert plain(render_table(view, 60, 16))[-3:] == ["", " Ann: hello", " AI greedy: привет"]
     assert plain(render_table(VIEW, 60, 13))[-1] == "  ♣        K♣"
+
+
+def test_the_running_clock_is_on_its_seats_own_line_and_warns_in_its_last_10_seconds() -> None:
+    """protocol/wire.md §16: the clock on the line of the seat it runs against, highlighted; its last 10
+    seconds in the warning style, marked with ``!`` so that it reads the same without colour."""
+    opp = 1 - VIEW.my_seat
+    mine = render_table(dataclasses.replace(VIEW, clock=(VIEW.my_seat, 42.3)), 80, 20)
+    text = plain(mine)
+    me_row = next(i for i, line in enumerate(text) if line.startswith("   Ann") or line.startswith(" ▶ Ann"))
+    assert text[me_row].startswith(" ▶ Ann  trump ♥  5 cards   0:43  ") and "0:43" not in text[2]
+    assert ("class:clock", " 0:43 ") in mine[me_row]
+    theirs = render_table(dataclasses.replace(VIEW, clock=(opp, 7.0)), 80, 20)
+    assert "3 cards  !0:07!" in plain(theirs)[2] and ("class:clock.warn", "!0:07!") in theirs[2]
+    assert "!0:07!" not in plain(theirs)[me_row]
+    assert clock_fragment(10.0) == ("class:clock.warn", "!0:10!") and clock_fragment(10.5) == ("class:clock", " 0:11 ")
+    for color in (True, False):  # NO_COLOR keeps the highlight (reverse) and the warning (bold, marks)
+        style = make_style(color)
+        attrs = style.get_attrs_for_style_str("class:clock.warn")
+        assert attrs.reverse and attrs.bold
+        assert style.get_attrs_for_style_str("class:clock").reverse

@@ -36,6 +36,14 @@ EXPECTED: dict[str, tuple[Any, ...]] = {
     "clock/claim-in-play-by-host.log": ("valid", None, None, None, False, 0, [(0, [1])]),
     "clock/claim-in-play-by-guest.log": ("valid", None, None, None, False, 0, [(1, [1])]),
     "clock/claim-between-deals.log": ("valid", None, None, None, False, 0, [(0, [1, 2])]),
+    "clock/claim-disputed-in-play-by-host.log": ("valid", None, None, None, False, 0, [(0, [1])]),
+    "clock/claim-disputed-in-play-by-guest.log": ("valid", None, None, None, False, 0, [(1, [1])]),
+    "clock/claim-disputed-between-deals.log": ("valid", None, None, None, False, 0, [(0, [1, 2])]),
+    "clock/claim-displaced-guest.log": ("valid", None, None, None, False, 0, []),
+    "clock/claim-displaced-host.log": ("valid", None, None, None, False, 0, []),
+    "clock/claim-crossing-the-end.log": ("valid", None, None, None, False, 0, []),
+    "clock/claim-crossing-trump-accepted.log": ("valid", None, None, None, False, 0, [(0, [1, 2])]),
+    "clock/claim-crossing-trump-disputed.log": ("valid", None, None, None, False, 0, [(0, [1, 2])]),
     "clock/claim-by-stayer.log": ("unfinished", None, None, None, False, 0, [(0, [1])]),
     "clock/claim-by-mover.log": ("invalid", "out-of-turn", 10, 1, True, 0, []),
     "clock/claim-wrong-deal.log": ("invalid", "out-of-turn", 10, 0, True, 0, []),
@@ -71,6 +79,31 @@ def test_a_claimed_deal_is_reported_as_claimed_never_proven() -> None:
     assert "deal 1: dealer seat" in summary and "claimed by seat 1 on time (a claim: the log cannot prove time)" \
         in summary
     assert "CLAIMED, not proven: seat 1 (guest) claimed deal 1 on time at message 9" in summary
+
+
+def test_a_disputed_claim_wins_nothing_and_names_both_sides() -> None:
+    v = verify_log((VECTORS / "clock/claim-disputed-in-play-by-guest.log").read_bytes())
+    assert (v.status, v.score_halves, v.deals[0].winner, v.deals[0].reason) == ("valid", (0, 0), None, None)
+    assert v.to_json()["claims"] == [{"seat": 1, "message": 9, "deals": [1], "disputed": {"seat": 0, "message": 10}}]
+    assert "DISPUTED: seat 1 (guest) claimed deal 1 on time at message 9; seat 0 (host) disputed it at message 10" \
+        in v.summary()
+    between = verify_log((VECTORS / "clock/claim-disputed-between-deals.log").read_bytes()).to_json()
+    assert (between["status"], between["score"], between["claims"]) == (
+        "valid", [0.0, 0.0], [{"seat": 0, "message": 3, "deals": [1, 2], "disputed": {"seat": 1, "message": 5}}])
+    honest = verify_log((VECTORS / "clock/claim-in-play-by-guest.log").read_bytes()).to_json()
+    assert honest["claims"] == [{"seat": 1, "message": 9, "deals": [1], "disputed": None}]
+
+
+def test_the_claim_races_settle_as_wire_md_16_says() -> None:
+    displaced = verify_log((VECTORS / "clock/claim-displaced-guest.log").read_bytes())
+    assert (displaced.withdrawn, displaced.claims, len(displaced.deals)) == (1, [], 2)
+    end = verify_log((VECTORS / "clock/claim-crossing-the-end.log").read_bytes())
+    assert (end.status, end.withdrawn, end.claims, end.score_halves) == ("valid", 1, [], (1, 3))
+    assert [(d.winner, d.reason) for d in end.deals] == [(None, "turn-limit"), (1, "resign")]
+    for name, disputed, score in (("accepted", None, [2.0, 0.0]), ("disputed", {"seat": 1, "message": 5}, [0.0, 0.0])):
+        v = verify_log((VECTORS / f"clock/claim-crossing-trump-{name}.log").read_bytes()).to_json()
+        assert (v["withdrawn"], v["trumps"], v["score"]) == (1, None, score)
+        assert v["claims"] == [{"seat": 0, "message": 3, "deals": [1, 2], "disputed": disputed}]
 
 
 @pytest.mark.parametrize("pair", DOC["pairs"], ids=lambda p: p["files"][0])

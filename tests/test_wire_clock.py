@@ -121,7 +121,7 @@ def test_a_claim_in_play_ends_the_deal_on_time_and_the_match_goes_on(claimant: s
         entry = pair.host.session.chain.entries[at]  # type: ignore[union-attr]
         assert isinstance(entry.body, m.ClaimMsg) and entry.seat == waiter.seat
         assert (v.deals[0].winner, v.deals[0].reason) == (waiter.seat, "time")
-        assert v.to_json()["claims"] == [{"seat": waiter.seat, "message": at, "deals": [1]}]
+        assert v.to_json()["claims"] == [{"seat": waiter.seat, "message": at, "deals": [1], "disputed": None}]
         assert f"CLAIMED, not proven: seat {waiter.seat}" in v.summary()
 
 

@@ -7,13 +7,14 @@ Sees only :mod:`p2ptrumps.rules` (and :mod:`p2ptrumps.record` for the
 * ``greedy``: the best move by one-move rules (go out when possible, beat
   cheaply, keep own trumps, shed a card the opponent cannot beat), random
   tie-break (:mod:`p2ptrumps.ai.heuristics`);
-* ``normal`` (the default): iterative-deepening alpha-beta with a
-  transposition table over both (known) hands, anytime under ``budget_s``
-  (:mod:`p2ptrumps.ai.search`);
-* ``strong``: the search core (:mod:`p2ptrumps.ai.core`, compiled when
-  possible): the same kind of search, many times faster and sound (a win is
-  played only when proven against every reply, repetition exactly as RULES.md
-  §7 says), playing a proven win at once (:mod:`p2ptrumps.ai.engine`).
+* ``normal`` (the default) and ``strong``: one search, the search core
+  (:mod:`p2ptrumps.ai.core`, compiled when possible): iterative-deepening
+  alpha-beta with a transposition table over both (known) hands, anytime under
+  the budget, sound (a win is played only when proven against every reply,
+  repetition exactly as RULES.md §7 says).  They differ only in their
+  :class:`~p2ptrumps.ai.engine.Settings`: ``strong`` gives the exact solver a
+  share of the budget first where an end may be near and plays a solved
+  position at once (:mod:`p2ptrumps.ai.engine`).
 
 Budgets: ``budget_s`` seconds per move, or ``max_nodes`` positions per move
 (``normal`` and ``strong``; the same move on every machine, whatever its load).
@@ -28,11 +29,17 @@ Interface (stable; other layers rely on it):
 * ``choose_move(position, level, budget_s, rng, max_nodes=0) -> Move``
 * ``choose_trump(taken, rng) -> int``
 * ``AIPlayer(level, budget_s=0.5, seed=None, name=None, max_nodes=0)``
+* ``Hints()(position, budget_s, max_nodes=0) -> (Move, SearchResult)``
+
+The same question gets the same answer: with a node budget the move and the value depend
+only on the position (and the seed, if given), never on the machine, its load or the run.
 """
 
 from __future__ import annotations
 
-from .levels import LEVELS, analyse, choose_move, choose_trump
+from .engine import SearchResult
+from .levels import LEVELS, SETTINGS, Hints, analyse, choose_move, choose_trump, position_seed
 from .player import AIPlayer
 
-__all__ = ["LEVELS", "AIPlayer", "analyse", "choose_move", "choose_trump"]
+__all__ = ["LEVELS", "SETTINGS", "AIPlayer", "Hints", "SearchResult", "analyse", "choose_move", "choose_trump",
+           "position_seed"]

@@ -455,6 +455,16 @@ static int negamax(Core *S, int depth, int alpha, int beta, int ply) {
     }
     int n = popcount(hp);
     if (n <= 2 && win_now(S)) return WIN - ply - 1;
+    if (!S->prune) { /* a proof test no one can pass within depth (see core.py) */
+        if (alpha >= WIN_BOUND - 1 && (n - 1) >> 1 > depth) {
+            S->inexact = S->horizon = 1;
+            return WIN_BOUND - 1;
+        }
+        if (beta <= 1 - WIN_BOUND && (popcount(S->hands[1 - p]) - 1) >> 1 > depth) {
+            S->inexact = S->horizon = 1;
+            return 1 - WIN_BOUND;
+        }
+    }
     int tt_move = NO_MOVE;
     Entry *e = probe(S);
     if (e) {

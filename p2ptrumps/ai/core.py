@@ -20,15 +20,15 @@ reached again (the game's positions seen ``repetition - 1`` times or more),
 Modes:
 
 * :data:`SEARCH`: iterative-deepening alpha-beta (negamax, PVS) with a static
-  evaluation at the horizon (the ``normal`` level's, :mod:`.heuristics`),
-  forced moves not using up depth, forward pruning (only the :data:`BRANCH`
-  best-guessed moves where the side to move holds more than
-  :data:`FULL_WIDTH_CARDS` cards), the table move and two killer moves tried
-  first, and a transposition table -- the ``normal`` level's search
-  (:mod:`.search`) made sound: a win counts as proven only when every reply of
-  the loser was searched (where moves were pruned away and every searched one
-  loses, the value is capped at :data:`LIKELY_LOSS`), so a proven value ends the
-  search at once and a win found only inside the pruned tree does not.
+  evaluation at the horizon (:meth:`_Core.leaf`), forced moves not using up
+  depth, forward pruning (only the :data:`BRANCH` best-guessed moves where the
+  side to move holds more than :data:`FULL_WIDTH_CARDS` cards), the table move
+  and two killer moves tried first, and a transposition table -- the search of
+  both the ``normal`` and the ``strong`` level, and a sound one: a win counts as
+  proven only when every reply of the loser was searched (where moves were
+  pruned away and every searched one loses, the value is capped at
+  :data:`LIKELY_LOSS`), so a proven value ends the search at once and a win
+  found only inside the pruned tree does not.
 * :data:`SOLVE`: the exact value of the position (RULES.md §7 ends, repetition
   and turn limit included) and a best move: the fastest win, else a drawing
   move, else the slowest loss.  The same search without forward pruning, in
@@ -102,7 +102,10 @@ DONE, STOPPED = 0, 1
 #: What a move led to (``_make``).
 GOES_ON, WENT_OUT, BOTH_OUT = 0, 1, 2
 
-# Static evaluation weights: the same as p2ptrumps.ai.heuristics (centi-cards).
+# Static evaluation weights (centi-cards, from the side to move): one card fewer in hand than the opponent,
+# one own trump, one card the opponent cannot beat, being to move in a quiet position, able to beat and
+# then play a card the opponent cannot beat, to lead holding such a card; move ordering and greedy: the
+# bonus for shedding a card the opponent cannot beat.
 CARD, TRUMP, KILLER, TEMPO, THREAT, THREAT_LEAD, SAFE_SHED = 100, 14, 10, 40, 200, 60, 60
 PICKUP_GUESS = -10_000
 
@@ -400,8 +403,10 @@ class _Core:
         return False
 
     def leaf(self, ply: int, beaters: int) -> int:
-        """The static value at the horizon for the seat to move (as ``normal``'s evaluation),
-        or a win if it can go out at once to a win.  ``beaters``: its cards that beat the top."""
+        """The static value at the horizon for the seat to move, or a win if it can go out at once to
+        a win.  Counts cards (fewer is better), own trumps held, cards the opponent cannot beat, the
+        tempo of being to move, and the threat of playing a card the opponent cannot beat next.
+        ``beaters``: its cards that beat the top."""
         p = self.p
         o = 1 - p
         hp = self.hands[p]
@@ -473,6 +478,18 @@ class _Core:
         n = hp.bit_count()
         if n <= 2 and self.win_now():
             return WIN - ply - 1
+        if not self.prune:
+            # A proof test no one can pass within ``depth``: a seat holding ``n`` cards needs at least
+            # ``(n - 1) // 2`` moves of its own that use up depth (each sheds at most two cards, and a
+            # move is forced, using none, only when it picks up or leaves at most two cards), so a win
+            # (a value of ``WIN_BOUND`` or more) or a loss cannot be found below: the test fails as
+            # it would at the horizon, without the search.
+            if alpha >= WIN_BOUND - 1 and (n - 1) >> 1 > depth:
+                self.inexact = self.horizon = True
+                return WIN_BOUND - 1
+            if beta <= 1 - WIN_BOUND and (self.hands[1 - p].bit_count() - 1) >> 1 > depth:
+                self.inexact = self.horizon = True
+                return 1 - WIN_BOUND
         tt_move = NO_MOVE
         e = self.probe()
         if e is not None:

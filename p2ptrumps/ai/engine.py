@@ -1,5 +1,5 @@
 """The search core at the level of a :class:`~p2ptrumps.rules.Position`: the exact solver and the
-``strong`` level's search.
+one search of the ``normal`` and ``strong`` levels (:func:`search`, told apart by :class:`Settings`).
 
 Source: RULES.md §4-§7.  The work is done by :func:`p2ptrumps.ai.core.run`, in
 its compiled form (``p2ptrumps.ai._core``, built by ``pip install .`` when a C
@@ -23,12 +23,32 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..rules import Move, Position
+from ..rules import BEAT, LEAD, NO_CARD, PICK_UP, Move, Position
 from . import core
-from .core import DEFAULT_TT_BITS, DONE, SEARCH, SOLVE, SOLVE_ALL, WIN, WIN_BOUND, position_hash
-from .lean import DRAW, Lean, to_move
+from .core import DEFAULT_TT_BITS, DONE, NONE, PICKUP, SEARCH, SOLVE, SOLVE_ALL, WIN, WIN_BOUND, position_hash
 
 Runner = Callable[..., tuple[int, int, int, int, int, list[tuple[int, int]]]]
+
+
+def to_move_int(move: Move) -> int:
+    """The core's move int of a :class:`Move` (the kind follows from the position it is played in):
+    a lead is its card, a beat ``card | second << 6`` (second :data:`~.core.NONE` when there is
+    none), a pick-up :data:`~.core.PICKUP`."""
+    if move.kind == PICK_UP:
+        return PICKUP
+    if move.kind == LEAD:
+        return move.card
+    return move.card | (NONE if move.second == NO_CARD else move.second) << 6
+
+
+def to_move(m: int, pile_empty: bool) -> Move:
+    """The :class:`Move` of the core's move int ``m`` played on an empty pile (a lead) or not."""
+    if pile_empty:
+        return Move(LEAD, m, NO_CARD)
+    if m == PICKUP:
+        return Move(PICK_UP, NO_CARD, NO_CARD)
+    s = m >> 6
+    return Move(BEAT, m & 63, NO_CARD if s == NONE else s)
 
 
 def _load() -> tuple[Runner, bool]:
@@ -141,25 +161,56 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
 
 
 @dataclass(frozen=True)
-class StrongResult:
-    """What :func:`strong_search` found: the ``move``, its ``value`` for the seat to move
-    (centi-cards, or a proven win/loss beyond ``±WIN_BOUND``), the deepest finished iteration
-    ``depth`` (0 for a forced move or an immediate win), the ``nodes`` visited, and whether the
-    value is ``proven``."""
+class Settings:
+    """What tells one level's search from another's: the core and its search are the same.
+
+    Attributes:
+        solve_cards: the exact solver has ``solve_share`` of the budget first where the two hands
+            hold at most this many cards together, or a hand at most ``solve_short`` cards (an end may
+            be near); 0: never.
+        solve_short: see ``solve_cards``.
+        solve_share: the share of the budget (seconds or nodes) the solver has first.
+    """
+
+    solve_cards: int
+    solve_short: int
+    solve_share: float
+
+
+#: ``strong``: the search with the exact solver first where an end may be near.
+STRONG = Settings(solve_cards=24, solve_short=3, solve_share=0.3)
+#: ``normal``: the same search, no solver first.
+NORMAL = Settings(solve_cards=0, solve_short=0, solve_share=0.0)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What :func:`search` found.
+
+    Attributes:
+        move: the chosen move.
+        value: its value for the seat to move (centi-cards; beyond ``±WIN_BOUND`` a proven win or
+            loss, see the module docstring; 0 may be a draw).
+        depth: the deepest finished iteration, in plies (0 for a forced move, an immediate win or a
+            position the solver settled).
+        nodes: positions visited.
+        exact: the value is proven (a win or loss, or a value that rests on no estimate).
+    """
 
     move: Move
     value: int
     depth: int
     nodes: int
-    proven: bool
+    exact: bool
 
 
-def strong_search(position: Position, budget_s: float, rng: random.Random, max_nodes: int = 0,
-                  tt_bits: int = DEFAULT_TT_BITS) -> StrongResult:
-    """The ``strong`` level's choice in ``position`` (not modified).
+def search(position: Position, budget_s: float, rng: random.Random, max_nodes: int = 0,
+           tt_bits: int = DEFAULT_TT_BITS, settings: Settings = STRONG) -> SearchResult:
+    """A searching level's choice in ``position`` (not modified): ``strong``'s by default, any
+    level's with its ``settings`` (:data:`STRONG`, :data:`NORMAL`).
 
     A forced move is played at once, and so is going out to a win.  Where an end may be near
-    (:func:`worth_solving`) the exact solver has :data:`SOLVE_SHARE` of the budget first: a
+    (:func:`worth_solving`) the exact solver has ``settings.solve_share`` of the budget first: a
     solved position is played at once (the fastest win, a drawing move, the slowest loss).
     Otherwise the core's search (iterative-deepening alpha-beta with forward pruning and sound
     proofs: see :mod:`p2ptrumps.ai.core`) has the rest; it stops early on a proven value.  The
@@ -173,35 +224,31 @@ def strong_search(position: Position, budget_s: float, rng: random.Random, max_n
     if not moves:
         raise ValueError("the deal is over: no move to choose")
     if len(moves) == 1:
-        return StrongResult(moves[0], 0, 0, 0, False)
-    state = Lean(position)
-    for m in state.moves():
-        state.make(m)
-        won = state.result is not None and state.result != DRAW
-        state.unmake()
-        if won:
-            return StrongResult(to_move(m, not position.pile), WIN - 1, 0, len(moves), True)
+        return SearchResult(moves[0], 0, 0, 0, False)
+    for move in moves:
+        after = position.copy()
+        after.push(move)
+        if after.outcome is not None and after.outcome.winner == position.to_move:
+            return SearchResult(move, WIN - 1, 0, len(moves), True)
     spec = spec_of(position, rng.getrandbits(64))
     solver_nodes = 0
-    if worth_solving(position):
-        time_s = 0.0 if max_nodes else budget_s * SOLVE_SHARE
-        move, value, _, solver_nodes, status, _ = RUN(spec, SOLVE, max_nodes=int(max_nodes * SOLVE_SHARE),
-                                                      time_s=time_s, tt_bits=tt_bits)
+    if worth_solving(position, settings):
+        share = settings.solve_share
+        time_s = 0.0 if max_nodes else budget_s * share
+        move_int, value, _, solver_nodes, status, _ = RUN(spec, SOLVE, max_nodes=int(max_nodes * share),
+                                                          time_s=time_s, tt_bits=tt_bits)
         if status == DONE:
-            return StrongResult(to_move(move, not position.pile), value, 0, solver_nodes, True)
+            return SearchResult(to_move(move_int, not position.pile), value, 0, solver_nodes, True)
     time_s = 0.0 if max_nodes else max(0.001, budget_s - (time.perf_counter() - start))
-    move, value, depth, nodes, proven, _ = RUN(spec, SEARCH, max_nodes=max(1, max_nodes - solver_nodes) if max_nodes
-                                               else 0, time_s=time_s, tt_bits=tt_bits)
-    return StrongResult(to_move(move, not position.pile), value, depth, solver_nodes + nodes, bool(proven))
+    move_int, value, depth, nodes, proven, _ = RUN(spec, SEARCH, max_nodes=max(1, max_nodes - solver_nodes)
+                                                   if max_nodes else 0, time_s=time_s, tt_bits=tt_bits)
+    return SearchResult(to_move(move_int, not position.pile), value, depth, solver_nodes + nodes, bool(proven))
 
 
-#: The share of the budget the ``strong`` level gives the exact solver first, in positions it may settle.
-SOLVE_SHARE = 0.3
-
-
-def worth_solving(position: Position) -> bool:
-    """Whether the ``strong`` level tries the exact solver first: few cards in hands (at most 24)
-    or a hand of at most 3 cards (an end may be near)."""
+def worth_solving(position: Position, settings: Settings = STRONG) -> bool:
+    """Whether a level with ``settings`` tries the exact solver first: few cards in hands (at most
+    ``solve_cards``) or a hand of at most ``solve_short`` cards (an end may be near)."""
+    if not settings.solve_cards:
+        return False
     a, b = position.hands[0].bit_count(), position.hands[1].bit_count()
-    return a + b <= 24 or min(a, b) <= 3
-
+    return a + b <= settings.solve_cards or min(a, b) <= settings.solve_short

@@ -1,5 +1,6 @@
-"""The AI by level: :func:`choose_move`, :func:`analyse` and :func:`choose_trump` over the searches
-of this package (the levels are described in :mod:`p2ptrumps.ai`).
+"""The AI by level: :func:`choose_move`, :func:`analyse` and :func:`choose_trump` over the one search
+of this package, the hint (:class:`Hints`) and the tie-break seed of a position (:func:`position_seed`)
+(the levels are described in :mod:`p2ptrumps.ai`).
 
 Below :mod:`p2ptrumps.ai.player` (which runs them in a worker thread) and re-exported by the
 package, so that no import of the package runs in a circle.
@@ -10,13 +11,14 @@ from __future__ import annotations
 import random
 
 from ..rules import Move, Position
-from .engine import strong_search
+from .core import position_hash
+from .engine import NORMAL, STRONG, SearchResult, Settings, search, spec_of
 from .heuristics import greedy_move
-from .lean import Lean, to_move, to_move_int
-from .search import SearchResult, search
 
 LEVELS = ("random", "greedy", "normal", "strong")
 
+#: The settings of each searching level.
+SETTINGS: dict[str, Settings] = {"normal": NORMAL, "strong": STRONG}
 
 def choose_move(
     position: Position, level: str = "normal", budget_s: float = 0.5, rng: random.Random | None = None,
@@ -44,12 +46,9 @@ def choose_move(
     rng = rng or random.Random()
     if level == "random":
         return rng.choice(position.legal_moves())
-    if level == "strong":
-        return strong_search(position, budget_s, rng, max_nodes).move
-    state = Lean(position)
     if level == "greedy":
-        return to_move(greedy_move(state, rng), not position.pile)
-    return to_move(search(state, budget_s, rng, max_nodes=max_nodes).move, not position.pile)
+        return greedy_move(position, rng)
+    return search(position, budget_s, rng, max_nodes, settings=SETTINGS[level]).move
 
 
 def analyse(position: Position, budget_s: float = 0.5, rng: random.Random | None = None, level: str = "normal",
@@ -61,14 +60,48 @@ def analyse(position: Position, budget_s: float = 0.5, rng: random.Random | None
     """
     if position.outcome is not None:
         raise ValueError("the deal is over: nothing to analyse")
-    rng = rng or random.Random()
-    if level == "strong":
-        r = strong_search(position, budget_s, rng, max_nodes)
-        return r.move, SearchResult(to_move_int(r.move), r.value, r.depth, r.nodes, r.proven)
-    if level != "normal":
+    if level not in SETTINGS:
         raise ValueError(f"level {level!r} does not search; use normal or strong")
-    result = search(Lean(position), budget_s, rng, max_nodes=max_nodes)
-    return to_move(result.move, not position.pile), result
+    result = search(position, budget_s, rng or random.Random(), max_nodes, settings=SETTINGS[level])
+    return result.move, result
+
+
+def position_seed(position: Position, seed: int = 0) -> int:
+    """A 64-bit tie-break seed drawn from ``position`` alone (its hands, pile and seat to move, by
+    :func:`~p2ptrumps.ai.core.position_hash`) mixed with ``seed``: the same position asks the same
+    question, so a search with a node budget seeded by it gives the same answer every time."""
+    return (position_hash(position.hands[0], position.hands[1], position.pile, position.to_move)
+            ^ (seed * 0x9E3779B97F4A7C15)) & (2**64 - 1)
+
+
+class Hints:
+    """The hint for the person at the table: the ``strong`` level's move and its value.
+
+    The same question gets the same answer.  Ties are broken by :func:`position_seed`, so with
+    a node budget the move and the value are the same on every press, machine and run.  With a
+    time budget, a search reaches a depth that depends on the machine's load; a press on the
+    position of the previous press keeps the previous answer unless the new search went deeper
+    (or proved a value the previous one had not): the hint changes only when more time found more.
+    """
+
+    def __init__(self) -> None:
+        self._last: tuple[tuple[object, ...], Move, SearchResult] | None = None
+
+    def __call__(self, position: Position, budget_s: float, max_nodes: int = 0) -> tuple[Move, SearchResult]:
+        """The hint in ``position``: ``(move, result)`` as :func:`analyse` (level ``strong``) gives them,
+        searched for ``budget_s`` seconds or ``max_nodes`` positions (when not 0).
+
+        Raises ``ValueError`` if the deal is over."""
+        rng = random.Random(position_seed(position))
+        move, result = analyse(position, budget_s, rng, level="strong", max_nodes=max_nodes)
+        key = spec_of(position)
+        last = self._last
+        if not max_nodes and last is not None and last[0] == key:
+            _, old_move, old = last
+            if old.exact or (old.depth >= result.depth and not result.exact):
+                return old_move, old
+        self._last = (key, move, result)
+        return move, result
 
 
 def choose_trump(taken: int | None, rng: random.Random) -> int:

@@ -15,7 +15,7 @@ import trio
 
 from ..record import PlayerInfo
 from ..rules import Move, Position
-from .levels import LEVELS, analyse, choose_move
+from .levels import LEVELS, analyse, choose_move, position_seed
 
 if TYPE_CHECKING:
     from ..match import Event
@@ -32,7 +32,7 @@ DRAW_THINK_S = 1.0
 
 def draw_acceptable(value: int, exact: bool) -> bool:
     """Whether the AI accepts a draw, given the search ``value`` for its seat
-    (centi-cards; see :class:`~p2ptrumps.ai.search.SearchResult`) and whether it is proven."""
+    (centi-cards; see :class:`~p2ptrumps.ai.engine.SearchResult`) and whether it is proven."""
     return value <= 0 if exact else value <= DRAW_ACCEPT_BELOW
 
 
@@ -43,8 +43,10 @@ class AIPlayer:
         level: ``"random"``, ``"greedy"``, ``"normal"`` or ``"strong"`` (see :data:`p2ptrumps.ai.LEVELS`).
         budget_s: think time per move, seconds (``normal`` and ``strong``; also bounds the
             search behind :meth:`accept_draw`).
-        max_nodes: if not 0, a node budget per move instead of ``budget_s`` (reproducible).
-        seed: seeds the tie-break randomness (None: from the OS).
+        max_nodes: if not 0, a node budget per move instead of ``budget_s``: then the tie-break
+            is drawn from the position and ``seed`` (:func:`~p2ptrumps.ai.position_seed`), so the
+            same position gets the same move in every run, on every machine.
+        seed: seeds the tie-break randomness (None: from the OS; with ``max_nodes``, 0).
         name: display name in the record; default ``"AI (<level>)"``.
     Raises:
         ValueError: unknown level or a budget that is not a positive number.
@@ -62,10 +64,13 @@ class AIPlayer:
         self.budget_s = budget_s
         self.max_nodes = max_nodes
         self.info = PlayerInfo(name or f"AI ({level})", f"ai:{level}")
+        self._seed = seed or 0
         self._rng = random.Random(seed)
 
-    def _child_rng(self) -> random.Random:
+    def _child_rng(self, position: Position) -> random.Random:
         # A fresh generator per call: an abandoned worker thread never shares one with the next.
+        if self.max_nodes:
+            return random.Random(position_seed(position, self._seed))
         return random.Random(self._rng.getrandbits(64))
 
     async def choose_move(self, position: Position, seat: int) -> Move:
@@ -75,7 +80,7 @@ class AIPlayer:
         """
         if position.to_move != seat:
             raise ValueError(f"seat {seat} is not to move (seat {position.to_move} is)")
-        rng = self._child_rng()
+        rng = self._child_rng(position)
         return await trio.to_thread.run_sync(
             choose_move, position, self.level, self.budget_s, rng, self.max_nodes, abandon_on_cancel=True
         )
@@ -91,7 +96,7 @@ class AIPlayer:
         node budget when one is set."""
         if position.outcome is not None:
             return False
-        rng = self._child_rng()
+        rng = self._child_rng(position)
         budget_s = max(self.budget_s, DRAW_THINK_S)
         level = "strong" if self.level == "strong" else "normal"
         nodes = self.max_nodes * 4 if self.max_nodes else 0

@@ -563,6 +563,8 @@ def _add_net_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", type=name_arg, default=None,
                    help="your name shown to the opponent (default: as set by `p2ptrumps id --name`)")
     add_suit_options(p)
+    p.add_argument("--no-bell", action="store_true",
+                   help="no terminal bell when your move clock reaches its last 10 seconds")
     p.add_argument("--reconnect-wait", type=nonnegative_float, default=120.0, metavar="S",
                    help="seconds to wait for the peer to come back after the connection drops, then keep the "
                    "match unfinished (0 = do not wait)")

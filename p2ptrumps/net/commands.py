@@ -59,6 +59,7 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         accept_new=bool(getattr(args, "accept_new", False)),
         confirm=confirm if interactive else None,
         ascii_only=bool(args.ascii),  # settled by the command line (--ascii / --unicode / the terminal)
+        no_bell=bool(getattr(args, "no_bell", False)),
         rematches=max(0, int(getattr(args, "rematch", 0) or 0)),
         reconnect_wait_s=float(getattr(args, "reconnect_wait", 120.0)),
         move_time=int(getattr(args, "move_time", 0) or 0) if role == "host" else 0,

@@ -229,6 +229,8 @@ class NetConfig:
     accept_new: bool = False
     confirm: Callable[[str], bool] | None = None
     ascii_only: bool = False
+    #: No terminal bell when the own move clock reaches its last 10 seconds (``--no-bell``).
+    no_bell: bool = False
     out: TextIO = field(default_factory=lambda: sys.stdout)
     heartbeat_s: float | None = None
     make_player: Callable[[NetConfig, int], Player] | None = None
@@ -280,6 +282,8 @@ class NetResult:
     #: Set when we left the match (protocol/wire.md §15) and both signed its end: why the run ends
     #: with status 130 once the connection is closed.
     left: str | None = None
+    #: The match ended disputed (protocol/wire.md §16): a claim on time was refused; no one won it.
+    disputed: bool = False
 
 
 def say(cfg: NetConfig, text: str) -> None:

@@ -42,7 +42,7 @@ from .config import (
 from .logfile import MatchLogFile
 from .remote import NetGameError, clock_text
 from .resumefile import ResumeFile
-from .steps import MatchSteps, match_complete, open_match
+from .steps import MatchSteps, match_complete, note_disputed, open_match
 from .transport import (
     MAX_PENDING_BYTES,
     Connection,
@@ -321,6 +321,7 @@ class _Matches:
         saying how far the match got, the claim we signed, or the forfeit the peer made."""
         cfg, session, first = self.cfg, self.current, self.first.result
         if match_complete(session):
+            note_disputed(cfg, session, self.matches[-1].result)
             if session.delivered:
                 say(cfg, f"note: the match is complete; then the connection ended: {exc}")
             else:  # our log is complete; only the peer may lack our last statement (wire.md §14.5)

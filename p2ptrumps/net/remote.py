@@ -77,6 +77,8 @@ E = TypeVar("E")
 CLAIM_GRACE_S = 3.0
 #: How often the move clock ticks, seconds.
 CLOCK_TICK_S = 0.25
+#: Steps whose used time :class:`MoveClock` remembers (for checking a claim against us, §16).
+SPENT_KEPT = 8
 #: The steps with a move clock (protocol/wire.md §16): the trump choice, each commitment and reveal, each move.
 CLOCKED = ("trump", "commit", "reveal", "move")
 
@@ -111,6 +113,9 @@ class MoveClock:
         self.key: ClockKey | None = None
         self.seat: int | None = None
         self.used_s = 0.0
+        #: Seconds used by the last few steps timed, by key (the current one included): the record a
+        #: claim against us is checked with (protocol/wire.md §16).  At most :data:`SPENT_KEPT` keys.
+        self.spent: dict[ClockKey, float] = {}
         self._changed = trio.Event()
 
     @property
@@ -124,8 +129,17 @@ class MoveClock:
             self.key, self.seat, self.used_s = key, seat, 0.0
         elif key is not None and link_up:
             self.used_s += elapsed_s
+        if key is not None:
+            self.spent[key] = self.used_s
+            while len(self.spent) > SPENT_KEPT:
+                del self.spent[next(iter(self.spent))]
         self._changed.set()
         self._changed = trio.Event()
+
+    def ran_out(self, key: ClockKey) -> bool:
+        """Whether the step ``key`` (ours, claimed against us) used its whole time on our own clock:
+        :attr:`limit_s` seconds or more (protocol/wire.md §16; a step never timed here used 0 s)."""
+        return self.spent.get(key, 0.0) >= self.limit_s
 
     def remaining_s(self) -> float | None:
         """Seconds left for the seat awaited (may go below 0); None without a clock, or when the match
@@ -196,6 +210,7 @@ class NetGame:
         #: ``await ask_claim(text)``: whether to claim when the peer's clock ran out (None: claim).
         self.ask_claim: Callable[[str], Awaitable[bool]] | None = None
         self.clock = MoveClock(session.move_time)
+        session.claim_check = self.check_claim
         #: What the chain held when a restarted session was restored (:meth:`restore`): the moves of
         #: each deal dealt, and the ends of those that had ended.
         self.restored_moves: dict[int, list[Move]] = {}
@@ -337,6 +352,17 @@ class NetGame:
             self.clock.tick(key, None if key is None else key[3], self.conn.link_up, now - last)
             last = now
 
+    def check_claim(self, step: ClockKey) -> bool:
+        """The session's ``claim_check``: accept a claim against us on ``step`` only when our own clock
+        of it ran out (protocol/wire.md §16); else the session disputes it."""
+        self.clock.move_time = self.session.move_time
+        ok = self.clock.ran_out(step)
+        if not ok and self.on_note is not None:
+            used = self.clock.spent.get(step, 0.0)
+            self.on_note(f"the opponent claimed on time after {used:.0f} s of your {clock_text(self.clock.limit_s)}: "
+                         "disputed (the match ends disputed, no one wins it)")
+        return ok
+
     def clock_key(self) -> ClockKey | None:
         """The step the match waits for, as :class:`MoveClock` times it, or None (no rules agreed yet,
         after the match, or a seat that is not one seat)."""
@@ -348,8 +374,8 @@ class NetGame:
         if seat is None or what not in (*CLOCKED, "deal-end", "match-end"):
             return None
         if what == "move":
-            if ref.position is None:
-                return None
+            if ref.position is None or ref.draw_offer == seat:
+                return None  # the mover's own offer is open: no clock runs (protocol/wire.md §16)
             return ("move", ref.deal, ref.position.turn, seat)
         return (what, ref.deal, 0, seat)
 
@@ -378,12 +404,14 @@ class NetGame:
         return self.early_end() is not None
 
     def early_end(self) -> tuple[str, int] | None:
-        """How the chain ends the match early: ``("left", seat)`` or ``("claimed", claimant)`` (a claim
-        between deals), else None."""
+        """How the chain ends the match early: ``("left", seat)``, ``("claimed", claimant)`` (a claim
+        between deals) or ``("disputed", disputer)`` (a claim disputed, §16), else None."""
         chain = self.session.chain
         if chain is None:
             return None
         ref = chain.referee
+        if ref.disputes:  # a claim was disputed: the match ended, decided by no one (protocol/wire.md §16)
+            return "disputed", ref.disputes[-1][1]
         if ref.left is not None:
             return "left", ref.left
         dealt = {d.number for d in ref.deals}
@@ -629,7 +657,16 @@ class RemotePlayer:
         game = self.game
         deal = game.current_deal
         await game.send_in_deal(game.session.offer_draw, deal)
-        ev = await game.take(DrawAnswered, Resigned, Claimed, where=in_deal(deal))
+        # No clock runs while our own offer is open (protocol/wire.md §16); the peer has its move time
+        # to answer, then we play on (the offer stays open: a move does not close it, §9.6).
+        ev: object = None
+        with trio.move_on_after(game.clock.limit_s + CLAIM_GRACE_S):
+            ev = await game.take(DrawAnswered, Resigned, Claimed, where=in_deal(deal))
+        if ev is None:
+            if game.on_note is not None:
+                game.on_note(f"{game.session.peer_name or 'the peer'} did not answer your draw offer in "
+                             f"{clock_text(game.clock.limit_s)}: play on (the offer stays open)")
+            return False
         if isinstance(ev, Resigned):
             raise DealInterrupted(Outcome(game.seat, "resign"))
         if isinstance(ev, Claimed):

@@ -50,7 +50,7 @@ from ..record import PlayerInfo
 from ..rules import RuleSet
 from ..text import quoted
 from ..wire import events as wev
-from ..wire.chain import DONE, REMATCHED
+from ..wire.chain import DISPUTED, DONE, REMATCHED
 from ..wire.log import LOG_MAGIC
 from ..wire.session import Session
 from . import keystore, remote
@@ -103,7 +103,20 @@ def open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetR
 def match_complete(session: Session) -> bool:
     """True when the match in ``session`` is complete: both signed the end (its log verifies as valid)."""
     chain = session.chain
-    return session.violation is None and chain is not None and chain.referee.phase in (DONE, REMATCHED)
+    return session.violation is None and chain is not None and chain.referee.phase in (DONE, REMATCHED, DISPUTED)
+
+
+def note_disputed(cfg: NetConfig, session: Session, result: NetResult) -> None:
+    """The match in ``session`` ended disputed (protocol/wire.md §16): set ``result`` and say so (once)."""
+    chain = session.chain
+    if chain is None or not chain.referee.disputes or result.disputed:
+        return
+    ref = chain.referee
+    result.score_halves = (ref.score[0], ref.score[1])
+    result.disputed = True
+    who = "you" if ref.disputes[-1][1] == session.seat else "the opponent"
+    say(cfg, f"the match ended disputed: {who} disputed a claim on time that the own clock contradicted "
+        "(wire.md §16); no one wins it")
 
 
 @dataclass
@@ -345,6 +358,9 @@ class MatchSteps:
                          f"{record.score_halves()}; the signed one counts")
             result.score_halves = ended.score_halves
             return
+        if how == "disputed":
+            note_disputed(self.cfg, self.session, result)
+            return
         if early is not None:
             result.score_halves = early.score_halves
         if how in ("peer-left", "claimed"):
@@ -434,6 +450,10 @@ class MatchSteps:
                     await game.until(game.match_over_early)
                     end = game.early_end()
                     assert end is not None
+                    if end[0] == "disputed":  # nothing more is signed (protocol/wire.md §16)
+                        how.append("disputed")
+                        nursery.cancel_scope.cancel()
+                        return
                     we_left = end == ("left", seat)
                     with trio.move_on_after(cfg.leave_wait_s if we_left else math.inf):
                         early.append(await game.take(wev.MatchEnded))
@@ -518,6 +538,8 @@ class MatchSteps:
         wait plus the timeout (§17): then the match is complete, its acknowledgement unknown."""
         cfg, game = self.cfg, self.game
         session = game.session
+        if game.conn.link_up and session.pending_bytes:
+            await game.conn.send_pending()  # e.g. a dispute signed as the peer's statement came in (§16)
         with trio.move_on_after(cfg.reconnect_wait_s + cfg.timeout_s):
             while not session.delivered:
                 if game.conn.link_up:

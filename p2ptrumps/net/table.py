@@ -33,11 +33,10 @@ from ..record import PlayerInfo
 from ..ui.app import ChatSend, HumanPlayer, Intent, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
 from ..ui.terminal import Termination
-from ..ui.view import cut_to_width, wants_color
+from ..ui.view import CLOCK_WARN_S, cut_to_width, wants_color
 from .config import EXIT_LEFT, EXIT_OK, MatchView, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join
 from .lobby import host
-from .remote import clock_text
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
 #: would push the opponent's trump and card count off their row).
@@ -335,7 +334,7 @@ class TableSeat:
         self._hook(game)
         self.human = player
         cfg.out = io.StringIO()  # the full screen owns the terminal from now on
-        trio.lowlevel.spawn_system_task(_watch_silence, self.games, table)
+        trio.lowlevel.spawn_system_task(_watch_silence, self.games, table, not cfg.no_bell)
         self.ui_wanted.set()
 
     def _route_chat(self, me: str) -> None:
@@ -466,25 +465,34 @@ def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
     return error if isinstance(error, NetplayError) else None
 
 
-async def _watch_silence(games: list[MatchView], table: TableApp) -> None:
-    """Show the link and the move clock on the table: "connected · Bob 0:42" (the seat to move and
-    its time left, protocol/wire.md §16), "peer silent for N s" while no byte (not even a
-    heartbeat) arrives.  While the link is down the reconnection's countdown is shown instead."""
+async def _watch_silence(games: list[MatchView], table: TableApp, bell: bool = True) -> None:
+    """Show the link and the move clock on the table: "connected", "peer silent for N s" while no byte
+    (not even a heartbeat) arrives; the running move clock on the line of the seat it runs against
+    (protocol/wire.md §16), and the terminal bell once when our own clock reaches its last 10 seconds
+    (``bell``).  While the link is down the reconnection's countdown is shown instead, and no clock."""
     shown = ""
+    clock: tuple[int, float] | None = None
     for _ in range(10**7):  # ends with the run (system tasks are cancelled then)
         await trio.sleep(0.5)
         game = games[-1]
         link = game.link_state()
         if link.failed:
             return
+        now = None if link.clock_left_s is None or link.clock_seat is None or not link.up \
+            else (link.clock_seat, link.clock_left_s)
+        # The bell rings once as our own clock crosses into its last 10 s (from above them).
+        crossed = (now is not None and clock is not None and now[0] == clock[0] == game.seat
+                   and 0 < now[1] <= CLOCK_WARN_S < clock[1])
+        if bell and crossed:
+            table.bell()
+        if now != clock:
+            table.set_clock(now)
+            clock = now
         if not link.up:
             shown = ""
             continue  # the reconnection's countdown owns the line (NetConfig.on_link)
         silent = link.silent_s
         text = f"peer silent for {silent:.0f} s" if silent >= SILENT_AFTER_S else "connected"
-        if link.clock_left_s is not None and link.clock_seat is not None:
-            who = "you" if link.clock_seat == game.seat else display_name(game.peer_name or "peer", 10)
-            text += f" · {who} {clock_text(link.clock_left_s)}"
         if text != shown:
             table.set_connection(text)
             shown = text

@@ -288,6 +288,14 @@ class TableApp:
         """The connection-state text shown right of the opponent (``""`` hides it)."""
         self.opponent.set_connection(text)
 
+    def set_clock(self, clock: tuple[int, float] | None) -> None:
+        """The move clock that runs, ``(seat, seconds left)``, drawn on that seat's own line (None: none)."""
+        self.opponent.set_clock(clock)
+
+    def bell(self) -> None:
+        """Ring the terminal bell once (the own clock reached its last 10 seconds)."""
+        self.application.output.bell()
+
     def set_opponent_detail(self, text: str) -> None:
         """An extra line under the opponent's name (e.g. ``"fingerprint 3f2a…"``; ``""`` hides it)."""
         self.opponent.set_detail(text)

@@ -28,6 +28,11 @@ class Opponent:
         self._core.state.connection = text
         self._core.invalidate()
 
+    def set_clock(self, clock: tuple[int, float] | None) -> None:
+        """The move clock that runs: ``(seat, seconds left)`` (may go below 0), None when none runs."""
+        self._core.state.clock = clock
+        self._core.invalidate()
+
     def set_detail(self, text: str) -> None:
         """An extra line under the opponent's name (e.g. ``"fingerprint 3f2a…"``; ``""`` hides it)."""
         self._core.state.opponent_detail = text

@@ -46,7 +46,7 @@ import platformdirs
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from ..ai import AIPlayer, analyse, choose_trump
+from ..ai import AIPlayer, Hints, choose_trump
 from ..ai.core import WIN, WIN_BOUND
 from ..cards import suit_label
 from ..command import CommandError, say
@@ -163,6 +163,7 @@ class PlaySession:
         #: SIGTERM / SIGHUP while :meth:`run` runs end the match as a confirmed ``q`` does.
         self.termination = Termination(lambda: self.table.exit(QuitResult.QUIT))
         self._rng = random.Random(config.seed)
+        self._hints = Hints()
 
     def _save(self, record: MatchRecord) -> None:
         """Save after every change; a failure is shown at once and retried on the next change."""
@@ -180,8 +181,7 @@ class PlaySession:
 
     def _hint(self, position: Position) -> tuple[Move, str]:
         """The ``strong`` level's move for the person, and "wins by force in N" when the win is proven."""
-        rng = random.Random(self._rng.getrandbits(64))
-        move, result = analyse(position, self.config.think_s, rng, level="strong", max_nodes=self.config.nodes)
+        move, result = self._hints(position, self.config.think_s, self.config.nodes)
         if result.exact and result.value > WIN_BOUND:
             return move, f"wins by force in {(WIN - result.value + 1) // 2}"
         return move, ""

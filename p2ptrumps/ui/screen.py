@@ -112,6 +112,7 @@ class Screen:
             show_opponent=s.show_opponent,
             opponent_detail=s.opponent_detail,
             connection=s.connection,
+            clock=s.clock,
             chat=tuple(s.chat[-3:]),
             ascii_only=self._core.options.ascii_only,
         )

@@ -101,6 +101,8 @@ class TableState:
     message: str = ""
     message_kind: str = "info"
     connection: str = ""
+    #: The move clock that runs (protocol/wire.md §16): ``(seat, seconds left)``, None when none runs.
+    clock: tuple[int, float] | None = None
     opponent_detail: str = ""
     chat: list[str] = field(default_factory=list)
     trump_choice: int = 0

@@ -13,7 +13,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from .overlays import RuleBook
 from .state import Mode, TableCore
-from .view import StatusView, expect_text, wrapped_lines
+from .view import CLOCK_WARN_S, StatusView, clock_text, expect_text, wrapped_lines
 
 #: Key hints dropped first when the keys line is too narrow (``? help`` lists them all).
 _DROPPABLE = ("o hand", "R resign", "d draw", ": type", "u undo", "i hint", "c chat", "Esc back")
@@ -48,7 +48,18 @@ def status_view(core: TableCore, rules: RuleBook, width: int = 80) -> StatusView
 
 
 def _expect(core: TableCore) -> str:
-    """What the person is expected to do (or wait for) in the current mode."""
+    """What the person is expected to do (or wait for) in the current mode; where no player line shows
+    the person's running clock (the trump choice, between deals) it is said here (protocol/wire.md §16)."""
+    s = core.state
+    text = _expect_mode(core)
+    if s.clock is not None and s.clock[0] == s.my_seat and s.mode in (Mode.TRUMP, Mode.DEAL_END, Mode.IDLE):
+        left = s.clock[1]
+        warn = "!" if left <= CLOCK_WARN_S else ""
+        text = (text + " " if text else "") + f"Your time: {warn}{clock_text(left)}{warn}"
+    return text
+
+
+def _expect_mode(core: TableCore) -> str:
     s = core.state
     if s.mode == Mode.TRUMP:
         return "Choose your own trump suit."

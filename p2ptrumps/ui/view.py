@@ -163,6 +163,8 @@ _COLOR_RULES = {
     "dialog": "bg:#303030 #ffffff",
     "prompt": "bold",
     "chat": "#a0a0ff",
+    "clock": "reverse bold",
+    "clock.warn": "reverse bold #e04040",
 }
 
 _MONO_RULES = {
@@ -180,6 +182,8 @@ _MONO_RULES = {
     "result": "bold",
     "prompt": "bold",
     "dialog": "reverse",
+    "clock": "reverse",
+    "clock.warn": "reverse bold blink",
 }
 
 
@@ -227,6 +231,8 @@ class TableView:
         show_opponent: show the opponent's hand (else only its size).
         opponent_detail: an extra line under the opponent (fingerprint, kind).
         connection: connection state shown right of the opponent ("" = none).
+        clock: the move clock that runs, ``(seat, seconds left)``, drawn on that seat's line
+            (protocol/wire.md §16), in the warning style in its last :data:`CLOCK_WARN_S` seconds.
         chat: the latest chat lines, oldest first.
         ascii_only: ASCII suits and signs.
     """
@@ -247,6 +253,7 @@ class TableView:
     show_opponent: bool = False
     opponent_detail: str = ""
     connection: str = ""
+    clock: tuple[int, float] | None = None
     chat: tuple[str, ...] = ()
     ascii_only: bool = False
 
@@ -524,8 +531,29 @@ def _player_line(view: TableView, seat: int) -> Line:
     n = bin(view.hands[seat]).count("1")
     t = suit_label(view.trumps[seat], view.ascii_only)
     mover = "▶ " if view.to_move == seat else "  "
-    return [("", " " + mover), ("class:name", view.names[seat]), ("", "  trump "), ("class:trump", t),
-            ("", f"  {n} card{'s' if n != 1 else ''}")]
+    line: Line = [("", " " + mover), ("class:name", view.names[seat]), ("", "  trump "), ("class:trump", t),
+                  ("", f"  {n} card{'s' if n != 1 else ''}")]
+    if view.clock is not None and view.clock[0] == seat:
+        line += [("", "  "), clock_fragment(view.clock[1])]
+    return line
+
+
+#: The last seconds of a move clock, drawn in the warning style (and the bell once, protocol/wire.md §16).
+CLOCK_WARN_S = 10.0
+
+
+def clock_text(seconds: float) -> str:
+    """``"1:05"`` for 65 seconds (whole seconds rounded up, never below 0:00)."""
+    whole = max(0, int(-(-seconds // 1)))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def clock_fragment(left_s: float) -> tuple[str, str]:
+    """The running clock as one styled fragment: ``" 0:42 "`` highlighted, ``"!0:07!"`` in the
+    warning style in its last :data:`CLOCK_WARN_S` seconds (the marks keep it readable without colour)."""
+    if left_s <= CLOCK_WARN_S:
+        return "class:clock.warn", f"!{clock_text(left_s)}!"
+    return "class:clock", f" {clock_text(left_s)} "
 
 
 def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Line]:

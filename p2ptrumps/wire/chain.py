@@ -27,6 +27,7 @@ from .events import (
     Claimed,
     DealEnded,
     DealReady,
+    Disputed,
     DrawAnswered,
     DrawOffered,
     Event,
@@ -47,6 +48,7 @@ SEAT_NAMES = ("host", "guest")
 _T = TypeVar("_T")
 
 # Phases (protocol/wire.md §9.1).  FLOOR[phase] = what the match waits for.
+DISPUTED = "disputed"  # a claim was disputed: the match ended decided by no one (protocol/wire.md §16)
 RULES, AGREE, TRUMP, COMMIT, REVEAL, PLAY, DEAL_END, MATCH_END, DONE, REFUSED, REMATCHED = (
     "rules",
     "agree",
@@ -76,7 +78,8 @@ TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
     "resign": (frozenset({PLAY}), "any"),
     "offer-draw": (frozenset({PLAY}), "any"),
     "answer-draw": (frozenset({PLAY}), "any"),
-    "chat": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END, MATCH_END, DONE}), "any"),
+    "dispute": (frozenset({DEAL_END, MATCH_END}), "floor"),
+    "chat": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END, MATCH_END, DONE, DISPUTED}), "any"),
     "rematch": (frozenset({DONE}), "any"),
     "leave": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END}), "any"),
     "claim": (frozenset({TRUMP, COMMIT, REVEAL, PLAY}), "any"),
@@ -150,6 +153,13 @@ class Referee:
     forfeited: list[int] = field(default_factory=list)
     #: Each standing claim (protocol/wire.md §16): the claimant and the deals it won, in chain order.
     claims: list[tuple[int, list[int]]] = field(default_factory=list)
+    #: The open claim (protocol/wire.md §16): its index in :attr:`claims`, until the claimed seat signs.
+    open_claim: int | None = None
+    #: The step each claim was made on, as the clock times it: ``(step, deal, turn, seat awaited)``,
+    #: the turn the moves of the deal for a move, else 0 (protocol/wire.md §16).
+    claim_steps: list[tuple[str, int, int, int]] = field(default_factory=list)
+    #: Each dispute: (the index of the disputed claim in :attr:`claims`, the disputer).
+    disputes: list[tuple[int, int]] = field(default_factory=list)
     #: Chat of each seat (protocol/wire.md §9.7): in the current turn, in the match, bytes of text.
     chats_in_turn: list[int] = field(default_factory=lambda: [0, 0])
     chats_in_match: list[int] = field(default_factory=lambda: [0, 0])
@@ -181,6 +191,9 @@ class Referee:
             left=self.left,
             forfeited=list(self.forfeited),
             claims=[(s, list(d)) for s, d in self.claims],
+            open_claim=self.open_claim,
+            claim_steps=list(self.claim_steps),
+            disputes=list(self.disputes),
             chats_in_turn=list(self.chats_in_turn),
             chats_in_match=list(self.chats_in_match),
             chat_bytes=list(self.chat_bytes),
@@ -213,6 +226,8 @@ class Referee:
             return (0 if 0 not in self.statements else 1), p
         if p == DONE:
             return None, "rematch"
+        if p == DISPUTED:
+            return None, "nothing"
         return None, "nothing"
 
     def floor_seat(self) -> int | None:
@@ -444,6 +459,7 @@ class Referee:
             raise RemoteProtocolError(
                 "wrong-result", f"the {SEAT_NAMES[seat]}'s deal-end differs from the statement due: "
                 + "; ".join(_deal_end_differences(body, want)))
+        self._sign_open_claim(seat)
         self.statements.add(seat)
         if len(self.statements) < 2:
             return []
@@ -469,6 +485,7 @@ class Referee:
                 f"the {SEAT_NAMES[seat]} signed the match score {body.score[0]}:{body.score[1]}; "
                 f"the deals give {want.score[0]}:{want.score[1]} (half-points)",
             )
+        self._sign_open_claim(seat)
         self.statements.add(seat)
         if len(self.statements) < 2:
             return []
@@ -511,6 +528,8 @@ class Referee:
         if body.deal != due:
             raise RemoteProtocolError(
                 "out-of-turn", f"the {SEAT_NAMES[seat]} claimed deal {body.deal}, the deal at stake is {due}")
+        turn = self.position.turn if self.phase == PLAY and self.position is not None else 0
+        self.claim_steps.append((what, self.deal, turn, 1 - seat))
         if self.phase == PLAY:
             assert self.position is not None
             self.position.lose_on_time(1 - seat)
@@ -521,7 +540,44 @@ class Referee:
             self.position = None
             won = self._award_rest(due, seat)
         self.claims.append((seat, won))
+        self.open_claim = len(self.claims) - 1
         return [Claimed(seat, due, tuple(won))]
+
+    def claim_against(self, seat: int) -> int | None:
+        """The deal of the claim open against ``seat`` (protocol/wire.md §16), None when none is."""
+        if self.open_claim is None:
+            return None
+        claimant, won = self.claims[self.open_claim]
+        return won[0] if claimant == 1 - seat else None
+
+    def _sign_open_claim(self, seat: int) -> None:
+        if self.open_claim is not None and self.claims[self.open_claim][0] == 1 - seat:
+            self.open_claim = None  # the claimed seat accepted
+
+    def _on_dispute(self, seat: int, body: m.Body) -> list[Event]:
+        assert isinstance(body, m.DisputeMsg)
+        deal = self.claim_against(seat)
+        if deal is None:
+            raise RemoteProtocolError(
+                "out-of-turn", f"the {SEAT_NAMES[seat]} disputed, but no claim against it is open")
+        if body.deal != deal:
+            raise RemoteProtocolError(
+                "out-of-turn", f"the {SEAT_NAMES[seat]} disputed deal {body.deal}, the claim is on deal {deal}")
+        assert self.open_claim is not None
+        claimant, won = self.claims[self.open_claim]
+        self.disputes.append((self.open_claim, seat))
+        self.open_claim = None
+        if len(won) == 1 and self.deals and self.deals[-1].number == won[0] and self.deals[-1].outcome is not None:
+            outcome = self.deals[-1].outcome  # the claim in play: its deal has no result
+            self.score[0] -= outcome.points(0)
+            self.score[1] -= outcome.points(1)
+            self.deals[-1].outcome = None
+        else:
+            self.score[claimant] -= 2 * len(won)
+        self.outcome = None
+        self.statements = set()
+        self.phase = DISPUTED
+        return [Disputed(seat, claimant, body.deal)]
 
     def _on_rematch(self, seat: int, body: m.Body) -> list[Event]:
         if seat in self.rematch:

@@ -165,6 +165,16 @@ class Claimed:
 
 
 @dataclass(frozen=True)
+class Disputed:
+    """``seat`` disputed the claim of ``claimant`` on ``deal`` (protocol/wire.md §16): its own clock
+    had not run out.  The match ended disputed, decided by no one; nothing but chat follows."""
+
+    seat: int
+    claimant: int
+    deal: int
+
+
+@dataclass(frozen=True)
 class Resumed:
     """The peer proved its key on a new connection and the match goes on (protocol/wire.md §14);
     ``reconnections`` counts them in this session."""
@@ -253,6 +263,7 @@ Event = (
     | MatchEnded
     | Left
     | Claimed
+    | Disputed
     | Resumed
     | ResumeRefused
     | RematchOffered

@@ -621,6 +621,23 @@ class ClaimMsg(Body):
         return cls(_deal_no(items[0], cls.KIND))
 
 
+@dataclass(frozen=True)
+class DisputeMsg(Body):
+    """``dispute``: ``[deal]`` -- the sender refuses the open claim made against it: its own clock
+    had not run out (protocol/wire.md §16).  The match ends disputed."""
+
+    KIND: ClassVar[str] = "dispute"
+    deal: int
+
+    def fields(self) -> list[Any]:
+        return [self.deal]
+
+    @classmethod
+    def parse(cls, items: list[Any]) -> DisputeMsg:
+        _count(items, 1, cls.KIND)
+        return cls(_deal_no(items[0], cls.KIND))
+
+
 BODY_TYPES: dict[str, type[Body]] = {
     c.KIND: c
     for c in (
@@ -639,6 +656,7 @@ BODY_TYPES: dict[str, type[Body]] = {
         RematchMsg,
         LeaveMsg,
         ClaimMsg,
+        DisputeMsg,
     )
 }
 

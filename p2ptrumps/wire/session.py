@@ -55,7 +55,7 @@ from typing import Literal
 from ..rules import IllegalMoveError, Move, Position, RuleSet
 from . import framing, messages
 from . import messages as m
-from .chain import DONE, MATCH_END, PLAY, REFUSED, REMATCHED, JointChain, Referee
+from .chain import DISPUTED, DONE, MATCH_END, PLAY, REFUSED, REMATCHED, TRANSITIONS, JointChain, Referee
 from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
 from .events import (
     ChatReceived,
@@ -173,6 +173,10 @@ class Session:
         self._reveal_wanted: set[int] = set()
         self._announced: set[tuple[str, int]] = set()  # CommitDue/RevealDue already emitted
         self._finished = False  # rematch agreed: stop reading
+        #: ``claim_check(step)``: whether our own clock ran out on ``step`` (``(step, deal, turn, seat)``,
+        #: protocol/wire.md §16) -- called when a claim against us falls due for our statement; False
+        #: sends a ``dispute`` instead.  None accepts every claim (a side without a clock of its own).
+        self.claim_check: Callable[[tuple[str, int, int, int]], bool] | None = None
         self._milestones: set[Event] = set()
         self.dropped: list[tuple[m.Body, str]] = []  # withdrawn messages no longer allowed (with why)
         self.trailing_data: bytes = b""
@@ -632,7 +636,7 @@ class Session:
         """Match ended (both signed), rules refused, rematch agreed, violation or closed."""
         if self._dead or self._finished:
             return True
-        return self._chain is not None and self._chain.referee.phase in (DONE, REFUSED, REMATCHED)
+        return self._chain is not None and self._chain.referee.phase in (DONE, REFUSED, REMATCHED, DISPUTED)
 
     # ----- internals -----------------------------------------------------------
 
@@ -716,7 +720,11 @@ class Session:
             seat, what = ref.waiting_for()
             if seat != self.seat:
                 break
-            if what == "deal-end":
+            claimed = ref.claim_against(self.seat) if what in ("deal-end", MATCH_END) else None
+            if claimed is not None and self.claim_check is not None \
+                    and not self.claim_check(ref.claim_steps[ref.open_claim or 0]):
+                self._send_now(m.DisputeMsg(claimed))  # our clock had not run out (§16)
+            elif what == "deal-end":
                 self._send_now(ref.expected_deal_end())
             elif what == MATCH_END:
                 self._send_now(ref.expected_match_end())
@@ -792,6 +800,10 @@ class Session:
         self._push_events(result.events)
         for old in result.withdrawn:
             # Our message crossed the host's: re-sign it on top if it is still allowed.
+            if isinstance(old.body, m.ClaimMsg) and TRANSITIONS[msg.kind][1] == "floor":
+                # The host made a step in time as the chain now shows: the claim is dropped (wire.md §16).
+                self.dropped.append((old.body, f"the host's {msg.kind} came first: its step was in time"))
+                continue
             try:
                 self._send_now(self._refresh(old.body))
             except LocalProtocolError as exc:

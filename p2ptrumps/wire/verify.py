@@ -30,7 +30,7 @@ from ..cards import SUIT_LETTERS
 from ..record import DealRecord, MatchRecord, PlayerInfo
 from ..rules import Move, RuleSet
 from . import messages as m
-from .chain import DONE, REFUSED, REMATCHED, SEAT_NAMES, JointChain
+from .chain import DISPUTED, DONE, REFUSED, REMATCHED, SEAT_NAMES, JointChain
 from .errors import RemoteProtocolError
 from .identity import PublicKey
 from .log import LogContents, LogUnreadable, read_log
@@ -111,6 +111,8 @@ class Verdict:
     left: tuple[int, int] | None = None
     forfeited: list[int] = field(default_factory=list)
     claims: list[tuple[int, int, list[int]]] = field(default_factory=list)
+    #: For each of :attr:`claims`: None, or ``(the disputer, the dispute's place)`` (wire.md §16).
+    disputed: list[tuple[int, int] | None] = field(default_factory=list)
     move_time: int = 0
     _chain: JointChain | None = field(default=None, repr=False, compare=False)
     _owner: int | None = field(default=None, repr=False, compare=False)  # the seat of frame 0's hello
@@ -153,8 +155,13 @@ class Verdict:
             "reconnections": self.reconnections,
             "left": None if self.left is None else {"seat": self.left[0], "message": self.left[1]},
             "forfeited": list(self.forfeited),
-            "claims": [{"seat": s, "message": i, "deals": list(d)} for s, i, d in self.claims],
+            "claims": [{"seat": s, "message": i, "deals": list(d),
+                        "disputed": None if x is None else {"seat": x[0], "message": x[1]}}
+                       for (s, i, d), x in zip(self.claims, self._disputes(), strict=True)],
         }
+
+    def _disputes(self) -> list[tuple[int, int] | None]:
+        return self.disputed + [None] * (len(self.claims) - len(self.disputed))
 
     @property
     def owner(self) -> int | None:
@@ -196,7 +203,10 @@ class Verdict:
         head = {
             "valid": (
                 "VALID: the guest refused the rules, so no match was played; every message checks."
-                if self.rules is None else "VALID: the match is complete and every message checks."
+                if self.rules is None
+                else "VALID: the match ended disputed (a claim on time was refused); every message checks."
+                if any(self._disputes())
+                else "VALID: the match is complete and every message checks."
             ),
             "invalid": "INVALID: " + self.reason,
             "unreadable": "UNREADABLE: " + self.reason,
@@ -226,8 +236,11 @@ class Verdict:
         if self.trumps is not None:
             t = self.trumps
             lines.append(f"trumps: seat 0 {suit_label(t[0], ascii_only)}, seat 1 {suit_label(t[1], ascii_only)}")
+        disputed = {n for (_, _, won), x in zip(self.claims, self._disputes(), strict=True) if x for n in won}
         for d in self.deals:
-            if d.reason is None:
+            if d.reason is None and d.number in disputed:
+                res = "claimed on time and disputed: no result"
+            elif d.reason is None:
                 res = "unfinished"
             elif d.winner is None:
                 res = f"drawn ({d.reason})"
@@ -240,8 +253,13 @@ class Verdict:
             gone = f"; deals {', '.join(map(str, self.forfeited))} forfeited" if self.forfeited else ""
             lines.append(f"seat {self.left[0]} ({SEAT_NAMES[self.left[0]]}) left the match at message "
                          f"{self.left[1]}{gone}")
-        for seat, at, won in self.claims:
+        for (seat, at, won), dispute in zip(self.claims, self._disputes(), strict=True):
             what = f"deal {won[0]}" if len(won) == 1 else "deals " + ", ".join(map(str, won))
+            if dispute is not None:
+                lines.append(f"DISPUTED: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at message {at}; "
+                             f"seat {dispute[0]} ({SEAT_NAMES[dispute[0]]}) disputed it at message {dispute[1]}: "
+                             "the match ended decided by no one (wire.md §16)")
+                continue
             lines.append(f"CLAIMED, not proven: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at "
                          f"message {at} (the log cannot prove time; wire.md §16)")
         a, b = self.score_halves
@@ -352,7 +370,7 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
         v.reason += _tail_note(contents)
         return v
     ref = chain.referee
-    if ref.phase in (DONE, REMATCHED, REFUSED):
+    if ref.phase in (DONE, REMATCHED, REFUSED, DISPUTED):
         v.status = "valid"
         v.reason = "the guest refused the rules: no match was played" if ref.phase == REFUSED else ""
         v.reason += _tail_note(contents).lstrip("; ")
@@ -487,6 +505,10 @@ def _fill(v: Verdict, check: _Checker) -> None:
         v.forfeited = list(ref.forfeited)
     at_claims = [i for i, e in enumerate(chain.entries) if isinstance(e.body, m.ClaimMsg)]
     v.claims = [(seat, at, list(won)) for (seat, won), at in zip(ref.claims, at_claims, strict=True)]
+    at_disputes = [i for i, e in enumerate(chain.entries) if isinstance(e.body, m.DisputeMsg)]
+    v.disputed = [None] * len(ref.claims)
+    for (claim, disputer), at in zip(ref.disputes, at_disputes, strict=True):
+        v.disputed[claim] = (disputer, at)
     v.deals = [
         DealResult(
             d.number,

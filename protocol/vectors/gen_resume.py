@@ -157,13 +157,97 @@ def claim_in_play(claimant: int) -> ConnectionPair:
     return pair
 
 
-def claim_between_deals() -> ConnectionPair:
-    """The guest never chooses its trump; the host claims: both deals are the host's, never dealt."""
+def claim_between_deals(disputed: bool = False) -> ConnectionPair:
+    """The guest never chooses its trump; the host claims: both deals are the host's, never dealt
+    (``disputed``: the guest's own clock had not run out, it disputes, wire.md §16)."""
     pair = _pair(host=Script("host"), guest=_pause_when(Script("guest"), lambda s: s.waiting_for() == (1, "trump")))
     pair.run()
     assert pair.host.session.waiting_for() == (1, "trump")
+    if disputed:
+        pair.guest.session.claim_check = lambda step: False
     pair.host.session.claim()
     pair.run()
+    return pair
+
+
+def claim_disputed_in_play(claimant: int) -> ConnectionPair:
+    """``claimant`` claims deal 1 while its peer is to move; the peer's own clock had not run out:
+    it answers with a ``dispute`` in place of its deal-end statement; the match ends disputed (§16)."""
+    scripts = [Script("host"), Script("guest")]
+    _pause_when(scripts[1 - claimant], _to_move(0))
+    pair = _pair(host=scripts[0], guest=scripts[1])
+    staller = pair.sides[1 - claimant]
+    pair.run()
+    staller.script.on_event = None
+    steps: list[tuple[str, int, int, int]] = []
+    staller.session.claim_check = lambda step: bool(steps.append(step))  # False: our clock says no
+    pair.sides[claimant].session.claim()
+    pair.deliver(pair.sides[claimant], staller)
+    staller.script.paused = False
+    pair.run()
+    assert [(s[0], s[1], s[3]) for s in steps] == [("move", 1, 1 - claimant)], steps
+    return pair
+
+
+def displaced_claim() -> ConnectionPair:
+    """The host is to move; its move and the guest's claim cross on the wire.  The host's move takes
+    the place (§8.3); the guest's claim is withdrawn and dropped, not re-signed: the host's step was in
+    time as the chain shows (§16, the races).  The match goes on to its end."""
+    pair = _pair(host=_pause_when(Script("host"), _to_move(12)), guest=Script("guest"))
+    pair.run()
+    host, guest = pair.host.session, pair.guest.session
+    assert host.waiting_for() == (0, "move") and _chain_len(pair.guest) == _chain_len(pair.host)
+    pos = host.position
+    assert pos is not None
+    host.play(pos.legal_moves()[0])
+    guest.claim()
+    pair.deliver(pair.host, pair.guest)  # the host's move reaches the guest after its claim went out
+    pair.deliver(pair.guest, pair.host)  # the claim reaches the host: superseded
+    assert [type(b).__name__ for b, _ in guest.dropped] == ["ClaimMsg"], guest.dropped
+    pair.host.script.on_event, pair.host.script.paused = None, False
+    pair.run()
+    return pair
+
+
+def claim_crossing_trump(disputed: bool) -> ConnectionPair:
+    """The host claims while the guest is to choose its trump, and the guest's trump crosses the claim:
+    the host's claim takes the place (§8.3), the guest's trump is withdrawn and dropped (phase match-end
+    allows no trump); the guest accepts the claim, or (``disputed``: its clock had not run out when it
+    chose) disputes it.  Both reach the end of the match."""
+    pair = _pair(host=Script("host"), guest=_pause_when(Script("guest"), lambda s: s.waiting_for() == (1, "trump")))
+    pair.run()
+    host, guest = pair.host.session, pair.guest.session
+    assert host.waiting_for() == (1, "trump") == guest.waiting_for()
+    if disputed:
+        guest.claim_check = lambda step: False
+    guest.choose_trump(3)
+    host.claim()
+    pair.deliver(pair.host, pair.guest)
+    pair.deliver(pair.guest, pair.host)
+    assert [type(b).__name__ for b, _ in guest.dropped] == ["TrumpMsg"], guest.dropped
+    pair.guest.script.on_event, pair.guest.script.paused = None, False
+    pair.run()
+    assert host.finished and guest.finished
+    return pair
+
+
+def claim_crossing_the_end() -> ConnectionPair:
+    """In the last deal, with the host to move, the host resigns as the guest's claim goes out: the
+    resignation takes the place (§8.3), the claim is withdrawn and dropped (phase deal-end allows no
+    claim), and both sign the final statements: the match ends complete, no claim in it (§16 races)."""
+    pair = _pair(host=_pause_when(Script("host"), lambda s: s.deal_number == 2 and s.waiting_for() == (0, "move")),
+                 guest=Script("guest"))
+    pair.run()
+    host, guest = pair.host.session, pair.guest.session
+    assert host.waiting_for() == (0, "move") and _chain_len(pair.guest) == _chain_len(pair.host)
+    host.resign()
+    guest.claim()
+    pair.deliver(pair.host, pair.guest)
+    pair.deliver(pair.guest, pair.host)
+    assert [type(b).__name__ for b, _ in guest.dropped] == ["ClaimMsg"], guest.dropped
+    pair.host.script.on_event, pair.host.script.paused = None, False
+    pair.run()
+    assert host.finished and guest.finished
     return pair
 
 
@@ -319,6 +403,31 @@ def build() -> dict[str, bytes]:
     between = claim_between_deals()
     case("clock/claim-between-deals.log", between.host.log_bytes(), "the guest never chooses its trump; the host "
          "claims: both deals are the host's, never dealt", "wire.md §16", (*ok, 0, [(0, [1, 2])]))
+    for claimant, who in ((0, "host"), (1, "guest")):
+        p = claim_disputed_in_play(claimant)
+        case(f"clock/claim-disputed-in-play-by-{who}.log", p.host.log_bytes(), f"the {who} claims deal 1 at once; "
+             "the other seat's own clock had not run out: it disputes in place of its deal-end statement; the match "
+             "ends disputed; the host's log", "wire.md §16", (*ok, 0, [(claimant, [1])]))
+    case("clock/claim-disputed-between-deals.log", claim_between_deals(disputed=True).guest.log_bytes(),
+         "the host claims while the guest is to choose its trump; the guest's clock had not run out: it disputes "
+         "in place of its match-end statement; the guest's log", "wire.md §16", (*ok, 0, [(0, [1, 2])]))
+    displaced = displaced_claim()
+    case("clock/claim-displaced-guest.log", displaced.guest.log_bytes(), "the guest's claim crossed the host's "
+         "move: the move holds the place, the claim is withdrawn and dropped (the host moved in time, as the chain "
+         "shows); the match is played to its end; the guest's log", "wire.md §8.3, §16", (*ok, 0, []))
+    case("clock/claim-displaced-host.log", displaced.host.log_bytes(), "the host's log of the same match: the "
+         "superseded claim is not logged", "wire.md §8.3, §16", (*ok, 0, []))
+    pair_case("clock/claim-displaced-host.log", "clock/claim-displaced-guest.log", "one chain; the withdrawn "
+              "claim is not part of it")
+    end = claim_crossing_the_end()
+    case("clock/claim-crossing-the-end.log", end.guest.log_bytes(), "in the last deal the host resigns as the "
+         "guest's claim goes out: the resignation holds the place, the claim is withdrawn and dropped, both sign "
+         "the final statements; the guest's log", "wire.md §8.3, §16", (*ok, 0, []))
+    for disputed, name in ((False, "accepted"), (True, "disputed")):
+        crossing = claim_crossing_trump(disputed)
+        case(f"clock/claim-crossing-trump-{name}.log", crossing.guest.log_bytes(), "the host claims while the guest "
+             "is to choose its trump, and the guest's trump crosses the claim: the claim holds the place, the trump is "
+             f"dropped; the guest {name} the claim; the guest's log", "wire.md §8.3, §16", (*ok, 0, [(0, [1, 2])]))
     case("clock/claim-by-stayer.log", claim_gone().log_bytes(), "the guest stayed away on its move; the host claimed "
          "deal 1 and signed its deal-end; the log waits for the guest's statement", "wire.md §16; verify.md §4",
          ("unfinished", None, None, None, False, 0, [(0, [1])]))
