@@ -131,13 +131,16 @@ def matches(frame: m.Frame | None, target: str, deal: int, match_ends: int = 0) 
     return True
 
 
-def _wait_port(out: Path, proc: subprocess.Popen[bytes], timeout_s: float = 20.0) -> int:
+def _wait_port(out: Path, proc: subprocess.Popen[bytes], timeout_s: float = 20.0) -> int | str:
+    """The host's port (a match by address), or its code (``host --code``), once it prints it."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         text = out.read_text(errors="replace") if out.exists() else ""
         for line in text.splitlines():
             if line.startswith("waiting for a guest on port "):
                 return int(line.split()[-2])
+            if line.startswith("Tell your opponent: p2ptrumps join "):
+                return line.split()[-1]
         if proc.poll() is not None:
             break
         time.sleep(0.02)
@@ -150,8 +153,11 @@ def _chain(data: bytes) -> list[bytes]:
     return [] if chain is None else [e.hash for e in chain.entries]
 
 
-def trial(work: Path, victim: str, target: str, deal: int, rng: random.Random) -> TrialResult:
-    """One kill -9 trial in the empty directory ``work``; see the module docstring."""
+def trial(work: Path, victim: str, target: str, deal: int, rng: random.Random,
+          meet: tuple[str, str] | None = None) -> TrialResult:
+    """One kill -9 trial in the empty directory ``work``; see the module docstring.  ``meet``: the
+    peers meet by code on this (mailbox URL, relay URL), the host offering only the relay
+    (protocol/rendezvous.md), so the match and its resumption run through the relay."""
     res = TrialResult(victim, target, deal)
     homes = {r: work / r for r in ("host", "guest")}
     logs = {r: work / f"{r}.p2plog" for r in ("host", "guest")}
@@ -161,13 +167,15 @@ def trial(work: Path, victim: str, target: str, deal: int, rng: random.Random) -
     deadline = time.monotonic() + TRIAL_TIMEOUT_S
     try:
         with open(outs["host"], "wb") as ho:
+            by_code = ("--code", "--no-direct", "--rendezvous", meet[0], "--relay", meet[1]) if meet else ()
             procs["host"] = subprocess.Popen(
                 peer_command("host", *common, "--bind", "127.0.0.1", "--port", "0", "--log", str(logs["host"]),
-                         *RULE_ARGS), stdout=ho, stderr=subprocess.STDOUT, env=peer_env(homes["host"]))
+                             *by_code, *RULE_ARGS), stdout=ho, stderr=subprocess.STDOUT, env=peer_env(homes["host"]))
         port = _wait_port(outs["host"], procs["host"])
+        where = ((str(port), "--rendezvous", meet[0]) if meet else (f"127.0.0.1:{port}", "--accept-new"))
         with open(outs["guest"], "wb") as go:
             procs["guest"] = subprocess.Popen(
-                peer_command("join", f"127.0.0.1:{port}", *common, "--accept-new", "--log", str(logs["guest"])),
+                peer_command("join", *where, *common, "--log", str(logs["guest"])),
                 stdout=go, stderr=subprocess.STDOUT, env=peer_env(homes["guest"]))
         proc = procs[victim]
         watch = LogWatcher(logs[victim])
@@ -255,14 +263,14 @@ def trial(work: Path, victim: str, target: str, deal: int, rng: random.Random) -
 
 
 def aimed_trial(work: Path, victim: str, target: str, deal: int, rng: random.Random,
-                attempts: int = 3) -> TrialResult:
+                attempts: int = 3, meet: tuple[str, str] | None = None) -> TrialResult:
     """:func:`trial`, played again (a new match, in a new subdirectory of ``work``) when the match went
     past the target before the watcher caught it -- a miss of the aim, not a fault -- at most
     ``attempts`` times."""
     for attempt in range(1, attempts + 1):
         sub = work / f"attempt{attempt}"
         sub.mkdir()
-        res = trial(sub, victim, target, deal, rng)
+        res = trial(sub, victim, target, deal, rng, meet)
         res.attempts = attempt
         if not res.missed:
             return res

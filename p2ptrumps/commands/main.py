@@ -278,11 +278,15 @@ def port_arg(text: str) -> int:
 
 
 def address_arg(text: str) -> str:
-    """argparse type: ``HOST:PORT`` / ``[v6]:PORT`` / ``HOST``, each maybe with ``/TICKET`` (the host's
-    join ticket, protocol/wire.md §7.3) (checked, returned as typed)."""
+    """argparse type: a code (``7-crossover-clockwork``, protocol/rendezvous.md §1) or ``HOST:PORT`` /
+    ``[v6]:PORT`` / ``HOST``, each maybe with ``/TICKET`` (the host's join ticket, protocol/wire.md §7.3)
+    (checked, returned as typed)."""
     from ..net.addresses import AddressError, parse_address
     from ..net.admission import TicketError, split_ticket
+    from ..net.meet import is_code
 
+    if is_code(text):
+        return text
     try:
         parse_address(split_ticket(text)[0])
     except (AddressError, TicketError) as exc:
@@ -309,6 +313,19 @@ def ipv4_prefix_arg(text: str) -> int:
     if not 8 <= value <= 32:
         raise argparse.ArgumentTypeError(f"{text!r} must be a whole number from 8 to 32")
     return value
+
+
+def relay_arg(text: str) -> str:
+    """argparse type: a transit relay URL ``tcp:HOST:PORT``, or ``none``."""
+    from ..net.meet import parse_relay_url
+
+    if text == "none":
+        return text
+    try:
+        parse_relay_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def fingerprint_arg(text: str) -> str:
@@ -454,6 +471,17 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the join ticket to require (default: a new one, shown with the address, unless --ai)")
     host.add_argument("--ipv4-prefix", type=ipv4_prefix_arg, default=32, metavar="N",
                       help="count IPv4 guests by their /N network for the host's caps (8..32; IPv6: /64)")
+    meet = host.add_argument_group("meet by code (protocol/rendezvous.md)")
+    meet.add_argument("--code", action="store_true",
+                      help="print a one-use code for your opponent (p2ptrumps join 7-crossover-clockwork): no address "
+                      "or fingerprint to pass on, and a relay when no direct connection can be made")
+    meet.add_argument("--rendezvous", default=None, metavar="URL",
+                      help="the mailbox server for --code (default: the public one of magic-wormhole, "
+                      "ws://relay.magic-wormhole.io:4000/v1)")
+    meet.add_argument("--relay", default=None, metavar="URL", type=relay_arg,
+                      help="the transit relay for --code, tcp:HOST:PORT (default: the public one of "
+                      "magic-wormhole, tcp:transit.magic-wormhole.io:4001; 'none': no relay)")
+    meet.add_argument("--no-direct", action="store_true", help=argparse.SUPPRESS)  # tests: offer only the relay
     host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT",
                       help="your own trump (the host chooses first; default: asked)")
     add_rule_options(host)
@@ -462,8 +490,11 @@ def build_parser() -> argparse.ArgumentParser:
                       "waiting side may claim the deal; 0 = no clock")
 
     join = sub.add_parser("join", help="join a networked match", description="Connect to a host and play.")
-    join.add_argument("address", metavar="HOST:PORT[/TICKET]", type=address_arg,
-                      help="the address the host printed, with its join ticket (IPv6: [::1]:4816/abcd-efgh-...)")
+    join.add_argument("address", metavar="CODE|HOST:PORT[/TICKET]", type=address_arg,
+                      help="the code the host gave you (7-crossover-clockwork), or the address it printed with "
+                      "its join ticket (IPv6: [::1]:4816/abcd-efgh-...)")
+    join.add_argument("--rendezvous", default=None, metavar="URL",
+                      help="the mailbox server for a code (default: the public one of magic-wormhole)")
     fp = join.add_mutually_exclusive_group()
     fp.add_argument("--fingerprint", metavar="FP", type=fingerprint_arg,
                     help="the host's key fingerprint, as it gave it to you")

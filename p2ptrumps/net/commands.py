@@ -155,15 +155,35 @@ def _run(args: argparse.Namespace, role: str) -> int:
     except keystore.KeyStoreError as exc:
         say(args, str(exc))
         return EXIT_ERROR
+    by_code = _meet_by_code(args, cfg, role)
     if not cfg.headless and cfg.ai is None:
         from .table import run_with_ui
 
-        status: int = run_with_ui(cfg, args, role)
+        status: int = run_with_ui(cfg, args, role, main=by_code)
         return status
+    if by_code is not None:
+        return _finish(args, cfg.out, lambda: trio.run(until_signalled, cfg, by_code), cfg)
     if role == "host":
         return _finish(args, cfg.out, lambda: trio.run(until_signalled, cfg, lambda: host(cfg, args.bind, args.port)),
                        cfg)
     return _finish(args, cfg.out, lambda: trio.run(until_signalled, cfg, lambda: join(cfg, args.address)), cfg)
+
+
+def _meet_by_code(args: argparse.Namespace, cfg: NetConfig,
+                  role: str) -> Callable[[], Awaitable[NetResult]] | None:
+    """``host --code`` / ``join CODE`` (protocol/rendezvous.md): the trio main that meets by code, or
+    None for a match by address."""
+    from . import meet
+
+    rendezvous = getattr(args, "rendezvous", None) or meet.DEFAULT_MAILBOX_URL
+    if role == "host" and getattr(args, "code", False):
+        relay = getattr(args, "relay", None) or meet.DEFAULT_RELAY_URL
+        return lambda: meet.host_by_code(cfg, args.bind, args.port, rendezvous=rendezvous,
+                                         relay_url=None if relay == "none" else relay,
+                                         direct=not getattr(args, "no_direct", False))
+    if role == "guest" and meet.is_code(args.address):
+        return lambda: meet.join_by_code(cfg, args.address, rendezvous=rendezvous)
+    return None
 
 
 #: Signals that leave a headless match as ``q`` does at the table: Ctrl-C, ``kill``, a closed terminal
@@ -234,8 +254,11 @@ def run_host(args: argparse.Namespace) -> int:
 def run_join(args: argparse.Namespace) -> int:
     """``p2ptrumps join HOST:PORT[/TICKET]``: connect, check the host's key, play one match.
     Returns the exit status (see the module docstring)."""
+    from .meet import is_code
+
     try:
-        parse_address(split_ticket(args.address)[0])
+        if not is_code(args.address):
+            parse_address(split_ticket(args.address)[0])
     except TicketError as exc:
         say(args, str(exc))
         return EXIT_USAGE

@@ -212,6 +212,11 @@ class NetConfig:
             other key at its hello, before sending anything (protocol/wire.md §7.3).
         ipv4_prefix: (host) the prefix length (8..32) IPv4 addresses are counted by for the caps of the
             doorway and the waiting room (IPv6: /64; protocol/wire.md §7.3).
+        code_fingerprint: the peer's key fingerprint that came with the code (``host --code``, ``join
+            CODE``; protocol/rendezvous.md §3): the guest accepts only this host key (no question, the
+            known peers not consulted), the host admits only this guest key (another is dropped before
+            it signs); None: a match by address.
+        meet: (a match by code) the ``meet`` object of the resume file (protocol/rendezvous.md §5).
         max_deals / max_turn_limit: (guest, with nobody to ask: the AI or no terminal) the most deals
             and the highest turn limit it accepts (``--max-deals``, ``--max-turn-limit``); rules above
             them, with no turn limit or with repetition off are refused with the reason.
@@ -259,6 +264,8 @@ class NetConfig:
     port: int = 0
     port_map: bool = False
     path: str = ""
+    code_fingerprint: str | None = None
+    meet: dict[str, object] | None = None
     max_deals: int = MAX_DEALS
     max_turn_limit: int = MAX_TURN_LIMIT
     frame_time_s: float = FRAME_TIME_S

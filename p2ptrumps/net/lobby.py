@@ -14,6 +14,7 @@ import errno
 import math
 import os
 import socket
+from collections.abc import Sequence
 
 import trio
 
@@ -314,7 +315,7 @@ class Lobby:
             self.owner = None
             self.conn = None
 
-    async def serve(self, listeners: list[trio.SocketListener]) -> NetResult:
+    async def serve(self, listeners: Sequence[trio.abc.Listener[trio.SocketStream]]) -> NetResult:
         with single_errors():
             async with trio.open_nursery() as nursery:
                 for lst in listeners:
@@ -323,7 +324,8 @@ class Lobby:
             raise self.fatal[0]
         return self.done[0]
 
-    async def serve_restored(self, listeners: list[trio.SocketListener], restored: Restored) -> NetResult:
+    async def serve_restored(self, listeners: Sequence[trio.abc.Listener[trio.SocketStream]],
+                             restored: Restored) -> NetResult:
         """Play a match taken up after a restart (protocol/wire.md §14.4): every connection must
         resume it (see :meth:`_resume_candidate`); the first proven one carries the match on."""
         self.owner = restored
@@ -337,7 +339,7 @@ class Lobby:
                 nursery.cancel_scope.cancel()
         return got[0]
 
-    async def _accept_loop(self, lst: trio.SocketListener, nursery: trio.Nursery) -> None:
+    async def _accept_loop(self, lst: trio.abc.Listener[trio.SocketStream], nursery: trio.Nursery) -> None:
         while True:
             try:
                 raw = await lst.accept()
@@ -347,7 +349,9 @@ class Lobby:
                 continue
             try:
                 ip = str(raw.socket.getpeername()[0])
-                path = describe_path(str(raw.socket.getsockname()[0]), ip, mapped=self.mapped)
+                # a listener may name its connections' path itself (a relay: "through relay HOST")
+                path = getattr(lst, "path", None) or describe_path(str(raw.socket.getsockname()[0]), ip,
+                                                                   mapped=self.mapped)
             except OSError:
                 self.note("dropped a connection that was reset at once")
                 await trio.aclose_forcefully(raw)

@@ -20,6 +20,7 @@ from ..wire.errors import RemoteProtocolError
 from ..wire.log import LOG_MAGIC, read_log
 from ..wire.session import Session
 from ..wire.verify import Verdict, verify_log
+from . import meet
 from .addresses import local_addresses
 from .config import EXIT_ERROR, NetConfig, NetplayError, NetResult, say
 from .dial import dial_secure, parse_address
@@ -183,11 +184,26 @@ async def resume_match(cfg: NetConfig, restored: Restored,
                        f"waiting for {peer} to come back for up to {cfg.reconnect_wait_s:g} s ...")
                 task_status.started(bound)
                 lobby = Lobby(cfg, mapped=reach.mapped is not None)
-                return await lobby.serve_restored(listeners, restored)
+                every: list[trio.abc.Listener[trio.SocketStream]] = list(listeners)
+                relay = meet.relay_from_json((resume.meet or {}).get("relay"))
+                if relay is not None:  # a match met by code: wait at its relay too (protocol/rendezvous.md §5)
+                    say(cfg, f"waiting at relay {meet.relay_host(relay.url)} too")
+                    every.append(meet.RelayListener(cfg, relay, meet.new_side()))
+                return await lobby.serve_restored(every, restored)
         finally:
             for lst in listeners:
                 with contextlib.suppress(Exception):
                     await lst.aclose()
+    if resume.meet is not None:  # a match met by code: its candidates and relay (protocol/rendezvous.md §5)
+        try:
+            offer = meet.offer_from_meet(resume.meet)
+        except ValueError as exc:
+            raise NetplayError(EXIT_ERROR, f"{resume.path}: a malformed meet field ({exc})") from None
+        cfg.meet = resume.meet
+        say(cfg, f"connecting again to the host met by code to resume the match with {peer} "
+               f"(for up to {cfg.reconnect_wait_s:g} s) ...")
+        task_status.started(0)
+        return await meet.play_offer(cfg, offer, restored)
     address = resume.address
     if address is None:
         raise NetplayError(EXIT_ERROR, f"{resume.path} holds no address to reach the host at")

@@ -46,6 +46,8 @@ class ResumeFile:
         bind: (host) its ``--bind`` value, None for every address.
         port: (host) the port it listened on; 0 for the guest.
         secrets: deal number -> our 32-byte commit secret.
+        meet: (a match met by code) the candidates and relay to reconnect by (protocol/rendezvous.md
+            §5); None for a match by address.
     """
 
     path: Path
@@ -55,6 +57,7 @@ class ResumeFile:
     bind: str | None = None
     port: int = 0
     secrets: dict[int, bytes] = field(default_factory=dict)
+    meet: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of ``protocol/files.md``."""
@@ -67,6 +70,7 @@ class ResumeFile:
             "bind": self.bind,
             "port": self.port,
             "secrets": {str(d): s.hex() for d, s in sorted(self.secrets.items())},
+            **({"meet": self.meet} if self.meet is not None else {}),
         }
 
     def save(self) -> None:
@@ -142,6 +146,9 @@ class ResumeFile:
             role = _text(doc, "role")
             address, bind, port = doc["address"], doc["bind"], doc["port"]
             raw_secrets = doc["secrets"]
+            meet = doc.get("meet")
+            if meet is not None and not isinstance(meet, dict):
+                raise ValueError("meet")
             if len(gid) != 32 or role not in ("host", "guest") or not isinstance(raw_secrets, dict):
                 raise ValueError("game_id, role or secrets")
             if address is not None and not isinstance(address, str):
@@ -155,7 +162,7 @@ class ResumeFile:
                 raise ValueError("secrets")
         except (KeyError, ValueError, TypeError) as exc:
             raise ResumeFileError(f"{path}: a field is missing or malformed ({exc})") from None
-        return cls(path, gid, role, address, bind, port, secrets)
+        return cls(path, gid, role, address, bind, port, secrets, meet)
 
 
 def _text(doc: dict[str, Any], key: str) -> str:

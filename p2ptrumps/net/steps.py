@@ -239,7 +239,9 @@ class MatchSteps:
         if rematch_of is not None and got.fingerprint != rematch_of.peer_fingerprint:
             raise NetplayError(EXIT_KEY_REFUSED, f"the rematch hello shows another key ({got.fingerprint}) than "
                                f"the match before ({rematch_of.peer_fingerprint}). Refused.")
-        if rematch_of is None and cfg.role == "guest":
+        if rematch_of is None and cfg.code_fingerprint is not None:  # keys pinned by the code (rendezvous.md §3)
+            _check_code_key(cfg, got)
+        elif rematch_of is None and cfg.role == "guest":
             self._pin_host = await _pin(cfg, got, self.peer_address)  # decided now, written once the host signed
         await game.send(self.session.accept_key)
         return got
@@ -324,7 +326,7 @@ class MatchSteps:
         resume = ResumeFile(path_for(log_path), session.game_id, cfg.role,
                             address=cfg.address if cfg.role == "guest" else None,
                             bind=cfg.bind if cfg.role == "host" else None,
-                            port=cfg.port if cfg.role == "host" else 0)
+                            port=cfg.port if cfg.role == "host" else 0, meet=cfg.meet)
         try:
             resume.save()
         except OSError as exc:
@@ -659,6 +661,23 @@ class _PinLater:
     def write(self) -> None:
         if self.entry is not None:
             self.known.add(*self.entry)
+
+
+def _check_code_key(cfg: NetConfig, hello: wev.PeerHello) -> None:
+    """(a match by code) The peer's hello must carry the key that came with the code
+    (protocol/rendezvous.md §3): the guest takes no other host, the host admits no other guest (the
+    lobby drops that connection with a note; nothing was signed or written).  Raises NetplayError
+    (status 6) naming both keys."""
+    assert cfg.code_fingerprint is not None
+    if keystore.normalise_fingerprint(hello.fingerprint) == keystore.normalise_fingerprint(cfg.code_fingerprint):
+        if cfg.role == "guest":
+            say(cfg, f"peer: {quoted(hello.name)}, its key pinned by the code ({hello.fingerprint})")
+        return
+    if cfg.role == "guest":
+        raise NetplayError(EXIT_KEY_REFUSED, f"the host's key {hello.fingerprint} is not the key the code gave "
+                           f"({cfg.code_fingerprint}). Refused.")
+    raise NetplayError(EXIT_KEY_REFUSED, f"a guest with the key {hello.fingerprint}, not the key that came with "
+                       f"the code, was turned away")
 
 
 async def _pin(cfg: NetConfig, hello: wev.PeerHello, peer_address: str) -> Callable[[], None]:

@@ -3,6 +3,9 @@
 * :class:`CuttingProxy` -- a TCP proxy for reconnecting (protocol/wire.md §14): it forwards
   127.0.0.1 connections to a port and can cut every open connection (a reset) or freeze them (a
   black hole: both ends stay open and silent);
+* :func:`rendezvous_servers` -- a real magic-wormhole mailbox server and transit relay (``twistd
+  wormhole-mailbox``, ``twistd transitrelay``) on loopback ports, for meeting by code
+  (protocol/rendezvous.md) without the public ones;
 * :func:`encrypted` -- a connection through the encrypted layer with a key of one's own;
 * :func:`stray` -- one stranger's connection to a host doing one of :data:`STRAY_KINDS`: the
   attacks of issue 7 that need no seat (junk, silence, a trickle, heartbeats only, hellos with
@@ -19,7 +22,10 @@ import contextlib
 import os
 import socket
 import struct
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import trio
@@ -383,3 +389,62 @@ _STRAYS = {
     "crossing-flood": _crossing_flood,
     "equivocate": _equivocate,
 }
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port free on ``host`` just now (bound and released; for a server started later)."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _twistd(work: Path, name: str, plugin: list[str], port: int, host: str, prefix: list[str]
+            ) -> subprocess.Popen[bytes]:
+    twistd = str(Path(sys.executable).with_name("twistd"))
+    args = [*prefix, twistd, "-n", "--pidfile=", *plugin[:1], "--port", f"tcp:{port}:interface={host}",
+            *plugin[1:]]
+    with open(work / f"{name}.log", "wb") as out:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, cwd=work)
+
+
+@contextlib.contextmanager
+def rendezvous_servers(work: Path, host: str = "127.0.0.1", prefix: tuple[str, ...] = (),
+                       start_timeout_s: float = 60.0) -> Iterator[tuple[str, str]]:
+    """Run a magic-wormhole mailbox server and a transit relay (the PyPI packages
+    ``magic-wormhole-mailbox-server`` and ``magic-wormhole-transit-relay``, through ``twistd``) on
+    free ports of ``host`` (loopback, or an address inside a test's own network namespace with
+    ``prefix`` such as ``("ip", "netns", "exec", NS)``), their logs and database in ``work``.
+
+    Yields ``(mailbox_url, relay_url)``: ``ws://HOST:P/v1`` and ``tcp:HOST:Q``.  Both are stopped
+    (SIGTERM, then SIGKILL after 5 s) on leaving.  Raises RuntimeError when either does not listen
+    within ``start_timeout_s`` seconds (its log's tail in the message).
+    """
+    mport, rport = free_port(host if not prefix else "127.0.0.1"), free_port(host if not prefix else "127.0.0.1")
+    procs = [
+        _twistd(work, "mailbox", ["wormhole-mailbox", "--channel-db", str(work / "mailbox.sqlite")], mport, host,
+                list(prefix)),
+        _twistd(work, "relay", ["transitrelay"], rport, host, list(prefix)),
+    ]
+    try:
+        deadline = time.monotonic() + start_timeout_s
+        for name, proc in zip(("mailbox", "relay"), procs, strict=True):
+            log = work / f"{name}.log"
+            for _ in range(int(start_timeout_s / 0.05) + 1):
+                text = log.read_text(errors="replace") if log.exists() else ""
+                if "starting on" in text:
+                    break
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the {name} server did not start: {text[-500:]}")
+                time.sleep(0.05)
+        where = f"[{host}]" if ":" in host else host
+        yield f"ws://{where}:{mport}/v1", f"tcp:{where}:{rport}"
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)

@@ -1,0 +1,158 @@
+"""The one module that speaks to a magic-wormhole mailbox server (``protocol/rendezvous.md`` §1).
+
+The magic-wormhole library runs on Twisted.  Its reactor runs here in one daemon thread of its
+own (started on first use, never stopped: a Twisted reactor runs once per process), so trio and
+prompt_toolkit keep the main thread as they are.  The interface is one trio function,
+:func:`exchange`: set or allocate a code, send one message, receive one.  Twisted and the
+``wormhole`` package are imported only when it is first called.
+
+Why a thread and not a helper process: the same import cost (Twisted, autobahn, the wormhole
+client), no second interpreter to start, and no pipe protocol of our own; the reactor touches
+nothing of ours but the two bytes strings and a callback scheduled onto the trio loop.
+
+What it costs (``bench/net_meet_cost.py`` under ``farm-bench -n 10``, medians, a 2-core machine
+shared by other jobs at load 11-13, so wall times are inflated; only ``host --code`` and ``join
+CODE`` pay it, the imports are lazy):
+
+* importing Twisted and the wormhole client: 1.10 s of CPU against 0.56 s for trio and the net
+  package alone, and a peak of 61.7 MiB against 38.5 MiB (+23 MiB);
+* a whole mailbox round in one process (a code allocated, opened, one message each way, against a
+  local mailbox server): 1.16 s of CPU, peak 62.5 MiB; the code was ready 1.9 s after the start;
+* a helper process would add a second interpreter on top (another ~38 MiB and ~0.5 s of CPU);
+* installed size: ``magic-wormhole`` and what it pulls in (Twisted 36.6 MB, autobahn 10.5 MB,
+  PyNaCl 4.3 MB, zope.interface, cbor2, txtorcon, qrcode, spake2, ...) add 67.7 MB to a fresh
+  install of p2ptrumps (66.1 MB -> 133.7 MB of site-packages), 1 min 34 s of ``pip install``
+  (8.0 s of CPU; the rest is downloading); the test servers add 1.0 MB and 18.5 s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import trio
+
+#: The application id: the mailbox's namespace for our codes (never changes; the version is inside
+#: the messages, protocol/rendezvous.md §1).
+APPID = "p2ptrumps/meet"
+#: The public mailbox server the ``wormhole`` tools use.
+DEFAULT_MAILBOX_URL = "ws://relay.magic-wormhole.io:4000/v1"
+#: Words after the nameplate number in an allocated code.
+CODE_WORDS = 2
+#: Seconds given to closing the mailbox when we stop (so the nameplate is released).
+CLOSE_WAIT_S = 2.0
+
+_lock = threading.Lock()
+_reactor: Any = None
+
+
+class WrongCode(Exception):
+    """The peer's client opened the mailbox with another code (the PAKE failed)."""
+
+
+class MailboxError(Exception):
+    """The mailbox server cannot be reached, or refused us; the message says why (one line)."""
+
+
+def _start_reactor() -> Any:
+    """The Twisted reactor, running in its own daemon thread (started on the first call)."""
+    global _reactor
+    with _lock:
+        if _reactor is None:
+            from twisted.internet import reactor as installed
+
+            reactor: Any = installed
+            thread = threading.Thread(target=reactor.run, kwargs={"installSignalHandlers": False},
+                                      name="wormhole-reactor", daemon=True)
+            thread.start()
+            _reactor = reactor
+        return _reactor
+
+
+async def exchange(url: str, code: str | None, message: bytes, on_code: Callable[[str], None]) -> bytes:
+    """Meet one peer on the mailbox at ``url`` and swap one message with it.
+
+    Args:
+        url: the mailbox server (``ws://HOST:PORT/v1``).
+        code: the code to open (the guest), or None to allocate a new one (the host).
+        message: our one message (sent encrypted once the code's key is agreed).
+        on_code: called (in the trio thread) with the code once it is known (the host prints it).
+    Returns:
+        the peer's one message (bytes).
+    Raises:
+        WrongCode: the peer used another code.
+        MailboxError: the mailbox server could not be reached or refused us.
+    Cancelling the call (a timeout, the host stopping) closes the mailbox within
+    :data:`CLOSE_WAIT_S` seconds: the code is dead.
+    """
+    reactor = _start_reactor()
+    from twisted.internet import defer
+    from wormhole import create  # type: ignore[import-untyped]
+    from wormhole.errors import (  # type: ignore[import-untyped]
+        LonelyError,
+        ServerConnectionError,
+        WelcomeError,
+        WormholeError,
+        WrongPasswordError,
+    )
+
+    token = trio.lowlevel.current_trio_token()
+    done = trio.Event()
+    outcome: list[tuple[bool, Any]] = []
+    pending: list[Any] = []
+
+    async def run() -> bytes:
+        w = create(APPID, url, reactor)
+        try:
+            if code is None:
+                w.allocate_code(CODE_WORDS)
+            else:
+                w.set_code(code)
+            got_code = await w.get_code()
+            token.run_sync_soon(on_code, str(got_code))
+            w.send_message(message)
+            return bytes(await w.get_message())
+        finally:
+            with contextlib.suppress(LonelyError, WormholeError, defer.CancelledError):
+                await w.close()
+
+    def deliver(ok: bool, value: Any) -> None:
+        outcome.append((ok, value))
+        done.set()
+
+    def start() -> None:
+        d = defer.ensureDeferred(run())
+        pending.append(d)
+
+        def good(value: Any) -> None:
+            token.run_sync_soon(deliver, True, value)
+
+        def bad(failure: Any) -> None:
+            token.run_sync_soon(deliver, False, failure.value)
+
+        d.addCallbacks(good, bad)
+
+    reactor.callFromThread(start)
+    try:
+        await done.wait()
+    except trio.Cancelled:
+        reactor.callFromThread(lambda: [d.cancel() for d in pending])
+        with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_WAIT_S):
+            await done.wait()
+        raise
+    ok, value = outcome[0]
+    if ok:
+        return bytes(value)
+    if isinstance(value, WrongPasswordError):
+        raise WrongCode(str(value).strip() or "wrong code")
+    if isinstance(value, ServerConnectionError):
+        raise MailboxError(f"cannot reach the mailbox server {url}: {value}")
+    if isinstance(value, WelcomeError):
+        raise MailboxError(f"the mailbox server {url} refused us: {value}")
+    if isinstance(value, WormholeError):
+        raise MailboxError(f"the mailbox at {url} failed: {type(value).__name__} {value}".rstrip())
+    if isinstance(value, Exception):
+        raise MailboxError(f"the mailbox at {url} failed: {type(value).__name__}: {value}")
+    raise MailboxError(f"the mailbox at {url} failed")
