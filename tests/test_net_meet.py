@@ -124,7 +124,7 @@ def _wait_line(out: Path, start: str, proc: subprocess.Popen[bytes], after: int 
 
 def _join(work: Path, servers: tuple[str, str], code: str, name: str = "guest",
           *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(peer_command("join", code, "--rendezvous", servers[0], *PLAY, *extra,
+    return subprocess.run(peer_command("join", code, "--rendezvous", servers[0], "--name", name, *PLAY, *extra,
                                        "--log", str(work / f"{name}.p2plog")),
                           capture_output=True, text=True, env=peer_env(work / name), timeout=90)
 
