@@ -232,7 +232,8 @@ async def test_a_passive_observer_sees_no_frame_and_no_chat() -> None:
 
 
 async def test_a_match_over_a_recording_proxy_verifies_and_shows_nothing(tmp_path: Path) -> None:
-    cfg, g = host_cfg(tmp_path), guest_cfg(tmp_path)
+    # Names long enough that random ciphertext cannot hold them by chance (a 3-byte name did, once).
+    cfg, g = host_cfg(tmp_path, name="Hana the observed host"), guest_cfg(tmp_path, name="Gus the observed guest")
     got: dict[str, config.NetResult] = {}
 
     async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
@@ -254,7 +255,8 @@ async def test_a_match_over_a_recording_proxy_verifies_and_shows_nothing(tmp_pat
     assert len(wire) == proxy.bytes > 2000
     log = logs[0].read_bytes()  # type: ignore[union-attr]
     frames = [log[16:][:40]]  # the host's hello, as the log holds it (and version 1 sent it)
-    for secret in (*frames, b"\xa5hello", b"\xa3msg", b"\xa4move", b"Hana", b"Gus", HOST_KEY.public_bytes):
+    for secret in (*frames, b"\xa5hello", b"\xa3msg", b"\xa4move", cfg.name.encode(), g.name.encode(),
+                   HOST_KEY.public_bytes):
         assert secret not in wire
 
 

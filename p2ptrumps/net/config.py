@@ -313,3 +313,11 @@ def log_paths(result: NetResult | None) -> list[Path]:
     if result is None:
         return []
     return [r.log_path for r in [result, *result.rematches] if r.log_path is not None]
+
+
+def shared_key_hint(data: Path) -> str:
+    """The hint added when the peer shows our own identity key: two processes share the data
+    directory ``data`` (text starting with " -- ")."""
+    return (" -- both sides use one identity key: are two p2ptrumps processes sharing one data "
+            f"directory ({data})? Give each its own with XDG_DATA_HOME=/some/other/dir")
+

@@ -15,7 +15,17 @@ from ..wire import framing, messages
 from . import addresses
 from .addresses import DEFAULT_PORT, family_missing, format_address, sockaddr_text
 from .admission import TicketError, split_ticket
-from .config import EXIT_CONNECT, EXIT_KEY_REFUSED, EXIT_USAGE, NetConfig, NetplayError, NetResult, say
+from .config import (
+    EXIT_CONNECT,
+    EXIT_KEY_REFUSED,
+    EXIT_PEER_FAULT,
+    EXIT_USAGE,
+    NetConfig,
+    NetplayError,
+    NetResult,
+    say,
+    shared_key_hint,
+)
 from .driver import GUEST_BACKOFF_S, play_over
 from .logfile import check_log_free
 from .portmap import describe_path, next_step
@@ -161,6 +171,7 @@ async def dial_secure(cfg: NetConfig, host_name: str, port: int, timeout_s: floa
     Raises:
         ConnectError: no connection (see :func:`connect`).
         SecureError: the handshake failed or the key is refused (the message is the line to show).
+        NetplayError: status 5, the host proved our own key (two processes share one data directory).
     """
     deadline = trio.current_time() + timeout_s
     raw = await connect(host_name, port, timeout_s)
@@ -171,6 +182,10 @@ async def dial_secure(cfg: NetConfig, host_name: str, port: int, timeout_s: floa
     except SecureError:
         await trio.aclose_forcefully(stream)
         raise
+    if stream.peer_key == cfg.identity.public_bytes:  # known before any hello: one data directory, two processes
+        await trio.aclose_forcefully(stream)
+        raise NetplayError(EXIT_PEER_FAULT, "the peer broke the protocol: the peer uses our own public key "
+                           f"[bad-key]{shared_key_hint(cfg.data)}")
     return stream
 
 

@@ -38,6 +38,7 @@ from .config import (
     NetplayError,
     NetResult,
     say,
+    shared_key_hint,
 )
 from .logfile import MatchLogFile
 from .remote import NetGameError, clock_text
@@ -316,8 +317,7 @@ class _Matches:
                                 f"{self.cfg.data}?)")
         hint = ""
         if violation is not None and violation.code == "bad-key" and "our own public key" in violation.reason:
-            hint = (" -- both sides use one identity key: are two p2ptrumps processes sharing one data "
-                    f"directory ({self.cfg.data})? Give each its own with XDG_DATA_HOME=/some/other/dir")
+            hint = shared_key_hint(self.cfg.data)
         return NetplayError(EXIT_PEER_FAULT, f"the peer broke the protocol: {exc}{hint}")
 
     def peer_gone(self, exc: PeerGone | PeerTimeout | PeerFlood) -> NetResult | NetplayError:
