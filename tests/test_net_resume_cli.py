@@ -70,6 +70,14 @@ def test_resume_refuses_what_it_cannot_take_up(data: Path, capsys: pytest.Captur
     missing = data / "logs" / "nope.p2plog"
     assert main(["resume", str(missing), "--headless"]) == 1
     assert capsys.readouterr().err == f"p2ptrumps resume: no such match log: {missing}\n"
+    # A device or a pipe is refused before a byte is read (it used to read /dev/zero without end).
+    fifo = data / "a-pipe.p2plog"
+    os.mkfifo(fifo)
+    for odd, kind in (("/dev/zero", "not a regular file (a pipe, device or socket)"),
+                      (str(fifo), "not a regular file (a pipe, device or socket)"),
+                      (str(data / "logs"), "a directory")):
+        assert main(["resume", odd, "--headless"]) == 1
+        assert capsys.readouterr().err == f"p2ptrumps resume: {odd} is {kind}: give the path of a saved file\n"
 
     # Another process is writing it (it holds the log's lock while the match runs).
     holder = MatchLogFile.reopen(log, log.stat().st_size)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import trio
 
+from ..files import UnreadableFileError, read_limited
 from ..wire import messages
 from ..wire.errors import RemoteProtocolError
 from ..wire.log import LOG_MAGIC, read_log
@@ -52,8 +53,8 @@ def describe(log_path: Path) -> str | None:
     """One line about an unfinished match log for the question ``resume`` asks ("Bob, as host,
     deal 2, ..."), or None when the log cannot be resumed (complete, damaged, unreadable)."""
     try:
-        data = log_path.read_bytes()
-    except OSError:
+        data = read_limited(log_path, MAX_LOG_BYTES)
+    except UnreadableFileError:
         return None
     v = verify_log(data)
     seat = _owner_seat(read_log(data).frames)
@@ -104,17 +105,12 @@ def load(cfg: NetConfig, log_path: Path) -> Restored:
             fault, was written with another key, has no usable resume file (or one of
             another match), or another process is writing it.
     """
-    try:
-        size = log_path.stat().st_size
-        if size > MAX_LOG_BYTES:
-            raise NetplayError(EXIT_ERROR, f"{log_path} is {size} bytes: too big for a match log")
-        data = log_path.read_bytes()
-    except FileNotFoundError:
-        raise NetplayError(EXIT_ERROR, f"no such match log: {log_path}") from None
-    except IsADirectoryError:
-        raise NetplayError(EXIT_ERROR, f"{log_path} is a directory, not a match log") from None
-    except OSError as exc:
-        raise NetplayError(EXIT_ERROR, f"cannot read {log_path}: {exc.strerror or exc}") from None
+    if not log_path.exists():
+        raise NetplayError(EXIT_ERROR, f"no such match log: {log_path}")
+    try:  # a regular file of at most MAX_LOG_BYTES: never a device, a pipe or a directory
+        data = read_limited(log_path, MAX_LOG_BYTES)
+    except UnreadableFileError as exc:
+        raise NetplayError(EXIT_ERROR, str(exc)) from None
     verdict = verify_log(data)
     if verdict.status == "valid" and not path_for(log_path).exists():
         raise NetplayError(EXIT_ERROR, f"{log_path}: the match is complete; there is nothing to resume")
