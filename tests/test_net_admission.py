@@ -104,12 +104,12 @@ async def test_a_ticket_host_refuses_joiners_without_it_by_name_and_plays_the_ho
     valid_match(got["h"])
     assert isinstance(got["a"], config.NetResult)
     for err in refused:
-        assert isinstance(err, config.NetplayError) and err.status == config.EXIT_PEER_GONE
-        assert str(err) == ("the host admits only guests with its join ticket: use the whole HOST:PORT/TICKET it "
-                            "shows")
+        assert isinstance(err, config.NetplayError) and err.status == config.EXIT_REFUSED
+        assert str(err) == ("the host admits only guests with its join ticket, and refused ours (none, or a wrong "
+                            "one): use the whole HOST:PORT/TICKET it shows")
     assert files_under(tmp_path / "none") == files_under(tmp_path / "wrong") == []  # nothing written
     out = out_of(cfg)
-    assert out.count("refused a connection from 127.0.0.1: no join ticket, or another") == 2
+    assert out.count("refused a connection from 127.0.0.1: no join ticket, or a wrong one") == 2
     assert out.split("give your opponent one of: ", 1)[1].splitlines()[:2] == [
         "127.0.0.1:" + out.split("waiting for a guest on port ", 1)[1].split()[0] + "/mfrg-gzdf-mztw-q2lk",
         "(the part after / is the join ticket: without it the host admits nobody)"]

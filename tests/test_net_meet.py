@@ -204,7 +204,7 @@ def test_a_wrong_code_fails_in_one_line_and_neither_it_nor_a_stranger_takes_the_
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  env=peer_env(tmp_path / "guest"))
         sout, serr = stranger.communicate(timeout=60)
-        assert stranger.returncode == 4, sout + serr
+        assert stranger.returncode == 8, sout + serr  # refused at the doorway: not the code's key
         assert not (tmp_path / "stranger.p2plog").exists()
         _, gerr = guest.communicate(timeout=90)
         assert guest.returncode == 0, gerr

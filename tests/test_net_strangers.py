@@ -777,7 +777,7 @@ async def test_10_a_turned_away_joiner_reads_that_the_host_is_busy(tmp_path: Pat
     for raw in held:
         await raw.stream.aclose()
     err = got["late"]
-    assert err.status == config.EXIT_PEER_GONE
+    assert err.status == config.EXIT_REFUSED
     assert str(err) == "the host is busy with another match; try again later"  # its refuse (wire.md §7.3)
     assert files_under(tmp_path / "late") == []
 

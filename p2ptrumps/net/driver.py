@@ -34,6 +34,7 @@ from .config import (
     EXIT_LEFT,
     EXIT_PEER_FAULT,
     EXIT_PEER_GONE,
+    EXIT_REFUSED,
     NetConfig,
     NetplayError,
     NetResult,
@@ -51,6 +52,7 @@ from .transport import (
     PeerFault,
     PeerFlood,
     PeerGone,
+    PeerRefused,
     PeerTimeout,
     Reconnect,
     TransportError,
@@ -272,6 +274,8 @@ class _Matches:
                 raise NetplayError(EXIT_LEFT, left[0])
         except PeerFault as exc:  # the session logged the offending frame last, as evidence
             raise self.peer_fault(exc) from None
+        except PeerRefused as exc:  # no match was begun: nothing to resume (protocol/wire.md §7.3)
+            raise NetplayError(EXIT_REFUSED, str(exc)) from None
         except (PeerGone, PeerTimeout, PeerFlood) as exc:
             outcome = self.peer_gone(exc)
             if isinstance(outcome, NetplayError):

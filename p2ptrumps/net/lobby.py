@@ -403,7 +403,7 @@ class Lobby:
                         first = None
                     if first is None:
                         await _refuse(stream, "ticket")
-                        self.note(f"refused a connection from {ip}: no join ticket, or another")
+                        self.note(f"refused a connection from {ip}: no join ticket, or a wrong one")
                         return
                     if not isinstance(first, messages.Hello):
                         self.note(f"dropped a connection from {ip}: it sent no hello first; still waiting for a guest")

@@ -91,7 +91,8 @@ class PeerRefused(TransportError):
 def refusal_text(reason: str) -> str:
     """What a host's ``["refuse", reason]`` means, in one line (protocol/wire.md §7.3)."""
     known = {
-        "ticket": "the host admits only guests with its join ticket: use the whole HOST:PORT/TICKET it shows",
+        "ticket": ("the host admits only guests with its join ticket, and refused ours (none, or a wrong one): "
+                   "use the whole HOST:PORT/TICKET it shows"),
         "key": "the host expects another guest (it admits one key only, and yours is not it)",
         "busy": "the host is busy with another match; try again later",
     }
