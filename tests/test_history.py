@@ -135,6 +135,9 @@ def test_the_command_prints_the_list_and_json(tmp_path: Path, pair_logs: tuple[b
     out = capsys.readouterr().out
     assert out.splitlines()[0] == f"3 matches in {target}"
     assert "1 not counted below (unfinished, or the file does not check)." in out
+    assert main(["history"]) == 0
+    damaged = [ln for ln in capsys.readouterr().out.splitlines() if "invalid: " in ln]
+    assert len(damaged) == 1 and damaged[0].endswith("(logs/2025-03-02_1805_host_vs-guest.p2plog)")  # named
     assert out.splitlines()[-2:] == ["opponent   played  won  drawn  lost  streak",
                                      "AI greedy  2       0    0      2     L2"]
     assert main(["history", "--json", "--since", "2025-03-01"]) == 0

@@ -369,7 +369,8 @@ def format_text(history: History, shown: list[Entry], ascii_only: bool = False) 
         result = e.result if e.result == "unfinished" else f"{e.result} {_points(e.score[0])}-{_points(e.score[1])}"
         if e.claimed:
             result += " (on time)"
-        rows.append((_when(e.started), e.opponent_label or "?", e.rules or "?", result, e.check))
+        check = e.check if e.counts or e.check in ("verified", "record") else f"{e.check} ({e.path})"
+        rows.append((_when(e.started), e.opponent_label or "?", e.rules or "?", result, check))
     lines += _table(rows)
     not_counted = [e for e in shown if not e.counts]
     if not_counted:
