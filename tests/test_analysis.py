@@ -212,6 +212,30 @@ def test_every_move_of_a_whole_game_is_proven_or_estimated(capsys: pytest.Captur
             for p in data["players"]] == [(26, 19, 4, 3, 0, 26, 0), (28, 21, 5, 2, 0, 26, 0)]
 
 
+def test_the_value_graph_as_a_sparkline_and_an_svg(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    svg = tmp_path / "game.svg"
+    assert main(["analyse", str(VECTORS / "record-sample.json"), *SAMPLE_ARGS, "--svg", str(svg)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if line.startswith("  value")] == [
+        "  value (seat 0 Ann high): ▃▃▂▂▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁",
+        "  value (seat 0 Ann high): ▃▂▃▁▂▁▄▃▄▄▄▃▄▂▂▂▃▃▄▁▃▃▃▂▂▃▃▃▃▃▄▃▄▄",
+        "  value (seat 0 Ann high): ▄▄▄▄",
+    ]
+    root = ET.parse(svg).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert root.attrib["viewBox"] == "0 0 504 240"
+    assert [child.tag.split("}")[1] for child in root] == ["title", "rect", "line"] + ["polyline", "text"] * 3
+    polylines = [c for c in root if c.tag.endswith("polyline")]
+    assert [len(p.attrib["points"].split()) for p in polylines] == [21, 35, 5]
+    assert polylines[0].attrib["points"].startswith("20,161 28,162 ")
+    assert main(["analyse", str(POSITION_RECORD), "--ascii"]) == 0
+    assert "  value (seat 0 Ann high): ________" in capsys.readouterr().out.splitlines()
+    assert main(["analyse", str(POSITION_RECORD), "--svg", str(tmp_path / "no" / "such" / "dir.svg")]) == 2
+    assert capsys.readouterr().err.startswith("p2ptrumps analyse: cannot write ")
+
+
 def test_a_slower_win_is_an_inaccuracy() -> None:
     slower = MoveVerdict(5, 0, Move.parse("TS"), SLOWER, WIN - 11, WIN - 15, Move.parse("7C"), INACCURACY,
                          2000, 2000)

@@ -1,22 +1,23 @@
-"""``p2ptrumps analyse RECORD_OR_LOG [--json] [--budget S] [--nodes N] [--estimate-nodes N] [--svg FILE]``:
-judge every move of a saved match.
+"""``p2ptrumps analyse RECORD_OR_LOG [--json] [--budget S] [--nodes N] [--depth PLIES] [--estimate-nodes N]
+[--svg FILE]``: judge every move of a saved match.
 
 A game record (``protocol/record.md``) or a networked match log
 (``protocol/wire.md``; checked and turned into a record by the same path as
 ``replay``: :func:`p2ptrumps.commands.replay.load_match_log`) is replayed, and each
 deal's positions are solved (:func:`p2ptrumps.ai.analysis.analyse_deal`, from
-the end of the deal backwards, ``--budget`` seconds each).  Each move whose
+the end of the deal backwards, ``--budget`` seconds or ``--nodes`` nodes each).  Each move whose
 positions were solved is marked as keeping the value or throwing it ("threw a
 forced win (best: 10♠/K♦ wins in 3); now a draw"), and each player gets a
 summary: accuracy (the share of judged moves that kept the value) and blunders.
-Positions the solver leaves unknown get the search's estimate (``--estimate-nodes``
-nodes, the same on every machine) and their moves are marked ``estimate`` and
+Moves the solver leaves unknown get the search's estimate (every legal move
+``--depth`` plies deep, ``--estimate-nodes`` nodes at most each: the same on
+every machine), a networked match's as an offline record's, marked ``estimate`` and
 graded (inaccuracy, mistake, blunder: thresholds in :mod:`p2ptrumps.ai.analysis`).
 Under each deal, a sparkline shows the advantage of seat 0 after each move;
 ``--svg FILE`` writes the same value graph as a standalone SVG file.
 
-Exit status: 0; 2 when the file cannot be read or does not check out (a
-:class:`~p2ptrumps.command.CommandError`).
+Exit status: 0; 2 when the file cannot be read or does not check out, or the SVG
+file cannot be written (a :class:`~p2ptrumps.command.CommandError`).
 """
 
 from __future__ import annotations
@@ -132,7 +133,9 @@ def sparkline(values: list[int | None], ascii_only: bool = False) -> str:
 def svg_graph(record: MatchRecord, verdicts: list[list[MoveVerdict]]) -> str:
     """The value graph as a standalone SVG document (text): the advantage of seat 0 after each
     move of every deal, one after another, as a polyline per deal (unknown moves skipped) over a
-    zero line; above the line seat 0 is ahead.  Width ``40 + 8 * moves`` by 240 user units."""
+    zero line, from the advantage before the deal's first move; above the line seat 0 is ahead,
+    ``±ADVANTAGE_CAP`` 100 units from it.  Width ``40 + 8 * moves`` by 240 user units; the elements:
+    ``title``, ``rect``, ``line``, then a ``polyline`` and a ``text`` per deal."""
     names = (printable(record.players[0].name), printable(record.players[1].name))
     total = sum(len(d) for d in verdicts)
     width, height, mid, scale = 40 + 8 * total, 240, 120, 100 / ADVANTAGE_CAP
@@ -145,7 +148,9 @@ def svg_graph(record: MatchRecord, verdicts: list[list[MoveVerdict]]) -> str:
              f'<line x1="20" y1="{mid}" x2="{width - 20}" y2="{mid}" stroke="#999" stroke-width="1"/>']
     x0 = 20
     for deal, dv in zip(record.deals, verdicts, strict=True):
-        points = [f"{x0},{mid}"]
+        first = dv[0].score_before if dv else None
+        start = 0 if first is None else first if dv[0].seat == 0 else -first
+        points = [f"{x0},{mid - round(start * scale)}"]
         for i, a in enumerate(seat0_advantages(dv), 1):
             if a is not None:
                 points.append(f"{x0 + 8 * i},{mid - round(a * scale)}")
