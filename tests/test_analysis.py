@@ -186,7 +186,7 @@ def test_analyse_a_match_log_through_the_verify_path(capsys: pytest.CaptureFixtu
     assert [p["name"] for p in data["players"]] == ["host", "guest"]
     kinds = [m["kind"] for d in data["deals"] for m in d["moves"]]
     assert len(kinds) == 344 and "unknown" not in kinds
-    assert [(p["judged"], p["estimated"], p["unknown"]) for p in data["players"]] == [(171, 171, 0), (171, 171, 0)]
+    assert [(p["judged"], p["estimated"], p["unknown"]) for p in data["players"]] == [(95, 95, 0), (117, 117, 0)]
     assert main(["analyse", str(VECTORS / "wire" / "invalid-illegal-move.log")]) == 2
     assert capsys.readouterr().err.startswith("p2ptrumps analyse: ")
 
@@ -209,7 +209,7 @@ def test_every_move_of_a_whole_game_is_proven_or_estimated(capsys: pytest.Captur
     assert [m["text"] for m in deals[0]["moves"][-3:]] == [
         "kept the win (wins in 2)", "lost whatever the move (loses in 1)", "went out and won"]
     assert [(p["judged"], p["kept"], p["blunders"], p["mistakes"], p["inaccuracies"], p["estimated"], p["unknown"])
-            for p in data["players"]] == [(26, 19, 4, 3, 0, 26, 0), (28, 21, 5, 2, 0, 26, 0)]
+            for p in data["players"]] == [(21, 14, 4, 3, 0, 21, 0), (24, 17, 5, 2, 0, 22, 0)]
 
 
 def test_the_value_graph_as_a_sparkline_and_an_svg(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -241,7 +241,10 @@ def test_a_slower_win_is_an_inaccuracy() -> None:
                          2000, 2000)
     assert slower.text() == "kept the win but slower (wins in 6 → wins in 8): inaccuracy"
     assert slower.text(ascii_only=True) == "kept the win but slower (wins in 6 -> wins in 8): inaccuracy"
-    ann, _ = summarize([slower])
+    forced = MoveVerdict(6, 1, Move.parse("pickup"), FORCED, None, None, None, "", -350, -350)
+    assert forced.text() == "forced (estimate -3.5 cards)"
+    ann, bo = summarize([slower, forced])
+    assert (bo.judged, bo.unknown) == (0, 0)
     assert (ann.judged, ann.kept, ann.inaccuracies, ann.blunders) == (1, 0, 1, 0)
     assert [grade_of_loss(n) for n in (49, 50, 149, 150, 299, 300)] == [
         "", INACCURACY, INACCURACY, MISTAKE, MISTAKE, BLUNDER]

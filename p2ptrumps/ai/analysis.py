@@ -15,7 +15,7 @@ positions before and after it are both solved:
 * ``threw-win``: the mover could force a win and no longer can;
 * ``threw-draw``: the mover could hold a draw and now loses;
 * ``lost``: the mover was lost whatever it played (not counted in the summary);
-* ``forced``: the only legal move (not counted in the summary);
+* ``forced``: the only legal move (not counted in the summary; its value proven or estimated);
 * ``slower``: the mover kept the win but it now takes more turns (``wins in 6`` → ``wins in 8``);
 * ``estimate``: a position before or after was not solved; the move is judged by the search's
   estimates (:func:`estimate_moves`: every legal move searched to the same depth with a node
@@ -142,6 +142,8 @@ class MoveVerdict:
         if self.kind == ESTIMATE and self.score_before is not None and self.score_after is not None:
             text = f"estimate {_cards(self.score_before)} {arrow} {_cards(self.score_after)} cards"
             return text + (f": {self.grade}" if self.grade else "")
+        if self.kind == FORCED and self.after is None and self.score_after is not None:
+            return f"forced (estimate {_cards(self.score_after)} cards)"
         if self.kind == UNKNOWN or self.before is None or self.after is None:
             return "unknown (not solved in the budget)"
         if self.after == WIN - 1:
@@ -315,7 +317,7 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
                 values = estimate_moves(before_pos, estimate_depth, estimate_nodes)
                 best_move, best_value = max(values, key=lambda mv: mv[1])
                 played = next(v for m, v in values if m == move)
-                kind, score_b, score_a = ESTIMATE, advantage(best_value), advantage(played)
+                kind, score_b, score_a = FORCED if forced else ESTIMATE, advantage(best_value), advantage(played)
                 grade = "" if forced else grade_of_loss(score_b - score_a)
                 best = best if best is not None else best_move
         elif forced:
