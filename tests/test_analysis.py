@@ -198,6 +198,7 @@ def test_every_move_of_a_whole_game_is_proven_or_estimated(capsys: pytest.Captur
     assert main(["analyse", str(VECTORS / "record-sample.json"), "--json", *SAMPLE_ARGS]) == 0
     data = json.loads(capsys.readouterr().out)
     deals = data["deals"]
+    assert (data["nodes"], data["depth"], data["estimate_nodes"]) == (20000, 4, 20000)
     assert [len(d["moves"]) for d in deals] == [20, 34, 4]
     assert not [m for d in deals for m in d["moves"] if m["kind"] == "unknown"]
     assert [(m["kind"], m["grade"], m["text"]) for m in deals[2]["moves"]] == [

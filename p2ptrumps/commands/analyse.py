@@ -77,7 +77,8 @@ def _value_json(value: int | None) -> dict[str, Any] | None:
 
 
 def report(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]], budget_s: float) -> dict[str, Any]:
-    """The JSON report: ``file``, ``budget_s``, ``compiled``, ``deals`` (per deal its ``number`` and
+    """The JSON report (``analyse --json`` adds ``nodes``, ``depth`` and ``estimate_nodes``, the
+    budgets it ran with): ``file``, ``budget_s``, ``compiled``, ``deals`` (per deal its ``number`` and
     ``moves``: ``number``, ``seat``, ``move`` code, ``kind`` (kept, slower, threw-win, threw-draw,
     lost, forced, estimate, unknown), ``text``, ``before`` / ``after`` (``verdict`` and ``plies`` for
     the mover, or null), ``best`` (a best move's code or null), ``grade`` ("", inaccuracy, mistake,
@@ -201,7 +202,10 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CommandError(f"cannot write {svg}: {exc.strerror or exc}") from None
     if args.json:
-        print(json.dumps(report(str(args.file), record, verdicts, args.budget), ensure_ascii=False))
+        data = report(str(args.file), record, verdicts, args.budget)
+        data.update(nodes=getattr(args, "nodes", 0), depth=getattr(args, "depth", ESTIMATE_DEPTH),
+                    estimate_nodes=getattr(args, "estimate_nodes", ESTIMATE_NODES))
+        print(json.dumps(data, ensure_ascii=False))
     else:
         ascii_only = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)))[0]
         text = format_text(str(args.file), record, verdicts, args.budget, ascii_only, getattr(args, "nodes", 0))
