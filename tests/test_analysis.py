@@ -12,14 +12,19 @@ import trio
 
 from p2ptrumps.ai import AIPlayer
 from p2ptrumps.ai.analysis import (
+    BLUNDER,
     FORCED,
+    INACCURACY,
     KEPT,
     LOST,
+    MISTAKE,
+    SLOWER,
     THREW_DRAW,
     THREW_WIN,
     UNKNOWN,
     MoveVerdict,
     analyse_deal,
+    grade_of_loss,
     short_label,
     summarize,
 )
@@ -66,7 +71,8 @@ def test_a_thrown_win_is_named_with_the_best_move() -> None:
     ann, greedy = summarize(verdicts)
     assert (ann.judged, ann.kept, ann.blunders, ann.unknown, ann.accuracy) == (1, 0, 1, 0, 0.0)
     assert (greedy.judged, greedy.kept, greedy.blunders, greedy.accuracy) == (2, 2, 0, 1.0)
-    assert ann.text("Ann") == "seat 0 Ann: accuracy 0% (0 of 1 judged moves kept the value), 1 blunder, 0 unknown"
+    assert ann.text("Ann") == ("seat 0 Ann: accuracy 0% (0 of 1 judged moves kept the value, 0 estimated), 1 blunder"
+        ", 0 mistakes, 0 inaccuracies, 0 unknown")
 
 
 def test_a_thrown_draw() -> None:
@@ -91,7 +97,8 @@ def test_unknown_positions_are_left_alone() -> None:
     assert (v.kind, v.before, v.after, v.best) == (UNKNOWN, None, None, None)
     assert v.text() == "unknown (not solved in the budget)"
     assert v.seat == 1
-    assert summarize([v])[1].text("Bo") == "seat 1 Bo: accuracy unknown (no move judged), 0 blunders, 1 unknown"
+    assert summarize([v])[1].text("Bo") == ("seat 1 Bo: accuracy unknown (no move judged), 0 blunders"
+        ", 0 mistakes, 0 inaccuracies, 1 unknown")
     with pytest.raises(ValueError, match="2 moves need 3 positions"):
         analyse_deal(positions, moves * 2)
 
@@ -160,23 +167,88 @@ def test_analyse_a_shipped_record(capsys: pytest.CaptureFixture[str]) -> None:
     assert moves[0] == {"number": 1, "seat": 0, "move": "TS/KD", "kind": "threw-win",
                         "text": "threw a forced win (best: 10S/7C wins in 3); now loses in 4",
                         "before": {"verdict": "wins in 3", "plies": 5}, "after": {"verdict": "loses in 4", "plies": 8},
-                        "best": "TS/7C"}
+                        "best": "TS/7C", "grade": "blunder", "advantage": -2000}
     assert [(p["name"], p["judged"], p["kept"], p["blunders"], p["accuracy"]) for p in data["players"]] == [
         ("Ann", 1, 0, 1, 0.0), ("greedy AI", 2, 2, 0, 1.0)]
     assert main(["analyse", str(POSITION_RECORD)]) == 0
     text = capsys.readouterr().out.splitlines()
     assert text[3] == ("     1. seat 0 Ann           10♠/K♦    threw a forced win (best: 10♠/7♣ wins in 3); "
                        "now loses in 4")
-    assert text[-1] == "  seat 1 greedy AI: accuracy 100% (2 of 2 judged moves kept the value), 0 blunders, 0 unknown"
+    assert text[-1] == ("  seat 1 greedy AI: accuracy 100% (2 of 2 judged moves kept the value, 0 estimated), "
+        "0 blunders, 0 mistakes, 0 inaccuracies, 0 unknown")
 
 
 def test_analyse_a_match_log_through_the_verify_path(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["analyse", str(VECTORS / "wire" / "valid-host.log"), "--json", "--budget", "0.01"]) == 0
+    # a networked match is judged as an offline record is: every move proven or estimated (issue 19)
+    assert main(["analyse", str(VECTORS / "wire" / "valid-host.log"), "--json", "--nodes", "2000",
+                 "--depth", "2", "--estimate-nodes", "2000"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [p["name"] for p in data["players"]] == ["host", "guest"]
-    assert sum(len(d["moves"]) for d in data["deals"]) > 0
+    kinds = [m["kind"] for d in data["deals"] for m in d["moves"]]
+    assert len(kinds) == 344 and "unknown" not in kinds
+    assert [(p["judged"], p["estimated"], p["unknown"]) for p in data["players"]] == [(95, 95, 0), (117, 117, 0)]
     assert main(["analyse", str(VECTORS / "wire" / "invalid-illegal-move.log")]) == 2
     assert capsys.readouterr().err.startswith("p2ptrumps analyse: ")
+
+
+SAMPLE_ARGS = ["--nodes", "20000", "--estimate-nodes", "20000", "--depth", "4"]
+
+
+def test_every_move_of_a_whole_game_is_proven_or_estimated(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyse", str(VECTORS / "record-sample.json"), "--json", *SAMPLE_ARGS]) == 0
+    data = json.loads(capsys.readouterr().out)
+    deals = data["deals"]
+    assert (data["nodes"], data["depth"], data["estimate_nodes"]) == (20000, 4, 20000)
+    assert [len(d["moves"]) for d in deals] == [20, 34, 4]
+    assert not [m for d in deals for m in d["moves"] if m["kind"] == "unknown"]
+    assert [(m["kind"], m["grade"], m["text"]) for m in deals[2]["moves"]] == [
+        ("estimate", "mistake", "estimate -0.2 -> -2.5 cards: mistake"),
+        ("estimate", "", "estimate +1.4 -> +1.4 cards"),
+        ("estimate", "mistake", "estimate -0.4 -> -2.6 cards: mistake"),
+        ("estimate", "", "estimate +1.5 -> +1.5 cards"),
+    ]
+    assert [m["text"] for m in deals[0]["moves"][-3:]] == [
+        "kept the win (wins in 2)", "lost whatever the move (loses in 1)", "went out and won"]
+    assert [(p["judged"], p["kept"], p["blunders"], p["mistakes"], p["inaccuracies"], p["estimated"], p["unknown"])
+            for p in data["players"]] == [(21, 14, 4, 3, 0, 21, 0), (24, 17, 5, 2, 0, 22, 0)]
+
+
+def test_the_value_graph_as_a_sparkline_and_an_svg(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    svg = tmp_path / "game.svg"
+    assert main(["analyse", str(VECTORS / "record-sample.json"), *SAMPLE_ARGS, "--svg", str(svg)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if line.startswith("  value")] == [
+        "  value (seat 0 Ann high): ▃▃▂▂▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁",
+        "  value (seat 0 Ann high): ▃▂▃▁▂▁▄▃▄▄▄▃▄▂▂▂▃▃▄▁▃▃▃▂▂▃▃▃▃▃▄▃▄▄",
+        "  value (seat 0 Ann high): ▄▄▄▄",
+    ]
+    root = ET.parse(svg).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert root.attrib["viewBox"] == "0 0 504 240"
+    assert [child.tag.split("}")[1] for child in root] == ["title", "rect", "line"] + ["polyline", "text"] * 3
+    polylines = [c for c in root if c.tag.endswith("polyline")]
+    assert [len(p.attrib["points"].split()) for p in polylines] == [21, 35, 5]
+    assert polylines[0].attrib["points"].startswith("20,161 28,162 ")
+    assert main(["analyse", str(POSITION_RECORD), "--ascii"]) == 0
+    assert "  value (seat 0 Ann high): ________" in capsys.readouterr().out.splitlines()
+    assert main(["analyse", str(POSITION_RECORD), "--svg", str(tmp_path / "no" / "such" / "dir.svg")]) == 2
+    assert capsys.readouterr().err.startswith("p2ptrumps analyse: cannot write ")
+
+
+def test_a_slower_win_is_an_inaccuracy() -> None:
+    slower = MoveVerdict(5, 0, Move.parse("TS"), SLOWER, WIN - 11, WIN - 15, Move.parse("7C"), INACCURACY,
+                         2000, 2000)
+    assert slower.text() == "kept the win but slower (wins in 6 → wins in 8): inaccuracy"
+    assert slower.text(ascii_only=True) == "kept the win but slower (wins in 6 -> wins in 8): inaccuracy"
+    forced = MoveVerdict(6, 1, Move.parse("pickup"), FORCED, None, None, None, "", -350, -350)
+    assert forced.text() == "forced (estimate -3.5 cards)"
+    ann, bo = summarize([slower, forced])
+    assert (bo.judged, bo.unknown) == (0, 0)
+    assert (ann.judged, ann.kept, ann.inaccuracies, ann.blunders) == (1, 0, 1, 0)
+    assert [grade_of_loss(n) for n in (49, 50, 149, 150, 299, 300)] == [
+        "", INACCURACY, INACCURACY, MISTAKE, MISTAKE, BLUNDER]
 
 
 def test_replay_text_with_analysis(capsys: pytest.CaptureFixture[str]) -> None:
@@ -190,7 +262,8 @@ def test_replay_text_with_analysis(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[lines.index(f"  position: {START}") + 1] == (
         "     1. seat 0 Ann           beat 10♠, second K♦            hands 2/1  threw a forced win (best: 10♠/7♣ "
         "wins in 3); now loses in 4")
-    assert lines[-1] == "  seat 1 greedy AI: accuracy 100% (2 of 2 judged moves kept the value), 0 blunders, 0 unknown"
+    assert lines[-1] == ("  seat 1 greedy AI: accuracy 100% (2 of 2 judged moves kept the value, 0 estimated), "
+        "0 blunders, 0 mistakes, 0 inaccuracies, 0 unknown")
 
 
 def test_replay_viewer_shows_the_position_text_and_the_analysis() -> None:

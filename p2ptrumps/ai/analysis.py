@@ -15,13 +15,23 @@ positions before and after it are both solved:
 * ``threw-win``: the mover could force a win and no longer can;
 * ``threw-draw``: the mover could hold a draw and now loses;
 * ``lost``: the mover was lost whatever it played (not counted in the summary);
-* ``forced``: the only legal move (not counted in the summary);
-* ``unknown``: the position before or after was not solved in the budget.
+* ``forced``: the only legal move (not counted in the summary; its value proven or estimated);
+* ``slower``: the mover kept the win but it now takes more turns (``wins in 6`` → ``wins in 8``);
+* ``estimate``: a position before or after was not solved; the move is judged by the search's
+  estimates (:func:`estimate_moves`: every legal move searched to the same depth with a node
+  budget, seeded by the position, so the same on every machine): the played move's value
+  against the best one's;
+* ``unknown``: not solved and no estimate asked for (``estimate_nodes=0``).
+
+Each judged move also gets a grade (:data:`INACCURACY`, :data:`MISTAKE`, :data:`BLUNDER` or
+``""``): a ``threw-win`` or ``threw-draw`` is a blunder, ``slower`` an inaccuracy; an estimated
+move is graded by the advantage it gave away, in centi-cards for the mover (a proven win or
+loss counts as ``±ADVANTAGE_CAP``): at least :data:`INACCURACY_LOSS` (50, half a card) an
+inaccuracy, :data:`MISTAKE_LOSS` (150) a mistake, :data:`BLUNDER_LOSS` (300) a blunder.
 
 Values are for the mover, counted from the position before the move (``WIN - 1``:
 the move goes out and wins).  Accuracy is the share of judged moves (a choice,
-a position not already lost, both values known) that kept the value; a blunder
-is a ``threw-win`` or ``threw-draw``.
+a position not already lost, not unknown) that got no grade.
 """
 
 from __future__ import annotations
@@ -31,10 +41,32 @@ from dataclasses import dataclass
 
 from ..cards import Card
 from ..rules import BEAT, NO_CARD, PICK_UP, Move, Position
-from .core import WIN, WIN_BOUND
-from .engine import Solution, solve, verdict
+from .core import SEARCH, WIN, WIN_BOUND
+from .engine import RUN, Solution, plies_of, solve, spec_of, verdict
+from .levels import position_seed
 
 KEPT, THREW_WIN, THREW_DRAW, LOST, FORCED, UNKNOWN = "kept", "threw-win", "threw-draw", "lost", "forced", "unknown"
+SLOWER, ESTIMATE = "slower", "estimate"
+INACCURACY, MISTAKE, BLUNDER = "inaccuracy", "mistake", "blunder"
+
+#: Advantage (centi-cards, for the mover) given away by an estimated move that makes it an
+#: inaccuracy, a mistake, a blunder.
+INACCURACY_LOSS, MISTAKE_LOSS, BLUNDER_LOSS = 50, 150, 300
+
+#: A proven win counts as this advantage (centi-cards), a proven loss as its negative; estimates
+#: are clipped to it.
+ADVANTAGE_CAP = 2000
+
+#: The search's table for each estimate: 2**16 entries (1 MiB), allocated per estimate.
+ESTIMATE_TT_BITS = 16
+
+#: The depth (plies) of an estimate of the position before a move; the position after it is
+#: searched one ply less, so that both look as far ahead (``analyse``'s ``--depth``).
+ESTIMATE_DEPTH = 6
+
+#: Positions one estimate may visit at most (``analyse``'s ``--estimate-nodes``): a node budget,
+#: so the estimate is the same on every machine even when it stops short of the depth.
+ESTIMATE_NODES = 1_000_000
 
 #: How many unknown positions in a row make the analysis stop going back.
 GIVE_UP_AFTER = 4
@@ -48,17 +80,47 @@ def outcome_of(value: int) -> str:
     return "win" if value > WIN_BOUND else "loss" if value < -WIN_BOUND else "draw"
 
 
+def advantage(value: int) -> int:
+    """A value (exact or estimated, for one seat) as an advantage in centi-cards clipped to
+    ``±ADVANTAGE_CAP``: a proven win is ``ADVANTAGE_CAP``, a proven loss ``-ADVANTAGE_CAP``."""
+    if value > WIN_BOUND:
+        return ADVANTAGE_CAP
+    if value < -WIN_BOUND:
+        return -ADVANTAGE_CAP
+    return max(-ADVANTAGE_CAP, min(ADVANTAGE_CAP, value))
+
+
+def grade_of_loss(loss: int) -> str:
+    """The grade of an estimated move that gave away ``loss`` centi-cards: ``""`` below
+    :data:`INACCURACY_LOSS`, else :data:`INACCURACY`, :data:`MISTAKE` or :data:`BLUNDER`."""
+    if loss >= BLUNDER_LOSS:
+        return BLUNDER
+    if loss >= MISTAKE_LOSS:
+        return MISTAKE
+    if loss >= INACCURACY_LOSS:
+        return INACCURACY
+    return ""
+
+
+def _cards(score: int) -> str:
+    return f"{score / 100:+.1f}"
+
+
 @dataclass(frozen=True)
 class MoveVerdict:
     """The verdict on move ``number`` (1-based) of a deal, played by ``seat``.
 
     Attributes:
-        kind: :data:`KEPT`, :data:`THREW_WIN`, :data:`THREW_DRAW`, :data:`LOST`, :data:`FORCED` or
-            :data:`UNKNOWN`.
+        kind: :data:`KEPT`, :data:`SLOWER`, :data:`THREW_WIN`, :data:`THREW_DRAW`, :data:`LOST`,
+            :data:`FORCED`, :data:`ESTIMATE` or :data:`UNKNOWN`.
         before: the exact value of the position before the move, for the mover (None: unknown).
         after: the exact value of the move played, for the mover, counted from the same position
             (None: unknown).
         best: a best move in the position before (None: unknown).
+        grade: ``""``, :data:`INACCURACY`, :data:`MISTAKE` or :data:`BLUNDER`.
+        score_before: the advantage before the move for the mover (centi-cards, ``±ADVANTAGE_CAP``
+            for a proven win / loss; exact or estimated), None when unknown.
+        score_after: the same after the move (for the same seat), None when unknown.
     """
 
     number: int
@@ -68,10 +130,20 @@ class MoveVerdict:
     before: int | None
     after: int | None
     best: Move | None
+    grade: str = ""
+    score_before: int | None = None
+    score_after: int | None = None
 
     def text(self, ascii_only: bool = False) -> str:
         """The verdict in words: ``"kept the win (wins in 3)"``, ``"threw a forced win (best: TS/7H
-        wins in 7); now a draw"``, ``"unknown (not solved in the budget)"``."""
+        wins in 7); now a draw"``, ``"kept the win but slower (wins in 3 → wins in 4): inaccuracy"``,
+        ``"estimate +1.5 → +0.5 cards: mistake"``, ``"unknown (not solved in the budget)"``."""
+        arrow = "->" if ascii_only else "→"
+        if self.kind == ESTIMATE and self.score_before is not None and self.score_after is not None:
+            text = f"estimate {_cards(self.score_before)} {arrow} {_cards(self.score_after)} cards"
+            return text + (f": {self.grade}" if self.grade else "")
+        if self.kind == FORCED and self.after is None and self.score_after is not None:
+            return f"forced (estimate {_cards(self.score_after)} cards)"
         if self.kind == UNKNOWN or self.before is None or self.after is None:
             return "unknown (not solved in the budget)"
         if self.after == WIN - 1:
@@ -80,6 +152,8 @@ class MoveVerdict:
             return f"forced ({verdict(self.after)})"
         if self.kind == LOST:
             return f"lost whatever the move ({verdict(self.after)})"
+        if self.kind == SLOWER:
+            return f"kept the win but slower ({verdict(self.before)} {arrow} {verdict(self.after)}): inaccuracy"
         if self.kind == KEPT:
             return f"kept the {outcome_of(self.before)} ({verdict(self.after)})"
         best = short_label(self.best, ascii_only) if self.best is not None else "?"
@@ -91,14 +165,19 @@ class MoveVerdict:
 
 @dataclass(frozen=True)
 class PlayerSummary:
-    """One seat's summary over the analysed moves: ``judged`` moves with a choice whose value was
-    known, how many ``kept`` it, the ``blunders`` (a win or a draw thrown away), ``unknown`` moves."""
+    """One seat's summary over the analysed moves: ``judged`` moves with a choice (not forced, not
+    in a lost position) that were proven or estimated, how many ``kept`` the value (no grade), the
+    ``blunders``, ``mistakes`` and ``inaccuracies`` among them, how many were ``estimated``, and
+    the ``unknown`` moves."""
 
     seat: int
     judged: int
     kept: int
     blunders: int
     unknown: int
+    mistakes: int = 0
+    inaccuracies: int = 0
+    estimated: int = 0
 
     @property
     def accuracy(self) -> float | None:
@@ -106,13 +185,16 @@ class PlayerSummary:
         return self.kept / self.judged if self.judged else None
 
     def text(self, name: str) -> str:
-        """``seat 0 Ann: accuracy 85% (17 of 20 judged moves kept the value), 2 blunders, 30 unknown``."""
+        """``seat 0 Ann: accuracy 85% (17 of 20 judged moves kept the value, 12 estimated), 2 blunders,
+        1 mistake, 0 inaccuracies, 0 unknown``."""
         if self.accuracy is None:
             acc = "accuracy unknown (no move judged)"
         else:
-            acc = f"accuracy {self.accuracy:.0%} ({self.kept} of {self.judged} judged moves kept the value)"
-        return f"seat {self.seat} {name}: {acc}, {self.blunders} blunder{'s' if self.blunders != 1 else ''}, " \
-               f"{self.unknown} unknown"
+            acc = (f"accuracy {self.accuracy:.0%} ({self.kept} of {self.judged} judged moves kept the value, "
+                   f"{self.estimated} estimated)")
+        return (f"seat {self.seat} {name}: {acc}, {self.blunders} blunder{'s' if self.blunders != 1 else ''}, "
+                f"{self.mistakes} mistake{'s' if self.mistakes != 1 else ''}, "
+                f"{self.inaccuracies} inaccurac{'ies' if self.inaccuracies != 1 else 'y'}, {self.unknown} unknown")
 
 
 def short_label(move: Move, ascii_only: bool = False) -> str:
@@ -143,18 +225,59 @@ def _after_value(position: Position, value: int | None) -> int | None:
     return 0
 
 
-def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s: float = 0.5,
+def estimate(position: Position, depth: int = ESTIMATE_DEPTH, max_nodes: int = ESTIMATE_NODES) -> int:
+    """The search's value of ``position`` (not over) for the seat to move, in centi-cards (beyond
+    ``±WIN_BOUND`` a proven win / loss): ``depth`` plies (1..64) and ``max_nodes`` positions at most,
+    ties broken by :func:`~p2ptrumps.ai.levels.position_seed`, the clock never looked at: the same
+    on every machine.
+
+    Raises ``ValueError`` if the deal is over."""
+    if position.outcome is not None:
+        raise ValueError("the deal is over: nothing to estimate")
+    spec = spec_of(position, position_seed(position))
+    _, value, _, _, _, _ = RUN(spec, SEARCH, max_nodes=max(1, max_nodes), time_s=0.0, max_depth=max(1, depth),
+                               tt_bits=ESTIMATE_TT_BITS)
+    return value
+
+
+def estimate_moves(position: Position, depth: int = ESTIMATE_DEPTH,
+                   max_nodes: int = ESTIMATE_NODES) -> list[tuple[Move, int]]:
+    """Every legal move of ``position`` (not over) and its estimated value for the seat that plays
+    it: the exact end when the move ends the deal (``WIN - 1`` going out, 0 a draw), else the
+    negated :func:`estimate` of the position it leads to, ``depth - 1`` plies deep; all moves are
+    looked at to the same depth, so their values compare.
+
+    Raises ``ValueError`` if the deal is over."""
+    out = []
+    for move in position.legal_moves():
+        child = position.copy()
+        child.push(move)
+        exact = _after_value(child, None)
+        out.append((move, exact if exact is not None else -estimate(child, max(1, depth - 1), max_nodes)))
+    return out
+
+
+def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s: float | None = 0.5,
                  give_up_after: int = GIVE_UP_AFTER,
-                 progress: Callable[[int, int], None] | None = None) -> list[MoveVerdict]:
+                 progress: Callable[[int, int], None] | None = None,
+                 solve_nodes: int = 0, estimate_nodes: int = 0,
+                 estimate_depth: int = ESTIMATE_DEPTH) -> list[MoveVerdict]:
     """Judge every move of a deal.
 
     Args:
         positions: the start of the deal and the position after each move (``len(moves) + 1``
             positions, each with its repetition history).
         moves: the moves played.
-        budget_s: seconds to solve each position.
+        budget_s: seconds to solve each position (None or 0 with ``solve_nodes``).
         give_up_after: unknown positions in a row after which earlier ones are not tried.
         progress: called with (positions tried, positions in all) after each one.
+        solve_nodes: if not 0, a node budget for the solver instead of ``budget_s`` (the same
+            verdicts on every machine).
+        estimate_nodes: if not 0, each move whose position before or after the solver left
+            unknown is judged by :func:`estimate_moves` (this many nodes at most per estimate) as
+            :data:`ESTIMATE`: the played move's value against the best one's (0: left
+            :data:`UNKNOWN`).
+        estimate_depth: the depth of the estimates, in plies from the position before the move.
     Returns:
         One :class:`MoveVerdict` per move, in order.
     Raises:
@@ -170,7 +293,7 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
             continue
         if misses >= give_up_after:
             break
-        s = solve(p, budget_s, tt_bits=ANALYSIS_TT_BITS)
+        s = solve(p, None if solve_nodes else budget_s, max_nodes=solve_nodes, tt_bits=ANALYSIS_TT_BITS)
         solutions[i] = s
         misses = 0 if s.solved else misses + 1
         if progress is not None:
@@ -182,19 +305,32 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
         before = sb.value if sb is not None and sb.solved else None
         after = _after_value(after_pos, sa.value if sa is not None and sa.solved else None)
         best = sb.move if sb is not None and sb.solved else None
-        if len(before_pos.legal_moves()) == 1:
-            kind = FORCED if after is not None else UNKNOWN
+        grade = ""
+        score_b = advantage(before) if before is not None else None
+        score_a = advantage(after) if after is not None else None
+        forced = len(before_pos.legal_moves()) == 1
+        if before is not None and outcome_of(before) == "loss" and not forced:
+            kind = LOST
         elif before is None or after is None:
             kind = UNKNOWN
-        elif outcome_of(before) == "loss":
-            kind = LOST
+            if estimate_nodes:
+                values = estimate_moves(before_pos, estimate_depth, estimate_nodes)
+                best_move, best_value = max(values, key=lambda mv: mv[1])
+                played = next(v for m, v in values if m == move)
+                kind, score_b, score_a = FORCED if forced else ESTIMATE, advantage(best_value), advantage(played)
+                grade = "" if forced else grade_of_loss(score_b - score_a)
+                best = best if best is not None else best_move
+        elif forced:
+            kind = FORCED
         elif outcome_of(after) == outcome_of(before):
-            kind = KEPT
+            slower = outcome_of(before) == "win" and (plies_of(after) or 0) > (plies_of(before) or 0)
+            kind, grade = (SLOWER, INACCURACY) if slower else (KEPT, "")
         elif outcome_of(before) == "win":
-            kind = THREW_WIN
+            kind, grade = THREW_WIN, BLUNDER
         else:
-            kind = THREW_DRAW
-        verdicts.append(MoveVerdict(i + 1, before_pos.to_move, move, kind, before, after, best))
+            kind, grade = THREW_DRAW, BLUNDER
+        verdicts.append(MoveVerdict(i + 1, before_pos.to_move, move, kind, before, after, best, grade,
+                                    score_b, score_a))
     return verdicts
 
 
@@ -208,8 +344,11 @@ def summarize(verdicts: Sequence[MoveVerdict]) -> tuple[PlayerSummary, PlayerSum
         out.append(PlayerSummary(
             seat=seat,
             judged=len(judged),
-            kept=sum(v.kind == KEPT for v in judged),
-            blunders=sum(v.kind in (THREW_WIN, THREW_DRAW) for v in judged),
+            kept=sum(not v.grade for v in judged),
+            blunders=sum(v.grade == BLUNDER for v in judged),
             unknown=len(mine) - len(judged),
+            mistakes=sum(v.grade == MISTAKE for v in judged),
+            inaccuracies=sum(v.grade == INACCURACY for v in judged),
+            estimated=sum(v.kind == ESTIMATE for v in judged),
         ))
     return out[0], out[1]

@@ -559,6 +559,13 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("file", metavar="RECORD_OR_LOG", help="a game record (.json) or a networked match log")
     analyse.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
                          help="seconds to solve each position")
+    analyse.add_argument("--nodes", type=positive_int, default=0, metavar="N",
+                         help="solve each position with N nodes instead of --budget (the same on every machine)")
+    analyse.add_argument("--depth", type=positive_int, default=6, metavar="PLIES",
+                         help="how far the estimate of a move the solver leaves unknown looks ahead")
+    analyse.add_argument("--estimate-nodes", type=positive_int, default=1_000_000, metavar="N",
+                         help="nodes at most of each estimate (the same on every machine)")
+    analyse.add_argument("--svg", default=None, metavar="FILE", help="also write the value graph as an SVG file")
     analyse.add_argument("--json", action="store_true", help="print the analysis as JSON")
     add_suit_options(analyse)
 
