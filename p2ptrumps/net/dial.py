@@ -174,7 +174,19 @@ async def dial_secure(cfg: NetConfig, host_name: str, port: int, timeout_s: floa
         NetplayError: status 5, the host proved our own key (two processes share one data directory).
     """
     deadline = trio.current_time() + timeout_s
-    raw = await connect(host_name, port, timeout_s)
+    return await client_handshake(cfg, await connect(host_name, port, timeout_s), deadline, expect)
+
+
+async def client_handshake(cfg: NetConfig, raw: trio.abc.Stream, deadline: float,
+                           expect: bytes | None = None) -> SecureStream:
+    """The encrypted handshake as the TLS client (protocol/wire.md §18) over ``raw``, done by
+    ``deadline`` (trio time, seconds; at most 10 s of it); ``expect``: the host's key when known.
+    ``raw`` is closed on failure.
+
+    Raises:
+        SecureError: the handshake failed or the key is refused (the message is the line to show).
+        NetplayError: status 5, the host proved our own key (two processes share one data directory).
+    """
     stream = secure(raw, cfg.identity, server=False, expect=expect,
                     handshake_time_s=min(HANDSHAKE_TIME_S, max(0.0, deadline - trio.current_time())))
     try:

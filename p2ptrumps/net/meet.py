@@ -28,12 +28,12 @@ from ..text import quoted
 from ..wire.identity import fingerprint
 from . import addresses, mailbox
 from .config import EXIT_CONNECT, EXIT_KEY_REFUSED, EXIT_PEER_FAULT, NetConfig, NetplayError, NetResult, say
-from .dial import ConnectError, connect
+from .dial import ConnectError, client_handshake, connect
 from .driver import GUEST_BACKOFF_S, play_over
 from .lobby import Lobby, addresses_to_give, open_listeners
 from .logfile import check_log_free
 from .portmap import describe_path, mapping_wanted, order_given, port_mapping
-from .secure import HANDSHAKE_TIME_S, SecureError, SecureStream, secure
+from .secure import SecureError, SecureStream
 from .transport import Link
 
 #: The version of protocol/rendezvous.md spoken here.
@@ -434,14 +434,7 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
         """A connection by the offer, inside the encrypted layer (wire.md §18) with the host's key."""
         deadline = trio.current_time() + seconds_left
         raw, path = await connect_offer(offer, side, seconds_left)
-        stream = secure(raw, cfg.identity, server=False, expect=expect,
-                        handshake_time_s=min(HANDSHAKE_TIME_S, max(0.0, deadline - trio.current_time())))
-        try:
-            await stream.handshake()
-        except SecureError:
-            await trio.aclose_forcefully(stream)
-            raise
-        return stream, path
+        return await client_handshake(cfg, raw, deadline, expect), path
 
     async def redial(seconds_left: float) -> Link | None:
         try:

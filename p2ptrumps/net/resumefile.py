@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..system.dirsync import sync_dir
+
 FORMAT = "p2ptrumps-resume"
 VERSION = 1
 SUFFIX = ".resume"
@@ -90,13 +92,7 @@ class ResumeFile:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-        if os.name == "posix":
-            with contextlib.suppress(OSError):
-                dfd = os.open(directory, os.O_RDONLY)
-                try:
-                    os.fsync(dfd)
-                finally:
-                    os.close(dfd)
+        sync_dir(directory)
 
     def add_secret(self, deal: int, secret: bytes) -> None:
         """Record our commit secret for ``deal`` and write the file to the disk before returning
