@@ -362,7 +362,9 @@ async def test_4_a_chat_flood_is_a_named_fault_and_the_log_holds_no_more_than_th
 
     async def attack(port: int) -> Raw:
         raw = await connect_raw(port)
-        assert await raw.until(lambda s: s.trumps is not None)
+        # the guest's turn (the host waits for it): no floor message of the host can start a new turn of
+        # chat (wire.md §9.7) between our ten lines and the eleventh
+        assert await raw.until(lambda s: s.trumps is not None and s.our_turn)
         for k in range(MAX_CHATS_PER_TURN):
             raw.session.chat(f"line {k}")  # the session itself allows 10 ...
         with pytest.raises(Exception, match="10 chat lines in one turn are the most"):
