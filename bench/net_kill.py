@@ -140,7 +140,7 @@ def _wait_port(out: Path, proc: subprocess.Popen[bytes], timeout_s: float = 20.0
             if line.startswith("waiting for a guest on port "):
                 return int(line.split()[-2])
             if line.startswith("Tell your opponent: p2ptrumps join "):
-                return line.split()[-1]
+                return line.removeprefix("Tell your opponent: p2ptrumps join ").split()[0]
         if proc.poll() is not None:
             break
         time.sleep(0.02)

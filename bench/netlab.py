@@ -118,8 +118,10 @@ def start_host(net: lab.Lab, home: str, data: Path, extra: list[str] | None = No
     got = host.wait_for(r"^waiting for a guest on port", 20)
     if got is None:
         raise RuntimeError(f"the host in {home} did not start:\n{host.text()}")
-    given = host.said("give your opponent one of: ").split(", ")
-    return host, [a for a in given if not a.startswith(("127.", "[::1]"))]
+    told = host.said("Tell your opponent: p2ptrumps join ")
+    more = host.said("(or: ").split(";")[0].rstrip(")")
+    given = [told, *(more.split(", ") if more else [])]
+    return host, [a for a in given if a and not a.startswith(("127.", "[::1]"))]
 
 
 def one_run(net: lab.Lab, pair: Pair, data: Path, run: int) -> bool:

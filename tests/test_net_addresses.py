@@ -54,19 +54,38 @@ async def match_via(tmp_path: Path, bind: str | None, address: str) -> tuple[con
 async def test_a_default_host_takes_guests_of_both_families(tmp_path: Path, address: str) -> None:
     result, out = await match_via(tmp_path, None, address)
     assert result.peer_name == "Hana" and result.score_halves is not None
-    given = out.split("give your opponent one of: ", 1)[1].splitlines()[0].split(", ")
-    port = given[0].rsplit(":", 1)[1]
-    # Both families are given out, IPv6 in brackets; loopback last (IPv6 first within a group).
-    assert given[-2:] == [f"[::1]:{port}", f"127.0.0.1:{port}"]
+    given = _given(out)
+    port = out.split("waiting for a guest on port ", 1)[1].split()[0]
+    # One address to tell, the others after it; IPv6 in brackets.  Loopback only when there is nothing
+    # else (a person elsewhere would reach their own machine at 127.0.0.1).
+    others = [a for a in portmap_worth(port) if not a.startswith(("127.", "[::1]"))]
+    assert given == (others or [f"[::1]:{port}", f"127.0.0.1:{port}"])
     assert all(a.startswith("[") == (a.count(":") > 1) for a in given)
+
+
+def _given(out: str) -> list[str]:
+    """The addresses the host's output gives out: the one to tell, then the ``(or: ...)`` ones."""
+    first = out.split("Tell your opponent: p2ptrumps join ", 1)[1].splitlines()[0]
+    rest = out.split(first, 1)[1].splitlines()[1]
+    return [first] + (rest.removeprefix("(or: ").split(";")[0].rstrip(")").split(", ")
+                      if rest.startswith("(or: ") else [])
+
+
+def portmap_worth(port: str) -> list[str]:
+    """This machine's addresses worth giving out, as the host orders them (IPv6 first in a group)."""
+    import socket
+
+    from p2ptrumps.net.addresses import format_address, local_addresses, worth_giving_out
+
+    return [format_address(a, int(port)) for a in worth_giving_out(
+        local_addresses({socket.AF_INET6, socket.AF_INET}), {socket.AF_INET, socket.AF_INET6})]
 
 
 async def test_bind_takes_an_ipv6_literal_or_a_name(tmp_path: Path) -> None:
     _, out = await match_via(tmp_path / "v6", "::1", "[::1]:{port}")
-    assert "give your opponent one of: [::1]:" in out
+    assert "Tell your opponent: p2ptrumps join [::1]:" in out
     _, out = await match_via(tmp_path / "name", "localhost", "127.0.0.1:{port}")
-    given = out.split("give your opponent one of: ", 1)[1].splitlines()[0].split(", ")
-    assert given[-1].startswith("127.0.0.1:")
+    assert _given(out)[-1].startswith("127.0.0.1:")
 
 
 class FakeResolver(trio.abc.HostnameResolver):

@@ -110,7 +110,7 @@ async def test_a_ticket_host_refuses_joiners_without_it_by_name_and_plays_the_ho
     assert files_under(tmp_path / "none") == files_under(tmp_path / "wrong") == []  # nothing written
     out = out_of(cfg)
     assert out.count("refused a connection from 127.0.0.1: no join ticket, or a wrong one") == 2
-    assert out.split("give your opponent one of: ", 1)[1].splitlines()[:2] == [
+    assert out.split("Tell your opponent: p2ptrumps join ", 1)[1].splitlines()[:2] == [
         "127.0.0.1:" + out.split("waiting for a guest on port ", 1)[1].split()[0] + "/mfrg-gzdf-mztw-q2lk",
         "(the part after / is the join ticket: without it the host admits nobody)"]
 

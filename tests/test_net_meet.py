@@ -135,7 +135,11 @@ def _said(run: subprocess.CompletedProcess[str]) -> str:
 
 
 def _code(line: str) -> str:
-    return line.rsplit(" ", 1)[1]
+    """The code of the host's ``Tell your opponent: p2ptrumps join CODE --rendezvous URL`` (a mailbox of
+    one's own is part of what to tell)."""
+    code, *rest = line.removeprefix("Tell your opponent: p2ptrumps join ").split()
+    assert rest[0] == "--rendezvous" and rest[1].startswith("ws://127.0.0.1:") and len(rest) == 2, line
+    return code
 
 
 def _verify_pair(work: Path) -> subprocess.CompletedProcess[str]:
@@ -158,13 +162,18 @@ def test_a_match_by_code_direct_or_through_the_relay_verifies_as_one_chain(
         host.wait(5)
     assert guest.returncode == 0, guest.stderr
     relay = meet.relay_host(servers[1])
-    first = guest.stdout.splitlines()[0]
+    # While it waits, the guest says where it looks and which path it tries.
+    looking, trying, first = guest.stdout.splitlines()[:3]
+    assert looking == f"looking for the host of code {code} on the mailbox {servers[0].split('/')[2]} ..."
     if path == "relay":
+        assert trying == f"the host offered no address: trying through relay {relay} ..."
         assert first.startswith(f"connected through relay {relay}; the host's key came with the code (")
         assert f"a guest connected through relay {relay}" in out.read_text()
     else:
-        assert first.startswith("connected to 127.0.0.1:")
-        assert " (on this machine); the host's key came with the code (" in first
+        offered = out.read_text().split("addresses offered: ", 1)[1].split(";")[0]
+        assert offered.startswith("127.0.0.1:")
+        assert trying == f"trying the host directly at {offered}; through relay {relay} if no answer in 3 s ..."
+        assert first.startswith(f"connected to {offered} (on this machine); the host's key came with the code (")
     assert "its key pinned by the code" in guest.stdout  # no question, no --accept-new, no fingerprint to read
     check = _verify_pair(tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr

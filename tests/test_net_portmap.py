@@ -28,6 +28,7 @@ def test_mapping_is_asked_only_when_wanted(monkeypatch: pytest.MonkeyPatch, bind
 
 @pytest.mark.parametrize("local, peer, mapped, path", [
     ("2a0b:bd40:6::2", "2a0b:bd40::2:10", False, "direct over IPv6"),
+    ("2a0b:bd40:6::2", "2a0b:bd40:6::3", True, "on your local network"),  # one /64: the host's own home
     ("192.168.1.2", "11.47.3.1", True, "through your router's port mapping"),
     ("::ffff:192.168.1.2", "::ffff:11.47.3.1", True, "through your router's port mapping"),
     ("192.168.1.2", "192.168.1.7", True, "on your local network"),
@@ -66,6 +67,10 @@ def test_what_the_host_says_of_its_router() -> None:
 def test_a_guest_that_reached_nothing_is_told_what_next() -> None:
     assert portmap.next_step(["192.168.2.2"]).startswith(" (that is a local-network address")
     assert portmap.next_step(["11.47.2.1"]).startswith(" (no answer: the host's router or firewall drops")
+    # A guest with no IPv6 route given an IPv6 address: its own network is the reason, not the host's router.
+    assert portmap.next_step(["2a0b:bd40:5::2"], ["network unreachable"]) == (
+        " (no IPv6 route from here to the host: ask it for an IPv4 address, or to host with --code)")
+    assert portmap.next_step(["2a0b:bd40:5::2"], ["no answer in 3 s"]).startswith(" (no answer: the host's router")
 
 
 async def test_nothing_is_asked_when_not_wanted() -> None:
@@ -84,3 +89,29 @@ def test_no_map_on_the_command_line(monkeypatch: pytest.MonkeyPatch, tmp_path: o
     guest = commands._config(parser.parse_args(["join", "127.0.0.1:1", "--headless"]), "guest")
     assert (on.port_map, off.port_map, guest.port_map) == (True, False, False)
     assert parser.parse_args(["resume", "--no-map"]).no_map is True
+
+
+def test_the_host_tells_one_address_and_says_when_none_reaches_another_home() -> None:
+    mapped = Reach(case="mapped", mapped=portmap.Mapped("UPnP-IGD v2", "11.47.2.1", 4816, "192.168.2.2", 4816, 600),
+                   port=4816)
+    given = portmap.order_given(["192.168.2.2:4816", "[::1]:4816", "127.0.0.1:4816"], mapped)
+    assert portmap.tell_lines(given, mapped, "/abcd-efgh-ijkl-mnop") == [
+        "Tell your opponent: p2ptrumps join 11.47.2.1:4816/abcd-efgh-ijkl-mnop",
+        "(or: 192.168.2.2:4816/abcd-efgh-ijkl-mnop; the part after / is the join ticket: without it the host "
+        "admits nobody)"]
+    # A plain NAT, carrier-grade NAT, an IPv6 firewall without a pinhole: no address reaches another home.
+    code = ("a guest in another home cannot reach these addresses (see above): meet by code instead, "
+            "p2ptrumps host --code")
+    for reach, given in ((Reach(case="no-service", port=4816), ["192.168.3.2:4816", "127.0.0.1:4816"]),
+                         (Reach(case="double-nat", port=4816), ["192.168.4.2:4816"]),
+                         (Reach(case="no-service", unopened_v6="2a0b:bd40:5::2", port=4816),
+                          ["[2a0b:bd40:5::2]:4816", "192.168.5.2:4816"])):
+        lines = portmap.tell_lines(portmap.order_given(given, reach), reach)
+        assert lines[0] == f"Tell your opponent: p2ptrumps join {given[0]}"
+        assert lines[-1] == code
+    # A pinhole, or a public address of its own: reachable, nothing more to say; loopback alone when only it.
+    pin = Reach(case="no-service", pinhole=Pinhole("2a0b:bd40:6::2", 4816, 600, 1), port=4816)
+    assert portmap.tell_lines(["[2a0b:bd40:6::2]:4816", "192.168.6.2:4816"], pin) == [
+        "Tell your opponent: p2ptrumps join [2a0b:bd40:6::2]:4816", "(or: 192.168.6.2:4816)"]
+    assert portmap.tell_lines(["[::1]:4816", "127.0.0.1:4816"], Reach(case="off")) == [
+        "Tell your opponent: p2ptrumps join [::1]:4816", "(or: 127.0.0.1:4816)"]

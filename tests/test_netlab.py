@@ -44,7 +44,7 @@ def test_the_lab_names_its_namespaces_and_removes_them() -> None:
     with Lab(homes=("plain",)) as net:
         names = set(lab._netns_names())
         assert {net.ns("inet"), net.ns("plain"), net.ns("plain-r")} <= names
-        assert all(n.startswith("netlab") for n in (net.ns("inet"), net.ns("plain")))
+        assert all(n.startswith(lab.PREFIX) for n in (net.ns("inet"), net.ns("plain")))
     assert not {n for n in lab._netns_names() if n.startswith(net.tag)}
 
 
@@ -196,3 +196,75 @@ def test_a_killed_host_resumes_across_its_nat_and_maps_again(netlab: Lab) -> Non
     assert got["host_said"][0] == (f"port mapping: your router (UPnP-IGD v2) forwards "
                                    f"{netlab.wan_address('upnp')}:4816 to this machine (renewed while hosting, "
                                    "removed when you stop)")
+
+
+KEEP = """
+import json, sys, trio
+from p2ptrumps.net import portmap
+from p2ptrumps.net.addresses import local_addresses
+portmap.CHECK_S, portmap.MIN_RENEW_S = 1.0, 0.5  # the router asked again every second (30 s in a match)
+
+async def main():
+    async with portmap.port_mapping(4816, local_addresses(), wanted=True, note=lambda l: print(l, flush=True)) as r:
+        print(json.dumps({"given": r.public_addresses(), "pinhole": r.pinhole.address if r.pinhole else None}),
+              flush=True)
+        await trio.to_thread.run_sync(sys.stdin.readline)  # trio's loop runs on: the router is asked again
+    print("released", flush=True)
+
+trio.run(main)
+"""
+
+
+def _line(p: object, timeout_s: float = 60.0) -> str:
+    """The next line ``p`` (a Popen with a stdout pipe) prints, or '' when none comes within ``timeout_s``."""
+    import select
+
+    out = p.stdout  # type: ignore[attr-defined]
+    ready, _, _ = select.select([out], [], [], timeout_s)
+    return out.readline().decode() if ready else ""
+
+
+def _until(check: Callable[[], bool], timeout_s: float = 60.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_router_that_restarts_or_stops_answering_gets_the_mapping_and_pinhole_back(netlab: Lab) -> None:
+    """The router grants the mapping and the pinhole, then reboots (miniupnpd restarted on a new port, its
+    rules gone): the host finds it again and maps again, silently.  Then the service stops for a while:
+    the host says so in one line, and once it is back, one line that the mapping is back.  At the end
+    nothing is left on the router (the removal goes to the router of now, not the one that restarted)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    home = "v6pin-2"
+    env = {k: v for k, v in os.environ.items() if k != "P2PTRUMPS_NO_MAP"}
+    p = netlab.popen(home, [sys.executable, "-c", KEEP], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    assert p.stdin is not None
+    got = json.loads(_line(p))
+    public = f"{netlab.wan_address(home)}:4816"
+    assert (got["given"], got["pinhole"]) == ([public], netlab.address6(home))
+    held = sorted(netlab.mappings(home))
+    assert len(held) == 3  # the DNAT and its forward rule, the pinhole
+    netlab.reboot_router(home)
+    assert netlab.mappings(home) == []
+    assert _until(lambda: sorted(netlab.mappings(home)) == held), netlab.mappings(home)
+    netlab.stop_miniupnpd(home, forget=True)
+    assert _line(p) == (f"port mapping: your router stopped answering for {public}: a guest elsewhere cannot "
+                        "connect until it answers again (asked every 1 s)\n")
+    netlab.start_miniupnpd(home)
+    assert _line(p) == f"port mapping: your router forwards {public} to this machine again\n"
+    assert sorted(netlab.mappings(home)) == held
+    p.stdin.write(b"\n")
+    p.stdin.flush()
+    assert _line(p) == "released\n"
+    p.wait(10)
+    assert netlab.mappings(home) == []

@@ -154,7 +154,8 @@ async def connect(host_name: str, port: int, timeout_s: float,
     attempts = [(a, failed.get(a, f"no answer in {timeout_s:g} s")) for _, a in targets]
     detail = "; ".join(f"{format_address(a, port)} {why}" for a, why in attempts)
     hint = " (is the host running? is the port right?)" if any(
-        why == "connection refused" for _, why in attempts) else next_step([a for a, _ in attempts])
+        why == "connection refused" for _, why in attempts) else next_step([a for a, _ in attempts],
+                                                                            [why for _, why in attempts])
     if len(attempts) == 1 and attempts[0][0] == host_name:
         return_text = f"cannot connect to {where}: {attempts[0][1]}{hint}"
     else:
@@ -217,6 +218,7 @@ async def join(cfg: NetConfig, address: str) -> NetResult:
     where = format_address(host_name, port)
     check_log_free(cfg)
     cfg.address = address  # for the resume file (protocol/files.md); a resume needs no ticket (wire.md §7.3)
+    say(cfg, f"trying the host directly at {where} ...")
     try:
         stream = await dial_secure(cfg, host_name, port, cfg.timeout_s)
     except ConnectError as exc:

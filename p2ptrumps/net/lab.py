@@ -40,8 +40,8 @@ Its API (a context manager; everything is removed on leaving it, also on an erro
 shared service such as a rendezvous server belongs; reachable from every home at
 :attr:`Lab.service_address` and ``[2a0b:bd40::1]``); the lab terminates them when it closes.
 
-Names: every namespace is ``netlab<pid>x<4 hex>-<role>``; :func:`sweep` removes the namespaces of
-labs whose process is gone (a lab killed with ``kill -9`` cannot remove its own).
+Names: every namespace is ``netlab<pid>x<4 hex>-<role>`` (``netlab`` is :data:`PREFIX`); :func:`sweep`
+removes the namespaces of labs whose process is gone (a lab killed with ``kill -9`` cannot remove its own).
 """
 
 from __future__ import annotations
@@ -66,7 +66,10 @@ INTERNET_V4 = "11.47.0.0/16"
 INTERNET_V6 = "2a0b:bd40::/64"
 #: A home's IPv6 prefix: ``2a0b:bd40:<i>::/64``, routed by the internet namespace to its router.
 V6_PREFIX = "2a0b:bd40:{i}::"
-PREFIX = "netlab"
+#: The first part of every namespace name (``P2PTRUMPS_LAB_PREFIX`` sets another, letters and digits only, so
+#: that labs of several people on one machine are told apart).
+PREFIX = os.environ.get("P2PTRUMPS_LAB_PREFIX", "") if re.fullmatch(
+    r"[a-z][a-z0-9]{0,11}", os.environ.get("P2PTRUMPS_LAB_PREFIX", "")) else "netlab"
 
 #: The homes a lab can have, in the order of :attr:`Lab.homes` (see the module docstring).
 HOMES = ("open", "upnp", "plain", "cgnat", "v6", "v6pin")
@@ -192,6 +195,7 @@ class Lab:
         self._addr: dict[str, tuple[str, str | None]] = {}
         self._wan: dict[str, str] = {}
         self._daemons: dict[str, subprocess.Popen[bytes]] = {}
+        self._number: dict[str, int] = {}
 
     # -- names and commands
 
@@ -319,7 +323,11 @@ class Lab:
         else:
             self._on_internet(router, "wan", f"11.47.{i}.1", f"2a0b:bd40::{i}:1" if v6 else None, f"p-{i}")
             self._wan[home] = f"11.47.{i}.1"
-        self._link(router, "lan", home, "eth0")
+        # The LAN is a bridge on the router (``lan``), so that a second machine can join it (:meth:`neighbour`).
+        self._ip(router, "link", "add", "lan", "type", "bridge")
+        self._ip(router, "link", "set", "lan", "up")
+        self._link(router, "m2", home, "eth0")
+        self._ip(router, "link", "set", "m2", "master", "lan")
         self._ip(router, "addr", "add", f"{lan4}.1/24", "dev", "lan")
         self._ip(home, "addr", "add", f"{lan4}.2/24", "dev", "eth0")
         self._ip(home, "route", "add", "default", "via", f"{lan4}.1")
@@ -331,9 +339,39 @@ class Lab:
             self._ip("inet", "-6", "route", "add", f"{prefix}/64", "via", f"2a0b:bd40::{i}:1")
             address6 = f"{prefix}2"
         self._addr[home] = (f"{lan4}.2", address6)
+        self._number[home] = i
         self._nat(router, "wan", v6=v6, drop_inbound=True)
         if kind(home) in MAPPING_HOMES:
             self._start_miniupnpd(home, router, ipv6=v6)
+
+    def neighbour(self, home: str) -> str:
+        """Put a second machine on ``home``'s LAN (not for ``open``: it has none) and return its role name,
+        ``"<home>-n"`` (its namespace is ``ns("<home>-n")``; LAN address ``192.168.i.3``, and
+        ``<prefix>3`` in an IPv6 home).  Made once; a second call returns the same role.
+
+        Raises:
+            ValueError: ``home`` is not a home of this lab with a router.
+            LabError: a command failed.
+        """
+        if home not in self._number:
+            raise ValueError(f"{home!r} is not a home of this lab behind a router")
+        role, i = f"{home}-n", self._number[home]
+        if role in self._addr:
+            return role
+        self._add_ns(role)
+        self._link(f"{home}-r", "m3", role, "eth0")
+        self._ip(f"{home}-r", "link", "set", "m3", "master", "lan")
+        self._ip(role, "addr", "add", f"192.168.{i}.3/24", "dev", "eth0")
+        self._ip(role, "route", "add", "default", "via", f"192.168.{i}.1")
+        address6 = None
+        if self._addr[home][1] is not None:
+            prefix = V6_PREFIX.format(i=i)
+            self._ip(role, "-6", "addr", "add", f"{prefix}3/64", "dev", "eth0", "nodad")
+            self._ip(role, "-6", "route", "add", "default", "via", f"{prefix}1")
+            address6 = f"{prefix}3"
+        self._addr[role] = (f"192.168.{i}.3", address6)
+        self._wan[role] = self._wan[home]
+        return role
 
     def _nat(self, role: str, wan: str, *, v6: bool, drop_inbound: bool) -> None:
         """The router's nftables: masquerade IPv4 out of ``wan``; forward what the inside starts and
@@ -455,11 +493,28 @@ table inet netlab {{
                     if ("dnat" in line or "accept" in line) and "dport" in line]
         return out
 
-    def stop_miniupnpd(self, home: str) -> None:
-        """Stop ``home``'s miniupnpd (a router whose mapping service went away: nothing answers)."""
+    def stop_miniupnpd(self, home: str, *, forget: bool = False) -> None:
+        """Stop ``home``'s miniupnpd (a router whose mapping service went away: nothing answers);
+        ``forget``: its mappings and pinholes go too (the rules and the lease file: a router that rebooted)."""
         proc = self._daemons.pop(home, None)
         if proc is not None:
             _end(proc)
+        if forget:
+            for chain in ("prerouting_miniupnpd", "miniupnpd", "postrouting_miniupnpd"):
+                self.run(f"{home}-r", ["nft", "flush", "chain", "inet", "netlab", chain])
+            (self.dir / f"{home}-upnp.leases").unlink(missing_ok=True)
+
+    def start_miniupnpd(self, home: str) -> None:
+        """Start ``home``'s miniupnpd again after :meth:`stop_miniupnpd` (its UPnP service on a new HTTP
+        port, as a restarted router's may be); returns once it listens."""
+        if home not in self._daemons:
+            self._start_miniupnpd(home, f"{home}-r", ipv6=kind(home) in _V6_HOMES)
+
+    def reboot_router(self, home: str) -> None:
+        """``home``'s router restarts: miniupnpd stops, every mapping and pinhole is forgotten, and it starts
+        again (:meth:`stop_miniupnpd` with ``forget``, then :meth:`start_miniupnpd`)."""
+        self.stop_miniupnpd(home, forget=True)
+        self.start_miniupnpd(home)
 
     # -- teardown
 

@@ -26,7 +26,7 @@ from .admission import FairRoom, network_prefix, ticket_text
 from .config import EXIT_CONNECT, NetConfig, NetplayError, NetResult, say
 from .driver import Restored, play_over
 from .logfile import check_log_free
-from .portmap import describe_path, mapping_wanted, order_given, port_mapping
+from .portmap import describe_path, mapping_wanted, order_given, port_mapping, tell_lines
 from .secure import key_mismatch, secure
 from .transport import MAX_PENDING_BYTES, Connection, Link, single_errors
 
@@ -184,14 +184,13 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound  # for the resume file (protocol/files.md)
         say(cfg, f"hosting as {quoted(cfg.name)}, key fingerprint {cfg.identity.fingerprint}")
-        async with port_mapping(bound, local_addresses(), wanted=mapping_wanted(bind, cfg.port_map)) as reach:
+        async with port_mapping(bound, local_addresses(), wanted=mapping_wanted(bind, cfg.port_map),
+                                note=lambda line: say(cfg, line)) as reach:
             for line in reach.lines():
                 say(cfg, line)
-            ticket = "" if cfg.ticket is None else "/" + ticket_text(cfg.ticket)
-            say(cfg, "give your opponent one of: "
-                + ", ".join(a + ticket for a in order_given(addresses_to_give(listeners), reach)))
-            if cfg.ticket is not None:  # protocol/wire.md §7.3
-                say(cfg, "(the part after / is the join ticket: without it the host admits nobody)")
+            ticket = "" if cfg.ticket is None else "/" + ticket_text(cfg.ticket)  # protocol/wire.md §7.3
+            for line in tell_lines(order_given(addresses_to_give(listeners), reach), reach, ticket):
+                say(cfg, line)
             if cfg.guest_key is not None:
                 say(cfg, "admitting one guest key only")
             say(cfg, f"waiting for a guest on port {bound} ...")

@@ -19,6 +19,7 @@ import ipaddress
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -247,11 +248,14 @@ def _why(exc: BaseException) -> str:
 
 
 async def connect_offer(offer: Offer, side: bytes, timeout_s: float,
-                        relay_after_s: float = RELAY_AFTER_S) -> tuple[trio.SocketStream, str]:
+                        relay_after_s: float = RELAY_AFTER_S,
+                        note: Callable[[str], None] | None = None) -> tuple[trio.SocketStream, str]:
     """Connect to the host of ``offer``: every candidate at once (paced), the relay too after
     ``relay_after_s`` seconds without a connection or once every candidate failed
     (rendezvous.md §4).  Returns the stream and the path in words (``"192.0.2.7:4816 (direct over the
     internet (IPv4))"``, as :func:`.portmap.describe_path` says it, or ``"through relay HOST:PORT"``).
+    ``note`` (if given) is called with one line when the direct tries start and when the relay is
+    tried: what the user waits for (:func:`trying_words`).
 
     Raises:
         ConnectError: nothing connected within ``timeout_s`` seconds; the message names each try.
@@ -280,6 +284,8 @@ async def connect_offer(offer: Offer, side: bytes, timeout_s: float,
     async def relayed(relay: Relay) -> None:
         with trio.move_on_after(relay_after_s):
             await all_failed.wait()
+        if note is not None:
+            note(trying_words(offer, relay_now=True, relay_after_s=relay_after_s))
         try:
             stream = await open_relay(relay, side, timeout_s)
         except (OSError, ValueError, trio.TooSlowError) as exc:
@@ -297,6 +303,8 @@ async def connect_offer(offer: Offer, side: bytes, timeout_s: float,
 
     if not offer.candidates:
         all_failed.set()
+    elif note is not None:
+        note(trying_words(offer, relay_now=False, relay_after_s=relay_after_s))
     with trio.move_on_after(timeout_s):
         async with trio.open_nursery() as nursery:
             if offer.relay is not None:
@@ -312,6 +320,18 @@ async def connect_offer(offer: Offer, side: bytes, timeout_s: float,
     detail = "; ".join(f"{t} {failed.get(t, f'no answer in {timeout_s:g} s')}" for t in tried)
     raise ConnectError(f"cannot reach the host: tried {detail or 'nothing (the host offered no address and no relay)'}",
                        [(t, failed.get(t, "no answer")) for t in tried])
+
+
+def trying_words(offer: Offer, *, relay_now: bool, relay_after_s: float = RELAY_AFTER_S) -> str:
+    """The line a waiting guest reads: the host's addresses tried directly (``relay_now`` False), or the
+    relay tried now (``relay_now`` True: after ``relay_after_s`` seconds, or every address failed)."""
+    relay = relay_host(offer.relay.url) if offer.relay is not None else None
+    if not relay_now:
+        return (f"trying the host directly at {', '.join(offer.candidates)}"
+                + (f"; through relay {relay} if no answer in {relay_after_s:g} s" if relay else "") + " ...")
+    if not offer.candidates:
+        return f"the host offered no address: trying through relay {relay} ..."
+    return f"no direct answer yet: trying through relay {relay} too ..."
 
 
 def new_side() -> bytes:
@@ -350,9 +370,10 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound
         relay = Relay(relay_url, os.urandom(32)) if relay_url is not None else None
-        async with port_mapping(bound, addresses.local_addresses(), wanted=direct and mapping_wanted(bind, cfg.port_map)
-                                ) as reach:
-            for line in reach.lines():
+        wanted = direct and mapping_wanted(bind, cfg.port_map)
+        async with port_mapping(bound, addresses.local_addresses(), wanted=wanted,
+                                note=lambda line: say(cfg, line)) as reach:
+            for line in (reach.code_lines() if relay is not None else reach.lines()):
                 say(cfg, line)
             given = order_given(addresses_to_give(listeners), reach)
             # A guest elsewhere would reach its own machine at a loopback address: offered only when the
@@ -367,7 +388,9 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
             for attempt in range(MAX_CODES):
                 def on_code(code: str) -> None:
                     nonlocal started
-                    say(cfg, f"Tell your opponent: p2ptrumps join {code}")
+                    # A mailbox of one's own must be named to the guest too (the offer is on it).
+                    other = f" --rendezvous {rendezvous}" if rendezvous != DEFAULT_MAILBOX_URL else ""
+                    say(cfg, f"Tell your opponent: p2ptrumps join {code}{other}")
                     if not started:
                         started = True
                         task_status.started(code)
@@ -408,6 +431,7 @@ async def join_by_code(cfg: NetConfig, code: str, *, rendezvous: str = DEFAULT_M
     check_log_free(cfg)
     mine = Offer("guest", cfg.identity.public_bytes)
     got: bytes | None = None
+    say(cfg, f"looking for the host of code {code} on the mailbox {_server(rendezvous)} ...")
     try:
         with trio.move_on_after(cfg.timeout_s):
             got = await mailbox.exchange(rendezvous, code, mine.encode(), lambda c: None)
@@ -430,10 +454,10 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
     where = "the host"
     expect = offer.key or None  # the key the code gave (a resumed match: checked against the log's)
 
-    async def dial(seconds_left: float) -> tuple[SecureStream, str]:
+    async def dial(seconds_left: float, note: Callable[[str], None] | None = None) -> tuple[SecureStream, str]:
         """A connection by the offer, inside the encrypted layer (wire.md §18) with the host's key."""
         deadline = trio.current_time() + seconds_left
-        raw, path = await connect_offer(offer, side, seconds_left)
+        raw, path = await connect_offer(offer, side, seconds_left, note=note)
         return await client_handshake(cfg, raw, deadline, expect), path
 
     async def redial(seconds_left: float) -> Link | None:
@@ -448,7 +472,7 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
     if restored is not None:
         return await play_over(None, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S, restored=restored)
     try:
-        stream, path = await dial(cfg.timeout_s)
+        stream, path = await dial(cfg.timeout_s, note=lambda line: say(cfg, line))
     except ConnectError as exc:
         raise NetplayError(EXIT_CONNECT, exc.message) from None
     except SecureError as exc:
@@ -457,6 +481,11 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
     cfg.path = _how(path)
     say(cfg, f"connected {path_words(path)}; the host's key came with the code ({cfg.code_fingerprint})")
     return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)
+
+
+def _server(url: str) -> str:
+    """``ws://HOST:PORT/v1`` -> ``HOST:PORT`` (the mailbox server, for the user)."""
+    return url.split("://", 1)[-1].split("/", 1)[0]
 
 
 def _is_loopback(address: str) -> bool:

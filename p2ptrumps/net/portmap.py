@@ -50,6 +50,9 @@ REQUEST_S = 1.5
 LEASE_S = 3600
 #: Shortest pause between renewals, seconds (a router granting a tiny lease is not hammered).
 MIN_RENEW_S = 5.0
+#: Seconds between asking the router again while hosting (at most): a router that restarted and forgot
+#: the mapping has it back within this time.
+CHECK_S = 30.0
 DESCRIPTION = "p2ptrumps"
 #: Environment variable that turns port mapping off (as ``--no-map``).
 NO_MAP_ENV = "P2PTRUMPS_NO_MAP"
@@ -145,6 +148,17 @@ class Reach:
             out.append(f"IPv6: your router offered no pinhole; if its firewall drops inbound connections (most "
                        f"do), allow TCP to [{self.unopened_v6}] port {self.port} there")
         return out
+
+
+    def code_lines(self) -> list[str]:
+        """What a host meeting by code with a relay prints about its router: as :meth:`lines` when a
+        guest elsewhere can connect directly (a mapping, a pinhole, a public address), else one short line
+        -- there is nothing to forward by hand: the relay carries such a guest."""
+        if self.mapped is not None or self.pinhole is not None or self.case in ("off", "public"):
+            return self.lines()
+        why = {"double-nat": "your router is behind another NAT", "refused": "your router refused to forward the port",
+               }.get(self.case, "your router offers no port mapping")
+        return [f"port mapping: none ({why}): a guest from another home will come through the relay"]
 
 
 def mapping_wanted(bind: str | None, enabled: bool) -> bool:
@@ -463,20 +477,63 @@ def _why(exc: BaseException) -> str:
     return text[:120]
 
 
-async def _keep(reach: Reach) -> None:
-    """Renew the mapping and pinhole at half their lease, for as long as the host runs."""
-    backend = reach._backend
+async def _keep(reach: Reach, note: Callable[[str], None] | None = None, *, check_s: float | None = None) -> None:
+    """For as long as the host runs: ask the router again every ``check_s`` seconds (default
+    :data:`CHECK_S`; at half the lease when that is sooner) for the mapping and the pinhole -- a renewal,
+    and the repair of a router that restarted and forgot them (found again by discovery when its old
+    address does not answer).  ``note`` is told, one line each, when the router stops answering and when
+    the mapping is back (or its public address changed)."""
     if reach.mapped is None and reach.pinhole is None:
         return
-    for _ in range(10_000_000):  # bounded: one renewal per half lease
+    lost = False
+    for _ in range(10_000_000):  # bounded: one check per pause
         lease = min(x.lease_s for x in (reach.mapped, reach.pinhole) if x is not None)
-        await trio.sleep(max(MIN_RENEW_S, lease / 2))
-        with trio.move_on_after(START_BUDGET_S), contextlib.suppress(Exception):
-            if reach.mapped is not None and backend is not None:
-                m = reach.mapped
-                _, m.lease_s = await _in_thread(backend.add, m.internal_port, m.internal, LEASE_S)
-            if reach.pinhole is not None and reach.pinhole_backend is not None:
-                await _in_thread(reach.pinhole_backend.renew_pinhole, reach.pinhole.uid, LEASE_S)
+        await trio.sleep(max(MIN_RENEW_S, min(CHECK_S if check_s is None else check_s, lease / 2)))
+        was = reach.public_addresses()
+        held = False  # a router that does not answer within the time has not held it
+        with trio.move_on_after(START_BUDGET_S + ANSWERED_S):
+            held = await _refresh(reach)
+        if not held and not lost and note is not None:
+            note(f"port mapping: your router stopped answering for {', '.join(was) or 'the pinhole'}: a guest "
+                 f"elsewhere cannot connect until it answers again (asked every {CHECK_S:g} s)")
+        elif held and (lost or reach.public_addresses() != was) and note is not None:
+            note(f"port mapping: your router forwards {', '.join(reach.public_addresses()) or 'the pinhole'} "
+                 "to this machine again" + (f" (a new address: tell your opponent {reach.public_addresses()[0]})"
+                                            if reach.public_addresses() != was and reach.public_addresses() else ""))
+        lost = not held
+
+
+async def _refresh(reach: Reach) -> bool:
+    """Ask again for the mapping and the pinhole of ``reach``; a router whose old address does not answer
+    (it restarted: UPnP may listen elsewhere now) is found again by discovery.  True when both hold."""
+    ok = True
+    m = reach.mapped
+    if m is not None and reach._backend is not None:
+        try:
+            _, m.lease_s = await _in_thread(reach._backend.add, m.internal_port, m.internal, LEASE_S)
+        except Exception:
+            ok = False
+            if isinstance(reach._backend, _Upnp):
+                location = await _in_thread(_find_igd, DISCOVER_S)
+                if location is not None:
+                    up = _Upnp(location)
+                    with contextlib.suppress(Exception):
+                        external = await _in_thread(up.external_address)
+                        _, m.lease_s = await _in_thread(up.add, m.internal_port, m.internal, LEASE_S)
+                        reach._backend, m.external, ok = up, external or m.external, True
+    if reach.pinhole is not None and reach.pinhole_backend is not None:
+        p = reach.pinhole
+        try:
+            await _in_thread(reach.pinhole_backend.renew_pinhole, p.uid, LEASE_S)
+        except Exception:  # gone with a restart: open it again, at the router's address of now
+            location = await _in_thread(_find_igd, DISCOVER_S, p.address)
+            try:
+                up = _Upnp(location) if location is not None else reach.pinhole_backend
+                p.uid = await _in_thread(up.add_pinhole, p.address, p.port, LEASE_S)
+                reach.pinhole_backend = up
+            except Exception:
+                ok = False
+    return ok
 
 
 async def release(reach: Reach) -> None:
@@ -496,16 +553,19 @@ async def release(reach: Reach) -> None:
 
 
 @contextlib.asynccontextmanager
-async def port_mapping(port: int, local: list[str], *, wanted: bool) -> AsyncIterator[Reach]:
+async def port_mapping(port: int, local: list[str], *, wanted: bool,
+                       note: Callable[[str], None] | None = None) -> AsyncIterator[Reach]:
     """While inside: the router forwards ``port`` (see :func:`ask_router`; nothing asked unless ``wanted``),
-    the lease renewed; on leaving (the match over, ``q``, a signal, an error): the mapping removed."""
+    the lease renewed and the mapping repaired after a router restart (:func:`_keep`, which tells ``note``
+    one line when the router stops answering or answers again); on leaving (the match over, ``q``, a
+    signal, an error): the mapping removed."""
     if not wanted:
         yield Reach(case="off")
         return
     reach = await ask_router(port, local)
     try:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(_keep, reach)
+            nursery.start_soon(_keep, reach, note)
             try:
                 yield reach
             finally:
@@ -525,9 +585,43 @@ def order_given(given: list[str], reach: Reach) -> list[str]:
     return list(dict.fromkeys(v6 + reach.public_addresses() + rest))
 
 
-def next_step(addresses: list[str]) -> str:
-    """For a guest that reached none of ``addresses`` (IP text) in time: what to do next, as a
-    parenthesis to append to the error ('' when there is nothing to add)."""
+def tell_lines(given: list[str], reach: Reach, ticket: str = "") -> list[str]:
+    """What the host prints for its opponent (issue 14 §3): one line to pass on, ``Tell your opponent:
+    p2ptrumps join ADDRESS`` with the first of ``given`` (the ``HOST:PORT`` texts in order of use, from
+    :func:`order_given`); then, in parentheses, the other addresses (loopback ones only when there is
+    nothing else) and what the join ``ticket`` (``"/abcd-..."``, or '') is; and when none of them can be
+    reached from another home (no public address of its own, no mapping, no pinhole: ``reach``), the way
+    that works from anywhere, meeting by code."""
+    usable = [a for a in given if not _loopback(a)] or given
+    if not usable:
+        return []
+    out = [f"Tell your opponent: p2ptrumps join {usable[0]}{ticket}"]
+    rest = ", ".join(a + ticket for a in usable[1:])
+    about = "the part after / is the join ticket: without it the host admits nobody" if ticket else ""
+    if rest or about:
+        out.append(f"({'; '.join(x for x in (f'or: {rest}' if rest else '', about) if x)})")
+    if reach.case not in ("off", "public", "mapped") and reach.pinhole is None \
+            and not any(is_public(a.rsplit(":", 1)[0].strip("[]")) and a.rsplit(":", 1)[0].strip("[]")
+                        != reach.unopened_v6 for a in usable):
+        out.append("a guest in another home cannot reach these addresses (see above): meet by code instead, "
+                   "p2ptrumps host --code")
+    return out
+
+
+def _loopback(text: str) -> bool:
+    try:
+        return ipaddress.ip_address(text.rsplit(":", 1)[0].strip("[]").split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def next_step(addresses: list[str], whys: list[str] | None = None) -> str:
+    """For a guest that reached none of ``addresses`` (IP text) in time, each failing for the reason in
+    ``whys`` (same order, as :mod:`.dial` words them): what to do next, as a parenthesis to append to
+    the error ('' when there is nothing to add)."""
+    if addresses and whys and all(":" in a and w == "network unreachable" for a, w in zip(addresses, whys,
+                                                                                         strict=False)):
+        return " (no IPv6 route from here to the host: ask it for an IPv4 address, or to host with --code)"
     if addresses and all(_plain(a) is not None and not is_public(a) for a in addresses):
         return (" (that is a local-network address: from outside the host's home, use the public address the "
                 "host printed)")
@@ -542,15 +636,18 @@ def next_step(addresses: list[str]) -> str:
 def describe_path(local: str, peer: str, *, mapped: bool = False) -> str:
     """In words, the path of a connection between our address ``local`` and the peer's ``peer`` (text, as
     the socket reports them; IPv4-mapped IPv6 taken as IPv4): ``"direct over IPv6"``, ``"through your
-    router's port mapping"`` (``mapped``: the host forwarded its port and the peer is outside),
-    ``"on your local network"``, ``"on this machine"``, or ``"direct over the internet (IPv4)"``."""
+    router's port mapping"`` (``mapped``: the host forwarded its port and the peer is outside), ``"on your
+    local network"`` (a private address, or both in one global IPv6 /64), ``"on this machine"``, or
+    ``"direct over the internet (IPv4)"``."""
     a, b = _plain(local), _plain(peer)
     if a is None or b is None:
         return "direct"
     if a.is_loopback or b.is_loopback or a == b:
         return "on this machine"
     if a.version == 6 and b.version == 6 and a.is_global and b.is_global:
-        return "direct over IPv6"
+        # One /64 is one network: a home's LAN (the guest next door in the host's own home).
+        same = ipaddress.ip_network(f"{a}/64", strict=False) == ipaddress.ip_network(f"{b}/64", strict=False)
+        return "on your local network" if same else "direct over IPv6"
     if not b.is_global:
         return "on your local network"
     if mapped and not a.is_global:

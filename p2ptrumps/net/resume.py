@@ -172,7 +172,7 @@ async def resume_match(cfg: NetConfig, restored: Restored,
             bound = int(listeners[0].socket.getsockname()[1])
             cfg.bind, cfg.port = resume.bind, bound
             wanted = mapping_wanted(resume.bind, cfg.port_map)
-            async with port_mapping(bound, local_addresses(), wanted=wanted) as reach:
+            async with port_mapping(bound, local_addresses(), wanted=wanted, note=lambda line: say(cfg, line)) as reach:
                 for line in reach.lines():
                     say(cfg, line)
                 given = order_given(addresses_to_give(listeners), reach)
