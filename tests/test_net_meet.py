@@ -344,3 +344,33 @@ async def test_a_relayed_link_cut_mid_match_reconnects_through_the_relay(tmp_pat
         v = verify_log(log.read_bytes())
         assert (v.status, v.reconnections >= 1) == ("valid", True)
     assert _verify_pair(tmp_path).returncode == 0
+
+
+async def test_a_mailbox_that_refuses_or_never_answers_is_one_line_in_bounded_time() -> None:
+    from p2ptrumps.net import mailbox
+    from p2ptrumps.net.testing import free_port
+
+    refused = f"ws://127.0.0.1:{free_port()}/v1"
+    with pytest.raises(mailbox.MailboxError) as got:
+        await mailbox.exchange(refused, None, b"{}", lambda code: None, welcome_wait_s=30.0)
+    assert str(got.value) == (f"cannot reach the mailbox server {refused}: connection refused (is the address right? "
+                              "is the server running?)")
+    # A server that takes the connection and never says a word: named after welcome_wait_s, not the system's 30 s+.
+    async with trio.open_nursery() as nursery:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        silent = f"ws://127.0.0.1:{listeners[0].socket.getsockname()[1]}/v1"
+        taken: list[trio.SocketStream] = []
+
+        async def hold() -> None:
+            for _ in range(10):
+                taken.append(await listeners[0].accept())
+
+        nursery.start_soon(hold)
+        with pytest.raises(mailbox.MailboxError) as got, trio.fail_after(30):
+            await mailbox.exchange(silent, "7-crossover-clockwork", b"{}", lambda code: None, welcome_wait_s=1.0)
+        assert str(got.value) == (f"cannot reach the mailbox server {silent}: no answer in 1 s (is the address "
+                                  "right? a firewall on the way?)")
+        assert taken  # it did connect: the silence was the server's
+        nursery.cancel_scope.cancel()
+    for s in [*taken, *listeners]:
+        await s.aclose()

@@ -43,6 +43,9 @@ DEFAULT_MAILBOX_URL = "ws://relay.magic-wormhole.io:4000/v1"
 CODE_WORDS = 2
 #: Seconds given to closing the mailbox when we stop (so the nameplate is released).
 CLOSE_WAIT_S = 2.0
+#: Seconds the mailbox server has to welcome us (a server that drops the connection silently is
+#: named in one line after this, not after the system's 30 s or more).
+WELCOME_WAIT_S = 12.0
 
 _lock = threading.Lock()
 _reactor: Any = None
@@ -71,7 +74,8 @@ def _start_reactor() -> Any:
         return _reactor
 
 
-async def exchange(url: str, code: str | None, message: bytes, on_code: Callable[[str], None]) -> bytes:
+async def exchange(url: str, code: str | None, message: bytes, on_code: Callable[[str], None],
+                   welcome_wait_s: float = WELCOME_WAIT_S) -> bytes:
     """Meet one peer on the mailbox at ``url`` and swap one message with it.
 
     Args:
@@ -79,11 +83,13 @@ async def exchange(url: str, code: str | None, message: bytes, on_code: Callable
         code: the code to open (the guest), or None to allocate a new one (the host).
         message: our one message (sent encrypted once the code's key is agreed).
         on_code: called (in the trio thread) with the code once it is known (the host prints it).
+        welcome_wait_s: seconds the server has to welcome us (a server that does not answer).
     Returns:
         the peer's one message (bytes).
     Raises:
         WrongCode: the peer used another code.
-        MailboxError: the mailbox server could not be reached or refused us.
+        MailboxError: the mailbox server could not be reached (refused, or no welcome within
+            ``welcome_wait_s`` seconds) or refused us.
     Cancelling the call (a timeout, the host stopping) closes the mailbox within
     :data:`CLOSE_WAIT_S` seconds: the code is dead.
     """
@@ -100,12 +106,15 @@ async def exchange(url: str, code: str | None, message: bytes, on_code: Callable
 
     token = trio.lowlevel.current_trio_token()
     done = trio.Event()
+    welcomed = trio.Event()  # the server answered (or it all ended already)
     outcome: list[tuple[bool, Any]] = []
     pending: list[Any] = []
 
     async def run() -> bytes:
         w = create(APPID, url, reactor)
         try:
+            await w.get_welcome()
+            token.run_sync_soon(welcomed.set)
             if code is None:
                 w.allocate_code(CODE_WORDS)
             else:
@@ -121,6 +130,7 @@ async def exchange(url: str, code: str | None, message: bytes, on_code: Callable
     def deliver(ok: bool, value: Any) -> None:
         outcome.append((ok, value))
         done.set()
+        welcomed.set()
 
     def start() -> None:
         d = defer.ensureDeferred(run())
@@ -134,13 +144,22 @@ async def exchange(url: str, code: str | None, message: bytes, on_code: Callable
 
         d.addCallbacks(good, bad)
 
-    reactor.callFromThread(start)
-    try:
-        await done.wait()
-    except trio.Cancelled:
+    async def give_up() -> None:
         reactor.callFromThread(lambda: [d.cancel() for d in pending])
         with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_WAIT_S):
             await done.wait()
+
+    reactor.callFromThread(start)
+    try:
+        with trio.move_on_after(welcome_wait_s):
+            await welcomed.wait()
+        if not welcomed.is_set():
+            await give_up()
+            raise MailboxError(f"cannot reach the mailbox server {url}: no answer in {welcome_wait_s:g} s (is the "
+                               "address right? a firewall on the way?)")
+        await done.wait()
+    except trio.Cancelled:
+        await give_up()
         raise
     ok, value = outcome[0]
     if ok:
@@ -148,7 +167,7 @@ async def exchange(url: str, code: str | None, message: bytes, on_code: Callable
     if isinstance(value, WrongPasswordError):
         raise WrongCode(str(value).strip() or "wrong code")
     if isinstance(value, ServerConnectionError):
-        raise MailboxError(f"cannot reach the mailbox server {url}: {value}")
+        raise MailboxError(f"cannot reach the mailbox server {url}: {_reason(value)}")
     if isinstance(value, WelcomeError):
         raise MailboxError(f"the mailbox server {url} refused us: {value}")
     if isinstance(value, WormholeError):
@@ -156,3 +175,13 @@ async def exchange(url: str, code: str | None, message: bytes, on_code: Callable
     if isinstance(value, Exception):
         raise MailboxError(f"the mailbox at {url} failed: {type(value).__name__}: {value}")
     raise MailboxError(f"the mailbox at {url} failed")
+
+
+def _reason(exc: BaseException) -> str:
+    """Twisted's words for a failed connection, short: ``"connection refused"``, ``"no answer"``, ..."""
+    text = str(getattr(exc, "reason", None) or exc)
+    for known, said in (("refused", "connection refused (is the address right? is the server running?)"),
+                        ("timeout", "no answer"), ("No route", "no route to it"), ("DNS lookup", "unknown host name")):
+        if known.lower() in text.lower():
+            return said
+    return text.strip().rstrip(".")

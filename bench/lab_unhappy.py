@@ -1,0 +1,286 @@
+"""The unhappy paths of meeting, in the network lab, as users would meet them (issues 14 and 15).
+
+Each trial runs the real ``p2ptrumps host`` / ``join`` (headless, greedy AI) inside the lab's homes, with
+a mailbox server and a transit relay of the lab's own in its internet namespace, and reports how it
+ended: each side's exit status and last line, and ``verify`` of the logs (a pair that is one chain, or
+each log alone when the match could not finish).  Every trial must end with one clear line on each side
+and its logs intact.
+
+* ``reboot``   -- the host's router (UPnP) grants the mapping, then reboots (miniupnpd restarted, every
+  rule forgotten) while the host waits; a guest from another home joins the mapped address once the
+  host has mapped again (it asks every ``portmap.CHECK_S`` seconds);
+* ``expiry``   -- mid-match the router drops the mapping (as when its lease ran out unrenewed): the match
+  goes on over the open connection, the host maps again, then the guest's link is cut for 6 s and both
+  reconnect through the mapping;
+* ``relay-back`` -- a match by code between two carrier-grade-NAT homes (through the relay); mid-match the
+  relay stops, and starts again 6 s later on the same port: both reconnect through it;
+* ``relay-gone`` -- the same, but the relay stays away: each side gives up after ``--reconnect-wait``
+  with one line and an unfinished, valid log; the relay comes back, both run ``p2ptrumps resume`` and
+  finish the match;
+* ``wrong-code`` -- a guest types the code with a wrong word: one line, the host offers a new code, the
+  real guest plays with it;
+* ``code-twice`` -- the code of a finished match used again;
+* ``no-mailbox`` -- host and join with a mailbox that does not answer (nothing listens there).
+
+    sudo python bench/lab_unhappy.py [--only reboot,expiry,...]
+
+Needs root, ``ip``, ``nft`` and ``miniupnpd``.  ``P2PTRUMPS_LAB_PREFIX`` names the lab's namespaces.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from netlab import Peer
+
+from p2ptrumps.net import lab
+from p2ptrumps.net.testing import _twistd, free_port, peer_command, rendezvous_servers
+
+PLAY = ["--headless", "--ai", "greedy", "--ascii"]
+TELL = "Tell your opponent: p2ptrumps join "
+TRIALS = ("reboot", "expiry", "relay-back", "relay-gone", "wrong-code", "code-twice", "no-mailbox")
+
+
+def verify(*logs: Path) -> str:
+    """``p2ptrumps verify`` of one log or a pair: its first line."""
+    if not all(p.exists() for p in logs):
+        return f"missing log: {[str(p) for p in logs if not p.exists()]}"
+    r = subprocess.run(peer_command("verify", *map(str, logs)), capture_output=True, text=True, timeout=120)
+    return (r.stdout.splitlines() or [r.stderr.strip()])[0]
+
+
+def last(p: Peer) -> str:
+    lines = [ln for ln in p.text().splitlines() if ln.strip()]
+    return lines[-1] if lines else ""
+
+
+def ended(p: Peer, timeout_s: float) -> int | None:
+    try:
+        return p.proc.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def until(check: Callable[[], bool], timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def cut(net: lab.Lab, home: str, seconds: float) -> None:
+    """``home``'s router forwards nothing for ``seconds`` (the link of its machine is cut)."""
+    router = f"{home}-r"
+    net.run(router, ["nft", "-f", "-"], input="table inet homescut {\n chain f {\n  type filter hook forward "
+            "priority -10; policy drop;\n }\n}\n")
+    time.sleep(seconds)
+    net.run(router, ["nft", "delete", "table", "inet", "homescut"])
+
+
+class Relay:
+    """A transit relay of our own in the lab's internet, that can be stopped and started on its port."""
+
+    def __init__(self, net: lab.Lab, work: Path) -> None:
+        self.net, self.work = net, work
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = f"tcp:{net.service_address}:{self.port}"
+
+    def start(self) -> None:
+        log = self.work / "relay.log"
+        log.unlink(missing_ok=True)
+        self.proc = _twistd(self.work, "relay", ["transitrelay"], self.port, self.net.service_address,
+                            ["ip", "netns", "exec", self.net.ns("inet")])
+        if not until(lambda: log.exists() and "starting on" in log.read_text(errors="replace"), 60):
+            raise RuntimeError(f"the relay did not start: {log.read_text(errors='replace')[-300:]}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
+def host_by_code(net: lab.Lab, home: str, mailbox: str, relay: str, work: Path, *extra: str) -> tuple[Peer, str]:
+    host = Peer(net, home, ["host", "--code", "--rendezvous", mailbox, "--relay", relay, *PLAY, "--name", "Hana",
+                            "--log", str(work / "host.p2plog"), *extra], work / "h")
+    got = host.wait_for(f"^{TELL}", 60)
+    if got is None:
+        raise RuntimeError(f"no code from the host: {host.text()[-300:]}")
+    return host, got[1].removeprefix(TELL).split()[0]
+
+
+def join(net: lab.Lab, home: str, code_or_address: str, mailbox: str, work: Path, *extra: str,
+         name: str = "guest") -> Peer:
+    return Peer(net, home, ["join", code_or_address, "--rendezvous", mailbox, *PLAY, "--name", "Gus",
+                            "--log", str(work / f"{name}.p2plog"), *extra], work / name[0])
+
+
+def both_end(host: Peer, guest: Peer, timeout_s: float = 180) -> dict[str, object]:
+    g, h = ended(guest, timeout_s), ended(host, 30)
+    guest.stop()
+    host.stop()
+    return {"guest": [g, last(guest)], "host": [h, last(host)]}
+
+
+def t_reboot(net: lab.Lab, urls: tuple[str, str], work: Path) -> dict[str, object]:
+    host = Peer(net, "upnp", ["host", *PLAY, "--think", "0.01", "--deals", "1", "--pack", "32", "--name", "Hana",
+                              "--log", str(work / "host.p2plog")], work / "h")
+    if host.wait_for(r"^waiting for a guest", 40) is None:
+        return {"error": host.text()[-300:]}
+    address = host.said(TELL)
+    held = net.mappings("upnp")
+    net.reboot_router("upnp")
+    gone = net.mappings("upnp")
+    t = time.monotonic()
+    back = until(lambda: len(net.mappings("upnp")) == len(held), 60)
+    back_s = round(time.monotonic() - t, 1)
+    guest = join(net, "plain-2", address, urls[0], work, "--think", "0.01", "--accept-new")
+    out = both_end(host, guest)
+    return {"told": address, "rules": [len(held), len(gone), len(net.mappings("upnp"))], "mapped_again_s": back_s,
+            "back": back, **out, "verify": verify(work / "host.p2plog", work / "guest.p2plog"),
+            "host_said": [ln for _, ln in host.lines if ln.startswith("port mapping")]}
+
+
+def t_expiry(net: lab.Lab, urls: tuple[str, str], work: Path) -> dict[str, object]:
+    host = Peer(net, "upnp", ["host", *PLAY, "--think", "0.15", "--deals", "2", "--name", "Hana", "--reconnect-wait",
+                              "60", "--log", str(work / "host.p2plog")], work / "h")
+    if host.wait_for(r"^waiting for a guest", 40) is None:
+        return {"error": host.text()[-300:]}
+    address = host.said(TELL)
+    guest = join(net, "plain-2", address, urls[0], work, "--think", "0.15", "--accept-new", "--reconnect-wait", "60")
+    if guest.wait_for(r"^\s+5\. ", 60) is None:
+        return {"error": "no fifth move: " + guest.text()[-300:]}
+    for chain in ("prerouting_miniupnpd", "miniupnpd"):  # the router lets the lease run out
+        net.run("upnp-r", ["nft", "flush", "chain", "inet", "netlab", chain])
+    moves_then = len(guest.lines)
+    t = time.monotonic()
+    back = until(lambda: len(net.mappings("upnp")) == 2, 60)
+    back_s = round(time.monotonic() - t, 1)
+    went_on = len(guest.lines) > moves_then
+    cut(net, "plain-2", 6)
+    out = both_end(host, guest)
+    return {"mapped_again_s": back_s, "back": back, "match_went_on": went_on, **out,
+            "guest_reconnected": [ln for _, ln in guest.lines if "reconnect" in ln or "lost" in ln][:3],
+            "verify": verify(work / "host.p2plog", work / "guest.p2plog")}
+
+
+def t_relay(net: lab.Lab, urls: tuple[str, str], work: Path, back_after_s: float | None) -> dict[str, object]:
+    relay = Relay(net, work)
+    relay.start()
+    try:
+        host, code = host_by_code(net, "cgnat", urls[0], relay.url, work, "--think", "0.15", "--deals", "2",
+                                  "--reconnect-wait", "20")
+        guest = join(net, "cgnat-2", code, urls[0], work, "--think", "0.15", "--reconnect-wait", "20")
+        if guest.wait_for(r"^\s+5\. ", 90) is None:
+            return {"error": "no fifth move: " + guest.text()[-300:] + host.text()[-300:]}
+        relay.stop()
+        out: dict[str, object] = {}
+        if back_after_s is not None:
+            time.sleep(back_after_s)
+            relay.start()
+            out.update(both_end(host, guest))
+            out["verify"] = verify(work / "host.p2plog", work / "guest.p2plog")
+            out["said"] = [ln for _, ln in guest.lines if "reconnect" in ln or "lost" in ln][:3]
+            return out
+        g, h = ended(guest, 120), ended(host, 60)
+        out["gave_up"] = {"guest": [g, last(guest)], "host": [h, last(host)]}
+        out["alone"] = [verify(work / "host.p2plog"), verify(work / "guest.p2plog")]
+        relay.start()
+        rh = Peer(net, "cgnat", ["resume", str(work / "host.p2plog"), *PLAY, "--think", "0.05",
+                                 "--reconnect-wait", "60"], work / "h")
+        rg = Peer(net, "cgnat-2", ["resume", str(work / "guest.p2plog"), *PLAY, "--think", "0.05",
+                                   "--reconnect-wait", "60"], work / "g")
+        out["resumed"] = both_end(rh, rg)
+        out["verify"] = verify(work / "host.p2plog", work / "guest.p2plog")
+        return out
+    finally:
+        relay.stop()
+
+
+def t_wrong_code(net: lab.Lab, urls: tuple[str, str], work: Path) -> dict[str, object]:
+    host, code = host_by_code(net, "plain", urls[0], urls[1], work, "--think", "0.01", "--deals", "1", "--pack", "32")
+    number, *words = code.split("-")
+    wrong = "-".join([number, *words[:-1], "zulu" if words[-1] != "zulu" else "yankee"])
+    bad = join(net, "cgnat-2", wrong, urls[0], work, "--think", "0.01", name="stranger")
+    status = ended(bad, 60)
+    new = host.wait_for(f"^{TELL}(?!{code})", 30)
+    out: dict[str, object] = {"wrong": [status, last(bad)], "host_said": [ln for _, ln in host.lines
+                                                                          if "wrong code" in ln]}
+    if new is None:
+        host.stop()
+        return {**out, "error": "no new code: " + host.text()[-300:]}
+    guest = join(net, "cgnat-2", new[1].removeprefix(TELL).split()[0], urls[0], work, "--think", "0.01")
+    out.update(both_end(host, guest))
+    out["stranger_log"] = (work / "stranger.p2plog").exists()
+    out["verify"] = verify(work / "host.p2plog", work / "guest.p2plog")
+    return out
+
+
+def t_code_twice(net: lab.Lab, urls: tuple[str, str], work: Path) -> dict[str, object]:
+    host, code = host_by_code(net, "plain", urls[0], urls[1], work, "--think", "0.01", "--deals", "1", "--pack", "32")
+    guest = join(net, "cgnat-2", code, urls[0], work, "--think", "0.01")
+    out = both_end(host, guest)
+    again = join(net, "cgnat-2", code, urls[0], work, "--think", "0.01", "--timeout", "10", name="again")
+    return {**out, "again": [ended(again, 60), last(again)], "again_log": (work / "again.p2plog").exists(),
+            "verify": verify(work / "host.p2plog", work / "guest.p2plog")}
+
+
+def t_no_mailbox(net: lab.Lab, urls: tuple[str, str], work: Path) -> dict[str, object]:
+    dead = f"ws://{net.service_address}:{free_port()}/v1"
+    t = time.monotonic()
+    host = Peer(net, "plain", ["host", "--code", "--rendezvous", dead, *PLAY, "--name", "Hana"], work / "h")
+    hs = ended(host, 60)
+    host_s = round(time.monotonic() - t, 1)
+    t = time.monotonic()
+    guest = join(net, "cgnat-2", "7-crossover-clockwork", dead, work, "--timeout", "10")
+    gs = ended(guest, 60)
+    return {"host": [hs, last(host), host_s], "guest": [gs, last(guest), round(time.monotonic() - t, 1)]}
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default=",".join(TRIALS))
+    args = ap.parse_args(argv)
+    why = lab.unavailable()
+    if why is not None:
+        print(f"no lab here: {why}", file=sys.stderr)
+        return 2
+    lab.sweep()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    print(f"# python bench/lab_unhappy.py {' '.join(argv)}   ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
+    with tempfile.TemporaryDirectory(prefix="lab-unhappy-") as tmp, \
+            lab.Lab(("upnp", "plain", "cgnat", "plain-2", "cgnat-2"), lease_s=lab.MIN_LEASE_S + 10) as net:
+        servers = Path(tmp) / "servers"
+        servers.mkdir()
+        with rendezvous_servers(servers, host=net.service_address,
+                                prefix=("ip", "netns", "exec", net.ns("inet"))) as urls:
+            for name in args.only.split(","):
+                work = Path(tmp) / name
+                work.mkdir()
+                t = time.monotonic()
+                try:
+                    trial = {"reboot": t_reboot, "expiry": t_expiry, "wrong-code": t_wrong_code,
+                             "code-twice": t_code_twice, "no-mailbox": t_no_mailbox,
+                             "relay-back": lambda n, u, w: t_relay(n, u, w, 6.0),
+                             "relay-gone": lambda n, u, w: t_relay(n, u, w, None)}[name]
+                    got = trial(net, urls, work)
+                except Exception as exc:
+                    got = {"error": repr(exc)}
+                print(f"{name} ({time.monotonic() - t:.0f} s): {json.dumps(got, indent=1)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
