@@ -9,8 +9,9 @@ and its logs intact.
 * ``reboot``   -- the host's router (UPnP) grants the mapping, then reboots (miniupnpd restarted, every
   rule forgotten) while the host waits; a guest from another home joins the mapped address once the
   host has mapped again (it asks every ``portmap.CHECK_S`` seconds);
-* ``expiry``   -- mid-match the router drops the mapping (as when its lease ran out unrenewed): the match
-  goes on over the open connection, the host maps again, then the guest's link is cut for 6 s and both
+* ``expiry``   -- mid-match the router stops hearing the host (it drops what the host sends to it), so the
+  lease runs out and miniupnpd removes the mapping: the match goes on over the open connection; the
+  router hears the host again, the host maps again, then the guest's connection is reset and both
   reconnect through the mapping;
 * ``relay-back`` -- a match by code between two carrier-grade-NAT homes (through the relay); mid-match the
   relay stops, and starts again 6 s later on the same port: both reconnect through it;
@@ -153,26 +154,44 @@ def t_reboot(net: lab.Lab, urls: tuple[str, str], work: Path) -> dict[str, objec
             "host_said": [ln for _, ln in host.lines if ln.startswith("port mapping")]}
 
 
+def reset(net: lab.Lab, home: str, seconds: float) -> None:
+    """``home``'s router answers every forwarded TCP segment with a reset for ``seconds``: the match's
+    connection breaks at once on both sides (a cut they must reconnect after)."""
+    router = f"{home}-r"
+    net.run(router, ["nft", "-f", "-"], input="table inet homesreset {\n chain f {\n  type filter hook forward "
+            "priority -10; policy accept;\n  meta l4proto tcp reject with tcp reset\n }\n}\n")
+    time.sleep(seconds)
+    net.run(router, ["nft", "delete", "table", "inet", "homesreset"])
+
+
 def t_expiry(net: lab.Lab, urls: tuple[str, str], work: Path) -> dict[str, object]:
-    host = Peer(net, "upnp", ["host", *PLAY, "--think", "0.15", "--deals", "2", "--name", "Hana", "--reconnect-wait",
+    host = Peer(net, "upnp", ["host", *PLAY, "--think", "0.2", "--deals", "3", "--name", "Hana", "--reconnect-wait",
                               "60", "--log", str(work / "host.p2plog")], work / "h")
     if host.wait_for(r"^waiting for a guest", 40) is None:
         return {"error": host.text()[-300:]}
     address = host.said(TELL)
-    guest = join(net, "plain-2", address, urls[0], work, "--think", "0.15", "--accept-new", "--reconnect-wait", "60")
+    guest = join(net, "plain-2", address, urls[0], work, "--think", "0.2", "--accept-new", "--reconnect-wait", "60")
     if guest.wait_for(r"^\s+5\. ", 60) is None:
         return {"error": "no fifth move: " + guest.text()[-300:]}
-    for chain in ("prerouting_miniupnpd", "miniupnpd"):  # the router lets the lease run out
-        net.run("upnp-r", ["nft", "flush", "chain", "inet", "netlab", chain])
+    # The host's renewals do not reach the router (it drops what the host sends to it, not what it
+    # forwards): the lease runs out and miniupnpd removes the mapping, mid-match.
+    net.run("upnp-r", ["nft", "-f", "-"], input="table inet homesdeaf {\n chain i {\n  type filter hook input "
+            f"priority -10; policy accept;\n  ip saddr {net.address('upnp')} drop\n }}\n}}\n")
+    t = time.monotonic()
+    expired = until(lambda: net.mappings("upnp") == [], 3 * net.lease_s)
+    expired_s = round(time.monotonic() - t, 1)
     moves_then = len(guest.lines)
+    net.run("upnp-r", ["nft", "delete", "table", "inet", "homesdeaf"])
     t = time.monotonic()
     back = until(lambda: len(net.mappings("upnp")) == 2, 60)
     back_s = round(time.monotonic() - t, 1)
     went_on = len(guest.lines) > moves_then
-    cut(net, "plain-2", 6)
+    reset(net, "plain-2", 3)  # now the guest must come back through the mapping
     out = both_end(host, guest)
-    return {"mapped_again_s": back_s, "back": back, "match_went_on": went_on, **out,
+    return {"expired_after_s": expired_s, "expired": expired, "mapped_again_s": back_s, "back": back,
+            "match_went_on": went_on, **out,
             "guest_reconnected": [ln for _, ln in guest.lines if "reconnect" in ln or "lost" in ln][:3],
+            "host_said": [ln for _, ln in host.lines if ln.startswith("port mapping")],
             "verify": verify(work / "host.p2plog", work / "guest.p2plog")}
 
 

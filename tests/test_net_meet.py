@@ -6,6 +6,7 @@ relay completes the match, and (through the encrypted link of wire.md §18) the 
 
 from __future__ import annotations
 
+import contextlib
 import random
 import subprocess
 import sys
@@ -374,3 +375,44 @@ async def test_a_mailbox_that_refuses_or_never_answers_is_one_line_in_bounded_ti
         nursery.cancel_scope.cancel()
     for s in [*taken, *listeners]:
         await s.aclose()
+
+
+async def test_a_candidate_that_is_not_the_host_is_left_out_and_the_next_one_tried(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both homes use one private network (192.168.1.0/24 is common): the host's local address offered by
+    the code may reach another machine in the guest's own home.  Its handshake fails (or proves another
+    key); the guest leaves it out and goes on to the next candidate, where the host is."""
+    from p2ptrumps.net.secure import secure
+    from tests.test_net_lobby import GUEST_KEY, HOST_KEY, guest_cfg
+
+    async def junk(stream: trio.SocketStream) -> None:  # a web server next door
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            await stream.send_all(b"HTTP/1.0 400 Bad Request\r\n\r\n")
+        await stream.aclose()
+
+    async def host(stream: trio.SocketStream) -> None:
+        s = secure(stream, HOST_KEY, server=True, expect=GUEST_KEY.public_bytes)
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            await s.handshake()
+            await s.receive_some(1)
+        await trio.aclose_forcefully(s)
+
+    # The next candidate starts only once the one before failed: the machine next door answers first.
+    monkeypatch.setattr(meet, "ATTEMPT_DELAY_S", 60.0)
+    notes: list[str] = []
+    async with trio.open_nursery() as nursery:
+        ports = []
+        for handler in (junk, host):
+            listeners = await nursery.start(trio.serve_tcp, handler, 0)
+            ports.append(listeners[0].socket.getsockname()[1])
+        offer = meet.Offer("host", HOST_KEY.public_bytes, [f"127.0.0.1:{p}" for p in ports], None)
+        with trio.fail_after(30):
+            stream, path = await meet.dial_offer(guest_cfg(tmp_path), offer, b"12345678", 20.0,
+                                                 HOST_KEY.public_bytes, notes.append)
+        assert path == f"127.0.0.1:{ports[1]} (on this machine)"
+        assert stream.peer_key == HOST_KEY.public_bytes
+        await trio.aclose_forcefully(stream)
+        nursery.cancel_scope.cancel()
+    assert notes[0] == f"trying the host directly at 127.0.0.1:{ports[0]}, 127.0.0.1:{ports[1]} ..."
+    assert notes[1].startswith(f"127.0.0.1:{ports[0]} answered but is not the host (")
+    assert notes[1].endswith("); trying the others ...")

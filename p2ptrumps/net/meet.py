@@ -455,10 +455,7 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
     expect = offer.key or None  # the key the code gave (a resumed match: checked against the log's)
 
     async def dial(seconds_left: float, note: Callable[[str], None] | None = None) -> tuple[SecureStream, str]:
-        """A connection by the offer, inside the encrypted layer (wire.md §18) with the host's key."""
-        deadline = trio.current_time() + seconds_left
-        raw, path = await connect_offer(offer, side, seconds_left, note=note)
-        return await client_handshake(cfg, raw, deadline, expect), path
+        return await dial_offer(cfg, offer, side, seconds_left, expect, note)
 
     async def redial(seconds_left: float) -> Link | None:
         try:
@@ -481,6 +478,36 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
     cfg.path = _how(path)
     say(cfg, f"connected {path_words(path)}; the host's key came with the code ({cfg.code_fingerprint})")
     return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)
+
+
+async def dial_offer(cfg: NetConfig, offer: Offer, side: bytes, seconds_left: float, expect: bytes | None,
+                     note: Callable[[str], None] | None = None) -> tuple[SecureStream, str]:
+    """(guest) A connection to the host of ``offer`` (:func:`connect_offer`) inside the encrypted layer
+    (wire.md §18) with the host's key ``expect``, within ``seconds_left`` seconds.  A candidate address
+    that answers but is not the host -- another machine at the same private address in the guest's own
+    network, whose handshake fails or proves another key -- is left out and the others (and the relay)
+    are tried again, with a ``note``; a relay's failed handshake is final.  Returns the stream and the
+    path in words.
+
+    Raises:
+        ConnectError: nothing connected in time (see :func:`connect_offer`).
+        SecureError: the relay's connection failed the handshake, or every candidate did.
+    """
+    deadline = trio.current_time() + seconds_left
+    skip: list[str] = []
+    for _ in range(len(offer.candidates) + 1):  # bounded: each round leaves one candidate out
+        left = Offer(offer.role, offer.key, [c for c in offer.candidates if c not in skip], offer.relay)
+        raw, path = await connect_offer(left, side, max(0.0, deadline - trio.current_time()), note=note)
+        try:
+            return await client_handshake(cfg, raw, deadline, expect), path
+        except SecureError as exc:
+            address = path.split(" (", 1)[0]
+            if address not in left.candidates or (not left.candidates[1:] and left.relay is None):
+                raise
+            skip.append(address)
+            if note is not None:
+                note(f"{address} answered but is not the host ({exc}); trying the others ...")
+    raise SecureError("no candidate of the host's was the host")
 
 
 def _server(url: str) -> str:
