@@ -61,8 +61,11 @@ def verify(*logs: Path) -> str:
 
 
 def last(p: Peer) -> str:
+    """What ``p`` said last: its last line, and before it the line of its command's voice (the one line
+    saying why it ended: ``p2ptrumps join: ...``) when there is one."""
     lines = [ln for ln in p.text().splitlines() if ln.strip()]
-    return lines[-1] if lines else ""
+    why = [ln for ln in lines if ln.startswith("p2ptrumps ")]
+    return " || ".join(dict.fromkeys([*why[-1:], *lines[-1:]]))
 
 
 def ended(p: Peer, timeout_s: float) -> int | None:

@@ -121,7 +121,7 @@ def one_run(net: lab.Lab, urls: tuple[str, str], host: str, guest: str, work: Pa
         first = next((t for t, ln in gl if ln.startswith("    1. ")), None)
         r.first_move_s = None if first is None else first - started
         r.path = _path([ln for _, ln in hl], [ln for _, ln in gl])
-        r.said = [f"host: {ln}" for _, ln in hl[:8]] + [f"guest: {ln}" for _, ln in gl[:4]]
+        r.said = [f"host: {ln}" for _, ln in hl[:8]] + [f"guest: {ln}" for _, ln in gl[:8]]
         check = subprocess.run(peer_command("verify", str(work / "host.p2plog"), str(work / "guest.p2plog")),
                                capture_output=True, text=True, timeout=60)
         r.verdict = check.stdout.splitlines()[0] if check.stdout else check.stderr.strip()
