@@ -44,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from netlab import Peer
+from netlab import Peer, given_out
 
 from p2ptrumps.net import lab
 from p2ptrumps.net.testing import peer_command, rendezvous_servers
@@ -56,8 +56,6 @@ RULES = ["--deals", "1", "--pack", "32"]
 FIRST_MOVE = re.compile(r"^\s+1\. ")
 RUN_TIMEOUT_S = 120.0
 TELL = "Tell your opponent: p2ptrumps join "
-GIVE = "give your opponent one of: "
-OTHERS = re.compile(r"(?:other addresses|or): (.*)\)?$")
 
 
 @dataclass
@@ -90,21 +88,6 @@ def path_kind(guest_lines: list[str], host_lines: list[str]) -> str:
         pin = any("pinhole" in ln for ln in host_lines if ln.startswith("IPv6:") and "lets guests reach" in ln)
         return "IPv6 pinhole" if pin else "IPv6"
     return "direct" if text else "?"
-
-
-def told(host: Peer) -> list[str]:
-    """The addresses the host gives out, the one it tells first (``Tell your opponent:``), loopback left out."""
-    first = host.said(TELL)
-    given = [first] if first else []
-    listed = host.said(GIVE)
-    if listed:
-        given += listed.split(", ")
-    for _, line in host.lines:
-        m = OTHERS.search(line)
-        if line.startswith("(") and m:
-            given += [w.split(" ")[0] for w in m.group(1).rstrip(")").split(", ")]
-    out = [a for a in dict.fromkeys(given) if a and not a.startswith(("127.", "[::1]"))]
-    return out
 
 
 def finish(run: Run, net: lab.Lab, host: Peer, guest: Peer, started: float, work: Path) -> None:
@@ -145,7 +128,7 @@ def by_address(net: lab.Lab, host_home: str, guest_home: str, work: Path) -> Run
         if host.wait_for(r"^waiting for a guest on port", 30) is None:
             run.why = "the host did not start: " + host.text()[-200:]
             return run
-        candidates = told(host)
+        candidates = given_out(host)
         started = time.monotonic()
         guest: Peer | None = None
         for address in candidates:

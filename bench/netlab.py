@@ -118,10 +118,20 @@ def start_host(net: lab.Lab, home: str, data: Path, extra: list[str] | None = No
     got = host.wait_for(r"^waiting for a guest on port", 20)
     if got is None:
         raise RuntimeError(f"the host in {home} did not start:\n{host.text()}")
-    told = host.said("Tell your opponent: p2ptrumps join ")
-    more = host.said("(or: ").split(";")[0].rstrip(")")
-    given = [told, *(more.split(", ") if more else [])]
-    return host, [a for a in given if a and not a.startswith(("127.", "[::1]"))]
+    return host, given_out(host)
+
+
+def given_out(host: Peer) -> list[str]:
+    """The addresses a host gives out, in its order: the one of ``Tell your opponent: p2ptrumps join A``,
+    then those of the ``(or: B, C; a guest in your home: D; ...)`` line after it; loopback left out."""
+    given = [host.said("Tell your opponent: p2ptrumps join ")]
+    for _, line in host.lines:
+        if line.startswith("(") and ": " in line:
+            for part in line.strip("()").split("; "):
+                label, _, rest = part.partition(": ")
+                if label in ("or", "a guest in your home"):
+                    given += rest.split(", ")
+    return [a for a in dict.fromkeys(given) if a and not a.startswith(("127.", "[::1]"))]
 
 
 def one_run(net: lab.Lab, pair: Pair, data: Path, run: int) -> bool:

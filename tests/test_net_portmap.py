@@ -97,8 +97,8 @@ def test_the_host_tells_one_address_and_says_when_none_reaches_another_home() ->
     given = portmap.order_given(["192.168.2.2:4816", "[::1]:4816", "127.0.0.1:4816"], mapped)
     assert portmap.tell_lines(given, mapped, "/abcd-efgh-ijkl-mnop") == [
         "Tell your opponent: p2ptrumps join 11.47.2.1:4816/abcd-efgh-ijkl-mnop",
-        "(or: 192.168.2.2:4816/abcd-efgh-ijkl-mnop; the part after / is the join ticket: without it the host "
-        "admits nobody)"]
+        "(a guest in your home: 192.168.2.2:4816/abcd-efgh-ijkl-mnop; the part after / is the join ticket: "
+        "without it the host admits nobody)"]
     # A plain NAT, carrier-grade NAT, an IPv6 firewall without a pinhole: no address reaches another home.
     code = ("a guest in another home cannot reach these addresses (see above): meet by code instead, "
             "p2ptrumps host --code")
@@ -111,7 +111,8 @@ def test_the_host_tells_one_address_and_says_when_none_reaches_another_home() ->
         assert lines[-1] == code
     # A pinhole, or a public address of its own: reachable, nothing more to say; loopback alone when only it.
     pin = Reach(case="no-service", pinhole=Pinhole("2a0b:bd40:6::2", 4816, 600, 1), port=4816)
-    assert portmap.tell_lines(["[2a0b:bd40:6::2]:4816", "192.168.6.2:4816"], pin) == [
-        "Tell your opponent: p2ptrumps join [2a0b:bd40:6::2]:4816", "(or: 192.168.6.2:4816)"]
+    assert portmap.tell_lines(["[2a0b:bd40:6::2]:4816", "11.47.6.1:4816", "192.168.6.2:4816"], pin) == [
+        "Tell your opponent: p2ptrumps join [2a0b:bd40:6::2]:4816",
+        "(or: 11.47.6.1:4816; a guest in your home: 192.168.6.2:4816)"]
     assert portmap.tell_lines(["[::1]:4816", "127.0.0.1:4816"], Reach(case="off")) == [
         "Tell your opponent: p2ptrumps join [::1]:4816", "(or: 127.0.0.1:4816)"]

@@ -97,8 +97,24 @@ async def open_listeners(bind: str | None, port: int, notes: list[str] | None = 
     Raises:
         NetplayError: (status 3) the port is in use, or nothing could listen.
     """
+    for _ in range(PORT_TRIES - 1 if port == 0 else 0):
+        with contextlib.suppress(_PortTaken):  # the port the first family picked is the other's elsewhere
+            return await _open_listeners(bind, port, notes)
+    return await _open_listeners(bind, port, notes)
+
+
+#: Tries of ``open_listeners`` with port 0 (a free port for one family may be taken in the other).
+PORT_TRIES = 20
+
+
+class _PortTaken(NetplayError):
+    """Port 0: the port the first listener picked is in use for a later address family."""
+
+
+async def _open_listeners(bind: str | None, port: int, notes: list[str] | None) -> list[trio.SocketListener]:
     listeners: list[trio.SocketListener] = []
     failures: list[str] = []
+    picked = port == 0
     try:
         for family, address in await bind_addresses(bind):
             try:
@@ -117,8 +133,9 @@ async def open_listeners(bind: str | None, port: int, notes: list[str] | None = 
                 sock.close()
                 where = format_address(address, port)
                 if exc.errno == errno.EADDRINUSE:
-                    raise NetplayError(EXIT_CONNECT, f"address {where} is in use "
-                                       "(another host running? choose another --port)") from None
+                    raise (_PortTaken if picked and listeners else NetplayError)(
+                        EXIT_CONNECT, f"address {where} is in use (another host running? choose another --port)"
+                    ) from None
                 failures.append(f"{where}: {exc.strerror or exc}")
                 continue
             port = int(sock.getsockname()[1])

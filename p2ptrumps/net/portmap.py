@@ -596,10 +596,14 @@ def tell_lines(given: list[str], reach: Reach, ticket: str = "") -> list[str]:
     if not usable:
         return []
     out = [f"Tell your opponent: p2ptrumps join {usable[0]}{ticket}"]
-    rest = ", ".join(a + ticket for a in usable[1:])
-    about = "the part after / is the join ticket: without it the host admits nobody" if ticket else ""
-    if rest or about:
-        out.append(f"({'; '.join(x for x in (f'or: {rest}' if rest else '', about) if x)})")
+    first_public = is_public(usable[0].rsplit(":", 1)[0].strip("[]"))
+    public = [a + ticket for a in usable[1:] if is_public(a.rsplit(":", 1)[0].strip("[]"))]
+    local = [a + ticket for a in usable[1:] if a + ticket not in public]
+    parts = ([f"or: {', '.join(public)}"] if public else []) + \
+        ([f"{'a guest in your home' if first_public else 'or'}: {', '.join(local)}"] if local else []) + \
+        (["the part after / is the join ticket: without it the host admits nobody"] if ticket else [])
+    if parts:
+        out.append(f"({'; '.join(parts)})")
     if reach.case not in ("off", "public", "mapped") and reach.pinhole is None \
             and not any(is_public(a.rsplit(":", 1)[0].strip("[]")) and a.rsplit(":", 1)[0].strip("[]")
                         != reach.unopened_v6 for a in usable):
