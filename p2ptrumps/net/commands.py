@@ -20,7 +20,7 @@ import trio
 from ..command import say
 from ..system import signals as system_signals
 from ..text import quoted
-from . import config, keystore
+from . import config, keystore, resumefile
 from .admission import TicketError, new_ticket, split_ticket
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
@@ -110,6 +110,8 @@ def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetRes
         res: NetResult | None = getattr(exc, "result", None)
         for path in log_paths(res):
             _tell(f"match log (kept): {path}", sys.stderr)
+            if resumefile.path_for(path).exists():  # unfinished, and it can be taken up (wire.md §14.4)
+                _tell(f"take it up when you both can: p2ptrumps resume {path}", sys.stderr)
         return exc.status
     except keystore.KeyStoreError as exc:
         say(args, str(exc))

@@ -265,6 +265,9 @@ class NetConfig:
     port: int = 0
     port_map: bool = False
     path: str = ""
+    #: Why the last try to reconnect failed (the guest's words: the relay, the host's addresses), for the
+    #: line that says the peer did not come back; "" when there was none or it is not known.
+    last_try: str = ""
     code_fingerprint: str | None = None
     meet: dict[str, object] | None = None
     max_deals: int = MAX_DEALS

@@ -240,7 +240,11 @@ async def join(cfg: NetConfig, address: str) -> NetResult:
     async def redial(seconds_left: float) -> Link | None:
         try:
             return Link(await dial_secure(cfg, host_name, port, min(seconds_left, cfg.timeout_s)))
-        except (ConnectError, SecureError):
+        except ConnectError as exc:
+            cfg.last_try = exc.message
+            return None
+        except SecureError as exc:
+            cfg.last_try = str(exc)
             return None
 
     return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)

@@ -120,7 +120,8 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
         if not got:
             if str(why) == RESTARTED:
                 raise PeerGone(f"the peer did not come back within {cfg.reconnect_wait_s:g} s of this side's restart")
-            raise PeerGone(f"{why}; the peer did not come back within {cfg.reconnect_wait_s:g} s")
+            raise PeerGone(f"{why}; the peer did not come back within {cfg.reconnect_wait_s:g} s"
+                           + (f" (the last try: {cfg.last_try})" if cfg.last_try else ""))
         if cfg.on_link is not None:
             cfg.on_link("reconnecting: checking the peer's key")
         return got[0]

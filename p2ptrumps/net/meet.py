@@ -460,7 +460,11 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
     async def redial(seconds_left: float) -> Link | None:
         try:
             stream, path = await dial(min(seconds_left, cfg.timeout_s))
-        except (ConnectError, SecureError):
+        except ConnectError as exc:
+            cfg.last_try = exc.message.removeprefix("cannot reach the host: ")
+            return None
+        except SecureError as exc:
+            cfg.last_try = str(exc)
             return None
         say(cfg, f"reconnected {path_words(path)}")
         cfg.path = _how(path)
