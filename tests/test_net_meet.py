@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 import subprocess
 import sys
 import time
@@ -416,3 +417,59 @@ async def test_a_candidate_that_is_not_the_host_is_left_out_and_the_next_one_tri
     assert notes[0] == f"trying the host directly at 127.0.0.1:{ports[0]}, 127.0.0.1:{ports[1]} ..."
     assert notes[1].startswith(f"127.0.0.1:{ports[0]} answered but is not the host (")
     assert notes[1].endswith("); trying the others ...")
+
+
+@pytest.mark.timeout(180)
+def test_the_relay_gone_for_good_ends_both_sides_with_one_line_and_how_to_resume(
+        tmp_path: Path, servers: tuple[str, str]) -> None:
+    """Mid-match the relay (the only path: ``--no-direct``) goes away and stays away: both sides wait
+    ``--reconnect-wait``, then end with one line saying why (the guest: what its last try met), the log
+    kept -- unfinished and valid -- and the command that takes the match up later."""
+    from p2ptrumps.net.testing import _twistd, free_port
+
+    port = free_port()
+    relay = _twistd(tmp_path, "relay", ["transitrelay"], port, "127.0.0.1", [])
+    try:
+        log = tmp_path / "relay.log"
+        for _ in range(1200):
+            if log.exists() and "starting on" in log.read_text(errors="replace"):
+                break
+            assert relay.poll() is None, log.read_text(errors="replace")
+            time.sleep(0.05)
+        url = f"tcp:127.0.0.1:{port}"
+        play = ("--headless", "--ai", "random", "--think", "0.3", "--reconnect-wait", "4")
+        out = tmp_path / "host.out"
+        with open(out, "wb") as f:
+            host = subprocess.Popen(peer_command("host", "--code", "--rendezvous", servers[0], "--relay", url,
+                                                 "--no-direct", "--bind", "127.0.0.1", "--port", "0", "--log",
+                                                 str(tmp_path / "host.p2plog"), *play, *RULES),
+                                    stdout=f, stderr=subprocess.STDOUT, env=peer_env(tmp_path / "host"))
+        code = _code(_wait_line(out, "Tell your opponent: p2ptrumps join ", host))
+        guest = subprocess.Popen(peer_command("join", code, "--rendezvous", servers[0], "--name", "guest", *play,
+                                              "--log", str(tmp_path / "guest.p2plog")),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=peer_env(tmp_path / "guest"))
+        assert guest.stdout is not None
+        for _ in range(200):  # a state: the match is under way (its second move printed)
+            if re.match(r"\s+2\. ", guest.stdout.readline().decode()):
+                break
+        relay.terminate()
+        relay.wait(10)
+        _, err = guest.communicate(timeout=90)
+        assert host.wait(60) == 4, out.read_text()
+    finally:
+        for p in (relay, *[x for x in (locals().get("host"), locals().get("guest")) if x is not None]):
+            if p.poll() is None:
+                p.kill()
+                p.wait(5)
+    lines = [ln for ln in err.decode().splitlines() if not ln.startswith("created your identity key")]
+    assert guest.returncode == 4
+    assert lines[0].startswith("p2ptrumps join: the peer is gone: ")
+    assert f"the peer did not come back within 4 s (the last try: tried relay 127.0.0.1:{port} " in lines[0]
+    guest_log = tmp_path / "guest.p2plog"
+    assert lines[1:3] == [f"match log (kept): {guest_log}",
+                          f"take it up when you both can: p2ptrumps resume {guest_log}"]
+    said = out.read_text().splitlines()
+    assert any(ln.startswith("p2ptrumps host: the peer is gone: ") for ln in said)
+    assert f"take it up when you both can: p2ptrumps resume {tmp_path / 'host.p2plog'}" in said
+    for path in (guest_log, tmp_path / "host.p2plog"):
+        assert verify_log(path.read_bytes()).status == "unfinished"
