@@ -40,6 +40,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from p2ptrumps.net.meet import is_code
 from p2ptrumps.net.testing import peer_command, peer_env
 from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.log import read_log
@@ -139,8 +140,10 @@ def _wait_port(out: Path, proc: subprocess.Popen[bytes], timeout_s: float = 20.0
         for line in text.splitlines():
             if line.startswith("waiting for a guest on port "):
                 return int(line.split()[-2])
-            if line.startswith("Tell your opponent: p2ptrumps join "):
-                return line.removeprefix("Tell your opponent: p2ptrumps join ").split()[0]
+            told = line.removeprefix("Tell your opponent: p2ptrumps join ").split()[0] if line.startswith(
+                "Tell your opponent: p2ptrumps join ") else ""
+            if is_code(told):  # a host by address tells an address, then says its port
+                return told
         if proc.poll() is not None:
             break
         time.sleep(0.02)
