@@ -157,7 +157,7 @@ async def test_a_proven_resume_replaces_a_link_that_still_looks_alive(tmp_path: 
     h.timeout_s, g.timeout_s = 60, 1.5
     got: dict[str, config.NetResult] = {}
 
-    with trio.fail_after(45):
+    with trio.fail_after(240):  # a bound for a stuck test only: what is checked is the state, below
         async with trio.open_nursery() as n:
             port = await n.start(serve_host, h, got)
             proxy = CuttingProxy(port)
@@ -169,13 +169,12 @@ async def test_a_proven_resume_replaces_a_link_that_still_looks_alive(tmp_path: 
                 proxy.freeze()
 
             n.start_soon(freezer)
-            started = trio.current_time()
             got["g"] = await dial.join(g, f"127.0.0.1:{proxy.port}")
             while "h" not in got:
                 await trio.sleep(0.01)
-            took = trio.current_time() - started
             n.cancel_scope.cancel()
-    assert took < 30  # the host never waited out its 60 s timeout on the frozen link
+    # The host let the new connection replace the frozen link (it did not wait out its 60 s timeout,
+    # which it would have named as such); no wall-clock figure is asserted (a loaded machine is slow).
     assert "connection lost (the guest came back on a new connection)" in h.out.getvalue()  # type: ignore[attr-defined]
     verdicts = [verify_log(got[s].log_path.read_bytes()) for s in ("h", "g")]  # type: ignore[union-attr]
     assert [(v.status, v.reconnections) for v in verdicts] == [("valid", 1), ("valid", 1)]
