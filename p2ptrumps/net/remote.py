@@ -199,6 +199,8 @@ class NetGame:
         self.on_chat = on_chat
         self.on_note = on_note
         self.on_left: Callable[[str], None] | None = None
+        #: ``on_draw_unanswered(text)``: our draw offer was not answered in time; we play on (None: ``on_note``).
+        self.on_draw_unanswered: Callable[[str], None] | None = None
         #: ``on_closed(clean)`` when the peer closed the connection (:class:`~p2ptrumps.wire.events.ConnectionClosed`;
         #: ``clean``: after the match's end, when it declines a rematch by leaving).
         self.on_closed: Callable[[bool], None] | None = None
@@ -696,9 +698,10 @@ class RemotePlayer:
         with trio.move_on_after(game.clock.limit_s + CLAIM_GRACE_S):
             ev = await game.take(DrawAnswered, Resigned, Claimed, where=in_deal(deal))
         if ev is None:
-            if game.on_note is not None:
-                game.on_note(f"{game.session.peer_name or 'the peer'} did not answer your draw offer in "
-                             f"{clock_text(game.clock.limit_s)}: play on (the offer stays open)")
+            tell = game.on_draw_unanswered or game.on_note
+            if tell is not None:  # not declined: the offer stays open (the player is not told "declined")
+                tell(f"{game.session.peer_name or 'the peer'} did not answer your draw offer in "
+                     f"{clock_text(game.clock.limit_s)}: play on (the offer stays open)")
             return False
         if isinstance(ev, Resigned):
             raise DealInterrupted(Outcome(game.seat, "resign"))
