@@ -252,3 +252,20 @@ async def test_the_connection_still_stops_a_write_that_never_ends(autojump_clock
         with pytest.raises(PeerTimeout, match="stopped by the test"):
             await c.run(body)
     assert trio.current_time() == pytest.approx(1, abs=0.01)
+
+
+async def test_cancelling_the_run_from_outside_ends_a_write_that_never_ends(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """A second Ctrl-C cancels the whole run from outside: a shielded write stuck on a peer that does not
+    read ends at once too (not after the write's timeout)."""
+    a, _b = trio.testing.memory_stream_pair()
+    gated = GatedStream(a)  # its gate never opens
+    sa = LineSession()
+
+    async def body(c: Connection) -> None:
+        sa.say("stuck")
+        await c.send_pending()
+
+    with trio.move_on_after(1) as outer:
+        await conn(gated, sa, timeout_s=30).run(body)
+    assert outer.cancelled_caught and trio.current_time() == pytest.approx(1, abs=0.01)

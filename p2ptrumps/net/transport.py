@@ -442,8 +442,18 @@ class Connection:
             self._scope = nursery.cancel_scope
             if self._start_down:
                 self.down_since = trio.current_time()
+            nursery.start_soon(self._guard_writes)
             nursery.start_soon(self._links)
             nursery.start_soon(run_body)
+
+    async def _guard_writes(self) -> None:
+        """Cancel the write in progress when the run itself is cancelled (from outside, e.g. a second
+        Ctrl-C, or by :meth:`_cancel`): a write is shielded only from its own caller (see
+        :meth:`send_pending`), never from the end of the run."""
+        try:
+            await trio.sleep_forever()
+        finally:
+            self._stop_write()
 
     async def _links(self) -> None:
         """Run the reader, heartbeat, watchdog and writer over the current stream; when the link
