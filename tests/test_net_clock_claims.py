@@ -348,3 +348,50 @@ async def test_the_bell_rings_once_as_our_own_clock_enters_its_last_10_seconds(
     # The peer's clock (seat 0) crossing 10 s rings nothing; ours rings once, as it crosses.
     assert table.calls == [(0, 12.0), (0, 9.0), (1, 12.0), (1, 10.5), *ring, (1, 10.0), (1, 9.5), (1, 3.0),
                            (0, 30.0)]
+
+
+class Thinker(SlowThinker):
+    """An honest player that thinks ``think_s`` seconds (mock time) on each move."""
+
+    def __init__(self, name: str, think_s: float) -> None:
+        super().__init__(name)
+        self.think_s = think_s
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        await trio.sleep(self.think_s)
+        return position.legal_moves()[0]
+
+
+@pytest.mark.parametrize("slow_seat", [0, 1])
+async def test_an_honest_claim_ends_with_both_sides_done_and_one_verdict(
+        tmp_path: Path, slow_seat: int, autojump_clock: trio.testing.MockClock) -> None:
+    """Two honest sides (the whole networked stack each), one of them thinking 30 s a move on a 5 s
+    clock: its opponent claims each deal once its clock shows the move time and the grace, the slow
+    side's own clock agrees (no dispute), and the next deal is dealt at once.  Both sides return (the
+    processes exit) and both logs verify to the same match, every deal won on time by the claimant."""
+    cfgs = []
+    for seat in (0, 1):
+        cfgs.append(config.NetConfig(
+            role="host" if seat == 0 else "guest", identity=HOST_KEY if seat == 0 else GUEST_KEY,
+            name="Hana" if seat == 0 else "Gus", data=tmp_path / str(seat), accept_new=True, out=io.StringIO(),
+            timeout_s=10, log_path=tmp_path / f"{seat}.p2plog", trump=seat,
+            make_player=lambda c, s: Thinker(c.name, 30.0 if s == slow_seat else 0.0)))
+    cfgs[0].rules, cfgs[0].move_time = RuleSet(pack_size=32, deals=2, voluntary_pickup=True), MOVE_TIME
+    a, b = trio.testing.memory_stream_pair()
+    results: list[config.NetResult] = []
+    with trio.fail_after(6000):
+        async with trio.open_nursery() as n:
+            n.start_soon(_append, results, driver.play_over(a, cfgs[0], "memory"))
+            n.start_soon(_append, results, driver.play_over(b, cfgs[1], "memory"))
+    claimant = 1 - slow_seat
+    assert sorted(r.score_halves for r in results) == [(4, 0) if claimant == 0 else (0, 4)] * 2
+    host, guest = (verify_log((tmp_path / f"{seat}.p2plog").read_bytes()).to_json() for seat in (0, 1))
+    assert _same_match(host) == _same_match(guest), (host, guest)
+    assert host["status"] == "valid", host
+    assert [(c["seat"], c["deals"], c["disputed"]) for c in host["claims"]] == [  # type: ignore[attr-defined]
+        (claimant, [1], None), (claimant, [2], None)]
+    assert [(d["winner"], d["reason"]) for d in host["deals"]] == [(claimant, "time")] * 2  # type: ignore[attr-defined]
+
+
+async def _append(results: list[config.NetResult], run: Awaitable[config.NetResult]) -> None:
+    results.append(await run)
