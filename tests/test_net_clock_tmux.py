@@ -165,7 +165,8 @@ def test_a_side_waiting_at_deal_over_is_never_claimed_against_for_the_match(tabl
     screen = loser.wait("the claim question", r"time is up", 40)
     assert f"{name}'s time is up (0:05 a move): claim the deal?" in screen, screen
     assert "rest of the match" not in screen
-    assert "Deal over. Enter starts the next deal. Your time: !0:00!" in stayer.screen(), stayer.screen()
+    stayer.wait("the winner's own clock run out on its Deal over",
+                r"Deal over\. Enter starts the next deal\. Your time: !0:00!")
     loser.keys("y")
     loser.wait("the match's end", r"Match over")
     stayer.keys("Enter")
