@@ -1,7 +1,10 @@
-"""A hostile host that claims on time too early (protocol/wire.md §16): the honest guest -- the real
+"""A hostile peer that claims on time too early (protocol/wire.md §16): the honest side -- the real
 networked stack, ``driver.play_over`` -- checks every claim against its own clock and disputes a
-premature one; the claimant wins no deal, the match ends disputed and the guest's log verifies and
-shows the dispute.  A claim after the whole move time is accepted.
+premature one; the claimant wins no deal, the match ends disputed, and both logs (the honest side's and
+the claimant's) verify to the same match and show the dispute.  A claim after the whole move time is
+accepted.  The hostile peer is the host or the guest; it claims in play, on the trump choice (of a
+person, or of the program at once), on the commitment and reveal of deal 1 and between deals.  Two
+honest sides, one slow, end with one verdict and both return.
 
 The move clock is 5 s (the protocol's minimum); the claim times are 0 s, 10 s, 50 s and 64 s of a
 60 s clock scaled to it.  Time is trio's mock clock (autojump): the test takes no real seconds."""
