@@ -231,15 +231,19 @@ def level_arg(text: str) -> str:
 def name_arg(text: str) -> str:
     """argparse type: a player's name as shown to the opponent and stored in records and logs.
 
-    Runs of spaces become one and the ends are trimmed; refused (never cut) when
-    nothing is left, when it is longer than the protocol's limit
-    (``MAX_NAME_CHARS`` of :mod:`p2ptrumps.text`, the one constant for names), or
-    when it holds a code point the text rule refuses (protocol/wire.md §5.1:
-    control characters, line separators, bidirectional formatting, noncharacters).
+    Refused (never cut, never tidied) when it holds a code point the text rule refuses
+    (protocol/wire.md §5.1: control characters such as a line break or a tab, line separators,
+    bidirectional formatting, noncharacters); then runs of spaces become one and the ends are
+    trimmed; refused when nothing is left or when it is longer than the protocol's limit
+    (``MAX_NAME_CHARS`` of :mod:`p2ptrumps.text`, the one constant for names).  The same rule
+    as the name file's (:func:`p2ptrumps.net.keystore.clean_name`).
     """
     from ..net.keystore import is_blank
-    from ..text import MAX_NAME_CHARS, check_name
+    from ..text import MAX_NAME_CHARS, check_name, quoted, refused_in
 
+    why = refused_in(text, "a name")
+    if why:
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: {why}")
     name = " ".join(text.split())
     if not name:
         raise argparse.ArgumentTypeError(f"{text!r} is empty: a name needs at least one visible character")
@@ -273,6 +277,17 @@ def port_arg(text: str) -> int:
 
     try:
         return parse_port(text)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def bind_arg(text: str) -> str:
+    """argparse type: ``host --bind``: an IPv4 or IPv6 address (``[v6]`` too) or a host name, no port
+    (:func:`p2ptrumps.net.addresses.parse_bind`)."""
+    from ..net.addresses import AddressError, parse_bind
+
+    try:
+        return parse_bind(text)
     except AddressError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -456,7 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here (default: none)")
 
     host = sub.add_parser("host", help="host a networked match", description="Wait for a guest and play a match.")
-    host.add_argument("--bind", default=None, metavar="ADDR",
+    host.add_argument("--bind", type=bind_arg, default=None, metavar="ADDR",
                       help="address to listen on: an IPv4 or IPv6 address or a host name "
                       "(default: every address, IPv6 and IPv4)")
     host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (0 = any free port)")

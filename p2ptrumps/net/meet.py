@@ -56,7 +56,6 @@ MAX_RELAY_LINE = 64
 RELAY_RETRY_S = 1.0
 
 CODE_RE = re.compile(r"^[0-9]+(-[a-z]+)+$")
-_RELAY_RE = re.compile(r"^tcp:(\[[0-9A-Fa-f:.]+\]|[^:\[\]]+):([0-9]{1,5})$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -66,12 +65,14 @@ def is_code(text: str) -> bool:
 
 
 def parse_relay_url(url: str) -> tuple[str, int]:
-    """``tcp:HOST:PORT`` (IPv6 in brackets) -> ``(host, port)``.  Raises ValueError with the reason."""
-    m = _RELAY_RE.match(url)
-    if not m or not 0 < int(m.group(2)) < 65536:
+    """``tcp:HOST:PORT`` (HOST:PORT as ``join`` reads it, IPv6 in brackets, the port required) ->
+    ``(host, port)``.  Raises ValueError with the reason."""
+    if not url.startswith("tcp:"):
         raise ValueError(f"not a relay URL {url!r} (expected tcp:HOST:PORT)")
-    host = m.group(1)
-    return (host[1:-1] if host.startswith("[") else host), int(m.group(2))
+    try:
+        return addresses.parse_address(url[4:], default_port=None)
+    except addresses.AddressError as exc:
+        raise ValueError(f"not a relay URL {url!r} (expected tcp:HOST:PORT): {exc}") from None
 
 
 def relay_host(url: str) -> str:
