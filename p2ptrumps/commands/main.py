@@ -548,11 +548,12 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit 0 valid and complete, 1 invalid, 2 unreadable, 3 valid so far but unfinished. "
         "Given the two logs of one match (the host's and the guest's, in either order), also check that they "
         "hold one chain and that no key signed two histories: exit 0 one chain and complete, 1 invalid "
-        "(equivocation, or a fault in either log), 2 unreadable or logs of different games, 3 unfinished.",
+        "(equivocation, or a fault in either log), 2 unreadable, logs of different games, or two logs of one "
+        "seat (not a pair), 3 unfinished.",
     )
     verify.add_argument("log", metavar="LOG", help="the match log file")
     verify.add_argument("other_log", metavar="OTHER_LOG", nargs="?", default=None,
-                        help="the other side's log of the same match, to check against LOG")
+                        help="the other seat's log of the same match, to check against LOG")
     verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
 
     solve = sub.add_parser(

@@ -1005,14 +1005,19 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
     pair("different-games-one-hello", ("unfinished-one-hello", "text-emoji-valid"), "a log with only the host's "
          "hello, and a log of another match whose host hello differs", "verify.md §6.2",
          ("different-games", None, (), None, False, None, None))
+    pair("same-owner-host", ("valid-host", "valid-host"), "the host's log given twice: one seat's logs, no pair",
+         "verify.md §6, §6.2 step 4", ("same-owner", None, (), None, False, None, None))
+    pair("same-owner-guest", ("pair-guest-cut", "valid-guest"), "the guest's log cut mid-deal and the whole of it: "
+         "one seat's logs, no pair", "verify.md §6.2 step 4",
+         ("same-owner", None, (), None, False, None, None))
     pair("unreadable-one", ("valid-host", "unreadable-not-a-log"), "the second file is not a match log",
          "verify.md §6.2", ("unreadable", None, (), None, False, None, None))
     pair("invalid-one-unproven", ("decode-c1", "valid-guest"), "the host's log ends on a garbage frame it received: "
-         "that log's fault, the guest by the host's account, not proven", "verify.md §6.2 step 4",
+         "that log's fault, the guest by the host's account, not proven", "verify.md §6.2 step 5",
          ("invalid", "garbage-frame", ((0, 12),), 1, False, "prefix", 1))
     pair("invalid-both-proven-first", ("decode-c1", "equivocation-host-built-past"), "both logs invalid on their "
          "own: the host's unproven, the guest's proven (the host's equivocation in it): the proven one is named",
-         "verify.md §6.2 step 4", ("invalid", "equivocation", ((1, 14),), 0, True, "prefix", 1))
+         "verify.md §6.2 step 5", ("invalid", "equivocation", ((1, 14),), 0, True, "prefix", 1))
     pair("tail-zero", ("tail-zero-unfinished", "valid-guest"), "the host's log stops mid-deal in 4096 zero bytes: "
          "the zeros are not part of it, its chain is a prefix", "verify.md §1, §6.1",
          ("valid", None, (), None, False, "prefix", 1))
