@@ -343,6 +343,17 @@ def relay_arg(text: str) -> str:
     return text
 
 
+def rendezvous_arg(text: str) -> str:
+    """argparse type: a mailbox server URL, ``ws://HOST[:PORT]/PATH`` or ``wss://...`` (HOST:PORT as
+    ``join`` reads an address), returned as typed."""
+    from ..net.meet import check_mailbox_url
+
+    try:
+        return check_mailbox_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def fingerprint_arg(text: str) -> str:
     """argparse type: a key fingerprint as ``p2ptrumps id`` shows it (separators and case free)."""
     from ..net.addresses import AddressError, check_fingerprint
@@ -490,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
     meet.add_argument("--code", action="store_true",
                       help="print a one-use code for your opponent (p2ptrumps join 7-crossover-clockwork): no address "
                       "or fingerprint to pass on, and a relay when no direct connection can be made")
-    meet.add_argument("--rendezvous", default=None, metavar="URL",
+    meet.add_argument("--rendezvous", type=rendezvous_arg, default=None, metavar="URL",
                       help="the mailbox server for --code (default: the public one of magic-wormhole, "
                       "ws://relay.magic-wormhole.io:4000/v1)")
     meet.add_argument("--relay", default=None, metavar="URL", type=relay_arg,
@@ -508,7 +519,7 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("address", metavar="CODE|HOST:PORT[/TICKET]", type=address_arg,
                       help="the code the host gave you (7-crossover-clockwork), or the address it printed with "
                       "its join ticket (IPv6: [::1]:4816/abcd-efgh-...)")
-    join.add_argument("--rendezvous", default=None, metavar="URL",
+    join.add_argument("--rendezvous", type=rendezvous_arg, default=None, metavar="URL",
                       help="the mailbox server for a code (default: the public one of magic-wormhole)")
     fp = join.add_mutually_exclusive_group()
     fp.add_argument("--fingerprint", metavar="FP", type=fingerprint_arg,
