@@ -566,6 +566,11 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
     add("resume-counted", "a short complete match, the host's log, with the guest's resume frame after message 8: "
         "one reconnection, skipped", "wire.md §14.3; verify.md §3", ("valid", None, None, None, False),
         log([*S[:10], resume, *S[10:]]))
+    changed = bytearray(fixed_bytes("guest/resume-nonce"))
+    changed[7] ^= 0x01
+    add("resume-nonce-changed", "resume-counted with one bit of the resume frame's nonce changed on disk: no "
+        "signature in the log covers the nonce, so the verdict is resume-counted's", "wire.md §14.3; verify.md §3",
+        ("valid", None, None, None, False), log([*S[:10], frame_of(["resume", 1, 1, f.gid, bytes(changed)]), *S[10:]]))
     add("resume-other-game", "a resume frame for another game id", "wire.md §14.3; verify.md §3.1",
         ("invalid", "malformed", 12, 1, False),
         log([*H[:12], frame_of(["resume", 1, 1, bytes(32), fixed_bytes("guest/resume-nonce")])]))
