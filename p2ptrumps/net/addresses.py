@@ -54,22 +54,9 @@ def parse_port(text: str, *, allow_zero: bool = True) -> int:
     return int(t)
 
 
-#: An IPv6 zone (scope) as typed after ``%``: an interface's name or number (``eth0``, ``2``).
-_ZONE = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
-
-
-def is_ipv6_literal(text: str) -> bool:
-    """True if ``text`` is an IPv6 address, maybe with a zone (``fe80::1%eth0``): the zone is an
-    interface name or number of letters, digits, ``_``, ``.``, ``-`` (never ``:``, so that
-    ``fe80::1%eth0:4816`` is not read as a zone ``eth0:4816``)."""
-    address, pct, zone = text.partition("%")
-    if pct and not _ZONE.fullmatch(zone):
-        return False
-    try:
-        ipaddress.IPv6Address(address)
-    except ValueError:
-        return False
-    return True
+#: An IPv6 zone (scope) as typed after ``%``: an interface's name or number (``eth0``, ``2``): no space,
+#: ``:``, ``%``, ``/`` or brackets.
+_ZONE = re.compile(r"[^\s:%/\[\]]{1,64}")
 
 
 def _is_ipv4(text: str) -> bool:
@@ -87,7 +74,7 @@ def _v6_with_port(text: str) -> tuple[str, str] | None:
     head, colon, tail = text.rpartition(":")
     if not colon or not re.fullmatch(r"[0-9]{1,5}", tail) or not 1 <= int(tail) <= 65535:
         return None
-    return (head, tail) if is_ipv6_literal(head) else None
+    return (head, tail) if is_ipv6(head) else None
 
 
 def _check_typed(text: str, what: str, form: str, example: str) -> str:
@@ -125,7 +112,7 @@ def parse_address(text: str, default_port: int | None = DEFAULT_PORT) -> tuple[s
     port_text: str | None
     if m:
         host, port_text = m.group(1), m.group(2)
-        if not is_ipv6_literal(host):
+        if not is_ipv6(host):
             v4 = " (IPv4 addresses go without brackets)" if _is_ipv4(host) else ""
             raise AddressError(f"address {text!r}: {host!r} in brackets is not an IPv6 address{v4}")
     elif s.count(":") == 1:
@@ -135,10 +122,10 @@ def parse_address(text: str, default_port: int | None = DEFAULT_PORT) -> tuple[s
         if split is not None:
             head, tail = split
             default = f" on the default port {default_port}" if default_port is not None else ""
-            other = f", or [{s}] for the IPv6 address {s} itself{default}" if is_ipv6_literal(s) else ""
+            other = f", or [{s}] for the IPv6 address {s} itself{default}" if is_ipv6(s) else ""
             raise AddressError(f"address {text!r}: write an IPv6 address with its port in brackets: "
                                f"[{head}]:{tail}{other}")
-        if not is_ipv6_literal(s):
+        if not is_ipv6(s):
             raise AddressError(f"address {text!r} has too many ':' (write IPv6 addresses as [::1]:4816)")
         host, port_text = s, None
     else:
@@ -176,7 +163,7 @@ def parse_bind(text: str) -> str:
     m = re.fullmatch(r"\[([^\]]*)\](?::(.*))?", s)
     if m:
         host = m.group(1)
-        if not is_ipv6_literal(host):
+        if not is_ipv6(host):
             v4 = " (IPv4 addresses go without brackets)" if _is_ipv4(host) else ""
             raise AddressError(f"--bind {text!r}: {host!r} in brackets is not an IPv6 address{v4}")
         if m.group(2) is not None:
@@ -190,10 +177,10 @@ def parse_bind(text: str) -> str:
     if s.count(":") > 1:
         split = _v6_with_port(s)
         if split is not None:
-            other = f", or --bind '[{s}]' for the IPv6 address {s} itself" if is_ipv6_literal(s) else ""
+            other = f", or --bind '[{s}]' for the IPv6 address {s} itself" if is_ipv6(s) else ""
             raise AddressError(f"--bind {text!r} reads as an address and a port: write --bind {split[0]} "
                                f"--port {split[1]}{other}")
-        if not is_ipv6_literal(s):
+        if not is_ipv6(s):
             raise AddressError(f"--bind {text!r} is not an IPv4 or IPv6 address or a host name")
         return s
     check_host_name(s, text)
@@ -245,8 +232,17 @@ def check_fingerprint(text: str) -> str:
 
 
 def is_ipv6(host: str) -> bool:
-    """True if ``host`` is an IPv6 literal (a scope such as ``%eth0`` allowed; see :func:`is_ipv6_literal`)."""
-    return is_ipv6_literal(host)
+    """True if ``host`` is an IPv6 address, maybe with a zone (``fe80::1%eth0``): the zone is an
+    interface name or number, with no space, ``:``, ``%``, ``/`` or bracket (so that
+    ``fe80::1%eth0:4816`` is not read as a zone ``eth0:4816``)."""
+    address, pct, zone = host.partition("%")
+    if pct and not _ZONE.fullmatch(zone):
+        return False
+    try:
+        ipaddress.IPv6Address(address)
+    except ValueError:
+        return False
+    return True
 
 
 def _rank(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> int:
