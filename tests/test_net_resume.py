@@ -169,14 +169,14 @@ async def test_a_proven_resume_replaces_a_link_that_still_looks_alive(tmp_path: 
                 proxy.freeze()
 
             n.start_soon(freezer)
-            started = trio.current_time()
             got["g"] = await dial.join(g, f"127.0.0.1:{proxy.port}")
             while "h" not in got:
                 await trio.sleep(0.01)
-            took = trio.current_time() - started
             n.cancel_scope.cancel()
-    assert took < 30  # the host never waited out its 60 s timeout on the frozen link
+    # The host dropped the frozen link for the proven resume, not for its 60 s timeout (a state the host
+    # says, not a duration: under load the whole match may take longer than a timeout).
     assert "connection lost (the guest came back on a new connection)" in h.out.getvalue()  # type: ignore[attr-defined]
+    assert "no word from the peer" not in h.out.getvalue()  # type: ignore[attr-defined]
     verdicts = [verify_log(got[s].log_path.read_bytes()) for s in ("h", "g")]  # type: ignore[union-attr]
     assert [(v.status, v.reconnections) for v in verdicts] == [("valid", 1), ("valid", 1)]
 
