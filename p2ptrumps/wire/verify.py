@@ -293,7 +293,7 @@ def verify_log(data: bytes) -> Verdict:
     return check_log(data).verdict
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SignedRef:
     """A signed message a log's check got past (protocol/verify.md §6.1): its seat, place
     (``seq``), ``prev`` and hash (32 bytes each), kind, and the 0-based index of its frame."""
