@@ -548,6 +548,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve.add_argument("position", metavar="POSITION", help="a position text, e.g. v1/SH/6S7SKS/9D6H/9CTC/0/12")
     solve.add_argument("--budget", type=positive_float, default=10.0, metavar="S", help="seconds to think")
+    solve.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
+                       help="solve with N positions instead of --budget: the same answer and output on every "
+                       "machine (200k or 2m are read too)")
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
     add_suit_options(solve)
 
