@@ -432,6 +432,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="analysis mode from the start (key a in the viewer): does each move keep the value?")
     replay.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
                         help="analysis: seconds to solve each position")
+    replay.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
+                        help="analysis: solve each position with N positions instead of --budget (the same "
+                        "verdicts on every machine)")
     add_suit_options(replay)
 
     arena = sub.add_parser(
