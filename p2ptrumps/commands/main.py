@@ -456,8 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--deals", type=positive_int, default=50, metavar="N", help="deal pairs to play")
     arena.add_argument("--seed", type=int64_arg, default=0, metavar="N", help="seed of the deals")
     arena.add_argument("--think", type=think_pair_arg, default=(0.1, 0.1), metavar="S[,T]",
-                       help="each AI's time per move, seconds (S,T: S for A, T for B; default 0.1, shorter than "
-                       "play's 0.5: an arena plays hundreds of games, and the levels are compared at equal time)")
+                       help="each AI's time per move, seconds (default 0.1, shorter than play's 0.5: an arena plays "
+                       "hundreds of games, and the levels are compared at equal time); S,T: S for A and T for B")
     arena.add_argument("--nodes", type=node_pair_arg, default=None, metavar="N[,M]",
                        help="positions searched per move instead of --think (N,M: N for A, M for B): results that "
                        "do not depend on the machine or its load (default: use --think)")
