@@ -158,7 +158,7 @@ def test_a_match_by_code_direct_or_through_the_relay_verifies_as_one_chain(
         code = _code(_wait_line(out, "Tell your opponent: p2ptrumps join ", host))
         assert meet.is_code(code)
         said = out.read_text().splitlines()  # "hosting as" once the mailbox gave the code, right before it
-        told = said.index(f"Tell your opponent: p2ptrumps join {code}")
+        told = said.index(f"Tell your opponent: p2ptrumps join {code} --rendezvous {servers[0]}")
         offered = "none" if path == "relay" else "127.0.0.1:"
         assert said[told - 1].startswith("hosting as '") and f"; addresses offered: {offered}" in said[told - 1]
         assert [ln for ln in said if ln.startswith("hosting as ")] == [said[told - 1]]
