@@ -305,9 +305,11 @@ class NetGame:
         """Note what the chain of a restored session holds (protocol/wire.md §14.4), so the match
         loop is replayed to where it stopped: each dealt deal's moves and end (see
         :meth:`replayed`), and a draw offer or a peer's leave or claim between deals that it has
-        not seen as an event."""
+        not seen as an event.  From here on the session queues the events of what its chain takes
+        (what it took while catching up is in the chain read here, :meth:`Session.end_replay`)."""
         chain = self.session.chain
         assert chain is not None
+        self.session.end_replay()
         ref = chain.referee
         for info in ref.deals:
             self.restored_moves[info.number] = self.chain_moves(info.number)
@@ -444,6 +446,27 @@ class NetGame:
                     return ev
             arrived = self._arrived
             await arrived.wait()
+
+    async def caught_up(self, limit_s: float) -> None:
+        """(a session restored from its log) Wait until the first resume is proven and the chain holds every
+        message the peer said it holds -- our own messages that our log lost come back from the peer and are
+        adopted (protocol/wire.md §14.2 step 5) -- so the match goes on from what both hold, never signing
+        a second message for a place the peer holds.  Polls every 50 ms for at most ``limit_s`` seconds.
+
+        Raises:
+            TransportError: the connection failed (the peer never came back) while waiting.
+            NetGameError: still behind after ``limit_s`` seconds (the peer said it holds messages it
+                does not send).
+        """
+        with trio.move_on_after(limit_s):
+            while self.session.catching_up:
+                if self.conn.error is not None:
+                    raise self.conn.error
+                await trio.sleep(0.05)
+            return
+        chain = self.session.chain
+        raise NetGameError(f"after the resume, the peer did not send back the messages it said it holds "
+                           f"(we hold {0 if chain is None else len(chain)}); nothing was signed")
 
     async def send(self, intent: Callable[[], None]) -> None:
         """Apply a session intent (e.g. ``lambda: session.play(move)``) and send what it produced.

@@ -215,7 +215,8 @@ class MatchSteps:
         rules are agreed.  A restored match has them in its chain already (it is replayed from there).
         Returns the peer's name and the agreed rules."""
         session = self.session
-        if self.restored:
+        if self.restored:  # what our log lost comes back from the peer first (protocol/wire.md §14.2 step 5)
+            await self.game.caught_up(self.cfg.reconnect_wait_s + self.cfg.hello_timeout_s + self.cfg.timeout_s)
             self.game.restore()
             name = session.peer_name or "peer"
             self.say(f"resuming the match with {name} ({session.peer_fingerprint}); its log: {self.result.log_path}")
