@@ -567,12 +567,18 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
 
 def test_equal_names_are_shown_apart_by_their_keys() -> None:
     """issue 19 §4: 'root vs root' shows each name with its key's first four characters."""
-    from p2ptrumps.net.table import names_apart
+    from p2ptrumps.net.table import table_names as names_apart
 
     assert names_apart("root", "K7QX-AAAA-BBBB", "root", "3HAG-AQH3-NTA4") == ("root (K7QX)", "root (3HAG)")
     assert names_apart("root", "K7QX-AAAA", "Hana", "3HAG-AQH3") == ("root", "Hana")
     long = "x" * 30
     assert names_apart(long, "K7QX", long, "3HAG") == ("x" * 12 + "… (K7QX)", "x" * 12 + "… (3HAG)")
+    from p2ptrumps.text import names_apart as apart
+
+    assert apart(("root", "root"), ("K7QX-AAAA", "3HAG-AQH3")) == ("root (K7QX)", "root (3HAG)")
+    assert apart(("You", "You"), ("", "")) == ("You (seat 0)", "You (seat 1)")  # an offline record: no keys
+    assert apart(("a", "a"), ("K7QX-AAAA", "K7QX-BBBB")) == ("a (seat 0)", "a (seat 1)")
+    assert apart(("Ann", "Bo"), ("", "")) == ("Ann", "Bo")
 
 
 def test_a_peer_that_closes_after_the_match_leaves_no_rematch_on_the_end_screen() -> None:

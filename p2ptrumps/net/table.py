@@ -30,6 +30,7 @@ from prompt_toolkit.output import Output
 from ..command import say
 from ..match import DealEnded, Event
 from ..record import PlayerInfo
+from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
 from ..ui.terminal import Termination
@@ -50,15 +51,15 @@ def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
     return cut_to_width(name, columns)
 
 
-def names_apart(mine: str, my_fingerprint: str, theirs: str, their_fingerprint: str) -> tuple[str, str]:
+def table_names(mine: str, my_fingerprint: str, theirs: str, their_fingerprint: str) -> tuple[str, str]:
     """The display names of us and the peer (:func:`display_name`); when they are the same, each
     followed by its key's first four characters, ``("root (K7QX)", "root (3HAG)")`` (issue 19 §4:
     names are labels, keys are identities)."""
     me, peer = display_name(mine), display_name(theirs)
     if me == peer:
         short = MAX_NAME_COLUMNS - 7
-        me = f"{display_name(mine, short)} ({my_fingerprint[:4]})"
-        peer = f"{display_name(theirs, short)} ({their_fingerprint[:4]})"
+        return names_apart((display_name(mine, short), display_name(theirs, short)),
+                           (my_fingerprint, their_fingerprint))
     return me, peer
 
 
@@ -333,7 +334,7 @@ class TableSeat:
     def on_ready(self, game: MatchView, result: NetResult) -> None:
         """The peer's key and the rules are accepted: the table takes the terminal, our seat is the person."""
         cfg, table = self.cfg, self.table
-        me, peer = names_apart(cfg.name, cfg.identity.fingerprint, result.peer_name or "peer",
+        me, peer = table_names(cfg.name, cfg.identity.fingerprint, result.peer_name or "peer",
                                result.peer_fingerprint or "")
         table.set_players((me, peer) if game.seat == 0 else (peer, me), game.seat)
         # the key, and which path the match took (issue 14 §3)
