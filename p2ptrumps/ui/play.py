@@ -199,7 +199,7 @@ def continue_conflicts(args: argparse.Namespace, record: MatchRecord) -> list[st
     :func:`p2ptrumps.commands.main.given_options`) that ask for something else than the saved game
     ``record`` has, each as ``"--deals 3 (the game has 1)"``; an option that repeats the game's own
     value is no conflict."""
-    given = getattr(args, "given", frozenset())
+    given: frozenset[str] = getattr(args, "given", frozenset())
     r = record.rules
     level = record.players[1].kind.removeprefix("ai:")
     saved: dict[str, tuple[object, str]] = {

@@ -74,8 +74,8 @@ from ..files import UnreadableFileError, read_limited
 from ..notation import position_text
 from ..record import FORMAT, MatchRecord, RecordError, parse_json
 from ..rules import PICK_UP, Move, Position
-from ..text import names_apart
 from ..system.signals import exit_status, hangup_signal
+from ..text import names_apart
 from .app import _SILENT_KEYS, ESC_TIMEOUT_S, _LinesControl, fit_keys
 from .keys import add_layout_aliases, key_name
 from .terminal import Termination, choose_ascii, ignore_mouse_reports, std_fds
