@@ -153,7 +153,7 @@ def svg_graph(record: MatchRecord, verdicts: list[list[MoveVerdict]]) -> str:
 def format_text(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]], budget_s: float,
                 ascii_only: bool, nodes: int = 0) -> str:
     """The printed analysis (lines end with a newline)."""
-    names = (printable(record.players[0].name), printable(record.players[1].name))
+    names = player_names(record)
     core = "compiled core" if COMPILED else "pure-Python core"
     per = f"{nodes} nodes" if nodes else f"{budget_s:g} s"
     lines = [f"analysis of {printable(path)} ({per} per position, {core})"]
