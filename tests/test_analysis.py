@@ -346,6 +346,16 @@ def test_the_estimates_report_their_progress() -> None:
     assert calls == [(n, estimated) for n in range(1, estimated + 1)] and estimated == 15
 
 
+def test_a_long_sparkline_is_cut_around_the_move_on_the_screen() -> None:
+    from p2ptrumps.ui.replay import value_window
+
+    assert value_window("abcdef", 2, 6) == ("abcdef", 2)  # fits: whole
+    assert value_window("abcdefghij", 0, 6) == ("abcd…", 0)
+    assert value_window("abcdefghij", -1, 6) == ("abcd…", -1)  # no move yet: the start
+    assert value_window("abcdefghij", 5, 6) == ("…defg…", 3)
+    assert value_window("abcdefghij", 9, 6) == ("…ghij", 4)
+
+
 def test_replay_text_judges_and_graphs_as_analyse_does(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyse", str(VECTORS / "record-sample.json"), *SAMPLE_ARGS]) == 0
     analysed = capsys.readouterr().out.splitlines()

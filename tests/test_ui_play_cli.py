@@ -210,6 +210,11 @@ def test_continue_refuses_an_option_the_saved_game_decides_otherwise(
         "out, or start a new game without --continue")
     args.given = frozenset({"continue_", "deals", "name"})  # the game's own values: no conflict
     assert config_from_args(args).level == "strong"
+    from p2ptrumps.ui.play import short_rules  # the rules named on the table when the game goes on
+
+    assert short_rules(RuleSet(deals=3)) == "36 cards, 3 deals"
+    assert short_rules(RuleSet(pack_size=32, deals=1, sixes=False, voluntary_pickup=True, repetition=0,
+                               turn_limit=200)) == "32 cards, 1 deal, sixes off, voluntary pick-up, repetition off, limit 200 turns"
 
     monkeypatch.setattr(play, "terminal_problem", lambda stdin, stdout: None)
     monkeypatch.setattr(play, "choose_ascii", lambda *args, **kwargs: (False, ""))

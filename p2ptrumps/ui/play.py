@@ -165,13 +165,13 @@ def where_stopped(record: MatchRecord) -> str:
 
 def short_rules(rules: RuleSet) -> str:
     """The rules in a few words: ``"36 cards, 1 deal"``, and each variant that is not RULES.md's
-    default (``"32 cards, 3 deals, sixes off, voluntary pick-up, repetition off, no turn limit"``)."""
+    default (``"32 cards, 3 deals, sixes off, voluntary pick-up, repetition off, limit 200 turns"``)."""
     default = RuleSet()
     words = [f"{rules.pack_size} cards", f"{rules.deals} deal{'s' * (rules.deals != 1)}"]
-    if rules.sixes != default.sixes:
-        words.append("sixes off" if not rules.sixes else "sixes on")
-    if rules.voluntary_pickup != default.voluntary_pickup:
-        words.append("voluntary pick-up" if rules.voluntary_pickup else "must beat")
+    if not rules.sixes:
+        words.append("sixes off")
+    if rules.voluntary_pickup:
+        words.append("voluntary pick-up")
     if rules.repetition != default.repetition:
         words.append(f"repetition {rules.repetition}" if rules.repetition else "repetition off")
     if rules.turn_limit != default.turn_limit:
