@@ -214,7 +214,8 @@ def test_continue_refuses_an_option_the_saved_game_decides_otherwise(
 
     assert short_rules(RuleSet(deals=3)) == "36 cards, 3 deals"
     assert short_rules(RuleSet(pack_size=32, deals=1, sixes=False, voluntary_pickup=True, repetition=0,
-                               turn_limit=200)) == "32 cards, 1 deal, sixes off, voluntary pick-up, repetition off, limit 200 turns"
+                               turn_limit=200)) == (
+        "32 cards, 1 deal, sixes off, voluntary pick-up, repetition off, limit 200 turns")
 
     monkeypatch.setattr(play, "terminal_problem", lambda stdin, stdout: None)
     monkeypatch.setattr(play, "choose_ascii", lambda *args, **kwargs: (False, ""))
