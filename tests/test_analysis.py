@@ -354,6 +354,7 @@ def test_a_long_sparkline_is_cut_around_the_move_on_the_screen() -> None:
     assert value_window("abcdefghij", -1, 6) == ("abcd…", -1)  # no move yet: the start
     assert value_window("abcdefghij", 5, 6) == ("…defg…", 3)
     assert value_window("abcdefghij", 9, 6) == ("…ghij", 4)
+    assert value_window("abcdefghij", 5, 6, ("<", ">")) == ("<defg>", 3)  # ASCII
 
 
 def test_replay_text_judges_and_graphs_as_analyse_does(capsys: pytest.CaptureFixture[str]) -> None:

@@ -257,16 +257,17 @@ def value_label(names: tuple[str, str]) -> str:
     return f"value (seat 0 {names[0]} high): "
 
 
-def value_window(spark: str, current: int, room: int) -> tuple[str, int]:
+def value_window(spark: str, current: int, room: int, marks: tuple[str, str] = ("…", "…")) -> tuple[str, int]:
     """The part of the sparkline ``spark`` that fits in ``room`` columns (at least 3) around the
-    character ``current`` (0-based; -1: none), with ``…`` where cut, and the column of ``current``
-    in it (-1 when none)."""
+    character ``current`` (0-based; -1: none), with ``marks`` (one column each; ``("<", ">")`` in
+    ASCII) where it is cut on the left and on the right, and the column of ``current`` in it (-1
+    when none)."""
     if len(spark) <= room:
         return spark, current
     inner = max(1, room - 2)  # a column for "…" at each end
     first = max(0, min(len(spark) - inner, current - inner // 2))
-    left = "…" if first else ""
-    right = "…" if first + inner < len(spark) else ""
+    left = marks[0] if first else ""
+    right = marks[1] if first + inner < len(spark) else ""
     return left + spark[first:first + inner] + right, len(left) + current - first if current >= 0 else -1
 
 
@@ -528,7 +529,8 @@ class ReplayViewer:
         lines: list[Line] = [[("class:keys", t)] for t in wrap_after(f" position {position_text(step.position)}",
                                                                       width, " ", "/")]
         if self.show_analysis:
-            lines += [[("class:message.hint", t)] for t in wrap_text(self.analysis_text(), width)]
+            text = asciify(self.analysis_text()) if self.ascii_only else self.analysis_text()
+            lines += [[("class:message.hint", t)] for t in wrap_text(text, width)]
             lines += self.value_lines(width)
         return lines
 
@@ -545,7 +547,7 @@ class ReplayViewer:
             label = " value: "
         room = max(3, width - get_cwidth(label) - 1)
         spark, column = value_window(sparkline(seat0_advantages(verdicts), self.ascii_only), self.step_index - 1,
-                                     room)
+                                     room, ("<", ">") if self.ascii_only else ("…", "…"))
         lines: list[Line] = [[("class:keys", label), ("class:message.hint", spark)]]
         if column < 0:
             lines.append([("class:dim", " " * get_cwidth(label) + "(the value after each move; n steps through them)")])
