@@ -433,8 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "you take seat 0, the rules and trumps come from the text (default: dealt deals)")
     play.add_argument("--continue", dest="continue_", action="store_true",
                       help="go on with the newest unfinished game in the records directory where it stopped "
-                      "(its AI level, rules, trumps and name: an option asking for others is refused; the record is saved "
-                      "in place)")
+                      "(its AI level, rules, trumps and name: an option asking for others is refused; "
+                      "the record is saved in place)")
     add_rule_options(play)
 
     replay = sub.add_parser(
