@@ -373,6 +373,8 @@ class ReplayViewer:
         ascii_only, color: looks.
         input, output: prompt_toolkit input/output (tests); None uses the terminal.
         budget_s: analysis mode: seconds to solve each position (``budget`` None).
+        nodes: analysis mode: positions to solve each position with instead of ``budget_s`` (0: none;
+            the same verdicts on every machine; ``budget`` None).
         budget: analysis mode: the whole :class:`AnalysisBudget` (as ``analyse``'s options).
     Raises:
         RecordError: a deal does not replay (illegal move, wrong result).
@@ -380,7 +382,7 @@ class ReplayViewer:
 
     def __init__(self, record: MatchRecord, *, ascii_only: bool = False, color: bool = True,
                  input: Input | None = None, output: Output | None = None, budget_s: float = 0.5,
-                 budget: AnalysisBudget | None = None) -> None:
+                 nodes: int = 0, budget: AnalysisBudget | None = None) -> None:
         self.record = record
         self.steps = replay_steps(record)
         self.ascii_only = ascii_only
@@ -391,7 +393,7 @@ class ReplayViewer:
         #: Analysis mode (the ``a`` key): the verdict of the move on the screen is shown.
         self.show_analysis = False
         #: How hard analysis mode works on each deal (as ``analyse``).
-        self.budget = budget if budget is not None else AnalysisBudget(budget_s)
+        self.budget = budget if budget is not None else AnalysisBudget(budget_s, nodes)
         #: The verdicts of each analysed deal (by deal index), and the deals being analysed.
         self.analysis: dict[int, list[MoveVerdict]] = {}
         self._running: dict[int, threading.Thread] = {}
