@@ -286,8 +286,9 @@ class PlaySession:
             if resume is not None:
                 self.table.state.score_halves = resume.score_halves()
                 last = resume.deals[-1]
+                played = f"{len(last.moves)} move{'' if len(last.moves) == 1 else 's'}"
                 human.note_once = (f"Continued where you stopped: deal {last.number} of {c.rules.deals}, "
-                                   f"after {len(last.moves)} moves." if last.outcome is None else
+                                   f"after {played}." if last.outcome is None else
                                    f"Continued where you stopped, after deal {last.number} of {c.rules.deals}.")
             else:
                 self.table.show_message(
