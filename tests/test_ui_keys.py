@@ -356,6 +356,20 @@ def test_trump_choice_by_russian_key_position_or_letter(key: str, suit: int) -> 
     assert run_table(lambda table: table.ask_trump(None), script).sent == [TrumpChosen(suit)]
 
 
+def test_the_second_trump_chooser_reads_that_its_turn_came() -> None:
+    """The guest's message line said "Hana is choosing a trump; you choose yours next" on its own
+    trump screen, after Hana had chosen; now it says what Hana chose and that it is the guest's turn."""
+    table = TableApp(output=_Screen(80))
+    table.set_players(("Hana", "Tess"), 1)
+    table.show_message("Hana is choosing a trump; you choose yours next")
+    table.ask_trump(3)
+    assert table.state.message == "Hana chose ♠: now choose yours."
+    ascii_table = TableApp(UIOptions(ascii_only=True), output=_Screen(80))
+    ascii_table.set_players(("Hana", "Tess"), 1)
+    ascii_table.ask_trump(0)
+    assert ascii_table.state.message == "Hana chose C: now choose yours."
+
+
 def test_at_60_columns_the_opponents_last_move_keeps_its_own_line() -> None:
     table = TableApp(output=_Screen(60, 20))
     pos = position("6S 7H KC AS 9D", "8D QH 7S 9C", "8C JD 6H TS 7C")
