@@ -149,8 +149,11 @@ def test_a_match_by_code_direct_or_through_the_relay_verifies_as_one_chain(
         tmp_path: Path, servers: tuple[str, str], path: str) -> None:
     host, out = _start_host(tmp_path, servers, *(("--no-direct",) if path == "relay" else ()))
     try:
-        code = _code(_wait_line(out, "Tell your opponent: p2ptrumps join ", host))
+        line = _wait_line(out, "Tell your opponent: p2ptrumps join ", host)
+        code = _code(line)
         assert meet.is_code(code)
+        # our own mailbox is in what the opponent is told to type (a bare code opened the public one)
+        assert line == f"Tell your opponent: p2ptrumps join --rendezvous {servers[0]} {code}"
         guest = _join(tmp_path, servers, code)
         assert host.wait(60) == 0, out.read_text()
     finally:

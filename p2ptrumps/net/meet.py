@@ -335,7 +335,8 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
                        relay_url: str | None = DEFAULT_RELAY_URL, direct: bool = True,
                        task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> NetResult:
     """``host --code``: listen as :func:`.lobby.host` does, allocate a code on the mailbox at
-    ``rendezvous``, print ``Tell your opponent: p2ptrumps join CODE``, take the guest's key from the
+    ``rendezvous``, print ``Tell your opponent: p2ptrumps join CODE`` (with ``--rendezvous URL`` before
+    the code when it is not the default), take the guest's key from the
     mailbox and play one match with the guest holding that key, by a direct connection or through
     the relay at ``relay_url`` (None: no relay).  ``direct`` False offers no address (only the
     relay; for tests on one machine).  ``task_status.started(code)`` reports the first code.
@@ -367,7 +368,9 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
             for attempt in range(MAX_CODES):
                 def on_code(code: str) -> None:
                     nonlocal started
-                    say(cfg, f"Tell your opponent: p2ptrumps join {code}")
+                    # the opponent needs our mailbox too: a bare code would open the public one
+                    where = f"--rendezvous {rendezvous} " if rendezvous != DEFAULT_MAILBOX_URL else ""
+                    say(cfg, f"Tell your opponent: p2ptrumps join {where}{code}")
                     if not started:
                         started = True
                         task_status.started(code)
