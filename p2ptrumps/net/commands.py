@@ -2,7 +2,7 @@
 
 Source: issue 3 §3.  The person's seat plays in the full-screen table
 (:mod:`p2ptrumps.net.table`) unless ``--ai`` or ``--headless``; then the match runs in
-plain trio and prints its progress.
+plain trio and prints its progress (``--headless``) or each match's score at the end.
 """
 
 from __future__ import annotations
