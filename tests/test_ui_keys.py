@@ -356,6 +356,14 @@ def test_trump_choice_by_russian_key_position_or_letter(key: str, suit: int) -> 
     assert run_table(lambda table: table.ask_trump(None), script).sent == [TrumpChosen(suit)]
 
 
+def test_keys_that_do_nothing_are_named_as_people_call_them() -> None:
+    """Tab said "Ctrl-I does nothing here", Backspace "Ctrl-H", PageUp "Pageup"."""
+    from p2ptrumps.ui.keys import key_name
+
+    assert [key_name(k) for k in ("c-i", "c-h", "pageup", "pagedown", "s-tab", "c-z", "f1", "x", "escape")] == [
+        "Tab", "Backspace", "PgUp", "PgDn", "Shift-Tab", "Ctrl-Z", "F1", "'x'", "Esc"]
+
+
 def test_the_second_trump_chooser_reads_that_its_turn_came() -> None:
     """The guest's message line said "Hana is choosing a trump; you choose yours next" on its own
     trump screen, after Hana had chosen; now it says what Hana chose and that it is the guest's turn."""
