@@ -475,7 +475,10 @@ class NetGame:
                 raise self.conn.error from None
             outcome = self.chain_outcome(deal)
             if outcome is not None and outcome.reason in ("resign", "agreed-draw", "time"):
-                if self.on_note is not None:
+                # our own resignation (leaving) or claim ended it: nothing the user needs told
+                ours = ((outcome.reason == "resign" and outcome.winner != self.seat)
+                        or (outcome.reason == "time" and outcome.winner == self.seat))
+                if self.on_note is not None and not ours:
                     self.on_note(f"not sent: {exc}; the deal ended first ({outcome.describe(self.names)})")
                 raise DealInterrupted(outcome) from None
             raise NetGameError(f"the session refused our action: {exc}") from exc
