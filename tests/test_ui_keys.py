@@ -356,6 +356,21 @@ def test_trump_choice_by_russian_key_position_or_letter(key: str, suit: int) -> 
     assert run_table(lambda table: table.ask_trump(None), script).sent == [TrumpChosen(suit)]
 
 
+def test_while_the_opponents_draw_offer_waits_the_status_line_asks_us() -> None:
+    """The opponent offered a draw on its turn: the status line said "AI is thinking…" under the
+    question that waited for us; now it asks for the answer, and says whose move it is once answered."""
+    table = TableApp(output=_Screen(80))
+    pos = position(*BEAT_POS)
+    pos.to_move = 1
+    table.set_players(("Tess", "AI"), 0)
+    table.show_event(DealStarted(1, 1, pos.copy()))
+    assert table.status_view().expect == "AI is thinking…"
+    table.ask_draw()
+    assert table.status_view().expect == "Answer the question above: y or n."
+    table.answer_confirm(False)
+    assert table.status_view().expect == "AI is thinking…"
+
+
 def test_keys_that_do_nothing_are_named_as_people_call_them() -> None:
     """Tab said "Ctrl-I does nothing here", Backspace "Ctrl-H", PageUp "Pageup"."""
     from p2ptrumps.ui.keys import key_name
