@@ -358,6 +358,13 @@ def test_at_60_columns_a_long_name_is_cut_before_the_clock_is() -> None:
     assert short[2] == "   Bo  trump ♦  3 cards         connected · Аня Анаст… 0:59"
 
 
+def test_at_60_columns_the_key_line_is_cut_with_an_ellipsis_after_the_key() -> None:
+    """The opponent's key and path at 60 columns: it was clipped mid-word ("· on this ma")."""
+    view = dataclasses.replace(VIEW, opponent_detail="key QOL5-2LMR-KEVP-T4PX-GQEW-EK7K-BXS6-LYD4 · on this machine")
+    assert plain(render_table(view, 60, 14))[3] == "    key QOL5-2LMR-KEVP-T4PX-GQEW-EK7K-BXS6-LYD4 · on this m…"
+    assert plain(render_table(view, 100, 14))[3].split("│")[0].rstrip().endswith("LYD4 · on this machine")
+
+
 def test_a_small_screen_keeps_the_newest_chat_line() -> None:
     """With no room below the hand, blank lines make way for the newest chat line (a sender sees theirs)."""
     view = dataclasses.replace(VIEW, chat=("Ann: hello", "AI greedy: привет"))

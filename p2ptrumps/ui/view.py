@@ -596,7 +596,8 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
         opp_line.append(("class:dim", view.connection))
     left.append(opp_line)
     if view.opponent_detail:
-        left.append([("class:dim", "    " + view.opponent_detail)])
+        # the key first, then the path: a narrow screen cuts the end with "…", never silently
+        left.append([("class:dim", "    " + cut_to_width(view.opponent_detail, max(1, left_w - 4)))])
     if view.show_opponent:
         left.extend(hand_rows(view.hands[opp], view.trumps[opp], ascii_only=a))
     else:
