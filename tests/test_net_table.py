@@ -375,7 +375,8 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
 def test_a_peer_that_leaves_before_the_first_deal_leaves_the_signed_score(tmp_path: Path) -> None:
     """The host leaves at its trump choice, before any deal of 2: the forfeited deals are the guest's.
     The closing lines used to say "Score: Tess 0 : 0 Hana" (the table never saw a deal end) while the
-    log's signed end says 2 : 0; now they say what is signed."""
+    log's signed end says 2 : 0; now they say what is signed.  And the leaving was often not said at
+    all: it arrived before the table was hooked to the match, and was dropped."""
     ai = AIHost(tmp_path, deals=2, leavable=True)
     ai.cfg.trump = None
 
@@ -394,13 +395,14 @@ def test_a_peer_that_leaves_before_the_first_deal_leaves_the_signed_score(tmp_pa
     out, err = io.StringIO(), io.StringIO()
 
     async def person(inp: PipeInput) -> None:
-        await wait_until(lambda: bool(tables) and bool(tables[0].state.end_note), "the host's leaving")
+        return None  # the table ends by itself: nothing was dealt, nothing to press
 
     status = asyncio.run(drive_table(cfg, ai, person, tables, out, err))
     ai.thread.join(20)
     assert status == config.EXIT_OK, err.getvalue()
     lines = out.getvalue().splitlines()
     assert lines[:2] == ["Hana resigned and left the match", "Score: Tess 2 : 0 Hana"]
+    assert tables[0].state.end_note == "Hana resigned and left the match"
     log = Path(lines[2].removeprefix("match log: "))
     v = verify_log(log.read_bytes())
     assert (v.status, v.score_halves, v.forfeited) == ("valid", (0, 4), [1, 2])

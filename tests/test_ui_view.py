@@ -332,6 +332,19 @@ def test_control_characters_are_replaced_on_every_screen() -> None:
     assert not any(ch < " " or ch == "\x7f" for line in screen for ch in line)
 
 
+def test_a_long_result_line_wraps_on_the_end_screen() -> None:
+    """At 60 columns "You lost the match. Last deal: you ran out of time; Наталья-Длинное-Имя-Очень
+    claimed the deal" was clipped after "Наталья"; it wraps like the note under it."""
+    title = "You lost the match. Last deal: you ran out of time; Наталья-Длинное-Имя claimed the deal"
+    view = EndView(title=title, names=("A", "B"), trumps=(0, 1), hands=(0, 0), pile=(), deal_number=1, deals=1,
+                   score_halves=(0, 2), match_over=True)
+    assert plain(render_end(view, 60, 8))[2:5] == [
+        " You lost the match. Last deal: you ran out of time;",
+        " Наталья-Длинное-Имя claimed the deal",
+        " Score: A 0 : 1 B",
+    ]
+
+
 def test_long_record_path_wraps_on_the_end_screen() -> None:
     path = "/home/someone/.local/share/p2ptrumps/records/2026-11-29_1742_vs-normal.json"
     view = EndView(title="x", names=("A", "B"), trumps=(0, 1), hands=(0, 0), pile=(), deal_number=1, deals=1,

@@ -791,7 +791,7 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
     lines: list[Line] = [
         [("class:header", f" Svoi Kozyri   {head}")],
         [("class:rule", "─" * left_w)],
-        [("class:result", " " + view.title)],
+        *([("class:result", t)] for t in wrap_text(view.title, left_w)),  # long names at 60 columns
     ]
     if view.note:
         lines += [[("class:result", t)] for t in wrap_text(view.note, left_w)]
