@@ -231,15 +231,19 @@ def level_arg(text: str) -> str:
 def name_arg(text: str) -> str:
     """argparse type: a player's name as shown to the opponent and stored in records and logs.
 
-    Runs of spaces become one and the ends are trimmed; refused (never cut) when
-    nothing is left, when it is longer than the protocol's limit
-    (``MAX_NAME_CHARS`` of :mod:`p2ptrumps.text`, the one constant for names), or
-    when it holds a code point the text rule refuses (protocol/wire.md §5.1:
-    control characters, line separators, bidirectional formatting, noncharacters).
+    Refused (never cut, never tidied) when it holds a code point the text rule refuses
+    (protocol/wire.md §5.1: control characters such as a line break or a tab, line separators,
+    bidirectional formatting, noncharacters); then runs of spaces become one and the ends are
+    trimmed; refused when nothing is left or when it is longer than the protocol's limit
+    (``MAX_NAME_CHARS`` of :mod:`p2ptrumps.text`, the one constant for names).  The same rule
+    as the name file's (:func:`p2ptrumps.net.keystore.clean_name`).
     """
     from ..net.keystore import is_blank
-    from ..text import MAX_NAME_CHARS, check_name
+    from ..text import MAX_NAME_CHARS, check_name, quoted, refused_in
 
+    why = refused_in(text, "a name")
+    if why:
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: {why}")
     name = " ".join(text.split())
     if not name:
         raise argparse.ArgumentTypeError(f"{text!r} is empty: a name needs at least one visible character")
@@ -273,6 +277,17 @@ def port_arg(text: str) -> int:
 
     try:
         return parse_port(text)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def bind_arg(text: str) -> str:
+    """argparse type: ``host --bind``: an IPv4 or IPv6 address (``[v6]`` too) or a host name, no port
+    (:func:`p2ptrumps.net.addresses.parse_bind`)."""
+    from ..net.addresses import AddressError, parse_bind
+
+    try:
+        return parse_bind(text)
     except AddressError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -326,6 +341,17 @@ def relay_arg(text: str) -> str:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def rendezvous_arg(text: str) -> str:
+    """argparse type: a mailbox server URL, ``ws://HOST[:PORT]/PATH`` or ``wss://...`` (HOST:PORT as
+    ``join`` reads an address), returned as typed."""
+    from ..net.meet import check_mailbox_url
+
+    try:
+        return check_mailbox_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def fingerprint_arg(text: str) -> str:
@@ -456,7 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here (default: none)")
 
     host = sub.add_parser("host", help="host a networked match", description="Wait for a guest and play a match.")
-    host.add_argument("--bind", default=None, metavar="ADDR",
+    host.add_argument("--bind", type=bind_arg, default=None, metavar="ADDR",
                       help="address to listen on: an IPv4 or IPv6 address or a host name "
                       "(default: every address, IPv6 and IPv4)")
     host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (0 = any free port)")
@@ -475,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
     meet.add_argument("--code", action="store_true",
                       help="print a one-use code for your opponent (p2ptrumps join 7-crossover-clockwork): no address "
                       "or fingerprint to pass on, and a relay when no direct connection can be made")
-    meet.add_argument("--rendezvous", default=None, metavar="URL",
+    meet.add_argument("--rendezvous", type=rendezvous_arg, default=None, metavar="URL",
                       help="the mailbox server for --code (default: the public one of magic-wormhole, "
                       "ws://relay.magic-wormhole.io:4000/v1)")
     meet.add_argument("--relay", default=None, metavar="URL", type=relay_arg,
@@ -493,7 +519,7 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("address", metavar="CODE|HOST:PORT[/TICKET]", type=address_arg,
                       help="the code the host gave you (7-crossover-clockwork), or the address it printed with "
                       "its join ticket (IPv6: [::1]:4816/abcd-efgh-...)")
-    join.add_argument("--rendezvous", default=None, metavar="URL",
+    join.add_argument("--rendezvous", type=rendezvous_arg, default=None, metavar="URL",
                       help="the mailbox server for a code (default: the public one of magic-wormhole)")
     fp = join.add_mutually_exclusive_group()
     fp.add_argument("--fingerprint", metavar="FP", type=fingerprint_arg,
@@ -533,11 +559,12 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit 0 valid and complete, 1 invalid, 2 unreadable, 3 valid so far but unfinished. "
         "Given the two logs of one match (the host's and the guest's, in either order), also check that they "
         "hold one chain and that no key signed two histories: exit 0 one chain and complete, 1 invalid "
-        "(equivocation, or a fault in either log), 2 unreadable or logs of different games, 3 unfinished.",
+        "(equivocation, or a fault in either log), 2 unreadable, logs of different games, or two logs of one "
+        "seat (not a pair), 3 unfinished.",
     )
     verify.add_argument("log", metavar="LOG", help="the match log file")
     verify.add_argument("other_log", metavar="OTHER_LOG", nargs="?", default=None,
-                        help="the other side's log of the same match, to check against LOG")
+                        help="the other seat's log of the same match, to check against LOG")
     verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
 
     solve = sub.add_parser(

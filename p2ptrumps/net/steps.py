@@ -197,6 +197,10 @@ class MatchSteps:
                     if self.restored:
                         await self.rejoined()
                     await self.acknowledged()
+                    if self.resume is not None and match_complete(session) and session.delivered:
+                        # Nothing left to resume (files.md): gone now, not when the process ends -- a person
+                        # may quit at the end screen, which cancels this side before it ends on its own.
+                        self.resume.delete()
                     again = False if self.result.left else await self.rematch(rematches_left)
                     if not again:
                         conn.closing_ok = True
