@@ -72,6 +72,28 @@ def test_a_full_room_replaces_the_oldest_of_the_busiest_network_never_another() 
     assert sorted(room.values()) == [3, 4, 5]
 
 
+def test_in_a_ranked_room_a_member_that_sent_nothing_goes_before_one_that_did() -> None:
+    """wire.md §7.3 (issue 17): in the doorway a connection that has sent nothing yet (rank 0) is replaced
+    before one that has (rank 1), oldest first within a rank -- an idle crowd on the guest's own address
+    cannot push out the guest's connection, which starts its handshake at once."""
+    heard: dict[str, bool] = {}
+    room: FairRoom[str, str] = FairRoom(cap=6, share=3, rank=lambda key: int(heard[key]))
+    for key, sent in [("guest", True), ("idle1", False), ("idle2", False)]:
+        heard[key] = sent
+        assert room.make_room("nat") == []
+        room.add(key, "nat", key)
+    assert room.make_room("nat") == [("idle1", "idle1")]  # not the guest, though it is the oldest
+    heard["idle3"] = False
+    room.add("idle3", "nat", "idle3")
+    assert room.make_room("nat") == [("idle2", "idle2")]
+    heard["talker"] = True
+    room.add("talker", "nat", "talker")
+    assert room.make_room("nat") == [("idle3", "idle3")]
+    heard["late"] = True
+    room.add("late", "nat", "late")
+    assert room.make_room("nat") == [("guest", "guest")]  # all sent something: the oldest goes, as before
+
+
 def test_the_cli_host_draws_a_ticket_unless_open_or_an_ai() -> None:
     parser = build_parser()
     assert len(_host_ticket(parser.parse_args(["host"])) or b"") == 10

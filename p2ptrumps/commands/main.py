@@ -200,6 +200,15 @@ def nodes_arg(text: str) -> int:
     return value
 
 
+def think_pair_arg(text: str) -> tuple[float, float]:
+    """argparse type: ``S`` (both sides) or ``S,T`` (A then B) seconds per move, each as :func:`positive_float`."""
+    parts = text.split(",")
+    if len(parts) > 2:
+        raise argparse.ArgumentTypeError(f"{text!r}: give S for both sides or S,T for A and B")
+    values = [positive_float(part) for part in parts]
+    return (values[0], values[-1])
+
+
 def node_pair_arg(text: str) -> tuple[int, int]:
     """argparse type: ``N`` (both sides) or ``N,M`` (A then B) node budgets, each as :func:`nodes_arg`."""
     parts = text.split(",")
@@ -458,6 +467,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="analysis mode from the start (key a in the viewer): does each move keep the value?")
     replay.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
                         help="analysis: seconds to solve each position")
+    replay.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
+                        help="analysis: solve each position with N positions instead of --budget (the same "
+                        "verdicts on every machine)")
     add_suit_options(replay)
 
     arena = sub.add_parser(
@@ -469,9 +481,9 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("level_b", type=level_arg, metavar="LEVEL_B", help=f"one of {', '.join(AI_LEVELS)}")
     arena.add_argument("--deals", type=positive_int, default=50, metavar="N", help="deal pairs to play")
     arena.add_argument("--seed", type=int64_arg, default=0, metavar="N", help="seed of the deals")
-    arena.add_argument("--think", type=positive_float, default=0.1, metavar="S",
-                       help="each AI's time per move, seconds (default 0.1, shorter than play's 0.5: "
-                       "an arena plays hundreds of games, and the levels are compared at equal time)")
+    arena.add_argument("--think", type=think_pair_arg, default=(0.1, 0.1), metavar="S[,T]",
+                       help="each AI's time per move, seconds (default 0.1, shorter than play's 0.5: an arena plays "
+                       "hundreds of games, and the levels are compared at equal time); S,T: S for A and T for B")
     arena.add_argument("--nodes", type=node_pair_arg, default=None, metavar="N[,M]",
                        help="positions searched per move instead of --think (N,M: N for A, M for B): results that "
                        "do not depend on the machine or its load (default: use --think)")
@@ -575,6 +587,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve.add_argument("position", metavar="POSITION", help="a position text, e.g. v1/SH/6S7SKS/9D6H/9CTC/0/12")
     solve.add_argument("--budget", type=positive_float, default=10.0, metavar="S", help="seconds to think")
+    solve.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
+                       help="solve with N positions instead of --budget: the same answer and output on every "
+                       "machine (200k or 2m are read too)")
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
     add_suit_options(solve)
 

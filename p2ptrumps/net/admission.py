@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import ipaddress
 import os
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 #: Bytes of a join ticket drawn by the reference host (protocol/wire.md §7.3: 8..32 allowed).
@@ -110,12 +110,15 @@ class FairRoom(Generic[K, V]):
     """A room of at most ``cap`` members, at most ``share`` from one network prefix (protocol/wire.md
     §7.3).  :meth:`make_room` says whom a newcomer from a prefix replaces: the oldest member of its own
     prefix when that one holds its share, else (the room full) the oldest member of the prefix holding
-    the most -- so a crowd from few networks only ever replaces itself.  Costs: O(1) per member added
-    or removed, O(number of prefixes) when the room is full."""
+    the most -- so a crowd from few networks only ever replaces itself.  ``rank(value)`` (optional): how
+    far a member got (e.g. 0: it has sent nothing yet, 1: it has); within the prefix chosen, the oldest
+    member of the lowest rank goes first, so a connection that sent nothing never pushes out one that
+    did.  Costs: O(1) per member added or removed, O(number of prefixes + share) when one must go."""
 
-    def __init__(self, cap: int, share: int) -> None:
+    def __init__(self, cap: int, share: int, rank: Callable[[V], int] | None = None) -> None:
         self.cap = cap
         self.share = share
+        self.rank = rank
         self.by_prefix: dict[str, dict[K, V]] = {}  # each prefix's members, oldest first
         self.size = 0
 
@@ -135,7 +138,11 @@ class FairRoom(Generic[K, V]):
             else:
                 victim_prefix = max(self.by_prefix, key=lambda p: len(self.by_prefix[p]))
             members = self.by_prefix[victim_prefix]
-            key = next(iter(members))
+            if self.rank is None:
+                key = next(iter(members))
+            else:  # the oldest of the lowest rank (min keeps the first of equals: the oldest)
+                rank = self.rank
+                key = min(members.items(), key=lambda kv: rank(kv[1]))[0]
             out.append((key, self.remove(key, victim_prefix)))  # type: ignore[arg-type]
         return out
 

@@ -283,6 +283,34 @@ class _Prefixed(trio.abc.HalfCloseableStream):
         await self.stream.aclose()
 
 
+class _Heard(trio.abc.Stream):
+    """A connection's TCP stream that notes whether the peer has sent a byte yet (:attr:`heard`): in the
+    doorway, a connection that sent nothing is replaced before one that did (protocol/wire.md §7.3) --
+    a guest starts its encrypted handshake at once, an idle crowd never does.  Other attributes
+    (``socket``) are the stream's."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.heard = False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.stream, name)
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        data = bytes(await self.stream.receive_some(max_bytes))
+        self.heard = self.heard or bool(data)
+        return data
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.stream.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.stream.wait_send_all_might_not_block()
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
 class Lobby:
     """The host's doorway and waiting room (protocol/wire.md §7.1, §7.3): reads the first frame of
     every connection before anything is sent (the join ticket, a resume, or a hello), lets each
@@ -294,7 +322,9 @@ class Lobby:
         self.cfg = cfg
         self.mapped = mapped  # the router forwards our port (the path of an outside guest is through it)
         self.owner: object | None = None  # the connection holding the match
-        self.door: FairRoom[object, trio.CancelScope] = FairRoom(MAX_DOORWAY, DOORWAY_SHARE)
+        #: (a connection's cancel scope, its TCP stream): one that sent nothing goes first (wire.md §7.3).
+        self.door: FairRoom[object, tuple[trio.CancelScope, _Heard]] = FairRoom(
+            MAX_DOORWAY, DOORWAY_SHARE, rank=lambda entry: int(entry[1].heard))
         self.room: FairRoom[object, _Waiting] = FairRoom(MAX_WAITING_CONNECTIONS, MAX_WAITING_PER_ADDRESS)
         self.notes = 0
         self.done: list[NetResult] = []
@@ -382,13 +412,13 @@ class Lobby:
                 await trio.aclose_forcefully(raw)
                 continue
             prefix = network_prefix(ip, self.cfg.ipv4_prefix)
-            for _, scope in self.door.make_room(prefix):
+            for _, (scope, _heard) in self.door.make_room(prefix):
                 scope.cancel()
                 self.note(f"dropped the oldest connection of the busiest network in the doorway: room for one from "
                           f"{ip} (at most {DOORWAY_SHARE} from one network, {MAX_DOORWAY} in all, say no first frame)")
-            token, scope = object(), trio.CancelScope()
-            self.door.add(token, prefix, scope)
-            stream = secure(raw, self.cfg.identity, server=True,  # every connection (wire.md §18)
+            token, scope, heard = object(), trio.CancelScope(), _Heard(raw)
+            self.door.add(token, prefix, (scope, heard))
+            stream = secure(heard, self.cfg.identity, server=True,  # every connection (wire.md §18)
                             handshake_time_s=self.cfg.hello_timeout_s)
             nursery.start_soon(self._doorway, token, scope, stream, ip, prefix, path, nursery)
 
