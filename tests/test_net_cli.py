@@ -309,3 +309,21 @@ def test_progress_to_a_reader_that_went_away_is_dropped() -> None:
     cfg = config.NetConfig(role="guest", identity=Identity.from_seed(bytes(32)), name="Tess", data=Path("/nonexistent"),
                            out=Broken())
     config.say(cfg, "deal 1: Hana deals")  # no exception
+
+
+@pytest.mark.parametrize("headless", [False, True])
+def test_an_ai_seat_at_a_terminal_ends_with_each_match_s_score(headless: bool) -> None:
+    """``host --ai normal`` without ``--headless`` prints no progress: its end said only the log paths,
+    never who won.  Now each match on the connection (a rematch too) ends with its score, as the
+    headless progress says it; a headless run has said it already."""
+    import argparse
+
+    out = io.StringIO()
+    cfg = config.NetConfig(role="guest", identity=Identity.from_seed(bytes(32)), name="Tess", data=Path("/nonexistent"),
+                           out=out)
+    again = config.NetResult(Path("b.p2plog"), seat=1, score_halves=(1, 1), peer_name="Hana")
+    first = config.NetResult(Path("a.p2plog"), seat=1, score_halves=(0, 2), peer_name="Hana", rematches=[again])
+    args = argparse.Namespace(command="join", headless=headless)
+    assert commands._finish(args, out, lambda: first, cfg) == config.EXIT_OK
+    scores = [] if headless else ["match over: Hana 0, Tess 1", "match over: Hana 0.5, Tess 0.5"]
+    assert out.getvalue().splitlines() == [*scores, "match log: a.p2plog", "match log: b.p2plog"]

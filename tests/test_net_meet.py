@@ -149,10 +149,13 @@ def test_a_match_by_code_direct_or_through_the_relay_verifies_as_one_chain(
         tmp_path: Path, servers: tuple[str, str], path: str) -> None:
     host, out = _start_host(tmp_path, servers, *(("--no-direct",) if path == "relay" else ()))
     try:
-        code = _code(_wait_line(out, "Tell your opponent: p2ptrumps join ", host))
+        line = _wait_line(out, "Tell your opponent: p2ptrumps join ", host)
+        code = _code(line)
         assert meet.is_code(code)
+        # our own mailbox is in what the opponent is told to type (a bare code opened the public one)
+        assert line == f"Tell your opponent: p2ptrumps join --rendezvous {servers[0]} {code}"
         said = out.read_text().splitlines()  # "hosting as" once the mailbox gave the code, right before it
-        told = said.index(f"Tell your opponent: p2ptrumps join {code}")
+        told = said.index(line)
         offered = "none" if path == "relay" else "127.0.0.1:"
         assert said[told - 1].startswith("hosting as '") and f"; addresses offered: {offered}" in said[told - 1]
         assert [ln for ln in said if ln.startswith("hosting as ")] == [said[told - 1]]

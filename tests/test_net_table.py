@@ -376,6 +376,42 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
     assert out.getvalue().splitlines()[:2] == [f"{hana} resigned and left the match", f"Score: {me} 2 : 0 {hana}"]
 
 
+def test_a_peer_that_leaves_before_the_first_deal_leaves_the_signed_score(tmp_path: Path) -> None:
+    """The host leaves at its trump choice, before any deal of 2: the forfeited deals are the guest's.
+    The closing lines used to say "Score: Tess 0 : 0 Hana" (the table never saw a deal end) while the
+    log's signed end says 2 : 0; now they say what is signed.  And the leaving was often not said at
+    all: it arrived before the table was hooked to the match, and was dropped."""
+    ai = AIHost(tmp_path, deals=2, leavable=True)
+    ai.cfg.trump = None
+
+    async def leave_at_the_trump(taken: int | None) -> int:
+        assert ai.cfg.leave_requested is not None
+        ai.cfg.leave_requested.set()
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    ai.cfg.choose_trump_fn = leave_at_the_trump
+    ai.thread.start()
+    assert ai.started.wait(10) and ai.port is not None
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
+                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    tables: list[TableApp] = []
+    out, err = io.StringIO(), io.StringIO()
+
+    async def person(inp: PipeInput) -> None:
+        return None  # the table ends by itself: nothing was dealt, nothing to press
+
+    status = asyncio.run(drive_table(cfg, ai, person, tables, out, err))
+    ai.thread.join(20)
+    assert status == config.EXIT_OK, err.getvalue()
+    lines = out.getvalue().splitlines()
+    assert lines[:2] == ["Hana resigned and left the match", "Score: Tess 2 : 0 Hana"]
+    assert tables[0].state.end_note == "Hana resigned and left the match"
+    log = Path(lines[2].removeprefix("match log: "))
+    v = verify_log(log.read_bytes())
+    assert (v.status, v.score_halves, v.forfeited) == ("valid", (0, 4), [1, 2])
+
+
 def test_a_refused_chat_line_is_never_shown_as_said_and_the_refusal_stays(tmp_path: Path) -> None:
     """A chat line the session refuses (a bidirectional override, 600 characters: protocol/wire.md §5.1)
     is not in the sender's chat panel as said -- it used to be, while the peer never got it; a note

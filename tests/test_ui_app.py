@@ -498,6 +498,28 @@ def test_play_again_starts_a_new_match_with_the_same_level_and_rules(tmp_path: P
     assert second.deals[0].seed == deal_seed(HUMAN_LEADS, 1, match=2) != first.deals[0].seed
 
 
+def test_continue_after_one_move_says_one_move(tmp_path: Path) -> None:
+    """The AI led and the person quit: `play --continue` says "after 1 move." (it said "1 moves")."""
+    cfg = config(tmp_path, AI_LEADS)
+
+    async def first(session: PlaySession, inp: PipeInput) -> None:
+        await wait_until(my_turn(session), "my turn")
+        await quit_game(inp)
+
+    run_play(cfg, first)
+    rec = saved(cfg)
+    assert len(rec.deals[0].moves) == 1
+    seen: list[str] = []
+
+    async def second(session: PlaySession, inp: PipeInput) -> None:
+        await wait_until(my_turn(session), "my turn where I stopped")
+        seen.append(session.table.state.message)
+        await quit_game(inp)
+
+    run_play(dataclasses.replace(cfg, resume=rec), second)
+    assert seen[0].startswith("Continued where you stopped (deal 1 of 1, after 1 move), with the saved game's level")
+
+
 def test_continue_goes_on_where_the_game_stopped(tmp_path: Path) -> None:
     cfg = config(tmp_path, AI_LEADS, deals=2)
     stopped: list[Position] = []

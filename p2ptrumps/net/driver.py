@@ -258,7 +258,9 @@ class _Matches:
             trailing = match.session.trailing_data
             match.session.trailing_data = b""
             log, session, result = open_match(cfg, number + 1)
-            self.matches.append(MatchSteps(cfg, session, log, result, self.now, number + 1, self.peer_address,
+            # the rematch's log is named by its own start, not the connection's: `history` dates
+            # and orders matches by that name
+            self.matches.append(MatchSteps(cfg, session, log, result, datetime.now(), number + 1, self.peer_address,
                                            rematch_of=self.first.result,
                                            hello_deadline=trio.current_time() + cfg.hello_timeout_s, claim=None))
             self.first.result.rematches.append(result)

@@ -128,7 +128,7 @@ class MatchSteps:
         cfg: our side's configuration.
         session / log / result: the match's session, its log (in memory until the rules are agreed)
             and what it leaves.
-        now: when the connection started (the log's name).
+        now: when the match started (the connection, or the rematch's agreement): the log's name.
         number: 0 for the first match on the connection, 1.. for the rematches.
         peer_address: the peer's address for the known peers.
         rematch_of: the first match's result (None for the first match): a rematch must show the

@@ -281,6 +281,9 @@ class TableSeat:
             say(self.command, f"stopped by {self.term.name}", self.err)
         if self.table.state.end_note:
             _line(self.table.state.end_note, self.out)
+        last = result.rematches[-1] if result.rematches else result
+        if last.score_halves is not None:  # the signed score: the table never saw a peer that left before a deal
+            self.table.state.score_halves = last.score_halves
         _line(f"Score: {describe_score(self.table)}", self.out)
         for done_log in log_paths(result):
             _line(f"match log: {done_log}", self.out)
