@@ -24,8 +24,8 @@ GUEST_KEY = Identity.from_seed(fixed_bytes("addr-test/guest"))
 
 def configs(tmp_path: Path) -> tuple[config.NetConfig, config.NetConfig]:
     h = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
-                         rules=RuleSet(pack_size=32, deals=1), ai="random", think_s=0.01, out=io.StringIO(),
-                         timeout_s=10)
+                         rules=RuleSet(pack_size=32, deals=1, turn_limit=120), ai="random", think_s=0.01,
+                         out=io.StringIO(), timeout_s=10)
     g = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path / "g", ai="random",
                          think_s=0.01, accept_new=True, out=io.StringIO(), timeout_s=10)
     return h, g

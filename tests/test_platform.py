@@ -322,6 +322,8 @@ def _run(args: list[str], home: Path, timeout_s: float = 60) -> subprocess.Compl
 
 
 HOST = ["host", "--headless", "--ai", "random", "--bind", "127.0.0.1", "--port", "0"]
+#: Random play may run a deal to the default 1000 turns (a minute at --think 0.05): these tests are not about that.
+BOUNDED = ["--turn-limit", "120"]
 
 
 def test_a_damaged_known_peers_file_stops_the_host_before_it_listens(tmp_path: Path) -> None:
@@ -382,7 +384,7 @@ def test_a_full_disk_mid_match_is_one_line_and_resume_finishes(tmp_path: Path) -
         host_out = tmp_path / "host.out"
         with open(host_out, "wb") as ho:
             host = subprocess.Popen(peer_command(*HOST[:-4], *common, "--bind", "127.0.0.1", "--port", "0",
-                                                 "--deals", "3", "--log", str(tmp_path / "host.p2plog")),
+                                                 "--deals", "3", *BOUNDED, "--log", str(tmp_path / "host.p2plog")),
                                     stdout=ho, stderr=subprocess.STDOUT, env=peer_env(tmp_path / "h"))
         try:
             port: list[int] = []
@@ -574,7 +576,7 @@ def test_one_guest_log_resumed_twice_names_the_other_copy(tmp_path: Path) -> Non
     host_out = tmp_path / "host.out"
     with open(host_out, "wb") as ho:
         host = subprocess.Popen(peer_command("host", *common, "--bind", "127.0.0.1", "--port", "0", "--deals", "2",
-                                             "--log", str(tmp_path / "host.p2plog")),
+                                             *BOUNDED, "--log", str(tmp_path / "host.p2plog")),
                                 stdout=ho, stderr=subprocess.STDOUT, env=peer_env(tmp_path / "h"))
     copies: list[subprocess.Popen[str]] = []
     try:
