@@ -507,7 +507,7 @@ def link_local_netns() -> Iterator[str]:
     """A network namespace of this test with a veth pair, fe80::1 on platform0; removed after."""
     if os.geteuid() != 0:
         pytest.skip("a link-local address needs a network namespace, and making one needs root")
-    name = f"platform-ll-{os.getpid()}"
+    name = f"platform-ll-{os.getpid()}-{os.urandom(2).hex()}"  # never one a killed run left (its pid reused)
     steps = [["ip", "netns", "add", name], ["ip", "-n", name, "link", "set", "lo", "up"],
              ["ip", "-n", name, "link", "add", "platform0", "type", "veth", "peer", "name", "platform1"],
              ["ip", "-n", name, "link", "set", "platform0", "up"], ["ip", "-n", name, "link", "set", "platform1", "up"],
