@@ -67,6 +67,7 @@ class TrialResult:
     ok: bool = False
     missed: bool = False  # the match ended before the victim's log stood at the target: aim again
     attempts: int = 1
+    lost: int = 0  # frames cut off the victim's log after the kill (``--lose``)
     problems: list[str] = field(default_factory=list)
 
     def line(self) -> str:
@@ -74,7 +75,8 @@ class TrialResult:
                 if self.resume_s is not None and self.restart_s is not None else "-")
         verdict = ("ok" if self.ok else "FAILED: " + "; ".join(self.problems)) + (
             f" (aimed {self.attempts} times)" if self.attempts > 1 else "")
-        return (f"kill {self.victim:5} aiming at {self.target:9} of deal {self.deal}: died after a "
+        lost = f", {self.lost} frames lost from its log" if self.lost else ""
+        return (f"kill {self.victim:5}{lost} aiming at {self.target:9} of deal {self.deal}: died after a "
                 f"{self.last_at_death or '?':9} waiting for {self.phase_at_death or '?':9} "
                 f"(deal {self.deal_at_death}), back in play after {took}: {verdict}")
 
@@ -153,11 +155,25 @@ def _chain(data: bytes) -> list[bytes]:
     return [] if chain is None else [e.hash for e in chain.entries]
 
 
+def lose_tail(path: Path, frames: int) -> int:
+    """Cut the log at ``path`` back by its last ``frames`` whole frames (a restored backup, a disk that dropped
+    written data, issue 17), never into the hellos, the rules and the agreement (the first 4 frames);
+    returns how many frames it cut."""
+    data = path.read_bytes()
+    whole = read_log(data).frames
+    keep = max(4, len(whole) - frames)
+    path.write_bytes(b"p2ptrumps-log/1\n" + b"".join(whole[:keep]))
+    return len(whole) - keep
+
+
 def trial(work: Path, victim: str, target: str, deal: int, rng: random.Random,
-          meet: tuple[str, str] | None = None) -> TrialResult:
+          meet: tuple[str, str] | None = None, lose: int = 0) -> TrialResult:
     """One kill -9 trial in the empty directory ``work``; see the module docstring.  ``meet``: the
     peers meet by code on this (mailbox URL, relay URL), the host offering only the relay
-    (protocol/rendezvous.md), so the match and its resumption run through the relay."""
+    (protocol/rendezvous.md), so the match and its resumption run through the relay.  ``lose``: after
+    the kill, the victim's log loses its last ``lose`` frames (:func:`lose_tail`) before it is resumed:
+    its own messages that the survivor holds must come back from the survivor (protocol/wire.md §14.2
+    step 5), never be signed again."""
     res = TrialResult(victim, target, deal)
     homes = {r: work / r for r in ("host", "guest")}
     logs = {r: work / f"{r}.p2plog" for r in ("host", "guest")}
@@ -216,6 +232,9 @@ def trial(work: Path, victim: str, target: str, deal: int, rng: random.Random,
         if v.status not in ("unfinished", "valid") or not (work / f"{victim}.p2plog.resume").exists():
             res.problems.append(f"the victim's log at death is {v.status} ({v.reason}), with no resume file")
             return res
+        if lose:
+            res.lost = lose_tail(logs[victim], lose)
+            before = logs[victim].read_bytes()
         time.sleep(rng.uniform(0.0, 0.5))
         restarted_at = time.monotonic()
         with open(outs[victim], "ab") as out:
@@ -263,14 +282,14 @@ def trial(work: Path, victim: str, target: str, deal: int, rng: random.Random,
 
 
 def aimed_trial(work: Path, victim: str, target: str, deal: int, rng: random.Random,
-                attempts: int = 3, meet: tuple[str, str] | None = None) -> TrialResult:
+                attempts: int = 3, meet: tuple[str, str] | None = None, lose: int = 0) -> TrialResult:
     """:func:`trial`, played again (a new match, in a new subdirectory of ``work``) when the match went
     past the target before the watcher caught it -- a miss of the aim, not a fault -- at most
     ``attempts`` times."""
     for attempt in range(1, attempts + 1):
         sub = work / f"attempt{attempt}"
         sub.mkdir()
-        res = trial(sub, victim, target, deal, rng, meet)
+        res = trial(sub, victim, target, deal, rng, meet, lose)
         res.attempts = attempt
         if not res.missed:
             return res
@@ -301,6 +320,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--trials", type=int, default=24)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dir", default=None, help="work directory (default: a temporary one)")
+    ap.add_argument("--lose", type=int, default=0,
+                    help="frames the victim's log loses after the kill (a restored backup; default 0)")
     args = ap.parse_args(argv)
     import tempfile
 
@@ -310,7 +331,7 @@ def main(argv: list[str]) -> int:
         for i, (victim, target, deal) in enumerate(plan(args.trials, rng)):
             work = Path(tmp) / f"t{i}"
             work.mkdir()
-            r = aimed_trial(work, victim, target, deal, rng)
+            r = aimed_trial(work, victim, target, deal, rng, lose=args.lose)
             results.append(r)
             print(f"{i + 1:3d}. {r.line()}", flush=True)
     ok = [r for r in results if r.ok]

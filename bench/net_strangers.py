@@ -283,7 +283,7 @@ ATTACKS = ("person", "fast", "same-address", "ipv6-64", "resume-squat", "all")
 #: The join ticket the attacked host requires (``host --ticket``; a person host draws its own).
 BENCH_TICKET = "mfrg-gzdf-mztw-q2lk"
 #: The network namespace of the IPv6 attack (named after the branch; created and removed by the bench).
-NETNS = "admission-strangers"
+NETNS = "admit2-strangers"
 V6_HOST = "2001:db8:1::1"
 V6_CROWD = "2001:db8:2::"  # the crowd's /64: 1000 addresses of it
 #: Linux's IP_BIND_ADDRESS_NO_PORT (not in Python's socket module): bind an address, pick the port at connect.
@@ -501,7 +501,7 @@ async def run_attack(work: Path, name: str, *, rate: float | None = None, tries:
       other addresses (127.0.0.2-17) connects at 8/s (idle connections and hellos without the ticket);
     - ``fast``: an AI guest that joins at once while the crowd connects at 100/s (4 tries);
     - ``same-address``: the crowd on the guest's own address (127.0.0.1, one NAT) at 200/s;
-    - ``ipv6-64``: in a network namespace (``admission-strangers``, created and removed here), a crowd
+    - ``ipv6-64``: in a network namespace (``admit2-strangers``, created and removed here), a crowd
       from 1000 addresses of one IPv6 /64 at 300/s; the guest from the host's /64;
     - ``resume-squat``: a match in play; the crowd holds idle connections from the guest's own address
       at 3000/s (two attacker processes); the guest is killed (``kill -9``) and ``p2ptrumps resume``d.

@@ -42,9 +42,9 @@ def test_ticket_text_round_trips_and_bad_text_is_one_line() -> None:
     assert split_ticket("127.0.0.1:4816") == ("127.0.0.1:4816", None)
     with pytest.raises(TicketError) as err:
         parse_ticket("mfrg-1111")
-    assert str(err.value) == ("the join ticket 'mfrg-1111' does not read: it is letters a-z and digits 2-7 in groups "
-                              "of four, as the host shows it")
-    with pytest.raises(TicketError, match=r"is 5 bytes long; a ticket has 8 to 32"):
+    assert str(err.value) == ("the join ticket 'mfrg-1111' has '1', which no ticket has: a ticket is letters a-z and "
+                              "digits 2-7 in groups of four, as the host shows it, e.g. mfrg-gzdf-mztw-q2lk")
+    with pytest.raises(TicketError, match=r"^the join ticket 'mfrg-gzdf' has 8 characters; a ticket has 13 to 52 "):
         parse_ticket("mfrg-gzdf")
     assert len(admission.new_ticket()) == admission.TICKET_BYTES == 10
 
@@ -70,6 +70,28 @@ def test_a_full_room_replaces_the_oldest_of_the_busiest_network_never_another() 
     room.add("c1", "third", 5)
     assert room.count("guest") == 1 and room.remove("g", "guest") == 0 and room.remove("g", "guest") is None
     assert sorted(room.values()) == [3, 4, 5]
+
+
+def test_in_a_ranked_room_a_member_that_sent_nothing_goes_before_one_that_did() -> None:
+    """wire.md §7.3 (issue 17): in the doorway a connection that has sent nothing yet (rank 0) is replaced
+    before one that has (rank 1), oldest first within a rank -- an idle crowd on the guest's own address
+    cannot push out the guest's connection, which starts its handshake at once."""
+    heard: dict[str, bool] = {}
+    room: FairRoom[str, str] = FairRoom(cap=6, share=3, rank=lambda key: int(heard[key]))
+    for key, sent in [("guest", True), ("idle1", False), ("idle2", False)]:
+        heard[key] = sent
+        assert room.make_room("nat") == []
+        room.add(key, "nat", key)
+    assert room.make_room("nat") == [("idle1", "idle1")]  # not the guest, though it is the oldest
+    heard["idle3"] = False
+    room.add("idle3", "nat", "idle3")
+    assert room.make_room("nat") == [("idle2", "idle2")]
+    heard["talker"] = True
+    room.add("talker", "nat", "talker")
+    assert room.make_room("nat") == [("idle3", "idle3")]
+    heard["late"] = True
+    room.add("late", "nat", "late")
+    assert room.make_room("nat") == [("guest", "guest")]  # all sent something: the oldest goes, as before
 
 
 def test_the_cli_host_draws_a_ticket_unless_open_or_an_ai() -> None:

@@ -29,6 +29,19 @@ def test_a_peer_killed_mid_commit_reveal_resumes_and_the_match_completes(
     assert r.resume_s is not None
 
 
+@pytest.mark.timeout(150)
+@pytest.mark.parametrize("victim", ["guest", "host"])
+def test_a_peer_whose_log_lost_its_tail_takes_its_own_messages_back_and_the_match_completes(
+        tmp_path: Path, victim: str) -> None:
+    """Issue 17 item 2 (wire.md §14.2 step 5): killed mid-deal, the victim's log then loses its last 7 frames
+    (a restored backup) -- messages of its own among them that the survivor holds.  Resumed, it takes them
+    back from the survivor instead of signing others for those places: both exit 0, both logs verify and
+    hold one chain (no equivocation), and the cut log is the start of the victim's final log."""
+    r = KILL.aimed_trial(tmp_path, victim, "move", 2, random.Random(3), lose=7)
+    assert r.problems == [] and r.ok
+    assert r.lost == 7 and r.resume_s is not None
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
 def test_twenty_four_kills_both_roles_every_phase(tmp_path: Path) -> None:

@@ -33,6 +33,10 @@ EXPECTED: dict[str, tuple[Any, ...]] = {
     "resume/restart-committed-host.log": ("valid", None, None, None, False, 1, []),
     "resume/restart-committed-guest.log": ("valid", None, None, None, False, 1, []),
     "resume/stopped-after-resume.log": ("unfinished", None, None, None, False, 1, []),
+    "resume/host-lost-tail-host.log": ("valid", None, None, None, False, 1, []),
+    "resume/host-lost-tail-guest.log": ("valid", None, None, None, False, 1, []),
+    "resume/guest-lost-tail-host.log": ("valid", None, None, None, False, 1, []),
+    "resume/guest-lost-tail-guest.log": ("valid", None, None, None, False, 1, []),
     "clock/claim-in-play-by-host.log": ("valid", None, None, None, False, 0, [(0, [1])]),
     "clock/claim-in-play-by-guest.log": ("valid", None, None, None, False, 0, [(1, [1])]),
     "clock/claim-between-deals.log": ("valid", None, None, None, False, 0, [(0, [1, 2])]),
@@ -164,3 +168,24 @@ def test_a_strangers_proof_does_not_verify_with_the_guest_key() -> None:
     assert _verifies(x["keys"]["stranger"], proof[2], signed)
     assert x["stranger_attempt"]["refusal"] == (
         "the proof does not verify with the key of this match's peer (a stranger?)")
+
+
+@pytest.mark.parametrize("victim, seat", [("host", 0), ("guest", 1)])
+def test_a_side_whose_log_lost_its_tail_took_its_own_messages_back(victim: str, seat: int) -> None:
+    """wire.md §14.2 step 5: in the victim's log the first messages after the resume frame are copies of
+    messages the other side's log holds at the same places, its own among them (adopted, not signed
+    again), and the two logs hold one chain."""
+    from p2ptrumps.wire import messages as m
+    from p2ptrumps.wire.log import read_log
+
+    own = read_log((VECTORS / f"resume/{victim}-lost-tail-{victim}.log").read_bytes()).frames
+    other = read_log((VECTORS / f"resume/{victim}-lost-tail-{'guest' if victim == 'host' else 'host'}.log")
+                     .read_bytes()).frames
+    at = next(i for i, f in enumerate(own) if isinstance(m.decode(f[4:]), m.Resume))
+    after = [m.decode(f[4:]) for f in own[at + 1:]]
+    other_chain = {d.hash: d for f in other[2:] if isinstance(d := m.decode(f[4:]), m.Signed)}
+    adopted = [d for d in after[:4] if isinstance(d, m.Signed) and d.seat == seat]
+    assert adopted and all(d.hash in other_chain for d in adopted)
+    pair = [p for p in DOC["pairs"] if p["files"] == [f"resume/{victim}-lost-tail-host.log",
+                                                       f"resume/{victim}-lost-tail-guest.log"]]
+    assert [(p["verdict"]["status"], p["verdict"]["relation"]) for p in pair] == [("valid", "same")]

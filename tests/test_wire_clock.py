@@ -22,7 +22,7 @@ from p2ptrumps.wire.testing import (
     paused_pair,
     side_identity,
 )
-from p2ptrumps.wire.verify import verify_log
+from p2ptrumps.wire.verify import check_log, verify_log, verify_pair
 
 SHORT = RuleSet(pack_size=32, deals=2)
 RULE_ITEMS = [32, True, False, 3, 1000, 2]
@@ -263,3 +263,59 @@ def test_restore_refuses_another_key_and_tells_who_awaits_an_acknowledgement() -
     assert guest.delivered
     with pytest.raises(ValueError, match="does not start with two hellos"):
         Session.restore(side_identity("host"), frames[:1], {})
+
+
+@pytest.mark.parametrize("role", ["host", "guest"])
+def test_a_side_whose_log_lost_its_own_messages_adopts_them_back_and_signs_nothing_twice(role: str) -> None:
+    """Issue 17 item 2 (wire.md §14.2 step 5): one side's log is restored to an earlier state -- it lost
+    messages it had sent, which the other side holds (up to 6 of the peer's chain, its own among them).
+    After the resume exchange it signs nothing while behind, takes its own messages back from the peer
+    (logged), and the match ends exactly as the uninterrupted one did: no second message for any held
+    place, both logs verify, and the two verify as one chain."""
+    pair = ConnectionPair(RuleSet(pack_size=32, deals=2, turn_limit=24), move_time=30)
+    pair.run()
+    full = [e.hash for e in pair.host.session.chain.entries]  # type: ignore[union-attr]
+    seats = [e.seat for e in pair.host.session.chain.entries]  # type: ignore[union-attr]
+    me, other = (0, 1) if role == "host" else (1, 0)
+    logs = [_frames(pair.host.log_bytes()), _frames(pair.guest.log_bytes())]
+    tried = 0
+    for n in range(2, len(full) - 1, 3):
+        for lost in (1, 3, 6):
+            held = min(n + lost, len(full))
+            if me not in seats[n:held]:
+                continue  # only a loss of our own messages is the point here
+            a = _restored(role, _cut(logs[me], n))
+            b = _restored(("host", "guest")[other], _cut(logs[other], held))
+            guest, host = (a, b) if role == "guest" else (b, a)
+            host.session.begin_resume(bytes([1]) * 32)
+            guest.session.begin_resume(bytes([2]) * 32)
+            exchange(host, guest)
+            for side in (host, guest):
+                assert side.session.violation is None
+                assert not side.session.catching_up
+                assert [e.hash for e in side.session.chain.entries] == full  # type: ignore[union-attr]
+                v = verify_log(side.log_bytes())
+                assert (v.status, v.reconnections, v.messages) == ("valid", 1, len(full)), v.reason
+            behind = (host, guest)[me]
+            adopted = [f.frame for f in behind.log[n + 2 + 1:held + 2 + 1]]  # after its log and the resume frame
+            assert adopted == [f for f in logs[other][n + 2:held + 2]]  # the peer's copies, byte for byte
+            pv = verify_pair(check_log(host.log_bytes()), check_log(guest.log_bytes()))
+            assert (pv.status, pv.relation) == ("valid", "same"), pv.reason
+            tried += 1
+    assert tried >= 20, tried
+
+
+def test_a_restored_side_signs_nothing_before_the_peer_has_proven_what_it_holds() -> None:
+    """wire.md §14.2 step 5: until the peer's proof checks out, a session rebuilt from its log cannot know
+    what its log lost, so it signs nothing (a move, a trump, a chat) -- the session says why."""
+    pair = ConnectionPair(RuleSet(pack_size=32, deals=2, turn_limit=24), move_time=30)
+    pair.run()
+    frames = _frames(pair.host.log_bytes())
+    host = _restored("host", _cut(frames, 2))  # rules and agree: the host is to choose its trump
+    assert host.session.catching_up and host.session.waiting_for() == (0, "trump")
+    with pytest.raises(LocalProtocolError, match=r"^catching up after a resume: the peer holds an unknown number "
+                       r"of messages, we 2; nothing is signed"):
+        host.session.choose_trump(0)
+    with pytest.raises(LocalProtocolError, match=r"^catching up after a resume"):
+        host.session.chat("hello")
+    assert host.session.data_to_send() == b""

@@ -7,10 +7,9 @@ room by network prefix) and §17 (the caps); issue 17 item 1.
 from __future__ import annotations
 
 import base64
-import binascii
 import ipaddress
 import os
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 #: Bytes of a join ticket drawn by the reference host (protocol/wire.md §7.3: 8..32 allowed).
@@ -37,20 +36,42 @@ def ticket_text(ticket: bytes) -> str:
     return "-".join(text[i:i + 4] for i in range(0, len(text), 4))
 
 
+#: Characters of a ticket's text: one base32 character per 5 bits of 8..32 bytes (protocol/wire.md §7.3).
+MIN_TICKET_CHARS, MAX_TICKET_CHARS = 13, 52
+_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+#: The text lengths base32 gives for whole bytes, by length mod 8 (RFC 4648 §6).
+_WHOLE_BYTES = {0, 2, 4, 5, 7}
+_EXAMPLE = "mfrg-gzdf-mztw-q2lk"
+
+
 def parse_ticket(text: str) -> bytes:
-    """The bytes of a ticket typed as :func:`ticket_text` shows it (``-``, spaces and case ignored).
+    """The bytes of a ticket typed as :func:`ticket_text` shows it (protocol/wire.md §7.3): its
+    characters are counted as typed, ``-`` and spaces between groups not counted, case ignored.
 
     Raises:
-        TicketError: not base32, or not 8..32 bytes.
+        TicketError: a character other than a-z and 2-7; fewer than :data:`MIN_TICKET_CHARS` or more
+            than :data:`MAX_TICKET_CHARS` characters; a count no whole number of bytes gives (a
+            character missing or one too many); or a last character the host never shows there
+            (its spare bits not zero).  E.g. ``"the join ticket 'short' has 5 characters; a ticket
+            has 13 to 52 ..."``.
     """
-    clean = "".join(ch for ch in text if ch not in "- ").upper()
-    try:
-        raw = base64.b32decode(clean + "=" * (-len(clean) % 8))
-    except (binascii.Error, ValueError):
-        raise TicketError(f"the join ticket {text!r} does not read: it is letters a-z and digits 2-7 "
-                          "in groups of four, as the host shows it") from None
-    if not 8 <= len(raw) <= 32:
-        raise TicketError(f"the join ticket {text!r} is {len(raw)} bytes long; a ticket has 8 to 32")
+    clean = "".join(ch for ch in text if ch not in "- ").lower()
+    shown = f"the join ticket {text!r}"
+    form = f"letters a-z and digits 2-7 in groups of four, as the host shows it, e.g. {_EXAMPLE}"
+    bad = next((ch for ch in clean if ch not in _B32), None)
+    if bad is not None:
+        raise TicketError(f"{shown} has {bad!r}, which no ticket has: a ticket is {form}")
+    n = len(clean)
+    if not MIN_TICKET_CHARS <= n <= MAX_TICKET_CHARS:
+        raise TicketError(f"{shown} has {n} character{'s' if n != 1 else ''}; a ticket has "
+                          f"{MIN_TICKET_CHARS} to {MAX_TICKET_CHARS} (dashes not counted): {form}")
+    if n % 8 not in _WHOLE_BYTES:
+        raise TicketError(f"{shown} has {n} characters, a count no ticket has: a character is missing or one "
+                          f"too many: a ticket is {form}")
+    raw = base64.b32decode(clean.upper() + "=" * (-n % 8))
+    if ticket_text(raw).replace("-", "") != clean:
+        raise TicketError(f"{shown} ends in {clean[-1]!r}, which the host never shows there: check the last "
+                          f"group: a ticket is {form}")
     return raw
 
 
@@ -89,12 +110,15 @@ class FairRoom(Generic[K, V]):
     """A room of at most ``cap`` members, at most ``share`` from one network prefix (protocol/wire.md
     §7.3).  :meth:`make_room` says whom a newcomer from a prefix replaces: the oldest member of its own
     prefix when that one holds its share, else (the room full) the oldest member of the prefix holding
-    the most -- so a crowd from few networks only ever replaces itself.  Costs: O(1) per member added
-    or removed, O(number of prefixes) when the room is full."""
+    the most -- so a crowd from few networks only ever replaces itself.  ``rank(value)`` (optional): how
+    far a member got (e.g. 0: it has sent nothing yet, 1: it has); within the prefix chosen, the oldest
+    member of the lowest rank goes first, so a connection that sent nothing never pushes out one that
+    did.  Costs: O(1) per member added or removed, O(number of prefixes + share) when one must go."""
 
-    def __init__(self, cap: int, share: int) -> None:
+    def __init__(self, cap: int, share: int, rank: Callable[[V], int] | None = None) -> None:
         self.cap = cap
         self.share = share
+        self.rank = rank
         self.by_prefix: dict[str, dict[K, V]] = {}  # each prefix's members, oldest first
         self.size = 0
 
@@ -114,7 +138,11 @@ class FairRoom(Generic[K, V]):
             else:
                 victim_prefix = max(self.by_prefix, key=lambda p: len(self.by_prefix[p]))
             members = self.by_prefix[victim_prefix]
-            key = next(iter(members))
+            if self.rank is None:
+                key = next(iter(members))
+            else:  # the oldest of the lowest rank (min keeps the first of equals: the oldest)
+                rank = self.rank
+                key = min(members.items(), key=lambda kv: rank(kv[1]))[0]
             out.append((key, self.remove(key, victim_prefix)))  # type: ignore[arg-type]
         return out
 

@@ -26,7 +26,7 @@ from .config import (
     say,
     shared_key_hint,
 )
-from .driver import GUEST_BACKOFF_S, play_over
+from .driver import GUEST_BACKOFF_S, UnheardError, play_over
 from .logfile import check_log_free
 from .portmap import describe_path, next_step
 from .secure import HANDSHAKE_TIME_S, SecureError, SecureStream, secure
@@ -217,11 +217,35 @@ async def join(cfg: NetConfig, address: str) -> NetResult:
     where = format_address(host_name, port)
     check_log_free(cfg)
     cfg.address = address  # for the resume file (protocol/files.md); a resume needs no ticket (wire.md §7.3)
+    for pause in (*JOIN_AGAIN_S, None):
+        try:
+            return await _join_once(cfg, host_name, port, where, ticket)
+        except (UnheardError, _Unheard) as exc:  # dropped unheard from a crowded doorway: again (wire.md §7.3)
+            if pause is None:
+                raise NetplayError(EXIT_CONNECT if isinstance(exc, _Unheard) else exc.status, str(exc)) from None
+            say(cfg, f"{exc}; connecting again in {pause:g} s ...")
+            await trio.sleep(pause)
+    raise AssertionError("unreachable")
+
+
+class _Unheard(Exception):
+    """The encrypted handshake of a join was cut short by the host (closed, not refused)."""
+
+
+#: Seconds between the tries of a join whose connection the host closed unheard (protocol/wire.md §7.3):
+#: four tries in all.
+JOIN_AGAIN_S = (1.0, 2.0, 4.0)
+
+
+async def _join_once(cfg: NetConfig, host_name: str, port: int, where: str, ticket: bytes | None) -> NetResult:
+    """One try of :func:`join`: connect, send the ticket, play."""
     try:
         stream = await dial_secure(cfg, host_name, port, cfg.timeout_s)
     except ConnectError as exc:
         raise NetplayError(EXIT_CONNECT, exc.message) from None
     except SecureError as exc:
+        if exc.kind == "closed":
+            raise _Unheard(f"cannot connect to {where}: {exc}") from None
         raise NetplayError(EXIT_KEY_REFUSED if exc.kind == "key" else EXIT_CONNECT,
                            f"cannot connect to {where}: {exc}") from None
     say(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")

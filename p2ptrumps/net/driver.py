@@ -68,6 +68,12 @@ RESTARTED = "this side restarted"
 GUEST_BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 10.0)
 
 
+class UnheardError(NetplayError):
+    """(guest) The host closed a new connection before sending anything at all -- not a refusal (that
+    is a ``refuse`` frame, protocol/wire.md §7.3), but a connection dropped unheard from a crowded
+    doorway (or not a p2ptrumps host): worth connecting again (:func:`~p2ptrumps.net.dial.join`)."""
+
+
 @dataclass
 class Restored:
     """A match taken up from its log after this side's process died (protocol/wire.md §14.4):
@@ -345,6 +351,9 @@ class _Matches:
         if isinstance(exc, PeerFlood):
             return NetplayError(EXIT_PEER_FAULT, f"the peer flooded the connection: {exc} (not in the log: no "
                                 "log can show it)" + claimed)
+        if (cfg.role == "guest" and not started and first.peer_name is None and session.rules is None
+                and not first.rematches and not isinstance(exc, PeerTimeout)):
+            return UnheardError(EXIT_PEER_GONE, _gone_message(cfg, first, session, exc, started))
         return NetplayError(EXIT_PEER_GONE, _gone_message(cfg, first, session, exc, started)
                             + _forfeit_note(session) + claimed)
 
@@ -403,8 +412,9 @@ def _gone_message(cfg: NetConfig, first: NetResult, session: Session, exc: Trans
     if first.peer_name is None:
         if isinstance(exc, PeerTimeout):  # silent, or its first frame never ends (protocol/wire.md §17)
             return f"no hello from the peer: {exc} (not a p2ptrumps peer?)"
-        if cfg.role == "guest":  # a busy host closes a new connection without a word (protocol/wire.md §7.1)
-            return "the host is busy with another match (it closed the connection without a hello); try again later"
+        if cfg.role == "guest":  # a busy host says so (a refuse frame): this one dropped us unheard (§7.3)
+            return ("the host closed the connection without a word, before its hello: a crowded host drops "
+                    "connections it has not read yet (protocol/wire.md §7.3), or this is not a p2ptrumps host")
         return f"the connection ended before the guest's hello ({exc})"
     if cfg.role == "host":
         if isinstance(exc, PeerTimeout):  # it is there, but does not read or does not finish a frame

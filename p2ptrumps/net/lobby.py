@@ -88,15 +88,38 @@ async def bind_addresses(bind: str | None) -> list[tuple[int, str]]:
     return list(dict.fromkeys(out))
 
 
+#: Tries of :func:`open_listeners` with port 0 when the port the first listener picked is taken in
+#: another family (another program holds it on IPv4 only, say).
+FREE_PORT_TRIES = 8
+
+
 async def open_listeners(bind: str | None, port: int, notes: list[str] | None = None) -> list[trio.SocketListener]:
     """Listen on every address of ``bind`` (see :func:`bind_addresses`) at ``port``; with
-    port 0 the first listener picks a free port and the others take the same one.  An
-    address family this machine lacks (no IPv6) is skipped while another listens; each
-    address skipped adds a line to ``notes``.
+    port 0 the first listener picks a free port and the others take the same one (when another
+    program holds that port on another address, all are closed and a new port is picked, at
+    most :data:`FREE_PORT_TRIES` times).  An address family this machine lacks (no IPv6) is
+    skipped while another listens; each address skipped adds a line to ``notes``.
 
     Raises:
         NetplayError: (status 3) the port is in use, or nothing could listen.
     """
+    for _ in range(FREE_PORT_TRIES - 1 if port == 0 else 0):
+        try:
+            return await _open_listeners(bind, port, notes)
+        except _PickedPortTaken:
+            continue
+    try:
+        return await _open_listeners(bind, port, notes)
+    except _PickedPortTaken as exc:
+        raise NetplayError(EXIT_CONNECT, str(exc)) from None
+
+
+class _PickedPortTaken(Exception):
+    """With port 0: the port the first listener picked is in use on another address."""
+
+
+async def _open_listeners(bind: str | None, port: int, notes: list[str] | None) -> list[trio.SocketListener]:
+    picked = port == 0
     listeners: list[trio.SocketListener] = []
     failures: list[str] = []
     try:
@@ -117,8 +140,10 @@ async def open_listeners(bind: str | None, port: int, notes: list[str] | None = 
                 sock.close()
                 where = format_address(address, port)
                 if exc.errno == errno.EADDRINUSE:
-                    raise NetplayError(EXIT_CONNECT, f"address {where} is in use "
-                                       "(another host running? choose another --port)") from None
+                    why = f"address {where} is in use (another host running? choose another --port)"
+                    if picked and listeners:
+                        raise _PickedPortTaken(why) from None
+                    raise NetplayError(EXIT_CONNECT, why) from None
                 failures.append(f"{where}: {exc.strerror or exc}")
                 continue
             port = int(sock.getsockname()[1])
@@ -258,6 +283,34 @@ class _Prefixed(trio.abc.HalfCloseableStream):
         await self.stream.aclose()
 
 
+class _Heard(trio.abc.Stream):
+    """A connection's TCP stream that notes whether the peer has sent a byte yet (:attr:`heard`): in the
+    doorway, a connection that sent nothing is replaced before one that did (protocol/wire.md §7.3) --
+    a guest starts its encrypted handshake at once, an idle crowd never does.  Other attributes
+    (``socket``) are the stream's."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.heard = False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.stream, name)
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        data = bytes(await self.stream.receive_some(max_bytes))
+        self.heard = self.heard or bool(data)
+        return data
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.stream.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.stream.wait_send_all_might_not_block()
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
 class Lobby:
     """The host's doorway and waiting room (protocol/wire.md §7.1, §7.3): reads the first frame of
     every connection before anything is sent (the join ticket, a resume, or a hello), lets each
@@ -269,7 +322,9 @@ class Lobby:
         self.cfg = cfg
         self.mapped = mapped  # the router forwards our port (the path of an outside guest is through it)
         self.owner: object | None = None  # the connection holding the match
-        self.door: FairRoom[object, trio.CancelScope] = FairRoom(MAX_DOORWAY, DOORWAY_SHARE)
+        #: (a connection's cancel scope, its TCP stream): one that sent nothing goes first (wire.md §7.3).
+        self.door: FairRoom[object, tuple[trio.CancelScope, _Heard]] = FairRoom(
+            MAX_DOORWAY, DOORWAY_SHARE, rank=lambda entry: int(entry[1].heard))
         self.room: FairRoom[object, _Waiting] = FairRoom(MAX_WAITING_CONNECTIONS, MAX_WAITING_PER_ADDRESS)
         self.notes = 0
         self.done: list[NetResult] = []
@@ -357,13 +412,13 @@ class Lobby:
                 await trio.aclose_forcefully(raw)
                 continue
             prefix = network_prefix(ip, self.cfg.ipv4_prefix)
-            for _, scope in self.door.make_room(prefix):
+            for _, (scope, _heard) in self.door.make_room(prefix):
                 scope.cancel()
                 self.note(f"dropped the oldest connection of the busiest network in the doorway: room for one from "
                           f"{ip} (at most {DOORWAY_SHARE} from one network, {MAX_DOORWAY} in all, say no first frame)")
-            token, scope = object(), trio.CancelScope()
-            self.door.add(token, prefix, scope)
-            stream = secure(raw, self.cfg.identity, server=True,  # every connection (wire.md §18)
+            token, scope, heard = object(), trio.CancelScope(), _Heard(raw)
+            self.door.add(token, prefix, (scope, heard))
+            stream = secure(heard, self.cfg.identity, server=True,  # every connection (wire.md §18)
                             handshake_time_s=self.cfg.hello_timeout_s)
             nursery.start_soon(self._doorway, token, scope, stream, ip, prefix, path, nursery)
 

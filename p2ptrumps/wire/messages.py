@@ -691,7 +691,7 @@ BODY_TYPES: dict[str, type[Body]] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Signed:
     """A chained message ``["msg", game(8), seat, seq, prev(32), kind, body, sig(64)]``.
 
@@ -705,13 +705,18 @@ class Signed:
     seq: int
     prev: bytes
     body: Body
-    sig: bytes
     payload: bytes = field(repr=False)
     hash: bytes = field(repr=False)
 
     @property
     def kind(self) -> str:
         return self.body.KIND
+
+    @property
+    def sig(self) -> bytes:
+        """The 64-byte signature: the last element of the canonical payload (a bin8 of 64 bytes), cut
+        from it rather than kept twice (a long log keeps every message, issue 17)."""
+        return self.payload[-64:]
 
     def unsigned(self) -> bytes:
         """The bytes the signature covers after the tags: ``pack`` of the array without ``sig``.
@@ -744,10 +749,10 @@ def build_signed(gid: bytes, seat: int, seq: int, prev: bytes, body: Body, sign:
         raise ValueError("an Ed25519 signature is 64 bytes")
     # The same array with sig appended: fixarray 7 -> fixarray 8, then bin8 of 64 bytes.
     payload = b"\x98" + unsigned[1:] + b"\xc4\x40" + sig
-    return Signed(game, seat, seq, prev, body, sig, payload, message_hash(payload))
+    return Signed(game, seat, seq, prev, body, payload, message_hash(payload))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Envelope:
     """A ``msg`` frame whose eight fields have their types (protocol/wire.md §8.2 step 2) but
     whose body is not checked yet: the signature is checked first (step 5), then
@@ -776,7 +781,7 @@ class Envelope:
         Raises ``RemoteProtocolError`` ``malformed`` (or ``non-canonical`` for a move code).
         """
         body = BODY_TYPES[self.kind].parse(self.items)
-        return Signed(self.game, self.seat, self.seq, self.prev, body, self.sig, self.payload, self.hash)
+        return Signed(self.game, self.seat, self.seq, self.prev, body, self.payload, self.hash)
 
 
 Frame = Hello | Ping | Pong | Signed | Resume | Proof | Ticket | Refuse
@@ -872,7 +877,14 @@ def _decode_msg(v: list[Any], payload: bytes) -> Envelope:
         raise _bad(f"msg: the {kind} body must be an array, not {_type_name(body)}")
     if not isinstance(sig, bytes) or len(sig) != 64:
         raise _bad("msg: sig must be 64 bytes")
+    # One object for values every message of a game repeats (a long log keeps them all, issue 17).
+    kind = _KIND_NAMES[kind]
+    game = _GAMES.setdefault(game, game) if len(_GAMES) < 64 else game
     return Envelope(game, seat, seq, prev, kind, body, sig, payload, message_hash(payload))
+
+
+_KIND_NAMES = {k: k for k in BODY_TYPES}
+_GAMES: dict[bytes, bytes] = {}
 
 
 def _decode_hello(v: list[Any]) -> Hello:

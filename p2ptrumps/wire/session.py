@@ -180,6 +180,9 @@ class Session:
         self.claim_check: Callable[[tuple[str, int, int, int]], bool] | None = None
         self._milestones: set[Event] = set()
         self.dropped: list[tuple[m.Body, str]] = []  # withdrawn messages no longer allowed (with why)
+        #: Deals whose commitment of ours came back from the peer after a resume with its secret lost
+        #: (neither log nor resume file kept it): we cannot reveal (protocol/wire.md §14.4).
+        self.lost_secrets: set[int] = set()
         self.trailing_data: bytes = b""
         #: A resume in progress (protocol/wire.md §14): our nonce, the peer's resume, proven yet.
         self._resume_nonce: bytes | None = None
@@ -187,6 +190,17 @@ class Session:
         self._peer_resume_frame: bytes = b""
         self._resume_sent = False
         self.reconnections = 0
+        #: How many messages the peer's last proof says it holds (protocol/wire.md §14.2 step 5): while our
+        #: chain is shorter -- our log lost messages we had sent -- we sign nothing and take our own
+        #: messages back from the peer.  None: a session restored from its log whose first resume has not
+        #: been proven yet (it cannot know what it lost).
+        self._catch_up: int | None = 0
+        #: Deal secrets of the resume file (a restored session): the secret of a commitment of ours that
+        #: comes back from the peer (deal -> 32 bytes).
+        self._stored_secrets: dict[int, bytes] = {}
+        #: A restored session until :meth:`end_replay`: the events of what it places meanwhile are not
+        #: queued (like those of the log it was rebuilt from: its user reads the chain instead).
+        self._replaying = False
         hello = messages.Hello(
             version=messages.VERSION,
             seat=self.seat,
@@ -221,7 +235,11 @@ class Session:
             on_message: the log hook for what comes next (frames appended to the same log).
 
         Returns a session holding the chain of the log, the peer's key accepted, no events
-        queued and nothing to send; call :meth:`begin_resume` on a new connection.  The chain
+        queued and nothing to send; call :meth:`begin_resume` on a new connection.  It signs
+        nothing (:attr:`catching_up`) until the peer's ``proof`` has checked out and the chain
+        holds every message the peer said it holds: our own messages that the log lost (a
+        restored backup, a disk that dropped written data) come back from the peer and are
+        adopted, never signed again (protocol/wire.md §14.2 step 5).  The chain
         goes through the same checks as :func:`~p2ptrumps.wire.verify.verify_log` (both seats'
         messages, withdrawals, ``resume`` frames counted in :attr:`reconnections`).
 
@@ -291,6 +309,9 @@ class Session:
                              "(or does not open it): we cannot reveal, which forfeits the match")
         s._events.clear()
         s._on_message = on_message
+        s._catch_up = None  # nothing is signed before the peer said what it holds (wire.md §14.2 step 5)
+        s._replaying = True
+        s._stored_secrets = {d: v for d, v in secrets.items() if isinstance(v, bytes) and len(v) == 32}
         return s
 
     # ----- bytes in / bytes and events out -------------------------------------
@@ -446,6 +467,10 @@ class Session:
             ref = self._chain.referee
             if ref.deal in self._secrets and self.seat not in ref.secrets:
                 deal = ref.deal
+        if deal is None and self._chain is not None and self._chain.referee.deal in self.lost_secrets:
+            raise LocalProtocolError(
+                f"our commitment for deal {self._chain.referee.deal} came back from the peer, but its secret is lost "
+                "(neither our log nor the resume file kept it): we cannot reveal")
         if deal is None or deal in self._reveal_wanted:
             raise LocalProtocolError("there is no commitment of ours waiting to be revealed")
         self._reveal_wanted.add(deal)
@@ -511,6 +536,7 @@ class Session:
         for the peer in one of those phases, or the session ended otherwise."""
         if self._closed and self.violation is None and not self._finished and self._chain is not None \
                 and self._key_accepted:
+            self._check_caught_up()
             self._send_now(m.ClaimMsg(max(self._chain.referee.deal, 1)))
             for _ in range(2):  # our statements that fall due at once, as _after_change would send them
                 ref = self._chain.referee
@@ -552,6 +578,13 @@ class Session:
         self._ack_ping = None  # a pong on the old connection acknowledges nothing any more
         if self.role == "guest" and not resume_sent:
             self._send_resume()
+
+    def end_replay(self) -> None:
+        """(a session made by :meth:`restore`) From now on, queue the events of what the chain takes.  Until
+        then -- typically while it catches up after the resume (:attr:`catching_up`) -- a restored session
+        queues none for chain messages, so a caller that reads the chain once (when caught up) and then
+        follows the events sees every message exactly once."""
+        self._replaying = False
 
     @property
     def resuming(self) -> bool:
@@ -661,7 +694,24 @@ class Session:
         self._check_alive()
         if self._chain is None or not self._key_accepted:
             raise LocalProtocolError("the handshake is not done (no peer key accepted yet)")
+        self._check_caught_up()
         return self._chain.referee
+
+    def _check_caught_up(self) -> None:
+        if self.catching_up:
+            held = "an unknown number of" if self._catch_up is None else str(self._catch_up)
+            raise LocalProtocolError(
+                f"catching up after a resume: the peer holds {held} messages, we {len(self._chain or ())}; nothing "
+                "is signed until the messages our log lost come back (protocol/wire.md §14.2)")
+
+    @property
+    def catching_up(self) -> bool:
+        """True while we may not sign (protocol/wire.md §14.2 step 5): a session restored from its log
+        before its first resume is proven, or after a proven resume while our chain is shorter than the
+        peer's ``confirmed`` count (our log lost messages the peer holds; they are coming back)."""
+        if self._chain is None:
+            return False
+        return self._catch_up is None or len(self._chain) < self._catch_up
 
     def _send(self, body: m.Body) -> None:
         """Sign, apply, log and queue one message of ours; LocalProtocolError if not allowed."""
@@ -683,6 +733,7 @@ class Session:
             self._pending_commit = None
 
     def _push_events(self, events: list[Event]) -> None:
+        quiet = self._replaying
         for ev in events:
             if isinstance(ev, _PEER_ONLY) and ev.seat == self.seat:
                 continue
@@ -692,6 +743,8 @@ class Session:
                 if ev in self._milestones:
                     continue
                 self._milestones.add(ev)
+            if quiet:
+                continue  # part of what the restored chain holds once caught up (see _replaying)
             self._events.append(ev)
             if isinstance(ev, RematchAgreed):
                 self._finished = True
@@ -714,7 +767,7 @@ class Session:
 
     def _after_change(self) -> None:
         """Send what is due from us automatically (statements, held commit/reveal); announce what is due."""
-        if self._chain is None or not self._key_accepted or self._dead or self._finished:
+        if self._chain is None or not self._key_accepted or self._dead or self._finished or self.catching_up:
             return
         ref = self._chain.referee
         for _ in range(8):  # at most a few automatic messages in a row
@@ -792,9 +845,18 @@ class Session:
             return
         if self._chain is None:
             raise RemoteProtocolError("out-of-turn", f"a {msg.kind} message arrived before the peer's hello")
+        self._place_received(frame, msg)
+
+    def _place_received(self, frame: bytes, msg: m.Signed | m.Envelope) -> None:
+        """A ``msg`` of the chain from the peer (protocol/wire.md §8.2, §14.2 step 5)."""
+        assert self._chain is not None
         if (self.reconnections and msg.seq < len(self._chain)
                 and self._chain.entries[msg.seq].hash == msg.hash):
             return  # sent again after a reconnection and already held (§14.2 step 5)
+        if msg.seat == self.seat and self.catching_up and self._catch_up is not None \
+                and msg.seq == len(self._chain) and msg.prev == self._chain.head:
+            self._adopt_own(frame, msg)  # ours, lost from our log, sent back by the peer (§14.2 step 5)
+            return
         result = self._chain.receive(msg)
         if result.superseded:
             return
@@ -804,6 +866,9 @@ class Session:
         self._push_events(result.events)
         for old in result.withdrawn:
             # Our message crossed the host's: re-sign it on top if it is still allowed.
+            if self.catching_up:  # never while behind: the peer's re-signed copy, if it holds one, comes back
+                self.dropped.append((old.body, "withdrawn while catching up after a resume (wire.md §14.2 step 5)"))
+                continue
             if isinstance(old.body, m.ClaimMsg) and TRANSITIONS[msg.kind][1] == "floor":
                 # The host made a step in time as the chain now shows: the claim is dropped (wire.md §16).
                 self.dropped.append((old.body, f"the host's {msg.kind} came first: its step was in time"))
@@ -829,6 +894,31 @@ class Session:
         kind = type(msg).__name__.lower()
         raise RemoteProtocolError("malformed", f"a {kind} frame after the hellos, or from the wrong side "
                                   "(wire.md §7.3)")
+
+    def _adopt_own(self, frame: bytes, msg: m.Signed | m.Envelope) -> None:
+        """Place one of our own messages that the peer sent back after a resume while we catch up (our
+        log had lost it, protocol/wire.md §14.2 step 5): it must carry our good signature and fit the end
+        of our chain (else ``RemoteProtocolError``, as ``place_own``); it is logged, and a commitment of
+        ours takes its secret from the resume file."""
+        assert self._chain is not None
+        self._chain.check_signature(msg)
+        signed = msg if isinstance(msg, m.Signed) else msg.open()
+        events = self._chain.place_own(signed)
+        if self._on_message is not None:
+            self._on_message(frame, "received")
+        if isinstance(signed.body, m.CommitMsg):
+            deal = signed.body.deal
+            if self._pending_commit is not None and self._pending_commit[0] == deal:
+                self._pending_commit = None  # the commitment we had signed stands; a new secret is never used
+            secret = self._stored_secrets.get(deal)
+            if secret is not None and m.commitment(self._chain.game_id, deal, self.seat, self.identity.public_bytes,
+                                                   secret) == signed.body.commitment:
+                self._secrets[deal] = secret
+            else:
+                self.lost_secrets.add(deal)
+        self._push_events(events)
+        if not self.catching_up:
+            self._after_change()
 
     def _send_resume(self) -> None:
         assert self._chain is not None and self._resume_nonce is not None
@@ -880,10 +970,12 @@ class Session:
         # Proven: log the peer's resume (it marks the reconnection, §14.2), send what the peer may lack.
         self._resume_nonce = None
         self.reconnections += 1
+        self._catch_up = msg.confirmed  # we sign nothing until our chain holds as many (§14.2 step 5)
         if self._on_message is not None:
             self._on_message(self._peer_resume_frame, "received")
         entries = chain.entries
-        start = min(msg.confirmed, len(entries)) if self.seat == 0 else self._confirmed()
+        # From the peer's count when that is lower: its log lost its tail, and its messages come back.
+        start = min(msg.confirmed, len(entries) if self.seat == 0 else self._confirmed())
         for e in entries[start:]:
             self._out += framing.frame(e.payload)
         self._events.append(Resumed(self.reconnections))

@@ -109,8 +109,8 @@ def act(side: Side) -> None:
     """Let the script act on what the session waits for (no-op if nothing is due from it)."""
     s, sc = side.session, side.script
     seat, what = s.waiting_for()
-    if sc.paused or (s.finished and what != "rematch"):  # a finished match may still be rematched
-        return
+    if sc.paused or (s.finished and what != "rematch") or s.catching_up:  # a finished match may be rematched;
+        return  # a restored session signs nothing before the peer's messages are in (protocol/wire.md §14.2)
     if seat == s.seat:
         if what == "trump":
             taken = s.chain.referee.trumps[0] if s.chain is not None else None

@@ -140,6 +140,34 @@ def restart_match(kind: str, after: int) -> tuple[Side, Side]:
     return pair.host, guest
 
 
+def lost_tail(victim: str, at: int, lost: int) -> tuple[Side, Side]:
+    """Once both chains hold ``at`` messages, the ``victim``'s process dies and its log loses its last
+    ``lost`` frames (a restored backup), messages of its own that the other side holds among them; it is
+    rebuilt from what is left and both resume: the victim signs nothing until the other side has sent
+    those messages back, adopts its own (§14.2 step 5), and the match goes on to its end.  Returns
+    (host, guest), the victim restored."""
+    pair = _pair()
+    _run_until(pair, lambda: _chain_len(pair.host) >= at and _chain_len(pair.guest) >= at)
+    pair.host.session.data_to_send()  # whatever was in flight is lost with the connection
+    pair.guest.session.data_to_send()
+    side = pair.host if victim == "host" else pair.guest
+    frames = read_log(side.log_bytes()).frames
+    kept = frames[: len(frames) - lost]
+    seat = side.session.seat
+    assert any(isinstance(msg := m.decode(f[4:]), m.Signed) and msg.seat == seat for f in frames[len(kept):])
+    log = [LoggedFrame(f, "sent") for f in kept]
+
+    def hook(frame: bytes, direction: Direction) -> None:
+        log.append(LoggedFrame(frame, direction))
+
+    script = Script(victim)
+    restored = Side(Session.restore(side.session.identity, kept, {d: script.secret(d) for d in (1, 2)},
+                                    on_message=hook), script, log)
+    host, guest = (restored, pair.guest) if victim == "host" else (pair.host, restored)
+    _resume(host, guest)
+    return host, guest
+
+
 def claim_in_play(claimant: int) -> ConnectionPair:
     """``claimant``'s peer never moves in deal 1; ``claimant`` claims the deal on time; deal 2 is played."""
     scripts = [Script("host"), Script("guest")]
@@ -390,6 +418,16 @@ def build() -> dict[str, bytes]:
     case("resume/restart-committed-guest.log", _log(_frames(guest)), "the restarted guest's log: its commitment, "
          "then the host's resume frame, its reveal and the rest", "wire.md §14.4", (*ok, 1, []))
     pair_case("resume/restart-committed-host.log", "resume/restart-committed-guest.log", "one chain; no forfeit")
+    for victim, at, lost in (("host", 30, 5), ("guest", 20, 6)):
+        host, guest = lost_tail(victim, at, lost)
+        case(f"resume/{victim}-lost-tail-host.log", _log(_frames(host)), f"the host's log: after {at} messages the "
+             f"{victim}'s log lost its last {lost} frames (a restored backup) -- its own messages among them; "
+             f"restarted, the {victim} signed nothing until the {'guest' if victim == 'host' else 'host'} had sent "
+             "them back, adopted its own, and the match went on", "wire.md §14.2 steps 4-5, §14.4", (*ok, 1, []))
+        case(f"resume/{victim}-lost-tail-guest.log", _log(_frames(guest)), f"the guest's log of the same match (the "
+             f"{victim} lost its tail)", "wire.md §14.2 steps 4-5, §14.4", (*ok, 1, []))
+        pair_case(f"resume/{victim}-lost-tail-host.log", f"resume/{victim}-lost-tail-guest.log",
+                  f"one chain: the {victim}'s own messages came back, none was signed twice")
     stopped = _frames(cut.host)
     at = next(i for i, f in enumerate(stopped) if isinstance(m.decode(f[4:]), m.Resume))
     case("resume/stopped-after-resume.log", _log(stopped[: at + 1]), "the host's log of the cut match, ending right "
