@@ -307,7 +307,10 @@ async def test_a_relayed_link_cut_mid_match_reconnects_through_the_relay(tmp_pat
     assert f"connected through relay {relay}; the host's key came with the code (" in guest_said
     assert "its key pinned by the code" in guest_said  # no question, no --accept-new, no fingerprint to read
     assert "reconnected through relay" in guest_said
-    assert f"a guest connected through relay {relay}" in hout.read_text()
+    host_said = hout.read_text()
+    assert f"a guest connected through relay {relay}" in host_said
+    hosting = [ln for ln in host_said.splitlines() if ln.startswith("hosting as '")]
+    assert len(hosting) == 1 and f"; addresses offered: none; relay: {relay}" in hosting[0]  # --no-direct
     seen = bytes(proxy.recorded or b"")
     assert len(seen) > 1000  # the match went through the relay
     frames = read_log(guest_log.read_bytes()).frames
