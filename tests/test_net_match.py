@@ -262,3 +262,20 @@ async def test_the_guest_is_told_that_the_host_is_choosing_a_trump(tmp_path: Pat
     h.choose_trump_fn = slow_choice
     _, rg = await play_pair(h, g)
     assert told == [True] and isinstance(rg, config.NetResult)
+
+
+async def test_headless_output_tells_equal_names_apart_by_their_keys(tmp_path: Path) -> None:
+    # issue 19 §4: two players called root read "root (XXXX)", the first characters of each key, not "root 0, root 1"
+    h, g = configs(tmp_path, deals=1, name="root")
+    h.name = "root"
+    rh, rg = await play_pair(h, g)
+    assert isinstance(rh, config.NetResult) and isinstance(rg, config.NetResult) and rh.score_halves is not None
+    host_tag, guest_tag = f"root ({HOST_KEY.fingerprint[:4]})", f"root ({GUEST_KEY.fingerprint[:4]})"
+    assert host_tag != guest_tag
+    x, y = rh.score_halves
+    for out in (h.out.getvalue(), g.out.getvalue()):  # type: ignore[attr-defined]
+        lines = out.splitlines()
+        assert f"match over: {host_tag} {x / 2:g}, {guest_tag} {y / 2:g}" in lines
+        deal = next(line for line in lines if line.startswith("deal 1: ") and " deals; " in line)
+        assert deal.startswith((f"deal 1: {host_tag} deals; {guest_tag} (trump ",
+                                f"deal 1: {guest_tag} deals; {host_tag} (trump "))

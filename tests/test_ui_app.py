@@ -527,7 +527,9 @@ def test_continue_goes_on_where_the_game_stopped(tmp_path: Path) -> None:
         await wait_until(my_turn(session), "my turn where I stopped")
         assert position(session).key() == stopped[0].key()
         assert [h.move for h in table.state.history] == moves
-        assert table.state.message.startswith(f"Continued where you stopped: deal 1 of 2, after {len(moves)} moves.")
+        assert table.state.message.startswith(
+            f"Continued where you stopped (deal 1 of 2, after {len(moves)} moves), with the saved game's level and "
+            "rules: AI random, 36 cards, 2 deals. ")
         inp.send_text("Ry")
         await wait_until(lambda: table.state.mode == Mode.DEAL_END, "the end of deal 1")
         inp.send_text(ENTER)
@@ -763,6 +765,19 @@ def test_help_names_the_draw_key_and_fits_the_smallest_terminal() -> None:
     assert any("Russian letters: В Д К Т = J Q K A, П Ч Б Т = ♠ ♥ ♦ ♣" in line for line in lines)
     assert len(lines) == MIN_HEIGHT == 20
     assert len(lines[0]) == 60 <= MIN_WIDTH
+
+
+def test_help_lists_play_again_where_the_end_of_the_match_offers_it() -> None:
+    from p2ptrumps.ui.view import MIN_HEIGHT, MIN_WIDTH
+
+    table = TableApp(UIOptions(allow_play_again=True, allow_undo=True, allow_hint=True))
+    table.state.help_open = True
+    lines = table.overlay_lines()
+    assert "│ u undo, i hint, a play again  o hand  d draw  R resign  │" in lines
+    assert len(lines) == MIN_HEIGHT and len(lines[0]) == 59 <= MIN_WIDTH
+    plain = TableApp()  # a networked table: no play again
+    plain.state.help_open = True
+    assert not any("play again" in line for line in plain.overlay_lines())
 
 
 class _SmallOutput(DummyOutput):
