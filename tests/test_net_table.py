@@ -43,9 +43,10 @@ class AIHost:
 
     def __init__(self, tmp_path: Path, deals: int = 1, move_time: int = 0, leavable: bool = False) -> None:
         self.leavable = leavable  # the host may leave: its trio run gets a cfg.leave_requested event
+        # A turn limit of 120: random play may run a deal to 1000 turns, and no test here is about that.
         self.cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
-                                     rules=RuleSet(pack_size=32, deals=deals), ai="random", think_s=0.01, trump=0,
-                                     out=io.StringIO(), timeout_s=10, move_time=move_time)
+                                     rules=RuleSet(pack_size=32, deals=deals, turn_limit=120), ai="random",
+                                     think_s=0.01, trump=0, out=io.StringIO(), timeout_s=10, move_time=move_time)
         self.port: int | None = None
         self.started = threading.Event()
         self.outcome: list[object] = []
@@ -441,7 +442,8 @@ def test_a_refused_chat_line_is_never_shown_as_said_and_the_refusal_stays(tmp_pa
         view = table.table_view()
         assert view is not None
         seen["screen"] = [line.split("|")[0].rstrip() for line in plain(render_table(view, 100, 40))]
-        await asyncio.sleep(0.3)  # the host has the good line
+        await wait_until(lambda: "[chat] Tess: hello" in ai.cfg.out.getvalue(),  # type: ignore[attr-defined]
+                         "the host has the good line")
         await leave(inp, table)
 
     status = asyncio.run(drive_table(cfg, ai, person, tables, io.StringIO(), io.StringIO()))
