@@ -1,27 +1,31 @@
-"""Solved deals: full deals solved from the first move by the exact solver, with a time limit per deal.
+"""Solved deals: full deals solved from the first move by the exact solver, with a budget per deal.
 
 Each deal ``i`` is dealt from the seed ``solve-deals/<i>`` (protocol/shuffle.md)
 with own trumps ``(i % 4, (i % 4 + 1 + i % 3) % 4)`` and dealer ``i % 2`` under
 the default rules of the chosen pack (RULES.md; 32 cards: the whole pack in the
 two hands), and solved with :func:`p2ptrumps.ai.engine.solve` (``--limit``
-seconds, a table of ``2**--tt-bits`` entries).  The elder (``1 - dealer``) moves
+seconds, or ``--nodes`` positions -- the same verdicts on any machine and under
+any load, which a shared machine needs -- and a table of ``2**--tt-bits`` entries).  The elder (``1 - dealer``) moves
 first, so the value is the elder's: a win, a draw or a loss against best play,
 or unknown within the limit.
 
 Writes a table, one line per deal: ``index seed pack trumps dealer result plies
 nodes seconds`` (``result``: ``elder``, ``dealer`` or ``draw`` -- who wins against
-best play -- or ``unknown``; ``plies`` to the end, ``-`` for a draw or unknown),
+best play -- or ``unknown``; ``plies`` to the end, ``-`` for a draw or unknown;
+``seconds`` of CPU time of this process, which a loaded machine does not inflate),
 then prints how many deals were settled, how long they took, and the shares won
 by the elder, by the dealer and drawn.  ``bench/solved_deals.txt`` is the table
 shipped with the package's sources.
 
-Usage: python bench/solve_deals.py [--deals N] [--pack 32] [--limit S] [--tt-bits B] [--out FILE]
+Usage: python bench/solve_deals.py [--deals N] [--first I] [--pack 32] [--limit S | --nodes N] [--tt-bits B]
+       [--out FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import time
 from pathlib import Path
 
 from p2ptrumps.ai.core import WIN_BOUND
@@ -36,12 +40,14 @@ def main() -> None:
     ap.add_argument("--first", type=int, default=0, help="index of the first deal")
     ap.add_argument("--pack", type=int, default=32, choices=(32, 36, 52))
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per deal")
+    ap.add_argument("--nodes", type=int, default=0, help="positions per deal instead of --limit")
     ap.add_argument("--tt-bits", type=int, default=24)
     ap.add_argument("--out", type=Path, default=None, help="append the table here (default: print it only)")
     args = ap.parse_args()
     rules = RuleSet(pack_size=args.pack)
     core = "compiled core" if COMPILED else "pure-Python core"
-    head = f"# {args.pack}-card deals solved from the first move, {args.limit:g} s each ({core})"
+    budget = f"{args.nodes} positions" if args.nodes else f"{args.limit:g} s"
+    head = f"# {args.pack}-card deals solved from the first move, {budget} each ({core})"
     print(head)
     lines = []
     times: list[float] = []
@@ -52,7 +58,9 @@ def main() -> None:
         trumps = (t0, (t0 + 1 + i % 3) % 4)
         dealer = i % 2
         p = start_position(seed, rules, trumps, dealer)
-        s = solve(p, args.limit, tt_bits=args.tt_bits)
+        cpu = time.process_time()
+        s = solve(p, None if args.nodes else args.limit, args.nodes, tt_bits=args.tt_bits)
+        cpu = time.process_time() - cpu
         if not s.solved:
             result = "unknown"
         elif s.value > WIN_BOUND:
@@ -63,16 +71,16 @@ def main() -> None:
             result = "draw"
         results[result] += 1
         if s.solved:
-            times.append(s.elapsed_s)
+            times.append(cpu)
         plies = plies_of(s.value) if s.solved else None
         line = (f"{i} {seed.decode()} {args.pack} {trumps[0]},{trumps[1]} {dealer} {result} "
-                f"{'-' if plies is None else plies} {s.nodes} {s.elapsed_s:.2f}")
+                f"{'-' if plies is None else plies} {s.nodes} {cpu:.2f}")
         lines.append(line)
         print(line, flush=True)
     settled = args.deals - results["unknown"]
-    print(f"settled {settled} of {args.deals} within {args.limit:g} s", end="")
+    print(f"settled {settled} of {args.deals} within {budget}", end="")
     if times:
-        print(f" (median {statistics.median(times):.2f} s, max {max(times):.2f} s)", end="")
+        print(f" (CPU median {statistics.median(times):.2f} s, max {max(times):.2f} s)", end="")
     print()
     if settled:
         print("against best play: " + ", ".join(

@@ -22,19 +22,25 @@ positions per second of one core of the machine of issue 21 (a 2-core VM), so
 ``--nodes 500000,5000000,50000000`` is the table for 0.1 / 1 / 10 s there
 without its load.
 
+With ``--tt-bits B`` the solver's table has ``2**B`` entries (default
+:data:`~p2ptrumps.ai.engine.SOLVE_TT_BITS`, as ``solve`` and ``analyse`` use); with
+``--detail`` each position's line (size, outcome, nodes, CPU seconds, text) is
+printed too, so two runs can be compared position by position.
+
 Usage: python bench/solver_reach.py [--deals N] [--per-size K] [--budgets 0.1,1,10] [--sizes 2-24]
-       [--positions FILE] [--nodes N1,N2,..]
+       [--positions FILE] [--nodes N1,N2,..] [--tt-bits B] [--detail]
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import time
 from collections import defaultdict
 from pathlib import Path
 
 from p2ptrumps.ai import choose_move
-from p2ptrumps.ai.engine import COMPILED, solve
+from p2ptrumps.ai.engine import COMPILED, SOLVE_TT_BITS, solve
 from p2ptrumps.notation import parse_position, position_text
 from p2ptrumps.rules import Position, RuleSet
 from p2ptrumps.shuffle import start_position
@@ -82,6 +88,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="2-24")
     ap.add_argument("--positions", type=Path, default=None)
     ap.add_argument("--nodes", default=None, help="node budgets instead of --budgets")
+    ap.add_argument("--tt-bits", type=int, default=SOLVE_TT_BITS, help="the solver's table: 2**B entries")
+    ap.add_argument("--detail", action="store_true", help="also a line per position")
     args = ap.parse_args()
     nodes = [int(b) for b in args.nodes.split(",")] if args.nodes else None
     budgets = [float(b) for b in (args.nodes or args.budgets).split(",")]
@@ -103,7 +111,11 @@ def main() -> None:
             continue
         solved = [0] * len(budgets)
         for p in ps:
-            s = solve(p, None, max_nodes=nodes[-1]) if nodes else solve(p, budgets[-1])
+            cpu = time.process_time()
+            s = (solve(p, None, max_nodes=nodes[-1], tt_bits=args.tt_bits) if nodes
+                 else solve(p, budgets[-1], tt_bits=args.tt_bits))
+            if args.detail:
+                print(f"  {size} {s.outcome} {s.nodes} {time.process_time() - cpu:.2f} {position_text(p)}", flush=True)
             for j, b in enumerate(budgets):
                 solved[j] += s.solved and (s.nodes if nodes else s.elapsed_s) <= b
         totals[0] += len(ps)

@@ -50,6 +50,14 @@ def text_problem(text: object, what: str, max_chars: int) -> str | None:
         return f"{what} must be text"
     if not 1 <= len(text) <= max_chars:
         return f"{what} must be 1..{max_chars} characters, not {len(text)}"
+    return refused_in(text, what)
+
+
+def refused_in(text: str, what: str) -> str | None:
+    """None if no code point of ``text`` is refused by the text rule (protocol/wire.md §5.1), else a
+    sentence naming the first, as :func:`text_problem` does (``"a name contains U+000A, a control
+    character"``).  For text as typed, checked before any spaces are tidied: a line break is refused,
+    never turned into a space."""
     for ch in text:
         kind = refused_char(ch)
         if kind is not None:

@@ -146,6 +146,63 @@ def test_solve_json_and_the_budget(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(data["moves"]) == 18 and all(m["result"] == "unknown" for m in data["moves"])
 
 
+#: A position whose solve with 5000 nodes settles half the moves (issue 21: the same answer to the same question).
+PARTLY = "v1/CH/AC7DAHTSQS/6DJH/TCQC9DJDJCKC7S9S7C8CTD6H7H9HAS8HKS6CQDTHAD9CQHKH8DKD8SJS6S/0/15/36.sixes.must.r3.t1000"
+
+
+def test_solve_with_a_node_budget_prints_the_same_every_run(capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """``solve --nodes N``: the same text and JSON on every run and with either core (no seconds in it)."""
+    from p2ptrumps.ai import core, engine
+
+    outputs = []
+    for runner in (engine.RUN, engine.RUN, core.run):
+        monkeypatch.setattr(engine, "RUN", runner)
+        assert main(["solve", PARTLY, "--nodes", "5000", "--ascii"]) == 0
+        assert main(["solve", PARTLY, "--nodes", "5k", "--json"]) == 0
+        outputs.append(capsys.readouterr().out.replace("pure-Python core", "compiled core"))
+    assert outputs[0] == outputs[1] == outputs[2]
+    lines = outputs[0].splitlines()
+    assert lines[1:16] == [
+        "seat 0 (trump C) to move: wins in at most 3 (5 plies); not every move solved within 5000 positions",
+        "a winning move: 10S/AH",
+        "moves:",
+        "  10S/AH     wins in 3",
+        "  QS/AH      wins in 3",
+        "  10S/7D     loses in 1",
+        "  10S/QS     loses in 1",
+        "  QS/7D      loses in 1",
+        "  QS/10S     loses in 1",
+        "  AC/7D      unknown",
+        "  AC/AH      unknown",
+        "  AC/10S     unknown",
+        "  AC/QS      unknown",
+        "  10S/AC     unknown",
+        "  QS/AC      unknown",
+    ]
+    assert lines[16] == "5,001 positions, budget 5,000 (compiled core)"
+    data = json.loads(lines[17])
+    assert "seconds" not in data and (data["budget_nodes"], data["nodes"]) == (5000, 5001)
+    assert (data["result"], data["plies"], data["best"]) == ("win", 5, "TS/AH")
+    assert [m["result"] for m in data["moves"]] == ["win"] * 2 + ["loss"] * 4 + ["unknown"] * 6
+    assert main(["solve", PARTLY, "--nodes", "5000", "--budget", "0.001", "--json"]) == 0  # --nodes wins
+    assert json.loads(capsys.readouterr().out)["moves"] == data["moves"]
+    with pytest.raises(SystemExit):
+        main(["solve", START, "--nodes", "999"])
+    assert capsys.readouterr().err.endswith("p2ptrumps solve: --nodes: '999': a node budget must be at least 1000\n")
+
+
+def test_analyse_with_a_node_budget_prints_the_same_every_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """``analyse --nodes N --estimate-nodes M``: the same text and JSON on every run."""
+    outputs = []
+    for _ in range(2):
+        assert main(["analyse", str(VECTORS / "record-sample.json"), *SAMPLE_ARGS, "--ascii"]) == 0
+        assert main(["analyse", str(VECTORS / "record-sample.json"), *SAMPLE_ARGS, "--json"]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    assert "20000 nodes" in outputs[0]
+
+
 def test_solve_refuses_a_bad_text_and_reports_a_finished_deal(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "v1/SH/6S7SKX/9D6H/9CTC/0/12"]) == 2
     assert capsys.readouterr().err == (

@@ -21,7 +21,7 @@ from p2ptrumps.commands.arena import (
 )
 from p2ptrumps.commands.main import main
 from p2ptrumps.record import MatchRecord
-from p2ptrumps.rules import Outcome
+from p2ptrumps.rules import Outcome, RuleSet
 
 WIN_A0 = Outcome(0, "out")  # seat 0 won
 WIN_A1 = Outcome(1, "out")
@@ -264,3 +264,28 @@ def test_node_budget_arguments() -> None:
     assert sprt_arg("0,50") == (0.0, 50.0)
     with pytest.raises(argparse.ArgumentTypeError, match="ELO0 < ELO1"):
         sprt_arg("50,0")
+
+
+def test_think_gives_each_side_its_own_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--think S,T``: A thinks S seconds per move and B T (a level against itself at double time)."""
+    from p2ptrumps.commands import arena
+    from p2ptrumps.commands.main import build_parser
+
+    parse = build_parser().parse_args
+    assert parse(["arena", "strong", "strong", "--think", "0.2,0.4"]).think == (0.2, 0.4)
+    assert parse(["arena", "strong", "strong", "--think", "0.3"]).think == (0.3, 0.3)
+    assert parse(["arena", "strong", "strong"]).think == (0.1, 0.1)
+    for bad in ("0.1,0.2,0.3", "0.1,0", "x,0.1"):
+        with pytest.raises(SystemExit):
+            parse(["arena", "strong", "strong", "--think", bad])
+    asked: list[tuple[str, float]] = []
+    real = arena.choose_move
+
+    def spy(position: object, level: str, budget_s: float, *args: object) -> object:
+        asked.append((level, budget_s))
+        return real(position, level, budget_s, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(arena, "choose_move", spy)
+    task = arena.PairTask(0, 7, "random", "greedy", 0.25, RuleSet(), None, think_b=0.5)
+    arena.play_pair(task)
+    assert set(asked) == {("random", 0.25), ("greedy", 0.5)}

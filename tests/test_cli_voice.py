@@ -115,8 +115,8 @@ def test_help_shows_the_defaults() -> None:
     assert "--pack 32|36|52 pack size (default 36)" in play
     assert "(default False)" not in play and "(default None)" not in play
     arena = _help("arena")
-    assert ("--think S each AI's time per move, seconds (default 0.1, shorter than play's 0.5: an arena plays "
-            "hundreds of games, and the levels are compared at equal time)") in arena
+    assert ("--think S[,T] each AI's time per move, seconds (default 0.1, shorter than play's 0.5: an arena plays "
+            "hundreds of games, and the levels are compared at equal time); S,T: S for A and T for B") in arena
     assert "--deals N deal pairs to play (default 50)" in arena
     host = _help("host")
     assert "--timeout S seconds of silence (no heartbeat) before the peer is declared gone (default 30.0)" in host

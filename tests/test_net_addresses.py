@@ -150,7 +150,7 @@ def test_typed_addresses() -> None:
     assert parse_address("[2001:db8::7]:4816") == ("2001:db8::7", 4816)
     assert parse_address("игра.рф:4816") == ("игра.рф", 4816)
     assert parse_address("my_host") == ("my_host", 4816)
-    for bad, why in (("bad host:1", "is not a host name"), ("a..b:1", "is not a host name"),
+    for bad, why in (("bad host:1", "has a space or control character inside"), ("a..b:1", "is not a host name"),
                      ("-игра.рф:1", r"is not a host name or IP address \(")):
         with pytest.raises(AddressError, match=why):
             parse_address(bad)
@@ -217,3 +217,40 @@ async def test_log_is_a_directory_and_peer_names_stay_readable(tmp_path: Path) -
     assert default_log_path(tmp_path, "host", when, "Саша").name == "2026-11-29_1805_host_vs-Саша.p2plog"
     assert default_log_path(tmp_path, "host", when, "../../a b\u202e").name == "2026-11-29_1805_host_vs-a-b.p2plog"
     assert default_log_path(tmp_path, "guest", when, "...").name == "2026-11-29_1805_guest_vs-peer.p2plog"
+
+
+async def test_port_zero_picks_again_when_the_picked_port_is_taken_in_the_other_family(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``host --port 0`` listens on one port in both families: when another program holds the port the IPv6
+    listener picked on IPv4 (as happened in a loaded CI run), a new port is picked, never "in use"."""
+    import errno
+
+    real = trio.socket.socket
+    taken: list[int] = []
+
+    def socket_(family: int, *args: object) -> trio.socket.SocketType:
+        sock = real(family, *args)  # type: ignore[arg-type]
+        if family == socket.AF_INET:
+            bind = sock.bind
+
+            async def busy_bind(address: tuple[str, int]) -> None:
+                if len(taken) < 2:  # the first two ports picked are held on IPv4 by "another program"
+                    taken.append(address[1])
+                    raise OSError(errno.EADDRINUSE, "Address already in use")
+                await bind(address)
+
+            sock.bind = busy_bind  # type: ignore[method-assign]
+        return sock
+
+    monkeypatch.setattr(trio.socket, "socket", socket_)
+    listeners = await lobby.open_listeners(None, 0)
+    try:
+        ports = {lst.socket.getsockname()[1] for lst in listeners}
+        assert len(listeners) == 2 and len(ports) == 1 and len(taken) == 2 and ports.isdisjoint(taken)
+    finally:
+        for lst in listeners:
+            await lst.aclose()
+    taken.clear()
+    monkeypatch.setattr(lobby, "FREE_PORT_TRIES", 2)  # bounded: the last try says what happened
+    with pytest.raises(config.NetplayError, match=r"^address 0\.0\.0\.0:\d+ is in use \(another host running\? "):
+        await lobby.open_listeners(None, 0)

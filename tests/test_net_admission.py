@@ -42,9 +42,9 @@ def test_ticket_text_round_trips_and_bad_text_is_one_line() -> None:
     assert split_ticket("127.0.0.1:4816") == ("127.0.0.1:4816", None)
     with pytest.raises(TicketError) as err:
         parse_ticket("mfrg-1111")
-    assert str(err.value) == ("the join ticket 'mfrg-1111' does not read: it is letters a-z and digits 2-7 in groups "
-                              "of four, as the host shows it")
-    with pytest.raises(TicketError, match=r"is 5 bytes long; a ticket has 8 to 32"):
+    assert str(err.value) == ("the join ticket 'mfrg-1111' has '1', which no ticket has: a ticket is letters a-z and "
+                              "digits 2-7 in groups of four, as the host shows it, e.g. mfrg-gzdf-mztw-q2lk")
+    with pytest.raises(TicketError, match=r"^the join ticket 'mfrg-gzdf' has 8 characters; a ticket has 13 to 52 "):
         parse_ticket("mfrg-gzdf")
     assert len(admission.new_ticket()) == admission.TICKET_BYTES == 10
 

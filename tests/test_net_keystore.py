@@ -72,7 +72,9 @@ def test_a_name_is_kept_whole_or_refused_never_cut(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"^a name must be 1\.\.40 characters, not 41$"):
         keystore.save_name("\u042f" * 41, tmp_path)
     with pytest.raises(ValueError, match=r"^a name must be 1\.\.40 characters, not 0$"):
-        keystore.save_name(" \t ", tmp_path)
+        keystore.save_name("   ", tmp_path)
+    with pytest.raises(ValueError, match=r"^a name contains U\+0009, a control character$"):
+        keystore.save_name(" \t ", tmp_path)  # refused, not tidied into a space (protocol/wire.md §5.1)
     with pytest.raises(ValueError, match=r"^a name contains U\+202E, a bidirectional formatting character$"):
         keystore.save_name("Ann\u202eeeL", tmp_path)
     assert keystore.load_name(tmp_path) == "\u042f" * 40  # the refused names were not stored

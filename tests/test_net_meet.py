@@ -151,6 +151,11 @@ def test_a_match_by_code_direct_or_through_the_relay_verifies_as_one_chain(
     try:
         code = _code(_wait_line(out, "Tell your opponent: p2ptrumps join ", host))
         assert meet.is_code(code)
+        said = out.read_text().splitlines()  # "hosting as" once the mailbox gave the code, right before it
+        told = said.index(f"Tell your opponent: p2ptrumps join {code}")
+        offered = "none" if path == "relay" else "127.0.0.1:"
+        assert said[told - 1].startswith("hosting as '") and f"; addresses offered: {offered}" in said[told - 1]
+        assert [ln for ln in said if ln.startswith("hosting as ")] == [said[told - 1]]
         guest = _join(tmp_path, servers, code)
         assert host.wait(60) == 0, out.read_text()
     finally:
@@ -335,3 +340,42 @@ async def test_a_relayed_link_cut_mid_match_reconnects_through_the_relay(tmp_pat
         v = verify_log(log.read_bytes())
         assert (v.status, v.reconnections >= 1) == ("valid", True)
     assert _verify_pair(tmp_path).returncode == 0
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed: connecting to it is refused)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.timeout(90)
+def test_host_by_code_with_an_unreachable_mailbox_says_so_in_one_line_and_nothing_else(tmp_path: Path) -> None:
+    url = f"ws://127.0.0.1:{_closed_port()}/v1"
+    subprocess.run(peer_command("id"), capture_output=True, env=peer_env(tmp_path / "host"), timeout=60, check=True)
+    run = subprocess.run(peer_command("host", "--code", "--rendezvous", url, "--relay", "none", "--bind", "127.0.0.1",
+                                      "--port", "0", "--name", "Hana", *PLAY),
+                         capture_output=True, text=True, env=peer_env(tmp_path / "host"), timeout=80)
+    assert (run.returncode, run.stdout, run.stderr) == (
+        3, "", f"p2ptrumps host: cannot reach the mailbox server {url}: connection refused (is the mailbox server "
+        "running, and the URL right?)\n")
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("relay.magic-wormhole.io:4000", "not a mailbox URL 'relay.magic-wormhole.io:4000' (expected ws://HOST:PORT/v1, "
+                                     "e.g. ws://relay.magic-wormhole.io:4000/v1)"),
+    ("ws://::1:4000/v1", "not a mailbox URL 'ws://::1:4000/v1' (expected ws://HOST:PORT/v1): address '::1:4000': "
+                         "write an IPv6 address with its port in brackets: [::1]:4000, or [::1:4000] for the IPv6 "
+                         "address ::1:4000 itself on the default port 80"),
+])
+@pytest.mark.parametrize("command", [["host", "--code"], ["join", "7-crossover-clockwork"]])
+def test_a_malformed_mailbox_url_is_a_usage_error(url: str, why: str, command: list[str],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from p2ptrumps.commands.main import main
+
+    with pytest.raises(SystemExit) as info:
+        main([*command, "--rendezvous", url, "--headless", "--ai", "random"])
+    assert info.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"p2ptrumps {command[0]}: --rendezvous: {why}"

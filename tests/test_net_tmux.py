@@ -245,31 +245,3 @@ def test_closing_the_terminal_leaves_the_networked_table_and_ends_the_process(
     assert len(mine) == 1
     for log in (mine[0], peer_log(ai_out)):
         check_left(log, seat)
-
-
-def test_the_clock_between_deals_is_on_the_screen_of_the_side_it_runs_against(tmp_path: Path, tmux: Tmux,
-                                                                              peers: Peers) -> None:
-    """wire.md §16, whose clock runs: between deals the clock of the seat due to commit runs while its
-    person reads "Deal over" -- so that screen shows it ("Your time: 0:0N", the own clock), and while
-    playing the own clock is on the own line.  The guest resigns deal 1; deal 2's first committer is the
-    guest (an even deal), so its clock runs at its "Deal over"."""
-    ai_out = tmp_path / "ai.out"
-    ai = peers.start(tmp_path / "ai", ai_out, "host", "--port", "0", "--headless", "--ai", "random", "--think",
-                     "0.05", "--deals", "2", "--trump", "C", "--name", "Hana", "--move-time", "30")
-    port = port_in(ai_out.read_text)
-    run = TableRun(tmux, tmp_path, tmp_path / "me", ["join", f"127.0.0.1:{port}", "--accept-new", "--trump", "S",
-                                                    "--name", "Tess", "--ascii", "--no-bell"])
-    wait_for("the rules question", lambda: "accept these rules? [Y/n]" in tmux.screen(), 20)
-    tmux.run("send-keys", "-t", "t", "Enter")
-    run.wait_for_table()
-    wait_for("my turn, my clock on my line",
-             lambda: re.search(r"Tess  trump S  \d+ cards  +0:[0-3]\d", tmux.screen()) is not None, 30)
-    tmux.run("send-keys", "-t", "t", "R")
-    wait_for("the resign question", lambda: "Resign" in tmux.screen(), 10)
-    tmux.run("send-keys", "-t", "t", "y")
-    wait_for("Deal over with my own clock running",
-             lambda: re.search(r"Deal over\. Enter starts the next deal\. Your time: 0:[0-3]\d", tmux.screen())
-             is not None, 20)
-    screen = run.signal(signal.SIGTERM)
-    assert "match log" in screen
-    assert ai.wait(20) == 0

@@ -172,3 +172,100 @@ def test_match_log_file_appends_and_never_overwrites(tmp_path: Path) -> None:
     with pytest.raises(FileExistsError):
         MatchLogFile(tmp_path / "logs" / "n.p2plog")
     assert oct(path.parent.joinpath("n.p2plog").stat().st_mode & 0o777) == "0o600"
+
+
+class GatedStream(trio.abc.Stream):
+    """A stream whose writes wait at a gate before they start (a slow socket)."""
+
+    def __init__(self, inner: trio.abc.Stream) -> None:
+        self.inner = inner
+        self.writing = trio.Event()
+        self.gate = trio.Event()
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        self.writing.set()
+        await self.gate.wait()
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        return await self.inner.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_a_write_whose_caller_is_cancelled_still_goes_out_whole(autojump_clock: trio.testing.MockClock) -> None:
+    """The bytes ``send_pending`` took from the session are written even when its caller is cancelled
+    mid-write (a task ended by the match's early end, issue 16): else they are lost, and the pong of a
+    later ping acknowledges a message the peer never got (protocol/wire.md §10, §14.5)."""
+    a, b = trio.testing.memory_stream_pair()
+    gated = GatedStream(a)
+    sa = LineSession()
+    got = bytearray()
+
+    async def body(c: Connection) -> None:
+        sa.say("dispute")
+        async with trio.open_nursery() as n:
+            n.start_soon(c.send_pending)
+            await gated.writing.wait()
+            n.cancel_scope.cancel()  # the caller of the write is cancelled while the write waits
+            gated.gate.set()
+        sa.ping()
+        await c.send_pending()
+
+    async def peer() -> None:
+        for _ in range(100):
+            data = await b.receive_some(65536)
+            if not data:
+                break
+            got.extend(data)
+        await b.aclose()
+
+    async with trio.open_nursery() as n:
+        n.start_soon(peer)
+        await conn(gated, sa).run(body)
+    assert bytes(got).split(b"\n")[:2] == [b"dispute", b"PING"]
+
+
+async def test_the_connection_still_stops_a_write_that_never_ends(autojump_clock: trio.testing.MockClock) -> None:
+    """The shielded write (above) is not shielded from the connection itself: stopping the run ends a
+    write that would wait forever at once, not after the write's timeout."""
+    a, _b = trio.testing.memory_stream_pair()
+    gated = GatedStream(a)  # its gate never opens
+    sa = LineSession()
+    c = conn(gated, sa, timeout_s=30)
+
+    async def body(c: Connection) -> None:
+        sa.say("stuck")
+        await c.send_pending()
+
+    async def stop_soon() -> None:
+        await gated.writing.wait()
+        await trio.sleep(1)
+        c.stop(PeerTimeout("stopped by the test"))
+
+    async with trio.open_nursery() as n:
+        n.start_soon(stop_soon)
+        with pytest.raises(PeerTimeout, match="stopped by the test"):
+            await c.run(body)
+    assert trio.current_time() == pytest.approx(1, abs=0.01)
+
+
+async def test_cancelling_the_run_from_outside_ends_a_write_that_never_ends(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """A second Ctrl-C cancels the whole run from outside: a shielded write stuck on a peer that does not
+    read ends at once too (not after the write's timeout)."""
+    a, _b = trio.testing.memory_stream_pair()
+    gated = GatedStream(a)  # its gate never opens
+    sa = LineSession()
+
+    async def body(c: Connection) -> None:
+        sa.say("stuck")
+        await c.send_pending()
+
+    with trio.move_on_after(1) as outer:
+        await conn(gated, sa, timeout_s=30).run(body)
+    assert outer.cancelled_caught and trio.current_time() == pytest.approx(1, abs=0.01)

@@ -812,8 +812,9 @@ def test_names_with_control_characters_never_reach_the_screen() -> None:
 
 
 def test_my_running_clock_shows_where_no_player_line_does() -> None:
-    """protocol/wire.md §16: between deals and at the trump choice the own clock is on the status
-    line (with ``!`` marks in its last 10 s); the opponent's clock is not said there."""
+    """protocol/wire.md §16: between deals and at the trump choice a running clock is on the status
+    line (with ``!`` marks in its last 10 s): the own one, and the opponent's where no player line
+    shows it (its first move of the next deal while we read "Deal over", its trump choice)."""
     table = TableApp(UIOptions())
     table.set_players(("Me", "Bob"), 0)
     table.state.mode = Mode.DEAL_END
@@ -822,9 +823,14 @@ def test_my_running_clock_shows_where_no_player_line_does() -> None:
     table.set_clock((0, 9.5))
     assert table.status_view().expect == "Deal over. Enter starts the next deal. Your time: !0:10!"
     table.set_clock((1, 9.5))
+    assert table.status_view().expect == "Deal over. Enter starts the next deal. Bob's time: !0:10!"
+    table.set_clock(None)
     assert table.status_view().expect == "Deal over. Enter starts the next deal."
     table.state.mode = Mode.TRUMP
     table.set_clock((0, 30.0))
     assert table.status_view().expect == "Choose your own trump suit. Your time: 0:30"
     table.set_clock(None)
     assert table.status_view().expect == "Choose your own trump suit."
+    table.state.mode = Mode.IDLE  # before the first deal: Bob chooses its trump
+    table.set_clock((1, 30.0))
+    assert table.status_view().expect == "Bob's time: 0:30"

@@ -106,13 +106,14 @@ def test_pair_verdict_is_exactly_the_index(name: str) -> None:
             verdict["relation"], verdict["leading"]) == hand.expect
     # each embedded verdict is that file's own verdict in the index
     assert verdict["verdicts"] == [CASES[f]["verdict"] for f in entry["files"]]
-    assert verdict["exit_code"] == {"valid": 0, "invalid": 1, "unreadable": 2, "different-games": 2,
+    assert verdict["exit_code"] == {"valid": 0, "invalid": 1, "unreadable": 2, "different-games": 2, "same-owner": 2,
                                     "unfinished": 3}[verdict["status"]]
 
 
 def test_pairs_cover_every_step_and_relation() -> None:
     verdicts = [p["verdict"] for p in INDEX["pairs"]]
-    assert {v["status"] for v in verdicts} == {"valid", "invalid", "unreadable", "different-games", "unfinished"}
+    assert {v["status"] for v in verdicts} == {"valid", "invalid", "unreadable", "different-games", "same-owner",
+                                               "unfinished"}
     assert {v["relation"] for v in verdicts} == {"same", "prefix", "crossing", None}
     between = {(v["offender"], len(v["evidence"])) for v in verdicts if v["code"] == "equivocation"}
     assert {(0, 2), (1, 2), (0, 1)} <= between  # host and guest proven across the logs; one log's own

@@ -9,8 +9,9 @@ interval is a Student t interval over the pair scores (pairs are the
 independent units).  Games run synchronously on :class:`~p2ptrumps.rules.Position`;
 ``--jobs`` spreads pairs over processes.
 
-Budgets: ``--think S`` seconds per move, or ``--nodes N`` (``N,M``: N for A, M
-for B) positions searched per move, which makes the result independent of the
+Budgets: ``--think S`` seconds per move (``S,T``: S for A, T for B, e.g. a level
+against itself at double time), or ``--nodes N`` (``N,M``: N for A, M for B)
+positions searched per move, which makes the result independent of the
 machine and its load.  ``--sprt ELO0,ELO1`` stops early once a sequential
 probability ratio test (:func:`sprt_llr`, error rates 5 % both ways) decides
 between "A is ELO0 stronger" and "A is ELO1 stronger", and says so.
@@ -382,6 +383,8 @@ class PairTask:
     log_dir: str | None
     nodes_a: int = 0
     nodes_b: int = 0
+    #: B's seconds per move when not ``think_s`` (0: the same as A's).
+    think_b: float = 0.0
 
 
 def play_game(task: PairTask, setup: PairSetup, a_seat: int) -> tuple[GameResult, MatchRecord]:
@@ -390,6 +393,8 @@ def play_game(task: PairTask, setup: PairSetup, a_seat: int) -> tuple[GameResult
     levels[a_seat] = task.level_a
     nodes = [task.nodes_b, task.nodes_b]
     nodes[a_seat] = task.nodes_a
+    thinks = [task.think_b or task.think_s] * 2
+    thinks[a_seat] = task.think_s
     rng_seed = int.from_bytes(hashlib.sha256(setup.seed + bytes([a_seat])).digest()[:8], "big")
     rng = random.Random(rng_seed)
     hands = deal_hands(setup.seed, task.rules, setup.trumps, setup.dealer)
@@ -399,7 +404,7 @@ def play_game(task: PairTask, setup: PairSetup, a_seat: int) -> tuple[GameResult
     while pos.outcome is None:
         seat = pos.to_move
         t0 = time.perf_counter()
-        move = choose_move(pos, levels[seat], task.think_s, rng, nodes[seat])
+        move = choose_move(pos, levels[seat], thinks[seat], rng, nodes[seat])
         think[0 if seat == a_seat else 1].append(time.perf_counter() - t0)
         pos.push(move)
         deal.moves.append(move)
@@ -477,8 +482,9 @@ def run(args: argparse.Namespace) -> int:
         if any(log_dir.glob("pair-*.json")):
             raise CommandError(f"{log_dir} already holds arena records (pair-*.json); choose an empty --log-dir")
     nodes_a, nodes_b = getattr(args, "nodes", None) or (0, 0)
+    think_a, think_b = args.think if isinstance(args.think, tuple) else (args.think, args.think)
     tasks = [
-        PairTask(i, args.seed, args.level_a, args.level_b, args.think, rules, args.log_dir, nodes_a, nodes_b)
+        PairTask(i, args.seed, args.level_a, args.level_b, think_a, rules, args.log_dir, nodes_a, nodes_b, think_b)
         for i in range(args.deals)
     ]
     bounds = getattr(args, "sprt", None)

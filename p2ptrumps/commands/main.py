@@ -200,6 +200,15 @@ def nodes_arg(text: str) -> int:
     return value
 
 
+def think_pair_arg(text: str) -> tuple[float, float]:
+    """argparse type: ``S`` (both sides) or ``S,T`` (A then B) seconds per move, each as :func:`positive_float`."""
+    parts = text.split(",")
+    if len(parts) > 2:
+        raise argparse.ArgumentTypeError(f"{text!r}: give S for both sides or S,T for A and B")
+    values = [positive_float(part) for part in parts]
+    return (values[0], values[-1])
+
+
 def node_pair_arg(text: str) -> tuple[int, int]:
     """argparse type: ``N`` (both sides) or ``N,M`` (A then B) node budgets, each as :func:`nodes_arg`."""
     parts = text.split(",")
@@ -231,15 +240,19 @@ def level_arg(text: str) -> str:
 def name_arg(text: str) -> str:
     """argparse type: a player's name as shown to the opponent and stored in records and logs.
 
-    Runs of spaces become one and the ends are trimmed; refused (never cut) when
-    nothing is left, when it is longer than the protocol's limit
-    (``MAX_NAME_CHARS`` of :mod:`p2ptrumps.text`, the one constant for names), or
-    when it holds a code point the text rule refuses (protocol/wire.md §5.1:
-    control characters, line separators, bidirectional formatting, noncharacters).
+    Refused (never cut, never tidied) when it holds a code point the text rule refuses
+    (protocol/wire.md §5.1: control characters such as a line break or a tab, line separators,
+    bidirectional formatting, noncharacters); then runs of spaces become one and the ends are
+    trimmed; refused when nothing is left or when it is longer than the protocol's limit
+    (``MAX_NAME_CHARS`` of :mod:`p2ptrumps.text`, the one constant for names).  The same rule
+    as the name file's (:func:`p2ptrumps.net.keystore.clean_name`).
     """
     from ..net.keystore import is_blank
-    from ..text import MAX_NAME_CHARS, check_name
+    from ..text import MAX_NAME_CHARS, check_name, quoted, refused_in
 
+    why = refused_in(text, "a name")
+    if why:
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: {why}")
     name = " ".join(text.split())
     if not name:
         raise argparse.ArgumentTypeError(f"{text!r} is empty: a name needs at least one visible character")
@@ -273,6 +286,17 @@ def port_arg(text: str) -> int:
 
     try:
         return parse_port(text)
+    except AddressError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def bind_arg(text: str) -> str:
+    """argparse type: ``host --bind``: an IPv4 or IPv6 address (``[v6]`` too) or a host name, no port
+    (:func:`p2ptrumps.net.addresses.parse_bind`)."""
+    from ..net.addresses import AddressError, parse_bind
+
+    try:
+        return parse_bind(text)
     except AddressError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -326,6 +350,17 @@ def relay_arg(text: str) -> str:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def rendezvous_arg(text: str) -> str:
+    """argparse type: a mailbox server URL, ``ws://HOST[:PORT]/PATH`` or ``wss://...`` (HOST:PORT as
+    ``join`` reads an address), returned as typed."""
+    from ..net.meet import check_mailbox_url
+
+    try:
+        return check_mailbox_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def fingerprint_arg(text: str) -> str:
@@ -432,6 +467,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="analysis mode from the start (key a in the viewer): does each move keep the value?")
     replay.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
                         help="analysis: seconds to solve each position")
+    replay.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
+                        help="analysis: solve each position with N positions instead of --budget (the same "
+                        "verdicts on every machine)")
     add_suit_options(replay)
 
     arena = sub.add_parser(
@@ -443,9 +481,9 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("level_b", type=level_arg, metavar="LEVEL_B", help=f"one of {', '.join(AI_LEVELS)}")
     arena.add_argument("--deals", type=positive_int, default=50, metavar="N", help="deal pairs to play")
     arena.add_argument("--seed", type=int64_arg, default=0, metavar="N", help="seed of the deals")
-    arena.add_argument("--think", type=positive_float, default=0.1, metavar="S",
-                       help="each AI's time per move, seconds (default 0.1, shorter than play's 0.5: "
-                       "an arena plays hundreds of games, and the levels are compared at equal time)")
+    arena.add_argument("--think", type=think_pair_arg, default=(0.1, 0.1), metavar="S[,T]",
+                       help="each AI's time per move, seconds (default 0.1, shorter than play's 0.5: an arena plays "
+                       "hundreds of games, and the levels are compared at equal time); S,T: S for A and T for B")
     arena.add_argument("--nodes", type=node_pair_arg, default=None, metavar="N[,M]",
                        help="positions searched per move instead of --think (N,M: N for A, M for B): results that "
                        "do not depend on the machine or its load (default: use --think)")
@@ -456,7 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here (default: none)")
 
     host = sub.add_parser("host", help="host a networked match", description="Wait for a guest and play a match.")
-    host.add_argument("--bind", default=None, metavar="ADDR",
+    host.add_argument("--bind", type=bind_arg, default=None, metavar="ADDR",
                       help="address to listen on: an IPv4 or IPv6 address or a host name "
                       "(default: every address, IPv6 and IPv4)")
     host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (0 = any free port)")
@@ -475,7 +513,7 @@ def build_parser() -> argparse.ArgumentParser:
     meet.add_argument("--code", action="store_true",
                       help="print a one-use code for your opponent (p2ptrumps join 7-crossover-clockwork): no address "
                       "or fingerprint to pass on, and a relay when no direct connection can be made")
-    meet.add_argument("--rendezvous", default=None, metavar="URL",
+    meet.add_argument("--rendezvous", type=rendezvous_arg, default=None, metavar="URL",
                       help="the mailbox server for --code (default: the public one of magic-wormhole, "
                       "ws://relay.magic-wormhole.io:4000/v1)")
     meet.add_argument("--relay", default=None, metavar="URL", type=relay_arg,
@@ -493,7 +531,7 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("address", metavar="CODE|HOST:PORT[/TICKET]", type=address_arg,
                       help="the code the host gave you (7-crossover-clockwork), or the address it printed with "
                       "its join ticket (IPv6: [::1]:4816/abcd-efgh-...)")
-    join.add_argument("--rendezvous", default=None, metavar="URL",
+    join.add_argument("--rendezvous", type=rendezvous_arg, default=None, metavar="URL",
                       help="the mailbox server for a code (default: the public one of magic-wormhole)")
     fp = join.add_mutually_exclusive_group()
     fp.add_argument("--fingerprint", metavar="FP", type=fingerprint_arg,
@@ -533,11 +571,12 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit 0 valid and complete, 1 invalid, 2 unreadable, 3 valid so far but unfinished. "
         "Given the two logs of one match (the host's and the guest's, in either order), also check that they "
         "hold one chain and that no key signed two histories: exit 0 one chain and complete, 1 invalid "
-        "(equivocation, or a fault in either log), 2 unreadable or logs of different games, 3 unfinished.",
+        "(equivocation, or a fault in either log), 2 unreadable, logs of different games, or two logs of one "
+        "seat (not a pair), 3 unfinished.",
     )
     verify.add_argument("log", metavar="LOG", help="the match log file")
     verify.add_argument("other_log", metavar="OTHER_LOG", nargs="?", default=None,
-                        help="the other side's log of the same match, to check against LOG")
+                        help="the other seat's log of the same match, to check against LOG")
     verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
 
     solve = sub.add_parser(
@@ -548,6 +587,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve.add_argument("position", metavar="POSITION", help="a position text, e.g. v1/SH/6S7SKS/9D6H/9CTC/0/12")
     solve.add_argument("--budget", type=positive_float, default=10.0, metavar="S", help="seconds to think")
+    solve.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
+                       help="solve with N positions instead of --budget: the same answer and output on every "
+                       "machine (200k or 2m are read too)")
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
     add_suit_options(solve)
 

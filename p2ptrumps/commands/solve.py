@@ -1,10 +1,12 @@
-"""``p2ptrumps solve POSITION [--json] [--budget S]``: the exact value of a position and of each move.
+"""``p2ptrumps solve POSITION [--json] [--budget S | --nodes N]``: the exact value of a position and of each move.
 
 The position is a position text (``protocol/position.md``), as ``replay`` shows
 it.  The solver (:func:`p2ptrumps.ai.engine.solve`) gives, within the budget,
 the result of the position for the seat to move against best play -- a win, a
 draw or a loss, and how many turns it takes -- and the same for every legal
-move, or says that it is unknown within the budget.
+move, or says that it is unknown within the budget.  With ``--nodes N`` the
+budget is N positions instead of seconds, and the output (text or JSON) is the
+same on every run and machine: it leaves out the seconds spent.
 
 Exit status: 0 (also when the value is unknown), 2 when the text is not a valid
 position (a :class:`~p2ptrumps.command.CommandError`).  ``--json`` prints one
@@ -35,7 +37,12 @@ def _value_json(value: int) -> dict[str, Any]:
     return {"result": _result_word(value), "plies": plies_of(value), "verdict": verdict(value)}
 
 
-def report(position: Position, solution: Solution | None, budget_s: float) -> dict[str, Any]:
+def _within(budget_s: float, nodes: int) -> str:
+    """The budget in words: ``"0.5 s"`` or ``"20000 positions"`` (a node budget, when not 0)."""
+    return f"{nodes} positions" if nodes else f"{budget_s:g} s"
+
+
+def report(position: Position, solution: Solution | None, budget_s: float, nodes: int = 0) -> dict[str, Any]:
     """The JSON report: ``position`` (canonical text), ``over`` (and then ``result`` as in
     protocol/record.md §5), else ``to_move``, ``solved``, ``result`` (``win``/``draw``/``loss``/
     ``unknown`` for the seat to move), ``plies`` (to the end, null for a draw), ``verdict`` (words),
@@ -43,6 +50,8 @@ def report(position: Position, solution: Solution | None, budget_s: float) -> di
     win, ``result`` is ``win``, ``plies`` the fastest proven win's (an upper bound), ``verdict``
     ``"wins in at most N"`` and ``best`` that move; ``moves`` (each legal move's ``move`` code with its ``result``,
     ``plies`` and ``verdict``, or ``result`` ``unknown``), ``nodes``, ``seconds``, ``budget_s``,
+    ``budget_nodes`` (``nodes``: the node budget, 0 for a time budget; with a node budget
+    ``seconds`` is left out, so that the report depends only on the position and the budget),
     ``compiled`` (whether the compiled core ran)."""
     out: dict[str, Any] = {"position": position_text(position)}
     if position.outcome is not None or solution is None:
@@ -61,13 +70,16 @@ def report(position: Position, solution: Solution | None, budget_s: float) -> di
         move, value = won
         out.update({"result": "win", "plies": plies_of(value), "verdict": _at_most(value), "best": move.code})
     else:
-        out.update({"result": "unknown", "plies": None, "verdict": f"unknown within {budget_s:g} s", "best": None})
+        out.update({"result": "unknown", "plies": None, "verdict": f"unknown within {_within(budget_s, nodes)}",
+                    "best": None})
     known = dict(solution.moves)
     out["moves"] = [{"move": m.code, **_value_json(known[m])} if m in known else {"move": m.code, "result": "unknown"}
                     for m in _ordered_moves(position, solution)]
     out["nodes"] = solution.nodes
-    out["seconds"] = round(solution.elapsed_s, 4)
+    if not nodes:
+        out["seconds"] = round(solution.elapsed_s, 4)
     out["budget_s"] = budget_s
+    out["budget_nodes"] = nodes
     out["compiled"] = COMPILED
     return out
 
@@ -95,8 +107,10 @@ def _ordered_moves(position: Position, solution: Solution) -> list[Move]:
     return sorted(legal, key=lambda m: (m not in known, -known.get(m, 0)))
 
 
-def format_text(position: Position, solution: Solution | None, budget_s: float, ascii_only: bool) -> str:
-    """The printed report (lines end with a newline)."""
+def format_text(position: Position, solution: Solution | None, budget_s: float, ascii_only: bool,
+                nodes: int = 0) -> str:
+    """The printed report (lines end with a newline); ``nodes``: the node budget (0: ``budget_s``
+    seconds), then the seconds spent are left out."""
     lines = [position_text(position)]
     if position.outcome is not None or solution is None:
         assert position.outcome is not None
@@ -111,17 +125,20 @@ def format_text(position: Position, solution: Solution | None, budget_s: float, 
             lines.append(f"best move: {short_label(solution.move, ascii_only)}")
     elif won is not None:
         lines.append(f"{who}: {_at_most(won[1])}{_plies_text(plies_of(won[1]))}; not every move solved "
-                     f"within {budget_s:g} s")
+                     f"within {_within(budget_s, nodes)}")
         lines.append(f"a winning move: {short_label(won[0], ascii_only)}")
     else:
-        lines.append(f"{who}: unknown within {budget_s:g} s")
+        lines.append(f"{who}: unknown within {_within(budget_s, nodes)}")
     known = dict(solution.moves)
     lines.append("moves:")
     for m in _ordered_moves(position, solution):
         value = verdict(known[m]) if m in known else "unknown"
         lines.append(f"  {short_label(m, ascii_only):<10} {value}")
     core = "compiled core" if COMPILED else "pure-Python core"
-    lines.append(f"{solution.nodes:,} positions in {solution.elapsed_s:.2f} s ({core})")
+    if nodes:
+        lines.append(f"{solution.nodes:,} positions, budget {nodes:,} ({core})")
+    else:
+        lines.append(f"{solution.nodes:,} positions in {solution.elapsed_s:.2f} s ({core})")
     return "\n".join(lines) + "\n"
 
 
@@ -133,10 +150,12 @@ def run(args: argparse.Namespace) -> int:
     except PositionTextError as exc:
         raise CommandError(str(exc), usage=True) from None
     budget_s: float = args.budget
-    solution = None if position.outcome is not None else solve(position, budget_s, every=True)
+    nodes: int = getattr(args, "nodes", 0)
+    solution = None if position.outcome is not None else solve(position, None if nodes else budget_s, nodes,
+                                                                every=True)
     if args.json:
-        print(json.dumps(report(position, solution, budget_s), ensure_ascii=False))
+        print(json.dumps(report(position, solution, budget_s, nodes), ensure_ascii=False))
     else:
         ascii_only = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)))[0]
-        print(format_text(position, solution, budget_s, ascii_only), end="")
+        print(format_text(position, solution, budget_s, ascii_only, nodes), end="")
     return 0

@@ -5,8 +5,8 @@ issue 8 §3.
 
 Exit status for one log: 0 valid and complete, 1 invalid, 2 unreadable, 3 valid
 so far but unfinished.  For two logs: 0 one chain and complete, 1 invalid (an
-equivocation between them, or a fault in either), 2 unreadable or of different
-games, 3 one chain but unfinished.  The checking itself is
+equivocation between them, or a fault in either), 2 unreadable, of different
+games, or both of one seat (``same-owner``: not a pair), 3 one chain but unfinished.  The checking itself is
 :func:`p2ptrumps.wire.verify.verify_log` and :func:`~p2ptrumps.wire.verify.verify_pair`.
 """
 

@@ -36,45 +36,97 @@ class AddressError(ValueError):
 
 def parse_port(text: str, *, allow_zero: bool = True) -> int:
     """A TCP port as typed -> int.  ``allow_zero``: 0 means "any free port" (``--port 0``).
+    Only the ASCII digits 0-9 count (not ``+``, ``²`` or other scripts' digits); spaces around
+    the number are ignored.
 
     Raises:
-        AddressError: not a whole number, or outside 0..65535 (1..65535 without ``allow_zero``).
+        AddressError: not a whole number, or outside 0..65535 (1..65535 without ``allow_zero``),
+            e.g. ``"port must be a number 1..65535, not '0' (0 is a host's "any free port": use
+            the port the host shows)"``.
     """
     low = 0 if allow_zero else 1
     t = text.strip()
-    if not t.isdigit() or not low <= int(t) <= 65535:
-        raise AddressError(f"port must be a number {low}..65535, not {text!r}")
+    if not re.fullmatch(r"[0-9]{1,5}", t) or not low <= int(t) <= 65535:
+        why = ""
+        if not allow_zero and re.fullmatch(r"0+", t):
+            why = " (0 is a host's \"any free port\": use the port the host shows)"
+        raise AddressError(f"port must be a number {low}..65535, not {text!r}{why}")
     return int(t)
 
 
-def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
-    """``"HOST:PORT"``, ``"[v6addr]:PORT"``, ``"HOST"`` or a bare IPv6 address -> ``(host, port)``.
+#: An IPv6 zone (scope) as typed after ``%``: an interface's name or number (``eth0``, ``2``): no space,
+#: ``:``, ``%``, ``/`` or brackets.
+_ZONE = re.compile(r"[^\s:%/\[\]]{1,64}")
 
-    HOST is a host name (letters, digits, ``-``, dots), an IPv4 address, or an IPv6
-    address in brackets (``[::1]:4816``); a bare IPv6 address takes the default port.
+
+def _is_ipv4(text: str) -> bool:
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _v6_with_port(text: str) -> tuple[str, str] | None:
+    """``("::1", "4000")`` when ``text`` reads as an IPv6 address, ``:``, and a port (``::1:4000``);
+    else None.  Such a text is either that address and port without brackets, or (when the whole is
+    an IPv6 address too) another address: the reader cannot tell."""
+    head, colon, tail = text.rpartition(":")
+    if not colon or not re.fullmatch(r"[0-9]{1,5}", tail) or not 1 <= int(tail) <= 65535:
+        return None
+    return (head, tail) if is_ipv6(head) else None
+
+
+def _check_typed(text: str, what: str, form: str, example: str) -> str:
+    """The typed ``text`` with spaces around it removed, refused when empty, with a space or
+    control character inside, or a URL.  ``what`` names the field, ``form`` and ``example`` show
+    what to type."""
+    s = text.strip()
+    if not s:
+        raise AddressError(f"{what} is empty (expected {form}, e.g. {example})")
+    if any(ch.isspace() or ord(ch) < 0x20 or ch == "\x7f" for ch in s):
+        raise AddressError(f"{what} {text!r} has a space or control character inside: write it with none "
+                           f"(expected {form}, e.g. {example})")
+    if "://" in s or "/" in s:
+        raise AddressError(f"{what} {text!r}: give {form}, not a URL (e.g. {example})")
+    return s
+
+
+def parse_address(text: str, default_port: int | None = DEFAULT_PORT) -> tuple[str, int]:
+    """``"HOST:PORT"``, ``"[v6addr]:PORT"``, ``"HOST"``, ``"[v6addr]"`` or a bare IPv6 address -> ``(host, port)``.
+
+    HOST is a host name (letters, digits, ``-``, ``_``, dots; IDN), an IPv4 address, or an IPv6
+    address (a zone such as ``%eth0`` allowed) in brackets (``[::1]:4816``).  Without a port
+    (no ``:PORT`` at all) the default port is used.  A bare IPv6 address (no brackets) is taken
+    only when it cannot be read as an address and a port: ``::1:4000`` is refused with both ways
+    to write what was meant (``[::1]:4000``, or ``[::1:4000]``); ``::1`` and ``fe80::1%eth0`` are
+    taken.  Spaces around the text are ignored.  ``default_port`` None: the port must be given.
 
     Raises:
-        AddressError: empty host, a URL (``http://...``), stray colons, bad characters,
-            or a port outside 1..65535.
+        AddressError: empty, a space inside, a URL (``http://...``), no host, an ambiguous
+            bare IPv6 address with a port, stray colons, bad characters, ``HOST:`` with no port
+            after the colon, or a port that is not a number 1..65535.
     """
-    s = text.strip()
-    if "://" in s or "/" in s:
-        raise AddressError(f"address {text!r}: give HOST:PORT, not a URL (e.g. 192.168.1.5:4816)")
-    m = re.fullmatch(r"\[([^\]]+)\](?::(\d*))?", s)
+    s = _check_typed(text, "address", "HOST:PORT", "192.168.1.5:4816")
+    m = re.fullmatch(r"\[([^\]]*)\](?::(.*))?", s)
     port_text: str | None
     if m:
         host, port_text = m.group(1), m.group(2)
-        try:
-            ipaddress.IPv6Address(host.split("%")[0])
-        except ValueError:
-            raise AddressError(f"address {text!r}: {host!r} in brackets is not an IPv6 address") from None
+        if not is_ipv6(host):
+            v4 = " (IPv4 addresses go without brackets)" if _is_ipv4(host) else ""
+            raise AddressError(f"address {text!r}: {host!r} in brackets is not an IPv6 address{v4}")
     elif s.count(":") == 1:
         host, _, port_text = s.partition(":")
     elif s.count(":") > 1:
-        try:
-            ipaddress.IPv6Address(s.split("%")[0])
-        except ValueError:
-            raise AddressError(f"address {text!r} has too many ':' (write IPv6 addresses as [::1]:4816)") from None
+        split = _v6_with_port(s)
+        if split is not None:
+            head, tail = split
+            default = f" on the default port {default_port}" if default_port is not None else ""
+            other = f", or [{s}] for the IPv6 address {s} itself{default}" if is_ipv6(s) else ""
+            raise AddressError(f"address {text!r}: write an IPv6 address with its port in brackets: "
+                               f"[{head}]:{tail}{other}")
+        if not is_ipv6(s):
+            raise AddressError(f"address {text!r} has too many ':' (write IPv6 addresses as [::1]:4816)")
         host, port_text = s, None
     else:
         host, port_text = s, None
@@ -82,12 +134,57 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int
         raise AddressError(f"address {text!r} has no host (expected HOST:PORT)")
     if ":" not in host:
         check_host_name(host, text)
-    if port_text is None or port_text == "":
+    if port_text is None:
+        if default_port is None:
+            raise AddressError(f"address {text!r} has no port (expected HOST:PORT)")
         return host, default_port
+    if port_text == "":
+        if default_port is None:
+            raise AddressError(f"address {text!r} has no port after the ':' (expected HOST:PORT)")
+        raise AddressError(f"address {text!r} has no port after the ':': write {format_address(host, default_port)} "
+                           f"(the port the host shows), or leave out the ':' for the default port {default_port}")
     try:
         return host, parse_port(port_text, allow_zero=False)
-    except AddressError:
-        raise AddressError(f"address {text!r}: port must be a number 1..65535") from None
+    except AddressError as exc:
+        raise AddressError(f"address {text!r}: {exc}") from None
+
+
+def parse_bind(text: str) -> str:
+    """A ``host --bind`` value as typed -> the address or name to listen on (``[v6]`` brackets
+    kept, spaces around removed): an IPv4 address, an IPv6 address (bare or in brackets, a zone
+    allowed) or a host name -- never a port, which ``--port`` gives.
+
+    Raises:
+        AddressError: empty, a space inside, a URL, a port in it (``127.0.0.1:4000``,
+            ``[::1]:4000``; also ``::1:4000``, which reads as an address and a port), or not an
+            address or host name.
+    """
+    s = _check_typed(text, "--bind", "an address or host name", "192.168.1.5 or ::1")
+    m = re.fullmatch(r"\[([^\]]*)\](?::(.*))?", s)
+    if m:
+        host = m.group(1)
+        if not is_ipv6(host):
+            v4 = " (IPv4 addresses go without brackets)" if _is_ipv4(host) else ""
+            raise AddressError(f"--bind {text!r}: {host!r} in brackets is not an IPv6 address{v4}")
+        if m.group(2) is not None:
+            raise AddressError(f"--bind {text!r}: --bind takes an address only; give the port with --port "
+                               f"(--bind {host} --port {m.group(2) or 'P'})")
+        return s
+    if s.count(":") == 1:
+        host, _, port = s.partition(":")
+        raise AddressError(f"--bind {text!r}: --bind takes an address only; give the port with --port "
+                           f"(--bind {host or 'ADDR'} --port {port or 'P'})")
+    if s.count(":") > 1:
+        split = _v6_with_port(s)
+        if split is not None:
+            other = f", or --bind '[{s}]' for the IPv6 address {s} itself" if is_ipv6(s) else ""
+            raise AddressError(f"--bind {text!r} reads as an address and a port: write --bind {split[0]} "
+                               f"--port {split[1]}{other}")
+        if not is_ipv6(s):
+            raise AddressError(f"--bind {text!r} is not an IPv4 or IPv6 address or a host name")
+        return s
+    check_host_name(s, text)
+    return s
 
 
 def check_host_name(host: str, typed: str | None = None) -> str:
@@ -98,6 +195,8 @@ def check_host_name(host: str, typed: str | None = None) -> str:
     (IDNA 2008 with UTS #46 mapping, as the resolver will encode it).
     """
     where = f"address {typed!r}: " if typed is not None else ""
+    if not host:
+        raise AddressError(f"{where}no host name")
     if len(host) > MAX_HOST_NAME_CHARS:
         raise AddressError(f"{where}the host name is over {MAX_HOST_NAME_CHARS} characters")
     if host.isascii():
@@ -133,9 +232,14 @@ def check_fingerprint(text: str) -> str:
 
 
 def is_ipv6(host: str) -> bool:
-    """True if ``host`` is an IPv6 literal (a scope such as ``%eth0`` allowed)."""
+    """True if ``host`` is an IPv6 address, maybe with a zone (``fe80::1%eth0``): the zone is an
+    interface name or number, with no space, ``:``, ``%``, ``/`` or bracket (so that
+    ``fe80::1%eth0:4816`` is not read as a zone ``eth0:4816``)."""
+    address, pct, zone = host.partition("%")
+    if pct and not _ZONE.fullmatch(zone):
+        return False
     try:
-        ipaddress.IPv6Address(host.split("%")[0])
+        ipaddress.IPv6Address(address)
     except ValueError:
         return False
     return True

@@ -7,7 +7,6 @@ room by network prefix) and §17 (the caps); issue 17 item 1.
 from __future__ import annotations
 
 import base64
-import binascii
 import ipaddress
 import os
 from collections.abc import Callable, Hashable
@@ -37,20 +36,42 @@ def ticket_text(ticket: bytes) -> str:
     return "-".join(text[i:i + 4] for i in range(0, len(text), 4))
 
 
+#: Characters of a ticket's text: one base32 character per 5 bits of 8..32 bytes (protocol/wire.md §7.3).
+MIN_TICKET_CHARS, MAX_TICKET_CHARS = 13, 52
+_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+#: The text lengths base32 gives for whole bytes, by length mod 8 (RFC 4648 §6).
+_WHOLE_BYTES = {0, 2, 4, 5, 7}
+_EXAMPLE = "mfrg-gzdf-mztw-q2lk"
+
+
 def parse_ticket(text: str) -> bytes:
-    """The bytes of a ticket typed as :func:`ticket_text` shows it (``-``, spaces and case ignored).
+    """The bytes of a ticket typed as :func:`ticket_text` shows it (protocol/wire.md §7.3): its
+    characters are counted as typed, ``-`` and spaces between groups not counted, case ignored.
 
     Raises:
-        TicketError: not base32, or not 8..32 bytes.
+        TicketError: a character other than a-z and 2-7; fewer than :data:`MIN_TICKET_CHARS` or more
+            than :data:`MAX_TICKET_CHARS` characters; a count no whole number of bytes gives (a
+            character missing or one too many); or a last character the host never shows there
+            (its spare bits not zero).  E.g. ``"the join ticket 'short' has 5 characters; a ticket
+            has 13 to 52 ..."``.
     """
-    clean = "".join(ch for ch in text if ch not in "- ").upper()
-    try:
-        raw = base64.b32decode(clean + "=" * (-len(clean) % 8))
-    except (binascii.Error, ValueError):
-        raise TicketError(f"the join ticket {text!r} does not read: it is letters a-z and digits 2-7 "
-                          "in groups of four, as the host shows it") from None
-    if not 8 <= len(raw) <= 32:
-        raise TicketError(f"the join ticket {text!r} is {len(raw)} bytes long; a ticket has 8 to 32")
+    clean = "".join(ch for ch in text if ch not in "- ").lower()
+    shown = f"the join ticket {text!r}"
+    form = f"letters a-z and digits 2-7 in groups of four, as the host shows it, e.g. {_EXAMPLE}"
+    bad = next((ch for ch in clean if ch not in _B32), None)
+    if bad is not None:
+        raise TicketError(f"{shown} has {bad!r}, which no ticket has: a ticket is {form}")
+    n = len(clean)
+    if not MIN_TICKET_CHARS <= n <= MAX_TICKET_CHARS:
+        raise TicketError(f"{shown} has {n} character{'s' if n != 1 else ''}; a ticket has "
+                          f"{MIN_TICKET_CHARS} to {MAX_TICKET_CHARS} (dashes not counted): {form}")
+    if n % 8 not in _WHOLE_BYTES:
+        raise TicketError(f"{shown} has {n} characters, a count no ticket has: a character is missing or one "
+                          f"too many: a ticket is {form}")
+    raw = base64.b32decode(clean.upper() + "=" * (-n % 8))
+    if ticket_text(raw).replace("-", "") != clean:
+        raise TicketError(f"{shown} ends in {clean[-1]!r}, which the host never shows there: check the last "
+                          f"group: a ticket is {form}")
     return raw
 
 

@@ -114,13 +114,16 @@ class MatchView(Protocol):
     (:class:`p2ptrumps.net.remote.NetGame` is one).
 
     The table sets ``on_chat(sender_name, text)`` (a chat line from the peer), ``on_note(text)``
-    (something to tell the user), ``on_left(peer_name)`` (the peer left the match,
-    protocol/wire.md §15) and ``on_closed(clean)`` (the peer closed the connection; ``clean``
-    after the match's end).  The methods run in the trio run.
+    (something to tell the user), ``on_draw_unanswered(text)`` (our draw offer was not answered in
+    the move time and the grace: we play on, the offer stays open, protocol/wire.md §16 -- it was not
+    declined; None: ``on_note``), ``on_left(peer_name)`` (the peer left the match, protocol/wire.md
+    §15) and ``on_closed(clean)`` (the peer closed the connection; ``clean`` after the match's end).
+    The methods run in the trio run.
     """
 
     on_chat: Callable[[str, str], None] | None
     on_note: Callable[[str], None] | None
+    on_draw_unanswered: Callable[[str], None] | None
     on_left: Callable[[str], None] | None
     on_closed: Callable[[bool], None] | None
 

@@ -39,7 +39,7 @@ import platformdirs
 from ..files import probe_dir, write_atomic
 from ..system import keyfile, locks
 from ..text import MAX_NAME_CHARS as MAX_NAME_CHARS  # the one name length (protocol/wire.md §5.1)
-from ..text import check_name, quoted
+from ..text import check_name, quoted, refused_in
 from ..wire.identity import Identity, IdentityError
 from ..wire.identity import normalise_fingerprint as normalise_fingerprint
 
@@ -194,15 +194,20 @@ def is_blank(text: str) -> bool:
 
 
 def clean_name(text: str) -> str:
-    """``text`` as a display name: runs of white space become one space and the ends are trimmed
-    (as ``--name`` takes it); then it must pass the text rule (protocol/wire.md §5.1,
-    :func:`p2ptrumps.text.check_name`: 1..:data:`MAX_NAME_CHARS` code points, none refused).
-    Nothing is cut or dropped: emoji with zero-width joiners stay whole.
+    """``text`` as a display name.  The text rule (protocol/wire.md §5.1) is checked on the text as
+    given: a code point it refuses (a line break, a tab, an escape, ...) is refused, never turned
+    into a space.  Then runs of spaces become one and the ends are trimmed (as ``--name`` takes
+    it), and the name must have 1..:data:`MAX_NAME_CHARS` code points
+    (:func:`p2ptrumps.text.check_name`) and draw something.  Nothing is cut or dropped: emoji with
+    zero-width joiners stay whole.
 
     Raises:
         ValueError: naming the fault (``"a name must be 1..40 characters, not 45"``,
-            ``"a name contains U+001B, a control character"``).
+            ``"a name contains U+000A, a control character"``).
     """
+    why = refused_in(text, "a name")
+    if why:
+        raise ValueError(why)
     name = " ".join(text.split())
     check_name(name)
     if is_blank(name):

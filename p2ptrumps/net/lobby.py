@@ -88,15 +88,38 @@ async def bind_addresses(bind: str | None) -> list[tuple[int, str]]:
     return list(dict.fromkeys(out))
 
 
+#: Tries of :func:`open_listeners` with port 0 when the port the first listener picked is taken in
+#: another family (another program holds it on IPv4 only, say).
+FREE_PORT_TRIES = 8
+
+
 async def open_listeners(bind: str | None, port: int, notes: list[str] | None = None) -> list[trio.SocketListener]:
     """Listen on every address of ``bind`` (see :func:`bind_addresses`) at ``port``; with
-    port 0 the first listener picks a free port and the others take the same one.  An
-    address family this machine lacks (no IPv6) is skipped while another listens; each
-    address skipped adds a line to ``notes``.
+    port 0 the first listener picks a free port and the others take the same one (when another
+    program holds that port on another address, all are closed and a new port is picked, at
+    most :data:`FREE_PORT_TRIES` times).  An address family this machine lacks (no IPv6) is
+    skipped while another listens; each address skipped adds a line to ``notes``.
 
     Raises:
         NetplayError: (status 3) the port is in use, or nothing could listen.
     """
+    for _ in range(FREE_PORT_TRIES - 1 if port == 0 else 0):
+        try:
+            return await _open_listeners(bind, port, notes)
+        except _PickedPortTaken:
+            continue
+    try:
+        return await _open_listeners(bind, port, notes)
+    except _PickedPortTaken as exc:
+        raise NetplayError(EXIT_CONNECT, str(exc)) from None
+
+
+class _PickedPortTaken(Exception):
+    """With port 0: the port the first listener picked is in use on another address."""
+
+
+async def _open_listeners(bind: str | None, port: int, notes: list[str] | None) -> list[trio.SocketListener]:
+    picked = port == 0
     listeners: list[trio.SocketListener] = []
     failures: list[str] = []
     try:
@@ -117,8 +140,10 @@ async def open_listeners(bind: str | None, port: int, notes: list[str] | None = 
                 sock.close()
                 where = format_address(address, port)
                 if exc.errno == errno.EADDRINUSE:
-                    raise NetplayError(EXIT_CONNECT, f"address {where} is in use "
-                                       "(another host running? choose another --port)") from None
+                    why = f"address {where} is in use (another host running? choose another --port)"
+                    if picked and listeners:
+                        raise _PickedPortTaken(why) from None
+                    raise NetplayError(EXIT_CONNECT, why) from None
                 failures.append(f"{where}: {exc.strerror or exc}")
                 continue
             port = int(sock.getsockname()[1])

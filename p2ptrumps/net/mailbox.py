@@ -148,7 +148,7 @@ async def exchange(url: str, code: str | None, message: bytes, on_code: Callable
     if isinstance(value, WrongPasswordError):
         raise WrongCode(str(value).strip() or "wrong code")
     if isinstance(value, ServerConnectionError):
-        raise MailboxError(f"cannot reach the mailbox server {url}: {value}")
+        raise MailboxError(f"cannot reach the mailbox server {url}: {_why_unreachable(value.reason)}")
     if isinstance(value, WelcomeError):
         raise MailboxError(f"the mailbox server {url} refused us: {value}")
     if isinstance(value, WormholeError):
@@ -156,3 +156,17 @@ async def exchange(url: str, code: str | None, message: bytes, on_code: Callable
     if isinstance(value, Exception):
         raise MailboxError(f"the mailbox at {url} failed: {type(value).__name__}: {value}")
     raise MailboxError(f"the mailbox at {url} failed")
+
+
+def _why_unreachable(reason: Any) -> str:
+    """A Twisted connection failure in a few words: ``"connection refused (is the mailbox server running,
+    and the URL right?)"``, ``"the name does not resolve"``, ``"no answer (timed out)"``, else its text."""
+    from twisted.internet import error
+
+    if isinstance(reason, error.ConnectionRefusedError):
+        return "connection refused (is the mailbox server running, and the URL right?)"
+    if isinstance(reason, error.DNSLookupError):
+        return "the name does not resolve"
+    if isinstance(reason, (error.TimeoutError, error.TCPTimedOutError)):
+        return "no answer (timed out)"
+    return str(reason).strip().rstrip(".") or type(reason).__name__

@@ -56,7 +56,6 @@ MAX_RELAY_LINE = 64
 RELAY_RETRY_S = 1.0
 
 CODE_RE = re.compile(r"^[0-9]+(-[a-z]+)+$")
-_RELAY_RE = re.compile(r"^tcp:(\[[0-9A-Fa-f:.]+\]|[^:\[\]]+):([0-9]{1,5})$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -66,12 +65,29 @@ def is_code(text: str) -> bool:
 
 
 def parse_relay_url(url: str) -> tuple[str, int]:
-    """``tcp:HOST:PORT`` (IPv6 in brackets) -> ``(host, port)``.  Raises ValueError with the reason."""
-    m = _RELAY_RE.match(url)
-    if not m or not 0 < int(m.group(2)) < 65536:
+    """``tcp:HOST:PORT`` (HOST:PORT as ``join`` reads it, IPv6 in brackets, the port required) ->
+    ``(host, port)``.  Raises ValueError with the reason."""
+    if not url.startswith("tcp:"):
         raise ValueError(f"not a relay URL {url!r} (expected tcp:HOST:PORT)")
-    host = m.group(1)
-    return (host[1:-1] if host.startswith("[") else host), int(m.group(2))
+    try:
+        return addresses.parse_address(url[4:], default_port=None)
+    except addresses.AddressError as exc:
+        raise ValueError(f"not a relay URL {url!r} (expected tcp:HOST:PORT): {exc}") from None
+
+
+def check_mailbox_url(url: str) -> str:
+    """A mailbox server URL as typed (``--rendezvous``): ``ws://HOST[:PORT][/PATH]`` or ``wss://...``,
+    HOST[:PORT] as ``join`` reads an address (IPv6 in brackets) -> the URL unchanged.  Raises
+    ValueError with the reason."""
+    scheme, sep, rest = url.partition("://")
+    where = rest.split("/", 1)[0]
+    if not sep or scheme.lower() not in ("ws", "wss") or not where:
+        raise ValueError(f"not a mailbox URL {url!r} (expected ws://HOST:PORT/v1, e.g. {DEFAULT_MAILBOX_URL})")
+    try:
+        addresses.parse_address(where, default_port=80 if scheme.lower() == "ws" else 443)
+    except addresses.AddressError as exc:
+        raise ValueError(f"not a mailbox URL {url!r} (expected ws://HOST:PORT/v1): {exc}") from None
+    return url
 
 
 def relay_host(url: str) -> str:
@@ -335,7 +351,9 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
                        relay_url: str | None = DEFAULT_RELAY_URL, direct: bool = True,
                        task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> NetResult:
     """``host --code``: listen as :func:`.lobby.host` does, allocate a code on the mailbox at
-    ``rendezvous``, print ``Tell your opponent: p2ptrumps join CODE``, take the guest's key from the
+    ``rendezvous``, print ``hosting as ...`` and ``Tell your opponent: p2ptrumps join CODE`` once the
+    mailbox gave the code (not before: a mailbox that cannot be reached is one line and nothing
+    else), take the guest's key from the
     mailbox and play one match with the guest holding that key, by a direct connection or through
     the relay at ``relay_url`` (None: no relay).  ``direct`` False offers no address (only the
     relay; for tests on one machine).  ``task_status.started(code)`` reports the first code.
@@ -360,13 +378,14 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
             candidates = ([c for c in given if not _is_loopback(c)] or given)[:MAX_CANDIDATES] if direct else []
             offer = Offer("host", cfg.identity.public_bytes, candidates, relay)
             cfg.meet = {"candidates": [], "relay": relay.to_json() if relay else None}
-            say(cfg, f"hosting as {quoted(cfg.name)}; addresses offered: {', '.join(candidates) or 'none'}; "
-                f"relay: {relay_host(relay.url) if relay else 'none'}")
             answer: bytes | None = None
             started = False
             for attempt in range(MAX_CODES):
                 def on_code(code: str) -> None:
                     nonlocal started
+                    if not started:  # the mailbox answered: now there is something to host by
+                        say(cfg, f"hosting as {quoted(cfg.name)}; addresses offered: "
+                            f"{', '.join(candidates) or 'none'}; relay: {relay_host(relay.url) if relay else 'none'}")
                     say(cfg, f"Tell your opponent: p2ptrumps join {code}")
                     if not started:
                         started = True

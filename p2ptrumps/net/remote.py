@@ -199,6 +199,8 @@ class NetGame:
         self.on_chat = on_chat
         self.on_note = on_note
         self.on_left: Callable[[str], None] | None = None
+        #: ``on_draw_unanswered(text)``: our draw offer was not answered in time; we play on (None: ``on_note``).
+        self.on_draw_unanswered: Callable[[str], None] | None = None
         #: ``on_closed(clean)`` when the peer closed the connection (:class:`~p2ptrumps.wire.events.ConnectionClosed`;
         #: ``clean``: after the match's end, when it declines a rematch by leaving).
         self.on_closed: Callable[[bool], None] | None = None
@@ -219,6 +221,8 @@ class NetGame:
         #: each deal dealt, and the ends of those that had ended.
         self.restored_moves: dict[int, list[Move]] = {}
         self.restored_ends: dict[int, Outcome] = {}
+        #: The deals whose commitment and reveal :meth:`prepare` gave the session.
+        self._prepared: set[int] = set()
 
     @property
     def names(self) -> tuple[str, str]:
@@ -547,6 +551,7 @@ class NetGame:
             why = f"your move {' '.join(m.code for m in extra)} crossed the peer's message and was not played; " \
                 if extra else ""
             self.on_note(f"deal {number}: {why}the signed result is {settled.describe(self.names)}")
+        await self.prepare(number + 1)  # at once, not when our person leaves "deal over" (wire.md §16)
         return chain_moves, settled
 
     # ----- the seed source --------------------------------------------------------------
@@ -567,21 +572,45 @@ class NetGame:
         if info is not None:
             self.deals[number] = DealReady(number, info.dealer, info.seed, info.hands)
             return info.seed
-        if ref.deal == number and self.seat in ref.commits:
-            if self.seat not in ref.secrets:
-                await self.send(self.session.reveal)
-        else:
-            secret = os.urandom(32)
-            if self.before_commit is not None:
-                self.before_commit(number, secret)  # on the disk before the commitment is signed
-            await self.send(lambda: self.session.commit(secret))
-            await self.send(self.session.reveal)
+        if number not in self._prepared:
+            if ref.deal == number and self.seat in ref.commits:
+                if self.seat not in ref.secrets:
+                    await self.send(self.session.reveal)
+            else:
+                await self._commit_and_reveal(number)
         while True:
             ready = await self.take(DealReady)
             if ready.number == number:
                 break
         self.deals[number] = ready
         return ready.seed
+
+    async def prepare(self, number: int) -> None:
+        """Commit to a fresh ``os.urandom(32)`` secret for deal ``number`` (handed to ``before_commit``
+        first) and reveal it when due -- the session sends each step when its turn comes.  Called for
+        the next deal as soon as the last one's end is signed (:meth:`settle`), so that nobody's clock
+        runs on a step that waits for a person's key (protocol/wire.md §16, whose clock runs); once per
+        deal.  Does nothing unless the chain waits for the commitments of ``number`` and ours is not
+        in it (the match ended early, a restored session committed already)."""
+        chain = self.session.chain
+        if number in self._prepared or chain is None or self.match_over_early():
+            return
+        ref = chain.referee
+        if ref.phase != "commit" or ref.deal != number or self.seat in ref.commits:
+            return
+        try:
+            await self._commit_and_reveal(number)
+        except NetGameError:
+            if not self.match_over_early():  # else the peer's leave or claim crossed ours: no deal comes
+                raise
+
+    async def _commit_and_reveal(self, number: int) -> None:
+        self._prepared.add(number)
+        secret = os.urandom(32)
+        if self.before_commit is not None:
+            self.before_commit(number, secret)  # on the disk before the commitment is signed
+        await self.send(lambda: self.session.commit(secret))
+        await self.send(self.session.reveal)
 
     def check_deal(self, event: DealStarted) -> None:
         """Raise :class:`NetGameError` unless the engine's deal is the session's deal."""
@@ -692,9 +721,10 @@ class RemotePlayer:
         with trio.move_on_after(game.clock.limit_s + CLAIM_GRACE_S):
             ev = await game.take(DrawAnswered, Resigned, Claimed, where=in_deal(deal))
         if ev is None:
-            if game.on_note is not None:
-                game.on_note(f"{game.session.peer_name or 'the peer'} did not answer your draw offer in "
-                             f"{clock_text(game.clock.limit_s)}: play on (the offer stays open)")
+            tell = game.on_draw_unanswered or game.on_note
+            if tell is not None:  # not declined: the offer stays open (the player is not told "declined")
+                tell(f"{game.session.peer_name or 'the peer'} did not answer your draw offer in "
+                     f"{clock_text(game.clock.limit_s)}: play on (the offer stays open)")
             return False
         if isinstance(ev, Resigned):
             raise DealInterrupted(Outcome(game.seat, "resign"))

@@ -204,7 +204,10 @@ async def resume_match(cfg: NetConfig, restored: Restored,
     if address is None:
         raise NetplayError(EXIT_ERROR, f"{resume.path} holds no address to reach the host at")
     cfg.address = address
-    host_name, port = parse_address(address)
+    try:
+        host_name, port = parse_address(address)
+    except NetplayError as exc:
+        raise NetplayError(EXIT_ERROR, f"{resume.path}: the host's address does not read ({exc})") from None
     say(cfg, f"connecting again to {address} to resume the match with {peer} "
            f"(for up to {cfg.reconnect_wait_s:g} s) ...")
     task_status.started(0)

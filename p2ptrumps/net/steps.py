@@ -197,6 +197,10 @@ class MatchSteps:
                     if self.restored:
                         await self.rejoined()
                     await self.acknowledged()
+                    if self.resume is not None and match_complete(session) and session.delivered:
+                        # Nothing left to resume (files.md): gone now, not when the process ends -- a person
+                        # may quit at the end screen, which cancels this side before it ends on its own.
+                        self.resume.delete()
                     again = False if self.result.left else await self.rematch(rematches_left)
                     if not again:
                         conn.closing_ok = True
@@ -429,9 +433,13 @@ class MatchSteps:
         if seat == 0:
             ours = await mine(None)
             return ours, await theirs()
-        if ref.trumps[0] is None:  # the guest is told why it waits (issue 19 §5)
+        told = ref.trumps[0] is None
+        if told:  # the guest is told why it waits (issue 19 §5)
             self.tell(f"{session.peer_name or 'the host'} is choosing a trump; you choose yours next")
         other = await theirs()
+        if told and not cfg.headless:  # the note is stale now: the guest's own choice is asked (and timed)
+            self.tell(f"{session.peer_name or 'the host'} chose {suit_label(other, cfg.ascii_only)}: "
+                      "now choose yours")
         return await mine(other), other
 
     async def play_or_leave(self, play: Callable[[], Awaitable[None]]) -> tuple[str, wev.MatchEnded | None]:

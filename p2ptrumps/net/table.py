@@ -374,8 +374,16 @@ class TableSeat:
         table = self.table
         game.on_chat = lambda who, text: table.add_chat(display_name(who), text)
         game.on_note = lambda text: table.show_message(text, "info")
+        game.on_draw_unanswered = self._draw_unanswered
         game.on_left = lambda who: table.peer_left(f"{display_name(who)} resigned and left the match")
         game.on_closed = lambda clean: _closed_after_end(table, game, clean)
+
+    def _draw_unanswered(self, text: str) -> None:
+        """Our draw offer waited its time unanswered (protocol/wire.md §16): say so -- not "declined"."""
+        if self.human is not None:
+            self.human.draw_unanswered(text)
+        else:
+            self.table.show_message(text, "info")
 
     def on_rematch(self, game: MatchView, result: NetResult) -> None:
         """A rematch was agreed (protocol/wire.md §9.4): the table shows the new match and its log."""

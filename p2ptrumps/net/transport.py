@@ -242,6 +242,7 @@ class Connection:
         self.reconnections = 0
         self._scope: trio.CancelScope | None = None
         self._wake_writer = trio.Event()
+        self._write_scope: trio.CancelScope | None = None  # the write in progress (send_pending)
         self.bytes_sent = 0
         self.bytes_received = 0
         self.frame_time_s = frame_time_s
@@ -321,6 +322,12 @@ class Connection:
     async def send_pending(self) -> None:
         """Write whatever the session has to send.  Call after every local intent.
 
+        The bytes taken from the session are written whole even when the caller is cancelled
+        meanwhile (the write is shielded): bytes taken and never written would be lost without a
+        trace, and a ``pong`` for a later ``ping`` would then acknowledge messages the peer never got
+        (protocol/wire.md §10, §14.5).  Only the connection itself stops a write: when its link is
+        lost (every chained message is sent again after the reconnection, §14) or its run ends.
+
         Raises:
             PeerGone: the stream broke.
             PeerTimeout: one write took longer than ``timeout_s`` (the peer stopped reading).
@@ -331,9 +338,13 @@ class Connection:
                 return
             if self._sent_eof or self._lost is not None or self.stream is None:
                 return  # link down: every chained message is sent again after the reconnection
+            self._write_scope = write = trio.CancelScope(shield=True)
             try:
-                with trio.fail_after(self.timeout_s):
+                with write, trio.fail_after(self.timeout_s):
                     await self.stream.send_all(data)
+                if write.cancelled_caught:  # the link was dropped or the run ended (see _fail, _cancel)
+                    await trio.lowlevel.checkpoint_if_cancelled()  # the caller's cancellation, if any, goes on
+                    return
             except trio.TooSlowError:
                 self._fail(PeerTimeout(f"the peer stopped reading: a write was stuck for {self.timeout_s:g} s"))
                 raise self.error or PeerTimeout("write timed out") from None
@@ -343,6 +354,8 @@ class Connection:
                 if self._lost is not None:
                     return
                 raise self.error or PeerGone("send failed") from None
+            finally:
+                self._write_scope = None
             self.bytes_sent += len(data)
 
     def switch_session(self, session: SessionLike, trailing_data: bytes) -> None:
@@ -429,8 +442,18 @@ class Connection:
             self._scope = nursery.cancel_scope
             if self._start_down:
                 self.down_since = trio.current_time()
+            nursery.start_soon(self._guard_writes)
             nursery.start_soon(self._links)
             nursery.start_soon(run_body)
+
+    async def _guard_writes(self) -> None:
+        """Cancel the write in progress when the run itself is cancelled (from outside, e.g. a second
+        Ctrl-C, or by :meth:`_cancel`): a write is shielded only from its own caller (see
+        :meth:`send_pending`), never from the end of the run."""
+        try:
+            await trio.sleep_forever()
+        finally:
+            self._stop_write()
 
     async def _links(self) -> None:
         """Run the reader, heartbeat, watchdog and writer over the current stream; when the link
@@ -488,8 +511,15 @@ class Connection:
     # ----- internals -------------------------------------------------------------------
 
     def _cancel(self) -> None:
+        self._stop_write()
         if self._scope is not None:
             self._scope.cancel()
+
+    def _stop_write(self) -> None:
+        """Cancel the write in progress (shielded from its caller, see :meth:`send_pending`): the link
+        it writes to is being dropped."""
+        if self._write_scope is not None:
+            self._write_scope.cancel()
 
     def _fail(self, error: TransportError, final: bool = False) -> None:
         """Record why the link or the run stopped: a lost link is reconnected (when it can be and
@@ -502,6 +532,7 @@ class Connection:
                 self._lost = error
                 if self.down_since is None:
                     self.down_since = trio.current_time()
+            self._stop_write()
             if self._link_scope is not None:
                 self._link_scope.cancel()
             return

@@ -353,6 +353,12 @@ class HumanPlayer:
         #: A line put before the message line's text when the person is next to move (then cleared).
         self.note_once = ""
 
+    def draw_unanswered(self, text: str) -> None:
+        """The opponent did not answer our draw offer in its time and we play on, the offer still open
+        (a networked match, protocol/wire.md §16): show ``text`` instead of "... declined the draw"."""
+        self._offered_draw = False
+        self._table.show_message(text, "info")
+
     async def _receive(self, *kinds: type) -> Intent:
         """The next intent of one of ``kinds`` (others are dropped: they belong to a screen now gone)."""
         while True:

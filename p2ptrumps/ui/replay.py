@@ -28,8 +28,9 @@ the screen (``protocol/position.md``; ``p2ptrumps solve`` reads it).
 
 Analysis (:mod:`p2ptrumps.ai.analysis`): ``a`` in the viewer (or ``--analyse``)
 solves the positions of the deal on the screen in the background, ``--budget``
-seconds each, and shows for the move just played whether it kept the value of
-the position or threw it ("threw a forced win (best: 10♠/K♦ wins in 3)");
+seconds each (or ``--nodes`` positions: the same verdicts on every machine),
+and shows for the move just played whether it kept the value of the position or
+threw it ("threw a forced win (best: 10♠/K♦ wins in 3)");
 ``--text --analyse`` adds the verdict to each move line and a summary per player.
 """
 
@@ -306,12 +307,15 @@ class ReplayViewer:
         ascii_only, color: looks.
         input, output: prompt_toolkit input/output (tests); None uses the terminal.
         budget_s: analysis mode: seconds to solve each position.
+        nodes: analysis mode: positions to solve each position with instead of ``budget_s`` (0: none;
+            the same verdicts on every machine).
     Raises:
         RecordError: a deal does not replay (illegal move, wrong result).
     """
 
     def __init__(self, record: MatchRecord, *, ascii_only: bool = False, color: bool = True,
-                 input: Input | None = None, output: Output | None = None, budget_s: float = 0.5) -> None:
+                 input: Input | None = None, output: Output | None = None, budget_s: float = 0.5,
+                 nodes: int = 0) -> None:
         self.record = record
         self.steps = replay_steps(record)
         self.ascii_only = ascii_only
@@ -323,6 +327,8 @@ class ReplayViewer:
         self.show_analysis = False
         #: Seconds to solve each position in analysis mode.
         self.budget_s = budget_s
+        #: Positions to solve each position with instead (0: use ``budget_s``).
+        self.nodes = nodes
         #: The verdicts of each analysed deal (by deal index), and the deals being analysed.
         self.analysis: dict[int, list[MoveVerdict]] = {}
         self._running: dict[int, threading.Thread] = {}
@@ -416,7 +422,8 @@ class ReplayViewer:
 
         def work() -> None:
             try:
-                self.analysis[index] = analyse_deal(positions, moves, self.budget_s, progress=progress)
+                self.analysis[index] = analyse_deal(positions, moves, None if self.nodes else self.budget_s,
+                                                    progress=progress, solve_nodes=self.nodes)
             except _Closing:
                 return
             finally:
@@ -595,12 +602,13 @@ def run(args: argparse.Namespace) -> int:
         record = load_any(args.file)
         analyse = bool(getattr(args, "analyse", False))
         budget_s = float(getattr(args, "budget", 0.5) or 0.5)
+        nodes = int(getattr(args, "nodes", 0) or 0)
         if args.text:
             analysis = None
             if analyse:
                 steps = replay_steps(record)
                 analysis = [analyse_deal([st.position for st in deal], [st.move for st in deal[1:] if st.move],
-                                         budget_s) for deal in steps]
+                                         None if nodes else budget_s, solve_nodes=nodes) for deal in steps]
             text = replay_text(record, choose_ascii(bool(args.ascii), unicode_flag)[0], analysis)
             try:
                 print("\n".join(text))
@@ -615,7 +623,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"the viewer needs a full-screen terminal: {why} (replay --text prints the match)")
     ascii_only, note = choose_ascii(bool(args.ascii), unicode_flag,
                                     probe_fds=std_fds())
-    viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color(), budget_s=budget_s)
+    viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color(), budget_s=budget_s, nodes=nodes)
     if note:
         viewer.note = note
     if analyse:

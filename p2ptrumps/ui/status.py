@@ -49,13 +49,19 @@ def status_view(core: TableCore, rules: RuleBook, width: int = 80) -> StatusView
 
 def _expect(core: TableCore) -> str:
     """What the person is expected to do (or wait for) in the current mode; where no player line shows
-    the person's running clock (the trump choice, between deals) it is said here (protocol/wire.md §16)."""
+    a running clock (the trump choice, between deals: the next deal's first move may be timed while its
+    elder still reads "Deal over") it is said here, whose ever it is (protocol/wire.md §16)."""
     s = core.state
     text = _expect_mode(core)
-    if s.clock is not None and s.clock[0] == s.my_seat and s.mode in (Mode.TRUMP, Mode.DEAL_END, Mode.IDLE):
-        left = s.clock[1]
+    if s.clock is None:
+        return text
+    seat, left = s.clock
+    mine = seat == s.my_seat and s.mode in (Mode.TRUMP, Mode.DEAL_END, Mode.IDLE)
+    theirs = seat != s.my_seat and (s.mode == Mode.DEAL_END or (s.mode == Mode.IDLE and s.position is None))
+    if mine or theirs:
         warn = "!" if left <= CLOCK_WARN_S else ""
-        text = (text + " " if text else "") + f"Your time: {warn}{clock_text(left)}{warn}"
+        who = "Your time" if mine else f"{core.opponent_name}'s time"
+        text = (text + " " if text else "") + f"{who}: {warn}{clock_text(left)}{warn}"
     return text
 
 

@@ -751,8 +751,9 @@ class JointChain:
         ``own`` (verify, :attr:`viewpoint` None): ``msg`` has the seat of the log's owner
         (protocol/verify.md §3): a game field or signature that fails, or a place where the
         table says sequence-gap or broken-chain, is ``malformed`` instead -- the owner's
-        session places its own messages at the end of its chain, so such a message came from
-        the peer.
+        session places its own messages at the end of its chain, so such a frame is not the
+        owner's message as its session logged it (the peer sent it, or the file changed: the
+        reason does not guess which, verify.md §3.1).
         """
         if self.viewpoint is not None and msg.seat == self.viewpoint:
             if self._signed_by_us(msg):  # not the peer's doing: it relays what another copy of us signed
@@ -770,7 +771,7 @@ class JointChain:
                 raise
             raise RemoteProtocolError(
                 "malformed", f"message {msg.seq} ({msg.kind}) claims to come from seat {msg.seat} ({who}), the log's "
-                f"owner, but is not its message of this game ({exc.code}): the peer sent it") from None
+                f"owner, but is not its message of this game ({exc.code})") from None
         signed = _open(msg)
         if signed.seat == 1 and self.viewpoint is None:
             self._check_gone(signed)
@@ -789,8 +790,8 @@ class JointChain:
                 raise
             raise RemoteProtocolError(
                 "malformed", f"message {signed.seq} ({signed.kind}) of seat {signed.seat} ({who}), the log's owner, "
-                f"does not fit the chain ({exc.code}: {exc.reason}): a session places its own messages at the end "
-                "of its chain, so the peer sent it") from None
+                f"does not fit the chain ({exc.code}: {exc.reason}); a session places its own messages at the end "
+                "of its chain") from None
 
     def _place(self, msg: m.Signed) -> Received:
         """Placement (protocol/wire.md §8.3, rows b-h) of a checked message of the peer."""

@@ -420,12 +420,13 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
 
 def _damaged_reason(index: int, why: str, peer: int) -> str:
     """The reason of a fault in a frame no valid signature of the ``peer`` covers (verify.md §3.1):
-    the log is damaged there -- the frame may have changed on disk -- or the peer sent it so."""
+    the log is damaged there -- the frame may have changed on disk -- or the peer sent it so.  ``why``
+    names the fault and never its sender (the frame may be in the owner's seat, or sign nothing)."""
     why = why.removeprefix(f"frame #{index}: ")
     if why.startswith(f"frame #{index} "):  # a length prefix: "frame #12 (at byte 1701) has length 0"
         why = "the frame " + why.removeprefix(f"frame #{index} ")
-    return (f"this log is damaged at frame #{index}: {why} (no valid signature of the {SEAT_NAMES[peer]} covers "
-            "that frame, so nothing shows who made it so: the file changed after it was written, or the "
+    return (f"this log is damaged at frame #{index}: {why}; no valid signature of the {SEAT_NAMES[peer]} covers "
+            "that frame, so nothing shows who made it so (the file changed after it was written, or the "
             f"{SEAT_NAMES[peer]} sent it)")
 
 
@@ -485,7 +486,7 @@ class _Checker:
             self._peer_hello(msg, payload)
         elif isinstance(msg, m.Hello):
             raise RemoteProtocolError(
-                "out-of-turn", f"a second hello from the peer (it claims seat {msg.seat}, "
+                "out-of-turn", f"a second hello (it claims seat {msg.seat}, "
                 f"{SEAT_NAMES[msg.seat]}): a session sends one hello")
         else:
             assert self.chain is not None
@@ -578,7 +579,7 @@ def _fill(v: Verdict, check: _Checker) -> None:
 #: The ``format`` and ``version`` of the JSON verdict on two logs (protocol/verify.md §7).
 PAIR_FORMAT = "p2ptrumps-verdict-pair"
 PAIR_VERSION = 1
-PAIR_EXIT_CODES = {"valid": 0, "invalid": 1, "unreadable": 2, "different-games": 2, "unfinished": 3}
+PAIR_EXIT_CODES = {"valid": 0, "invalid": 1, "unreadable": 2, "different-games": 2, "same-owner": 2, "unfinished": 3}
 
 
 @dataclass
@@ -648,6 +649,7 @@ class PairVerdict:
             "invalid": "INVALID: ",
             "unreadable": "UNREADABLE: ",
             "different-games": "DIFFERENT GAMES: ",
+            "same-owner": "NOT A PAIR: ",
             "unfinished": "VALID SO FAR, UNFINISHED: ",
         }[self.status] + self.reason
         if self.status in ("unreadable", "different-games"):
@@ -706,6 +708,13 @@ def verify_pair(a: LogCheck, b: LogCheck, names: tuple[str, str] = ("log 0", "lo
                      f"#{r0.index} (message {r0.seq}, {r0.kind}) and {names[1]} frame #{r1.index} (message "
                      f"{r1.seq}, {r1.kind}); proven by its signatures")
         return pv
+    # 4. one seat's logs: a pair is the host's log and the guest's
+    owner = verdicts[0]._owner
+    if owner is not None and owner == verdicts[1]._owner:
+        pv.status = "same-owner"
+        pv.reason = (f"both are the {SEAT_NAMES[owner]}'s log (seat {owner}): a pair is the two seats' logs of one "
+                     f"match; give the {SEAT_NAMES[1 - owner]}'s log as the other")
+        return pv
     # one chain: same, prefix, crossing (§6.4)
     n0, n1 = len(a.chain), len(b.chain)
     if n0 == n1 == common:
@@ -715,7 +724,7 @@ def verify_pair(a: LogCheck, b: LogCheck, names: tuple[str, str] = ("log 0", "lo
     else:
         pv.relation, pv.leading = "crossing", (0 if a.chain[common].seat == 0 else 1)
     pv.messages = len(logs[pv.leading].chain)
-    # 4. a fault of one log on its own
+    # 5. a fault of one log on its own
     invalid = [k for k in (0, 1) if verdicts[k].status == "invalid"]
     if invalid:
         k = next((k for k in invalid if verdicts[k].offender_proven), invalid[0])
@@ -725,7 +734,7 @@ def verify_pair(a: LogCheck, b: LogCheck, names: tuple[str, str] = ("log 0", "lo
         pv.evidence = [(k, v.index)]
         pv.reason = f"{names[k]}, on its own: {v.reason}"
         return pv
-    # 5. one chain
+    # 6. one chain
     pv.status = verdicts[pv.leading].status
     pv.reason = _relation_reason(pv, names, logs)
     return pv

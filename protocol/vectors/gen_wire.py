@@ -566,6 +566,11 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
     add("resume-counted", "a short complete match, the host's log, with the guest's resume frame after message 8: "
         "one reconnection, skipped", "wire.md §14.3; verify.md §3", ("valid", None, None, None, False),
         log([*S[:10], resume, *S[10:]]))
+    changed = bytearray(fixed_bytes("guest/resume-nonce"))
+    changed[7] ^= 0x01
+    add("resume-nonce-changed", "resume-counted with one bit of the resume frame's nonce changed on disk: no "
+        "signature in the log covers the nonce, so the verdict is resume-counted's", "wire.md §14.3; verify.md §3",
+        ("valid", None, None, None, False), log([*S[:10], frame_of(["resume", 1, 1, f.gid, bytes(changed)]), *S[10:]]))
     add("resume-other-game", "a resume frame for another game id", "wire.md §14.3; verify.md §3.1",
         ("invalid", "malformed", 12, 1, False),
         log([*H[:12], frame_of(["resume", 1, 1, bytes(32), fixed_bytes("guest/resume-nonce")])]))
@@ -1005,14 +1010,19 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
     pair("different-games-one-hello", ("unfinished-one-hello", "text-emoji-valid"), "a log with only the host's "
          "hello, and a log of another match whose host hello differs", "verify.md §6.2",
          ("different-games", None, (), None, False, None, None))
+    pair("same-owner-host", ("valid-host", "valid-host"), "the host's log given twice: one seat's logs, no pair",
+         "verify.md §6, §6.2 step 4", ("same-owner", None, (), None, False, None, None))
+    pair("same-owner-guest", ("pair-guest-cut", "valid-guest"), "the guest's log cut mid-deal and the whole of it: "
+         "one seat's logs, no pair", "verify.md §6.2 step 4",
+         ("same-owner", None, (), None, False, None, None))
     pair("unreadable-one", ("valid-host", "unreadable-not-a-log"), "the second file is not a match log",
          "verify.md §6.2", ("unreadable", None, (), None, False, None, None))
     pair("invalid-one-unproven", ("decode-c1", "valid-guest"), "the host's log ends on a garbage frame it received: "
-         "that log's fault, the guest by the host's account, not proven", "verify.md §6.2 step 4",
+         "that log's fault, the guest by the host's account, not proven", "verify.md §6.2 step 5",
          ("invalid", "garbage-frame", ((0, 12),), 1, False, "prefix", 1))
     pair("invalid-both-proven-first", ("decode-c1", "equivocation-host-built-past"), "both logs invalid on their "
          "own: the host's unproven, the guest's proven (the host's equivocation in it): the proven one is named",
-         "verify.md §6.2 step 4", ("invalid", "equivocation", ((1, 14),), 0, True, "prefix", 1))
+         "verify.md §6.2 step 5", ("invalid", "equivocation", ((1, 14),), 0, True, "prefix", 1))
     pair("tail-zero", ("tail-zero-unfinished", "valid-guest"), "the host's log stops mid-deal in 4096 zero bytes: "
          "the zeros are not part of it, its chain is a prefix", "verify.md §1, §6.1",
          ("valid", None, (), None, False, "prefix", 1))
