@@ -376,6 +376,9 @@ def claim_on_leaving(session: Session) -> str:
     seat, _ = ref.waiting_for()
     if seat != 1 - session.seat or ref.phase not in ("trump", "commit", "reveal", PLAY):
         return ""
+    if session.catching_up:  # restarted, and the peer never showed what it holds (wire.md §14.2 step 5)
+        return ("; no claim signed: after a restart nothing is signed before the peer has shown what it holds "
+                "(your log may have lost messages it has); resume again later")
     try:
         session.claim()
     except (LocalProtocolError, OSError):
