@@ -124,7 +124,7 @@ def host_by_code(net: lab.Lab, home: str, mailbox: str, relay: str, work: Path, 
     got = host.wait_for(f"^{TELL}", 60)
     if got is None:
         raise RuntimeError(f"no code from the host: {host.text()[-300:]}")
-    return host, got[1].removeprefix(TELL).split()[0]
+    return host, got[1].removeprefix(TELL).split()[-1]
 
 
 def join(net: lab.Lab, home: str, code_or_address: str, mailbox: str, work: Path, *extra: str,
@@ -260,7 +260,7 @@ def t_wrong_code(net: lab.Lab, urls: tuple[str, str], work: Path) -> dict[str, o
     if new is None:
         host.stop()
         return {**out, "error": "no new code: " + host.text()[-300:]}
-    guest = join(net, "cgnat-2", new[1].removeprefix(TELL).split()[0], urls[0], work, "--think", "0.01")
+    guest = join(net, "cgnat-2", new[1].removeprefix(TELL).split()[-1], urls[0], work, "--think", "0.01")
     out.update(both_end(host, guest))
     out["stranger_log"] = (work / "stranger.p2plog").exists()
     out["verify"] = verify(work / "host.p2plog", work / "guest.p2plog")

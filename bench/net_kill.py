@@ -142,7 +142,7 @@ def _wait_port(out: Path, proc: subprocess.Popen[bytes], timeout_s: float = 20.0
         for line in text.splitlines():
             if line.startswith("waiting for a guest on port "):
                 return int(line.split()[-2])
-            told = line.removeprefix("Tell your opponent: p2ptrumps join ").split()[0] if line.startswith(
+            told = line.removeprefix("Tell your opponent: p2ptrumps join ").split()[-1] if line.startswith(
                 "Tell your opponent: p2ptrumps join ") else ""
             if is_code(told):  # a host by address tells an address, then says its port
                 return told

@@ -96,7 +96,7 @@ def one_run(net: lab.Lab, urls: tuple[str, str], host: str, guest: str, work: Pa
         deadline = time.monotonic() + 30
         code = ""
         while not code and time.monotonic() < deadline and hp.poll() is None:
-            code = next((ln.removeprefix("Tell your opponent: p2ptrumps join ").split()[0] for _, ln in list(hl)
+            code = next((ln.removeprefix("Tell your opponent: p2ptrumps join ").split()[-1] for _, ln in list(hl)
                          if ln.startswith("Tell your opponent: p2ptrumps join ")), "")
             time.sleep(0.02)
         if not code:

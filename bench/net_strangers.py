@@ -167,13 +167,15 @@ async def _port_of(host: Child, timeout_s: float = 30.0) -> int:
 
 async def run(work: Path, *, strays: int = 200, concurrency: int = 200, spread_s: float = 2.0, hold_s: float = 12.0,
               addresses: int = 16, guest_after_s: float = 1.0, deals: int = 8, pack: int = 36,
-              guest_ai: str = "normal", guest_think_s: float = 0.2, sample_s: float = 0.02) -> Report:
+              guest_ai: str = "normal", guest_think_s: float = 0.2, sample_s: float = 0.02,
+              turn_limit: int = 1000) -> Report:
     """One run in the empty directory ``work``; see the module docstring (the keyword arguments are its
     options, seconds in ``*_s``).  Returns the :class:`Report`."""
     rep = Report(strays=strays)
     homes = {r: work / r for r in ("host", "guest")}
     host = Child(peer_command("host", "--headless", "--ai", "random", "--think", "0.01", "--bind", "127.0.0.1",
-                          "--port", "0", "--deals", str(deals), "--pack", str(pack), "--name", "Hana"),
+                          "--port", "0", "--deals", str(deals), "--pack", str(pack), "--turn-limit", str(turn_limit),
+                          "--name", "Hana"),
                  work / "host.out", homes["host"])
     join = ("--headless", "--accept-new", "--ai", guest_ai, "--think", str(guest_think_s), "--name", "Gus")
     guest: Child | None = None

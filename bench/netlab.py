@@ -187,7 +187,8 @@ def resume_trial(net: lab.Lab, host_home: str, guest_home: str, how: str, data: 
     or whose host is killed with SIGKILL and resumed (``how="kill"``); both sides must end with status 0."""
     log = data / f"resume-{how}.p2plog"
     host, given = start_host(net, host_home, data / f"{host_home}-r{how}",
-                             ["--log", str(log), "--reconnect-wait", "60", "--deals", "2"])
+                             ["--log", str(log), "--reconnect-wait", "60", "--deals", "2",
+                              "--turn-limit", "120"])  # random play may run a deal to 1000 turns
     guest = Peer(net, guest_home, ["join", given[0], *COMMON, "--accept-new", "--timeout", "4",
                                    "--reconnect-wait", "60", "--name", "Gus"], data / f"{guest_home}-r{how}")
     out: dict[str, object] = {"how": how, "host": host_home, "guest": guest_home, "address": given[0]}

@@ -88,3 +88,16 @@ def quoted(text: str) -> str:
     (unlike ``repr``, which escapes joiners too)."""
     return "'" + "".join(ch.encode("unicode_escape").decode("ascii") if refused_char(ch) else ch
                          for ch in text) + "'"
+
+
+def names_apart(names: tuple[str, str], fingerprints: tuple[str, str]) -> tuple[str, str]:
+    """The two players' names as shown side by side: as they are when they differ; when they are
+    the same, each followed by the first four characters of its key fingerprint
+    (``("root (K7QX)", "root (3HAG)")``), or by its seat when a fingerprint is missing or both
+    begin alike (``("You (seat 0)", "You (seat 1)")``).  Names are labels, keys are identities (issue 19 §4)."""
+    if names[0] != names[1]:
+        return names
+    a, b = fingerprints[0][:4], fingerprints[1][:4]
+    if not a or not b or a == b:
+        a, b = "seat 0", "seat 1"
+    return f"{names[0]} ({a})", f"{names[1]} ({b})"

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.test_ui_tmux import Tmux
 
@@ -19,6 +20,12 @@ from tests.test_ui_tmux import Tmux
 # NAT-PMP packets to this machine's own network.  The lab's tests give their peers an environment
 # without it, inside the lab's namespaces.
 os.environ["P2PTRUMPS_NO_MAP"] = "1"
+
+# No property test fails on the clock: hypothesis's default deadline (200 ms an example) and its too-slow
+# health check measure the machine, and a loaded CI machine fails them now and then ("Flaky: Unreliable
+# test timings").  A test's own @settings still sets its example count.
+settings.register_profile("p2ptrumps", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("p2ptrumps")
 
 
 @pytest.fixture

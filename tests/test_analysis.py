@@ -283,11 +283,17 @@ def test_the_value_graph_as_a_sparkline_and_an_svg(capsys: pytest.CaptureFixture
     ]
     root = ET.parse(svg).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
-    assert root.attrib["viewBox"] == "0 0 504 240"
-    assert [child.tag.split("}")[1] for child in root] == ["title", "rect", "line"] + ["polyline", "text"] * 3
+    assert root.attrib["viewBox"] == "0 0 504 300"
+    assert [child.tag.split("}")[1] for child in root] == (
+        ["title", "rect", "text", "text", "text", "line", "polyline", "text"] + ["line", "polyline", "text"] * 2)
+    # the legend says which seat is up and which down (checked in headless Chromium, see the closing note)
+    texts = [(c.attrib["y"], c.text) for c in root if c.tag.endswith("text")]
+    assert texts == [("18", "Ann vs greedy AI: the advantage after each move"), ("40", "↑ Ann (seat 0) ahead"),
+                     ("270", "↓ greedy AI (seat 1) ahead"), ("290", "deal 1"), ("290", "deal 2"), ("290", "deal 3")]
     polylines = [c for c in root if c.tag.endswith("polyline")]
     assert [len(p.attrib["points"].split()) for p in polylines] == [21, 35, 5]
-    assert polylines[0].attrib["points"].startswith("20,161 28,162 ")
+    assert polylines[0].attrib["points"].startswith("20,191 28,192 ")
+    assert [c.attrib["x1"] for c in root if c.tag.endswith("}line")] == ["20", "180", "452"]  # zero line, deal starts
     assert main(["analyse", str(POSITION_RECORD), "--ascii"]) == 0
     assert "  value (seat 0 Ann high): ________" in capsys.readouterr().out.splitlines()
     assert main(["analyse", str(POSITION_RECORD), "--svg", str(tmp_path / "no" / "such" / "dir.svg")]) == 2
@@ -340,6 +346,90 @@ def test_replay_viewer_shows_the_position_text_and_the_analysis() -> None:
     viewer.toggle_analysis()
     assert len(viewer.extra_lines(100)) == 1
     viewer.close()
+
+
+def test_the_replay_viewer_judges_every_move_as_analyse_does_and_draws_the_value_graph() -> None:
+    """issue 19 §3: the viewer's analysis is ``analyse``'s (proven, else estimated), and under the table
+    a sparkline of the deal with an arrow at the move on the screen."""
+    from p2ptrumps.commands.analyse import analyse_record
+    from p2ptrumps.ui.replay import AnalysisBudget, ReplayViewer, load_any
+
+    record = load_any(VECTORS / "record-sample.json")
+    viewer = ReplayViewer(record, budget=AnalysisBudget(0.5, 20000, 20000, 4))
+    viewer.deal(1)
+    viewer.toggle_analysis()
+    viewer.wait_analysis(120)
+    expected = analyse_record(record, 0.5, solve_nodes=20000, estimate_nodes=20000, estimate_depth=4)
+    assert viewer.analysis[1] == expected[1]
+    assert not [v for v in viewer.analysis[1] if v.kind == UNKNOWN]
+
+    def shown(width: int) -> list[str]:
+        return ["".join(text for _, text in line) for line in viewer.value_lines(width)]
+
+    assert shown(100) == [" value (seat 0 Ann high): ▃▂▃▁▂▁▄▃▄▄▄▃▄▂▂▂▃▃▄▁▃▃▃▂▂▃▃▃▃▃▄▃▄▄",
+                          "                          (the value after each move; n steps through them)"]
+    viewer.step(1)
+    assert viewer.analysis_text() == "Analysis: estimate +8.3 → +6.1 cards: mistake"
+    assert shown(100)[1] == "                          ↑ move 1"
+    viewer.step(19)
+    assert viewer.analysis_text() == "Analysis: estimate -4.0 → -18.0 cards: blunder"
+    assert shown(100)[1] == " " * 45 + "↑ move 20"
+    # too long for the terminal: cut around the move on the screen, the arrow still under it
+    assert shown(40) == [" value: …▁▄▃▄▄▄▃▄▂▂▂▃▃▄▁▃▃▃▂▂▃▃▃▃▃▄▃▄▄", " " * 23 + "↑ move 20"]
+    viewer.to_end(True)
+    assert shown(40) == [" value: …▁▄▃▄▄▄▃▄▂▂▂▃▃▄▁▃▃▃▂▂▃▃▃▃▃▄▃▄▄", " " * 29 + "move 34 ↑"]
+    viewer.toggle_analysis()
+    assert viewer.value_lines(100) == []
+    viewer.close()
+
+
+def test_the_estimates_report_their_progress() -> None:
+    from p2ptrumps.ui.replay import load_any, replay_steps
+
+    steps = replay_steps(load_any(VECTORS / "record-sample.json"))[2]
+    calls: list[tuple[int, int]] = []
+    verdicts = analyse_deal([st.position for st in steps], [st.move for st in steps[1:] if st.move is not None],
+                            None, solve_nodes=20000, estimate_nodes=20000, estimate_depth=4,
+                            estimating=lambda done, total: calls.append((done, total)))
+    assert [v.kind for v in verdicts] == ["estimate"] * 4
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    steps = replay_steps(load_any(VECTORS / "record-sample.json"))[0]  # ends in proven moves, one lost
+    calls.clear()
+    verdicts = analyse_deal([st.position for st in steps], [st.move for st in steps[1:] if st.move is not None],
+                            None, solve_nodes=20000, estimate_nodes=20000, estimate_depth=4,
+                            estimating=lambda done, total: calls.append((done, total)))
+    estimated = sum(v.before is None or v.after is None for v in verdicts if v.kind != LOST)
+    assert [v.kind for v in verdicts][-3:] == [KEPT, LOST, FORCED]
+    assert calls == [(n, estimated) for n in range(1, estimated + 1)] and estimated == 15
+
+
+def test_a_long_sparkline_is_cut_around_the_move_on_the_screen() -> None:
+    from p2ptrumps.ui.replay import value_window
+
+    assert value_window("abcdef", 2, 6) == ("abcdef", 2)  # fits: whole
+    assert value_window("abcdefghij", 0, 6) == ("abcd…", 0)
+    assert value_window("abcdefghij", -1, 6) == ("abcd…", -1)  # no move yet: the start
+    assert value_window("abcdefghij", 5, 6) == ("…defg…", 3)
+    assert value_window("abcdefghij", 9, 6) == ("…ghij", 4)
+    assert value_window("abcdefghij", 5, 6, ("<", ">")) == ("<defg>", 3)  # ASCII
+
+
+def test_replay_text_judges_and_graphs_as_analyse_does(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyse", str(VECTORS / "record-sample.json"), *SAMPLE_ARGS]) == 0
+    analysed = capsys.readouterr().out.splitlines()
+    assert main(["replay", str(VECTORS / "record-sample.json"), "--text", "--analyse", *SAMPLE_ARGS]) == 0
+    replayed = capsys.readouterr().out.splitlines()
+    assert [line for line in replayed if line.startswith("  value")] == [
+        line for line in analysed if line.startswith("  value")] == [
+        "  value (seat 0 Ann high): ▃▃▂▂▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁",
+        "  value (seat 0 Ann high): ▃▂▃▁▂▁▄▃▄▄▄▃▄▂▂▂▃▃▄▁▃▃▃▂▂▃▃▃▃▃▄▃▄▄",
+        "  value (seat 0 Ann high): ▄▄▄▄",
+    ]
+    assert replayed[-2:] == analysed[-2:] == [
+        "  seat 0 Ann: accuracy 67% (14 of 21 judged moves kept the value, 21 estimated), 4 blunders, 3 mistakes, "
+        "0 inaccuracies, 0 unknown",
+        "  seat 1 greedy AI: accuracy 71% (17 of 24 judged moves kept the value, 22 estimated), 5 blunders, "
+        "2 mistakes, 0 inaccuracies, 0 unknown"]
 
 
 # ----- deals set up from a position ----------------------------------------------------------------

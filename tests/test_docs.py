@@ -53,6 +53,32 @@ def test_every_subcommand_has_help_and_a_target() -> None:
         assert exc.value.code == 0
 
 
+def test_the_readme_synopsis_names_every_option_of_every_command() -> None:
+    """Each command's line in the README's synopsis names each of its options (``[rule options]``
+    stands for the rule variants); it missed ``host --trump``, ``resume --no-map``, ``analyse
+    --estimate-nodes`` and others that ``--help`` lists."""
+    import argparse
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```\n(p2ptrumps play .*?)\n```", readme, flags=re.S)
+    assert block is not None
+    lines = {m[1]: m[0] for m in re.finditer(r"^p2ptrumps (\w+) .*$", block[1], flags=re.M)}
+    rules = {"--deals", "--pack", "--no-sixes", "--voluntary-pickup", "--repetition", "--turn-limit"}
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    missing = []
+    for name, parser in sub.choices.items():  # type: ignore[union-attr]
+        line = lines.get(name, "")
+        for action in parser._actions:
+            for opt in action.option_strings:
+                if not opt.startswith("--") or opt == "--help" or action.help == argparse.SUPPRESS:
+                    continue
+                if opt in rules and "[rule options]" in line:
+                    continue
+                if not re.search(re.escape(opt) + r"(?![\w-])", line):
+                    missing.append(f"{name} {opt}")
+    assert missing == []
+
+
 def test_no_help_text_shows_a_doubled_percent_sign() -> None:
     """argparse %-formats help strings but not descriptions: a ``%%`` in a description shows as is."""
     parser = build_parser()

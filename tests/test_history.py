@@ -158,3 +158,21 @@ def test_an_empty_data_directory_and_a_bad_day(tmp_path: Path, monkeypatch: pyte
         main(["history", "--since", "yesterday"])
     assert stop.value.code == 2
     assert "--since: 'yesterday' is not a day as YYYY-MM-DD" in capsys.readouterr().err
+
+
+def test_a_rematch_in_the_same_minute_is_the_newer_match() -> None:
+    """Two logs of one minute, ``…-Gus.p2plog`` then its rematch ``…-Gus-2.p2plog`` (``-10`` after
+    ``-9``): the list is newest first and the streak counts from the rematch.  Text order put
+    ``-2`` before ``.``, so the rematch was listed (and streaked) as the older match."""
+    from p2ptrumps.commands.history import Entry, newest_order
+
+    def entry(suffix: str, result: str) -> Entry:
+        return Entry(f"logs/2026-11-29_1805_host_vs-Gus{suffix}.p2plog", "network", started="2026-11-29T17:05:00Z",
+                     opponent="Gus", opponent_id="GUSKEY", result=result, counts=True)
+
+    entries = [entry("", "drawn"), entry("-2", "won"), entry("-10", "lost"), entry("-9", "lost")]
+    assert [e.path.removeprefix("logs/2026-11-29_1805_host_vs-") for e in sorted(entries, key=newest_order,
+                                                                                reverse=True)] == [
+        "Gus-10.p2plog", "Gus-9.p2plog", "Gus-2.p2plog", "Gus.p2plog"]
+    assert [(t.played, t.streak) for t in tally(entries)] == [(4, "L2")]
+    assert [(t.played, t.streak) for t in tally(entries[:2])] == [(2, "W1")]

@@ -24,8 +24,8 @@ GUEST_KEY = Identity.from_seed(fixed_bytes("addr-test/guest"))
 
 def configs(tmp_path: Path) -> tuple[config.NetConfig, config.NetConfig]:
     h = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
-                         rules=RuleSet(pack_size=32, deals=1), ai="random", think_s=0.01, out=io.StringIO(),
-                         timeout_s=10)
+                         rules=RuleSet(pack_size=32, deals=1, turn_limit=120), ai="random", think_s=0.01,
+                         out=io.StringIO(), timeout_s=10)
     g = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path / "g", ai="random",
                          think_s=0.01, accept_new=True, out=io.StringIO(), timeout_s=10)
     return h, g
@@ -156,13 +156,26 @@ async def test_every_address_tried_and_each_failure_named(tmp_path: Path, resolv
 async def test_a_slow_first_address_does_not_hold_up_the_next(resolver: FakeResolver) -> None:
     listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
     port = listener.socket.getsockname()[1]
-    # 192.0.2.1 (documentation, never answers) first, then the real one: connected well within the timeout.
-    resolver.table[b"slow.example"] = [(socket.AF_INET, "192.0.2.1"), (socket.AF_INET, "127.0.0.1")]
-    with trio.fail_after(5):
-        stream = await dial.connect("slow.example", port, timeout_s=30, attempt_delay_s=0.05)
-    assert stream.socket.getpeername()[0] == "127.0.0.1"
-    await stream.aclose()
-    await listener.aclose()
+    # A loopback address that never answers (no packet leaves this machine): a listener there whose queue
+    # of one unaccepted connection is full, so the kernel drops every further SYN (Linux: listen(0)).
+    # Then the real address: connected at once, though the first attempt is still waiting.
+    slow = socket.socket()
+    slow.bind(("127.0.0.3", port))
+    slow.listen(0)
+    filler = socket.create_connection(("127.0.0.3", port), timeout=10)
+    with trio.move_on_after(0.5) as waited:  # the premise: that address takes no connection now
+        await trio.open_tcp_stream("127.0.0.3", port)
+    assert waited.cancelled_caught
+    resolver.table[b"slow.example"] = [(socket.AF_INET, "127.0.0.3"), (socket.AF_INET, "127.0.0.1")]
+    try:
+        with trio.fail_after(30):
+            stream = await dial.connect("slow.example", port, timeout_s=60, attempt_delay_s=0.05)
+        assert stream.socket.getpeername()[0] == "127.0.0.1"
+        await stream.aclose()
+    finally:
+        filler.close()
+        slow.close()
+        await listener.aclose()
 
 
 def test_typed_addresses() -> None:

@@ -167,6 +167,22 @@ def _peer(data: Path, *args: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
+def _port_of(host: subprocess.Popen[str]) -> int:
+    """The port a headless host says it waits on; if it ends first (or says 200 other lines), an error
+    holding all it said, stderr too (a host that died says why there)."""
+    assert host.stdout is not None
+    said: list[str] = []
+    for line in host.stdout:  # until the host's stdout ends
+        said.append(line)
+        if m := re.search(r"waiting for a guest on port (\d+)", line):
+            return int(m[1])
+        if len(said) > 200:
+            break
+    host.kill()
+    _, err = host.communicate(timeout=10)
+    raise AssertionError(f"the host never said its port (status {host.returncode}):\n{''.join(said)}{err}")
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_headless_run_stopped_by_a_signal_says_so_in_its_commands_voice(tmp_path: Path,
                                                                           sig: signal.Signals) -> None:
@@ -176,14 +192,7 @@ def test_a_headless_run_stopped_by_a_signal_says_so_in_its_commands_voice(tmp_pa
                  "--deals", "3", "--name", "Hana")
     guest: subprocess.Popen[str] | None = None
     try:
-        assert host.stdout is not None
-        port = 0
-        for _ in range(20):
-            line = host.stdout.readline()
-            if m := re.search(r"waiting for a guest on port (\d+)", line):
-                port = int(m[1])
-                break
-        assert port
+        port = _port_of(host)
         guest = _peer(tmp_path / "g", "join", f"127.0.0.1:{port}", "--headless", "--ai", "random", "--think", "0.3",
                       "--accept-new", "--name", "Gus")
         assert guest.stdout is not None
@@ -213,12 +222,11 @@ def test_a_signal_while_waiting_for_a_guest_stops_at_once(tmp_path: Path, sig: s
     """No match begun (no log yet): Ctrl-C or SIGTERM ends a headless host at once, status 130, no log."""
     host = _peer(tmp_path, "host", "--port", "0", "--headless", "--ai", "random", "--name", "Hana")
     try:
-        assert host.stdout is not None
-        for _ in range(20):
-            if "waiting for a guest on port" in host.stdout.readline():
-                break
+        _port_of(host)
         host.send_signal(sig)
-        _, err = host.communicate(timeout=3)  # well under the leave wait (it is not waited for)
+        # No leave to wait for: it ends before the give-up of a leaving run (config.LEAVE_WAIT_S + 2 s) could
+        # end it; the only bound here that is a time, kept as loose as that allows.
+        _, err = host.communicate(timeout=config.LEAVE_WAIT_S + 1)
         assert host.returncode == config.EXIT_LEFT
         assert err.splitlines()[1:] == [f"p2ptrumps host: stopped by {sig.name}"]
         assert not list((tmp_path / "p2ptrumps").glob("logs/*"))
@@ -251,13 +259,7 @@ def test_the_end_of_a_headless_persons_input_leaves_the_match(tmp_path: Path) ->
     host = _peer(tmp_path / "h", "host", "--port", "0", "--headless", "--ai", "random", "--deals", "3",
                  "--name", "Hana")
     try:
-        assert host.stdout is not None
-        port = 0
-        for _ in range(20):
-            if m := re.search(r"waiting for a guest on port (\d+)", host.stdout.readline()):
-                port = int(m[1])
-                break
-        assert port
+        port = _port_of(host)
         env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "g"), "LANG": "C.UTF-8"}
         guest = subprocess.run([sys.executable, "-m", "p2ptrumps", "join", f"127.0.0.1:{port}", "--headless",
                                 "--accept-new", "--name", "Tess"], input="garbage\n", capture_output=True,
@@ -309,3 +311,21 @@ def test_progress_to_a_reader_that_went_away_is_dropped() -> None:
     cfg = config.NetConfig(role="guest", identity=Identity.from_seed(bytes(32)), name="Tess", data=Path("/nonexistent"),
                            out=Broken())
     config.say(cfg, "deal 1: Hana deals")  # no exception
+
+
+@pytest.mark.parametrize("headless", [False, True])
+def test_an_ai_seat_at_a_terminal_ends_with_each_match_s_score(headless: bool) -> None:
+    """``host --ai normal`` without ``--headless`` prints no progress: its end said only the log paths,
+    never who won.  Now each match on the connection (a rematch too) ends with its score, as the
+    headless progress says it; a headless run has said it already."""
+    import argparse
+
+    out = io.StringIO()
+    cfg = config.NetConfig(role="guest", identity=Identity.from_seed(bytes(32)), name="Tess", data=Path("/nonexistent"),
+                           out=out)
+    again = config.NetResult(Path("b.p2plog"), seat=1, score_halves=(1, 1), peer_name="Hana")
+    first = config.NetResult(Path("a.p2plog"), seat=1, score_halves=(0, 2), peer_name="Hana", rematches=[again])
+    args = argparse.Namespace(command="join", headless=headless)
+    assert commands._finish(args, out, lambda: first, cfg) == config.EXIT_OK
+    scores = [] if headless else ["match over: Hana 0, Tess 1", "match over: Hana 0.5, Tess 0.5"]
+    assert out.getvalue().splitlines() == [*scores, "match log: a.p2plog", "match log: b.p2plog"]

@@ -32,8 +32,8 @@ OTHER_BOB = Identity.from_seed(fixed_bytes("lobby-test/other-bob"))
 
 def host_cfg(tmp_path: Path, **kw: object) -> config.NetConfig:
     cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
-                            rules=RuleSet(pack_size=32, deals=1), ai="random", think_s=0.01, out=io.StringIO(),
-                            timeout_s=10, hello_timeout_s=0.5)
+                            rules=RuleSet(pack_size=32, deals=1, turn_limit=120), ai="random", think_s=0.01,
+                            out=io.StringIO(), timeout_s=10, hello_timeout_s=0.5)
     for k, v in kw.items():
         setattr(cfg, k, v)
     return cfg

@@ -24,8 +24,10 @@ GUEST_KEY = Identity.from_seed(fixed_bytes("net-test/guest"))
 
 
 def configs(tmp_path: Path, deals: int = 2, **guest: object) -> tuple[config.NetConfig, config.NetConfig]:
-    h = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h", rules=RuleSet(deals=deals),
-                          ai="random", think_s=0.01, out=io.StringIO(), timeout_s=10)
+    # A turn limit of 120: random play may run a deal to the default 1000 turns, and no test here is about that.
+    h = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
+                          rules=RuleSet(deals=deals, turn_limit=120), ai="random", think_s=0.01, out=io.StringIO(),
+                          timeout_s=10)
     g = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path / "g", ai="random",
                           think_s=0.01, accept_new=True, out=io.StringIO(), timeout_s=10)
     for k, v in guest.items():
@@ -33,14 +35,15 @@ def configs(tmp_path: Path, deals: int = 2, **guest: object) -> tuple[config.Net
     return h, g
 
 
-async def play_pair(h: config.NetConfig, g: config.NetConfig, port: int = 0) -> tuple[object, object]:
-    """Host (on ``port``, 0: any free one) and join over 127.0.0.1; returns each side's NetResult or
-    NetplayError."""
+async def play_pair(h: config.NetConfig, g: config.NetConfig, port: int = 0,
+                    address: str = "127.0.0.1") -> tuple[object, object]:
+    """Host (on ``port``, 0: any free one) and join over ``address`` (a loopback one); returns each side's
+    NetResult or NetplayError."""
     results: dict[str, object] = {}
 
     async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         try:
-            results["h"] = await lobby.host(h, "127.0.0.1", port, task_status=task_status)
+            results["h"] = await lobby.host(h, address, port, task_status=task_status)
         except config.NetplayError as exc:
             results["h"] = exc
 
@@ -48,11 +51,11 @@ async def play_pair(h: config.NetConfig, g: config.NetConfig, port: int = 0) -> 
         async with trio.open_nursery() as n:
             port = await n.start(run_host)
             try:
-                results["g"] = await dial.join(g, f"127.0.0.1:{port}")
+                results["g"] = await dial.join(g, f"{address}:{port}")
             except config.NetplayError as exc:
                 results["g"] = exc
                 # A guest that leaves before the rules does not end the hosting: the host waits on.
-                with trio.move_on_after(5):
+                with trio.move_on_after(30):
                     while "waiting for another guest" not in h.out.getvalue():  # type: ignore[attr-defined]
                         await trio.sleep(0.01)
                     results["h"] = WAITING
@@ -117,20 +120,26 @@ async def test_unknown_host_without_confirmation_refused(tmp_path: Path) -> None
     assert isinstance(rg, config.NetResult) and len(asked) == 1 and HOST_KEY.fingerprint in asked[0]
 
 
-def free_port() -> int:
+#: A loopback address of this module's own: nothing else on the machine binds it, so a port found free
+#: there stays free for the second host at the same address (on 127.0.0.1 any outgoing connection of
+#: another process could take it in between).
+OWN_LOOPBACK = f"127.{os.getpid() % 200 + 20}.{os.getpid() // 200 % 250 + 1}.7"
+
+
+def free_port(address: str = OWN_LOOPBACK) -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((address, 0))
         return int(s.getsockname()[1])
 
 
 async def test_changed_host_key_refused(tmp_path: Path) -> None:
     h, g = configs(tmp_path, deals=1)
     port = free_port()
-    await play_pair(h, g, port)
+    await play_pair(h, g, port, OWN_LOOPBACK)
     h.identity = Identity.from_seed(fixed_bytes("net-test/impostor"))
-    rh, rg = await play_pair(h, g, port)  # the same address now shows another key
+    rh, rg = await play_pair(h, g, port, OWN_LOOPBACK)  # the same address now shows another key
     assert isinstance(rg, config.NetplayError) and rg.status == config.EXIT_KEY_REFUSED
-    assert str(rg).startswith("KEY CHANGED: 'Hana' at 127.0.0.1:")
+    assert str(rg).startswith(f"KEY CHANGED: 'Hana' at {OWN_LOOPBACK}:")
     assert HOST_KEY.fingerprint in str(rg) and h.identity.fingerprint in str(rg)
     # The refused attempt leaves no log (the handshake never reached the rules).
     assert rh == WAITING
@@ -199,7 +208,7 @@ def test_two_processes_play_a_match(tmp_path: Path) -> None:
     with host_out_path.open("w") as host_out_file:
         host = subprocess.Popen(
             [sys.executable, "-m", "p2ptrumps", "host", "--bind", "127.0.0.1", "--port", "0", "--deals", "2",
-             "--name", "procHost", *common],
+             "--turn-limit", "120", "--name", "procHost", *common],
             stdout=host_out_file, stderr=subprocess.PIPE, text=True, env=_env(tmp_path, "h"),
         )
     try:
@@ -253,3 +262,20 @@ async def test_the_guest_is_told_that_the_host_is_choosing_a_trump(tmp_path: Pat
     h.choose_trump_fn = slow_choice
     _, rg = await play_pair(h, g)
     assert told == [True] and isinstance(rg, config.NetResult)
+
+
+async def test_headless_output_tells_equal_names_apart_by_their_keys(tmp_path: Path) -> None:
+    # issue 19 §4: two players called root read "root (XXXX)", the first characters of each key, not "root 0, root 1"
+    h, g = configs(tmp_path, deals=1, name="root")
+    h.name = "root"
+    rh, rg = await play_pair(h, g)
+    assert isinstance(rh, config.NetResult) and isinstance(rg, config.NetResult) and rh.score_halves is not None
+    host_tag, guest_tag = f"root ({HOST_KEY.fingerprint[:4]})", f"root ({GUEST_KEY.fingerprint[:4]})"
+    assert host_tag != guest_tag
+    x, y = rh.score_halves
+    for out in (h.out.getvalue(), g.out.getvalue()):  # type: ignore[attr-defined]
+        lines = out.splitlines()
+        assert f"match over: {host_tag} {x / 2:g}, {guest_tag} {y / 2:g}" in lines
+        deal = next(line for line in lines if line.startswith("deal 1: ") and " deals; " in line)
+        assert deal.startswith((f"deal 1: {host_tag} deals; {guest_tag} (trump ",
+                                f"deal 1: {guest_tag} deals; {host_tag} (trump "))

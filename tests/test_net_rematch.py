@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from p2ptrumps.net import config
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire.verify import verify_log
@@ -67,3 +69,35 @@ def test_bytes_after_the_last_rematch_belong_to_the_new_session() -> None:
     new_host.receive_data(host.trailing_data)
     got = new_host.next_event()
     assert isinstance(got, wev.PeerHello) and got.name == "guest" and new_host.game_id != host.game_id
+
+
+async def test_a_rematch_log_is_named_by_the_rematch_s_start_so_history_orders_it_last(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rematch's log used to take the connection's start in its name (``…_1805_host_vs-Gus-2``),
+    so `history` dated it with the first match and, the names sorting ``-2`` before ``.``, listed
+    it as the older one (a wrong streak).  Now each match's log is named by its own start."""
+    from datetime import datetime
+
+    from p2ptrumps.commands.history import load_history
+    from p2ptrumps.net import driver
+
+    calls: list[int] = []
+
+    class Clock(datetime):
+        @classmethod
+        def now(cls, tz: object = None) -> Clock:
+            calls.append(1)  # the two connections start first; the rematch is agreed later
+            return cls(2026, 11, 29, 18, 5) if len(calls) <= 2 else cls(2026, 11, 29, 18, 31)
+
+    monkeypatch.setattr(driver, "datetime", Clock)
+    h, g = configs(tmp_path, deals=1)
+    h.rules = SHORT
+    h.rematches = g.rematches = 1
+    rh, rg = await play_pair(h, g)
+    assert isinstance(rh, config.NetResult) and isinstance(rg, config.NetResult)
+    assert [p.name for p in config.log_paths(rh)] == ["2026-11-29_1805_host_vs-Gus.p2plog",
+                                                     "2026-11-29_1831_host_vs-Gus.p2plog"]
+    assert [p.name for p in config.log_paths(rg)] == ["2026-11-29_1805_guest_vs-Hana.p2plog",
+                                                     "2026-11-29_1831_guest_vs-Hana.p2plog"]
+    newest_first = [e.path for e in load_history(tmp_path / "h", write_index=False).entries]
+    assert newest_first == ["logs/2026-11-29_1831_host_vs-Gus.p2plog", "logs/2026-11-29_1805_host_vs-Gus.p2plog"]

@@ -37,3 +37,35 @@ async def test_deal_interrupted_ends_the_deal_with_its_outcome(outcome: Outcome)
 def test_deal_interrupted_only_by_resign_agreed_draw_or_time() -> None:
     with pytest.raises(ValueError, match=r"only by resignation, agreed draw or a claim on time, not .out."):
         DealInterrupted(Outcome(0, "out"))
+
+
+class _Conn:
+    error = None
+
+    async def send_pending(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize("who", ["we", "the peer"])
+async def test_a_move_after_a_resignation_is_noted_only_when_the_peer_resigned(who: str) -> None:
+    """Our move crosses the end of the deal: a note "not sent: ...; the deal ended first" tells the user
+    why.  It was also printed when the deal ended by our own resignation (a headless seat leaving on
+    SIGTERM read "not sent: no deal is being played; the deal ended first (Fay resigned; ...)")."""
+    from p2ptrumps.net.remote import NetGame
+    from p2ptrumps.wire.testing import mover, paused_pair
+
+    pair = paused_pair(RuleSet(pack_size=32, deals=1))
+    me, peer = mover(pair)
+    notes: list[str] = []
+    view = NetGame(_Conn(), me, on_note=notes.append)  # type: ignore[arg-type]
+    assert me.chain is not None and me.chain.referee.position is not None
+    move = me.chain.referee.position.legal_moves()[0]
+    (me if who == "we" else peer).resign()
+    pair.run()
+    with pytest.raises(DealInterrupted) as ended:
+        await view.send_in_deal(lambda: me.play(move), 1)
+    loser = me.seat if who == "we" else peer.seat
+    assert ended.value.outcome == Outcome(1 - loser, "resign")
+    names = view.names
+    assert notes == ([] if who == "we" else [
+        f"not sent: no deal is being played; the deal ended first ({names[loser]} resigned; {names[1 - loser]} won)"])

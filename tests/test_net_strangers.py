@@ -40,7 +40,7 @@ from tests.conftest import load_bench
 HOST_KEY = Identity.from_seed(fixed_bytes("strangers-test/host"))
 GUEST_KEY = Identity.from_seed(fixed_bytes("strangers-test/guest"))
 EVIL_KEY = Identity.from_seed(fixed_bytes("strangers-test/evil"))
-RULES = RuleSet(pack_size=32, deals=1)
+RULES = RuleSet(pack_size=32, deals=1, turn_limit=120)  # random play may run a deal to 1000 turns: not tested here
 
 
 def host_cfg(tmp_path: Path, **kw: Any) -> config.NetConfig:
@@ -844,7 +844,7 @@ def _check_crowd(rep: Any, strays: int) -> None:
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
 async def test_a_crowd_of_strays_while_a_real_guest_plays(tmp_path: Path) -> None:
     rep = await BENCH.run(tmp_path, strays=48, spread_s=0.5, hold_s=2.0, guest_after_s=0.3, deals=1, pack=32,
-                          guest_ai="random")
+                          guest_ai="random", turn_limit=120)
     _check_crowd(rep, 48)
 
 

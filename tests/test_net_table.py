@@ -43,9 +43,10 @@ class AIHost:
 
     def __init__(self, tmp_path: Path, deals: int = 1, move_time: int = 0, leavable: bool = False) -> None:
         self.leavable = leavable  # the host may leave: its trio run gets a cfg.leave_requested event
+        # A turn limit of 120: random play may run a deal to 1000 turns, and no test here is about that.
         self.cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
-                                     rules=RuleSet(pack_size=32, deals=deals), ai="random", think_s=0.01, trump=0,
-                                     out=io.StringIO(), timeout_s=10, move_time=move_time)
+                                     rules=RuleSet(pack_size=32, deals=deals, turn_limit=120), ai="random",
+                                     think_s=0.01, trump=0, out=io.StringIO(), timeout_s=10, move_time=move_time)
         self.port: int | None = None
         self.started = threading.Event()
         self.outcome: list[object] = []
@@ -323,19 +324,23 @@ class LeavingAI:
         return None
 
 
-def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch(tmp_path: Path) -> None:
+@pytest.mark.parametrize("my_name", ["Tess", "Hana"])
+def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch(tmp_path: Path, my_name: str) -> None:
     """The host leaves in deal 1 of 2: the person's end screen and status say "Hana resigned and left
     the match" (it used to say only "You won the match" and offer a rematch), Enter only leaves, no
-    rematch question comes, and the note is printed with the score."""
+    rematch question comes, and the note is printed with the score.  When both are called Hana, the
+    host is the table's "Hana (XXXX)" there too (issue 19 §4)."""
     ai = AIHost(tmp_path, deals=2, leavable=True)
     ai.cfg.make_player = lambda cfg, seat: LeavingAI(cfg)
     ai.thread.start()
     assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name=my_name, data=tmp_path / "g", accept_new=True,
                            out=io.StringIO(), timeout_s=10, ascii_only=True)
     tables: list[TableApp] = []
     out, err = io.StringIO(), io.StringIO()
     seen: dict[str, object] = {}
+    me, hana = ("Tess", "Hana") if my_name == "Tess" else (f"Hana ({GUEST_KEY.fingerprint[:4]})",
+                                                         f"Hana ({HOST_KEY.fingerprint[:4]})")
 
     async def person(inp: PipeInput) -> None:
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
@@ -360,16 +365,52 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
     status = asyncio.run(drive_table(cfg, ai, person, tables, out, err))
     ai.thread.join(20)
     assert status == config.EXIT_OK, err.getvalue()
-    assert seen["note"] == "Hana resigned and left the match"
+    assert seen["note"] == f"{hana} resigned and left the match"
     assert seen["keys"] == ["Enter leave"]
     sv = seen["status"]
     assert isinstance(sv, StatusView)
-    assert (sv.expect, sv.message, sv.keys) == ("Match over.", "Hana resigned and left the match", "Enter leave")
+    assert (sv.expect, sv.message, sv.keys) == ("Match over.", f"{hana} resigned and left the match", "Enter leave")
     screen = seen["screen"]
     assert isinstance(screen, list)
-    assert screen[2:5] == [" You won the match", " Hana resigned and left the match", " Score: Tess 2 : 0 Hana"]
+    assert screen[2:5] == [" You won the match", f" {hana} resigned and left the match", f" Score: {me} 2 : 0 {hana}"]
     assert seen["confirm"] is None  # no rematch question for someone who left
-    assert out.getvalue().splitlines()[:2] == ["Hana resigned and left the match", "Score: Tess 2 : 0 Hana"]
+    assert out.getvalue().splitlines()[:2] == [f"{hana} resigned and left the match", f"Score: {me} 2 : 0 {hana}"]
+
+
+def test_a_peer_that_leaves_before_the_first_deal_leaves_the_signed_score(tmp_path: Path) -> None:
+    """The host leaves at its trump choice, before any deal of 2: the forfeited deals are the guest's.
+    The closing lines used to say "Score: Tess 0 : 0 Hana" (the table never saw a deal end) while the
+    log's signed end says 2 : 0; now they say what is signed.  And the leaving was often not said at
+    all: it arrived before the table was hooked to the match, and was dropped."""
+    ai = AIHost(tmp_path, deals=2, leavable=True)
+    ai.cfg.trump = None
+
+    async def leave_at_the_trump(taken: int | None) -> int:
+        assert ai.cfg.leave_requested is not None
+        ai.cfg.leave_requested.set()
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    ai.cfg.choose_trump_fn = leave_at_the_trump
+    ai.thread.start()
+    assert ai.started.wait(10) and ai.port is not None
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
+                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    tables: list[TableApp] = []
+    out, err = io.StringIO(), io.StringIO()
+
+    async def person(inp: PipeInput) -> None:
+        return None  # the table ends by itself: nothing was dealt, nothing to press
+
+    status = asyncio.run(drive_table(cfg, ai, person, tables, out, err))
+    ai.thread.join(20)
+    assert status == config.EXIT_OK, err.getvalue()
+    lines = out.getvalue().splitlines()
+    assert lines[:2] == ["Hana resigned and left the match", "Score: Tess 2 : 0 Hana"]
+    assert tables[0].state.end_note == "Hana resigned and left the match"
+    log = Path(lines[2].removeprefix("match log: "))
+    v = verify_log(log.read_bytes())
+    assert (v.status, v.score_halves, v.forfeited) == ("valid", (0, 4), [1, 2])
 
 
 def test_a_refused_chat_line_is_never_shown_as_said_and_the_refusal_stays(tmp_path: Path) -> None:
@@ -401,7 +442,8 @@ def test_a_refused_chat_line_is_never_shown_as_said_and_the_refusal_stays(tmp_pa
         view = table.table_view()
         assert view is not None
         seen["screen"] = [line.split("|")[0].rstrip() for line in plain(render_table(view, 100, 40))]
-        await asyncio.sleep(0.3)  # the host has the good line
+        await wait_until(lambda: "[chat] Tess: hello" in ai.cfg.out.getvalue(),  # type: ignore[attr-defined]
+                         "the host has the good line")
         await leave(inp, table)
 
     status = asyncio.run(drive_table(cfg, ai, person, tables, io.StringIO(), io.StringIO()))
@@ -567,12 +609,18 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
 
 def test_equal_names_are_shown_apart_by_their_keys() -> None:
     """issue 19 §4: 'root vs root' shows each name with its key's first four characters."""
-    from p2ptrumps.net.table import names_apart
+    from p2ptrumps.net.table import table_names as names_apart
 
     assert names_apart("root", "K7QX-AAAA-BBBB", "root", "3HAG-AQH3-NTA4") == ("root (K7QX)", "root (3HAG)")
     assert names_apart("root", "K7QX-AAAA", "Hana", "3HAG-AQH3") == ("root", "Hana")
     long = "x" * 30
     assert names_apart(long, "K7QX", long, "3HAG") == ("x" * 12 + "… (K7QX)", "x" * 12 + "… (3HAG)")
+    from p2ptrumps.text import names_apart as apart
+
+    assert apart(("root", "root"), ("K7QX-AAAA", "3HAG-AQH3")) == ("root (K7QX)", "root (3HAG)")
+    assert apart(("You", "You"), ("", "")) == ("You (seat 0)", "You (seat 1)")  # an offline record: no keys
+    assert apart(("a", "a"), ("K7QX-AAAA", "K7QX-BBBB")) == ("a (seat 0)", "a (seat 1)")
+    assert apart(("Ann", "Bo"), ("", "")) == ("Ann", "Bo")
 
 
 def test_a_peer_that_closes_after_the_match_leaves_no_rematch_on_the_end_screen() -> None:

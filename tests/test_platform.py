@@ -322,6 +322,8 @@ def _run(args: list[str], home: Path, timeout_s: float = 60) -> subprocess.Compl
 
 
 HOST = ["host", "--headless", "--ai", "random", "--bind", "127.0.0.1", "--port", "0"]
+#: Random play may run a deal to the default 1000 turns (a minute at --think 0.05): these tests are not about that.
+BOUNDED = ["--turn-limit", "120"]
 
 
 def test_a_damaged_known_peers_file_stops_the_host_before_it_listens(tmp_path: Path) -> None:
@@ -382,7 +384,7 @@ def test_a_full_disk_mid_match_is_one_line_and_resume_finishes(tmp_path: Path) -
         host_out = tmp_path / "host.out"
         with open(host_out, "wb") as ho:
             host = subprocess.Popen(peer_command(*HOST[:-4], *common, "--bind", "127.0.0.1", "--port", "0",
-                                                 "--deals", "3", "--log", str(tmp_path / "host.p2plog")),
+                                                 "--deals", "3", *BOUNDED, "--log", str(tmp_path / "host.p2plog")),
                                     stdout=ho, stderr=subprocess.STDOUT, env=peer_env(tmp_path / "h"))
         try:
             port: list[int] = []
@@ -505,7 +507,7 @@ def link_local_netns() -> Iterator[str]:
     """A network namespace of this test with a veth pair, fe80::1 on platform0; removed after."""
     if os.geteuid() != 0:
         pytest.skip("a link-local address needs a network namespace, and making one needs root")
-    name = f"platform-ll-{os.getpid()}"
+    name = f"platform-ll-{os.getpid()}-{os.urandom(2).hex()}"  # never one a killed run left (its pid reused)
     steps = [["ip", "netns", "add", name], ["ip", "-n", name, "link", "set", "lo", "up"],
              ["ip", "-n", name, "link", "add", "platform0", "type", "veth", "peer", "name", "platform1"],
              ["ip", "-n", name, "link", "set", "platform0", "up"], ["ip", "-n", name, "link", "set", "platform1", "up"],
@@ -573,6 +575,8 @@ def test_one_guest_log_resumed_twice_names_the_other_copy(tmp_path: Path) -> Non
     common = ["--headless", "--ai", "random", "--think", "0.05", "--reconnect-wait", "60", "--timeout", "20"]
     host_out = tmp_path / "host.out"
     with open(host_out, "wb") as ho:
+        # No --turn-limit here: with deals drawn at 120 turns the second copy stopped on "the session refused our
+        # action: it is not our turn to move" 2 runs in 3 (a bug of resume, reported), not on OTHER_COPY.
         host = subprocess.Popen(peer_command("host", *common, "--bind", "127.0.0.1", "--port", "0", "--deals", "2",
                                              "--log", str(tmp_path / "host.p2plog")),
                                 stdout=ho, stderr=subprocess.STDOUT, env=peer_env(tmp_path / "h"))

@@ -396,15 +396,17 @@ def test_the_position_text_breaks_only_after_a_slash(width: int) -> None:
 
 
 def test_replay_analysis_with_a_node_budget_prints_the_same_every_run(capsys: pytest.CaptureFixture[str]) -> None:
-    """``replay --text --analyse --nodes N``: the verdicts depend on the record and N only (issue 21)."""
+    """``replay --text --analyse --nodes N``: the verdicts depend on the record and N only (issue 21); a
+    move the solver leaves open gets analyse's estimate, as in ``analyse`` (issue 19)."""
     sample = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "record-sample.json"
     outputs = []
     for _ in range(2):
-        assert main(["replay", str(sample), "--text", "--analyse", "--nodes", "20k", "--ascii"]) == 0
+        assert main(["replay", str(sample), "--text", "--analyse", "--nodes", "20k", "--estimate-nodes", "20000",
+                     "--depth", "4", "--ascii"]) == 0
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1]
     lines = outputs[0].splitlines()
     assert [line for line in lines if line.startswith(("    12. ", "    13. ", "    14. "))][:3] == [
         "    12. seat 1 greedy AI     beat 8S, second 9H             hands 7/6  kept the win (wins in 4)",
         "    13. seat 0 Ann           beat 10H, second QD            hands 5/6  lost whatever the move (loses in 3)",
-        "    14. seat 1 greedy AI     beat 9S, second AH             hands 5/4  unknown (not solved in the budget)"]
+        "    14. seat 1 greedy AI     beat 9S, second AH             hands 5/4  estimate +20.0 -> +20.0 cards"]

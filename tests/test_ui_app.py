@@ -498,6 +498,28 @@ def test_play_again_starts_a_new_match_with_the_same_level_and_rules(tmp_path: P
     assert second.deals[0].seed == deal_seed(HUMAN_LEADS, 1, match=2) != first.deals[0].seed
 
 
+def test_continue_after_one_move_says_one_move(tmp_path: Path) -> None:
+    """The AI led and the person quit: `play --continue` says "after 1 move." (it said "1 moves")."""
+    cfg = config(tmp_path, AI_LEADS)
+
+    async def first(session: PlaySession, inp: PipeInput) -> None:
+        await wait_until(my_turn(session), "my turn")
+        await quit_game(inp)
+
+    run_play(cfg, first)
+    rec = saved(cfg)
+    assert len(rec.deals[0].moves) == 1
+    seen: list[str] = []
+
+    async def second(session: PlaySession, inp: PipeInput) -> None:
+        await wait_until(my_turn(session), "my turn where I stopped")
+        seen.append(session.table.state.message)
+        await quit_game(inp)
+
+    run_play(dataclasses.replace(cfg, resume=rec), second)
+    assert seen[0].startswith("Continued where you stopped (deal 1 of 1, after 1 move), with the saved game's level")
+
+
 def test_continue_goes_on_where_the_game_stopped(tmp_path: Path) -> None:
     cfg = config(tmp_path, AI_LEADS, deals=2)
     stopped: list[Position] = []
@@ -527,7 +549,9 @@ def test_continue_goes_on_where_the_game_stopped(tmp_path: Path) -> None:
         await wait_until(my_turn(session), "my turn where I stopped")
         assert position(session).key() == stopped[0].key()
         assert [h.move for h in table.state.history] == moves
-        assert table.state.message.startswith(f"Continued where you stopped: deal 1 of 2, after {len(moves)} moves.")
+        assert table.state.message.startswith(
+            f"Continued where you stopped (deal 1 of 2, after {len(moves)} moves), with the saved game's level and "
+            "rules: AI random, 36 cards, 2 deals. ")
         inp.send_text("Ry")
         await wait_until(lambda: table.state.mode == Mode.DEAL_END, "the end of deal 1")
         inp.send_text(ENTER)
@@ -763,6 +787,19 @@ def test_help_names_the_draw_key_and_fits_the_smallest_terminal() -> None:
     assert any("Russian letters: В Д К Т = J Q K A, П Ч Б Т = ♠ ♥ ♦ ♣" in line for line in lines)
     assert len(lines) == MIN_HEIGHT == 20
     assert len(lines[0]) == 60 <= MIN_WIDTH
+
+
+def test_help_lists_play_again_where_the_end_of_the_match_offers_it() -> None:
+    from p2ptrumps.ui.view import MIN_HEIGHT, MIN_WIDTH
+
+    table = TableApp(UIOptions(allow_play_again=True, allow_undo=True, allow_hint=True))
+    table.state.help_open = True
+    lines = table.overlay_lines()
+    assert "│ u undo, i hint, a play again  o hand  d draw  R resign  │" in lines
+    assert len(lines) == MIN_HEIGHT and len(lines[0]) == 59 <= MIN_WIDTH
+    plain = TableApp()  # a networked table: no play again
+    plain.state.help_open = True
+    assert not any("play again" in line for line in plain.overlay_lines())
 
 
 class _SmallOutput(DummyOutput):

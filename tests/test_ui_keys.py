@@ -356,6 +356,43 @@ def test_trump_choice_by_russian_key_position_or_letter(key: str, suit: int) -> 
     assert run_table(lambda table: table.ask_trump(None), script).sent == [TrumpChosen(suit)]
 
 
+def test_while_the_opponents_draw_offer_waits_the_status_line_asks_us() -> None:
+    """The opponent offered a draw on its turn: the status line said "AI is thinking…" under the
+    question that waited for us; now it asks for the answer, and says whose move it is once answered."""
+    table = TableApp(output=_Screen(80))
+    pos = position(*BEAT_POS)
+    pos.to_move = 1
+    table.set_players(("Tess", "AI"), 0)
+    table.show_event(DealStarted(1, 1, pos.copy()))
+    assert table.status_view().expect == "AI is thinking…"
+    table.ask_draw()
+    assert table.status_view().expect == "Answer the question above: y or n."
+    table.answer_confirm(False)
+    assert table.status_view().expect == "AI is thinking…"
+
+
+def test_keys_that_do_nothing_are_named_as_people_call_them() -> None:
+    """Tab said "Ctrl-I does nothing here", Backspace "Ctrl-H", PageUp "Pageup"."""
+    from p2ptrumps.ui.keys import key_name
+
+    assert [key_name(k) for k in ("c-i", "c-h", "pageup", "pagedown", "s-tab", "c-z", "f1", "x", "escape")] == [
+        "Tab", "Backspace", "PgUp", "PgDn", "Shift-Tab", "Ctrl-Z", "F1", "'x'", "Esc"]
+
+
+def test_the_second_trump_chooser_reads_that_its_turn_came() -> None:
+    """The guest's message line said "Hana is choosing a trump; you choose yours next" on its own
+    trump screen, after Hana had chosen; now it says what Hana chose and that it is the guest's turn."""
+    table = TableApp(output=_Screen(80))
+    table.set_players(("Hana", "Tess"), 1)
+    table.show_message("Hana is choosing a trump; you choose yours next")
+    table.ask_trump(3)
+    assert table.state.message == "Hana chose ♠: now choose yours."
+    ascii_table = TableApp(UIOptions(ascii_only=True), output=_Screen(80))
+    ascii_table.set_players(("Hana", "Tess"), 1)
+    ascii_table.ask_trump(0)
+    assert ascii_table.state.message == "Hana chose C: now choose yours."
+
+
 def test_at_60_columns_the_opponents_last_move_keeps_its_own_line() -> None:
     table = TableApp(output=_Screen(60, 20))
     pos = position("6S 7H KC AS 9D", "8D QH 7S 9C", "8C JD 6H TS 7C")

@@ -166,3 +166,83 @@ def test_continue_takes_the_newest_unfinished_game_or_says_there_is_none(tmp_pat
     assert (cfg.level, cfg.rules, cfg.trump, cfg.name) == ("strong", rules, 3, "Ann")
     assert cfg.record_path == tmp_path / "records" / "game.json"
     assert cfg.resume is not None and cfg.resume.deals[0].moves == deal.moves
+
+
+def _unfinished_game(folder: Path, rules: RuleSet, level: str = "random") -> MatchRecord:
+    """An offline game against AI ``level`` stopped after the first move of deal 1, saved as ``folder/game.json``."""
+    from p2ptrumps.record import DealRecord, PlayerInfo
+    from p2ptrumps.shuffle import deal_hands
+    from p2ptrumps.ui.play import deal_seed
+
+    rec = MatchRecord(rules, (3, 1), (PlayerInfo("Ann"), PlayerInfo(f"AI {level}", f"ai:{level}")), started="x")
+    seed = deal_seed(9, 1)
+    deal = DealRecord(1, 1, seed, deal_hands(seed, rules, rec.trumps, 1))
+    deal.moves.append(rec.start_of(deal).legal_moves()[0])
+    rec.deals.append(deal)
+    rec.save(folder / "game.json")
+    return rec
+
+
+def test_continue_refuses_an_option_the_saved_game_decides_otherwise(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--continue`` takes the level, rules, trump and name from the saved game: an option asking for
+    something else is refused by name (status 2, the usage line first); one that repeats it is fine."""
+    from p2ptrumps.commands.main import build_parser, given_options, subparser
+    from p2ptrumps.ui.play import ContinueConflict
+
+    folder = tmp_path / "records"
+    folder.mkdir()
+    _unfinished_game(folder, RuleSet(deals=3), "strong")
+    play_parser = subparser(build_parser(), "play")
+    assert given_options(play_parser, ["--continue", "--ai", "greedy", "--deals", "3", "--no-sixes"]) == {
+        "continue_", "ai", "deals", "no_sixes"}
+    assert given_options(play_parser, ["--continue"]) == {"continue_"}
+
+    args = play_args(tmp_path)
+    args.continue_ = True
+    args.ai, args.deals, args.no_sixes, args.trump, args.name = "greedy", 3, True, 0, "Ann"
+    args.given = frozenset({"continue_", "ai", "deals", "no_sixes", "trump", "name"})
+    with pytest.raises(ContinueConflict) as info:
+        config_from_args(args)
+    assert str(info.value) == (
+        "--continue goes on with game.json as it was saved, its AI level and rules included: --ai greedy (the game "
+        "has strong); --trump ♣ (the game has ♠); --no-sixes (the game has the sixes rule on). Leave those options "
+        "out, or start a new game without --continue")
+    args.given = frozenset({"continue_", "deals", "name"})  # the game's own values: no conflict
+    assert config_from_args(args).level == "strong"
+    from p2ptrumps.ui.play import short_rules  # the rules named on the table when the game goes on
+
+    assert short_rules(RuleSet(deals=3)) == "36 cards, 3 deals"
+    assert short_rules(RuleSet(pack_size=32, deals=1, sixes=False, voluntary_pickup=True, repetition=0,
+                               turn_limit=200)) == (
+        "32 cards, 1 deal, sixes off, voluntary pick-up, repetition off, limit 200 turns")
+
+    monkeypatch.setattr(play, "terminal_problem", lambda stdin, stdout: None)
+    monkeypatch.setattr(play, "choose_ascii", lambda *args, **kwargs: (False, ""))
+    assert main(["play", "--continue", "--log-dir", str(folder), "--pack", "52"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("usage: p2ptrumps play ")
+    assert err[-1] == ("p2ptrumps play: --continue goes on with game.json as it was saved, its AI level and rules "
+                       "included: --pack 52 (the game has 36). Leave that option out, or start a new game without "
+                       "--continue")
+
+
+def test_quitting_a_continued_game_says_where_it_is_as_a_plain_quit_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``play --continue`` says at the start that the saved game's level and rules apply; quitting it
+    at once prints the score, the record and how to go on, as quitting a new game does."""
+    folder = tmp_path / "records"
+    folder.mkdir()
+    _unfinished_game(folder, RuleSet(deals=3))
+    monkeypatch.setattr(play, "terminal_problem", lambda stdin, stdout: None)
+    monkeypatch.setattr(play, "choose_ascii", lambda *args, **kwargs: (False, ""))
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        inp.send_text("qy")  # quit, confirmed
+        assert main(["play", "--continue", "--log-dir", str(folder)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"Continuing {folder / 'game.json'} (deal 1 of 3, after 1 move) with the saved game's level and rules: "
+        "AI random; 36 cards, sixes on, must beat, repetition 3, limit 1000 turns, 3 deals",
+        "Score: Ann 0 : 0 AI random (unfinished)",
+        f"Record saved: {folder / 'game.json'}",
+        f"Go on with it later: p2ptrumps play --continue --log-dir {folder}",
+    ]

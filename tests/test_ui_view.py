@@ -332,6 +332,19 @@ def test_control_characters_are_replaced_on_every_screen() -> None:
     assert not any(ch < " " or ch == "\x7f" for line in screen for ch in line)
 
 
+def test_a_long_result_line_wraps_on_the_end_screen() -> None:
+    """At 60 columns "You lost the match. Last deal: you ran out of time; Наталья-Длинное-Имя-Очень
+    claimed the deal" was clipped after "Наталья"; it wraps like the note under it."""
+    title = "You lost the match. Last deal: you ran out of time; Наталья-Длинное-Имя claimed the deal"
+    view = EndView(title=title, names=("A", "B"), trumps=(0, 1), hands=(0, 0), pile=(), deal_number=1, deals=1,
+                   score_halves=(0, 2), match_over=True)
+    assert plain(render_end(view, 60, 8))[2:5] == [
+        " You lost the match. Last deal: you ran out of time;",
+        " Наталья-Длинное-Имя claimed the deal",
+        " Score: A 0 : 1 B",
+    ]
+
+
 def test_long_record_path_wraps_on_the_end_screen() -> None:
     path = "/home/someone/.local/share/p2ptrumps/records/2026-11-29_1742_vs-normal.json"
     view = EndView(title="x", names=("A", "B"), trumps=(0, 1), hands=(0, 0), pile=(), deal_number=1, deals=1,
@@ -356,6 +369,13 @@ def test_at_60_columns_a_long_name_is_cut_before_the_clock_is() -> None:
     assert screen[2] == "   Аня Анас…  trump ♦  3 cards  connected · Аня Анаст… 0:59"
     short = plain(render_table(dataclasses.replace(view, names=("Ann", "Bo")), 60, 14))
     assert short[2] == "   Bo  trump ♦  3 cards         connected · Аня Анаст… 0:59"
+
+
+def test_at_60_columns_the_key_line_is_cut_with_an_ellipsis_after_the_key() -> None:
+    """The opponent's key and path at 60 columns: it was clipped mid-word ("· on this ma")."""
+    view = dataclasses.replace(VIEW, opponent_detail="key QOL5-2LMR-KEVP-T4PX-GQEW-EK7K-BXS6-LYD4 · on this machine")
+    assert plain(render_table(view, 60, 14))[3] == "    key QOL5-2LMR-KEVP-T4PX-GQEW-EK7K-BXS6-LYD4 · on this m…"
+    assert plain(render_table(view, 100, 14))[3].split("│")[0].rstrip().endswith("LYD4 · on this machine")
 
 
 def test_a_small_screen_keeps_the_newest_chat_line() -> None:

@@ -261,7 +261,8 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
                  give_up_after: int = GIVE_UP_AFTER,
                  progress: Callable[[int, int], None] | None = None,
                  solve_nodes: int = 0, estimate_nodes: int = 0,
-                 estimate_depth: int = ESTIMATE_DEPTH) -> list[MoveVerdict]:
+                 estimate_depth: int = ESTIMATE_DEPTH,
+                 estimating: Callable[[int, int], None] | None = None) -> list[MoveVerdict]:
     """Judge every move of a deal.
 
     Args:
@@ -278,6 +279,7 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
             :data:`ESTIMATE`: the played move's value against the best one's (0: left
             :data:`UNKNOWN`).
         estimate_depth: the depth of the estimates, in plies from the position before the move.
+        estimating: called with (moves estimated, moves to estimate) after each estimate.
     Returns:
         One :class:`MoveVerdict` per move, in order.
     Raises:
@@ -298,18 +300,28 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
         misses = 0 if s.solved else misses + 1
         if progress is not None:
             progress(len(positions) - i, len(positions))
+
+    def value(i: int) -> int | None:
+        s = solutions[i]
+        return s.value if s is not None and s.solved else None
+
+    befores = [value(i) for i in range(len(moves))]
+    afters = [_after_value(positions[i + 1], value(i + 1)) for i in range(len(moves))]
+    forced_moves = [len(positions[i].legal_moves()) == 1 for i in range(len(moves))]
+    lost = [b is not None and outcome_of(b) == "loss" and not f for b, f in zip(befores, forced_moves, strict=True)]
+    to_estimate = sum((b is None or a is None) and not gone
+                      for b, a, gone in zip(befores, afters, lost, strict=True)) if estimate_nodes else 0
+    estimated = 0
     verdicts = []
     for i, move in enumerate(moves):
-        before_pos, after_pos = positions[i], positions[i + 1]
-        sb, sa = solutions[i], solutions[i + 1]
-        before = sb.value if sb is not None and sb.solved else None
-        after = _after_value(after_pos, sa.value if sa is not None and sa.solved else None)
+        before_pos, before, after = positions[i], befores[i], afters[i]
+        sb = solutions[i]
         best = sb.move if sb is not None and sb.solved else None
         grade = ""
         score_b = advantage(before) if before is not None else None
         score_a = advantage(after) if after is not None else None
-        forced = len(before_pos.legal_moves()) == 1
-        if before is not None and outcome_of(before) == "loss" and not forced:
+        forced = forced_moves[i]
+        if lost[i]:
             kind = LOST
         elif before is None or after is None:
             kind = UNKNOWN
@@ -320,6 +332,9 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
                 kind, score_b, score_a = FORCED if forced else ESTIMATE, advantage(best_value), advantage(played)
                 grade = "" if forced else grade_of_loss(score_b - score_a)
                 best = best if best is not None else best_move
+                estimated += 1
+                if estimating is not None:
+                    estimating(estimated, to_estimate)
         elif forced:
             kind = FORCED
         elif outcome_of(after) == outcome_of(before):
@@ -332,6 +347,34 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
         verdicts.append(MoveVerdict(i + 1, before_pos.to_move, move, kind, before, after, best, grade,
                                     score_b, score_a))
     return verdicts
+
+
+#: The sparkline's eight levels, lowest first (``analyse``, the ``replay`` viewer).
+SPARK = "▁▂▃▄▅▆▇█"
+#: The sparkline's eight levels in ASCII, lowest first.
+SPARK_ASCII = "_.-~=+*#"
+
+
+def seat0_advantages(verdicts: Sequence[MoveVerdict]) -> list[int | None]:
+    """The advantage of seat 0 after each move (centi-cards, ``±ADVANTAGE_CAP``; None: unknown)."""
+    out: list[int | None] = []
+    for v in verdicts:
+        a = v.score_after
+        out.append(None if a is None else a if v.seat == 0 else -a)
+    return out
+
+
+def sparkline(values: Sequence[int | None], ascii_only: bool = False) -> str:
+    """One character per value in eight levels from ``-ADVANTAGE_CAP`` (lowest) to ``ADVANTAGE_CAP``
+    (highest); ``?`` for an unknown value."""
+    levels = SPARK_ASCII if ascii_only else SPARK
+    out = []
+    for v in values:
+        if v is None:
+            out.append("?")
+        else:
+            out.append(levels[min(7, (v + ADVANTAGE_CAP) * 8 // (2 * ADVANTAGE_CAP + 1))])
+    return "".join(out)
 
 
 def summarize(verdicts: Sequence[MoveVerdict]) -> tuple[PlayerSummary, PlayerSummary]:

@@ -32,14 +32,15 @@ from ..ai.analysis import (
     ESTIMATE_DEPTH,
     ESTIMATE_NODES,
     MoveVerdict,
-    analyse_deal,
+    seat0_advantages,
     short_label,
+    sparkline,
     summarize,
 )
 from ..ai.engine import COMPILED, plies_of, verdict
 from ..command import CommandError
 from ..record import MatchRecord, RecordError
-from ..ui.replay import load_any, register_loader, replay_steps
+from ..ui.replay import AnalysisBudget, load_any, player_names, register_loader, replay_steps, value_label
 from ..ui.terminal import choose_ascii
 from ..ui.view import asciify, printable
 from .replay import load_match_log
@@ -53,18 +54,18 @@ def analyse_record(record: MatchRecord, budget_s: float, progress: bool = False,
     ``estimate_nodes`` nodes at most and ``estimate_depth`` plies where not solved (0 nodes: left unknown).
 
     Raises :class:`RecordError` naming the fault when a deal does not replay."""
-    steps = replay_steps(record)
+    budget = AnalysisBudget(budget_s, solve_nodes, estimate_nodes, estimate_depth)
     out = []
-    for number, deal_steps in enumerate(steps, 1):
-        positions = [s.position for s in deal_steps]
-        moves = [s.move for s in deal_steps[1:] if s.move is not None]
+    for number, deal_steps in enumerate(replay_steps(record), 1):
 
-        def show(done: int, total: int, number: int = number) -> None:
+        def show(done: int, total: int, number: int = number, what: str = "positions solved") -> None:
             if progress:
-                print(f"\r  deal {number}: {done}/{total} positions", end="", file=sys.stderr, flush=True)
+                print(f"\r  deal {number}: {done}/{total} {what}  ", end="", file=sys.stderr, flush=True)
 
-        out.append(analyse_deal(positions, moves, budget_s, progress=show, solve_nodes=solve_nodes,
-                                estimate_nodes=estimate_nodes, estimate_depth=estimate_depth))
+        def estimating(done: int, total: int, number: int = number) -> None:
+            show(done, total, number, "open moves estimated")
+
+        out.append(budget.analyse(deal_steps, show, estimating))
         if progress:
             print(file=sys.stderr)
     return out
@@ -104,59 +105,46 @@ def report(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]], bu
     return {"file": path, "budget_s": budget_s, "compiled": COMPILED, "deals": deals, "players": players}
 
 
-SPARK = "▁▂▃▄▅▆▇█"
-#: The sparkline's eight levels in ASCII, lowest first.
-SPARK_ASCII = "_.-~=+*#"
-
-
-def seat0_advantages(verdicts: list[MoveVerdict]) -> list[int | None]:
-    """The advantage of seat 0 after each move (centi-cards, ``±ADVANTAGE_CAP``; None: unknown)."""
-    out: list[int | None] = []
-    for v in verdicts:
-        a = v.score_after
-        out.append(None if a is None else a if v.seat == 0 else -a)
-    return out
-
-
-def sparkline(values: list[int | None], ascii_only: bool = False) -> str:
-    """One character per value in eight levels from ``-ADVANTAGE_CAP`` (lowest) to ``ADVANTAGE_CAP``
-    (highest); ``?`` for an unknown value."""
-    levels = SPARK_ASCII if ascii_only else SPARK
-    out = []
-    for v in values:
-        if v is None:
-            out.append("?")
-        else:
-            out.append(levels[min(7, (v + ADVANTAGE_CAP) * 8 // (2 * ADVANTAGE_CAP + 1))])
-    return "".join(out)
+#: The SVG's smallest width (user units): room for its heading and legend however short the game.
+SVG_MIN_WIDTH = 400
 
 
 def svg_graph(record: MatchRecord, verdicts: list[list[MoveVerdict]]) -> str:
     """The value graph as a standalone SVG document (text): the advantage of seat 0 after each
     move of every deal, one after another, as a polyline per deal (unknown moves skipped) over a
     zero line, from the advantage before the deal's first move; above the line seat 0 is ahead,
-    ``±ADVANTAGE_CAP`` 100 units from it.  Width ``40 + 8 * moves`` by 240 user units; the elements:
-    ``title``, ``rect``, ``line``, then a ``polyline`` and a ``text`` per deal."""
-    names = (printable(record.players[0].name), printable(record.players[1].name))
+    ``±ADVANTAGE_CAP`` 100 units from it (y 50..250, the zero line at 150).  Width
+    ``max(SVG_MIN_WIDTH, 40 + 8 * moves)`` by 300 user units.  The elements: ``title``, ``rect``,
+    the heading ``text`` (y 18), the legend: a ``text`` "↑ NAME (seat 0) ahead" above the graph
+    (y 40) and "↓ NAME (seat 1) ahead" below it (y 270), the zero ``line``, then per deal a
+    ``polyline`` and a ``text`` "deal N" under the legend (y 290), and a dashed ``line`` where each
+    deal after the first starts."""
+    names = player_names(record)
     total = sum(len(d) for d in verdicts)
-    width, height, mid, scale = 40 + 8 * total, 240, 120, 100 / ADVANTAGE_CAP
+    width, height, mid, scale = max(SVG_MIN_WIDTH, 40 + 8 * total), 300, 150, 100 / ADVANTAGE_CAP
     esc = {ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;", ord('"'): "&quot;"}
-    title = f"{names[0]} (above) vs {names[1]} (below): advantage after each move".translate(esc)
+    a, b = (n.translate(esc) for n in names)
+    heading = f"{a} vs {b}: the advantage after each move"
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
              f'width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
-             f"<title>{title}</title>",
+             f"<title>{heading}</title>",
              f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>',
+             f'<text x="20" y="18" font-weight="bold">{heading}</text>',
+             f'<text x="20" y="40" fill="#2e7d32">↑ {a} (seat 0) ahead</text>',
+             f'<text x="20" y="270" fill="#c62828">↓ {b} (seat 1) ahead</text>',
              f'<line x1="20" y1="{mid}" x2="{width - 20}" y2="{mid}" stroke="#999" stroke-width="1"/>']
     x0 = 20
     for deal, dv in zip(record.deals, verdicts, strict=True):
         first = dv[0].score_before if dv else None
         start = 0 if first is None else first if dv[0].seat == 0 else -first
         points = [f"{x0},{mid - round(start * scale)}"]
-        for i, a in enumerate(seat0_advantages(dv), 1):
-            if a is not None:
-                points.append(f"{x0 + 8 * i},{mid - round(a * scale)}")
+        for i, adv in enumerate(seat0_advantages(dv), 1):
+            if adv is not None:
+                points.append(f"{x0 + 8 * i},{mid - round(adv * scale)}")
+        if x0 > 20:
+            parts.append(f'<line x1="{x0}" y1="50" x2="{x0}" y2="250" stroke="#bbb" stroke-dasharray="4 3"/>')
         parts.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="#1565c0" stroke-width="2"/>')
-        parts.append(f'<text x="{x0}" y="14">deal {deal.number}</text>')
+        parts.append(f'<text x="{x0}" y="290" fill="#555">deal {deal.number}</text>')
         x0 += 8 * len(dv)
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
@@ -165,7 +153,7 @@ def svg_graph(record: MatchRecord, verdicts: list[list[MoveVerdict]]) -> str:
 def format_text(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]], budget_s: float,
                 ascii_only: bool, nodes: int = 0) -> str:
     """The printed analysis (lines end with a newline)."""
-    names = (printable(record.players[0].name), printable(record.players[1].name))
+    names = player_names(record)
     core = "compiled core" if COMPILED else "pure-Python core"
     per = f"{nodes} nodes" if nodes else f"{budget_s:g} s"
     lines = [f"analysis of {printable(path)} ({per} per position, {core})"]
@@ -175,7 +163,7 @@ def format_text(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]
         for v in deal_verdicts:
             who = f"seat {v.seat} {names[v.seat]}"
             lines.append(f"  {v.number:>4}. {who:<20} {short_label(v.move, ascii_only):<9} {v.text(ascii_only)}")
-        lines.append(f"  value (seat 0 {names[0]} high): {sparkline(seat0_advantages(deal_verdicts), ascii_only)}")
+        lines.append(f"  {value_label(names)}{sparkline(seat0_advantages(deal_verdicts), ascii_only)}")
     lines += ["", "summary (forced moves and moves in lost positions not counted):"]
     for s in summarize([v for d in verdicts for v in d]):
         lines.append("  " + s.text(names[s.seat]))

@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -286,7 +287,7 @@ def load_history(data: Path, *, write_index: bool = True,
             text = json.dumps({"format": INDEX_FORMAT, "version": INDEX_VERSION, "files": fresh},
                               ensure_ascii=False, separators=(",", ":"))
             write_atomic(data / INDEX_NAME, text + "\n", prefix=".history-")
-    history.entries.sort(key=lambda e: (e.started, e.path), reverse=True)
+    history.entries.sort(key=newest_order, reverse=True)
     return history
 
 
@@ -306,13 +307,27 @@ class Tally:
         return asdict(self)
 
 
+#: A file name's ``-N`` before its extension: the N-th file of one minute (``unused_path``).
+_NUMBERED = re.compile(r"^(.*?)(?:-(\d+))?(\.[^./]+)$")
+
+
+def newest_order(entry: Entry) -> tuple[str, str, int]:
+    """A sort key, oldest to newest: the start, then the file name with its ``-N`` counted as a
+    number, so that ``…_1805_host_vs-Gus-2.p2plog`` (a rematch in the same minute) comes after
+    ``…_1805_host_vs-Gus.p2plog`` (plain text order put ``-`` before ``.``, and ``-10`` before ``-2``)."""
+    m = _NUMBERED.match(entry.path)
+    if m is None:
+        return entry.started, entry.path, 1
+    return entry.started, m[1] + m[3], int(m[2] or 1)
+
+
 def tally(entries: Iterable[Entry]) -> list[Tally]:
     """The summary per opponent (by key for people, by level for the AI) of the entries that
     count, most played first.  ``streak`` is the run of equal results at the newest end:
     ``"W3"`` (three wins), ``"D1"``, ``"L2"``, ``""`` for none."""
     by: dict[str, Tally] = {}
     newest_first: dict[str, list[str]] = {}
-    for e in sorted(entries, key=lambda e: (e.started, e.path), reverse=True):
+    for e in sorted(entries, key=newest_order, reverse=True):
         if not e.counts or e.result not in RESULTS:
             continue
         key = f"{e.kind}:{e.opponent_id}"

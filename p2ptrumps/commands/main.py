@@ -423,6 +423,20 @@ def add_ai_options(p: argparse.ArgumentParser, *, level: str | None, think_s: fl
                    "(normal and strong; 200k or 2m are read too; default: use --think)")
 
 
+def add_analysis_options(p: argparse.ArgumentParser) -> None:
+    """How hard ``analyse`` and ``replay``'s analysis work: ``--budget``, ``--nodes``, ``--depth``,
+    ``--estimate-nodes`` (the same options, so both judge a move alike)."""
+    p.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
+                   help="analysis: seconds to solve each position")
+    p.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
+                   help="analysis: solve each position with N nodes instead of --budget (the same verdicts on every "
+                   "machine; 200k or 2m are read too)")
+    p.add_argument("--depth", type=positive_int, default=6, metavar="PLIES",
+                   help="analysis: how far the estimate of a move the solver leaves unknown looks ahead")
+    p.add_argument("--estimate-nodes", type=positive_int, default=1_000_000, metavar="N",
+                   help="analysis: nodes at most of each estimate (the same on every machine)")
+
+
 def _since_arg(text: str) -> date:
     """``--since``: a day as ``YYYY-MM-DD``."""
     try:
@@ -455,7 +469,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "you take seat 0, the rules and trumps come from the text (default: dealt deals)")
     play.add_argument("--continue", dest="continue_", action="store_true",
                       help="go on with the newest unfinished game in the records directory where it stopped "
-                      "(its AI level, rules, trumps and name; the record is saved in place)")
+                      "(its AI level, rules, trumps and name: an option asking for others is refused; "
+                      "the record is saved in place)")
     add_rule_options(play)
 
     replay = sub.add_parser(
@@ -465,11 +480,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--text", action="store_true", help="print the match as plain text")
     replay.add_argument("--analyse", action="store_true",
                         help="analysis mode from the start (key a in the viewer): does each move keep the value?")
-    replay.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
-                        help="analysis: seconds to solve each position")
-    replay.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
-                        help="analysis: solve each position with N positions instead of --budget (the same "
-                        "verdicts on every machine)")
+    add_analysis_options(replay)
     add_suit_options(replay)
 
     arena = sub.add_parser(
@@ -599,14 +610,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(a forced win, a draw) and which threw it, with a summary per player.",
     )
     analyse.add_argument("file", metavar="RECORD_OR_LOG", help="a game record (.json) or a networked match log")
-    analyse.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
-                         help="seconds to solve each position")
-    analyse.add_argument("--nodes", type=positive_int, default=0, metavar="N",
-                         help="solve each position with N nodes instead of --budget (the same on every machine)")
-    analyse.add_argument("--depth", type=positive_int, default=6, metavar="PLIES",
-                         help="how far the estimate of a move the solver leaves unknown looks ahead")
-    analyse.add_argument("--estimate-nodes", type=positive_int, default=1_000_000, metavar="N",
-                         help="nodes at most of each estimate (the same on every machine)")
+    add_analysis_options(analyse)
     analyse.add_argument("--svg", default=None, metavar="FILE", help="also write the value graph as an SVG file")
     analyse.add_argument("--json", action="store_true", help="print the analysis as JSON")
     add_suit_options(analyse)
@@ -694,6 +698,18 @@ def subparser(parser: argparse.ArgumentParser, command: str | None) -> Parser:
     return parser
 
 
+_UNSET = object()
+
+
+def given_options(command: argparse.ArgumentParser, words: Sequence[str]) -> frozenset[str]:
+    """The ``dest`` of each option of subcommand ``command`` written in ``words`` (the words after
+    the subcommand's name; already parsed once, so they parse), e.g. ``{"ai", "deals"}`` for
+    ``--ai greedy --deals 3``: what the person asked for, told from what a default filled in."""
+    probe = argparse.Namespace(**{a.dest: _UNSET for a in command._actions if a.dest != argparse.SUPPRESS})
+    command.parse_known_args(list(words), probe)
+    return frozenset(dest for dest, value in vars(probe).items() if value is not _UNSET)
+
+
 def _unrecognized(extras: Sequence[str]) -> str:
     options = [x for x in extras if x.startswith("-")]
     if options:
@@ -715,6 +731,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    if args.command == "play":  # --continue compares what was asked for with the saved game
+        words = list(sys.argv[1:] if argv is None else argv)
+        args.given = given_options(command, words[words.index("play") + 1:] if "play" in words else words)
     if hasattr(args, "repetition"):
         try:
             args.rules = rules_from_args(args)

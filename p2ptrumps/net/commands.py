@@ -2,7 +2,7 @@
 
 Source: issue 3 §3.  The person's seat plays in the full-screen table
 (:mod:`p2ptrumps.net.table`) unless ``--ai`` or ``--headless``; then the match runs in
-plain trio and prints its progress.
+plain trio and prints its progress (``--headless``) or each match's score at the end.
 """
 
 from __future__ import annotations
@@ -116,6 +116,14 @@ def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetRes
     except keystore.KeyStoreError as exc:
         say(args, str(exc))
         return EXIT_ERROR
+    if not args.headless and cfg is not None:  # --ai at a terminal prints no progress: at least each score
+        for done in (result, *result.rematches):
+            if done.score_halves is not None:
+                names = (cfg.name, done.peer_name or "peer")
+                if done.seat == 1:
+                    names = names[::-1]
+                x, y = done.score_halves
+                _tell(f"match over: {names[0]} {x / 2:g}, {names[1]} {y / 2:g}", cfg_out)
     for path in log_paths(result):
         _tell(f"match log: {path}", cfg_out)
     return EXIT_OK

@@ -259,7 +259,9 @@ class _Matches:
             trailing = match.session.trailing_data
             match.session.trailing_data = b""
             log, session, result = open_match(cfg, number + 1)
-            self.matches.append(MatchSteps(cfg, session, log, result, self.now, number + 1, self.peer_address,
+            # the rematch's log is named by its own start, not the connection's: `history` dates
+            # and orders matches by that name
+            self.matches.append(MatchSteps(cfg, session, log, result, datetime.now(), number + 1, self.peer_address,
                                            rematch_of=self.first.result,
                                            hello_deadline=trio.current_time() + cfg.hello_timeout_s, claim=None))
             self.first.result.rematches.append(result)
@@ -375,6 +377,9 @@ def claim_on_leaving(session: Session) -> str:
     seat, _ = ref.waiting_for()
     if seat != 1 - session.seat or ref.phase not in ("trump", "commit", "reveal", PLAY):
         return ""
+    if session.catching_up:  # restarted, and the peer never showed what it holds (wire.md §14.2 step 5)
+        return ("; no claim signed: after a restart nothing is signed before the peer has shown what it holds "
+                "(your log may have lost messages it has); resume again later")
     try:
         session.claim()
     except (LocalProtocolError, OSError):

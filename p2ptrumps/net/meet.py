@@ -371,7 +371,8 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
                        relay_url: str | None = DEFAULT_RELAY_URL, direct: bool = True,
                        task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> NetResult:
     """``host --code``: listen as :func:`.lobby.host` does, allocate a code on the mailbox at
-    ``rendezvous``, print ``hosting as ...`` and ``Tell your opponent: p2ptrumps join CODE`` once the
+    ``rendezvous``, print ``hosting as ...`` and ``Tell your opponent: p2ptrumps join CODE`` (with
+    ``--rendezvous URL`` before the code when it is not the default) once the
     mailbox gave the code (not before: a mailbox that cannot be reached is one line and nothing
     else), take the guest's key from the
     mailbox and play one match with the guest holding that key, by a direct connection or through
@@ -407,9 +408,9 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
                     if not started:  # the mailbox answered: now there is something to host by
                         say(cfg, f"hosting as {quoted(cfg.name)}; addresses offered: "
                             f"{', '.join(candidates) or 'none'}; relay: {relay_host(relay.url) if relay else 'none'}")
-                    # A mailbox of one's own must be named to the guest too (the offer is on it).
-                    other = f" --rendezvous {rendezvous}" if rendezvous != DEFAULT_MAILBOX_URL else ""
-                    say(cfg, f"Tell your opponent: p2ptrumps join {code}{other}")
+                    # the opponent needs our mailbox too: a bare code would open the public one
+                    where = f"--rendezvous {rendezvous} " if rendezvous != DEFAULT_MAILBOX_URL else ""
+                    say(cfg, f"Tell your opponent: p2ptrumps join {where}{code}")
                     if not started:
                         started = True
                         task_status.started(code)

@@ -198,7 +198,10 @@ class NetGame:
         self.session = session
         self.on_chat = on_chat
         self.on_note = on_note
-        self.on_left: Callable[[str], None] | None = None
+        self._on_left: Callable[[str], None] | None = None
+        #: The peer's name when it left before anyone was listening (the table is hooked once the
+        #: rules are agreed; a peer may leave at once): said when :attr:`on_left` is set.
+        self._left_unsaid: str | None = None
         #: ``on_draw_unanswered(text)``: our draw offer was not answered in time; we play on (None: ``on_note``).
         self.on_draw_unanswered: Callable[[str], None] | None = None
         #: ``on_closed(clean)`` when the peer closed the connection (:class:`~p2ptrumps.wire.events.ConnectionClosed`;
@@ -223,6 +226,18 @@ class NetGame:
         self.restored_ends: dict[int, Outcome] = {}
         #: The deals whose commitment and reveal :meth:`prepare` gave the session.
         self._prepared: set[int] = set()
+
+    @property
+    def on_left(self) -> Callable[[str], None] | None:
+        """``on_left(peer_name)``: the peer left the match (set by the table; see the class)."""
+        return self._on_left
+
+    @on_left.setter
+    def on_left(self, fn: Callable[[str], None] | None) -> None:
+        self._on_left = fn
+        if fn is not None and self._left_unsaid is not None:  # it left before the table was hooked
+            name, self._left_unsaid = self._left_unsaid, None
+            fn(name)
 
     @property
     def names(self) -> tuple[str, str]:
@@ -282,6 +297,8 @@ class NetGame:
                 if self.on_note is not None:
                     self.on_note("reconnected: the match goes on")
                 continue
+            if isinstance(ev, Left) and self.on_left is None and ev.seat != self.seat:
+                self._left_unsaid = self.session.peer_name or "the peer"  # for a table hooked later
             if isinstance(ev, Left) and self.on_left is not None and ev.seat != self.seat:
                 self.on_left(self.session.peer_name or "the peer")
             elif isinstance(ev, Left) and self.on_note is not None:
@@ -502,7 +519,10 @@ class NetGame:
                 raise self.conn.error from None
             outcome = self.chain_outcome(deal)
             if outcome is not None and outcome.reason in ("resign", "agreed-draw", "time"):
-                if self.on_note is not None:
+                # our own resignation (leaving) or claim ended it: nothing the user needs told
+                ours = ((outcome.reason == "resign" and outcome.winner != self.seat)
+                        or (outcome.reason == "time" and outcome.winner == self.seat))
+                if self.on_note is not None and not ours:
                     self.on_note(f"not sent: {exc}; the deal ended first ({outcome.describe(self.names)})")
                 raise DealInterrupted(outcome) from None
             raise NetGameError(f"the session refused our action: {exc}") from exc

@@ -48,7 +48,7 @@ from ..match import MatchEnded as MatchOver
 from ..match import MatchRunner, Player
 from ..record import PlayerInfo
 from ..rules import RuleSet
-from ..text import quoted
+from ..text import names_apart, quoted
 from ..wire import events as wev
 from ..wire.chain import DISPUTED, DONE, REMATCHED
 from ..wire.log import LOG_MAGIC
@@ -128,7 +128,7 @@ class MatchSteps:
         cfg: our side's configuration.
         session / log / result: the match's session, its log (in memory until the rules are agreed)
             and what it leaves.
-        now: when the connection started (the log's name).
+        now: when the match started (the connection, or the rematch's agreement): the log's name.
         number: 0 for the first match on the connection, 1.. for the rematches.
         peer_address: the peer's address for the known peers.
         rematch_of: the first match's result (None for the first match): a rematch must show the
@@ -392,8 +392,10 @@ class MatchSteps:
         a = cfg.ascii_only
         self.say(f"trumps: you {suit_label(mine, a)}, {name} {suit_label(theirs, a)}")
         player: Player = our_player(cfg, seat)
-        names = (cfg.name, name) if seat == 0 else (name, cfg.name)
-        if cfg.headless:
+        if cfg.headless:  # equal names told apart by their keys: "root (K7QX)" (issue 19 §4)
+            keys = (cfg.identity.fingerprint, session.peer_fingerprint or "")
+            mine_then_theirs = names_apart((cfg.name, name), keys)
+            names = mine_then_theirs if seat == 0 else (mine_then_theirs[1], mine_then_theirs[0])
             player = ProgressPrinter(player, cfg, names)
         self._player = player
         peer = RemotePlayer(game, PlayerInfo(name, "remote", session.peer_fingerprint))

@@ -30,6 +30,7 @@ from prompt_toolkit.output import Output
 from ..command import say
 from ..match import DealEnded, Event
 from ..record import PlayerInfo
+from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
 from ..ui.terminal import Termination
@@ -50,15 +51,15 @@ def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
     return cut_to_width(name, columns)
 
 
-def names_apart(mine: str, my_fingerprint: str, theirs: str, their_fingerprint: str) -> tuple[str, str]:
+def table_names(mine: str, my_fingerprint: str, theirs: str, their_fingerprint: str) -> tuple[str, str]:
     """The display names of us and the peer (:func:`display_name`); when they are the same, each
     followed by its key's first four characters, ``("root (K7QX)", "root (3HAG)")`` (issue 19 §4:
     names are labels, keys are identities)."""
     me, peer = display_name(mine), display_name(theirs)
     if me == peer:
         short = MAX_NAME_COLUMNS - 7
-        me = f"{display_name(mine, short)} ({my_fingerprint[:4]})"
-        peer = f"{display_name(theirs, short)} ({their_fingerprint[:4]})"
+        return names_apart((display_name(mine, short), display_name(theirs, short)),
+                           (my_fingerprint, their_fingerprint))
     return me, peer
 
 
@@ -171,6 +172,12 @@ class TableSeat:
         self.terminal_lost: OSError | None = None  # the table's terminal failed under it (it was closed)
         self.guest: TrioGuest[NetResult] | None = None
         self.term: Termination | None = None
+        self.peer_shown: dict[str, str] = {}  # the peer's name -> as the table shows it ("root (K7QX)")
+
+    def shown(self, who: str) -> str:
+        """The peer's name ``who`` as the table shows it: told apart from ours by its key when the two
+        are the same (:func:`table_names`), else cut (:func:`display_name`)."""
+        return self.peer_shown.get(who) or display_name(who)
 
     # ----- the run -------------------------------------------------------------------
 
@@ -274,6 +281,9 @@ class TableSeat:
             say(self.command, f"stopped by {self.term.name}", self.err)
         if self.table.state.end_note:
             _line(self.table.state.end_note, self.out)
+        last = result.rematches[-1] if result.rematches else result
+        if last.score_halves is not None:  # the signed score: the table never saw a peer that left before a deal
+            self.table.state.score_halves = last.score_halves
         _line(f"Score: {describe_score(self.table)}", self.out)
         for done_log in log_paths(result):
             _line(f"match log: {done_log}", self.out)
@@ -333,9 +343,10 @@ class TableSeat:
     def on_ready(self, game: MatchView, result: NetResult) -> None:
         """The peer's key and the rules are accepted: the table takes the terminal, our seat is the person."""
         cfg, table = self.cfg, self.table
-        me, peer = names_apart(cfg.name, cfg.identity.fingerprint, result.peer_name or "peer",
+        me, peer = table_names(cfg.name, cfg.identity.fingerprint, result.peer_name or "peer",
                                result.peer_fingerprint or "")
         table.set_players((me, peer) if game.seat == 0 else (peer, me), game.seat)
+        self.peer_shown = {result.peer_name or "peer": peer}
         # the key, and which path the match took (issue 14 §3)
         table.set_opponent_detail(f"key {result.peer_fingerprint}" + (f" · {cfg.path}" if cfg.path else ""))
         table.set_connection("connected")
@@ -372,11 +383,11 @@ class TableSeat:
 
     def _hook(self, game: MatchView) -> None:
         table = self.table
-        game.on_chat = lambda who, text: table.add_chat(display_name(who), text)
+        game.on_chat = lambda who, text: table.add_chat(self.shown(who), text)
         game.on_note = lambda text: table.show_message(text, "info")
         game.on_draw_unanswered = self._draw_unanswered
-        game.on_left = lambda who: table.peer_left(f"{display_name(who)} resigned and left the match")
-        game.on_closed = lambda clean: _closed_after_end(table, game, clean)
+        game.on_left = lambda who: table.peer_left(f"{self.shown(who)} resigned and left the match")
+        game.on_closed = lambda clean: _closed_after_end(table, game, clean, self.shown(game.peer_name or "the peer"))
 
     def _draw_unanswered(self, text: str) -> None:
         """Our draw offer waited its time unanswered (protocol/wire.md §16): say so -- not "declined"."""
@@ -398,8 +409,8 @@ class TableSeat:
         """Whether the person wants a rematch (``offered``: the peer offered one); leaving the table is no."""
         if self.app_done or self.table.state.end_note:  # the person left the table, or the peer left the match
             return False
-        question = (f"{display_name(peer)} offers a rematch. Play again? (y rematch, n leave)" if offered
-                    else f"Offer {display_name(peer)} a rematch? (y rematch, n leave)")
+        question = (f"{self.shown(peer)} offers a rematch. Play again? (y rematch, n leave)" if offered
+                    else f"Offer {self.shown(peer)} a rematch? (y rematch, n leave)")
         return await self._ask(question, no_on_leaving=True)
 
     async def ask_claim(self, text: str) -> bool:
@@ -487,14 +498,15 @@ def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
     return error if isinstance(error, NetplayError) else None
 
 
-def _closed_after_end(table: TableApp, game: MatchView, clean: bool) -> None:
+def _closed_after_end(table: TableApp, game: MatchView, clean: bool, shown: str | None = None) -> None:
     """The peer closed the connection after the match's end: no rematch any more, so the end
-    screen's Enter only leaves and says so (issue 19 §5: it kept saying "Enter rematch or leave")."""
+    screen's Enter only leaves and says so (issue 19 §5: it kept saying "Enter rematch or leave");
+    ``shown``: the peer's name as the table shows it (default: its name, cut)."""
     if not clean or table.state.mode != Mode.MATCH_END or table.options.match_end_enter == "leave":
         return
     table.options.match_end_enter = "leave"
     table.options.allow_chat = False
-    table.show_message(f"{display_name(game.peer_name or 'the peer')} left: no rematch")
+    table.show_message(f"{shown or display_name(game.peer_name or 'the peer')} left: no rematch")
 
 
 async def _watch_silence(games: list[MatchView], table: TableApp, bell: bool = True) -> None:

@@ -78,7 +78,8 @@ class CuttingProxy:
 
     ``await nursery.start(proxy.serve)`` listens on a free loopback port (``proxy.port``);
     :meth:`cut` closes every open connection, :meth:`freeze` stops forwarding on them (each end
-    then sees silence).  ``connections`` counts connections taken, ``bytes`` bytes forwarded.
+    then sees silence), :meth:`strand` ends them for the dialling side only.  ``connections`` counts
+    connections taken, ``bytes`` bytes forwarded.
     """
 
     def __init__(self, target_port: int, *, record: bool = False) -> None:
@@ -90,6 +91,7 @@ class CuttingProxy:
         self.connections = 0
         self.bytes = 0
         self.frozen: set[int] = set()
+        self._downs: dict[int, trio.SocketStream] = {}  # the dialling side of each open connection, by scope
 
     async def serve(self, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
@@ -119,6 +121,7 @@ class CuttingProxy:
     async def _forward(self, down: trio.SocketStream, up: trio.SocketStream) -> None:
         with trio.CancelScope() as scope:
             self.scopes.append(scope)
+            self._downs[id(scope)] = down
 
             async def pipe(a: trio.SocketStream, b: trio.SocketStream) -> None:
                 while data := await a.receive_some(65536):
@@ -135,6 +138,8 @@ class CuttingProxy:
                     n.start_soon(pipe, up, down)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError, ExceptionGroup):
                 pass
+            finally:
+                self._downs.pop(id(scope), None)
 
     def cut(self) -> None:
         for scope in self.scopes:
@@ -145,6 +150,18 @@ class CuttingProxy:
         """Stop forwarding on every open connection but keep them open (a black hole: each side's
         link looks alive until its own timeout)."""
         self.frozen.update(id(s) for s in self.scopes)
+        self.scopes.clear()
+
+    def strand(self) -> None:
+        """End every open connection for the side that dialled the proxy (it reads the end of the
+        stream at once) while the far side's stays open and silent (a change of network: the
+        listener's link looks alive until its own timeout)."""
+        for scope in self.scopes:
+            self.frozen.add(id(scope))  # nothing more is forwarded either way
+            down = self._downs.get(id(scope))
+            if down is not None:
+                with contextlib.suppress(OSError):
+                    down.socket.shutdown(socket.SHUT_RDWR)
         self.scopes.clear()
 
 

@@ -52,10 +52,18 @@ def key_name(key: str) -> str:
     """A key as people write it: ``'x'``, ``Tab``, ``Ctrl-X``, ``F5``, ``Esc``."""
     if len(key) == 1:
         return repr(key)
+    named = _KEY_NAMES.get(key)  # first: a terminal sends Tab as Ctrl-I and Backspace as Ctrl-H
+    if named is not None:
+        return named
     if key.startswith("c-"):
         return "Ctrl-" + key[2:].upper()
-    return {"escape": "Esc", "c-i": "Tab", "tab": "Tab", "backspace": "Backspace", "delete": "Delete",
-            "insert": "Insert"}.get(key, key[:1].upper() + key[1:])
+    return key[:1].upper() + key[1:]
+
+
+#: Keys whose prompt_toolkit name is not what people call them.
+_KEY_NAMES = {"escape": "Esc", "c-i": "Tab", "tab": "Tab", "s-tab": "Shift-Tab", "c-h": "Backspace",
+              "backspace": "Backspace", "c-m": "Enter", "delete": "Delete", "insert": "Insert",
+              "pageup": "PgUp", "pagedown": "PgDn"}
 
 
 #: Russian rank letters (валет, дама, король, туз) and the Russian-layout keys of T J Q K A.

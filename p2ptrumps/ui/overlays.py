@@ -35,6 +35,11 @@ In a Russian layout the keys work by position (з = p)."""
 
 #: The last line of the help box.
 HELP_CLOSING = "r reads the whole rule book; any other key closes"
+#: The help box's line of the keys against the AI, and the same with ``a`` (play again at the end of
+#: the match, named as the status line names it) where the table offers it
+#: (``UIOptions.allow_play_again``: ``p2ptrumps play``, always against the AI); as wide as the box.
+HELP_VS_AI = "u undo, i hint (vs AI)  o hand  d offer a draw  R resign"
+HELP_VS_AI_AGAIN = "u undo, i hint, a play again  o hand  d draw  R resign"
 
 
 def overlay_lines(core: TableCore) -> list[str]:
@@ -46,6 +51,8 @@ def overlay_lines(core: TableCore) -> list[str]:
         body = [*wrap_text(printable(core.t(s.confirm.question)), room, ""), "", "y yes    n no"]
     else:
         body = [*HELP_TEXT.splitlines(), HELP_CLOSING]
+        if core.options.allow_play_again:
+            body[body.index(HELP_VS_AI)] = HELP_VS_AI_AGAIN
         if core.options.ascii_only:  # a terminal without Unicode cannot show the Russian letters either
             body = [line for line in body if asciify(line).isascii()]
     body = [printable(core.t(line)) for line in body]

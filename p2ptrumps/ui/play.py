@@ -155,8 +155,82 @@ def newest_unfinished(directory: Path) -> tuple[Path, MatchRecord] | None:
     return None
 
 
+def where_stopped(record: MatchRecord) -> str:
+    """Where an unfinished game stopped: ``"deal 1 of 3, after 7 moves"`` or ``"after deal 1 of 3"``."""
+    last = record.deals[-1]
+    if last.outcome is None:
+        return f"deal {last.number} of {record.rules.deals}, after {len(last.moves)} move{'s' * (len(last.moves) != 1)}"
+    return f"after deal {last.number} of {record.rules.deals}"
+
+
+def short_rules(rules: RuleSet) -> str:
+    """The rules in a few words: ``"36 cards, 1 deal"``, and each variant that is not RULES.md's
+    default (``"32 cards, 3 deals, sixes off, voluntary pick-up, repetition off, limit 200 turns"``)."""
+    default = RuleSet()
+    words = [f"{rules.pack_size} cards", f"{rules.deals} deal{'s' * (rules.deals != 1)}"]
+    if not rules.sixes:
+        words.append("sixes off")
+    if rules.voluntary_pickup:
+        words.append("voluntary pick-up")
+    if rules.repetition != default.repetition:
+        words.append(f"repetition {rules.repetition}" if rules.repetition else "repetition off")
+    if rules.turn_limit != default.turn_limit:
+        words.append(f"limit {rules.turn_limit} turns" if rules.turn_limit else "no turn limit")
+    return ", ".join(words)
+
+
 class NoGameToContinue(Exception):
     """``play --continue`` found no unfinished offline game."""
+
+
+class ContinueConflict(Exception):
+    """``play --continue`` was given an option that the saved game decides otherwise (the message
+    names each one)."""
+
+
+#: The ``play`` options (argparse ``dest``) a saved game decides for ``--continue``: each is compared
+#: with the game when given on the command line.
+SAVED_GAME_OPTIONS = ("ai", "trump", "name", "position", "deals", "pack", "no_sixes", "voluntary_pickup",
+                      "repetition", "turn_limit")
+
+
+def continue_conflicts(args: argparse.Namespace, record: MatchRecord) -> list[str]:
+    """The options given on the command line (``args.given``, the ``dest`` of each option written;
+    :func:`p2ptrumps.commands.main.given_options`) that ask for something else than the saved game
+    ``record`` has, each as ``"--deals 3 (the game has 1)"``; an option that repeats the game's own
+    value is no conflict."""
+    given: frozenset[str] = getattr(args, "given", frozenset())
+    r = record.rules
+    level = record.players[1].kind.removeprefix("ai:")
+    saved: dict[str, tuple[object, str]] = {
+        "ai": (level, level),
+        "trump": (record.trumps[0], suit_label(record.trumps[0])),
+        "name": (record.players[0].name, record.players[0].name),
+        "deals": (r.deals, str(r.deals)),
+        "pack": (r.pack_size, str(r.pack_size)),
+        "no_sixes": (not r.sixes, "the sixes rule on" if r.sixes else "the sixes rule off"),
+        "voluntary_pickup": (r.voluntary_pickup, "voluntary pick-up" if r.voluntary_pickup else "must beat"),
+        "repetition": (r.repetition, str(r.repetition)),
+        "turn_limit": (r.turn_limit, str(r.turn_limit)),
+    }
+    out = []
+    for dest in SAVED_GAME_OPTIONS:
+        if dest not in given:
+            continue
+        option = "--" + dest.replace("_", "-")
+        value = getattr(args, dest, None)
+        if dest == "position":
+            out.append(f"{option} (the game goes on from where it stopped)")
+            continue
+        want, words = saved[dest]
+        if dest == "name" and value is not None:
+            value = printable(value)
+        if value == want:
+            continue
+        shown = "" if isinstance(value, bool) else " " + (suit_label(value) if dest == "trump" and
+                                                          isinstance(value, int) else str(value))
+        out.append(f"{option}{shown} (the game has {words})")
+    return out
 
 
 def config_from_args(args: argparse.Namespace, now: datetime | None = None,
@@ -169,7 +243,8 @@ def config_from_args(args: argparse.Namespace, now: datetime | None = None,
     gives the rules, the AI level, the trumps and the name, and is saved again in place.
 
     Raises :class:`~p2ptrumps.notation.PositionTextError` for a bad ``--position``,
-    :class:`NoGameToContinue` when ``--continue`` finds no game.
+    :class:`NoGameToContinue` when ``--continue`` finds no game, :class:`ContinueConflict` when an
+    option given with it asks for something else than the saved game (:func:`continue_conflicts`).
     """
     if ascii_only is None:
         ascii_only = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)))[0]
@@ -178,6 +253,12 @@ def config_from_args(args: argparse.Namespace, now: datetime | None = None,
         if found is None:
             raise NoGameToContinue(f"no unfinished game to continue in {records_dir(args.log_dir)}")
         path, record = found
+        conflicts = continue_conflicts(args, record)
+        if conflicts:
+            raise ContinueConflict(
+                f"--continue goes on with {path.name} as it was saved, its AI level and rules included: "
+                f"{'; '.join(conflicts)}. Leave {'that option' if len(conflicts) == 1 else 'those options'} "
+                "out, or start a new game without --continue")
         return PlayConfig(
             rules=record.rules, level=record.players[1].kind.removeprefix("ai:"), think_s=args.think,
             seed=args.seed, trump=record.trumps[0], name=record.players[0].name, ascii_only=ascii_only,
@@ -224,7 +305,7 @@ class PlaySession:
         )
         self.record_path = config.record_path
         self.table.record_path = str(config.record_path)
-        self.record: MatchRecord | None = None
+        self.record: MatchRecord | None = config.resume  # a continued game is on disk already
         self.saved: list[Path] = [config.record_path] if config.resume is not None else []
         self.save_error: str | None = None
         self._match = 1
@@ -285,10 +366,8 @@ class PlaySession:
             )
             if resume is not None:
                 self.table.state.score_halves = resume.score_halves()
-                last = resume.deals[-1]
-                human.note_once = (f"Continued where you stopped: deal {last.number} of {c.rules.deals}, "
-                                   f"after {len(last.moves)} moves." if last.outcome is None else
-                                   f"Continued where you stopped, after deal {last.number} of {c.rules.deals}.")
+                human.note_once = (f"Continued where you stopped ({where_stopped(resume)}), with the saved "
+                                   f"game's level and rules: AI {c.level}, {short_rules(c.rules)}.")
             else:
                 self.table.show_message(
                     f"Your trump is {suit_label(my_trump)}; {ai.info.name} takes {suit_label(ai_trump)}.")
@@ -339,6 +418,8 @@ def run(args: argparse.Namespace) -> int:
         config = config_from_args(args, ascii_only=ascii_only)
     except PositionTextError as exc:
         raise CommandError(f"--position: {exc}", usage=True) from None
+    except ContinueConflict as exc:
+        raise CommandError(str(exc), usage=True) from None
     except NoGameToContinue as exc:
         raise CommandError(f"{exc} (start one with `p2ptrumps play`)") from None
     try:
@@ -348,6 +429,9 @@ def run(args: argparse.Namespace) -> int:
                            "(choose another directory with --log-dir)") from None
     if note:
         say(args, note)
+    if config.resume is not None:
+        _print(f"Continuing {config.record_path} ({where_stopped(config.resume)}) with the saved game's level "
+               f"and rules: AI {config.level}; {config.rules.describe()}")
     session = PlaySession(config)
     try:
         result = asyncio.run(session.run())

@@ -116,6 +116,8 @@ class Questions:
         s.trump_taken = taken
         s.trump_choice = next(x for x in (2, 3, 1, 0) if x != taken)
         s.mode = Mode.TRUMP
+        if taken is not None:  # replaces "… is choosing a trump; you choose yours next"
+            self._core.show_message(f"{self._core.opponent_name} chose {suit_label(taken)}: now choose yours.")
         self._core.invalidate()
 
     def step_trump(self, step: int) -> None:

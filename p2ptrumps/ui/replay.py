@@ -27,11 +27,16 @@ Under the status lines the viewer shows the position text of the position on
 the screen (``protocol/position.md``; ``p2ptrumps solve`` reads it).
 
 Analysis (:mod:`p2ptrumps.ai.analysis`): ``a`` in the viewer (or ``--analyse``)
-solves the positions of the deal on the screen in the background, ``--budget``
-seconds each (or ``--nodes`` positions: the same verdicts on every machine),
-and shows for the move just played whether it kept the value of the position or
-threw it ("threw a forced win (best: 10♠/K♦ wins in 3)");
-``--text --analyse`` adds the verdict to each move line and a summary per player.
+judges the moves of the deal on the screen in the background as ``p2ptrumps
+analyse`` does (the same :func:`~p2ptrumps.ai.analysis.analyse_deal` with the same
+``--budget`` / ``--nodes`` / ``--depth`` / ``--estimate-nodes``): each position is
+solved where the solver can, the moves it leaves open get the search's estimate.
+It shows for the move just played whether it kept the value of the position or
+threw it ("threw a forced win (best: 10♠/K♦ wins in 3)", "estimate +1.5 → +0.5
+cards: mistake"), and under it the deal's value graph: a sparkline of seat 0's
+advantage after each move (:func:`~p2ptrumps.ai.analysis.sparkline`) with an arrow
+under the move on the screen.  ``--text --analyse`` adds the verdict to each move
+line, the sparkline to each deal and a summary per player.
 """
 
 from __future__ import annotations
@@ -52,8 +57,17 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import ColorDepth, Output
+from prompt_toolkit.utils import get_cwidth
 
-from ..ai.analysis import MoveVerdict, analyse_deal, summarize
+from ..ai.analysis import (
+    ESTIMATE_DEPTH,
+    ESTIMATE_NODES,
+    MoveVerdict,
+    analyse_deal,
+    seat0_advantages,
+    sparkline,
+    summarize,
+)
 from ..cards import Card, suit_label
 from ..command import CommandError
 from ..files import UnreadableFileError, read_limited
@@ -61,6 +75,7 @@ from ..notation import position_text
 from ..record import FORMAT, MatchRecord, RecordError, parse_json
 from ..rules import PICK_UP, Move, Position
 from ..system.signals import exit_status, hangup_signal
+from ..text import names_apart
 from .app import _SILENT_KEYS, ESC_TIMEOUT_S, _LinesControl, fit_keys
 from .keys import add_layout_aliases, key_name
 from .terminal import Termination, choose_ascii, ignore_mouse_reports, std_fds
@@ -201,9 +216,59 @@ def score_before(record: MatchRecord, deal_index: int) -> tuple[int, int]:
     return a, b
 
 
-def _names(record: MatchRecord) -> tuple[str, str]:
-    """The players' names, control characters replaced (they come from a file)."""
-    return printable(record.players[0].name), printable(record.players[1].name)
+def player_names(record: MatchRecord) -> tuple[str, str]:
+    """The players' names, control characters replaced (they come from a file); equal names told
+    apart by their keys or seats (:func:`p2ptrumps.text.names_apart`: ``root (K7QX)``)."""
+    p = record.players
+    return names_apart((printable(p[0].name), printable(p[1].name)),
+                       (printable(p[0].fingerprint or ""), printable(p[1].fingerprint or "")))
+
+
+@dataclass(frozen=True)
+class AnalysisBudget:
+    """How hard the analysis works on each deal, as ``p2ptrumps analyse``'s options: ``budget_s``
+    seconds (``--budget``) or ``solve_nodes`` nodes (``--nodes``, when not 0) to solve each position,
+    and for the moves the solver leaves open an estimate ``estimate_depth`` plies deep (``--depth``)
+    of at most ``estimate_nodes`` nodes (``--estimate-nodes``; 0 leaves them unknown)."""
+
+    budget_s: float = 0.5
+    solve_nodes: int = 0
+    estimate_nodes: int = ESTIMATE_NODES
+    estimate_depth: int = ESTIMATE_DEPTH
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> AnalysisBudget:
+        """The budget of parsed ``replay`` / ``analyse`` options (missing ones take the defaults)."""
+        return cls(float(getattr(args, "budget", 0.5) or 0.5), int(getattr(args, "nodes", 0) or 0),
+                   int(getattr(args, "estimate_nodes", ESTIMATE_NODES)),
+                   int(getattr(args, "depth", ESTIMATE_DEPTH) or ESTIMATE_DEPTH))
+
+    def analyse(self, steps: list[Step], progress: Callable[[int, int], None] | None = None,
+                estimating: Callable[[int, int], None] | None = None) -> list[MoveVerdict]:
+        """The verdicts of one replayed deal (:func:`replay_steps`), one per move."""
+        return analyse_deal([st.position for st in steps], [st.move for st in steps[1:] if st.move is not None],
+                            self.budget_s, progress=progress, solve_nodes=self.solve_nodes,
+                            estimate_nodes=self.estimate_nodes, estimate_depth=self.estimate_depth,
+                            estimating=estimating)
+
+
+def value_label(names: tuple[str, str]) -> str:
+    """The words before a deal's sparkline: ``value (seat 0 Ann high): ``."""
+    return f"value (seat 0 {names[0]} high): "
+
+
+def value_window(spark: str, current: int, room: int, marks: tuple[str, str] = ("…", "…")) -> tuple[str, int]:
+    """The part of the sparkline ``spark`` that fits in ``room`` columns (at least 3) around the
+    character ``current`` (0-based; -1: none), with ``marks`` (one column each; ``("<", ">")`` in
+    ASCII) where it is cut on the left and on the right, and the column of ``current`` in it (-1
+    when none)."""
+    if len(spark) <= room:
+        return spark, current
+    inner = max(1, room - 2)  # a column for "…" at each end
+    first = max(0, min(len(spark) - inner, current - inner // 2))
+    left = marks[0] if first else ""
+    right = marks[1] if first + inner < len(spark) else ""
+    return left + spark[first:first + inner] + right, len(left) + current - first if current >= 0 else -1
 
 
 def _verb(name: str, verb: str) -> str:
@@ -235,7 +300,7 @@ def _result_text(record: MatchRecord, index: int) -> str:
     deal = record.deals[index]
     if deal.outcome is None:
         return "unfinished (abandoned)"
-    return deal.outcome.describe(_names(record))
+    return deal.outcome.describe(player_names(record))
 
 
 def replay_text(record: MatchRecord, ascii_only: bool = False,
@@ -247,7 +312,7 @@ def replay_text(record: MatchRecord, ascii_only: bool = False,
     Raises :class:`RecordError` naming the first illegal move or wrong result.
     """
     steps = replay_steps(record)
-    names = _names(record)
+    names = player_names(record)
     a = ascii_only
     started = f"started {printable(record.started)}" if record.started else "start time not recorded"
     lines = [
@@ -283,6 +348,7 @@ def replay_text(record: MatchRecord, ascii_only: bool = False,
             lines.append(line)
         if verdicts is not None:
             lines.append(f"  position: {position_text(deal_steps[-1].position)}")
+            lines.append(f"  {value_label(names)}{sparkline(seat0_advantages(verdicts), a)}")
         lines.append(f"  result: {_result_text(record, i)}")
         after = score_before(record, i + 1)
         lines.append(f"  score: {score_text(names, after, 0, a)}")
@@ -306,16 +372,17 @@ class ReplayViewer:
         record: the match (already loaded).
         ascii_only, color: looks.
         input, output: prompt_toolkit input/output (tests); None uses the terminal.
-        budget_s: analysis mode: seconds to solve each position.
+        budget_s: analysis mode: seconds to solve each position (``budget`` None).
         nodes: analysis mode: positions to solve each position with instead of ``budget_s`` (0: none;
-            the same verdicts on every machine).
+            the same verdicts on every machine; ``budget`` None).
+        budget: analysis mode: the whole :class:`AnalysisBudget` (as ``analyse``'s options).
     Raises:
         RecordError: a deal does not replay (illegal move, wrong result).
     """
 
     def __init__(self, record: MatchRecord, *, ascii_only: bool = False, color: bool = True,
                  input: Input | None = None, output: Output | None = None, budget_s: float = 0.5,
-                 nodes: int = 0) -> None:
+                 nodes: int = 0, budget: AnalysisBudget | None = None) -> None:
         self.record = record
         self.steps = replay_steps(record)
         self.ascii_only = ascii_only
@@ -325,14 +392,12 @@ class ReplayViewer:
         self.note = ""
         #: Analysis mode (the ``a`` key): the verdict of the move on the screen is shown.
         self.show_analysis = False
-        #: Seconds to solve each position in analysis mode.
-        self.budget_s = budget_s
-        #: Positions to solve each position with instead (0: use ``budget_s``).
-        self.nodes = nodes
+        #: How hard analysis mode works on each deal (as ``analyse``).
+        self.budget = budget if budget is not None else AnalysisBudget(budget_s, nodes)
         #: The verdicts of each analysed deal (by deal index), and the deals being analysed.
         self.analysis: dict[int, list[MoveVerdict]] = {}
         self._running: dict[int, threading.Thread] = {}
-        self._progress: dict[int, tuple[int, int]] = {}
+        self._progress: dict[int, tuple[str, int, int]] = {}
         self._closing = threading.Event()
         body = Window(content=_LinesControl(self._render_body), always_hide_cursor=True)
         status = Window(content=_LinesControl(self._render_status), height=self._status_height)
@@ -411,19 +476,19 @@ class ReplayViewer:
         if index in self.analysis or index in self._running:
             return
         steps = self.steps[index]
-        positions = [st.position for st in steps]
-        moves = [st.move for st in steps[1:] if st.move is not None]
 
-        def progress(done: int, total: int) -> None:
+        def progress(done: int, total: int, what: str = "solving the positions of this deal") -> None:
             if self._closing.is_set():
                 raise _Closing
-            self._progress[index] = (done, total)
+            self._progress[index] = (what, done, total)
             self.application.invalidate()
+
+        def estimating(done: int, total: int) -> None:
+            progress(done, total, "estimating the moves the solver left open")
 
         def work() -> None:
             try:
-                self.analysis[index] = analyse_deal(positions, moves, None if self.nodes else self.budget_s,
-                                                    progress=progress, solve_nodes=self.nodes)
+                self.analysis[index] = self.budget.analyse(steps, progress, estimating)
             except _Closing:
                 return
             finally:
@@ -450,8 +515,9 @@ class ReplayViewer:
             return ""
         verdicts = self.analysis.get(self.deal_index)
         if verdicts is None:
-            done, total = self._progress.get(self.deal_index, (0, len(self.steps[self.deal_index])))
-            return f"Analysis: solving the positions of this deal ({done}/{total})…"
+            what, done, total = self._progress.get(
+                self.deal_index, ("solving the positions of this deal", 0, len(self.steps[self.deal_index])))
+            return f"Analysis: {what} ({done}/{total})…"
         if step.move is None:
             return "Analysis: on (the verdict of each move shows here; a turns it off)."
         return f"Analysis: {verdicts[self.step_index - 1].text(self.ascii_only)}"
@@ -465,7 +531,36 @@ class ReplayViewer:
         lines: list[Line] = [[("class:keys", t)] for t in wrap_after(f" position {position_text(step.position)}",
                                                                       width, " ", "/")]
         if self.show_analysis:
-            lines += [[("class:message.hint", t)] for t in wrap_text(self.analysis_text(), width)]
+            text = asciify(self.analysis_text()) if self.ascii_only else self.analysis_text()
+            lines += [[("class:message.hint", t)] for t in wrap_text(text, width)]
+            lines += self.value_lines(width)
+        return lines
+
+    def value_lines(self, width: int) -> list[Line]:
+        """In analysis mode, once the deal on the screen is judged: its value graph, a sparkline of
+        seat 0's advantage after each move (as ``analyse`` prints it, cut around the move on the
+        screen when it does not fit), and under it an arrow at the move on the screen
+        (``↑ move 13``; ``^`` in ASCII)."""
+        verdicts = self.analysis.get(self.deal_index)
+        if not self.show_analysis or verdicts is None or not verdicts:
+            return []
+        label = " " + value_label(player_names(self.record))
+        if get_cwidth(label) > width // 2:
+            label = " value: "
+        room = max(3, width - get_cwidth(label) - 1)
+        spark, column = value_window(sparkline(seat0_advantages(verdicts), self.ascii_only), self.step_index - 1,
+                                     room, ("<", ">") if self.ascii_only else ("…", "…"))
+        lines: list[Line] = [[("class:keys", label), ("class:message.hint", spark)]]
+        if column < 0:
+            lines.append([("class:dim", " " * get_cwidth(label) + "(the value after each move; n steps through them)")])
+            return lines
+        at = get_cwidth(label) + column
+        tag = f"{'^' if self.ascii_only else '↑'} move {self.step_index}"
+        if at + len(tag) <= width - 1:
+            text = " " * at + tag
+        else:
+            text = " " * max(0, at - len(tag) + 1) + f"move {self.step_index} {'^' if self.ascii_only else '↑'}"
+        lines.append([("class:dim", text)])
         return lines
 
     # ----- rendering ----------------------------------------------------------------
@@ -488,7 +583,7 @@ class ReplayViewer:
             score = score_before(rec, self.deal_index + 1)
         pos = step.position
         return TableView(
-            my_seat=0, names=_names(rec), trumps=rec.trumps, hands=(pos.hands[0], pos.hands[1]), pile=pos.pile,
+            my_seat=0, names=player_names(rec), trumps=rec.trumps, hands=(pos.hands[0], pos.hands[1]), pile=pos.pile,
             to_move=pos.to_move if pos.outcome is None else None, deal_number=deal.number, deals=rec.rules.deals,
             score_halves=score,
             history=history, show_opponent=True, ascii_only=self.ascii_only,
@@ -502,7 +597,7 @@ class ReplayViewer:
                          "q quit"], width - 1, droppable=("a analysis", "Home/End"))
         if step is None:
             return StatusView(expect="This match has no deals.", keys="q quit", ascii_only=self.ascii_only)
-        names = _names(self.record)
+        names = player_names(self.record)
         total = len(self.steps[self.deal_index]) - 1
         where = f"Deal {self.deal_index + 1}/{len(self.steps)}, move {self.step_index}/{total}"
         if step.move is None:
@@ -601,14 +696,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         record = load_any(args.file)
         analyse = bool(getattr(args, "analyse", False))
-        budget_s = float(getattr(args, "budget", 0.5) or 0.5)
-        nodes = int(getattr(args, "nodes", 0) or 0)
+        budget = AnalysisBudget.from_args(args)
         if args.text:
             analysis = None
             if analyse:
-                steps = replay_steps(record)
-                analysis = [analyse_deal([st.position for st in deal], [st.move for st in deal[1:] if st.move],
-                                         None if nodes else budget_s, solve_nodes=nodes) for deal in steps]
+                analysis = [budget.analyse(deal) for deal in replay_steps(record)]
             text = replay_text(record, choose_ascii(bool(args.ascii), unicode_flag)[0], analysis)
             try:
                 print("\n".join(text))
@@ -623,7 +715,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"the viewer needs a full-screen terminal: {why} (replay --text prints the match)")
     ascii_only, note = choose_ascii(bool(args.ascii), unicode_flag,
                                     probe_fds=std_fds())
-    viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color(), budget_s=budget_s, nodes=nodes)
+    viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color(), budget=budget)
     if note:
         viewer.note = note
     if analyse:

@@ -74,6 +74,8 @@ def _expect_mode(core: TableCore) -> str:
     if s.mode == Mode.WAIT or (
             s.mode == Mode.IDLE and s.position is not None and s.position.outcome is None
             and s.position.to_move != s.my_seat):
+        if s.confirm is not None:  # the opponent's draw offer, a claim: the wait is on us, not on them
+            return "Answer the question above: y or n."
         return core.options.waiting_text.format(name=core.opponent_name)
     if s.mode == Mode.IDLE and s.position is None and s.connection:
         return f"Waiting for {core.opponent_name}…"

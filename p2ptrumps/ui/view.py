@@ -596,7 +596,8 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
         opp_line.append(("class:dim", view.connection))
     left.append(opp_line)
     if view.opponent_detail:
-        left.append([("class:dim", "    " + view.opponent_detail)])
+        # the key first, then the path: a narrow screen cuts the end with "…", never silently
+        left.append([("class:dim", "    " + cut_to_width(view.opponent_detail, max(1, left_w - 4)))])
     if view.show_opponent:
         left.extend(hand_rows(view.hands[opp], view.trumps[opp], ascii_only=a))
     else:
@@ -790,7 +791,7 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
     lines: list[Line] = [
         [("class:header", f" Svoi Kozyri   {head}")],
         [("class:rule", "─" * left_w)],
-        [("class:result", " " + view.title)],
+        *([("class:result", t)] for t in wrap_text(view.title, left_w)),  # long names at 60 columns
     ]
     if view.note:
         lines += [[("class:result", t)] for t in wrap_text(view.note, left_w)]

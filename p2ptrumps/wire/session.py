@@ -853,8 +853,10 @@ class Session:
         if (self.reconnections and msg.seq < len(self._chain)
                 and self._chain.entries[msg.seq].hash == msg.hash):
             return  # sent again after a reconnection and already held (§14.2 step 5)
-        if msg.seat == self.seat and self.catching_up and self._catch_up is not None \
+        if msg.seat == self.seat and self._replaying and self.catching_up and self._catch_up is not None \
                 and msg.seq == len(self._chain) and msg.prev == self._chain.head:
+            # Only a restored session, before its user read the chain (end_replay): later, a message of
+            # ours we never held was signed by another copy of us (§8.2), not lost from our log.
             self._adopt_own(frame, msg)  # ours, lost from our log, sent back by the peer (§14.2 step 5)
             return
         result = self._chain.receive(msg)
