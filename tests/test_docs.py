@@ -36,10 +36,10 @@ def test_readme_gives_the_two_setup_commands_and_ci_runs_the_test_one() -> None:
     blocks = re.findall(r"```sh\n(.*?)\n```", readme, flags=re.S)
     assert blocks[:2] == [
         "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/p2ptrumps play",
-        "python3 -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest",
+        "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest",
     ]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "python3 -m venv .venv && .venv/bin/pip install -q '.[test]'" in ci
+    assert "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]'" in ci
     assert ".venv/bin/python -m pytest" in ci
 
 
