@@ -106,7 +106,8 @@ def load(cfg: NetConfig, log_path: Path) -> Restored:
     Raises:
         NetplayError: (status 1) the log cannot be read, is complete, ends on a protocol
             fault, was written with another key, has no usable resume file (or one of
-            another match), or another process is writing it.
+            another match), or another process is writing it -- or is playing its match from
+            another copy of it (the lock of the match, :func:`hold_match`).
     """
     if not log_path.exists():
         raise NetplayError(EXIT_ERROR, f"no such match log: {log_path}")
