@@ -128,7 +128,7 @@ def test_person_plays_moves_in_the_table_against_an_ai_host(tmp_path: Path) -> N
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
         table = tables[0]
         assert table.state.names == ("Hana", "Tess") and table.state.connection == "connected"
-        inp.send_text("h")  # hearts (the host took clubs)
+        inp.send_text("h" + ENTER)  # hearts (the host took clubs)
         for _ in range(3):
             await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
             pos = table.state.position
@@ -201,7 +201,7 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
     async def person(inp: PipeInput) -> None:
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
         table = tables[0]
-        inp.send_text("h")
+        inp.send_text("h" + ENTER)
         await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
         await wait_until(lambda: table.state.clock is not None and table.state.clock[0] == table.state.my_seat,
                          "my move clock on my own line")
@@ -271,7 +271,7 @@ def test_a_move_that_comes_while_the_claim_question_is_open_closes_it(tmp_path: 
     async def person(inp: PipeInput) -> None:
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
         table = tables[0]
-        inp.send_text("h")
+        inp.send_text("h" + ENTER)
         await wait_until(lambda: table.state.mode == Mode.TURN or table.state.confirm is not None,
                          "my lead, or the claim question on the host's lead")
         if table.state.mode == Mode.TURN:  # the deal's dealer (who leads) comes from the shuffle: maybe us
@@ -345,7 +345,7 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
     async def person(inp: PipeInput) -> None:
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
         table = tables[0]
-        inp.send_text("h")
+        inp.send_text("h" + ENTER)
         await wait_until(lambda: table.state.mode in (Mode.TURN, Mode.MATCH_END), "my lead or the end")
         if table.state.mode == Mode.TURN:  # we lead: the host leaves when its reply is due
             pos = table.state.position
@@ -428,11 +428,11 @@ def test_a_refused_chat_line_is_never_shown_as_said_and_the_refusal_stays(tmp_pa
     async def person(inp: PipeInput) -> None:
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
         table = tables[0]
-        inp.send_text("h")
+        inp.send_text("h" + ENTER)
         await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
         for line in ("x\u202ey", "a" * 600, "hello"):
             n = len(table.state.chat)
-            inp.send_text("c")
+            inp.send_text("t")
             await wait_until(lambda: table.state.prompt_kind == "chat", "the chat prompt")
             inp.send_text(line + ENTER)
             await wait_until(lambda n=n: len(table.state.chat) > n, "the chat panel")
@@ -496,7 +496,7 @@ def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path:
     async def person(inp: PipeInput) -> None:
         await wait_until(lambda: bool(tables) and tables[0].state.names == ("Hana", "Tess"), "the table")
         table = tables[0]
-        inp.send_text("c")
+        inp.send_text("t")
         await wait_until(lambda: table.state.prompt_kind == "chat", "the chat prompt")
         inp.send_text("hi" + ENTER)
         await wait_until(lambda: bool(table.state.chat), "my chat line")
@@ -505,7 +505,7 @@ def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path:
         go.set()
         await wait_until(lambda: table.state.mode == Mode.TRUMP, "the trump choice")
         seen["trump"] = screen(table)
-        inp.send_text("h")
+        inp.send_text("h" + ENTER)
         await wait_until(lambda: table.state.mode in (Mode.TURN, Mode.WAIT, Mode.IDLE) and
                          table.state.position is not None, "the deal")
         await leave(inp, table)

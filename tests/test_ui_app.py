@@ -106,7 +106,7 @@ def test_trump_choice_by_key_then_quit_leaves_an_unfinished_record(tmp_path: Pat
 
     async def script(session: PlaySession, inp: PipeInput) -> None:
         await wait_until(lambda: session.table.state.mode == Mode.TRUMP, "the trump screen")
-        inp.send_text("s")  # spades
+        inp.send_text("s" + ENTER)  # spades
         await wait_until(my_turn(session), "my first turn")
         await quit_game(inp)
 
@@ -777,7 +777,7 @@ def test_draw_offer_asks_first_and_no_sends_nothing(tmp_path: Path) -> None:
 def test_help_names_the_draw_key_and_fits_the_smallest_terminal() -> None:
     from p2ptrumps.ui.view import MIN_HEIGHT, MIN_WIDTH
 
-    table = TableApp()
+    table = TableApp(UIOptions(allow_undo=True, allow_hint=True))  # the table of `play`
     table.state.help_open = True
     lines = table.overlay_lines()
     assert any("d offer a draw" in line for line in lines)
@@ -800,6 +800,27 @@ def test_help_lists_play_again_where_the_end_of_the_match_offers_it() -> None:
     plain = TableApp()  # a networked table: no play again
     plain.state.help_open = True
     assert not any("play again" in line for line in plain.overlay_lines())
+
+
+def test_help_names_chat_on_the_networked_table_and_the_trump_keys_on_the_trump_screen() -> None:
+    from p2ptrumps.ui.view import MIN_HEIGHT, MIN_WIDTH
+
+    table = TableApp(UIOptions(allow_chat=True))  # a networked table: chat, no undo, no hint
+    table.state.help_open = True
+    lines = table.overlay_lines()
+    assert "│ t chat  o hand  d offer a draw  R resign                │" in lines
+    assert not any("undo" in line for line in lines)
+    table.state.help_open = False
+    table.ask_trump(None)
+    table.state.help_open = True
+    lines = table.overlay_lines()
+    assert "│ Own trump: c d h s, 1-4 or ↑↓ mark a suit, Enter chooses │" in lines
+    assert not any("Enter play" in line for line in lines)
+    assert len(lines) == MIN_HEIGHT and len(lines[0]) == 60 <= MIN_WIDTH
+    ascii_table = TableApp(UIOptions(ascii_only=True, allow_chat=True))
+    ascii_table.ask_trump(None)
+    ascii_table.state.help_open = True
+    assert "| Own trump: c d h s, 1-4 or ^v mark a suit, Enter chooses |" in ascii_table.overlay_lines()
 
 
 class _SmallOutput(DummyOutput):
