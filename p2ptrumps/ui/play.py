@@ -60,10 +60,10 @@ from ..match import MatchRunner, urandom_seed
 from ..notation import PositionTextError, parse_position
 from ..record import MatchRecord, PlayerInfo, RecordError, parse_json
 from ..rules import Move, Position, RuleSet
-from .app import HumanPlayer, QuitResult, TableApp, UIOptions, describe_score
+from .app import HumanPlayer, QuitResult, TableApp, UIOptions
 from .bridge import GuestCancelled, TrioGuest
 from .terminal import Termination, choose_ascii, std_fds, terminal_problem
-from .view import printable, wants_color
+from .view import printable, score_text, wants_color
 
 
 @dataclass(frozen=True)
@@ -291,7 +291,8 @@ class PlaySession:
     After :meth:`run`, :attr:`record` holds the last saved record (None if no
     move was made: no record file is written until the first move), :attr:`saved`
     the paths of the records written (one per match: "play again" on the end of
-    the match starts another, same level and rules, a new deal), :attr:`save_error`
+    the match starts another, same level and rules, a new deal), :attr:`records`
+    each of those paths' last record (the session's matches, in order), :attr:`save_error`
     the last saving fault, if any, and :attr:`termination` tells whether
     SIGTERM/SIGHUP ended it.
     """
@@ -307,6 +308,7 @@ class PlaySession:
         self.table.record_path = str(config.record_path)
         self.record: MatchRecord | None = config.resume  # a continued game is on disk already
         self.saved: list[Path] = [config.record_path] if config.resume is not None else []
+        self.records: dict[Path, MatchRecord] = {} if config.resume is None else {config.record_path: config.resume}
         self.save_error: str | None = None
         self._match = 1
         #: SIGTERM / SIGHUP while :meth:`run` runs end the match as a confirmed ``q`` does.
@@ -322,7 +324,7 @@ class PlaySession:
             if not any(d.moves or d.outcome is not None for d in record.deals):
                 return
             self.saved.append(path)
-        self.record = record
+        self.record = self.records[path] = record
         try:
             record.save(path)
         except OSError as exc:
@@ -398,6 +400,38 @@ class PlaySession:
         return result
 
 
+def score_lines(records: list[MatchRecord], ascii_only: bool = False) -> list[str]:
+    """The closing score of a ``play`` session, the person in seat 0 of each record (protocol/record.md):
+    one match -> ``["Score: Ann 1 : 0 AI random"]``; after "play again", the matches won (a drawn
+    match ½, an unfinished one nothing) over all of them, then each match's score in deals::
+
+        Score: Ann 1 : 1 AI random in 3 matches (1 won, 1 lost, 1 unfinished)
+          match 1: Ann 1 : 0 AI random
+          match 2: Ann 0 : 1 AI random
+          match 3: Ann ½ : 0 AI random (unfinished)
+
+    " (unfinished)" marks a match not played to its end; no records, no lines."""
+    rows: list[str] = []
+    won = drawn = lost = 0
+    for record in records:
+        names = (record.players[0].name, record.players[1].name)
+        mine, theirs = record.score_halves()
+        rows.append(score_text(names, (mine, theirs), 0, ascii_only) + ("" if record.finished else " (unfinished)"))
+        if record.finished:
+            won += mine > theirs
+            lost += mine < theirs
+            drawn += mine == theirs
+    if len(rows) <= 1:
+        return [f"Score: {row}" for row in rows]
+    names = (records[-1].players[0].name, records[-1].players[1].name)
+    unfinished = len(records) - won - drawn - lost
+    counts = ", ".join(f"{n} {what}" for n, what in ((won, "won"), (drawn, "drawn"), (lost, "lost"),
+                                                      (unfinished, "unfinished")) if n)
+    total = score_text(names, (2 * won + drawn, 2 * lost + drawn), 0, ascii_only)
+    return [f"Score: {total} in {len(records)} matches ({counts})",
+            *(f"  match {i}: {row}" for i, row in enumerate(rows, 1))]
+
+
 def _print(text: str) -> None:
     """Print to stdout; a terminal that is gone (after SIGHUP) is not an error."""
     with contextlib.suppress(OSError):
@@ -434,11 +468,11 @@ def run(args: argparse.Namespace) -> int:
                f"and rules: AI {config.level}; {config.rules.describe()}")
     session = PlaySession(config)
     try:
-        result = asyncio.run(session.run())
+        asyncio.run(session.run())  # finished or quit: each record says whether its match is finished
     except OSError:
         if session.termination.signal is None:
             raise
-        result = QuitResult.QUIT  # the terminal went away (SIGHUP); the record was saved after every move
+        # the terminal went away (SIGHUP); the record was saved after every move
     stopped = session.termination
     if session.record is not None:
         if session.save_error:
@@ -451,11 +485,11 @@ def run(args: argparse.Namespace) -> int:
             else:
                 say(args, f"the record was saved to {fallback} instead")
             return 1
-        state = "" if result == QuitResult.FINISHED and session.record.finished else " (unfinished)"
-        _print(f"Score: {describe_score(session.table)}{state}")
+        for line in score_lines(list(session.records.values()), session.table.options.ascii_only):
+            _print(line)
         for path in session.saved:
             _print(f"Record saved: {path}")
-        if state:
+        if not session.record.finished:
             where = f" --log-dir {shlex.quote(args.log_dir)}" if args.log_dir else ""
             _print(f"Go on with it later: p2ptrumps play --continue{where}")
     elif not session.saved:
