@@ -28,9 +28,9 @@ not a tty, ``TERM=dumb``), or when the records directory cannot be written
 (:func:`p2ptrumps.files.prepare_dir`); ``--name`` was checked by the command line.
 If saving fails later, the status line says so at once, every later move
 retries, and at the end the record goes to the temporary directory rather than
-being lost.  SIGTERM and SIGHUP end the match as ``q`` does (:class:`.terminal.Termination`):
-the terminal is restored, the record is saved, and the exit status is 128 + the
-signal's number.
+being lost.  SIGINT (from ``kill``: Ctrl-C at the table is a key), SIGTERM and SIGHUP end
+the match as ``q`` does (:class:`.terminal.Termination`): the terminal is restored, the record
+is saved, and the exit status is 128 + the signal's number (130, 143, 129).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from ..record import MatchRecord, PlayerInfo, RecordError, parse_json
 from ..rules import Move, Position, RuleSet
 from .app import HumanPlayer, QuitResult, TableApp, UIOptions
 from .bridge import GuestCancelled, TrioGuest
-from .terminal import Termination, choose_ascii, std_fds, terminal_problem
+from .terminal import LEAVING_SIGNALS, Termination, choose_ascii, std_fds, terminal_problem
 from .view import printable, score_text, wants_color
 
 
@@ -294,7 +294,7 @@ class PlaySession:
     the match starts another, same level and rules, a new deal), :attr:`records`
     each of those paths' last record (the session's matches, in order), :attr:`save_error`
     the last saving fault, if any, and :attr:`termination` tells whether
-    SIGTERM/SIGHUP ended it.
+    SIGINT/SIGTERM/SIGHUP ended it.
     """
 
     def __init__(self, config: PlayConfig, *, input: Input | None = None, output: Output | None = None) -> None:
@@ -311,8 +311,9 @@ class PlaySession:
         self.records: dict[Path, MatchRecord] = {} if config.resume is None else {config.record_path: config.resume}
         self.save_error: str | None = None
         self._match = 1
-        #: SIGTERM / SIGHUP while :meth:`run` runs end the match as a confirmed ``q`` does.
-        self.termination = Termination(lambda: self.table.exit(QuitResult.QUIT))
+        #: SIGINT (``kill -INT``: Ctrl-C at the table is a key), SIGTERM and SIGHUP while :meth:`run` runs
+        #: end the match as a confirmed ``q`` does.
+        self.termination = Termination(lambda: self.table.exit(QuitResult.QUIT), LEAVING_SIGNALS)
         self._rng = random.Random(config.seed)
         self._hints = Hints()
 
@@ -392,7 +393,7 @@ class PlaySession:
         guest.start(on_done=lambda: self.table.exit(QuitResult.FINISHED))
         with self.termination:
             try:
-                result = await self.table.application.run_async()
+                result = await self.table.application.run_async(handle_sigint=False)  # SIGINT: termination
             finally:
                 guest.cancel()
                 with contextlib.suppress(GuestCancelled):
@@ -441,8 +442,9 @@ def _print(text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``p2ptrumps play``; returns the exit status: 0; 1 if the record could not be
     saved at the end (it is then saved to the temporary directory); 128 + the signal's number
-    after SIGTERM or SIGHUP (the record saved).  Raises :class:`~p2ptrumps.command.CommandError`
-    (status 2, nothing created) without a full-screen terminal or with an unwritable records directory."""
+    after SIGINT, SIGTERM or SIGHUP (130, 143, 129; the record saved).  Raises
+    :class:`~p2ptrumps.command.CommandError` (status 2, nothing created) without a full-screen terminal
+    or with an unwritable records directory."""
     if why := terminal_problem(sys.stdin, sys.stdout):
         raise CommandError(f"this needs a full-screen terminal: {why} (for a match between AIs use "
                            "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)")
