@@ -640,3 +640,30 @@ def test_a_peer_that_closes_after_the_match_leaves_no_rematch_on_the_end_screen(
     assert table._keys_items() == ["Enter leave"]
     assert table.state.message == "Hana left: no rematch"
     assert table.status_view(100).keys == "Enter leave"
+
+
+def test_after_rematches_the_closing_score_counts_every_match_of_the_connection(tmp_path: Path) -> None:
+    """A match and two rematches: the closing "Score:" showed the last match only; now the matches won
+    over the session and each match, from our side whatever our seat was."""
+    from p2ptrumps.net.table import TableSeat
+    from p2ptrumps.ui.terminal import Termination
+
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path, ascii_only=True)
+    out = io.StringIO()
+    seat = TableSeat(cfg, "join", input=None, output=DummyOutput(), out=out, err=io.StringIO())
+    seat.table.set_players(("Hana", "Tess"), 1)
+    seat.term = Termination(lambda: None)
+    logs = [tmp_path / f"m{i}.p2plog" for i in range(3)]
+    result = config.NetResult(logs[0], 1, score_halves=(0, 2), rematches=[
+        config.NetResult(logs[1], 1, score_halves=(2, 0)), config.NetResult(logs[2], 1, score_halves=(1, 1))])
+    assert seat.report_played(result) == config.EXIT_OK
+    assert out.getvalue().splitlines() == [
+        "Score: Tess 1.5 : 1.5 Hana in 3 matches (1 won, 1 drawn, 1 lost)",
+        "  match 1: Tess 1 : 0 Hana",
+        "  match 2: Tess 0 : 1 Hana",
+        "  match 3: Tess 0.5 : 0.5 Hana",
+        *(f"match log: {log}" for log in logs)]
+    out.truncate(0)
+    out.seek(0)
+    assert seat.report_played(config.NetResult(logs[0], 1, score_halves=(0, 2))) == config.EXIT_OK
+    assert out.getvalue().splitlines() == ["Score: Tess 1 : 0 Hana", f"match log: {logs[0]}"]

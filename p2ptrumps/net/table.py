@@ -34,7 +34,7 @@ from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
 from ..ui.terminal import LEAVING_SIGNALS, Termination
-from ..ui.view import CLOCK_WARN_S, cut_to_width, wants_color
+from ..ui.view import CLOCK_WARN_S, cut_to_width, session_score_lines, wants_color
 from .config import EXIT_LEFT, EXIT_OK, MatchView, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join
 from .lobby import host
@@ -291,7 +291,15 @@ class TableSeat:
         last = result.rematches[-1] if result.rematches else result
         if last.score_halves is not None:  # the signed score: the table never saw a peer that left before a deal
             self.table.state.score_halves = last.score_halves
-        _line(f"Score: {describe_score(self.table)}", self.out)
+        s = self.table.state
+        session = [(r.score_halves[r.seat], r.score_halves[1 - r.seat], "disputed" if r.disputed else "")
+                   for r in (result, *result.rematches) if r.score_halves is not None]
+        if len(session) > 1:  # rematches: the whole session, each match, as `play` after "play again"
+            for line in session_score_lines((s.names[s.my_seat], s.names[1 - s.my_seat]), session,
+                                            self.table.options.ascii_only):
+                _line(line, self.out)
+        else:
+            _line(f"Score: {describe_score(self.table)}", self.out)
         for done_log in log_paths(result):
             _line(f"match log: {done_log}", self.out)
         return EXIT_OK

@@ -63,7 +63,7 @@ from ..rules import Move, Position, RuleSet
 from .app import HumanPlayer, QuitResult, TableApp, UIOptions
 from .bridge import GuestCancelled, TrioGuest
 from .terminal import LEAVING_SIGNALS, Termination, choose_ascii, std_fds, terminal_problem
-from .view import printable, score_text, wants_color
+from .view import printable, session_score_lines, wants_color
 
 
 @dataclass(frozen=True)
@@ -402,35 +402,15 @@ class PlaySession:
 
 
 def score_lines(records: list[MatchRecord], ascii_only: bool = False) -> list[str]:
-    """The closing score of a ``play`` session, the person in seat 0 of each record (protocol/record.md):
-    one match -> ``["Score: Ann 1 : 0 AI random"]``; after "play again", the matches won (a drawn
-    match ½, an unfinished one nothing) over all of them, then each match's score in deals::
-
-        Score: Ann 1 : 1 AI random in 3 matches (1 won, 1 lost, 1 unfinished)
-          match 1: Ann 1 : 0 AI random
-          match 2: Ann 0 : 1 AI random
-          match 3: Ann ½ : 0 AI random (unfinished)
-
-    " (unfinished)" marks a match not played to its end; no records, no lines."""
-    rows: list[str] = []
-    won = drawn = lost = 0
-    for record in records:
-        names = (record.players[0].name, record.players[1].name)
-        mine, theirs = record.score_halves()
-        rows.append(score_text(names, (mine, theirs), 0, ascii_only) + ("" if record.finished else " (unfinished)"))
-        if record.finished:
-            won += mine > theirs
-            lost += mine < theirs
-            drawn += mine == theirs
-    if len(rows) <= 1:
-        return [f"Score: {row}" for row in rows]
+    """The closing score of a ``play`` session (:func:`~.view.session_score_lines`), the person in
+    seat 0 of each record (protocol/record.md): one match -> ``["Score: Ann 1 : 0 AI random"]``;
+    after "play again", the matches won over all of them, then each match's score, " (unfinished)"
+    marking a match not played to its end."""
+    if not records:
+        return []
     names = (records[-1].players[0].name, records[-1].players[1].name)
-    unfinished = len(records) - won - drawn - lost
-    counts = ", ".join(f"{n} {what}" for n, what in ((won, "won"), (drawn, "drawn"), (lost, "lost"),
-                                                      (unfinished, "unfinished")) if n)
-    total = score_text(names, (2 * won + drawn, 2 * lost + drawn), 0, ascii_only)
-    return [f"Score: {total} in {len(records)} matches ({counts})",
-            *(f"  match {i}: {row}" for i, row in enumerate(rows, 1))]
+    return session_score_lines(names, [(*r.score_halves(), "" if r.finished else "unfinished") for r in records],
+                               ascii_only)
 
 
 def _print(text: str) -> None:
