@@ -375,6 +375,7 @@ def test_on_the_networked_trump_screen_a_reach_for_chat_chooses_no_trump() -> No
         await t.keys("hi, good luck" + ENTER, lambda: bool(t.sent), "the chat line sent")
         seen["after chat"] = (list(t.sent), s.mode, s.trump_choice)
         await t.keys(" ", lambda: s.message_kind == "hint" and "does nothing" in s.message, "Space refused")
+        seen["space"] = s.message
         assert t.sent == [ChatSend("hi, good luck")]
         await t.keys("s" + ENTER, lambda: len(t.sent) == 2, "the choice")
 
@@ -383,6 +384,7 @@ def test_on_the_networked_trump_screen_a_reach_for_chat_chooses_no_trump() -> No
     assert seen["keys"] == ["↑↓ or c d h s mark", "Enter choose", "t chat", "q quit"]
     assert seen["after c"] == ([], Mode.TRUMP, 0, "♣ clubs marked: Enter chooses it as your trump")
     assert seen["after chat"] == ([ChatSend("hi, good luck")], Mode.TRUMP, 0)
+    assert seen["space"] == "Space does nothing here: mark a suit with c d h s or the arrows, then press Enter; q quits"
     assert t.sent == [ChatSend("hi, good luck"), TrumpChosen(3)]
 
 
