@@ -100,14 +100,14 @@ def _owner_seat(frames: list[bytes]) -> int | None:
     return first.seat if isinstance(first, messages.Hello) else None
 
 
-def load(cfg: NetConfig, log_path: Path) -> Restored:
-    """Everything needed to take up the match of ``log_path`` as ``cfg.identity``.
+def check_resumable(log_path: Path) -> tuple[bytes, ResumeFile]:
+    """The checks of :func:`load` that read only (``resume LOG`` makes them before it asks for a
+    terminal: a complete log is "nothing to resume" whatever stdin is): the log's bytes and its
+    resume file.
 
     Raises:
         NetplayError: (status 1) the log cannot be read, is complete, ends on a protocol
-            fault, was written with another key, has no usable resume file (or one of
-            another match), or another process is writing it -- or is playing its match from
-            another copy of it (the lock of the match, :func:`hold_match`).
+            fault, or has no usable resume file (or one of another match).
     """
     if not log_path.exists():
         raise NetplayError(EXIT_ERROR, f"no such match log: {log_path}")
@@ -127,6 +127,19 @@ def load(cfg: NetConfig, log_path: Path) -> Restored:
     if resume.game_id.hex() != verdict.game_id:
         raise NetplayError(EXIT_ERROR, f"{resume.path} belongs to another match than {log_path} (game id "
                            f"{resume.game_id.hex()[:16]}…, the log's {verdict.game_id[:16]}…)")
+    return data, resume
+
+
+def load(cfg: NetConfig, log_path: Path) -> Restored:
+    """Everything needed to take up the match of ``log_path`` as ``cfg.identity``.
+
+    Raises:
+        NetplayError: (status 1) the log cannot be read, is complete, ends on a protocol
+            fault, was written with another key, has no usable resume file (or one of
+            another match), or another process is writing it -- or is playing its match from
+            another copy of it (the lock of the match, :func:`hold_match`).
+    """
+    data, resume = check_resumable(log_path)
     match_lock = hold_match(cfg, resume.game_id, resume.role, log_path)
     try:
         restored = _restore(cfg, log_path, data, resume)
