@@ -194,3 +194,45 @@ def test_a_second_resume_of_one_match_stops_before_it_touches_its_log(data: Path
     second.log.close()
     assert twin.read_bytes() == log.read_bytes()  # cut to its whole frames when it was taken up
     assert sorted(p.name for p in (data / "resuming").iterdir()) == [held.name]
+
+
+def test_resume_of_a_running_match_without_a_terminal_says_so_before_asking_for_one(
+        data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``resume LOG </dev/null`` of a match a running process plays -- its log held, or the lock of
+    the match held by a resume of a copy -- said "the table needs a terminal" (status 2); the README
+    lists both as nothing to resume (status 1), said first whatever stdin is.  Nothing is changed."""
+    from p2ptrumps.net import resume
+    from p2ptrumps.net.config import NetConfig
+    from p2ptrumps.system import locks
+
+    log = _match_log(data, 20)
+    before = log.read_bytes()
+    fd = os.open(log, os.O_RDWR)
+    held = locks.lock_fd(fd, log)  # as a running match holds its log (another open file: flock refuses us)
+    try:
+        assert main(["resume", str(log)]) == 1
+        assert capsys.readouterr().err == (f"p2ptrumps resume: {log}: another p2ptrumps process is writing this "
+                                           "match log (the match is running there)\n")
+    finally:
+        held.release()
+        os.close(fd)
+    copy = data / "elsewhere" / log.name
+    copy.parent.mkdir()
+    copy.write_bytes(before)
+    path_for(copy).write_bytes(path_for(log).read_bytes())
+    os.chmod(path_for(copy), 0o600)
+    rf = ResumeFile.load(path_for(log))
+    cfg = NetConfig(role="host", identity=keystore.load_or_create_key(data)[0], name="-", data=data)
+    match_lock = resume.hold_match(cfg, rf.game_id, "host", log)  # the first resume, from the log
+    try:
+        assert main(["resume", str(copy)]) == 1
+        lock = data / "resuming" / f"{rf.game_id.hex()}-host"
+        assert capsys.readouterr().err == (
+            "p2ptrumps resume: stopped: another copy of this side is running (the same match resumed twice, or two "
+            f"processes sharing one identity key): another p2ptrumps process resumed this match (from this log or a "
+            f"copy of it) and holds {lock}; {copy} is left as it was\n")
+    finally:
+        match_lock.release()
+    assert (log.read_bytes(), copy.read_bytes()) == (before, before)
+    assert main(["resume", str(copy)]) == 2  # nobody plays it now: only the terminal is missing
+    assert "the table needs a terminal" in capsys.readouterr().err

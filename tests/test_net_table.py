@@ -172,8 +172,10 @@ def test_person_plays_moves_in_the_table_against_an_ai_host(tmp_path: Path) -> N
     guest_v = verify_log(Path(logs[0]).read_bytes())
     host_v = verify_log(host_result.log_path.read_bytes())
     assert (guest_v.status, host_v.status) == ("valid", "valid")
-    chain_moves = guest_v.to_record().deals[0].moves
-    mine = [mv for i, mv in enumerate(chain_moves) if mv in played]
+    deal = guest_v.to_record().deals[0]
+    elder = 1 - deal.dealer  # RULES.md §3-§4: the non-dealer takes the first turn, then the players alternate
+    # the guest's (seat 1's) moves by their turns, not by value: the AI's pick-up equals ours as a Move
+    mine = [mv for i, mv in enumerate(deal.moves) if (elder + i) % 2 == 1]
     assert len(played) == 3 and mine[: len(played)] == played  # our typed moves are in the signed chain, in order
     assert tables[0].state.end is not None and tables[0].state.end.record_label == "Match log saved"
 

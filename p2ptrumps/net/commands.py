@@ -323,7 +323,8 @@ def run_resume(args: argparse.Namespace) -> int:
         path = newest
     if no_table:
         try:
-            resume.check_resumable(path)
+            _, resume_file = resume.check_resumable(path)
+            resume.check_not_running(data, path, resume_file)
         except NetplayError as exc:
             say(args, str(exc))
             return exc.status

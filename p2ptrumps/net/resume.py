@@ -150,6 +150,36 @@ def load(cfg: NetConfig, log_path: Path) -> Restored:
     return restored
 
 
+def match_lock_path(data: Path, game_id: bytes, role: str) -> Path:
+    """The lock of the match ``game_id`` in seat ``role`` ("host" or "guest") in the data directory
+    ``data``: ``resuming/<game id in hex>-<role>`` (``protocol/files.md``, "Resuming")."""
+    return data / "resuming" / f"{game_id.hex()}-{role}"
+
+
+def _taken(lock: Path) -> str:
+    """What a second ``resume`` of a match that ``lock`` (held) shows running says."""
+    return (f"stopped: {OTHER_COPY}: another p2ptrumps process resumed this match (from this log or a copy of "
+            f"it) and holds {lock}")
+
+
+def check_not_running(data: Path, log_path: Path, resume: ResumeFile) -> None:
+    """Read-only (nothing is created or locked): the checks of :func:`load` that a running match
+    fails -- ``resume LOG`` makes them, after :func:`check_resumable`, before it asks for a terminal,
+    so "nothing to resume" (status 1) comes first whatever stdin is.  ``data`` is the data directory,
+    ``resume`` the log's resume file.
+
+    Raises:
+        NetplayError: (status 1) another process is writing ``log_path``, or holds the lock of its
+            match (:func:`match_lock_path`: it resumed the match from a copy of this log).
+    """
+    if is_busy(log_path):
+        raise NetplayError(EXIT_ERROR, f"{log_path}: another p2ptrumps process is writing this match log (the "
+                           "match is running there)")
+    lock = match_lock_path(data, resume.game_id, resume.role)
+    if locks.is_locked(lock):
+        raise NetplayError(EXIT_ERROR, f"{_taken(lock)}; {log_path} is left as it was")
+
+
 def hold_match(cfg: NetConfig, game_id: bytes, role: str, log_path: Path) -> locks.Lock:
     """Lock the match ``game_id`` in seat ``role`` for this process: the file
     ``resuming/<game id>-<role>`` in the data directory (``protocol/files.md``, "Resuming"), so
@@ -160,7 +190,7 @@ def hold_match(cfg: NetConfig, game_id: bytes, role: str, log_path: Path) -> loc
         NetplayError: (status 1) another process holds it: another copy of this side runs
             (:data:`~p2ptrumps.wire.chain.OTHER_COPY`); or the file cannot be created.
     """
-    path = cfg.data / "resuming" / f"{game_id.hex()}-{role}"
+    path = match_lock_path(cfg.data, game_id, role)
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
@@ -171,9 +201,7 @@ def hold_match(cfg: NetConfig, game_id: bytes, role: str, log_path: Path) -> loc
     except locks.LockBusy as exc:
         os.close(fd)
         detail = f"; {exc}" if "lock file" in str(exc) else ""
-        raise NetplayError(EXIT_ERROR, f"stopped: {OTHER_COPY}: another p2ptrumps process resumed this match "
-                           f"(from this log or a copy of it) and holds {path}{detail}; {log_path} is left as it "
-                           "was") from None
+        raise NetplayError(EXIT_ERROR, f"{_taken(path)}{detail}; {log_path} is left as it was") from None
     except BaseException:
         os.close(fd)
         raise
