@@ -224,6 +224,9 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
     lines = err.getvalue().splitlines()
     assert lines[0] == "p2ptrumps join: you resigned and left the match (both signed the final score)"
     guest_log = Path(lines[1].removeprefix("match log (kept): "))
+    # the signed final score closes the run, as after q in `play` (the README: "When you leave, the closing
+    # Score: line ..."); it was missing for the one who left
+    assert out.getvalue().splitlines() == ["Score: Tess 0 : 3 Hana"]
     host_result = ai.outcome[0]
     assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
     assert host_result.score_halves == (6, 0)

@@ -288,6 +288,14 @@ class TableSeat:
             say(self.command, f"stopped by {self.term.name}", self.err)
         if self.table.state.end_note:
             _line(self.table.state.end_note, self.out)
+        self.report_score(result)
+        for done_log in log_paths(result):
+            _line(f"match log: {done_log}", self.out)
+        return EXIT_OK
+
+    def report_score(self, result: NetResult) -> None:
+        """The closing ``Score:`` line(s) of the connection's matches (``result`` and its rematches): the
+        whole session after rematches, as `play` after "play again"."""
         last = result.rematches[-1] if result.rematches else result
         if last.score_halves is not None:  # the signed score: the table never saw a peer that left before a deal
             self.table.state.score_halves = last.score_halves
@@ -300,9 +308,6 @@ class TableSeat:
                 _line(line, self.out)
         else:
             _line(f"Score: {describe_score(self.table)}", self.out)
-        for done_log in log_paths(result):
-            _line(f"match log: {done_log}", self.out)
-        return EXIT_OK
 
     def report_left(self, cause: str) -> int:
         """We left the match, or stopped before it began (status 130); the logs written are kept."""
@@ -320,7 +325,11 @@ class TableSeat:
     def report_failure(self, cause: str, exc: NetplayError) -> int:
         """The match could not start or go on: the reason and its exit status."""
         say(self.command, f"{cause}{exc}", self.err)
-        for kept_path in log_paths(getattr(exc, "result", None)):
+        result: NetResult | None = getattr(exc, "result", None)
+        if (exc.status == EXIT_LEFT and result is not None and self.human is not None
+                and any(r.score_halves is not None for r in (result, *result.rematches))):
+            self.report_score(result)  # we left, and both signed the final score: it counts, as after `q` in play
+        for kept_path in log_paths(result):
             _line(f"match log (kept): {kept_path}", self.err)
         return exc.status
 
