@@ -233,3 +233,13 @@ def history_when(started: str) -> str:
     from p2ptrumps.commands.history import _when
 
     return _when(started)
+
+
+def test_a_match_left_early_counts_its_signed_score_with_the_forfeited_deals(tmp_path: Path) -> None:
+    """The guest leaves in deal 1 of 2 (wire.md §15): deal 1 is its resignation, deal 2 forfeited, and
+    both sign 2-0.  history said "won 1-0" (only the deal played), where verify says 2-0."""
+    data = tmp_path / "data"
+    (data / "logs").mkdir(parents=True)
+    shutil.copy(VECTORS / "wire" / "leave-in-play.log", data / "logs" / "2025-03-01_1805_host_vs-guest.p2plog")
+    [entry] = load_history(data).entries
+    assert (entry.check, entry.score, entry.result, entry.counts) == ("verified", (2.0, 0.0), "won", True)

@@ -46,7 +46,7 @@ from .verify import MAX_LOG_BYTES
 INDEX_NAME = "history.json"
 INDEX_FORMAT = "p2ptrumps-history-index"
 #: Bump when :class:`Entry` changes: an index of another version is rebuilt from the files.
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: a complete log's score is the signed one (with forfeited deals)
 #: The largest offline record read (bytes): a 1000-deal record is a few MB.
 MAX_RECORD_BYTES = 64 * 2**20
 
@@ -65,7 +65,8 @@ class Entry:
         opponent: the opponent's name (an AI's: ``"AI normal"``).
         opponent_id: who the opponent is: a key fingerprint (network) or ``"ai:LEVEL"``.
         rules: the rules in a few words, e.g. ``"36 cards, 3 deals"``.
-        score: points of ``me`` and of the opponent over the finished deals.
+        score: points of ``me`` and of the opponent: a complete match log's signed score (which
+            counts the deals a leave forfeited, ``wire.md`` §15), else over the finished deals.
         result: ``"won"``, ``"drawn"``, ``"lost"`` or ``"unfinished"`` (from ``me``'s side).
         check: ``"verified"`` (a valid, complete match log), ``"record"`` (an offline record that
             replays), or one line saying what is wrong (``"invalid: …"``, ``"unreadable: …"``,
@@ -214,9 +215,11 @@ def read_log(path: Path, rel: str) -> Entry:
         entry.check = "unfinished log (no deal was played)"
         return entry
     entry.rules = _rules_text(record)
-    if seat is not None:
-        entry.score = _score(record, seat)
     finished = verdict.status == "valid"
+    if seat is not None and finished:  # the signed score: it counts deals forfeited by a leave (wire.md §15)
+        entry.score = verdict.score_halves[seat] / 2, verdict.score_halves[1 - seat] / 2
+    elif seat is not None:
+        entry.score = _score(record, seat)
     entry.result = _result(*entry.score, finished and seat is not None)
     entry.claimed = bool(verdict.claims)
     entry.check = "verified" if finished else "unfinished log"
