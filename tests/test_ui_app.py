@@ -647,13 +647,16 @@ def test_newest_unfinished_record_is_found(tmp_path: Path) -> None:
 
 
 def test_draw_offer_answer_goes_to_the_sink() -> None:
-    table = TableApp(UIOptions())
+    table = TableApp(UIOptions(allow_chat=True))
     sent: list[Intent] = []
     table.intent_sink = sent.append
     table.set_players(("Me", "Bob"), 0)
+    assert "t chat" in table._keys_items()  # no question open: the table's keys
     table.ask_draw()
     assert table.state.confirm is not None
     assert table.state.confirm.question == "Bob offers a draw. Accept?"
+    # the footer says what the open question takes (only y, n, Esc): it listed o, ?, t chat and q
+    assert table._keys_items() == ["y yes", "n no"]
     table.answer_confirm(True)
     table.ask_draw()
     table.answer_confirm(False)

@@ -90,6 +90,8 @@ def keys_items(core: TableCore) -> list[str]:
     """The key hints of the current mode, most useful first (``fit_keys`` drops some)."""
     s = core.state
     o = core.options
+    if s.confirm is not None:  # an open question takes only y, n and Esc (bindings.dialog_keys)
+        return ["y yes", "n no"]
     if s.rules_top is not None:
         return ["↑↓ PgUp PgDn scroll", "Home End", "q Esc close the rules"]
     if s.prompt_kind == "move":
