@@ -105,8 +105,10 @@ def _parse_cards(name: str, field: str, pack: int, seen: int) -> tuple[list[int]
 
 
 def _number(name: str, field: str, high: int) -> int:
-    if not field.isascii() or not field.isdigit() or (len(field) > 1 and field[0] == "0") or len(field) > 7:
+    if not field.isascii() or not field.isdigit() or (len(field) > 1 and field[0] == "0"):
         raise PositionTextError(f"{name} {field!r}: expected a whole number without leading zeros")
+    if len(field) > 7:  # more digits than any turn has: never read as a number (no huge int from a stranger)
+        raise PositionTextError(f"{name} {field!r}: at most {high}")
     value = int(field)
     if value > high:
         raise PositionTextError(f"{name} {field!r}: at most {high}")

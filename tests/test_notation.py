@@ -97,3 +97,14 @@ def test_errors_quote_the_field() -> None:
         parse_position("v2/SH/6S7SKS/9D6H/9CTC/0/12")
     with pytest.raises(PositionTextError, match="must be text"):
         parse_position(12)  # type: ignore[arg-type]
+
+
+def test_a_turn_of_too_many_digits_is_said_to_be_too_high() -> None:
+    """A turn of 8 or more digits was refused as "expected a whole number without leading zeros",
+    which it is; the fault is its size, said as for a turn over the limit."""
+    with pytest.raises(PositionTextError, match=r"^turn '99999999999999999999': at most 1000$"):
+        parse_position("v1/SH/6S7SKS/9D6H/9CTC/0/99999999999999999999/36.sixes.must.r3.t1000")
+    with pytest.raises(PositionTextError, match=r"^turn '1001': at most 1000$"):
+        parse_position("v1/SH/6S7SKS/9D6H/9CTC/0/1001/36.sixes.must.r3.t1000")
+    with pytest.raises(PositionTextError, match=r"^turn '012': expected a whole number without leading zeros$"):
+        parse_position("v1/SH/6S7SKS/9D6H/9CTC/0/012/36.sixes.must.r3.t1000")
