@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from p2ptrumps.commands.history import INDEX_NAME, load_history, matches, tally
+from p2ptrumps.commands.history import INDEX_NAME, format_text, load_history, matches, tally
 from p2ptrumps.commands.main import main
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire.identity import Identity
@@ -243,3 +243,24 @@ def test_a_match_left_early_counts_its_signed_score_with_the_forfeited_deals(tmp
     shutil.copy(VECTORS / "wire" / "leave-in-play.log", data / "logs" / "2025-03-01_1805_host_vs-guest.p2plog")
     [entry] = load_history(data).entries
     assert (entry.check, entry.score, entry.result, entry.counts) == ("verified", (2.0, 0.0), "won", True)
+
+
+def test_copies_of_one_match_count_once(tmp_path: Path, pair_logs: tuple[bytes, bytes]) -> None:
+    """A log copied beside itself (as before a resume from a copy) and a record saved twice were two
+    matches each in the rows' counts and the summary; now the copy is a row that does not count."""
+    data = _data(tmp_path, pair_logs)
+    shutil.copy(data / "logs" / "2025-03-01_1805_host_vs-guest.p2plog", data / "logs" / "backup.p2plog")
+    shutil.copy(data / "records" / "2025-02-01_0900_vs-greedy.json", data / "records" / "zz-copy.json")
+    history = load_history(data)
+    by_path = {e.path: e for e in history.entries}
+    assert (by_path["logs/backup.p2plog"].counts, by_path["logs/backup.p2plog"].check) == (
+        False, "a copy of logs/2025-03-01_1805_host_vs-guest.p2plog (one match, counted once)")
+    assert (by_path["records/zz-copy.json"].counts, by_path["records/zz-copy.json"].check) == (
+        False, "a copy of records/2025-02-01_0900_vs-greedy.json (one match, counted once)")
+    assert by_path["logs/2025-03-01_1805_host_vs-guest.p2plog"].counts
+    tallies = {t.opponent: t for t in tally(history.entries)}
+    assert (tallies["AI greedy"].played, tallies[f"guest ({GUEST_FP[:4]})"].played) == (2, 1)  # as without copies
+    assert "4 not counted below (unfinished, or the file does not check, or a copy of a match counted)." in (
+        format_text(history, history.entries))
+    # the damaged copy of the log names the same match, but does not check: it was never counted
+    assert by_path["logs/2025-03-02_1805_host_vs-guest.p2plog"].check.startswith("invalid: ")

@@ -73,6 +73,9 @@ class Entry:
             ``"unfinished log"``).
         counts: whether the result counts in the summary (finished, and verified or a good record).
         claimed: the result rests on a claim on time (``wire.md`` §16), not on play.
+        match_id: which match of whose side the file holds, so that two copies of one are one
+            match: ``"<game id>-<seat>"`` for a match log (``wire.md`` §13), ``"<started>-<first
+            deal's seed>"`` for a record; ``""`` if unknown.
     """
 
     path: str
@@ -87,6 +90,7 @@ class Entry:
     check: str = ""
     counts: bool = False
     claimed: bool = False
+    match_id: str = ""
 
     @property
     def is_match(self) -> bool:
@@ -118,7 +122,8 @@ class Entry:
         if not (isinstance(score, list) and len(score) == 2 and all(isinstance(x, int | float) for x in score)):
             raise ValueError("bad score")
         entry.score = (float(score[0]), float(score[1]))
-        for name in ("path", "kind", "started", "me", "opponent", "opponent_id", "rules", "result", "check"):
+        for name in ("path", "kind", "started", "me", "opponent", "opponent_id", "rules", "result", "check",
+                     "match_id"):
             if not isinstance(getattr(entry, name), str):
                 raise ValueError(f"bad {name}")
         return entry
@@ -187,6 +192,7 @@ def read_record(path: Path, rel: str) -> Entry | None:
     entry.result = _result(*entry.score, record.finished)
     entry.check = "record"
     entry.counts = record.finished
+    entry.match_id = f"{record.started}-{record.deals[0].seed.hex() if record.deals else ''}"
     return entry
 
 
@@ -203,6 +209,8 @@ def read_log(path: Path, rel: str) -> Entry:
         return entry
     verdict = verify_log(data)
     seat = verdict.owner
+    if verdict.game_id and seat is not None:
+        entry.match_id = f"{verdict.game_id}-{seat}"
     if verdict.players and seat is not None:
         entry.me = verdict.players[seat][0]
         entry.opponent, entry.opponent_id = verdict.players[1 - seat]
@@ -325,7 +333,25 @@ def load_history(data: Path, *, write_index: bool = True,
             write_atomic(data / INDEX_NAME, text + "\n", prefix=".history-")
     history.others = sorted((e for e in history.entries if not e.is_match), key=lambda e: e.path)
     history.entries = sorted((e for e in history.entries if e.is_match), key=newest_order, reverse=True)
+    _count_copies_once(history.entries)
     return history
+
+
+def _count_copies_once(entries: list[Entry]) -> None:
+    """Two files that count of one match (the same :attr:`Entry.match_id`: a log copied, a record
+    saved twice) count once: the first by path; each other stays a row that does not count, its
+    check naming the one kept.  A copy that does not count anyway (unfinished, invalid) keeps its
+    own check."""
+    copies: dict[str, list[Entry]] = {}
+    for e in entries:
+        if e.match_id and e.counts:
+            copies.setdefault(e.match_id, []).append(e)
+    for same in copies.values():
+        kept = min(same, key=lambda e: e.path)
+        for e in same:
+            if e is not kept:
+                e.counts = False
+                e.check = f"a copy of {kept.path} (one match, counted once)"
 
 
 @dataclass
@@ -444,7 +470,8 @@ def format_text(history: History, shown: list[Entry], ascii_only: bool = False, 
     lines += _table(rows)
     not_counted = [e for e in shown if not e.counts]
     if not_counted:
-        lines += ["", f"{len(not_counted)} not counted below (unfinished, or the file does not check)."]
+        copy = ", or a copy of a match counted" if any(e.check.startswith("a copy of ") for e in not_counted) else ""
+        lines += ["", f"{len(not_counted)} not counted below (unfinished, or the file does not check{copy})."]
     tallies = tally(shown)
     if tallies:
         lines += ["", "per opponent:"]
