@@ -935,3 +935,18 @@ def test_my_running_clock_shows_where_no_player_line_does() -> None:
     table.state.mode = Mode.IDLE  # before the first deal: Bob chooses its trump
     table.set_clock((1, 30.0))
     assert table.status_view().expect == "Bob's time: 0:30"
+
+
+def test_a_lost_connection_shows_before_the_first_deal_where_no_opponent_line_does() -> None:
+    """Waiting for the guest's trump (or choosing one's own) when the guest's process died: the screen
+    said only "Waiting for root…", the countdown of the reconnection nowhere (no opponent line yet)."""
+    table = TableApp(UIOptions(allow_chat=True))
+    table.set_players(("Hana", "root"), 0)
+    table.set_connection("connected")
+    assert table.status_view().expect == "Waiting for root…"
+    table.set_connection("connection lost — reconnecting (1:42 left)")
+    assert table.status_view().expect == "Waiting for root… (connection lost — reconnecting (1:42 left))"
+    table.state.mode = Mode.TRUMP
+    assert table.status_view().expect == "Choose your own trump suit. (connection lost — reconnecting (1:42 left))"
+    table.set_connection("connected")
+    assert table.status_view().expect == "Choose your own trump suit."

@@ -67,8 +67,10 @@ def _expect(core: TableCore) -> str:
 
 def _expect_mode(core: TableCore) -> str:
     s = core.state
+    # Before the first deal no opponent line shows the connection: a lost one is said here.
+    link = f" ({s.connection})" if s.connection not in ("", "connected") else ""
     if s.mode == Mode.TRUMP:
-        return "Choose your own trump suit."
+        return f"Choose your own trump suit.{link}"
     if s.mode in (Mode.TURN, Mode.SECOND) and s.position is not None:
         return expect_text(s.position, s.my_seat, s.pending_beat if s.mode == Mode.SECOND else None)
     if s.mode == Mode.WAIT or (
@@ -78,7 +80,7 @@ def _expect_mode(core: TableCore) -> str:
             return "Answer the question above: y or n."
         return core.options.waiting_text.format(name=core.opponent_name)
     if s.mode == Mode.IDLE and s.position is None and s.connection:
-        return f"Waiting for {core.opponent_name}…"
+        return f"Waiting for {core.opponent_name}…{link}"
     if s.mode == Mode.DEAL_END:
         return "Deal over. Enter starts the next deal."
     if s.mode == Mode.MATCH_END:
