@@ -861,6 +861,7 @@ static int p_children(Core *S, int ply, Kid *kids) {
     int64_t *moves = reserve(S);
     int cnt = ordered(S, 0, moves, &cut);
     for (int i = 0; i < cnt; i++) {
+        if (tick(S)) return i;
         int m = (int)moves[i];
         int mover = S->p;
         int code = make(S, m);
@@ -904,19 +905,20 @@ static void mid(Core *S, int ply, int64_t thpn, int64_t thdn, int64_t *pn_o, int
     size_t saved = S->kidtop;
     Kid *kids = S->kidbuf + saved;
     int nk = p_children(S, ply, kids);
+    if (S->stop) return;
     S->kidtop += (size_t)nk;
     int64_t pn, dn;
-    for (;;) {
-        for (int i = 0; i < nk; i++) {
-            if (kids[i].kind == OPEN) {
-                PEntry *e = p_lookup(S, kids[i].key);
-                if (e) {
-                    kids[i].pn = e->pn;
-                    kids[i].dn = e->dn;
-                    kids[i].length = e->length;
-                }
+    for (int i = 0; i < nk; i++) {
+        if (kids[i].kind == OPEN) {
+            PEntry *e = p_lookup(S, kids[i].key);
+            if (e) {
+                kids[i].pn = e->pn;
+                kids[i].dn = e->dn;
+                kids[i].length = e->length;
             }
         }
+    }
+    for (;;) {
         int best = 0;
         int64_t least = PN_INF, second = PN_INF, total = 0;
         for (int i = 0; i < nk; i++) {

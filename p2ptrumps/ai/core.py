@@ -779,6 +779,7 @@ class _Core:
         moves, _ = self.ordered(False)
         kids = []
         for m in moves:
+            self.tick()
             mover = self.p
             code = self.make(m)
             if code == WENT_OUT and mover == a:
@@ -806,12 +807,12 @@ class _Core:
             self.p_store(key, pn, dn, length, 1, NO_MOVE)
             return pn, dn, length
         kids = self.p_children(ply)
+        for kid in kids:  # (looked up once: then each child's search returns its numbers)
+            if kid[1] == OPEN:
+                e = self.p_lookup(kid[2])
+                if e is not None:
+                    kid[3], kid[4], kid[5] = e[1], e[2], e[3]
         while True:
-            for kid in kids:
-                if kid[1] == OPEN:
-                    e = self.p_lookup(kid[2])
-                    if e is not None:
-                        kid[3], kid[4], kid[5] = e[1], e[2], e[3]
             # (or node: pn the least, dn the sum; and node the other way round)
             mine, other = (3, 4) if or_node else (4, 3)
             best = 0
