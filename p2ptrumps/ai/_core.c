@@ -877,6 +877,12 @@ static int p_children(Core *S, int ply, Kid *kids) {
             k->kind = DISPROVED;
             k->pn = PN_INF;
             k->dn = 0;
+        } else if (popcount(S->hands[S->p]) <= 2 && win_now(S)) { /* the seat to move goes out next */
+            int mine = S->p == a;
+            k->kind = mine ? PROVED : DISPROVED;
+            k->pn = mine ? 0 : PN_INF;
+            k->dn = mine ? PN_INF : 0;
+            k->length = mine;
         } else {
             k->kind = OPEN;
             k->key = S->hash ^ S->akey;

@@ -40,6 +40,50 @@ Modes:
   that does not is exact at any depth, is stored as such, and when both tests
   fail on exact values only, the position is a draw.
 * :data:`SOLVE_ALL`: the same for every legal move (in root order).
+* :data:`PROVE`: a depth-first proof-number search (df-pn: Nagai 2002, with the
+  1+epsilon trick of Pawlewicz & Lew 2007) asking "can seat X force going out
+  from here?", first for the seat to move (a win), then for the other seat (a
+  loss for the seat to move).  It settles the *outcome* of positions the
+  solver cannot reach, not the exact length: see "Proofs" below.
+
+Proofs (:data:`PROVE`).  OR nodes have the attacker X to move, AND nodes the
+other seat.  X going out proves; the other seat going out, both going out
+(BOTH_OUT), a position of ``draw_hashes`` and a repetition of a position on the
+search path disprove (so does :data:`MAX_PLY`); the turn limit is left out of
+the search.  Each node has a proof number pn (at least how many leaves must
+still be proven) and a disproof number dn; an OR node's pn is its children's
+least, its dn their sum, an AND node the other way round; a child not yet in
+the table starts at pn = the turns X needs at least to shed its hand (a turn
+sheds at most two cards), dn = 1 (df-pn+).  :meth:`_Core.mid` expands the most
+proving child with thresholds, the second-best number times 1.25 (plus 1) as its
+own threshold so the search does not thrash between siblings.  The table has
+``1 << tt_bits`` slots in buckets of two (24 bytes a slot in C: 96 MiB at 22
+bits), each ``(key, pn, dn, length, work, move)``; a new entry replaces the one
+of its bucket that cost fewer nodes.  A proven entry keeps ``length``, the plies
+of its proof's strategy: 1 for going out at once, an OR node 1 + its shortest
+proven child's, an AND node 1 + its children's longest.
+
+Why a proof is sound although disproofs are not.  A repetition disproof depends
+on the path (the graph-history interaction), and such disproofs are stored like
+any other, so a disproof may be wrong and the prover may miss a proof: its
+disproofs are never reported (draws stay the solver's job).  But a wrong
+disproof never makes a false proof: a disproven child is passed over at an OR
+node and disproves an AND node.  Every proven node was proven from children
+proven before it (or by going out), so the proven positions lie in X's
+*attractor* of going out in the game graph where ``draw_hashes`` positions and
+the other seat going out are sinks, and by induction on that order the
+attractor rank (the fewest plies in which X can force going out there) is at
+most the stored ``length``.  Playing to lower the rank never repeats a position
+(the rank falls at every X move and never rises), so RULES.md §7's repetition
+draw cannot stop it, and it goes out within ``length`` plies of the root: no
+position at ``root_turn + length`` or later is reached, so when ``root_turn +
+length <= turn_limit`` (or there is none) the turn limit cannot draw either --
+:meth:`_Core.prove` rejects a longer proof.  So a proof is a win for X, and
+``length`` an upper bound on the plies of the fastest win (the exact value's).
+
+Node count of the prover: one per :meth:`_Core.mid` call and one per child
+generated (each child costs a move and a table look-up, about an alpha-beta
+node), checked by :meth:`_Core.tick` as in the solver.
 
 Values: ``WIN - n`` is a win for the seat to move when the deal ends after
 ``n`` more plies, ``-(WIN - n)`` a loss, 0 a draw; the search's estimates lie
@@ -786,6 +830,8 @@ class _Core:
                 kids.append([m, PROVED, 0, 0, PN_INF, 0])
             elif code != GOES_ON or ply + 1 >= MAX_PLY or self.repeats(ply + 1):
                 kids.append([m, DISPROVED, 0, PN_INF, 0, 0])
+            elif self.hands[self.p].bit_count() <= 2 and self.win_now():  # the seat to move goes out next
+                kids.append([m, PROVED, 0, 0, PN_INF, 1] if self.p == a else [m, DISPROVED, 0, PN_INF, 0, 0])
             else:
                 pn, dn = self.p_guess()
                 kids.append([m, OPEN, self.hash ^ self.akey, pn, dn, 0])
