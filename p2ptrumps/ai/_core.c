@@ -54,6 +54,7 @@
 
 #define PN_INF (1LL << 30)
 #define EPS_SHIFT 2
+#define WIDEN 4
 #define MAX_LENGTH 9000
 #define MAX_WORK 0xFFFFFFFFLL
 #define Z_ATTACKER 0x9E3779B97F4A7C15ULL
@@ -855,17 +856,16 @@ static int repeats(Core *S, int ply) {
     return 0;
 }
 
-/* Write the children of the current position at S->kidbuf + S->kidtop; return their number. */
-static int p_children(Core *S, int ply, Kid *kids) {
-    int a = S->attacker, cut;
-    int64_t *moves = reserve(S);
-    int cnt = ordered(S, 0, moves, &cut);
-    for (int i = 0; i < cnt; i++) {
-        if (tick(S)) return i;
+/* Write the children of moves[from..to) at kids (core.py's p_children); return their number (fewer when
+ * the budget ran out). */
+static int p_children(Core *S, int ply, const int64_t *moves, int from, int to, Kid *kids) {
+    int a = S->attacker;
+    for (int i = from; i < to; i++) {
+        if (tick(S)) return i - from;
         int m = (int)moves[i];
         int mover = S->p;
         int code = make(S, m);
-        Kid *k = &kids[i];
+        Kid *k = &kids[i - from];
         k->move = m;
         k->key = 0;
         k->length = 0;
@@ -886,12 +886,19 @@ static int p_children(Core *S, int ply, Kid *kids) {
         } else {
             k->kind = OPEN;
             k->key = S->hash ^ S->akey;
-            k->pn = (popcount(S->hands[a]) + 1) >> 1;
-            k->dn = 1;
+            PEntry *e = p_lookup(S, k->key);
+            if (e) {
+                k->pn = e->pn;
+                k->dn = e->dn;
+                k->length = e->length;
+            } else {
+                k->pn = (popcount(S->hands[a]) + 1) >> 1;
+                k->dn = 1;
+            }
         }
         unmake(S);
     }
-    return cnt;
+    return to - from;
 }
 
 static void mid(Core *S, int ply, int64_t thpn, int64_t thdn, int64_t *pn_o, int64_t *dn_o, int *len_o) {
@@ -908,28 +915,33 @@ static void mid(Core *S, int ply, int64_t thpn, int64_t thdn, int64_t *pn_o, int
         p_store(S, key, *pn_o, *dn_o, *len_o, 1, NO_MOVE);
         return;
     }
-    size_t saved = S->kidtop;
+    size_t saved = S->kidtop, saved_keys = S->keytop;
     Kid *kids = S->kidbuf + saved;
-    int nk = p_children(S, ply, kids);
-    if (S->stop) return;
+    int64_t *moves = reserve(S);
+    int cut;
+    int cnt = ordered(S, 0, moves, &cut);
+    S->keytop += (size_t)cnt;
+    /* an or node looks at its moves WIDEN at a time (best guess first): the moves not yet looked at
+     * stand as one more child, 1 worse than the first guess of the attacker's children */
+    int ngen = or_node && cnt > WIDEN ? WIDEN : cnt;
+    int rest_pn = ((popcount(hp) + 1) >> 1) + 1;
+    int nk = p_children(S, ply, moves, 0, ngen, kids);
     S->kidtop += (size_t)nk;
-    int64_t pn, dn;
-    for (int i = 0; i < nk; i++) {
-        if (kids[i].kind == OPEN) {
-            PEntry *e = p_lookup(S, kids[i].key);
-            if (e) {
-                kids[i].pn = e->pn;
-                kids[i].dn = e->dn;
-                kids[i].length = e->length;
-            }
-        }
-    }
-    for (;;) {
+    int64_t pn = 0, dn = 0;
+    while (!S->stop) {
         int best = 0;
         int64_t least = PN_INF, second = PN_INF, total = 0;
-        for (int i = 0; i < nk; i++) {
-            int64_t x = or_node ? kids[i].pn : kids[i].dn;
-            int64_t y = or_node ? kids[i].dn : kids[i].pn;
+        for (int i = 0; i <= nk; i++) {
+            int64_t x, y;
+            if (i < nk) {
+                x = or_node ? kids[i].pn : kids[i].dn;
+                y = or_node ? kids[i].dn : kids[i].pn;
+            } else if (ngen < cnt) {
+                x = rest_pn;
+                y = cnt - ngen;
+            } else {
+                break;
+            }
             if (x < least) {
                 second = least;
                 least = x;
@@ -945,6 +957,14 @@ static void mid(Core *S, int ply, int64_t thpn, int64_t thdn, int64_t *pn_o, int
         pn = or_node ? least : total;
         dn = or_node ? total : least;
         if (pn >= thpn || dn >= thdn) break;
+        if (best == nk) { /* look at the next moves */
+            int to = cnt - ngen > WIDEN ? ngen + WIDEN : cnt;
+            int more = p_children(S, ply, moves, ngen, to, kids + nk);
+            nk += more;
+            ngen += more;
+            S->kidtop += (size_t)more;
+            continue;
+        }
         Kid *k = &kids[best];
         int64_t first = second + 1 + (second >> EPS_SHIFT), cpn, cdn;
         if (or_node) {
@@ -959,14 +979,14 @@ static void mid(Core *S, int ply, int64_t thpn, int64_t thdn, int64_t *pn_o, int
         int rlen = 0;
         mid(S, ply + 1, cpn, cdn, &rpn, &rdn, &rlen);
         unmake(S);
-        if (S->stop) {
-            S->kidtop = saved;
-            return;
-        }
+        if (S->stop) break;
         k->pn = rpn;
         k->dn = rdn;
         k->length = rlen;
     }
+    S->kidtop = saved;
+    S->keytop = saved_keys;
+    if (S->stop) return;
     int length = 0, move = NO_MOVE;
     if (pn == 0) {
         if (or_node) {
@@ -982,7 +1002,6 @@ static void mid(Core *S, int ply, int64_t thpn, int64_t thdn, int64_t *pn_o, int
         }
         length += 1;
     }
-    S->kidtop = saved;
     p_store(S, key, pn, dn, length, S->nodes - start + 1, move);
     *pn_o = pn;
     *dn_o = dn;

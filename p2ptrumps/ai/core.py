@@ -158,6 +158,8 @@ PICKUP_GUESS = -10_000
 PN_INF = 1 << 30
 #: The 1+epsilon trick: a child's threshold is the second-best number plus 1 plus a quarter of it.
 EPS_SHIFT = 2
+#: An OR node looks at this many of its moves at a time (best guess first); the rest stand as one child.
+WIDEN = 4
 #: Proof lengths (plies) are stored up to this; a longer proof is not reported.
 MAX_LENGTH = 9000
 #: Work (nodes of a subtree) is stored up to this.
@@ -815,12 +817,12 @@ class _Core:
         attacker needs at least to shed its hand (a turn sheds at most two cards), and 1."""
         return (self.hands[self.attacker].bit_count() + 1) >> 1, 1
 
-    def p_children(self, ply: int) -> list[list[int]]:
-        """``[move, kind, key, pn, dn, length]`` of each legal move (best guess first): kind
-        :data:`PROVED` (the attacker went out: pn 0), :data:`DISPROVED` (the defender went out, both
-        out, a repetition, :data:`MAX_PLY`: dn 0) or :data:`OPEN` (pn, dn from :meth:`p_guess`)."""
+    def p_children(self, ply: int, moves: list[int]) -> list[list[int]]:
+        """``[move, kind, key, pn, dn, length]`` of each move of ``moves``: kind :data:`PROVED` (the
+        attacker went out, or will at once: pn 0), :data:`DISPROVED` (the defender went out or will at
+        once, both out, a repetition, :data:`MAX_PLY`: dn 0) or :data:`OPEN` (pn, dn from the table,
+        else from :meth:`p_guess`).  Each child counts as a node (:meth:`tick`)."""
         a = self.attacker
-        moves, _ = self.ordered(False)
         kids = []
         for m in moves:
             self.tick()
@@ -833,15 +835,24 @@ class _Core:
             elif self.hands[self.p].bit_count() <= 2 and self.win_now():  # the seat to move goes out next
                 kids.append([m, PROVED, 0, 0, PN_INF, 1] if self.p == a else [m, DISPROVED, 0, PN_INF, 0, 0])
             else:
-                pn, dn = self.p_guess()
-                kids.append([m, OPEN, self.hash ^ self.akey, pn, dn, 0])
+                key = self.hash ^ self.akey
+                e = self.p_lookup(key)
+                if e is not None:
+                    kids.append([m, OPEN, key, e[1], e[2], e[3]])
+                else:
+                    pn, dn = self.p_guess()
+                    kids.append([m, OPEN, key, pn, dn, 0])
             self.unmake()
         return kids
 
     def mid(self, ply: int, thpn: int, thdn: int) -> tuple[int, int, int]:
         """Df-pn's multiple iterative deepening at the current position (at ``ply`` on the path):
         search until its proof number reaches ``thpn`` or its disproof number ``thdn``, store it and
-        return ``(pn, dn, length)`` (length: plies of the proof's strategy when pn is 0)."""
+        return ``(pn, dn, length)`` (length: plies of the proof's strategy when pn is 0).
+
+        An OR node looks at its moves :data:`WIDEN` at a time, best guess first: the moves not yet
+        looked at stand as one more child (pn: one more than the attacker's first guess here, dn:
+        their number), and choosing it looks at the next ones."""
         self.tick()
         start = self.nodes
         key = self.hash ^ self.akey
@@ -852,31 +863,40 @@ class _Core:
             pn, dn, length = (0, PN_INF, 1) if or_node else (PN_INF, 0, 0)
             self.p_store(key, pn, dn, length, 1, NO_MOVE)
             return pn, dn, length
-        kids = self.p_children(ply)
-        for kid in kids:  # (looked up once: then each child's search returns its numbers)
-            if kid[1] == OPEN:
-                e = self.p_lookup(kid[2])
-                if e is not None:
-                    kid[3], kid[4], kid[5] = e[1], e[2], e[3]
+        moves, _ = self.ordered(False)
+        cnt = len(moves)
+        ngen = WIDEN if or_node and cnt > WIDEN else cnt
+        rest_pn = ((hp.bit_count() + 1) >> 1) + 1
+        kids = self.p_children(ply, moves[:ngen])
         while True:
             # (or node: pn the least, dn the sum; and node the other way round)
             mine, other = (3, 4) if or_node else (4, 3)
             best = 0
             least = second = PN_INF
             total = 0
-            for i, kid in enumerate(kids):
-                x = kid[mine]
+            nk = len(kids)
+            for i in range(nk + 1):
+                if i < nk:
+                    x, y = kids[i][mine], kids[i][other]
+                elif ngen < cnt:
+                    x, y = rest_pn, cnt - ngen
+                else:
+                    break
                 if x < least:
                     second = least
                     least = x
                     best = i
                 elif x < second:
                     second = x
-                y = kid[other]
                 total = PN_INF if y >= PN_INF or total >= PN_INF else min(total + y, PN_INF - 1)
             pn, dn = (least, total) if or_node else (total, least)
             if pn >= thpn or dn >= thdn:
                 break
+            if best == nk:  # look at the next moves
+                to = ngen + WIDEN if cnt - ngen > WIDEN else cnt
+                kids += self.p_children(ply, moves[ngen:to])
+                ngen = to
+                continue
             kid = kids[best]
             child_first = min(thpn if or_node else thdn, second + 1 + (second >> EPS_SHIFT))
             if or_node:
