@@ -958,7 +958,7 @@ class _Core:
 
 def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0, max_depth: int = 64,
         tt_bits: int = DEFAULT_TT_BITS) -> tuple[int, int, int, int, int, list[tuple[int, int]]]:
-    """Search or solve the position ``spec`` (see the module docstring) for the seat to move.
+    """Search, solve or prove the position ``spec`` (see the module docstring) for the seat to move.
 
     Returns ``(move, value, depth, nodes, status, values)``:
 
@@ -968,7 +968,13 @@ def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0,
     * :data:`SOLVE` / :data:`SOLVE_ALL`: the best move and the exact value (see the module
       docstring), depth 0, the nodes, ``status`` :data:`DONE` or :data:`STOPPED` (the budget ran
       out: move and value mean nothing), and for :data:`SOLVE_ALL` ``(move, value)`` of every
-      legal move in root order (when stopped, of the moves solved before the budget ran out).
+      legal move in root order (when stopped, of the moves solved before the budget ran out);
+    * :data:`PROVE`: status :data:`DONE` when the prover proved an outcome: value ``WIN - n`` (the
+      seat to move wins within ``n`` plies; move: the proof's first move) or ``-(WIN - n)`` (it
+      loses within ``n`` plies; move :data:`NO_MOVE`); else :data:`STOPPED`, value 0, move
+      :data:`NO_MOVE` (no proof within the budget: a draw is never proven).  The win question has
+      half the budget, the loss question the rest; depth 0, no values.  Give it a budget
+      (``max_nodes`` or ``time_s``): a search with repetitions may not end by itself.
 
     The position must have a legal move (the deal not over).  Raises ``ValueError`` on a bad
     mode or table size.
