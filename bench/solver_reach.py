@@ -28,7 +28,10 @@ prove=True)`` (what ``p2ptrumps solve`` runs: the solver has
 rest), and a second table gives per budget what that settles: the exact value
 (``exact``) and the outcome -- an exact value, or a win or a loss proven by the
 prover with only a bound on its length (``outcome``).  ``--share S`` sets the
-solver's share for that run.
+solver's share for that run.  With ``--every`` the solver is asked for every
+move's value too (``solve(..., every=True)``, as ``p2ptrumps solve`` does): a
+position counts as settled when all its moves are, or (outcome) when a move is
+proven to win or the prover proved the outcome.
 
 With ``--tt-bits B`` the solver's table has ``2**B`` entries (default
 :data:`~p2ptrumps.ai.engine.SOLVE_TT_BITS`, as ``solve`` and ``analyse`` use); with
@@ -36,7 +39,7 @@ With ``--tt-bits B`` the solver's table has ``2**B`` entries (default
 printed too, so two runs can be compared position by position.
 
 Usage: python bench/solver_reach.py [--deals N] [--per-size K] [--budgets 0.1,1,10] [--sizes 2-24]
-       [--positions FILE] [--nodes N1,N2,..] [--tt-bits B] [--detail] [--prove [--share S]]
+       [--positions FILE] [--nodes N1,N2,..] [--tt-bits B] [--detail] [--prove [--share S]] [--every]
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from p2ptrumps.ai import choose_move, engine
-from p2ptrumps.ai.engine import COMPILED, SOLVE_TT_BITS, solve
+from p2ptrumps.ai.engine import COMPILED, SOLVE_TT_BITS, WIN_BOUND, solve
 from p2ptrumps.notation import parse_position, position_text
 from p2ptrumps.rules import Position, RuleSet
 from p2ptrumps.shuffle import start_position
@@ -100,6 +103,7 @@ def main() -> None:
     ap.add_argument("--detail", action="store_true", help="also a line per position")
     ap.add_argument("--prove", action="store_true", help="also solve with the prover (a second table)")
     ap.add_argument("--share", type=float, default=engine.SOLVER_SHARE, help="with --prove: the solver's share")
+    ap.add_argument("--every", action="store_true", help="solve every move too (as p2ptrumps solve)")
     args = ap.parse_args()
     engine.SOLVER_SHARE = args.share
     nodes = [int(b) for b in args.nodes.split(",")] if args.nodes else None
@@ -127,17 +131,17 @@ def main() -> None:
         outcome = [0] * len(budgets)
         for p in ps:
             cpu = time.process_time()
-            s = (solve(p, None, max_nodes=nodes[-1], tt_bits=args.tt_bits) if nodes
-                 else solve(p, budgets[-1], tt_bits=args.tt_bits))
+            s = (solve(p, None, max_nodes=nodes[-1], tt_bits=args.tt_bits, every=args.every) if nodes
+                 else solve(p, budgets[-1], tt_bits=args.tt_bits, every=args.every))
             if args.detail:
                 print(f"  {size} {s.outcome} {s.nodes} {time.process_time() - cpu:.2f} {position_text(p)}", flush=True)
             for j, b in enumerate(budgets):
                 solved[j] += s.solved and (s.nodes if nodes else s.elapsed_s) <= b
                 if args.prove:
-                    t = (solve(p, None, max_nodes=int(b), tt_bits=args.tt_bits, prove=True) if nodes
-                         else solve(p, b, tt_bits=args.tt_bits, prove=True))
+                    t = (solve(p, None, max_nodes=int(b), tt_bits=args.tt_bits, prove=True, every=args.every) if nodes
+                         else solve(p, b, tt_bits=args.tt_bits, prove=True, every=args.every))
                     exact[j] += t.solved
-                    outcome[j] += t.outcome != "unknown"
+                    outcome[j] += t.outcome != "unknown" or any(v > WIN_BOUND for _, v in t.moves)
                     if args.detail:
                         print(f"    prove {b:g}: {t.outcome} exact={t.solved} bound={t.bound} {t.nodes}", flush=True)
         totals[0] += len(ps)
