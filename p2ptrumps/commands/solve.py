@@ -4,7 +4,11 @@ The position is a position text (``protocol/position.md``), as ``replay`` shows
 it.  The solver (:func:`p2ptrumps.ai.engine.solve`) gives, within the budget,
 the result of the position for the seat to move against best play -- a win, a
 draw or a loss, and how many turns it takes -- and the same for every legal
-move, or says that it is unknown within the budget.  With ``--nodes N`` the
+move, or says that it is unknown within the budget.  The exact solver has
+half the budget first (:data:`~p2ptrumps.ai.engine.SOLVER_SHARE`); when it does
+not finish, a proof-number search (df-pn) has the rest to prove a win or a loss
+for the seat to move, printed "wins in at most N" / "loses in at most N" (the
+outcome is proven, N an upper bound on the turns).  With ``--nodes N`` the
 budget is N positions instead of seconds, and the output (text or JSON) is the
 same on every run and machine: it leaves out the seconds spent.
 
