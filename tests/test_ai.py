@@ -9,12 +9,12 @@ import trio
 
 from p2ptrumps.ai import LEVELS, AIPlayer, analyse, choose_move, choose_trump, core
 from p2ptrumps.ai.core import NONE, PICKUP, WIN, WIN_BOUND, beatable, position_hash
-from p2ptrumps.ai.engine import spec_of, to_move, to_move_int
+from p2ptrumps.ai.engine import search, solve, spec_of, to_move, to_move_int
 from p2ptrumps.ai.heuristics import greedy_move
 from p2ptrumps.ai.player import draw_acceptable
 from p2ptrumps.cards import BEATERS, HEARTS, SPADES, card_list, mask_of, pack_mask, parse_cards
 from p2ptrumps.match import MatchRunner
-from p2ptrumps.rules import Move, Position, RuleSet
+from p2ptrumps.rules import NO_CARD, PICK_UP, Move, Position, RuleSet
 from p2ptrumps.shuffle import start_position
 
 C, D, H, S = 0, 1, 2, 3
@@ -182,8 +182,8 @@ def test_greedy_beats_cheaply_and_sheds_an_unbeatable_card() -> None:
 
 def test_forced_move_is_returned_without_search() -> None:
     p = pos("6C 7C", "AS KS", "9H")  # nothing beats 9♥ for seat 0 (trump ♠)
-    move, result = analyse(p, 5.0, random.Random(5))
-    assert (move, result.depth, result.nodes) == (Move.pick_up(), 0, 0)
+    result = search(p, 5.0, random.Random(5))  # choosing it needs no search (analysing does: below)
+    assert (result.move, result.depth, result.nodes) == (Move.pick_up(), 0, 0)
 
 
 @pytest.mark.parametrize("level", ["normal", "strong"])
@@ -280,6 +280,24 @@ async def test_ai_player_answers_a_draw_offer() -> None:
     with pytest.raises(ValueError, match="seat 1 is not to move"):
         await ai.choose_move(winning, 1)
     assert await ai.choose_move(winning, 0) in (Move.parse("TS/7C"), Move.parse("TS/KD"))
+
+
+async def test_a_forced_move_is_judged_before_a_draw_offer_is_answered() -> None:
+    # Seat 0 must pick up A♦ (7♣ does not beat it); seat 1 then leads its last card and goes out:
+    # lost in 2 plies, though seat 0 has one move only (the search used to say 0, an even estimate).
+    lost = pos("7C", "8D", "AD")
+    move, result = analyse(lost, 0.05, random.Random(1), "strong")
+    assert (move, result.value, result.exact) == (Move(PICK_UP, NO_CARD, NO_CARD), -(WIN - 2), True)
+    ai = AIPlayer("normal", budget_s=0.05, seed=3)
+    assert await ai.accept_draw(lost, 0) is True
+    assert await ai.accept_draw(lost, 1) is False
+    # A forced move into a position with a choice: the value is that position's, from this side,
+    # counted in plies from here (as the solver counts them).
+    for hands, value in ((("7C", "8D 9D"), WIN - 3), (("7C 8C", "8D 9D KC"), -(WIN - 4))):
+        p = pos(*hands, "AD")
+        move, result = analyse(p, 0.05, random.Random(1), "strong")
+        assert (move, result.value, result.exact) == (Move(PICK_UP, NO_CARD, NO_CARD), value, True)
+        assert solve(p, None, max_nodes=10_000).value == value
 
 
 @pytest.mark.parametrize(

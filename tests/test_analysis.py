@@ -562,3 +562,36 @@ def test_solve_reports_a_proven_winning_move_when_the_budget_runs_out() -> None:
         "a winning move: 10S/7C"]
     lost = Solution(solved=False, value=0, move=None, moves=((loss, -(WIN - 2)),), nodes=9, elapsed_s=0.5)
     assert (report(position, lost, 0.5)["result"], report(position, lost, 0.5)["best"]) == ("unknown", None)
+
+
+def test_a_deal_without_moves_says_so_in_the_text_the_json_and_the_svg(capsys: pytest.CaptureFixture[str],
+                                                                        tmp_path: Path) -> None:
+    """The sample's deal 1 resigned before any move: its value line was an empty sparkline
+    ("  value (seat 0 Ann high): "), and in the SVG deal 2's label sat on top of deal 1's."""
+    import xml.etree.ElementTree as ET
+
+    sample = json.loads((VECTORS / "record-sample.json").read_text(encoding="utf-8"))
+    sample["deals"][0]["moves"] = []
+    sample["deals"][0]["result"] = {"winner": 1, "reason": "resign"}
+    path = tmp_path / "resigned.json"
+    path.write_text(json.dumps(sample), encoding="utf-8")
+    svg = tmp_path / "resigned.svg"
+    assert main(["analyse", str(path), *SAMPLE_ARGS, "--svg", str(svg)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("deal 1: Ann resigned; greedy AI won")
+    assert lines[at + 1:at + 3] == ["  no moves in this deal: nothing to judge, no value graph", ""]
+    assert [line for line in lines if line.startswith("  value")] == [
+        "  value (seat 0 Ann high): ▃▂▃▁▂▁▄▃▄▄▄▃▄▂▂▂▃▃▄▁▃▃▃▂▂▃▃▃▃▃▄▃▄▄", "  value (seat 0 Ann high): ▄▄▄▄"]
+    root = ET.parse(svg).getroot()
+    assert root.attrib["viewBox"] == "0 0 408 300"  # 40 + 8 * (38 moves) + 64 for the deal without moves
+    texts = [(c.attrib["x"], c.attrib["y"], c.text) for c in root if c.tag.endswith("text")][3:]
+    assert texts == [("24", "144", "no moves"), ("20", "290", "deal 1"), ("84", "290", "deal 2"),
+                     ("356", "290", "deal 3")]
+    assert len([c for c in root if c.tag.endswith("polyline")]) == 2
+    assert main(["analyse", str(path), *SAMPLE_ARGS, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [(d["number"], len(d["moves"])) for d in doc["deals"]] == [(1, 0), (2, 34), (3, 4)]
+    assert main(["replay", str(path), "--text", "--analyse", *SAMPLE_ARGS]) == 0
+    replayed = capsys.readouterr().out.splitlines()
+    assert "  no moves in this deal: nothing to judge, no value graph" in replayed
+    assert not any(line == "  value (seat 0 Ann high): " for line in replayed)

@@ -176,3 +176,60 @@ def test_a_rematch_in_the_same_minute_is_the_newer_match() -> None:
         "Gus-10.p2plog", "Gus-9.p2plog", "Gus-2.p2plog", "Gus.p2plog"]
     assert [(t.played, t.streak) for t in tally(entries)] == [(4, "L2")]
     assert [(t.played, t.streak) for t in tally(entries[:2])] == [(2, "W1")]
+
+
+def test_files_that_are_no_match_are_named_apart_never_as_a_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Garbage and foreign files in records/ and logs/ were rows "?  ?  ?  unfinished  damaged record: …"
+    that looked like games; now each is one line after the summary saying why, and --json lists them
+    under ``not_matches``."""
+    data = tmp_path / "p2ptrumps"
+    (data / "records").mkdir(parents=True)
+    (data / "logs").mkdir()
+    sample = (VECTORS / "record-sample.json").read_bytes()
+    (data / "records" / "2025-01-01_1200_vs-greedy.json").write_bytes(sample)
+    (data / "records" / "cut.json").write_bytes(sample[:300])
+    (data / "records" / "notes.json").write_text("shopping: milk\n", encoding="utf-8")
+    (data / "records" / "package.json").write_text('{"name": "left-pad", "version": "1.0"}', encoding="utf-8")
+    (data / "records" / "photo.json").write_bytes(b"\xff\xd8\xff\xe0 JFIF")
+    (data / "logs" / "x.p2plog").write_bytes(b"hello")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    cut_at = json.JSONDecodeError("", sample[:300].decode(), 300)
+    for _ in range(2):  # read from the files, then from the index
+        assert main(["history"]) == 0
+        assert capsys.readouterr().out.splitlines() == [
+            f"1 match in {data}",
+            "",
+            "date              opponent   rules              result     check",
+            f"{history_when('2025-01-01T12:00:00Z')}  AI greedy  36 cards, 3 deals  lost ½-2½  record",
+            "",
+            "per opponent:",
+            "opponent   played  won  drawn  lost  streak",
+            "AI greedy  1       0    0      1     L1",
+            "",
+            "5 files in records/ and logs/ are not match files (not listed, not counted):",
+            "  logs/x.p2plog: not a match log (it does not start as one)",
+            f"  records/cut.json: damaged record: the JSON stops early at line {cut_at.lineno} column {cut_at.colno}",
+            "  records/notes.json: not a record: not JSON (Expecting value at line 1 column 1)",
+            "  records/package.json: not a record: JSON, but not a p2ptrumps-record file",
+            "  records/photo.json: not a record: not UTF-8 text",
+        ]
+    assert main(["history", "--opponent", "random"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"no matches in {data} (offline records in records/, match logs in logs/)",
+        "",
+        "5 files in records/ and logs/ are not match files (listed by `p2ptrumps history` without --opponent "
+        "and --since)."]
+    assert main(["history", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [m["path"] for m in doc["matches"]] == [str(data / "records" / "2025-01-01_1200_vs-greedy.json")]
+    assert [(m["path"].removeprefix(str(data) + "/"), m["why"].split(":")[0]) for m in doc["not_matches"]] == [
+        ("logs/x.p2plog", "not a match log (it does not start as one)"), ("records/cut.json", "damaged record"),
+        ("records/notes.json", "not a record"), ("records/package.json", "not a record"),
+        ("records/photo.json", "not a record")]
+
+
+def history_when(started: str) -> str:
+    from p2ptrumps.commands.history import _when
+
+    return _when(started)

@@ -138,10 +138,12 @@ def test_two_peers_of_one_name_are_both_pinned(tmp_path: Path) -> None:
         return True
 
     note = decide_pin(k.check(FP_B, "bob", "10.0.0.9:1"), k, confirm=yes)
-    assert note == f"new peer 'bob' pinned ({FP_B}); not the 'bob' pinned with key {FP_A}"
+    assert note == (f"new peer 'bob' pinned ({FP_B}); not the same peer: another peer named 'bob' is pinned with "
+                    f"key {FP_A} (at 10.0.0.2:4816)")
     assert asked == [
         "'bob' at 10.0.0.9:1 is not a known peer.\n"
-        f"Another peer named 'bob' is pinned with key {FP_A} (at 10.0.0.2:4816): this is a different peer.\n"
+        f"Another peer named 'bob' is pinned with key {FP_A} (at 10.0.0.2:4816): this is a different peer "
+        f"(`p2ptrumps id --forget {FP_A}` forgets that one).\n"
         f"Its key fingerprint is {FP_B}\n"
         "Check it with them (they see it with `p2ptrumps id`). Accept and remember it? [y/N] "
     ]
@@ -153,6 +155,44 @@ def test_two_peers_of_one_name_are_both_pinned(tmp_path: Path) -> None:
     # A known key met at a new address: known, and that address is pinned for it too.
     assert decide_pin(again.check(FP_A, "bob", "10.0.0.5:4816"), again) == f"known peer 'bob' ({FP_A})"
     assert KnownPeers.open(tmp_path).check(FP_B, "bob", "10.0.0.5:4816").pin is Pin.CHANGED
+
+
+def test_every_pinned_peer_of_the_name_is_named_with_the_command_that_forgets_one(tmp_path: Path) -> None:
+    """Three 'root's pinned (one met at three addresses): the question named only the first; now it names
+    each key with where it was met, and says that `id --forget FINGERPRINT` forgets one (the name would
+    forget them all).  From four keys on, the fourth and later are counted."""
+    from p2ptrumps.net.keystore import forget_hint, namesakes_text
+
+    fp_c, fp_d, fp_e = "CCCC:0000:0000:0001", "DDDD:0000:0000:0002", "EEEE:0000:0000:0003"
+    k = KnownPeers.open(tmp_path)
+    k.add(FP_A, "root", "10.0.0.2:4816", now=WHEN)
+    k.add(fp_c, "root", "10.0.0.3:4816", now=WHEN)
+    k.add(fp_c, "root", "10.0.0.4:4816", now=WHEN)
+    k.add(fp_c, "root", "10.0.0.5:4816", now=WHEN)
+    k.add(fp_d, "root", "[::1]:4816", now=WHEN)
+    asked: list[str] = []
+
+    def no(q: str) -> bool:
+        asked.append(q)
+        return False
+
+    with pytest.raises(PinningError):
+        decide_pin(k.check(FP_B, "root", "10.0.0.9:1"), k, confirm=no)
+    assert asked[0].splitlines()[1] == (
+        f"3 other peers named 'root' are pinned, with keys {FP_A} (at 10.0.0.2:4816), {fp_c} (at 10.0.0.3:4816, "
+        f"10.0.0.4:4816 and 1 more) and {fp_d} (at [::1]:4816): this is a different peer (`p2ptrumps id --forget "
+        "FINGERPRINT` forgets one).")
+    note = decide_pin(k.check(FP_B, "root", "10.0.0.9:1"), k, accept_new=True)
+    assert note == (f"new peer 'root' pinned ({FP_B}); not the same peer: 3 other peers named 'root' are pinned, "
+                    f"with keys {FP_A} (at 10.0.0.2:4816), {fp_c} (at 10.0.0.3:4816, 10.0.0.4:4816 and 1 more) and "
+                    f"{fp_d} (at [::1]:4816)")
+    k.add(fp_e, "root", "10.0.0.6:4816", now=WHEN)
+    five = k.check("FFFF:0000:0000:0004", "root", None).namesakes
+    assert namesakes_text("root", five) == (
+        f"5 other peers named 'root' are pinned, with keys {FP_A} (at 10.0.0.2:4816), {fp_c} (at 10.0.0.3:4816, "
+        f"10.0.0.4:4816 and 1 more), {fp_d} (at [::1]:4816) and 2 more")
+    assert forget_hint(five) == "`p2ptrumps id --forget FINGERPRINT` forgets one"
+    assert KnownPeers.open(tmp_path).forget(fp_c) and len(KnownPeers.open(tmp_path).peers) == 4
 
 
 def test_unknown_confirmed_is_pinned(tmp_path: Path) -> None:

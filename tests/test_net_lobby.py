@@ -158,7 +158,9 @@ async def test_same_name_other_key_is_a_warning_not_a_lockout(tmp_path: Path) ->
     second = await hosting(cfg2, nothing, guest_cfg(tmp_path, OTHER_BOB, "bob"))
     assert isinstance(second, config.NetResult)
     assert (f"guest 'bob' ({OTHER_BOB.fingerprint}), a new key (pinned); WARNING: a different key than the "
-            f"'bob' you played before ({GUEST_KEY.fingerprint}, ") in out_of(cfg2)
+            f"'bob' you played before, another person of that name? (another peer named 'bob' is pinned with key "
+            f"{GUEST_KEY.fingerprint} (at 127.0.0.1); `p2ptrumps id --forget {GUEST_KEY.fingerprint}` forgets "
+            "that one)\n") in out_of(cfg2)
     cfg3 = host_cfg(tmp_path)
     third = await hosting(cfg3, nothing, guest_cfg(tmp_path, GUEST_KEY, "bob"))
     assert isinstance(third, config.NetResult)

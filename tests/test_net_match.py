@@ -157,7 +157,8 @@ async def test_two_hosts_of_one_name_are_both_joined_and_pinned(tmp_path: Path) 
         _, rg = await play_pair(h, g)
         assert isinstance(rg, config.NetResult), rg
         fps.append(key.fingerprint)
-    note = f"peer: new peer 'root' pinned ({other.fingerprint}); not the 'root' pinned with key {HOST_KEY.fingerprint}"
+    note = (f"peer: new peer 'root' pinned ({other.fingerprint}); not the same peer: another peer named 'root' is "
+            f"pinned with key {HOST_KEY.fingerprint} (at ")
     assert note in g.out.getvalue()  # type: ignore[attr-defined]
     pinned = keystore.KnownPeers.open(tmp_path / "g").peers
     assert [(p.name, p.fingerprint) for p in pinned] == [("root", fps[0]), ("root", fps[1])]

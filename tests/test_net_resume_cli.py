@@ -113,6 +113,28 @@ def test_resume_refuses_what_it_cannot_take_up(data: Path, capsys: pytest.Captur
     assert "no resume file" in capsys.readouterr().err
 
 
+def test_nothing_to_resume_is_said_before_the_table_asks_for_a_terminal(data: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """``resume LOG </dev/null`` (no --headless; pytest's stdin is no terminal) said "the table needs a
+    terminal" (status 2) even for a complete log, where the README says 1, nothing to resume."""
+    whole = _match_log(data, 10_000, "2026-11-30_1100_host_vs-guest")
+    path_for(whole).unlink()
+    assert main(["resume", str(whole)]) == 1
+    assert capsys.readouterr().err == (f"p2ptrumps resume: {whole}: the match is complete; there is nothing to "
+                                       "resume\n")
+    missing = data / "logs" / "nope.p2plog"
+    assert main(["resume", str(missing)]) == 1
+    assert capsys.readouterr().err == f"p2ptrumps resume: no such match log: {missing}\n"
+    # Something to resume, but no terminal for the table: 2, and the log is as it was.
+    log = _match_log(data, 20)
+    before = log.read_bytes() + b"\x00\x00\x01\x20partial"
+    log.write_bytes(before)
+    assert main(["resume", str(log)]) == 2
+    assert capsys.readouterr().err == ("p2ptrumps resume: the table needs a terminal: stdin is not a tty (add "
+                                       "--headless, with --ai LEVEL to let the AI play)\n")
+    assert log.read_bytes() == before and path_for(log).exists()
+
+
 def test_resume_refuses_a_log_written_with_another_key(data: Path, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str],
                                                        monkeypatch: pytest.MonkeyPatch) -> None:

@@ -128,7 +128,7 @@ def test_person_plays_moves_in_the_table_against_an_ai_host(tmp_path: Path) -> N
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
         table = tables[0]
         assert table.state.names == ("Hana", "Tess") and table.state.connection == "connected"
-        inp.send_text("h")  # hearts (the host took clubs)
+        inp.send_text("h" + ENTER)  # hearts (the host took clubs)
         for _ in range(3):
             await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
             pos = table.state.position
@@ -201,7 +201,7 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
     async def person(inp: PipeInput) -> None:
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
         table = tables[0]
-        inp.send_text("h")
+        inp.send_text("h" + ENTER)
         await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
         await wait_until(lambda: table.state.clock is not None and table.state.clock[0] == table.state.my_seat,
                          "my move clock on my own line")
@@ -271,7 +271,7 @@ def test_a_move_that_comes_while_the_claim_question_is_open_closes_it(tmp_path: 
     async def person(inp: PipeInput) -> None:
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
         table = tables[0]
-        inp.send_text("h")
+        inp.send_text("h" + ENTER)
         await wait_until(lambda: table.state.mode == Mode.TURN or table.state.confirm is not None,
                          "my lead, or the claim question on the host's lead")
         if table.state.mode == Mode.TURN:  # the deal's dealer (who leads) comes from the shuffle: maybe us
@@ -345,7 +345,7 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
     async def person(inp: PipeInput) -> None:
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
         table = tables[0]
-        inp.send_text("h")
+        inp.send_text("h" + ENTER)
         await wait_until(lambda: table.state.mode in (Mode.TURN, Mode.MATCH_END), "my lead or the end")
         if table.state.mode == Mode.TURN:  # we lead: the host leaves when its reply is due
             pos = table.state.position
@@ -428,11 +428,11 @@ def test_a_refused_chat_line_is_never_shown_as_said_and_the_refusal_stays(tmp_pa
     async def person(inp: PipeInput) -> None:
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
         table = tables[0]
-        inp.send_text("h")
+        inp.send_text("h" + ENTER)
         await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
         for line in ("x\u202ey", "a" * 600, "hello"):
             n = len(table.state.chat)
-            inp.send_text("c")
+            inp.send_text("t")
             await wait_until(lambda: table.state.prompt_kind == "chat", "the chat prompt")
             inp.send_text(line + ENTER)
             await wait_until(lambda n=n: len(table.state.chat) > n, "the chat panel")
@@ -496,7 +496,7 @@ def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path:
     async def person(inp: PipeInput) -> None:
         await wait_until(lambda: bool(tables) and tables[0].state.names == ("Hana", "Tess"), "the table")
         table = tables[0]
-        inp.send_text("c")
+        inp.send_text("t")
         await wait_until(lambda: table.state.prompt_kind == "chat", "the chat prompt")
         inp.send_text("hi" + ENTER)
         await wait_until(lambda: bool(table.state.chat), "my chat line")
@@ -505,7 +505,7 @@ def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path:
         go.set()
         await wait_until(lambda: table.state.mode == Mode.TRUMP, "the trump choice")
         seen["trump"] = screen(table)
-        inp.send_text("h")
+        inp.send_text("h" + ENTER)
         await wait_until(lambda: table.state.mode in (Mode.TURN, Mode.WAIT, Mode.IDLE) and
                          table.state.position is not None, "the deal")
         await leave(inp, table)
@@ -640,3 +640,30 @@ def test_a_peer_that_closes_after_the_match_leaves_no_rematch_on_the_end_screen(
     assert table._keys_items() == ["Enter leave"]
     assert table.state.message == "Hana left: no rematch"
     assert table.status_view(100).keys == "Enter leave"
+
+
+def test_after_rematches_the_closing_score_counts_every_match_of_the_connection(tmp_path: Path) -> None:
+    """A match and two rematches: the closing "Score:" showed the last match only; now the matches won
+    over the session and each match, from our side whatever our seat was."""
+    from p2ptrumps.net.table import TableSeat
+    from p2ptrumps.ui.terminal import Termination
+
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path, ascii_only=True)
+    out = io.StringIO()
+    seat = TableSeat(cfg, "join", input=None, output=DummyOutput(), out=out, err=io.StringIO())
+    seat.table.set_players(("Hana", "Tess"), 1)
+    seat.term = Termination(lambda: None)
+    logs = [tmp_path / f"m{i}.p2plog" for i in range(3)]
+    result = config.NetResult(logs[0], 1, score_halves=(0, 2), rematches=[
+        config.NetResult(logs[1], 1, score_halves=(2, 0)), config.NetResult(logs[2], 1, score_halves=(1, 1))])
+    assert seat.report_played(result) == config.EXIT_OK
+    assert out.getvalue().splitlines() == [
+        "Score: Tess 1.5 : 1.5 Hana in 3 matches (1 won, 1 drawn, 1 lost)",
+        "  match 1: Tess 1 : 0 Hana",
+        "  match 2: Tess 0 : 1 Hana",
+        "  match 3: Tess 0.5 : 0.5 Hana",
+        *(f"match log: {log}" for log in logs)]
+    out.truncate(0)
+    out.seek(0)
+    assert seat.report_played(config.NetResult(logs[0], 1, score_halves=(0, 2))) == config.EXIT_OK
+    assert out.getvalue().splitlines() == ["Score: Tess 1 : 0 Hana", f"match log: {logs[0]}"]

@@ -1,10 +1,11 @@
 """``host``, ``join`` and ``resume`` with the full-screen table in a real terminal (tmux), stopped by
-SIGTERM or SIGHUP (issue 9 §1): the match is left as ``q`` then ``y`` leaves it -- a signed ``leave``
-(protocol/wire.md §15), so both logs verify as complete with the deal in play resigned and the rest
-forfeited -- the terminal comes back (main screen, cursor shown, echo and line mode on), and the exit
-status is 130 (the README's table).  The other side is a headless AI peer in its own process with
-its own data directory, over 127.0.0.1.  Skipped where tmux is not installed; each test uses its
-own tmux server socket and kills it, and every peer process it started, afterwards."""
+SIGTERM, SIGHUP or SIGINT (issue 9 §1): the match is left as ``q`` then ``y`` leaves it -- a signed
+``leave`` (protocol/wire.md §15), so both logs verify as complete with the deal in play resigned and the
+rest forfeited -- the terminal comes back (main screen, cursor shown, echo and line mode on), and the
+exit status is 128 + the signal's number, as ``play`` exits (the README's table).  The other side is
+a headless AI peer in its own process with its own data directory, over 127.0.0.1.  Skipped where
+tmux is not installed; each test uses its own tmux server socket and kills it, and every peer process
+it started, afterwards."""
 
 from __future__ import annotations
 
@@ -102,7 +103,7 @@ class TableRun:
         """Send ``sig``; wait for the command to end; check the terminal; return the screen (one line)."""
         os.kill(int(self.pid_file.read_text()), sig)
         wait_for("the command to end", lambda: self.stty_file.exists() and self.stty_file.stat().st_size > 0, 30)
-        assert self.status_file.read_text().strip() == "130"
+        assert self.status_file.read_text().strip() == str(128 + sig)  # 143, 129, 130: it was 130 for all
         modes = self.stty_file.read_text().split()
         assert "icanon" in modes and "echo" in modes  # not -icanon / -echo
         assert self.tmux.run("display", "-p", "-t", "t", "#{alternate_on} #{cursor_flag}").split() == ["0", "1"]
@@ -163,7 +164,8 @@ def table_against_ai(tmp_path: Path, tmux: Tmux, peers: Peers, command: str, ai_
     return run, ai, seat
 
 
-@pytest.mark.parametrize(("command", "sig"), [("host", signal.SIGTERM), ("join", signal.SIGHUP)])
+@pytest.mark.parametrize(("command", "sig"), [("host", signal.SIGTERM), ("join", signal.SIGHUP),
+                                              ("join", signal.SIGINT)])
 def test_a_signal_leaves_the_networked_table_as_q_does(tmp_path: Path, tmux: Tmux, peers: Peers, command: str,
                                                         sig: signal.Signals) -> None:
     ai_out = tmp_path / "ai.out"

@@ -410,3 +410,18 @@ def test_replay_analysis_with_a_node_budget_prints_the_same_every_run(capsys: py
         "    12. seat 1 greedy AI     beat 8S, second 9H             hands 7/6  kept the win (wins in 4)",
         "    13. seat 0 Ann           beat 10H, second QD            hands 5/6  lost whatever the move (loses in 3)",
         "    14. seat 1 greedy AI     beat 9S, second AH             hands 5/4  estimate +20.0 -> +20.0 cards"]
+
+
+def test_the_viewer_says_no_moves_where_a_judged_deal_has_none(tmp_path: Path) -> None:
+    """A deal resigned before any move, judged: the viewer's value line said nothing at all."""
+    import json
+
+    data = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    data["deals"][0]["moves"] = []
+    data["deals"][0]["result"] = {"winner": 1, "reason": "resign"}
+    path = tmp_path / "resigned.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    viewer = ReplayViewer(load_any(path))
+    viewer.show_analysis = True
+    viewer.analysis[viewer.deal_index] = []
+    assert viewer.value_lines(80) == [[("class:dim", " no moves in this deal: nothing to judge, no value graph")]]

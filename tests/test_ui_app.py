@@ -106,7 +106,7 @@ def test_trump_choice_by_key_then_quit_leaves_an_unfinished_record(tmp_path: Pat
 
     async def script(session: PlaySession, inp: PipeInput) -> None:
         await wait_until(lambda: session.table.state.mode == Mode.TRUMP, "the trump screen")
-        inp.send_text("s")  # spades
+        inp.send_text("s" + ENTER)  # spades
         await wait_until(my_turn(session), "my first turn")
         await quit_game(inp)
 
@@ -498,6 +498,46 @@ def test_play_again_starts_a_new_match_with_the_same_level_and_rules(tmp_path: P
     assert second.deals[0].seed == deal_seed(HUMAN_LEADS, 1, match=2) != first.deals[0].seed
 
 
+def test_after_play_again_the_closing_score_counts_every_match_of_the_session(tmp_path: Path) -> None:
+    """Four matches from a position Tess wins in 2: won (she plays it out), drawn (the AI, lost, accepts
+    her draw offer), lost (she resigns), and one left at once (no move: no record).  The closing
+    "Score:" said "Tess 0 : 0 AI random (unfinished)", the last match only; it now sums the session's
+    matches and lists each."""
+    from p2ptrumps.notation import parse_position
+    from p2ptrumps.ui.play import score_lines
+
+    start = parse_position("v1/SH/6SAS/6D7D/-/0/0/36.sixes.must.r3.t1000")
+    cfg = dataclasses.replace(config(tmp_path, HUMAN_LEADS, trump=3), position=start, rules=start.rules)
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        for keys in (ENTER, "dy", "Ry"):  # play the selected card / offer a draw / resign
+            for _ in range(3):  # Enter plays the deal out in two turns
+                await wait_until(lambda: table.state.mode in (Mode.TURN, Mode.MATCH_END), "my turn or the end")
+                if table.state.mode == Mode.MATCH_END:
+                    break
+                n = len(table.state.history)
+                inp.send_text(keys)
+                await wait_until(lambda n=n: len(table.state.history) > n or table.state.mode != Mode.TURN,  # type: ignore[misc]
+                                 "my move")
+            await wait_until(lambda: table.state.mode == Mode.MATCH_END, "the end of the match")
+            inp.send_text("a")
+            await wait_until(lambda: table.state.end is None, "the next match")
+        await wait_until(my_turn(session), "my lead in the fourth match")
+        await quit_game(inp)
+
+    session, result = run_play(cfg, script)
+    assert result == QuitResult.QUIT and len(session.saved) == 3
+    assert [MatchRecord.load(p).score_halves() for p in session.saved] == [(2, 0), (1, 1), (0, 2)]
+    assert score_lines(list(session.records.values())) == [
+        "Score: Tess 1½ : 1½ AI random in 3 matches (1 won, 1 drawn, 1 lost)",
+        "  match 1: Tess 1 : 0 AI random",
+        "  match 2: Tess ½ : ½ AI random",
+        "  match 3: Tess 0 : 1 AI random",
+    ]
+    assert score_lines([MatchRecord.load(session.saved[0])], ascii_only=True) == ["Score: Tess 1 : 0 AI random"]
+
+
 def test_continue_after_one_move_says_one_move(tmp_path: Path) -> None:
     """The AI led and the person quit: `play --continue` says "after 1 move." (it said "1 moves")."""
     cfg = config(tmp_path, AI_LEADS)
@@ -777,7 +817,7 @@ def test_draw_offer_asks_first_and_no_sends_nothing(tmp_path: Path) -> None:
 def test_help_names_the_draw_key_and_fits_the_smallest_terminal() -> None:
     from p2ptrumps.ui.view import MIN_HEIGHT, MIN_WIDTH
 
-    table = TableApp()
+    table = TableApp(UIOptions(allow_undo=True, allow_hint=True))  # the table of `play`
     table.state.help_open = True
     lines = table.overlay_lines()
     assert any("d offer a draw" in line for line in lines)
@@ -800,6 +840,27 @@ def test_help_lists_play_again_where_the_end_of_the_match_offers_it() -> None:
     plain = TableApp()  # a networked table: no play again
     plain.state.help_open = True
     assert not any("play again" in line for line in plain.overlay_lines())
+
+
+def test_help_names_chat_on_the_networked_table_and_the_trump_keys_on_the_trump_screen() -> None:
+    from p2ptrumps.ui.view import MIN_HEIGHT, MIN_WIDTH
+
+    table = TableApp(UIOptions(allow_chat=True))  # a networked table: chat, no undo, no hint
+    table.state.help_open = True
+    lines = table.overlay_lines()
+    assert "│ t chat  o hand  d offer a draw  R resign                │" in lines
+    assert not any("undo" in line for line in lines)
+    table.state.help_open = False
+    table.ask_trump(None)
+    table.state.help_open = True
+    lines = table.overlay_lines()
+    assert "│ Own trump: c d h s, 1-4 or ↑↓ mark a suit, Enter chooses │" in lines
+    assert not any("Enter play" in line for line in lines)
+    assert len(lines) == MIN_HEIGHT and len(lines[0]) == 60 <= MIN_WIDTH
+    ascii_table = TableApp(UIOptions(ascii_only=True, allow_chat=True))
+    ascii_table.ask_trump(None)
+    ascii_table.state.help_open = True
+    assert "| Own trump: c d h s, 1-4 or ^v mark a suit, Enter chooses |" in ascii_table.overlay_lines()
 
 
 class _SmallOutput(DummyOutput):

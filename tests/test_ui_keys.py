@@ -351,9 +351,62 @@ def test_trump_choice_by_russian_key_position_or_letter(key: str, suit: int) -> 
     from p2ptrumps.ui.app import TrumpChosen
 
     async def script(t: Table) -> None:
-        await t.keys(key, lambda: bool(t.sent), f"the choice by {key!r}")
+        await t.keys(key, lambda: t.table.state.message_kind == "hint", f"the mark by {key!r}")
+        assert t.sent == [] and t.table.state.trump_choice == suit
+        await t.keys(ENTER, lambda: bool(t.sent), "the choice by Enter")
 
     assert run_table(lambda table: table.ask_trump(None), script).sent == [TrumpChosen(suit)]
+
+
+def test_on_the_networked_trump_screen_a_reach_for_chat_chooses_no_trump() -> None:
+    """The trump screen replaces the waiting screen by itself; ``c`` opened chat on the one and chose
+    clubs on the other.  Now chat is ``t`` on every screen (the trump screen too) and a suit key only
+    marks a suit: the chat line typed there goes out as chat, and only Enter chooses."""
+    from p2ptrumps.ui.app import ChatSend, TrumpChosen
+
+    seen: dict[str, object] = {}
+
+    async def script(t: Table) -> None:
+        s = t.table.state
+        seen["keys"] = t.table._keys_items()
+        await t.keys("c", lambda: s.message_kind == "hint", "the mark of clubs")
+        seen["after c"] = (list(t.sent), s.mode, s.trump_choice, s.message)
+        await t.keys("t", lambda: s.prompt_kind == "chat", "the chat prompt")
+        await t.keys("hi, good luck" + ENTER, lambda: bool(t.sent), "the chat line sent")
+        seen["after chat"] = (list(t.sent), s.mode, s.trump_choice)
+        await t.keys(" ", lambda: s.message_kind == "hint" and "does nothing" in s.message, "Space refused")
+        seen["space"] = s.message
+        assert t.sent == [ChatSend("hi, good luck")]
+        await t.keys("s" + ENTER, lambda: len(t.sent) == 2, "the choice")
+
+    t = run_table(lambda table: table.ask_trump(None), script,
+                  UIOptions(allow_chat=True, waiting_text="Waiting for {name}…"))
+    assert seen["keys"] == ["↑↓ or c d h s mark", "Enter choose", "t chat", "q quit"]
+    assert seen["after c"] == ([], Mode.TRUMP, 0, "♣ clubs marked: Enter chooses it as your trump")
+    assert seen["after chat"] == ([ChatSend("hi, good luck")], Mode.TRUMP, 0)
+    assert seen["space"] == "Space does nothing here: mark a suit with c d h s or the arrows, then press Enter; q quits"
+    assert t.sent == [ChatSend("hi, good luck"), TrumpChosen(3)]
+
+
+def test_offline_trump_screen_marks_with_the_same_keys_and_chat_is_nowhere() -> None:
+    from p2ptrumps.ui.app import TrumpChosen
+
+    seen: dict[str, object] = {}
+
+    async def script(t: Table) -> None:
+        s = t.table.state
+        seen["keys"] = t.table._keys_items()
+        await t.keys("t", lambda: "does nothing" in s.message, "t refused")
+        seen["t"] = s.message
+        await t.keys("2", lambda: s.trump_choice == 1, "the mark of diamonds")
+        seen["2"] = s.message
+        await t.keys(ENTER, lambda: bool(t.sent), "the choice")
+
+    t = run_table(lambda table: table.ask_trump(3), script)
+    assert seen["keys"] == ["↑↓ or c d h s mark", "Enter choose", "q quit"]
+    assert seen["t"] == "'t' does nothing here: mark a suit with c d h s or the arrows, then press Enter; q quits"
+    assert seen["2"] == "♦ diamonds marked: Enter chooses it as your trump"
+    assert t.sent == [TrumpChosen(1)]
 
 
 def test_while_the_opponents_draw_offer_waits_the_status_line_asks_us() -> None:

@@ -45,7 +45,7 @@ def wait_for(what: str, pred: Callable[[], bool], timeout_s: float = 30) -> None
         time.sleep(0.1)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signal_restores_the_terminal_and_keeps_the_record(tmp_path: Path, tmux: Tmux,
                                                              sig: signal.Signals) -> None:
     pid_file, status_file, stty_file = tmp_path / "pid", tmp_path / "status", tmp_path / "stty"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from ..rules import Move, Position
-from .core import position_hash
+from .core import WIN, WIN_BOUND, position_hash
 from .engine import NORMAL, STRONG, SearchResult, Settings, search, spec_of
 from .heuristics import greedy_move
 
@@ -56,14 +56,49 @@ def analyse(position: Position, budget_s: float = 0.5, rng: random.Random | None
     """Search ``position`` as ``level`` (``normal`` or ``strong``) and return its move and the full
     :class:`SearchResult` (value for the player to move, depth, nodes, whether proven).
 
+    A forced move (the only legal one) is judged too: its value is that of the position after it,
+    searched with the same budget (a chain of forced moves is followed one by one).
+
     Raises ``ValueError`` if the deal is over or the level does not search.
     """
     if position.outcome is not None:
         raise ValueError("the deal is over: nothing to analyse")
     if level not in SETTINGS:
         raise ValueError(f"level {level!r} does not search; use normal or strong")
-    result = search(position, budget_s, rng or random.Random(), max_nodes, settings=SETTINGS[level])
+    rng = rng or random.Random()
+    moves = position.legal_moves()
+    if len(moves) == 1:
+        return moves[0], _judge_forced(position, moves[0], budget_s, rng, level, max_nodes)
+    result = search(position, budget_s, rng, max_nodes, settings=SETTINGS[level])
     return result.move, result
+
+
+def _judge_forced(position: Position, move: Move, budget_s: float, rng: random.Random, level: str,
+                  max_nodes: int) -> SearchResult:
+    """The result of the forced ``move`` in ``position``: the value of the first position after it
+    (and after every further forced move, followed one by one) that has a choice or is over, seen
+    from the seat to move in ``position``; the search there has the whole budget."""
+    after = position.copy()
+    after.push(move)
+    plies = 1
+    while after.outcome is None:
+        moves = after.legal_moves()
+        if len(moves) > 1:
+            break
+        after.push(moves[0])
+        plies += 1
+    sign = 1 if after.to_move == position.to_move else -1
+    if after.outcome is not None:
+        winner = after.outcome.winner
+        value = 0 if winner is None else (WIN - plies) * (1 if winner == position.to_move else -1)
+        return SearchResult(move, value, 0, plies, True)
+    reply = search(after, budget_s, rng, max_nodes, settings=SETTINGS[level])
+    value = reply.value
+    if value > WIN_BOUND:
+        value -= plies
+    elif value < -WIN_BOUND:
+        value += plies
+    return SearchResult(move, sign * value, reply.depth + plies, reply.nodes, reply.exact)
 
 
 def position_seed(position: Position, seed: int = 0) -> int:

@@ -34,13 +34,12 @@ from ..ai.analysis import (
     MoveVerdict,
     seat0_advantages,
     short_label,
-    sparkline,
     summarize,
 )
 from ..ai.engine import COMPILED, plies_of, verdict
 from ..command import CommandError
 from ..record import MatchRecord, RecordError
-from ..ui.replay import AnalysisBudget, load_any, player_names, register_loader, replay_steps, value_label
+from ..ui.replay import AnalysisBudget, load_any, player_names, register_loader, replay_steps, value_text
 from ..ui.terminal import choose_ascii
 from ..ui.view import asciify, printable
 from .replay import load_match_log
@@ -85,7 +84,8 @@ def report(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]], bu
     the mover, or null), ``best`` (a best move's code or null), ``grade`` ("", inaccuracy, mistake,
     blunder) and ``advantage`` (centi-cards for the mover after the move, or null)), and ``players``
     (per seat its ``name``, ``judged``, ``kept``, ``blunders``, ``mistakes``, ``inaccuracies``,
-    ``estimated``, ``unknown`` and ``accuracy``, 0..1 or null)."""
+    ``estimated``, ``unknown`` and ``accuracy``, 0..1 or null).  A deal without moves (resigned or
+    drawn at once) has ``moves`` ``[]``, as the text says "no moves in this deal" and the SVG "no moves"."""
     deals = []
     for deal, deal_verdicts in zip(record.deals, verdicts, strict=True):
         deals.append({
@@ -107,6 +107,9 @@ def report(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]], bu
 
 #: The SVG's smallest width (user units): room for its heading and legend however short the game.
 SVG_MIN_WIDTH = 400
+#: The room (user units) of a deal without moves in the SVG: its "no moves" and "deal N" side by side
+#: with the next deal's, not on top of them.
+SVG_NO_MOVES_WIDTH = 64
 
 
 def svg_graph(record: MatchRecord, verdicts: list[list[MoveVerdict]]) -> str:
@@ -114,13 +117,14 @@ def svg_graph(record: MatchRecord, verdicts: list[list[MoveVerdict]]) -> str:
     move of every deal, one after another, as a polyline per deal (unknown moves skipped) over a
     zero line, from the advantage before the deal's first move; above the line seat 0 is ahead,
     ``±ADVANTAGE_CAP`` 100 units from it (y 50..250, the zero line at 150).  Width
-    ``max(SVG_MIN_WIDTH, 40 + 8 * moves)`` by 300 user units.  The elements: ``title``, ``rect``,
-    the heading ``text`` (y 18), the legend: a ``text`` "↑ NAME (seat 0) ahead" above the graph
-    (y 40) and "↓ NAME (seat 1) ahead" below it (y 270), the zero ``line``, then per deal a
-    ``polyline`` and a ``text`` "deal N" under the legend (y 290), and a dashed ``line`` where each
-    deal after the first starts."""
+    ``max(SVG_MIN_WIDTH, 40 + 8 * moves + SVG_NO_MOVES_WIDTH * deals without moves)`` by 300 user
+    units.  The elements: ``title``, ``rect``, the heading ``text`` (y 18), the legend: a ``text``
+    "↑ NAME (seat 0) ahead" above the graph (y 40) and "↓ NAME (seat 1) ahead" below it (y 270), the
+    zero ``line``, then per deal a ``polyline`` (for a deal without moves, a ``text`` "no moves" over
+    the zero line in its place, :data:`SVG_NO_MOVES_WIDTH` wide) and a ``text`` "deal N" under the
+    legend (y 290), and a dashed ``line`` where each deal after the first starts."""
     names = player_names(record)
-    total = sum(len(d) for d in verdicts)
+    total = sum(len(d) if d else SVG_NO_MOVES_WIDTH // 8 for d in verdicts)
     width, height, mid, scale = max(SVG_MIN_WIDTH, 40 + 8 * total), 300, 150, 100 / ADVANTAGE_CAP
     esc = {ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;", ord('"'): "&quot;"}
     a, b = (n.translate(esc) for n in names)
@@ -143,9 +147,12 @@ def svg_graph(record: MatchRecord, verdicts: list[list[MoveVerdict]]) -> str:
                 points.append(f"{x0 + 8 * i},{mid - round(adv * scale)}")
         if x0 > 20:
             parts.append(f'<line x1="{x0}" y1="50" x2="{x0}" y2="250" stroke="#bbb" stroke-dasharray="4 3"/>')
-        parts.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="#1565c0" stroke-width="2"/>')
+        if dv:
+            parts.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="#1565c0" stroke-width="2"/>')
+        else:
+            parts.append(f'<text x="{x0 + 4}" y="{mid - 6}" fill="#555">no moves</text>')
         parts.append(f'<text x="{x0}" y="290" fill="#555">deal {deal.number}</text>')
-        x0 += 8 * len(dv)
+        x0 += 8 * len(dv) if dv else SVG_NO_MOVES_WIDTH
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
@@ -163,7 +170,7 @@ def format_text(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]
         for v in deal_verdicts:
             who = f"seat {v.seat} {names[v.seat]}"
             lines.append(f"  {v.number:>4}. {who:<20} {short_label(v.move, ascii_only):<9} {v.text(ascii_only)}")
-        lines.append(f"  {value_label(names)}{sparkline(seat0_advantages(deal_verdicts), ascii_only)}")
+        lines.append(f"  {value_text(names, deal_verdicts, ascii_only)}")
     lines += ["", "summary (forced moves and moves in lost positions not counted):"]
     for s in summarize([v for d in verdicts for v in d]):
         lines.append("  " + s.text(names[s.seat]))

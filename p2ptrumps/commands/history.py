@@ -35,6 +35,7 @@ import platformdirs
 
 from ..command import CommandError
 from ..files import UnreadableFileError, read_limited, write_atomic
+from ..record import FORMAT as RECORD_FORMAT
 from ..record import MatchRecord
 from ..wire.log import LOG_MAGIC
 from ..wire.verify import verify_log
@@ -87,6 +88,12 @@ class Entry:
     claimed: bool = False
 
     @property
+    def is_match(self) -> bool:
+        """Whether the file was read as a match at all (its opponent is known); a file that is no
+        record or match log, or too damaged to name the players, is listed apart, never as a row."""
+        return bool(self.opponent or self.opponent_id)
+
+    @property
     def opponent_label(self) -> str:
         """How the opponent is shown: ``"Hana (3HAG)"`` (name and the fingerprint's first group),
         or ``"AI normal"``."""
@@ -137,9 +144,32 @@ def read_record(path: Path, rel: str) -> Entry | None:
     """The entry of an offline game record; None for a record with no human seat (an arena game)."""
     entry = Entry(rel, "offline")
     try:
-        record = MatchRecord.from_json(json.loads(read_limited(path, MAX_RECORD_BYTES).decode("utf-8")))
+        data = read_limited(path, MAX_RECORD_BYTES)
+        text = data.decode("utf-8")
+        raw = json.loads(text)
+        if not (isinstance(raw, dict) and raw.get("format") == RECORD_FORMAT):
+            entry.check = f"not a record: JSON, but not a {RECORD_FORMAT} file"
+            return entry
+        record = MatchRecord.from_json(raw)
         record.check()
-    except (UnreadableFileError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+    except UnreadableFileError as exc:
+        entry.check = f"unreadable: {exc}"
+        return entry
+    except UnicodeDecodeError:
+        entry.check = "not a record: not UTF-8 text"
+        return entry
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        if RECORD_FORMAT.encode() in data:
+            cut = exc.pos >= len(text.rstrip())
+            entry.check = f"damaged record: {'the JSON stops early' if cut else exc.msg} at {where}"
+        else:
+            entry.check = f"not a record: not JSON ({exc.msg} at {where})"
+        return entry
+    except RecursionError:
+        entry.check = "not a record: JSON nested too deeply"
+        return entry
+    except ValueError as exc:  # RecordError: a record of ours whose fields or deals do not check
         entry.check = f"damaged record: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
         return entry
     humans = [i for i, p in enumerate(record.players) if p.kind == "human"]
@@ -168,7 +198,7 @@ def read_log(path: Path, rel: str) -> Entry:
         entry.check = f"unreadable: {exc}"
         return entry
     if not data.startswith(LOG_MAGIC[:-2]):
-        entry.check = "unreadable: not a match log"
+        entry.check = "not a match log (it does not start as one)"
         return entry
     verdict = verify_log(data)
     seat = verdict.owner
@@ -196,11 +226,14 @@ def read_log(path: Path, rel: str) -> Entry:
 
 @dataclass
 class History:
-    """The matches of one data directory (newest first) and how many files were read anew."""
+    """The matches of one data directory (newest first), the files of ``records/`` and ``logs/`` not
+    read as a match (``others``, by path: each :class:`Entry`'s ``check`` says why) and how many files
+    were read anew."""
 
     data: Path
     entries: list[Entry] = field(default_factory=list)
     read: int = 0
+    others: list[Entry] = field(default_factory=list)
 
 
 def _files(data: Path) -> Iterator[tuple[Path, str]]:
@@ -287,7 +320,8 @@ def load_history(data: Path, *, write_index: bool = True,
             text = json.dumps({"format": INDEX_FORMAT, "version": INDEX_VERSION, "files": fresh},
                               ensure_ascii=False, separators=(",", ":"))
             write_atomic(data / INDEX_NAME, text + "\n", prefix=".history-")
-    history.entries.sort(key=newest_order, reverse=True)
+    history.others = sorted((e for e in history.entries if not e.is_match), key=lambda e: e.path)
+    history.entries = sorted((e for e in history.entries if e.is_match), key=newest_order, reverse=True)
     return history
 
 
@@ -374,10 +408,28 @@ def _when(started: str) -> str:
     return f"{t:%Y-%m-%d %H:%M}"
 
 
-def format_text(history: History, shown: list[Entry], ascii_only: bool = False) -> str:
-    """The report ``history`` prints: the list (newest first), then the summary per opponent."""
+def others_lines(others: Sequence[Entry], filtered: bool = False) -> list[str]:
+    """The files of ``records/`` and ``logs/`` that are no match (or too damaged to name one): a count,
+    then one line per file with why (``"  records/notes.json: not a record: not JSON (…)"``); with
+    ``filtered`` (``--opponent``/``--since`` given) the count only."""
+    if not others:
+        return []
+    n = len(others)
+    head = (f"{n} files in records/ and logs/ are not match files" if n != 1
+            else "1 file in records/ and logs/ is not a match file")
+    if filtered:
+        return [f"{head} (listed by `p2ptrumps history` without --opponent and --since)."]
+    return [f"{head} (not listed, not counted):", *(f"  {e.path}: {e.check}" for e in others)]
+
+
+def format_text(history: History, shown: list[Entry], ascii_only: bool = False, filtered: bool = False) -> str:
+    """The report ``history`` prints: the list (newest first), the summary per opponent, then the files
+    that are no match (:func:`others_lines`; ``filtered``: only their count)."""
+    others = others_lines(history.others, filtered)
     if not shown:
-        return f"no matches in {history.data} (offline records in records/, match logs in logs/)"
+        text = "\n".join([f"no matches in {history.data} (offline records in records/, match logs in logs/)",
+                          *(["", *others] if others else [])])
+        return text.replace("½", ".5") if ascii_only else text
     lines = [f"{len(shown)} match{'es' if len(shown) != 1 else ''} in {history.data}", ""]
     rows = [("date", "opponent", "rules", "result", "check")]
     for e in shown:
@@ -396,6 +448,8 @@ def format_text(history: History, shown: list[Entry], ascii_only: bool = False) 
         lines += _table([("opponent", "played", "won", "drawn", "lost", "streak")]
                         + [(t.opponent, str(t.played), str(t.won), str(t.drawn), str(t.lost), t.streak or "-")
                            for t in tallies])
+    if others:
+        lines += ["", *others]
     text = "\n".join(lines)
     return text.replace("½", ".5") if ascii_only else text
 
@@ -418,10 +472,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"data_dir": str(data), "matches": [{**e.to_json(), "path": str(data / e.path)}
                                                              for e in shown],
-                          "opponents": [t.to_json() for t in tally(shown)]}, indent=1, ensure_ascii=False))
+                          "opponents": [t.to_json() for t in tally(shown)],
+                          "not_matches": [{"path": str(data / e.path), "why": e.check} for e in history.others]},
+                         indent=1, ensure_ascii=False))
     else:
         encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
-        print(format_text(history, shown, ascii_only="utf" not in encoding))
+        print(format_text(history, shown, ascii_only="utf" not in encoding,
+                          filtered=bool(args.opponent or args.since)))
     with contextlib.suppress(OSError):
         sys.stdout.flush()
     return 0

@@ -104,7 +104,8 @@ def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetRes
         say(args, f"stopped by {why}" if why.startswith("SIG") else "interrupted")
         for path in sorted(_logs_since(cfg)):
             _tell(f"match log (kept): {path}", sys.stderr)
-        return EXIT_LEFT
+        sig = getattr(signal.Signals, why, None) if why.startswith("SIG") else None
+        return system_signals.exit_status(sig) if sig is not None else EXIT_LEFT  # 128 + n, as `play` exits
     except NetplayError as exc:
         say(args, str(exc))
         res: NetResult | None = getattr(exc, "result", None)
@@ -204,8 +205,8 @@ LEAVING_SIGNALS: tuple[signal.Signals, ...] = system_signals.LEAVING_SIGNALS
 async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult]]) -> NetResult:
     """Run ``main()``; SIGINT, SIGTERM or SIGHUP (Ctrl-C, ``kill``, a closed terminal) leave the match
     as ``q`` does: ``leave`` is sent (protocol/wire.md §15), the closing signatures awaited
-    (``cfg.leave_wait_s``), and the run ends (status 130); a run with no match yet ends at once; a
-    second signal ends it at once.
+    (``cfg.leave_wait_s``), and the run ends (status 128 + the signal's number: 130 SIGINT, 143
+    SIGTERM, 129 SIGHUP); a run with no match yet ends at once; a second signal ends it at once.
 
     Raises whatever ``main`` raises (a :class:`NetplayError` it raised after a signal says first
     ``stopped by SIGTERM: ``); :class:`KeyboardInterrupt` with the signal's name (``"SIGTERM"``)
@@ -219,6 +220,7 @@ async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult
     except NetplayError as exc:
         if signalled:
             exc.args = (f"stopped by {signal.Signals(signalled[0]).name}: {exc}",)
+            exc.status = system_signals.exit_status(signalled[0])  # 128 + n (143 SIGTERM), as `play` exits
         raise
     if not got:
         raise KeyboardInterrupt(signal.Signals(signalled[0]).name if signalled else "")
@@ -282,15 +284,15 @@ def run_resume(args: argparse.Namespace) -> int:
     """``p2ptrumps resume [LOG]``: take up an unfinished networked match after this side's process
     died (protocol/wire.md §14.4).  Without LOG: the newest unfinished match log that has a resume
     file, after asking.  Returns the exit status of :mod:`p2ptrumps.net.config` (2: no LOG and no
-    terminal to ask, or no terminal for the table; 1: nothing to resume, or the log cannot be)."""
+    terminal to ask, or no terminal for the table; 1: nothing to resume, or the log cannot be --
+    said first, whatever stdin is)."""
     from . import resume
 
+    no_table = ""  # why the table cannot run here: said once we know there is something to resume
     if not args.headless and args.ai is None:
         from ..ui.replay import terminal_problem
 
-        if why := terminal_problem(sys.stdin, sys.stdout):
-            say(args, f"the table needs a terminal: {why} (add --headless, with --ai LEVEL to let the AI play)")
-            return EXIT_USAGE
+        no_table = terminal_problem(sys.stdin, sys.stdout) or ""
     try:
         data = keystore.data_dir()
         keystore.check_ready(data)
@@ -319,6 +321,14 @@ def run_resume(args: argparse.Namespace) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             return EXIT_ERROR
         path = newest
+    if no_table:
+        try:
+            resume.check_resumable(path)
+        except NetplayError as exc:
+            say(args, str(exc))
+            return exc.status
+        say(args, f"the table needs a terminal: {no_table} (add --headless, with --ai LEVEL to let the AI play)")
+        return EXIT_USAGE
     cfg = NetConfig(role="host", identity=identity, name="-", data=data, ai=args.ai, think_s=args.think,
                     headless=bool(args.headless), timeout_s=args.timeout,
                     ascii_only=bool(args.ascii),

@@ -17,7 +17,8 @@ log was started):
 5     the peer broke the protocol (the fault is named; the log keeps the evidence)
 6     the peer's key was refused (unknown and not confirmed, mismatch, changed)
 7     the rules were refused
-130   interrupted (Ctrl-C)
+130   we left (``q``, Ctrl-C / SIGINT)
+143   stopped by SIGTERM (129 by SIGHUP): 128 + the signal's number, as ``play`` exits
 ====  ===================================================================
 """
 
@@ -75,7 +76,7 @@ EXIT_PEER_FAULT = 5
 EXIT_KEY_REFUSED = 6
 EXIT_RULES_REFUSED = 7
 EXIT_REFUSED = 8  # the host refused this guest before its hello (wire.md §7.3): ticket, key, busy
-EXIT_LEFT = 130  # we quit (Ctrl-C, q, SIGTERM): the match was resigned when it could be
+EXIT_LEFT = 130  # we quit (q, Ctrl-C): the match was resigned when it could be; a signal: 128 + its number
 
 
 class NetplayError(Exception):

@@ -28,7 +28,7 @@ import json
 import os
 import time
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -490,9 +490,53 @@ class KnownPeers:
         self.add(fingerprint, name, address)
         note = f"guest {quoted(name)} ({fingerprint}), a new key (pinned)"
         if same_name:
-            note += (f"; WARNING: a different key than the {quoted(name)} you played before "
-                     f"({same_name[0].fingerprint}, {same_name[0].first_seen}): another person of that name?")
+            note += (f"; WARNING: a different key than the {quoted(name)} you played before, another person of "
+                     f"that name? ({namesakes_text(name, same_name)}; {forget_hint(same_name)})")
         return note
+
+
+#: At most this many other keys of one name are named in a note (the rest are counted).
+NAMESAKES_SHOWN = 3
+
+
+def _keys_of(peers: Sequence[KnownPeer]) -> list[list[KnownPeer]]:
+    """``peers`` grouped by key (one group per fingerprint, in the file's order)."""
+    groups: dict[str, list[KnownPeer]] = {}
+    for p in peers:
+        groups.setdefault(normalise_fingerprint(p.fingerprint), []).append(p)
+    return list(groups.values())
+
+
+def namesakes_text(name: str, namesakes: Sequence[KnownPeer]) -> str:
+    """The other keys pinned under ``name``, all of them (up to :data:`NAMESAKES_SHOWN` named, the rest
+    counted), each with where it was met: ``"another peer named 'bob' is pinned with key FP (at
+    10.0.0.2:4816)"`` or ``"3 other peers named 'bob' are pinned, with keys FP1 (at …), FP2 (at …)
+    and FP3 (at …)"``; ``""`` without namesakes.  :func:`forget_hint` says how to unpin one."""
+    keys = _keys_of(namesakes)
+    if not keys:
+        return ""
+
+    def one(entries: list[KnownPeer]) -> str:
+        where = ", ".join(p.address for p in entries[:2]) + (f" and {len(entries) - 2} more" if len(entries) > 2
+                                                             else "")
+        return f"{entries[0].fingerprint} (at {where})"
+
+    if len(keys) == 1:
+        return f"another peer named {quoted(name)} is pinned with key {one(keys[0])}"
+    shown = [one(k) for k in keys[:NAMESAKES_SHOWN]]
+    rest = len(keys) - len(shown)
+    listed = ", ".join(shown[:-1]) + " and " + shown[-1] if not rest else ", ".join(shown) + f" and {rest} more"
+    return f"{len(keys)} other peers named {quoted(name)} are pinned, with keys {listed}"
+
+
+def forget_hint(namesakes: Sequence[KnownPeer]) -> str:
+    """The command that unpins one of ``namesakes``: ``"`p2ptrumps id --forget FP` forgets that one"``
+    (one key), ``"`p2ptrumps id --forget FINGERPRINT` forgets one"`` (several; a name would forget
+    them all)."""
+    keys = _keys_of(namesakes)
+    if len(keys) == 1:
+        return f"`p2ptrumps id --forget {keys[0][0].fingerprint}` forgets that one"
+    return "`p2ptrumps id --forget FINGERPRINT` forgets one"
 
 
 def changed_key_message(check: PinCheck, path: Path) -> str:
@@ -546,9 +590,8 @@ def decide_pin(
         return f"known peer {quoted(check.name)} ({check.fingerprint})"
     other = ""
     if check.namesakes:
-        n = check.namesakes[0]
-        other = (f"Another peer named {quoted(n.name)} is pinned with key {n.fingerprint} "
-                 f"(at {n.address}): this is a different peer.\n")
+        text = namesakes_text(check.name, check.namesakes)
+        other = f"{text[:1].upper()}{text[1:]}: this is a different peer ({forget_hint(check.namesakes)}).\n"
     if expected_fingerprint is None and not accept_new:
         question = (
             f"{quoted(check.name)} at {check.address or '?'} is not a known peer.\n{other}"
@@ -565,5 +608,5 @@ def decide_pin(
     known.add(check.fingerprint, check.name, check.address)
     note = f"new peer {quoted(check.name)} pinned ({check.fingerprint})"
     if check.namesakes:
-        note += f"; not the {quoted(check.name)} pinned with key {check.namesakes[0].fingerprint}"
+        note += f"; not the same peer: {namesakes_text(check.name, check.namesakes)}"
     return note

@@ -97,13 +97,14 @@ def _owner_seat(frames: list[bytes]) -> int | None:
     return first.seat if isinstance(first, messages.Hello) else None
 
 
-def load(cfg: NetConfig, log_path: Path) -> Restored:
-    """Everything needed to take up the match of ``log_path`` as ``cfg.identity``.
+def check_resumable(log_path: Path) -> tuple[bytes, ResumeFile]:
+    """The checks of :func:`load` that read only (``resume LOG`` makes them before it asks for a
+    terminal: a complete log is "nothing to resume" whatever stdin is): the log's bytes and its
+    resume file.
 
     Raises:
         NetplayError: (status 1) the log cannot be read, is complete, ends on a protocol
-            fault, was written with another key, has no usable resume file (or one of
-            another match), or another process is writing it.
+            fault, or has no usable resume file (or one of another match).
     """
     if not log_path.exists():
         raise NetplayError(EXIT_ERROR, f"no such match log: {log_path}")
@@ -123,6 +124,18 @@ def load(cfg: NetConfig, log_path: Path) -> Restored:
     if resume.game_id.hex() != verdict.game_id:
         raise NetplayError(EXIT_ERROR, f"{resume.path} belongs to another match than {log_path} (game id "
                            f"{resume.game_id.hex()[:16]}…, the log's {verdict.game_id[:16]}…)")
+    return data, resume
+
+
+def load(cfg: NetConfig, log_path: Path) -> Restored:
+    """Everything needed to take up the match of ``log_path`` as ``cfg.identity``.
+
+    Raises:
+        NetplayError: (status 1) the log cannot be read, is complete, ends on a protocol
+            fault, was written with another key, has no usable resume file (or one of
+            another match), or another process is writing it.
+    """
+    data, resume = check_resumable(log_path)
     contents = read_log(data)
     opened: list[MatchLogFile] = []
 

@@ -33,8 +33,8 @@ from ..record import PlayerInfo
 from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
-from ..ui.terminal import Termination
-from ..ui.view import CLOCK_WARN_S, cut_to_width, wants_color
+from ..ui.terminal import LEAVING_SIGNALS, Termination
+from ..ui.view import CLOCK_WARN_S, cut_to_width, session_score_lines, wants_color
 from .config import EXIT_LEFT, EXIT_OK, MatchView, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join
 from .lobby import host
@@ -66,7 +66,8 @@ def table_names(mine: str, my_fingerprint: str, theirs: str, their_fingerprint: 
 def run_with_ui(cfg: NetConfig, args: argparse.Namespace, role: str,
                 main: Callable[[], Awaitable[NetResult]] | None = None) -> int:
     """Play our seat in the full-screen table; returns the exit status of :mod:`p2ptrumps.net.config`
-    (130 when the person quit the match, or SIGTERM / SIGHUP ended it).  ``main``: the trio side to
+    (130 when the person quit the match; 128 + the signal's number when SIGINT, SIGTERM or SIGHUP ended
+    it: 130, 143, 129).  ``main``: the trio side to
     run instead of hosting or joining (``p2ptrumps resume``).  Messages name ``args.command``."""
     command = str(getattr(args, "command", None) or ("host" if role == "host" else "join"))
     if main is not None:
@@ -102,10 +103,10 @@ async def play_in_table(
         main: run this in trio instead of hosting or joining (a match resumed after a restart).
         command: the subcommand that error lines name (``p2ptrumps host: ...``; default from ``role``).
     Returns:
-        the exit status of :mod:`p2ptrumps.net.config` (0 the match was played; 130 the person quit,
-        or SIGTERM / SIGHUP ended the run).
+        the exit status of :mod:`p2ptrumps.net.config` (0 the match was played; 130 the person quit;
+        128 + the signal's number when SIGINT, SIGTERM or SIGHUP ended the run: 130, 143, 129).
 
-    SIGTERM and SIGHUP (``kill``, a closed terminal window) end the run as ``q`` then ``y`` does
+    SIGINT, SIGTERM and SIGHUP (``kill``, a closed terminal window) end the run as ``q`` then ``y`` does
     (:class:`~p2ptrumps.ui.terminal.Termination`): at the table the match is left with a signed
     ``leave`` (protocol/wire.md §15) and the terminal restored; before the table (waiting for a
     guest, at a question) the run stops at once.  The signal is named on stderr.
@@ -182,11 +183,17 @@ class TableSeat:
     # ----- the run -------------------------------------------------------------------
 
     async def run(self, trio_main: Callable[[], Awaitable[NetResult]]) -> int:
-        """Run the match (``trio_main``, in trio) with our seat at the table; the exit status."""
+        """Run the match (``trio_main``, in trio) with our seat at the table; the exit status: after a
+        signal, 128 + its number (130 SIGINT, 143 SIGTERM, 129 SIGHUP), as ``play`` exits."""
+        status = await self._run(trio_main)
+        signalled = self.term.exit_status if self.term is not None else None
+        return status if signalled is None else signalled
+
+    async def _run(self, trio_main: Callable[[], Awaitable[NetResult]]) -> int:
         self._install()
         guest = self.guest = TrioGuest(trio_main)
         guest.start(on_done=self.on_trio_done)
-        with Termination(self.on_signal) as term:
+        with Termination(self.on_signal, LEAVING_SIGNALS) as term:
             self.term = term
             try:
                 await self.wait_for_table()
@@ -242,8 +249,8 @@ class TableSeat:
         assert term is not None
         try:
             # A signal between the wait and the start: the table leaves as soon as it runs.
-            self.quit_result = await self.table.application.run_async(
-                pre_run=lambda: self.on_signal() if term.signal is not None else None)
+            self.quit_result = await self.table.application.run_async(  # SIGINT too: the Termination's
+                pre_run=lambda: self.on_signal() if term.signal is not None else None, handle_sigint=False)
         except OSError as exc:
             # The terminal went away (a closed window: EIO, often before SIGHUP arrives): nobody
             # can play on here, so leave the match as q does -- never stay on, holding the seat.
@@ -284,7 +291,15 @@ class TableSeat:
         last = result.rematches[-1] if result.rematches else result
         if last.score_halves is not None:  # the signed score: the table never saw a peer that left before a deal
             self.table.state.score_halves = last.score_halves
-        _line(f"Score: {describe_score(self.table)}", self.out)
+        s = self.table.state
+        session = [(r.score_halves[r.seat], r.score_halves[1 - r.seat], "disputed" if r.disputed else "")
+                   for r in (result, *result.rematches) if r.score_halves is not None]
+        if len(session) > 1:  # rematches: the whole session, each match, as `play` after "play again"
+            for line in session_score_lines((s.names[s.my_seat], s.names[1 - s.my_seat]), session,
+                                            self.table.options.ascii_only):
+                _line(line, self.out)
+        else:
+            _line(f"Score: {describe_score(self.table)}", self.out)
         for done_log in log_paths(result):
             _line(f"match log: {done_log}", self.out)
         return EXIT_OK
@@ -334,7 +349,7 @@ class TableSeat:
                            "Press q to leave.", "error")
 
     def on_signal(self) -> None:
-        """SIGTERM / SIGHUP: as q then y at the table, or stop before it."""
+        """SIGINT / SIGTERM / SIGHUP: as q then y at the table, or stop before it."""
         self.ui_wanted.set()
         self.table.exit(QuitResult.QUIT)
 

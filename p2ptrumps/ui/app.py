@@ -50,7 +50,7 @@ loop), so trio code calls ``TableApp`` methods directly.  A caller:
 Hooks for a remote opponent (all plain methods, safe to call from trio):
 :meth:`TableApp.set_opponent_detail` (name, fingerprint line),
 :meth:`TableApp.set_connection` (connection state), :meth:`TableApp.add_chat`
-(chat lines; with ``UIOptions.allow_chat`` the ``c`` key opens a chat prompt and
+(chat lines; with ``UIOptions.allow_chat`` the ``t`` key opens a chat prompt and
 sends :class:`ChatSend`), :meth:`TableApp.show_message`, and draw offers
 (``d`` sends :class:`~p2ptrumps.match.OfferDraw`; the opponent's offer is
 answered by :meth:`HumanPlayer.accept_draw`).  Intents a caller may need to

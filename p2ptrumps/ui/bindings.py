@@ -68,7 +68,7 @@ class _When:
         self.table = self.free & Condition(lambda: s.mode in (Mode.TURN, Mode.SECOND, Mode.WAIT, Mode.IDLE))
         self.trump = self.free & Condition(lambda: s.mode == Mode.TRUMP)
         self.ended = self.free & Condition(lambda: s.mode in (Mode.DEAL_END, Mode.MATCH_END))
-        self.chat = self.free & Condition(lambda: core.options.allow_chat and s.mode != Mode.TRUMP)
+        self.chat = self.free & Condition(lambda: core.options.allow_chat)
 
 
 def key_bindings(parts: Parts) -> KeyBindings:
@@ -240,9 +240,9 @@ def move_keys(kb: KeyBindings, when: _When, parts: Parts) -> None:
         """Type a move (Tab completes the legal ones)."""
         parts.prompt.open("move")
 
-    @kb.add("c", filter=when.chat)
+    @kb.add(CHAT_KEY, filter=when.chat)
     def _chat(event: KeyPressEvent) -> None:
-        """Chat with the opponent."""
+        """Chat with the opponent (on every screen of a networked table, the trump choice too)."""
         parts.prompt.open("chat")
 
     @kb.add("u", filter=turn)
@@ -279,15 +279,20 @@ def move_keys(kb: KeyBindings, when: _When, parts: Parts) -> None:
         core.state.show_opponent = not core.state.show_opponent
 
 
-#: The keys that choose a trump at once: digits, suit letters, and the Russian suit letters
-#: П Ч Б Т (пики, черви, бубны, трефы).
+#: The key that opens the chat prompt: no suit's key, so the trump screen that replaces the
+#: waiting screen by itself cannot turn a reach for chat into a choice of trump.
+CHAT_KEY = "t"
+
+#: The keys that mark a suit on the trump screen (Enter then chooses it): digits, suit letters,
+#: and the Russian suit letters П Ч Б Т (пики, черви, бубны, трефы).
 _TRUMP_KEYS = (("1", 0), ("2", 1), ("3", 2), ("4", 3), ("c", 0), ("d", 1), ("h", 2), ("s", 3),
                ("C", 0), ("D", 1), ("H", 2), ("S", 3), ("т", 0), ("б", 1), ("ч", 2), ("п", 3),
                ("Т", 0), ("Б", 1), ("Ч", 2), ("П", 3))
 
 
 def trump_keys(kb: KeyBindings, trump: Filter, parts: Parts) -> None:
-    """Choosing one's own trump (RULES.md §2): the arrows and Enter, or a suit's key."""
+    """Choosing one's own trump (RULES.md §2): the arrows or a suit's key mark a suit, Enter
+    chooses the marked one (only Enter: a key typed for something else never chooses)."""
     questions = parts.questions
 
     @kb.add("up", filter=trump)
@@ -305,20 +310,19 @@ def trump_keys(kb: KeyBindings, trump: Filter, parts: Parts) -> None:
         questions.step_trump(1)
 
     @kb.add("enter", filter=trump)
-    @kb.add(" ", filter=trump)
     def _trump_choose(event: KeyPressEvent) -> None:
-        """Choose the selected suit."""
+        """Choose the marked suit."""
         questions.choose_trump(parts.core.state.trump_choice)
 
-    def choose(suit: int) -> Handler:
+    def mark(suit: int) -> Handler:
         def handler(event: KeyPressEvent) -> None:
-            questions.choose_trump(suit)
+            questions.mark_trump(suit)
 
-        handler.__doc__ = f"Choose {suit_label(suit)} as your trump."
+        handler.__doc__ = f"Mark {suit_label(suit)} (Enter chooses it as your trump)."
         return handler
 
     for key, suit in _TRUMP_KEYS:
-        kb.add(key, filter=trump)(choose(suit))
+        kb.add(key, filter=trump)(mark(suit))
 
 
 def end_keys(kb: KeyBindings, ended: Filter, parts: Parts) -> None:

@@ -49,7 +49,9 @@ def add_layout_aliases(kb: KeyBindings) -> KeyBindings:
 
 
 def key_name(key: str) -> str:
-    """A key as people write it: ``'x'``, ``Tab``, ``Ctrl-X``, ``F5``, ``Esc``."""
+    """A key as people write it: ``'x'``, ``Space``, ``Tab``, ``Ctrl-X``, ``F5``, ``Esc``."""
+    if key == " ":
+        return "Space"
     if len(key) == 1:
         return repr(key)
     named = _KEY_NAMES.get(key)  # first: a terminal sends Tab as Ctrl-I and Backspace as Ctrl-H

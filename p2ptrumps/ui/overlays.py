@@ -11,7 +11,7 @@ from __future__ import annotations
 from prompt_toolkit.utils import get_cwidth
 
 from .rulebook import rule_book
-from .state import TableCore
+from .state import Mode, TableCore
 from .view import asciify, printable, wrap_text, wrapped_lines
 
 HELP_TEXT = """\
@@ -40,6 +40,11 @@ HELP_CLOSING = "r reads the whole rule book; any other key closes"
 #: (``UIOptions.allow_play_again``: ``p2ptrumps play``, always against the AI); as wide as the box.
 HELP_VS_AI = "u undo, i hint (vs AI)  o hand  d offer a draw  R resign"
 HELP_VS_AI_AGAIN = "u undo, i hint, a play again  o hand  d draw  R resign"
+#: The same line on a networked table (``UIOptions.allow_chat`` once; no undo, no hint there).
+HELP_VS_PEER = "t chat  o hand  d offer a draw  R resign"
+#: The help box's line of the selection keys, and the one that replaces it on the trump screen.
+HELP_SELECT = "←→ h l select   ↑↓ k j suit   Enter play, then 2nd card"
+HELP_TRUMP = "Own trump: c d h s, 1-4 or ↑↓ mark a suit, Enter chooses"
 
 
 def overlay_lines(core: TableCore) -> list[str]:
@@ -51,8 +56,13 @@ def overlay_lines(core: TableCore) -> list[str]:
         body = [*wrap_text(printable(core.t(s.confirm.question)), room, ""), "", "y yes    n no"]
     else:
         body = [*HELP_TEXT.splitlines(), HELP_CLOSING]
-        if core.options.allow_play_again:
+        o = core.options
+        if o.allow_play_again:
             body[body.index(HELP_VS_AI)] = HELP_VS_AI_AGAIN
+        elif not (o.allow_undo or o.allow_hint):  # a networked table
+            body[body.index(HELP_VS_AI)] = HELP_VS_PEER
+        if s.mode == Mode.TRUMP:
+            body[body.index(HELP_SELECT)] = HELP_TRUMP
         if core.options.ascii_only:  # a terminal without Unicode cannot show the Russian letters either
             body = [line for line in body if asciify(line).isascii()]
     body = [printable(core.t(line)) for line in body]

@@ -28,9 +28,9 @@ not a tty, ``TERM=dumb``), or when the records directory cannot be written
 (:func:`p2ptrumps.files.prepare_dir`); ``--name`` was checked by the command line.
 If saving fails later, the status line says so at once, every later move
 retries, and at the end the record goes to the temporary directory rather than
-being lost.  SIGTERM and SIGHUP end the match as ``q`` does (:class:`.terminal.Termination`):
-the terminal is restored, the record is saved, and the exit status is 128 + the
-signal's number.
+being lost.  SIGINT (from ``kill``: Ctrl-C at the table is a key), SIGTERM and SIGHUP end
+the match as ``q`` does (:class:`.terminal.Termination`): the terminal is restored, the record
+is saved, and the exit status is 128 + the signal's number (130, 143, 129).
 """
 
 from __future__ import annotations
@@ -60,10 +60,10 @@ from ..match import MatchRunner, urandom_seed
 from ..notation import PositionTextError, parse_position
 from ..record import MatchRecord, PlayerInfo, RecordError, parse_json
 from ..rules import Move, Position, RuleSet
-from .app import HumanPlayer, QuitResult, TableApp, UIOptions, describe_score
+from .app import HumanPlayer, QuitResult, TableApp, UIOptions
 from .bridge import GuestCancelled, TrioGuest
-from .terminal import Termination, choose_ascii, std_fds, terminal_problem
-from .view import printable, wants_color
+from .terminal import LEAVING_SIGNALS, Termination, choose_ascii, std_fds, terminal_problem
+from .view import printable, session_score_lines, wants_color
 
 
 @dataclass(frozen=True)
@@ -291,9 +291,10 @@ class PlaySession:
     After :meth:`run`, :attr:`record` holds the last saved record (None if no
     move was made: no record file is written until the first move), :attr:`saved`
     the paths of the records written (one per match: "play again" on the end of
-    the match starts another, same level and rules, a new deal), :attr:`save_error`
+    the match starts another, same level and rules, a new deal), :attr:`records`
+    each of those paths' last record (the session's matches, in order), :attr:`save_error`
     the last saving fault, if any, and :attr:`termination` tells whether
-    SIGTERM/SIGHUP ended it.
+    SIGINT/SIGTERM/SIGHUP ended it.
     """
 
     def __init__(self, config: PlayConfig, *, input: Input | None = None, output: Output | None = None) -> None:
@@ -307,10 +308,12 @@ class PlaySession:
         self.table.record_path = str(config.record_path)
         self.record: MatchRecord | None = config.resume  # a continued game is on disk already
         self.saved: list[Path] = [config.record_path] if config.resume is not None else []
+        self.records: dict[Path, MatchRecord] = {} if config.resume is None else {config.record_path: config.resume}
         self.save_error: str | None = None
         self._match = 1
-        #: SIGTERM / SIGHUP while :meth:`run` runs end the match as a confirmed ``q`` does.
-        self.termination = Termination(lambda: self.table.exit(QuitResult.QUIT))
+        #: SIGINT (``kill -INT``: Ctrl-C at the table is a key), SIGTERM and SIGHUP while :meth:`run` runs
+        #: end the match as a confirmed ``q`` does.
+        self.termination = Termination(lambda: self.table.exit(QuitResult.QUIT), LEAVING_SIGNALS)
         self._rng = random.Random(config.seed)
         self._hints = Hints()
 
@@ -322,7 +325,7 @@ class PlaySession:
             if not any(d.moves or d.outcome is not None for d in record.deals):
                 return
             self.saved.append(path)
-        self.record = record
+        self.record = self.records[path] = record
         try:
             record.save(path)
         except OSError as exc:
@@ -390,12 +393,24 @@ class PlaySession:
         guest.start(on_done=lambda: self.table.exit(QuitResult.FINISHED))
         with self.termination:
             try:
-                result = await self.table.application.run_async()
+                result = await self.table.application.run_async(handle_sigint=False)  # SIGINT: termination
             finally:
                 guest.cancel()
                 with contextlib.suppress(GuestCancelled):
                     await guest.wait()
         return result
+
+
+def score_lines(records: list[MatchRecord], ascii_only: bool = False) -> list[str]:
+    """The closing score of a ``play`` session (:func:`~.view.session_score_lines`), the person in
+    seat 0 of each record (protocol/record.md): one match -> ``["Score: Ann 1 : 0 AI random"]``;
+    after "play again", the matches won over all of them, then each match's score, " (unfinished)"
+    marking a match not played to its end."""
+    if not records:
+        return []
+    names = (records[-1].players[0].name, records[-1].players[1].name)
+    return session_score_lines(names, [(*r.score_halves(), "" if r.finished else "unfinished") for r in records],
+                               ascii_only)
 
 
 def _print(text: str) -> None:
@@ -407,8 +422,9 @@ def _print(text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``p2ptrumps play``; returns the exit status: 0; 1 if the record could not be
     saved at the end (it is then saved to the temporary directory); 128 + the signal's number
-    after SIGTERM or SIGHUP (the record saved).  Raises :class:`~p2ptrumps.command.CommandError`
-    (status 2, nothing created) without a full-screen terminal or with an unwritable records directory."""
+    after SIGINT, SIGTERM or SIGHUP (130, 143, 129; the record saved).  Raises
+    :class:`~p2ptrumps.command.CommandError` (status 2, nothing created) without a full-screen terminal
+    or with an unwritable records directory."""
     if why := terminal_problem(sys.stdin, sys.stdout):
         raise CommandError(f"this needs a full-screen terminal: {why} (for a match between AIs use "
                            "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)")
@@ -434,11 +450,11 @@ def run(args: argparse.Namespace) -> int:
                f"and rules: AI {config.level}; {config.rules.describe()}")
     session = PlaySession(config)
     try:
-        result = asyncio.run(session.run())
+        asyncio.run(session.run())  # finished or quit: each record says whether its match is finished
     except OSError:
         if session.termination.signal is None:
             raise
-        result = QuitResult.QUIT  # the terminal went away (SIGHUP); the record was saved after every move
+        # the terminal went away (SIGHUP); the record was saved after every move
     stopped = session.termination
     if session.record is not None:
         if session.save_error:
@@ -451,11 +467,11 @@ def run(args: argparse.Namespace) -> int:
             else:
                 say(args, f"the record was saved to {fallback} instead")
             return 1
-        state = "" if result == QuitResult.FINISHED and session.record.finished else " (unfinished)"
-        _print(f"Score: {describe_score(session.table)}{state}")
+        for line in score_lines(list(session.records.values()), session.table.options.ascii_only):
+            _print(line)
         for path in session.saved:
             _print(f"Record saved: {path}")
-        if state:
+        if not session.record.finished:
             where = f" --log-dir {shlex.quote(args.log_dir)}" if args.log_dir else ""
             _print(f"Go on with it later: p2ptrumps play --continue{where}")
     elif not session.saved:

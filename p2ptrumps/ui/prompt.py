@@ -1,4 +1,4 @@
-"""The prompt line: a move typed with completion (``:`` or ``/``), or a chat line (``c``).
+"""The prompt line: a move typed with completion (``:`` or ``/``), or a chat line (``t``).
 
 * :class:`MoveCompleter` — completes a typed move with the legal plays only (RULES.md §4);
 * :class:`Prompt` — the one-line buffer above the status lines, opened as ``"move"`` or

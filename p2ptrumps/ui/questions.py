@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..cards import suit_label
+from ..cards import SUIT_NAMES, suit_label
 from ..match import OfferDraw, Resign
 from .intents import Continue, DrawAnswer, TrumpChosen
 from .moves import Turn
@@ -129,6 +129,19 @@ class Questions:
             if x != s.trump_taken:
                 break
         s.trump_choice = x
+
+    def mark_trump(self, suit: int) -> None:
+        """Mark ``suit`` on the trump screen and say that Enter chooses it (a suit key only marks:
+        a key meant for something else must not choose a trump); the opponent's trump is refused."""
+        core = self._core
+        s = core.state
+        if s.mode != Mode.TRUMP:
+            return
+        if suit == s.trump_taken:
+            core.show_message(f"{suit_label(suit)} is your opponent's trump: choose another suit", "error")
+            return
+        s.trump_choice = suit
+        core.show_message(f"{suit_label(suit)} {SUIT_NAMES[suit]} marked: Enter chooses it as your trump", "hint")
 
     def choose_trump(self, suit: int) -> None:
         """Choose ``suit`` as the person's trump (refused if the opponent took it)."""

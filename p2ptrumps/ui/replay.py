@@ -47,7 +47,7 @@ import codecs
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -257,6 +257,19 @@ def value_label(names: tuple[str, str]) -> str:
     return f"value (seat 0 {names[0]} high): "
 
 
+#: What stands in place of the value graph of a deal without moves (resigned or drawn at once).
+NO_MOVES_TEXT = "no moves in this deal: nothing to judge, no value graph"
+
+
+def value_text(names: tuple[str, str], verdicts: Sequence[MoveVerdict], ascii_only: bool = False) -> str:
+    """A deal's value line as ``analyse`` and ``replay --text --analyse`` print it:
+    ``value (seat 0 Ann high): ▁▃▅`` (:func:`~p2ptrumps.ai.analysis.sparkline`), or
+    :data:`NO_MOVES_TEXT` for a deal without moves."""
+    if not verdicts:
+        return NO_MOVES_TEXT
+    return value_label(names) + sparkline(seat0_advantages(verdicts), ascii_only)
+
+
 def value_window(spark: str, current: int, room: int, marks: tuple[str, str] = ("…", "…")) -> tuple[str, int]:
     """The part of the sparkline ``spark`` that fits in ``room`` columns (at least 3) around the
     character ``current`` (0-based; -1: none), with ``marks`` (one column each; ``("<", ">")`` in
@@ -348,7 +361,7 @@ def replay_text(record: MatchRecord, ascii_only: bool = False,
             lines.append(line)
         if verdicts is not None:
             lines.append(f"  position: {position_text(deal_steps[-1].position)}")
-            lines.append(f"  {value_label(names)}{sparkline(seat0_advantages(verdicts), a)}")
+            lines.append(f"  {value_text(names, verdicts, a)}")
         lines.append(f"  result: {_result_text(record, i)}")
         after = score_before(record, i + 1)
         lines.append(f"  score: {score_text(names, after, 0, a)}")
@@ -542,8 +555,10 @@ class ReplayViewer:
         screen when it does not fit), and under it an arrow at the move on the screen
         (``↑ move 13``; ``^`` in ASCII)."""
         verdicts = self.analysis.get(self.deal_index)
-        if not self.show_analysis or verdicts is None or not verdicts:
+        if not self.show_analysis or verdicts is None:
             return []
+        if not verdicts:
+            return [[("class:dim", " " + NO_MOVES_TEXT)]]
         label = " " + value_label(player_names(self.record))
         if get_cwidth(label) > width // 2:
             label = " value: "

@@ -55,7 +55,8 @@ class UIOptions:
         allow_undo: the ``u`` key sends :class:`~p2ptrumps.match.Undo` (offline against the AI).
         allow_hint: the ``i`` key sends :class:`~.intents.HintRequest`.
         allow_draw_offer: the ``d`` key sends :class:`~p2ptrumps.match.OfferDraw`.
-        allow_chat: the ``c`` key opens a chat prompt sending :class:`~.intents.ChatSend`.
+        allow_chat: the ``t`` key opens a chat prompt sending :class:`~.intents.ChatSend` (on every
+            screen, the trump choice too).
         waiting_text: the status while the opponent moves; ``{name}`` is replaced.
         quit_question: the confirmation ``q`` asks during a match.
         match_end_enter: what Enter does on the end-of-match screen, as the footer says it

@@ -16,7 +16,7 @@ from .state import Mode, TableCore
 from .view import CLOCK_WARN_S, StatusView, clock_text, expect_text, wrapped_lines
 
 #: Key hints dropped first when the keys line is too narrow (``? help`` lists them all).
-_DROPPABLE = ("o hand", "R resign", "d draw", ": type", "u undo", "i hint", "c chat", "Esc back")
+_DROPPABLE = ("o hand", "R resign", "d draw", ": type", "u undo", "i hint", "t chat", "Esc back")
 
 
 def fit_keys(items: list[str], width: int, droppable: tuple[str, ...] = _DROPPABLE) -> str:
@@ -110,7 +110,7 @@ def keys_items(core: TableCore) -> list[str]:
     elif s.mode == Mode.WAIT:
         items = ["o hand", "? help", "q quit"]
     elif s.mode == Mode.TRUMP:
-        items = ["↑↓ select", "Enter choose", "c d h s or 1-4 choose", "q quit"]
+        items = ["↑↓ or c d h s mark", "Enter choose", "q quit"]
     elif s.mode == Mode.DEAL_END:
         items = ["Enter next deal", "q quit"]
     elif s.mode == Mode.MATCH_END:
@@ -119,8 +119,8 @@ def keys_items(core: TableCore) -> list[str]:
             items.insert(0, "a play again")
     else:
         items = ["q quit"]
-    if o.allow_chat and s.mode not in (Mode.MATCH_END, Mode.TRUMP) and s.prompt_kind is None:
-        items.insert(-1, "c chat")
+    if o.allow_chat and s.mode != Mode.MATCH_END and s.prompt_kind is None:
+        items.insert(-1, "t chat")
     return items
 
 
@@ -133,7 +133,7 @@ def what_helps(core: TableCore) -> str:
     if s.mode == Mode.SECOND:
         return "choose the second card and press Enter, Esc takes the beat back; ? lists every key"
     if s.mode == Mode.TRUMP:
-        return "choose a suit with the arrows and Enter, or press c d h s; q quits"
+        return "mark a suit with c d h s or the arrows, then press Enter; q quits"
     if s.mode == Mode.DEAL_END:
         return "Enter starts the next deal, q quits"
     if s.mode == Mode.MATCH_END:

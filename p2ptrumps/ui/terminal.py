@@ -36,6 +36,7 @@ from prompt_toolkit.keys import Keys
 
 from ..cards import SUIT_SYMBOLS
 from ..system import signals as system_signals
+from ..system.signals import LEAVING_SIGNALS as LEAVING_SIGNALS
 from ..system.signals import TERMINATING_SIGNALS as TERMINATING_SIGNALS
 from ..system.termmodes import quiet
 from .view import wants_ascii

@@ -328,6 +328,36 @@ def score_text(names: tuple[str, str], score_halves: tuple[int, int], my_seat: i
             f"{halves_text(score_halves[b], ascii_only)} {names[b]}")
 
 
+def session_score_lines(names: tuple[str, str], matches: Sequence[tuple[int, int, str]],
+                        ascii_only: bool = False) -> list[str]:
+    """The closing score of a session of matches between the same two players (``play`` with "play
+    again", a networked match and its rematches).  ``names``: mine first; ``matches``: per match, in
+    order, my half-points, the other's, and ``""`` for a match played to its end or why it does not
+    count (``"unfinished"``, ``"disputed"``).  One match: ``["Score: Ann 1 : 0 Bob"]``; several: the
+    matches won (a drawn match ½; one that does not count, nothing) over all of them, then each
+    match's score in deals::
+
+        Score: Ann 1 : 1 Bob in 3 matches (1 won, 1 lost, 1 unfinished)
+          match 1: Ann 1 : 0 Bob
+          match 2: Ann 0 : 1 Bob
+          match 3: Ann ½ : 0 Bob (unfinished)
+
+    No matches, no lines."""
+    rows: list[str] = []
+    counts: dict[str, int] = {"won": 0, "drawn": 0, "lost": 0}
+    for mine, theirs, note in matches:
+        rows.append(score_text(names, (mine, theirs), 0, ascii_only) + (f" ({note})" if note else ""))
+        what = note or ("won" if mine > theirs else "lost" if mine < theirs else "drawn")
+        counts[what] = counts.get(what, 0) + 1
+    if len(rows) <= 1:
+        return [f"Score: {row}" for row in rows]
+    won, drawn, lost = counts["won"], counts["drawn"], counts["lost"]
+    said = ", ".join(f"{n} {what}" for what, n in counts.items() if n)
+    total = score_text(names, (2 * won + drawn, 2 * lost + drawn), 0, ascii_only)
+    return [f"Score: {total} in {len(rows)} matches ({said})",
+            *(f"  match {i}: {row}" for i, row in enumerate(rows, 1))]
+
+
 def card_text(card: int, ascii_only: bool) -> str:
     """Display name of a card: ``"10♥"`` or ``"10H"``."""
     return Card(card).label(ascii_only)
