@@ -54,7 +54,11 @@ the search.  Each node has a proof number pn (at least how many leaves must
 still be proven) and a disproof number dn; an OR node's pn is its children's
 least, its dn their sum, an AND node the other way round; a child not yet in
 the table starts at pn = the turns X needs at least to shed its hand (a turn
-sheds at most two cards), dn = 1 (df-pn+).  :meth:`_Core.mid` expands the most
+sheds at most two cards), dn = 1 (df-pn+); a child whose seat to move can go
+out at once is settled when generated.  An OR node looks at its moves
+:data:`WIDEN` at a time, best guess first (the rest stand as one more child, one
+worse than the first guess): with some 100 beats per hand, generating them all
+at every OR node cost most of the nodes.  :meth:`_Core.mid` expands the most
 proving child with thresholds, the second-best number times 1.25 (plus 1) as its
 own threshold so the search does not thrash between siblings.  The table has
 ``1 << tt_bits`` slots in buckets of two (24 bytes a slot in C: 96 MiB at 22
