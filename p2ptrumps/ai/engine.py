@@ -185,7 +185,8 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
     spec = spec_of(position)
     t0 = time.perf_counter()
     move, value, _, nodes, status, values = RUN(spec, SOLVE_ALL if every else SOLVE,
-                                                max_nodes=int(max_nodes * share), time_s=(budget_s or 0.0) * share,
+                                                max_nodes=max(1, int(max_nodes * share)) if max_nodes else 0,
+                                                time_s=(budget_s or 0.0) * share,
                                                 tt_bits=tt_bits)
     move_values = tuple((to_move(m, pile_empty), v) for m, v in values)
     if status == DONE:
@@ -193,9 +194,8 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
     bound, bound_move = 0, None
     rest_nodes = max_nodes - nodes if max_nodes else 0
     rest_s = budget_s - (time.perf_counter() - t0) if budget_s else 0.0
-    if prove and (rest_nodes > 0 or (not max_nodes and rest_s > 0)):
-        m, v, _, prover_nodes, status, _ = RUN(spec, PROVE, max_nodes=rest_nodes, time_s=max(rest_s, 0.0),
-                                               tt_bits=tt_bits)
+    if prove and (not max_nodes or rest_nodes > 0) and (not budget_s or rest_s > 0):
+        m, v, _, prover_nodes, status, _ = RUN(spec, PROVE, max_nodes=rest_nodes, time_s=rest_s, tt_bits=tt_bits)
         nodes += prover_nodes
         if status == DONE:
             bound, bound_move = v, None if m == NO_MOVE else to_move(m, pile_empty)
