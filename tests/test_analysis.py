@@ -204,6 +204,9 @@ def test_solve_reports_a_loss_only_the_prover_settles(capsys: pytest.CaptureFixt
 
     alone = solve(parse_position(PROVEN_LOSS), None, max_nodes=100_000, every=True)
     assert (alone.solved, alone.outcome, alone.moves, alone.bound) == (False, "unknown", (), 0)
+    proven = solve(parse_position(PROVEN_LOSS), None, max_nodes=100_000, every=True, prove=True)
+    assert (proven.solved, proven.outcome, proven.bound, proven.bound_move, proven.nodes) == (
+        False, "loss", -(WIN - 18), None, 78_096)
     assert main(["solve", PROVEN_LOSS, "--nodes", "100000", "--ascii"]) == 0
     assert main(["solve", PROVEN_LOSS, "--nodes", "100000", "--json"]) == 0
     lines = capsys.readouterr().out.splitlines()
