@@ -430,7 +430,7 @@ def test_prover_agrees_with_the_solver() -> None:
         s = solve(p, None, max_nodes=1_000_000, every=True, tt_bits=16)
         if not s.solved:
             continue
-        move, value, depth, nodes, status, values = _prove(p, 200_000)
+        move, value, depth, _, status, values = _prove(p, 200_000)
         draws += s.value == 0
         if status != core.DONE:
             continue
@@ -477,7 +477,7 @@ def test_a_proof_longer_than_the_turn_limit_allows_does_not_count() -> None:
     then the solver finds the win too, and with a limit one turn lower both find none (a draw)."""
     checked = 0
     for p in small_endgames(30, 14, (3, 3), 3):
-        move, value, _, _, status, _ = _prove(p, 100_000)
+        _, value, _, _, status, _ = _prove(p, 100_000)
         exact = solve(p, None, max_nodes=1_000_000, tt_bits=16)
         if status != core.DONE or value <= 0 or not exact.solved or exact.value != value:
             continue
