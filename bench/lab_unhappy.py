@@ -37,7 +37,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -45,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from netlab import Peer
 
 from p2ptrumps.net import lab
+from p2ptrumps.net.lab import until
 from p2ptrumps.net.testing import _twistd, free_port, peer_command, rendezvous_servers
 
 PLAY = ["--headless", "--ai", "greedy", "--ascii"]
@@ -75,15 +75,6 @@ def ended(p: Peer, timeout_s: float) -> int | None:
         return p.proc.wait(timeout_s)
     except subprocess.TimeoutExpired:
         return None
-
-
-def until(check: Callable[[], bool], timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def cut(net: lab.Lab, home: str, seconds: float) -> None:

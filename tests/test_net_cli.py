@@ -224,9 +224,9 @@ def test_a_signal_while_waiting_for_a_guest_stops_at_once(tmp_path: Path, sig: s
     try:
         _port_of(host)
         host.send_signal(sig)
-        # No leave to wait for: it ends before the give-up of a leaving run (config.LEAVE_WAIT_S + 2 s) could
-        # end it; the only bound here that is a time, kept as loose as that allows.
-        _, err = host.communicate(timeout=config.LEAVE_WAIT_S + 1)
+        # No leave to wait for: that it ends at once, not by the give-up of a leaving run, is told apart by
+        # test_a_signal_before_any_match_ends_the_run_not_by_the_give_up (a give-up of 600 s there).
+        _, err = host.communicate(timeout=60)
         assert host.returncode == 128 + sig
         assert err.splitlines()[1:] == [f"p2ptrumps host: stopped by {sig.name}"]
         assert not list((tmp_path / "p2ptrumps").glob("logs/*"))
@@ -329,3 +329,28 @@ def test_an_ai_seat_at_a_terminal_ends_with_each_match_s_score(headless: bool) -
     assert commands._finish(args, out, lambda: first, cfg) == config.EXIT_OK
     scores = [] if headless else ["match over: Hana 0, Tess 1", "match over: Hana 0.5, Tess 0.5"]
     assert out.getvalue().splitlines() == [*scores, "match log: a.p2plog", "match log: b.p2plog"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+async def test_a_signal_before_any_match_ends_the_run_not_by_the_give_up(tmp_path: Path, sig: signal.Signals) -> None:
+    """``until_signalled`` with no match begun (no log): the signal ends the run at once.  The give-up of a
+    leaving run is set to 600 s here, ten times the bound: a run that waited for it could not end in time."""
+    import trio
+
+    cfg = config.NetConfig(role="host", identity=Identity.from_seed(bytes(32)), name="Hana", data=tmp_path)
+    cfg.leave_wait_s = 600.0
+    outer = signal.getsignal(sig)  # trio's own for SIGINT (KeyboardInterrupt), the default for SIGTERM
+
+    async def waiting_for_a_guest() -> config.NetResult:
+        for _ in range(6000):  # until the run's signal receiver is in place (a state, not a time)
+            if signal.getsignal(sig) is not outer:
+                break
+            await trio.sleep(0.01)
+        os.kill(os.getpid(), sig)
+        await trio.sleep_forever()
+        raise AssertionError("not reached")
+
+    with trio.fail_after(60), pytest.raises(KeyboardInterrupt) as info:
+        await commands.until_signalled(cfg, waiting_for_a_guest)
+    assert str(info.value) == sig.name
+    assert not cfg.leave_requested.is_set()  # type: ignore[union-attr]  # nothing to leave: no leave asked for

@@ -23,9 +23,9 @@ from p2ptrumps.match import Action, Event
 from p2ptrumps.net import config, driver
 from p2ptrumps.net.remote import MoveClock, NetGame
 from p2ptrumps.net.table import _watch_silence
+from p2ptrumps.net.testing import scripted_peer
 from p2ptrumps.record import PlayerInfo
 from p2ptrumps.rules import Position, RuleSet
-from p2ptrumps.wire import events as wev
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.log import LOG_MAGIC
 from p2ptrumps.wire.session import Session
@@ -65,16 +65,6 @@ def slow_trump(think_s: float) -> Callable[[int | None], Awaitable[int]]:
     return choose
 
 
-def _frames(data: bytes) -> tuple[list[bytes], bytes]:
-    """The whole frames at the start of ``data`` (length prefixes kept) and the rest."""
-    out = []
-    while len(data) >= 4 and len(data) >= 4 + int.from_bytes(data[:4], "big"):
-        n = 4 + int.from_bytes(data[:4], "big")
-        out.append(data[:n])
-        data = data[n:]
-    return out, data
-
-
 async def claimer(stream: trio.abc.Stream, seat: int, claim_after_s: float, log: list[bytes], step: str = "move",
                   deals: int = 1) -> None:
     """A hostile peer in ``seat`` (a modified client: the session's own claim, sent early).  It plays
@@ -98,18 +88,8 @@ async def claimer(stream: trio.abc.Stream, seat: int, claim_after_s: float, log:
         at_stake = ref is not None and (deals == 1 or ref.deal == deals)
         return not claimed and at_stake and s.waiting_for() == (peer, step)
 
-    def act() -> None:
+    def act(s: Session) -> None:  # after the events are answered (the secrets below)
         nonlocal claimed, resigned
-        while (ev := s.next_event()) is not None:
-            if isinstance(ev, wev.PeerHello):
-                s.accept_key()
-            elif isinstance(ev, wev.RulesProposed):
-                s.accept_rules()
-            elif isinstance(ev, wev.CommitDue):
-                s.commit(fixed_bytes(f"clock-claims/secret/{seat}/{ev.deal}"))
-                s.reveal()
-            elif isinstance(ev, wev.ProtocolViolation):
-                raise AssertionError(ev)
         if due() and claim_after_s == 0:
             claimed = True
             s.claim()
@@ -127,33 +107,23 @@ async def claimer(stream: trio.abc.Stream, seat: int, claim_after_s: float, log:
             assert pos is not None
             s.play(pos.legal_moves()[0])
 
-    await stream.send_all(s.data_to_send())
-    rest = b""
-    for _ in range(100_000):
-        if s.finished:
-            break
+    async def receive() -> bytes | None:
+        nonlocal claim_at, claimed
+        if not due():
+            return bytes(await stream.receive_some(65536))
+        claim_at = trio.current_time() + claim_after_s if claim_at is None else claim_at
         data = b""
-        if due():
-            claim_at = trio.current_time() + claim_after_s if claim_at is None else claim_at
-            with trio.move_on_after(max(0.0, claim_at - trio.current_time())):
-                data = await stream.receive_some(65536)
-            if not data:
-                claimed = True
-                s.claim()
-                await stream.send_all(s.data_to_send())
-                continue
-        else:
-            data = await stream.receive_some(65536)
-        if not data:
-            break
-        frames, rest = _frames(rest + data)
-        for frame in frames:  # one frame at a time: a claim at 0 s goes out between two of them
-            s.receive_data(frame)
-            act()
-            if s.finished:
-                break
-        await stream.send_all(s.data_to_send())
-    await stream.aclose()
+        with trio.move_on_after(max(0.0, claim_at - trio.current_time())):
+            data = bytes(await stream.receive_some(65536))
+        if data:
+            return data
+        claimed = True
+        s.claim()
+        return None  # nothing read: the claim goes out
+
+    # One frame at a time: a claim at 0 s goes out between two of them.
+    await scripted_peer(stream, s, act, secret=lambda deal: fixed_bytes(f"clock-claims/secret/{seat}/{deal}"),
+                        receive=receive, frame_by_frame=True, reads=100_000)
 
 
 async def run(tmp_path: Path, claim_after_s: float, step: str = "move", *, claimer_seat: int = 0, deals: int = 1,

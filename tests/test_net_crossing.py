@@ -20,9 +20,9 @@ import trio.testing
 
 from p2ptrumps.match import Action, Event
 from p2ptrumps.net import config, driver
+from p2ptrumps.net.testing import scripted_peer
 from p2ptrumps.record import MatchRecord, PlayerInfo
 from p2ptrumps.rules import PICK_UP, Position, RuleSet
-from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing, messages
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.log import LOG_MAGIC
@@ -83,29 +83,19 @@ async def crossing_host(stream: trio.abc.Stream, cross_when: Callable[[Session],
     the guest's move arrives, before reading it.  Returns how many crossings happened."""
     s = Session("host", HOST_KEY, "Hana", fixed_bytes("crossing-test/nonce"), rules=RULES,
                 on_message=lambda frame, direction: log.append(frame))
-    await stream.send_all(s.data_to_send())
     crossed = 0
     armed = False
-    for _ in range(10_000):
-        if s.finished:
-            break
-        data = await stream.receive_some(65536)
-        if not data:
-            break
+
+    async def before(data: bytes) -> None:
+        nonlocal armed, crossed
         if armed and has_move(data):
             s.resign()  # our resignation and the guest's move cross on the wire
             await stream.send_all(s.data_to_send())
             armed = False
             crossed += 1
-        s.receive_data(data)
-        while (ev := s.next_event()) is not None:
-            if isinstance(ev, wev.PeerHello):
-                s.accept_key()
-            elif isinstance(ev, wev.CommitDue):
-                s.commit(fixed_bytes(f"crossing-test/secret/{ev.deal}"))
-                s.reveal()
-            elif isinstance(ev, wev.ProtocolViolation):
-                raise AssertionError(ev)
+
+    def act(s: Session) -> None:
+        nonlocal armed
         seat, what = s.waiting_for()
         if (seat, what) == (0, "trump"):
             s.choose_trump(0)
@@ -117,8 +107,9 @@ async def crossing_host(stream: trio.abc.Stream, cross_when: Callable[[Session],
             s.play(pick[0] if pick else legal[0])  # the host hoards cards: the guest goes out
         if s.waiting_for() == (1, "move") and s.deal_number == 1 and not crossed:
             armed = cross_when(s)
-        await stream.send_all(s.data_to_send())
-    await stream.aclose()
+
+    await scripted_peer(stream, s, act, secret=lambda deal: fixed_bytes(f"crossing-test/secret/{deal}"),
+                        before=before)
     return crossed
 
 
@@ -167,23 +158,10 @@ async def offer_then_move_host(stream: trio.abc.Stream, log: list[bytes]) -> Non
     """Host a 1-deal match; on its first turn it offers a draw and plays its move in one write."""
     s = Session("host", HOST_KEY, "Hana", fixed_bytes("crossing-test/nonce2"), rules=RuleSet(pack_size=32, deals=1),
                 on_message=lambda frame, direction: log.append(frame))
-    await stream.send_all(s.data_to_send())
     offered = False
-    for _ in range(10_000):
-        if s.finished:
-            break
-        data = await stream.receive_some(65536)
-        if not data:
-            break
-        s.receive_data(data)
-        while (ev := s.next_event()) is not None:
-            if isinstance(ev, wev.PeerHello):
-                s.accept_key()
-            elif isinstance(ev, wev.CommitDue):
-                s.commit(fixed_bytes(f"crossing-test/secret2/{ev.deal}"))
-                s.reveal()
-            elif isinstance(ev, wev.ProtocolViolation):
-                raise AssertionError(ev)
+
+    def act(s: Session) -> None:
+        nonlocal offered
         seat, what = s.waiting_for()
         if (seat, what) == (0, "trump"):
             s.choose_trump(0)
@@ -193,8 +171,8 @@ async def offer_then_move_host(stream: trio.abc.Stream, log: list[bytes]) -> Non
             pos = s.position
             assert pos is not None
             s.play(pos.legal_moves()[0])
-        await stream.send_all(s.data_to_send())
-    await stream.aclose()
+
+    await scripted_peer(stream, s, act, secret=lambda deal: fixed_bytes(f"crossing-test/secret2/{deal}"))
 
 
 async def test_draw_offer_then_move_then_accepted(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from p2ptrumps.cards import card_list
 from p2ptrumps.net import config, lobby, testing
@@ -121,12 +122,14 @@ async def run_against_host(tmp_path: Path, fault: str, timeout_s: float = 10, mo
                             ai="random", think_s=0.01, out=io.StringIO(), timeout_s=timeout_s,
                             reconnect_wait_s=0)  # these check how a match ends when the peer stays away
     error: list[config.NetplayError] = []
+    ended = trio.Event()
 
     async def host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         try:
             await lobby.host(cfg, "127.0.0.1", 0, task_status=task_status)
         except config.NetplayError as exc:
             error.append(exc)
+            ended.set()
 
     with trio.fail_after(30):
         async with trio.open_nursery() as n:
@@ -137,8 +140,7 @@ async def run_against_host(tmp_path: Path, fault: str, timeout_s: float = 10, mo
                     await hostile_guest(port, fault, moves_before)
 
             n.start_soon(evil)
-            while not error:
-                await trio.sleep(0.01)
+            await ended.wait()
             n.cancel_scope.cancel()
     return error[0]
 
@@ -171,7 +173,11 @@ async def test_hostile_guest_fault_is_named_and_log_kept(tmp_path: Path, fault: 
     assert not path_for(log_path).exists()  # a match that ended on a fault cannot be resumed: no resume file
 
 
-async def test_silent_peer_times_out(tmp_path: Path) -> None:
+async def test_silent_peer_times_out(tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """The host's 1.5 s of silence are counted on trio's mock clock, which moves only once the whole
+    process has had nothing to do for 0.1 s of real time: a loaded machine that stalls this process
+    (host and guest both) never makes the host count silence before the guest falls silent."""
+    mock_clock.autojump_threshold = 0.1
     err = await run_against_host(tmp_path, "silence", timeout_s=1.5)
     assert err.status == config.EXIT_PEER_GONE
     assert str(err) == ("the peer is gone: no word from the peer for 1.5 s (timeout); you claimed deal 1 on time "

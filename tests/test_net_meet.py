@@ -464,22 +464,26 @@ def test_the_relay_gone_for_good_ends_both_sides_with_one_line_and_how_to_resume
         assert verify_log(path.read_bytes()).status == "unfinished"
 
 
-def _closed_port() -> int:
-    """A loopback port nothing listens on (bound, then closed: connecting to it is refused)."""
+@contextlib.contextmanager
+def _closed_port() -> Iterator[int]:
+    """A loopback port nothing listens on, for as long as the block runs: bound here and never listened on
+    (connecting to it is refused), so that no other process can take it meanwhile (bind, close and reuse
+    could hand it to another test's listener)."""
     import socket
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+        yield int(s.getsockname()[1])
 
 
 @pytest.mark.timeout(90)
 def test_host_by_code_with_an_unreachable_mailbox_says_so_in_one_line_and_nothing_else(tmp_path: Path) -> None:
-    url = f"ws://127.0.0.1:{_closed_port()}/v1"
     subprocess.run(peer_command("id"), capture_output=True, env=peer_env(tmp_path / "host"), timeout=60, check=True)
-    run = subprocess.run(peer_command("host", "--code", "--rendezvous", url, "--relay", "none", "--bind", "127.0.0.1",
-                                      "--port", "0", "--name", "Hana", *PLAY),
-                         capture_output=True, text=True, env=peer_env(tmp_path / "host"), timeout=80)
+    with _closed_port() as port:
+        url = f"ws://127.0.0.1:{port}/v1"
+        run = subprocess.run(peer_command("host", "--code", "--rendezvous", url, "--relay", "none", "--bind",
+                                          "127.0.0.1", "--port", "0", "--name", "Hana", *PLAY),
+                             capture_output=True, text=True, env=peer_env(tmp_path / "host"), timeout=80)
     assert (run.returncode, run.stdout, run.stderr) == (
         3, "", f"p2ptrumps host: cannot reach the mailbox server {url}: connection refused (is the mailbox server "
         "running, and the URL right?)\n")

@@ -159,3 +159,38 @@ def test_the_resume_question_speaks_the_players_words(data: Path) -> None:
     assert v.waiting is not None and v.waiting[1] == "move" and len(v.deals) == 1 and v.rules.deals == 2
     whose = "your move" if v.waiting[0] == 0 else "guest's move"  # the deal depends on the host's new key
     assert text == f"your match with guest (you were the host): stopped in deal 1 of 2 (you 0 : 0 guest), {whose}"
+
+
+def test_a_second_resume_of_one_match_stops_before_it_touches_its_log(data: Path) -> None:
+    """files.md "Resuming": two copies of one log (another name, one match, one seat) resumed from one data
+    directory: the second stops at once, naming another copy of this side, and leaves its copy as it was;
+    once the first lets the match go, the copy can be taken up."""
+    from p2ptrumps.net import config, resume
+    from p2ptrumps.wire.chain import OTHER_COPY
+
+    log = _match_log(data, 20)
+    twin = log.with_name("twin.p2plog")
+    twin.write_bytes(log.read_bytes() + b"\x00\x00")  # an unfinished frame at the end: a resume would cut it
+    path_for(twin).write_bytes(path_for(log).read_bytes())
+    os.chmod(path_for(twin), 0o600)
+    ident, _ = keystore.load_or_create_key(data)
+    cfg = config.NetConfig(role="host", identity=ident, name="host", data=data)
+    first = resume.load(cfg, log)
+    try:
+        with pytest.raises(config.NetplayError) as info:
+            resume.load(cfg, twin)
+        gid = first.session.game_id
+        assert gid is not None
+        held = data / "resuming" / f"{gid.hex()}-host"
+        assert (info.value.status, str(info.value)) == (1, (
+            f"stopped: {OTHER_COPY}: another p2ptrumps process resumed this match (from this log or a copy of it) "
+            f"and holds {held}; {twin} is left as it was"))
+        assert twin.read_bytes() == log.read_bytes() + b"\x00\x00"
+        with pytest.raises(config.NetplayError, match="another p2ptrumps process resumed this match"):
+            resume.load(cfg, log)  # the same log a second time: the lock of the match comes first
+    finally:
+        first.log.close()
+    second = resume.load(cfg, twin)
+    second.log.close()
+    assert twin.read_bytes() == log.read_bytes()  # cut to its whole frames when it was taken up
+    assert sorted(p.name for p in (data / "resuming").iterdir()) == [held.name]

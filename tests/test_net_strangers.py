@@ -43,6 +43,15 @@ EVIL_KEY = Identity.from_seed(fixed_bytes("strangers-test/evil"))
 RULES = RuleSet(pack_size=32, deals=1, turn_limit=120)  # random play may run a deal to 1000 turns: not tested here
 
 
+#: The host's wait for an answer to its rules where a stray stalls there ("hello-stall"), and for the hello where
+#: every stray says it at once: the host must drop the stalling stray by then, and the real guest -- which pins the
+#: host's key and creates its log, each flushed to the disk, before it answers -- must answer within it even on a
+#: loaded machine.  Strays there hold on for :data:`STRAY_HOLD_S`, far longer, so "the host dropped it" and "it
+#: gave up by itself" stay apart.
+STALL_AGREE_S = 5.0
+STRAY_HOLD_S = 30.0
+
+
 def host_cfg(tmp_path: Path, **kw: Any) -> config.NetConfig:
     cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h", rules=RULES,
                             ai="random", think_s=0.01, out=io.StringIO(), timeout_s=10, hello_timeout_s=1.0,
@@ -279,10 +288,11 @@ async def test_1_a_claim_is_released_when_its_match_never_begins(tmp_path: Path)
 
 async def test_2_a_stray_hello_does_not_create_the_log_and_the_real_guest_plays(tmp_path: Path) -> None:
     path = tmp_path / "match.p2plog"
-    cfg = host_cfg(tmp_path, log_path=path, agree_wait_s=0.5)
+    cfg = host_cfg(tmp_path, log_path=path, agree_wait_s=STALL_AGREE_S, hello_timeout_s=STALL_AGREE_S)
 
     async def attack(port: int) -> list[str]:
-        ends = [await stray(k, port, hold_s=5) for k in ("hello-leave", "hello-stall", "refuse-rules", "refuse-key")]
+        ends = [await stray(k, port, hold_s=STRAY_HOLD_S)
+                for k in ("hello-leave", "hello-stall", "refuse-rules", "refuse-key")]
         await wait_for_text(cfg, "waiting for another guest", 4)
         assert not path.exists()
         return ends
@@ -390,7 +400,7 @@ async def test_4_a_chat_flood_is_a_named_fault_and_the_log_holds_no_more_than_th
 
 
 async def test_5_unsigned_hellos_write_nothing_and_pin_nobody(tmp_path: Path) -> None:
-    cfg = host_cfg(tmp_path, agree_wait_s=0.5)
+    cfg = host_cfg(tmp_path, agree_wait_s=STALL_AGREE_S, hello_timeout_s=STALL_AGREE_S)  # strays say hello at once
     kinds = ["hello-leave"] * 20 + ["hello-stall"] * 5 + ["refuse-rules"] * 5 + ["refuse-key"] * 5
 
     async def attack(port: int) -> list[str]:
@@ -398,7 +408,8 @@ async def test_5_unsigned_hellos_write_nothing_and_pin_nobody(tmp_path: Path) ->
         async with trio.open_nursery() as n:
             for k, kind in enumerate(kinds):
                 async def one(kind: str = kind, k: int = k) -> None:
-                    ends.append(await stray(kind, port, source=f"127.0.0.{2 + k % 3}", hold_s=8, name=f"s{k}"))
+                    ends.append(await stray(kind, port, source=f"127.0.0.{2 + k % 3}", hold_s=STRAY_HOLD_S,
+                                            name=f"s{k}"))
                 n.start_soon(one)
         assert files_under(tmp_path / "h") == []  # nothing at all: no log, no known_peers.json
         return ends
@@ -430,7 +441,8 @@ STRAY_NOTES = {
     "hello-leave": r"'hello-leave' left during the handshake, before accepting the rules \((the peer closed the "
                    r"connection before the match ended|the connection broke \(Connection reset by peer\))\); it may "
                    r"have refused your key; waiting for another guest \.\.\.",
-    "hello-stall": r"'hello-stall' did not answer the rules within 0\.5 s; waiting for another guest \.\.\.",
+    "hello-stall": rf"'hello-stall' did not answer the rules within {STALL_AGREE_S:g} s; waiting for another guest "
+                   r"\.\.\.",
     "refuse-key": r"'refuse-key' left during the handshake, before accepting the rules \((the peer closed the "
                   r"connection before the match ended|the connection broke \(Connection reset by peer\))\); it may "
                   r"have refused your key; waiting for another guest \.\.\.",
@@ -463,14 +475,14 @@ async def test_5_every_kind_of_stray_is_dropped_by_name_and_leaves_nothing(tmp_p
     each with a note naming why, none of them holds on (the host closes every one), nothing is written
     for them, and the real guest then plays."""
     assert set(STRAY_NOTES) == set(STRAY_KINDS)
-    cfg = host_cfg(tmp_path, hello_timeout_s=3.0, agree_wait_s=0.5, frame_time_s=1.0)
+    cfg = host_cfg(tmp_path, hello_timeout_s=3.0, agree_wait_s=STALL_AGREE_S, frame_time_s=1.0)
 
     async def attack(port: int) -> dict[str, str]:
         ends: dict[str, str] = {}
         async with trio.open_nursery() as n:
             for k, kind in enumerate(STRAY_KINDS):
                 async def one(kind: str = kind, k: int = k) -> None:
-                    ends[kind] = await stray(kind, port, source=f"127.0.0.{10 + k}", hold_s=8, name=kind)
+                    ends[kind] = await stray(kind, port, source=f"127.0.0.{10 + k}", hold_s=STRAY_HOLD_S, name=kind)
                 n.start_soon(one)
         assert files_under(tmp_path / "h") == []
         return ends

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from p2ptrumps.net.lab import HOMES, Lab
+from p2ptrumps.net.lab import HOMES, Lab, until
 
 
 def _at_once(probes: dict[str, Callable[[], tuple[bool, bool]]]) -> dict[str, tuple[bool, bool]]:
@@ -224,17 +224,6 @@ def _line(p: object, timeout_s: float = 60.0) -> str:
     return out.readline().decode() if ready else ""
 
 
-def _until(check: Callable[[], bool], timeout_s: float = 60.0) -> bool:
-    import time
-
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return False
-
-
 def test_a_router_that_restarts_or_stops_answering_gets_the_mapping_and_pinhole_back(netlab: Lab) -> None:
     """The router grants the mapping and the pinhole, then reboots (miniupnpd restarted on a new port, its
     rules gone): the host finds it again and maps again, silently.  Then the service stops for a while:
@@ -256,7 +245,7 @@ def test_a_router_that_restarts_or_stops_answering_gets_the_mapping_and_pinhole_
     assert len(held) == 3  # the DNAT and its forward rule, the pinhole
     netlab.reboot_router(home)
     assert netlab.mappings(home) == []
-    assert _until(lambda: sorted(netlab.mappings(home)) == held), netlab.mappings(home)
+    assert until(lambda: sorted(netlab.mappings(home)) == held, 60), netlab.mappings(home)
     netlab.stop_miniupnpd(home, forget=True)
     assert _line(p) == (f"port mapping: your router stopped answering for {public}: a guest elsewhere cannot "
                         "connect until it answers again (asked every 1 s)\n")

@@ -56,7 +56,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -159,6 +159,17 @@ def _kill_all_in(ns: str) -> None:
     for pid in r.stdout.split():
         with contextlib.suppress(ProcessLookupError, ValueError):
             os.kill(int(pid), signal.SIGKILL)
+
+
+def until(check: Callable[[], bool], timeout_s: float, poll_s: float = 0.2) -> bool:
+    """Whether ``check()`` holds within ``timeout_s`` seconds, asked every ``poll_s`` seconds (a state
+    of the lab's routers or peers that comes in its own time: a mapping back, a lease run out)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(poll_s)
+    return False
 
 
 class Lab:

@@ -49,6 +49,7 @@ class MatchLogFile:
         self._pending: bytearray | None = bytearray() if defer else None
         self._fd: int | None = None
         self._lock: locks.Lock | None = None
+        self._also: list[locks.Lock] = []  # held with the file, released by close (hold_also)
         self._created = False
         self.bytes_written = 0
         if not defer:
@@ -149,9 +150,16 @@ class MatchLogFile:
         self.path = new_path
         sync_dir(self.path.parent)
 
+    def hold_also(self, lock: locks.Lock) -> None:
+        """Keep ``lock`` (e.g. the lock of the match a resumed log belongs to, ``protocol/files.md``)
+        for as long as this log is open: :meth:`close` releases it."""
+        self._also.append(lock)
+
     def close(self) -> None:
-        """Close the file and release its lock (idempotent; never raises: every byte was
-        written by :meth:`append`); a deferred log never created drops what it held."""
+        """Close the file and release its lock and those of :meth:`hold_also` (idempotent; never raises:
+        every byte was written by :meth:`append`); a deferred log never created drops what it held."""
+        while self._also:
+            self._also.pop().release()
         if self._fd is not None:
             fd, self._fd = self._fd, None
             if self._lock is not None:

@@ -11,12 +11,15 @@ message both sides hold.
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 
 import trio
 
 from ..files import UnreadableFileError, read_limited
+from ..system import locks
 from ..wire import messages
+from ..wire.chain import OTHER_COPY
 from ..wire.errors import RemoteProtocolError
 from ..wire.log import LOG_MAGIC, read_log
 from ..wire.session import Session
@@ -133,9 +136,57 @@ def load(cfg: NetConfig, log_path: Path) -> Restored:
     Raises:
         NetplayError: (status 1) the log cannot be read, is complete, ends on a protocol
             fault, was written with another key, has no usable resume file (or one of
-            another match), or another process is writing it.
+            another match), or another process is writing it -- or is playing its match from
+            another copy of it (the lock of the match, :func:`hold_match`).
     """
     data, resume = check_resumable(log_path)
+    match_lock = hold_match(cfg, resume.game_id, resume.role, log_path)
+    try:
+        restored = _restore(cfg, log_path, data, resume)
+    except BaseException:
+        match_lock.release()
+        raise
+    restored.log.hold_also(match_lock)
+    return restored
+
+
+def hold_match(cfg: NetConfig, game_id: bytes, role: str, log_path: Path) -> locks.Lock:
+    """Lock the match ``game_id`` in seat ``role`` for this process: the file
+    ``resuming/<game id>-<role>`` in the data directory (``protocol/files.md``, "Resuming"), so
+    that a second ``resume`` of the same match -- from a copy of ``log_path`` -- stops before it signs
+    for places this one signs for.  Returns the lock (release it when the match is over here).
+
+    Raises:
+        NetplayError: (status 1) another process holds it: another copy of this side runs
+            (:data:`~p2ptrumps.wire.chain.OTHER_COPY`); or the file cannot be created.
+    """
+    path = cfg.data / "resuming" / f"{game_id.hex()}-{role}"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
+    except OSError as exc:
+        raise NetplayError(EXIT_ERROR, f"cannot create the lock of the match {path}: {exc.strerror or exc}") from None
+    try:
+        held = locks.lock_fd(fd, path)
+    except locks.LockBusy as exc:
+        os.close(fd)
+        detail = f"; {exc}" if "lock file" in str(exc) else ""
+        raise NetplayError(EXIT_ERROR, f"stopped: {OTHER_COPY}: another p2ptrumps process resumed this match "
+                           f"(from this log or a copy of it) and holds {path}{detail}; {log_path} is left as it "
+                           "was") from None
+    except BaseException:
+        os.close(fd)
+        raise
+
+    def release() -> None:
+        held.release()
+        os.close(fd)
+
+    return locks.Lock(held.kind, release)
+
+
+def _restore(cfg: NetConfig, log_path: Path, data: bytes, resume: ResumeFile) -> Restored:
+    """The session of ``log_path`` (its bytes ``data``) rebuilt, the log reopened (see :func:`load`)."""
     contents = read_log(data)
     opened: list[MatchLogFile] = []
 

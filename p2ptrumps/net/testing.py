@@ -25,7 +25,7 @@ import struct
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import trio
@@ -34,6 +34,7 @@ from ..wire import events as wev
 from ..wire import framing, messages
 from ..wire.identity import Identity
 from ..wire.session import Session
+from ..wire.testing import answer_due
 from .secure import SecureStream, secure
 
 
@@ -163,6 +164,65 @@ class CuttingProxy:
                 with contextlib.suppress(OSError):
                     down.socket.shutdown(socket.SHUT_RDWR)
         self.scopes.clear()
+
+
+async def scripted_peer(stream: trio.abc.Stream, s: Session, act: Callable[[Session], None], *,
+                        secret: Callable[[int], bytes] | None = None,
+                        receive: Callable[[], Awaitable[bytes | None]] | None = None,
+                        before: Callable[[bytes], Awaitable[None]] | None = None,
+                        frame_by_frame: bool = False, reads: int = 10_000) -> None:
+    """Play ``s`` over ``stream`` as a scripted peer (a modified client, in tests): send its hello,
+    then for each read (at most ``reads``) feed the bytes to ``s``, answer its events
+    (:func:`~p2ptrumps.wire.testing.answer_due`, with ``secret(deal)`` as the commit secrets; without
+    ``secret`` ``act`` reads the events itself), call ``act(s)`` and send what ``s`` has to send; until
+    the match is finished or the stream ends, then close the stream.
+
+    Args:
+        receive: how to read (default ``stream.receive_some(65536)``); it may return None: nothing
+            read this time (it acted on its own, e.g. a claim when a wait ran out), go on.
+        before: called with the bytes just read, before ``s`` reads them (to act as they cross).
+        frame_by_frame: feed the whole frames read one at a time, ``act`` after each (so that an
+            action can fall between two frames of one read); a partial frame waits for the next read.
+
+    Raises:
+        AssertionError: ``s`` saw a protocol violation (see ``answer_due``).
+    """
+    await stream.send_all(s.data_to_send())
+    rest = b""
+    for _ in range(reads):
+        if s.finished:
+            break
+        data = await (receive() if receive is not None else stream.receive_some(65536))
+        if data is None:
+            await stream.send_all(s.data_to_send())
+            continue
+        if not data:
+            break
+        if before is not None:
+            await before(bytes(data))
+        chunks = [bytes(data)]
+        if frame_by_frame:
+            chunks, rest = _whole_frames(rest + bytes(data))
+        for chunk in chunks:
+            s.receive_data(chunk)
+            if secret is not None:
+                answer_due(s, secret)
+            act(s)
+            if s.finished:
+                break
+        await stream.send_all(s.data_to_send())
+    await stream.aclose()
+
+
+def _whole_frames(data: bytes) -> tuple[list[bytes], bytes]:
+    """The whole frames at the start of ``data`` (length prefixes kept) and the rest."""
+    out = []
+    while len(data) >= framing.HEADER_BYTES and len(data) >= framing.HEADER_BYTES + int.from_bytes(
+            data[:framing.HEADER_BYTES], "big"):
+        n = framing.HEADER_BYTES + int.from_bytes(data[:framing.HEADER_BYTES], "big")
+        out.append(data[:n])
+        data = data[n:]
+    return out, data
 
 
 async def encrypted(port: int, me: Identity | None = None, *, host: str = "127.0.0.1",

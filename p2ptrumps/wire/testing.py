@@ -144,6 +144,25 @@ def handle(side: Side, ev: Event) -> None:
             s.reveal()
 
 
+def answer_due(s: Session, secret: Callable[[int], bytes]) -> None:
+    """A scripted peer's answers to every event its session queued (a test peer over a real stream):
+    accept the peer's key and the rules, commit to ``secret(deal)`` (32 bytes) and reveal at once.
+
+    Raises:
+        AssertionError: the session saw a protocol violation (a scripted peer's tests expect none).
+    """
+    while (ev := s.next_event()) is not None:
+        if isinstance(ev, PeerHello):
+            s.accept_key()
+        elif isinstance(ev, RulesProposed):
+            s.accept_rules()
+        elif isinstance(ev, CommitDue):
+            s.commit(secret(ev.deal))
+            s.reveal()
+        elif isinstance(ev, ProtocolViolation):
+            raise AssertionError(ev)
+
+
 class ConnectionPair:
     """A host and a guest session wired together in memory (h11's ConnectionPair idea).
 
