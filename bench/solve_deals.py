@@ -15,10 +15,12 @@ best play -- or ``unknown``; ``plies`` to the end, ``-`` for a draw or unknown;
 ``seconds`` of CPU time of this process, which a loaded machine does not inflate),
 then prints how many deals were settled, how long they took, and the shares won
 by the elder, by the dealer and drawn.  ``bench/solved_deals.txt`` is the table
-shipped with the package's sources.
+shipped with the package's sources.  With ``--prove`` the solver has half the
+budget and the prover (df-pn) the rest (``solve(..., prove=True)``): a deal whose
+win or loss only the prover settles has ``plies`` ``<=N`` (an upper bound).
 
 Usage: python bench/solve_deals.py [--deals N] [--first I] [--pack 32] [--limit S | --nodes N] [--tt-bits B]
-       [--out FILE]
+       [--out FILE] [--prove]
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=0, help="positions per deal instead of --limit")
     ap.add_argument("--tt-bits", type=int, default=24)
     ap.add_argument("--out", type=Path, default=None, help="append the table here (default: print it only)")
+    ap.add_argument("--prove", action="store_true", help="the prover (df-pn) has the half the solver leaves")
     args = ap.parse_args()
     rules = RuleSet(pack_size=args.pack)
     core = "compiled core" if COMPILED else "pure-Python core"
@@ -59,22 +62,24 @@ def main() -> None:
         dealer = i % 2
         p = start_position(seed, rules, trumps, dealer)
         cpu = time.process_time()
-        s = solve(p, None if args.nodes else args.limit, args.nodes, tt_bits=args.tt_bits)
+        s = solve(p, None if args.nodes else args.limit, args.nodes, tt_bits=args.tt_bits, prove=args.prove)
         cpu = time.process_time() - cpu
-        if not s.solved:
+        value = s.value if s.solved else s.bound
+        if not s.solved and not s.bound:
             result = "unknown"
-        elif s.value > WIN_BOUND:
+        elif value > WIN_BOUND:
             result = "elder"
-        elif s.value < -WIN_BOUND:
+        elif value < -WIN_BOUND:
             result = "dealer"
         else:
             result = "draw"
         results[result] += 1
-        if s.solved:
+        if result != "unknown":
             times.append(cpu)
-        plies = plies_of(s.value) if s.solved else None
+        plies = plies_of(value) if result != "unknown" else None
+        shown = "-" if plies is None else str(plies) if s.solved else f"<={plies}"
         line = (f"{i} {seed.decode()} {args.pack} {trumps[0]},{trumps[1]} {dealer} {result} "
-                f"{'-' if plies is None else plies} {s.nodes} {cpu:.2f}")
+                f"{shown} {s.nodes} {cpu:.2f}")
         lines.append(line)
         print(line, flush=True)
     settled = args.deals - results["unknown"]

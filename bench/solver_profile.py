@@ -20,7 +20,13 @@ Positions are position texts (``protocol/position.md``) on the command line, or
 ``bench/solver_reach.py`` samples them.  Node budget ``--nodes`` per position (the
 same figures on any machine).
 
-Usage: python bench/solver_profile.py [--nodes N] [--positions FILE [--sizes LO-HI] [--per-size K]] [TEXT ...]
+With ``--prove`` the prover (df-pn, ``PROVE``) is profiled instead: per question (a win,
+then a loss for the seat to move) its result, the nodes, the expansions (calls of
+``mid``) and children generated per expansion (each child is a node), how often an OR
+node looked at more of its moves, the deepest ply, and the expansions per ply.
+
+Usage: python bench/solver_profile.py [--nodes N] [--prove] [--positions FILE [--sizes LO-HI] [--per-size K]]
+       [TEXT ...]
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from p2ptrumps.ai import core
-from p2ptrumps.ai.core import INF, MAX_DEPTH, SOLVE, WIN_BOUND
+from p2ptrumps.ai.core import INF, MAX_DEPTH, PROVE, SOLVE, WIN_BOUND
 from p2ptrumps.ai.engine import SOLVE_TT_BITS, spec_of, verdict
 from p2ptrumps.notation import PositionTextError, parse_position
 from p2ptrumps.rules import Position
@@ -85,6 +91,49 @@ class Profiled(core._Core):
         return moves, cut
 
 
+class ProfiledProver(core._Core):
+    """The pure-Python core's prover with counters per question."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.count: Counter[str] = Counter()
+        self.per_ply: Counter[int] = Counter()
+
+    def mid(self, ply: int, thpn: int, thdn: int) -> tuple[int, int, int]:
+        self.count["mid"] += 1
+        self.per_ply[ply] += 1
+        self.count["deepest"] = max(self.count["deepest"], ply)
+        return super().mid(ply, thpn, thdn)
+
+    def p_children(self, ply: int, moves: list[int]) -> list[list[int]]:
+        self.count["children"] += len(moves)
+        self.count["batches"] += 1
+        return super().p_children(ply, moves)
+
+
+def profile_prover(position: Position, nodes: int) -> str:
+    """The prover's report of one position (lines end with a newline): the win question, then the loss
+    question, each with half of ``nodes``."""
+    size = position.hands[0].bit_count() + position.hands[1].bit_count()
+    lines = [f"{size} cards in hands ({position.hands[position.to_move].bit_count()} to move), "
+             f"{len(position.pile)} on the pile"]
+    for question, seat in (("win", position.to_move), ("loss", 1 - position.to_move)):
+        c = ProfiledProver(spec_of(position), PROVE, nodes // 2, 0.0, SOLVE_TT_BITS)
+        try:
+            length, _ = c.prove(seat)
+            result = f"proven in at most {length} plies" if length else "not proven (disproven or too long)"
+        except core._Stop:
+            length, result = 0, "unknown when the budget ran out"
+        k = c.count
+        lines.append(f"  {question}: {result} after {c.nodes:,} nodes; {k['mid']:,} expansions, "
+                     f"{k['children'] / max(1, k['mid']):.1f} children each, {k['batches'] - k['mid']:,} "
+                     f"looks at more moves, deepest ply {k['deepest']}")
+        lines.append("    expansions per ply: " + " ".join(f"{c.per_ply[i]}" for i in range(k["deepest"] + 1)))
+        if length:
+            break
+    return "\n".join(lines) + "\n"
+
+
 def profile(position: Position, nodes: int) -> str:
     """The report of one position (lines end with a newline)."""
     c = Profiled(spec_of(position), SOLVE, nodes, 0.0, SOLVE_TT_BITS)
@@ -122,6 +171,7 @@ def main() -> None:
     ap.add_argument("--positions", type=Path, default=None, help="a file of position texts")
     ap.add_argument("--sizes", default="2-36", help="cards in hands, LO-HI (with --positions)")
     ap.add_argument("--per-size", type=int, default=1, help="positions per size (with --positions)")
+    ap.add_argument("--prove", action="store_true", help="profile the prover (df-pn) instead")
     args = ap.parse_args()
     try:
         positions = [parse_position(t) for t in args.texts]
@@ -139,7 +189,7 @@ def main() -> None:
             ps = by_size.get(size, [])
             positions += rng.sample(ps, args.per_size) if len(ps) > args.per_size else ps
     for p in positions:
-        print(profile(p, args.nodes), flush=True)
+        print((profile_prover if args.prove else profile)(p, args.nodes), flush=True)
 
 
 if __name__ == "__main__":

@@ -22,13 +22,24 @@ positions per second of one core of the machine of issue 21 (a 2-core VM), so
 ``--nodes 500000,5000000,50000000`` is the table for 0.1 / 1 / 10 s there
 without its load.
 
+With ``--prove`` each position is also solved once per budget by ``solve(...,
+prove=True)`` (what ``p2ptrumps solve`` runs: the solver has
+:data:`~p2ptrumps.ai.engine.SOLVER_SHARE` of the budget, the df-pn prover the
+rest), and a second table gives per budget what that settles: the exact value
+(``exact``) and the outcome -- an exact value, or a win or a loss proven by the
+prover with only a bound on its length (``outcome``).  ``--share S`` sets the
+solver's share for that run.  With ``--every`` the solver is asked for every
+move's value too (``solve(..., every=True)``, as ``p2ptrumps solve`` does): a
+position counts as settled when all its moves are, or (outcome) when a move is
+proven to win or the prover proved the outcome.
+
 With ``--tt-bits B`` the solver's table has ``2**B`` entries (default
 :data:`~p2ptrumps.ai.engine.SOLVE_TT_BITS`, as ``solve`` and ``analyse`` use); with
 ``--detail`` each position's line (size, outcome, nodes, CPU seconds, text) is
 printed too, so two runs can be compared position by position.
 
 Usage: python bench/solver_reach.py [--deals N] [--per-size K] [--budgets 0.1,1,10] [--sizes 2-24]
-       [--positions FILE] [--nodes N1,N2,..] [--tt-bits B] [--detail]
+       [--positions FILE] [--nodes N1,N2,..] [--tt-bits B] [--detail] [--prove [--share S]] [--every]
 """
 
 from __future__ import annotations
@@ -39,8 +50,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from p2ptrumps.ai import choose_move
-from p2ptrumps.ai.engine import COMPILED, SOLVE_TT_BITS, solve
+from p2ptrumps.ai import choose_move, engine
+from p2ptrumps.ai.engine import COMPILED, SOLVE_TT_BITS, WIN_BOUND, solve
 from p2ptrumps.notation import parse_position, position_text
 from p2ptrumps.rules import Position, RuleSet
 from p2ptrumps.shuffle import start_position
@@ -90,7 +101,11 @@ def main() -> None:
     ap.add_argument("--nodes", default=None, help="node budgets instead of --budgets")
     ap.add_argument("--tt-bits", type=int, default=SOLVE_TT_BITS, help="the solver's table: 2**B entries")
     ap.add_argument("--detail", action="store_true", help="also a line per position")
+    ap.add_argument("--prove", action="store_true", help="also solve with the prover (a second table)")
+    ap.add_argument("--share", type=float, default=engine.SOLVER_SHARE, help="with --prove: the solver's share")
+    ap.add_argument("--every", action="store_true", help="solve every move too (as p2ptrumps solve)")
     args = ap.parse_args()
+    engine.SOLVER_SHARE = args.share
     nodes = [int(b) for b in args.nodes.split(",")] if args.nodes else None
     budgets = [float(b) for b in (args.nodes or args.budgets).split(",")]
     unit = " nodes" if nodes else " s"
@@ -103,6 +118,8 @@ def main() -> None:
     heads = " ".join(f"{'<= ' + format(b, 'g') + unit:>10}" for b in budgets)
     print(f"{'cards in hands':>14} {'positions':>9} {heads}")
     totals = [0] * (len(budgets) + 1)
+    # with --prove, per size: (positions, [exact per budget], [outcome per budget])
+    split: list[tuple[int, int, list[int], list[int]]] = []
     for size in range(low, high + 1):
         ps = by_size.get(size, [])
         if len(ps) > args.per_size:
@@ -110,21 +127,46 @@ def main() -> None:
         if not ps:
             continue
         solved = [0] * len(budgets)
+        exact = [0] * len(budgets)
+        outcome = [0] * len(budgets)
         for p in ps:
             cpu = time.process_time()
-            s = (solve(p, None, max_nodes=nodes[-1], tt_bits=args.tt_bits) if nodes
-                 else solve(p, budgets[-1], tt_bits=args.tt_bits))
+            s = (solve(p, None, max_nodes=nodes[-1], tt_bits=args.tt_bits, every=args.every) if nodes
+                 else solve(p, budgets[-1], tt_bits=args.tt_bits, every=args.every))
             if args.detail:
                 print(f"  {size} {s.outcome} {s.nodes} {time.process_time() - cpu:.2f} {position_text(p)}", flush=True)
             for j, b in enumerate(budgets):
                 solved[j] += s.solved and (s.nodes if nodes else s.elapsed_s) <= b
+                if args.prove:
+                    t = (solve(p, None, max_nodes=int(b), tt_bits=args.tt_bits, prove=True, every=args.every) if nodes
+                         else solve(p, b, tt_bits=args.tt_bits, prove=True, every=args.every))
+                    exact[j] += t.solved
+                    outcome[j] += t.outcome != "unknown" or any(v > WIN_BOUND for _, v in t.moves)
+                    if args.detail:
+                        print(f"    prove {b:g}: {t.outcome} exact={t.solved} bound={t.bound} {t.nodes}", flush=True)
         totals[0] += len(ps)
         for j in range(len(budgets)):
             totals[j + 1] += solved[j]
+        split.append((size, len(ps), exact, outcome))
         cells = " ".join(f"{n:>4} {100 * n / len(ps):4.0f}%" for n in solved)
         print(f"{size:>14} {len(ps):>9} {cells}", flush=True)
     cells = " ".join(f"{n:>4} {100 * n / totals[0]:4.0f}%" for n in totals[1:])
     print(f"{'all':>14} {totals[0]:>9} {cells}")
+    if args.prove:
+        print(f"\nwith the prover (solver share {args.share:g}): exact value / outcome settled within the budget")
+        heads = " ".join(f"{'<= ' + format(b, 'g') + unit:>21}" for b in budgets)
+        print(f"{'cards in hands':>14} {'positions':>9} {heads}")
+        rows = [*split, (0, sum(r[1] for r in split), [sum(r[2][j] for r in split) for j in range(len(budgets))],
+                         [sum(r[3][j] for r in split) for j in range(len(budgets))])]
+        big = [r for r in split if r[0] >= 28]
+        if big:
+            rows.append((-28, sum(r[1] for r in big), [sum(r[2][j] for r in big) for j in range(len(budgets))],
+                         [sum(r[3][j] for r in big) for j in range(len(budgets))]))
+        for size, n, ex, oc in rows:
+            label = "all" if size == 0 else ">= 28" if size < 0 else str(size)
+            cells = " ".join(f"{e:>4} {100 * e / n:3.0f}% /{o:>4} {100 * o / n:3.0f}%"
+                             for e, o in zip(ex, oc, strict=True))
+            print(f"{label:>14} {n:>9} {cells}")
 
 
 if __name__ == "__main__":

@@ -373,3 +373,123 @@ def test_the_pure_python_core_can_be_forced(monkeypatch: pytest.MonkeyPatch) -> 
     assert (engine.RUN is core.run) == (not COMPILED)
     monkeypatch.setenv("P2PTRUMPS_PURE_PYTHON_AI", "1")
     assert engine._load() == (core.run, False)
+
+
+# ----- the prover (df-pn) ----------------------------------------------------------------------------
+
+
+def _prove(p: Position, nodes: int, runner: Any = None) -> tuple[int, int, int, int, int, list[tuple[int, int]]]:
+    from p2ptrumps.ai.engine import RUN
+
+    result: tuple[int, int, int, int, int, list[tuple[int, int]]] = (runner or RUN)(
+        spec_of(p), core.PROVE, max_nodes=nodes, tt_bits=14)
+    return result
+
+
+def test_compiled_prover_equals_python_prover(compiled: ModuleType) -> None:
+    cases = (small_endgames(25, 5) + small_endgames(15, 6, (2, 4), 6, RuleSet(repetition=2))
+             + small_endgames(10, 8, (4, 4), 4, RuleSet(turn_limit=12)))
+    wins = losses = 0
+    for p in cases:
+        spec = spec_of(p)
+        py = core.run(spec, core.PROVE, max_nodes=3000, tt_bits=12)
+        c = compiled.run(spec, core.PROVE, max_nodes=3000, tt_bits=12)
+        assert c == py, p
+        wins += py[4] == core.DONE and py[1] > 0
+        losses += py[4] == core.DONE and py[1] < 0
+    assert wins >= 10 and losses >= 5, (wins, losses)
+
+
+def forced_within(p: Position, seat: int, plies: int, memo: dict[tuple[Any, ...], bool]) -> bool:
+    """Whether ``seat`` can force going out within ``plies`` plies from ``p`` by the real rules (a brute
+    force over Position; repetitions need no look: a fastest forced win never repeats a position)."""
+    k = (p.hands[0], p.hands[1], p.pile, p.to_move, plies)
+    if k not in memo:
+        memo[k] = False
+        if plies > 0:
+            results = []
+            for m in p.legal_moves():
+                q = Position(p.rules, p.trumps, list(p.hands), p.pile, p.to_move)
+                q.push_unchecked(m)
+                o = q.outcome
+                results.append(o.reason == "out" and o.winner == seat if o is not None else
+                               forced_within(Position(p.rules, p.trumps, list(q.hands), q.pile, q.to_move), seat,
+                                             plies - 1, memo))
+                if results[-1] == (p.to_move == seat):
+                    break
+            memo[k] = any(results) if p.to_move == seat else all(results)
+    return memo[k]
+
+
+def test_prover_agrees_with_the_solver() -> None:
+    """Every proof is the solver's outcome, the proof's first move wins, and the seat proven to win
+    can force going out within the proof's length (a brute force over the rules); draws are never
+    proven."""
+    proven = draws = 0
+    for p in small_endgames(40, 12, (3, 3), 3) + small_endgames(30, 13, (2, 3), 5, RuleSet(repetition=2)):
+        s = solve(p, None, max_nodes=1_000_000, every=True, tt_bits=16)
+        if not s.solved:
+            continue
+        move, value, depth, _, status, values = _prove(p, 200_000)
+        draws += s.value == 0
+        if status != core.DONE:
+            continue
+        assert (depth, values) == (0, [])
+        assert (value > 0) == (s.value > 0) and s.value != 0, (p, value, s.value)
+        winner = p.to_move if value > 0 else 1 - p.to_move
+        assert forced_within(p, winner, WIN - abs(value), {}), (p, value)
+        if value > 0:
+            assert dict(s.moves)[to_move(move, not p.pile)] > WIN_BOUND, p
+        else:
+            assert move == core.NO_MOVE
+        proven += 1
+    assert proven >= 30 and draws >= 3, (proven, draws)
+
+
+def test_a_repetition_does_not_fool_the_prover() -> None:
+    """With a history, a continuation may repeat a position (RULES.md §7): a prover that ignored it
+    would prove wins that are draws.  Here the proof stands only where the real rules agree, and
+    some wins without the history are not proven with it."""
+    rng = random.Random(9)
+    fooled = checked = 0
+    for p in small_endgames(40, 10, (2, 2), 4, RuleSet(repetition=2)) + small_endgames(40, 11, (2, 2), 4):
+        fresh = p.copy()
+        for m in p.legal_moves()[:2]:
+            q = p.copy()
+            q.push(m)
+            if q.outcome is None:
+                p._counts[q.key()] = rng.choice((1, 1, 2))
+        want = true_value(p.copy(), 9)
+        if want is None:
+            continue
+        _, value, _, _, status, _ = _prove(p, 50_000)
+        _, fresh_value, _, _, fresh_status, _ = _prove(fresh, 50_000)
+        if status == core.DONE:
+            assert (value > 0) == (want > WIN_BOUND) and (value < 0) == (want < -WIN_BOUND), (p, value, want)
+            assert plies_of(value) >= plies_of(want), (p, value, want)  # type: ignore[operator]
+        fooled += fresh_status == core.DONE and fresh_value > 0 and want <= WIN_BOUND
+        checked += 1
+    assert checked >= 40 and fooled >= 1, (checked, fooled)
+
+
+def test_a_proof_longer_than_the_turn_limit_allows_does_not_count() -> None:
+    """A proof of ``n`` plies from turn ``t`` counts only when ``t + n <= turn_limit`` (RULES.md §7):
+    then the solver finds the win too, and with a limit one turn lower both find none (a draw)."""
+    checked = 0
+    for p in small_endgames(30, 14, (3, 3), 3):
+        _, value, _, _, status, _ = _prove(p, 100_000)
+        exact = solve(p, None, max_nodes=1_000_000, tt_bits=16)
+        if status != core.DONE or value <= 0 or not exact.solved or exact.value != value:
+            continue
+        n = WIN - value
+        for limit, proven in ((n + 4, True), (n + 3, True), (n + 2, False)):
+            spec = list(spec_of(p))
+            spec[6], spec[9] = 3, limit  # at turn 3 of a deal with this turn limit
+            got = core.run(tuple(spec), core.PROVE, max_nodes=100_000, tt_bits=14)
+            assert (got[4] == core.DONE and got[1] == value) == proven, (p, limit, got)
+            solved = core.run(tuple(spec), SOLVE, max_nodes=1_000_000, tt_bits=16)
+            assert solved[4] == core.DONE and (solved[1] == value) == proven, (p, limit, solved)
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3

@@ -180,9 +180,10 @@ def test_solve_with_a_node_budget_prints_the_same_every_run(capsys: pytest.Captu
         "  10S/AC     unknown",
         "  QS/AC      unknown",
     ]
-    assert lines[16] == "5,001 positions, budget 5,000 (compiled core)"
+    # the solver's half of the budget (2,501 positions), then the prover's proof of the win
+    assert lines[16] == "2,865 positions, budget 5,000 (compiled core)"
     data = json.loads(lines[17])
-    assert "seconds" not in data and (data["budget_nodes"], data["nodes"]) == (5000, 5001)
+    assert "seconds" not in data and (data["budget_nodes"], data["nodes"]) == (5000, 2865)
     assert (data["result"], data["plies"], data["best"]) == ("win", 5, "TS/AH")
     assert [m["result"] for m in data["moves"]] == ["win"] * 2 + ["loss"] * 4 + ["unknown"] * 6
     assert main(["solve", PARTLY, "--nodes", "5000", "--budget", "0.001", "--json"]) == 0  # --nodes wins
@@ -190,6 +191,36 @@ def test_solve_with_a_node_budget_prints_the_same_every_run(capsys: pytest.Captu
     with pytest.raises(SystemExit):
         main(["solve", START, "--nodes", "999"])
     assert capsys.readouterr().err.endswith("p2ptrumps solve: --nodes: '999': a node budget must be at least 1000\n")
+
+
+#: A 30-card position the solver does not settle within 100,000 positions; the prover (df-pn) proves the
+#: loss with the half it leaves (the exact value, from 20M positions: loses in 6, 12 plies).
+PROVEN_LOSS = ("v1/HS/THQHKHAH7S8S9STSJSQSKSAS/6C7C9CTCJCQCKCAC7D8D9DTDJDQDAD7H8H9H/KD6S6D6HJH8C/1/132/"
+               "36.sixes.must.r3.t1000")
+
+
+def test_solve_reports_a_loss_only_the_prover_settles(capsys: pytest.CaptureFixture[str]) -> None:
+    from p2ptrumps.ai.engine import solve
+
+    alone = solve(parse_position(PROVEN_LOSS), None, max_nodes=100_000, every=True)
+    assert (alone.solved, alone.outcome, alone.moves, alone.bound) == (False, "unknown", (), 0)
+    proven = solve(parse_position(PROVEN_LOSS), None, max_nodes=100_000, every=True, prove=True)
+    assert (proven.solved, proven.outcome, proven.bound, proven.bound_move, proven.nodes) == (
+        False, "loss", -(WIN - 18), None, 78_096)
+    assert main(["solve", PROVEN_LOSS, "--nodes", "100000", "--ascii"]) == 0
+    assert main(["solve", PROVEN_LOSS, "--nodes", "100000", "--json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == [
+        PROVEN_LOSS,
+        "seat 1 (trump S) to move: loses in at most 9 (18 plies); not every move solved within 100000 positions",
+        "moves:",
+        "  9C/6C      unknown",
+    ]
+    assert len(lines) == 107 and all(line.endswith(" unknown") for line in lines[3:105])  # 102 moves
+    assert lines[105] == "78,096 positions, budget 100,000 (compiled core)"
+    data = json.loads(lines[106])
+    assert {k: data[k] for k in ("solved", "result", "plies", "verdict", "best", "nodes")} == {
+        "solved": False, "result": "loss", "plies": 18, "verdict": "loses in at most 9", "best": None, "nodes": 78096}
 
 
 def test_analyse_with_a_node_budget_prints_the_same_every_run(capsys: pytest.CaptureFixture[str]) -> None:

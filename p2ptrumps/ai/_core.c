@@ -29,6 +29,7 @@
 #define SEARCH 0
 #define SOLVE 1
 #define SOLVE_ALL 2
+#define PROVE 3
 #define EMPTY 0
 #define EXACT 1
 #define LOWER 2
@@ -50,6 +51,16 @@
 #define THREAT_LEAD 60
 #define SAFE_SHED 60
 #define PICKUP_GUESS (-10000)
+
+#define PN_INF (1LL << 30)
+#define EPS_SHIFT 2
+#define WIDEN 4
+#define MAX_LENGTH 9000
+#define MAX_WORK 0xFFFFFFFFLL
+#define Z_ATTACKER 0x9E3779B97F4A7C15ULL
+#define OPEN 0
+#define PROVED 1
+#define DISPROVED 2
 
 static uint64_t SUIT_MASK[4];
 static uint64_t NOT_SUIT[4];
@@ -117,6 +128,21 @@ typedef struct {
     int n, p, taken;
 } Undo;
 
+/* A prover table entry (24 bytes); work 0: an empty slot. */
+typedef struct {
+    uint64_t key;
+    uint32_t pn, dn, work;
+    uint16_t length;
+    int16_t move;
+} PEntry;
+
+/* A child of a prover node (core.py's [move, kind, key, pn, dn, length]). */
+typedef struct {
+    uint64_t key;
+    int64_t pn, dn;
+    int move, kind, length;
+} Kid;
+
 typedef struct {
     int trumps[2];
     uint64_t tmask[2];
@@ -138,6 +164,11 @@ typedef struct {
     int horizon, inexact, prune, dep, stop, has_partial, partial_move, partial_value;
     int64_t *keybuf;
     size_t keytop, keycap;
+    PEntry *ptt;
+    Kid *kidbuf;
+    size_t kidtop;
+    int attacker;
+    uint64_t akey;
 } Core;
 
 static double now_s(void) {
@@ -785,6 +816,240 @@ static int root_solve(Core *S, int *moves, int count, int every, MV *values, int
     return count;
 }
 
+/* ----- the prover (df-pn; core.py's p_* methods, mid, prove, prove_both) ---------------------- */
+
+static PEntry *p_lookup(Core *S, uint64_t key) {
+    uint64_t i = key & S->tt_mask & ~1ULL;
+    for (uint64_t j = i; j <= i + 1; j++) {
+        PEntry *e = &S->ptt[j];
+        if (e->work && e->key == key) return e;
+    }
+    return NULL;
+}
+
+static void p_store(Core *S, uint64_t key, int64_t pn, int64_t dn, int length, int64_t work, int move) {
+    uint64_t i = key & S->tt_mask & ~1ULL;
+    PEntry *a = &S->ptt[i], *b = &S->ptt[i + 1], *e;
+    if (a->work && a->key == key)
+        e = a;
+    else if (b->work && b->key == key)
+        e = b;
+    else if (!a->work)
+        e = a;
+    else if (!b->work)
+        e = b;
+    else
+        e = a->work <= b->work ? a : b;
+    e->key = key;
+    e->pn = (uint32_t)pn;
+    e->dn = (uint32_t)dn;
+    e->length = (uint16_t)(length < MAX_LENGTH ? length : MAX_LENGTH);
+    e->work = (uint32_t)(work < MAX_WORK ? work : MAX_WORK);
+    e->move = (int16_t)move;
+}
+
+static int repeats(Core *S, int ply) {
+    uint64_t h = S->hash;
+    if (S->ndraws && in_draws(S, h)) return 1;
+    for (int j = ply - 2; j >= 0; j -= 2)
+        if (S->path[j] == h) return 1;
+    return 0;
+}
+
+/* Write the children of moves[from..to) at kids (core.py's p_children); return their number (fewer when
+ * the budget ran out). */
+static int p_children(Core *S, int ply, const int64_t *moves, int from, int to, Kid *kids) {
+    int a = S->attacker;
+    for (int i = from; i < to; i++) {
+        if (tick(S)) return i - from;
+        int m = (int)moves[i];
+        int mover = S->p;
+        int code = make(S, m);
+        Kid *k = &kids[i - from];
+        k->move = m;
+        k->key = 0;
+        k->length = 0;
+        if (code == WENT_OUT && mover == a) {
+            k->kind = PROVED;
+            k->pn = 0;
+            k->dn = PN_INF;
+        } else if (code != GOES_ON || ply + 1 >= MAX_PLY || repeats(S, ply + 1)) {
+            k->kind = DISPROVED;
+            k->pn = PN_INF;
+            k->dn = 0;
+        } else if (popcount(S->hands[S->p]) <= 2 && win_now(S)) { /* the seat to move goes out next */
+            int mine = S->p == a;
+            k->kind = mine ? PROVED : DISPROVED;
+            k->pn = mine ? 0 : PN_INF;
+            k->dn = mine ? PN_INF : 0;
+            k->length = mine;
+        } else {
+            k->kind = OPEN;
+            k->key = S->hash ^ S->akey;
+            PEntry *e = p_lookup(S, k->key);
+            if (e) {
+                k->pn = e->pn;
+                k->dn = e->dn;
+                k->length = e->length;
+            } else {
+                k->pn = (popcount(S->hands[a]) + 1) >> 1;
+                k->dn = 1;
+            }
+        }
+        unmake(S);
+    }
+    return to - from;
+}
+
+static void mid(Core *S, int ply, int64_t thpn, int64_t thdn, int64_t *pn_o, int64_t *dn_o, int *len_o) {
+    if (tick(S)) return;
+    int64_t start = S->nodes;
+    uint64_t key = S->hash ^ S->akey;
+    S->path[ply] = S->hash;
+    int or_node = S->p == S->attacker;
+    uint64_t hp = S->hands[S->p];
+    if (ply && popcount(hp) <= 2 && win_now(S)) {
+        *pn_o = or_node ? 0 : PN_INF;
+        *dn_o = or_node ? PN_INF : 0;
+        *len_o = or_node ? 1 : 0;
+        p_store(S, key, *pn_o, *dn_o, *len_o, 1, NO_MOVE);
+        return;
+    }
+    size_t saved = S->kidtop, saved_keys = S->keytop;
+    Kid *kids = S->kidbuf + saved;
+    int64_t *moves = reserve(S);
+    int cut;
+    int cnt = ordered(S, 0, moves, &cut);
+    S->keytop += (size_t)cnt;
+    /* an or node looks at its moves WIDEN at a time (best guess first): the moves not yet looked at
+     * stand as one more child, 1 worse than the first guess of the attacker's children */
+    int ngen = or_node && cnt > WIDEN ? WIDEN : cnt;
+    int rest_pn = ((popcount(hp) + 1) >> 1) + 1;
+    int nk = p_children(S, ply, moves, 0, ngen, kids);
+    S->kidtop += (size_t)nk;
+    int64_t pn = 0, dn = 0;
+    while (!S->stop) {
+        int best = 0;
+        int64_t least = PN_INF, second = PN_INF, total = 0;
+        for (int i = 0; i <= nk; i++) {
+            int64_t x, y;
+            if (i < nk) {
+                x = or_node ? kids[i].pn : kids[i].dn;
+                y = or_node ? kids[i].dn : kids[i].pn;
+            } else if (ngen < cnt) {
+                x = rest_pn;
+                y = cnt - ngen;
+            } else {
+                break;
+            }
+            if (x < least) {
+                second = least;
+                least = x;
+                best = i;
+            } else if (x < second) {
+                second = x;
+            }
+            if (y >= PN_INF || total >= PN_INF)
+                total = PN_INF;
+            else
+                total = total + y < PN_INF - 1 ? total + y : PN_INF - 1;
+        }
+        pn = or_node ? least : total;
+        dn = or_node ? total : least;
+        if (pn >= thpn || dn >= thdn) break;
+        if (best == nk) { /* look at the next moves */
+            int to = cnt - ngen > WIDEN ? ngen + WIDEN : cnt;
+            int more = p_children(S, ply, moves, ngen, to, kids + nk);
+            nk += more;
+            ngen += more;
+            S->kidtop += (size_t)more;
+            continue;
+        }
+        Kid *k = &kids[best];
+        int64_t first = second + 1 + (second >> EPS_SHIFT), cpn, cdn;
+        if (or_node) {
+            cpn = thpn < first ? thpn : first;
+            cdn = thdn - dn + k->dn;
+        } else {
+            cpn = thpn - pn + k->pn;
+            cdn = thdn < first ? thdn : first;
+        }
+        make(S, k->move);
+        int64_t rpn = 0, rdn = 0;
+        int rlen = 0;
+        mid(S, ply + 1, cpn, cdn, &rpn, &rdn, &rlen);
+        unmake(S);
+        if (S->stop) break;
+        k->pn = rpn;
+        k->dn = rdn;
+        k->length = rlen;
+    }
+    S->kidtop = saved;
+    S->keytop = saved_keys;
+    if (S->stop) return;
+    int length = 0, move = NO_MOVE;
+    if (pn == 0) {
+        if (or_node) {
+            length = MAX_LENGTH;
+            for (int i = 0; i < nk; i++)
+                if (kids[i].pn == 0 && kids[i].length < length) {
+                    length = kids[i].length;
+                    move = kids[i].move;
+                }
+        } else {
+            for (int i = 0; i < nk; i++)
+                if (kids[i].length > length) length = kids[i].length;
+        }
+        length += 1;
+    }
+    p_store(S, key, pn, dn, length, S->nodes - start + 1, move);
+    *pn_o = pn;
+    *dn_o = dn;
+    *len_o = length;
+}
+
+/* core.py's prove: returns the proof's length (0: none) and sets *move_o. */
+static int prove(Core *S, int attacker, int *move_o) {
+    S->attacker = attacker;
+    S->akey = attacker ? Z_ATTACKER : 0;
+    *move_o = NO_MOVE;
+    int64_t pn = 0, dn = 0;
+    int length = 0;
+    mid(S, 0, PN_INF, PN_INF, &pn, &dn, &length);
+    if (S->stop) return 0;
+    if (pn != 0 || length > MAX_LENGTH || (S->limit && S->root_turn + length > S->limit)) return 0;
+    PEntry *e = p_lookup(S, S->hash ^ S->akey);
+    *move_o = e && attacker == S->p ? e->move : NO_MOVE;
+    return length;
+}
+
+/* core.py's prove_both: returns the status and sets *best_o, *value_o. */
+static int prove_both(Core *S, int64_t max_nodes, double time_s, int *best_o, int *value_o) {
+    double deadline = S->deadline;
+    S->max_nodes = max_nodes / 2;
+    if (time_s > 0) S->deadline = deadline - time_s / 2;
+    int me = S->p;
+    for (int q = 0; q < 2; q++) {
+        int attacker = q ? 1 - me : me, move;
+        int length = prove(S, attacker, &move);
+        if (S->stop) {
+            S->stop = 0;
+            length = 0;
+            move = NO_MOVE;
+        }
+        if (length) {
+            *best_o = move;
+            *value_o = attacker == me ? WIN - length : length - WIN;
+            return DONE;
+        }
+        S->max_nodes = max_nodes;
+        S->deadline = deadline;
+    }
+    *best_o = NO_MOVE;
+    *value_o = 0;
+    return STOPPED;
+}
+
 /* ----- the Python entry point ----------------------------------------------------------- */
 
 static int as_u64(PyObject *o, uint64_t *out) {
@@ -804,7 +1069,7 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Ldii", kwlist, &spec, &mode, &max_nodes, &time_s,
                                      &max_depth, &tt_bits))
         return NULL;
-    if (mode != SEARCH && mode != SOLVE && mode != SOLVE_ALL) {
+    if (mode != SEARCH && mode != SOLVE && mode != SOLVE_ALL && mode != PROVE) {
         PyErr_Format(PyExc_ValueError, "unknown mode %d", mode);
         return NULL;
     }
@@ -918,8 +1183,13 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
         S->keycap = per * (MAX_PLY + 4);
         S->keybuf = (int64_t *)malloc(sizeof(int64_t) * S->keycap);
         S->tt_mask = (1ULL << tt_bits) - 1;
-        S->tt = (Entry *)calloc((size_t)1 << tt_bits, sizeof(Entry));
-        if (!S->keybuf || !S->tt) {
+        if (mode == PROVE) {
+            S->ptt = (PEntry *)calloc((size_t)1 << tt_bits, sizeof(PEntry));
+            S->kidbuf = (Kid *)malloc(sizeof(Kid) * S->keycap);
+        } else {
+            S->tt = (Entry *)calloc((size_t)1 << tt_bits, sizeof(Entry));
+        }
+        if (!S->keybuf || (mode == PROVE ? !S->ptt || !S->kidbuf : !S->tt)) {
             PyErr_NoMemory();
             goto fail_args;
         }
@@ -934,6 +1204,8 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
         free(moves);
         free(values);
         free(S->keybuf);
+        free(S->ptt);
+        free(S->kidbuf);
         free(S->tt);
         free(S->draws);
         free(S);
@@ -947,6 +1219,8 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
         S->prune = mode == SEARCH;
         if (mode == SEARCH) {
             iterate(S, moves, count, values, max_depth, &best, &value, &depth_done, &status);
+        } else if (mode == PROVE) {
+            status = prove_both(S, S->max_nodes, time_s, &best, &value);
         } else {
             nvalues = root_solve(S, moves, count, mode == SOLVE_ALL, values, &best, &value);
             if (S->stop) {
@@ -961,6 +1235,8 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_END_ALLOW_THREADS
     int64_t nodes = S->nodes;
     free(S->keybuf);
+    free(S->ptt);
+    free(S->kidbuf);
     free(S->tt);
     free(S->draws);
     free(S);
@@ -992,6 +1268,8 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
 fail_args:
     Py_XDECREF(seq);
     free(S->keybuf);
+    free(S->ptt);
+    free(S->kidbuf);
     free(S->tt);
     free(S->draws);
     free(S);

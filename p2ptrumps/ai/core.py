@@ -40,6 +40,54 @@ Modes:
   that does not is exact at any depth, is stored as such, and when both tests
   fail on exact values only, the position is a draw.
 * :data:`SOLVE_ALL`: the same for every legal move (in root order).
+* :data:`PROVE`: a depth-first proof-number search (df-pn: Nagai 2002, with the
+  1+epsilon trick of Pawlewicz & Lew 2007) asking "can seat X force going out
+  from here?", first for the seat to move (a win), then for the other seat (a
+  loss for the seat to move).  It settles the *outcome* of positions the
+  solver cannot reach, not the exact length: see "Proofs" below.
+
+Proofs (:data:`PROVE`).  OR nodes have the attacker X to move, AND nodes the
+other seat.  X going out proves; the other seat going out, both going out
+(BOTH_OUT), a position of ``draw_hashes`` and a repetition of a position on the
+search path disprove (so does :data:`MAX_PLY`); the turn limit is left out of
+the search.  Each node has a proof number pn (at least how many leaves must
+still be proven) and a disproof number dn; an OR node's pn is its children's
+least, its dn their sum, an AND node the other way round; a child not yet in
+the table starts at pn = the turns X needs at least to shed its hand (a turn
+sheds at most two cards), dn = 1 (df-pn+); a child whose seat to move can go
+out at once is settled when generated.  An OR node looks at its moves
+:data:`WIDEN` at a time, best guess first (the rest stand as one more child, one
+worse than the first guess): with some 100 beats per hand, generating them all
+at every OR node cost most of the nodes.  :meth:`_Core.mid` expands the most
+proving child with thresholds, the second-best number times 1.25 (plus 1) as its
+own threshold so the search does not thrash between siblings.  The table has
+``1 << tt_bits`` slots in buckets of two (24 bytes a slot in C: 96 MiB at 22
+bits), each ``(key, pn, dn, length, work, move)``; a new entry replaces the one
+of its bucket that cost fewer nodes.  A proven entry keeps ``length``, the plies
+of its proof's strategy: 1 for going out at once, an OR node 1 + its shortest
+proven child's, an AND node 1 + its children's longest.
+
+Why a proof is sound although disproofs are not.  A repetition disproof depends
+on the path (the graph-history interaction), and such disproofs are stored like
+any other, so a disproof may be wrong and the prover may miss a proof: its
+disproofs are never reported (draws stay the solver's job).  But a wrong
+disproof never makes a false proof: a disproven child is passed over at an OR
+node and disproves an AND node.  Every proven node was proven from children
+proven before it (or by going out), so the proven positions lie in X's
+*attractor* of going out in the game graph where ``draw_hashes`` positions and
+the other seat going out are sinks, and by induction on that order the
+attractor rank (the fewest plies in which X can force going out there) is at
+most the stored ``length``.  Playing to lower the rank never repeats a position
+(the rank falls at every X move and never rises), so RULES.md §7's repetition
+draw cannot stop it, and it goes out within ``length`` plies of the root: no
+position at ``root_turn + length`` or later is reached, so when ``root_turn +
+length <= turn_limit`` (or there is none) the turn limit cannot draw either --
+:meth:`_Core.prove` rejects a longer proof.  So a proof is a win for X, and
+``length`` an upper bound on the plies of the fastest win (the exact value's).
+
+Node count of the prover: one per :meth:`_Core.mid` call and one per child
+generated (each child costs a move and a table look-up, about an alpha-beta
+node), checked by :meth:`_Core.tick` as in the solver.
 
 Values: ``WIN - n`` is a win for the seat to move when the deal ends after
 ``n`` more plies, ``-(WIN - n)`` a loss, 0 a draw; the search's estimates lie
@@ -92,7 +140,7 @@ EXACT_DEPTH = 127  # the depth stored with a value that rests on no estimate (go
 MAX_DEPTH = 100  # the deepest iteration of the search (depths are stored in a signed byte in C)
 NO_DEP = 1 << 30
 
-SEARCH, SOLVE, SOLVE_ALL = 0, 1, 2
+SEARCH, SOLVE, SOLVE_ALL, PROVE = 0, 1, 2, 3
 EMPTY, EXACT, LOWER, UPPER = 0, 1, 2, 3
 PICKUP = -1
 NONE = 63
@@ -108,6 +156,23 @@ GOES_ON, WENT_OUT, BOTH_OUT = 0, 1, 2
 # bonus for shedding a card the opponent cannot beat.
 CARD, TRUMP, KILLER, TEMPO, THREAT, THREAT_LEAD, SAFE_SHED = 100, 14, 10, 40, 200, 60, 60
 PICKUP_GUESS = -10_000
+
+# ----- df-pn (PROVE) ------------------------------------------------------------------------
+#: A proof or disproof number that stands for infinity; sums of finite numbers stop at ``PN_INF - 1``.
+PN_INF = 1 << 30
+#: The 1+epsilon trick: a child's threshold is the second-best number plus 1 plus a quarter of it.
+EPS_SHIFT = 2
+#: An OR node looks at this many of its moves at a time (best guess first); the rest stand as one child.
+WIDEN = 4
+#: Proof lengths (plies) are stored up to this; a longer proof is not reported.
+MAX_LENGTH = 9000
+#: Work (nodes of a subtree) is stored up to this.
+MAX_WORK = (1 << 32) - 1
+#: Xored into the table key of the question "can seat 1 force going out?" (seat 0: nothing).
+Z_ATTACKER = 0x9E3779B97F4A7C15
+#: What a child is for the prover: not decided by the move itself, the attacker went out, or a
+#: disproof by the move (the defender went out, both out, a repetition, MAX_PLY).
+OPEN, PROVED, DISPROVED = 0, 1, 2
 
 MASK64 = (1 << 64) - 1
 
@@ -218,6 +283,10 @@ class _Core:
         self.partial: tuple[int, int] | None = None
         #: SOLVE_ALL: ``(move, value)`` of the root moves solved so far.
         self.solved: list[tuple[int, int]] = []
+        #: PROVE: the table (slot -> (key, pn, dn, length, work, move)), the seat asked about and its key.
+        self.ptt: dict[int, tuple[int, int, int, int, int, int]] = {}
+        self.attacker = 0
+        self.akey = 0
 
     # ----- the rules ----------------------------------------------------------------
 
@@ -708,10 +777,192 @@ class _Core:
                 best_move, best = m, v
         return best_move, best, values
 
+    # ----- the prover (df-pn) ---------------------------------------------------------------
+
+    def p_lookup(self, key: int) -> tuple[int, int, int, int, int, int] | None:
+        """The prover's entry ``(key, pn, dn, length, work, move)`` of ``key``, or None: the table is
+        in buckets of two slots."""
+        i = key & self.tt_mask & ~1
+        for j in (i, i + 1):
+            e = self.ptt.get(j)
+            if e is not None and e[0] == key:
+                return e
+        return None
+
+    def p_store(self, key: int, pn: int, dn: int, length: int, work: int, move: int) -> None:
+        """Store a prover entry: in the slot of the same key, else an empty slot, else over the
+        entry of the bucket with less work (the first on a tie)."""
+        i = key & self.tt_mask & ~1
+        a = self.ptt.get(i)
+        b = self.ptt.get(i + 1)
+        if a is not None and a[0] == key:
+            j = i
+        elif b is not None and b[0] == key:
+            j = i + 1
+        elif a is None:
+            j = i
+        elif b is None:
+            j = i + 1
+        else:
+            j = i if a[4] <= b[4] else i + 1
+        self.ptt[j] = (key, pn, dn, min(length, MAX_LENGTH), min(work, MAX_WORK), move)
+
+    def repeats(self, ply: int) -> bool:
+        """Whether the position just reached at ``ply`` is one of ``draw_hashes`` or repeats one on the
+        path (the prover's disproofs; the turn limit is checked at the root, see :meth:`prove`)."""
+        h = self.hash
+        if h in self.draws:
+            return True
+        path = self.path
+        return any(path[j] == h for j in range(ply - 2, -1, -2))
+
+    def p_guess(self) -> tuple[int, int]:
+        """The first proof and disproof numbers of a position not in the table: the own turns the
+        attacker needs at least to shed its hand (a turn sheds at most two cards), and 1."""
+        return (self.hands[self.attacker].bit_count() + 1) >> 1, 1
+
+    def p_children(self, ply: int, moves: list[int]) -> list[list[int]]:
+        """``[move, kind, key, pn, dn, length]`` of each move of ``moves``: kind :data:`PROVED` (the
+        attacker went out, or will at once: pn 0), :data:`DISPROVED` (the defender went out or will at
+        once, both out, a repetition, :data:`MAX_PLY`: dn 0) or :data:`OPEN` (pn, dn from the table,
+        else from :meth:`p_guess`).  Each child counts as a node (:meth:`tick`)."""
+        a = self.attacker
+        kids = []
+        for m in moves:
+            self.tick()
+            mover = self.p
+            code = self.make(m)
+            if code == WENT_OUT and mover == a:
+                kids.append([m, PROVED, 0, 0, PN_INF, 0])
+            elif code != GOES_ON or ply + 1 >= MAX_PLY or self.repeats(ply + 1):
+                kids.append([m, DISPROVED, 0, PN_INF, 0, 0])
+            elif self.hands[self.p].bit_count() <= 2 and self.win_now():  # the seat to move goes out next
+                kids.append([m, PROVED, 0, 0, PN_INF, 1] if self.p == a else [m, DISPROVED, 0, PN_INF, 0, 0])
+            else:
+                key = self.hash ^ self.akey
+                e = self.p_lookup(key)
+                if e is not None:
+                    kids.append([m, OPEN, key, e[1], e[2], e[3]])
+                else:
+                    pn, dn = self.p_guess()
+                    kids.append([m, OPEN, key, pn, dn, 0])
+            self.unmake()
+        return kids
+
+    def mid(self, ply: int, thpn: int, thdn: int) -> tuple[int, int, int]:
+        """Df-pn's multiple iterative deepening at the current position (at ``ply`` on the path):
+        search until its proof number reaches ``thpn`` or its disproof number ``thdn``, store it and
+        return ``(pn, dn, length)`` (length: plies of the proof's strategy when pn is 0).
+
+        An OR node looks at its moves :data:`WIDEN` at a time, best guess first: the moves not yet
+        looked at stand as one more child (pn: one more than the attacker's first guess here, dn:
+        their number), and choosing it looks at the next ones."""
+        self.tick()
+        start = self.nodes
+        key = self.hash ^ self.akey
+        self.path[ply] = self.hash
+        or_node = self.p == self.attacker
+        hp = self.hands[self.p]
+        if ply and hp.bit_count() <= 2 and self.win_now():  # the seat to move goes out at once
+            pn, dn, length = (0, PN_INF, 1) if or_node else (PN_INF, 0, 0)
+            self.p_store(key, pn, dn, length, 1, NO_MOVE)
+            return pn, dn, length
+        moves, _ = self.ordered(False)
+        cnt = len(moves)
+        ngen = WIDEN if or_node and cnt > WIDEN else cnt
+        rest_pn = ((hp.bit_count() + 1) >> 1) + 1
+        kids = self.p_children(ply, moves[:ngen])
+        while True:
+            # (or node: pn the least, dn the sum; and node the other way round)
+            mine, other = (3, 4) if or_node else (4, 3)
+            best = 0
+            least = second = PN_INF
+            total = 0
+            nk = len(kids)
+            for i in range(nk + 1):
+                if i < nk:
+                    x, y = kids[i][mine], kids[i][other]
+                elif ngen < cnt:
+                    x, y = rest_pn, cnt - ngen
+                else:
+                    break
+                if x < least:
+                    second = least
+                    least = x
+                    best = i
+                elif x < second:
+                    second = x
+                total = PN_INF if y >= PN_INF or total >= PN_INF else min(total + y, PN_INF - 1)
+            pn, dn = (least, total) if or_node else (total, least)
+            if pn >= thpn or dn >= thdn:
+                break
+            if best == nk:  # look at the next moves
+                to = ngen + WIDEN if cnt - ngen > WIDEN else cnt
+                kids += self.p_children(ply, moves[ngen:to])
+                ngen = to
+                continue
+            kid = kids[best]
+            child_first = min(thpn if or_node else thdn, second + 1 + (second >> EPS_SHIFT))
+            if or_node:
+                cpn, cdn = child_first, thdn - dn + kid[4]
+            else:
+                cpn, cdn = thpn - pn + kid[3], child_first
+            self.make(kid[0])
+            try:
+                kid[3], kid[4], kid[5] = self.mid(ply + 1, cpn, cdn)
+            finally:
+                self.unmake()
+        length = 0
+        move = NO_MOVE
+        if pn == 0:
+            if or_node:
+                length = MAX_LENGTH
+                for kid in kids:
+                    if kid[3] == 0 and kid[5] < length:
+                        length, move = kid[5], kid[0]
+            else:
+                length = max(kid[5] for kid in kids)
+            length += 1
+        self.p_store(key, pn, dn, length, self.nodes - start + 1, move)
+        return pn, dn, length
+
+    def prove(self, attacker: int) -> tuple[int, int]:
+        """Df-pn on "can ``attacker`` force going out from the root?": ``(length, move)`` of a proof
+        (move: the root move it plays, :data:`NO_MOVE` when the attacker is not to move), or
+        ``(0, NO_MOVE)`` when there is none (disproven, or a proof too long for the turn limit).
+        Raises :class:`_Stop` when the budget runs out."""
+        self.attacker = attacker
+        self.akey = Z_ATTACKER if attacker else 0
+        pn, _, length = self.mid(0, PN_INF, PN_INF)
+        if pn != 0 or length > MAX_LENGTH or (self.limit and self.root_turn + length > self.limit):
+            return 0, NO_MOVE
+        e = self.p_lookup(self.hash ^ self.akey)
+        return length, e[5] if e is not None and attacker == self.p else NO_MOVE
+
+
+    def prove_both(self, max_nodes: int, time_s: float) -> tuple[int, int, int, int, int, list[tuple[int, int]]]:
+        """:data:`PROVE` at the root: a win for the seat to move, then a loss, the first question with
+        half the budget (nodes and seconds), the second with the rest; :func:`run`'s answer."""
+        deadline = self.deadline
+        self.max_nodes = max_nodes // 2
+        if time_s > 0:
+            self.deadline = deadline - time_s / 2
+        me = self.p
+        for attacker in (me, 1 - me):
+            try:
+                length, move = self.prove(attacker)
+            except _Stop:
+                length, move = 0, NO_MOVE
+            if length:
+                return move, WIN - length if attacker == me else length - WIN, 0, self.nodes, DONE, []
+            self.max_nodes = max_nodes
+            self.deadline = deadline
+        return NO_MOVE, 0, 0, self.nodes, STOPPED, []
+
 
 def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0, max_depth: int = 64,
         tt_bits: int = DEFAULT_TT_BITS) -> tuple[int, int, int, int, int, list[tuple[int, int]]]:
-    """Search or solve the position ``spec`` (see the module docstring) for the seat to move.
+    """Search, solve or prove the position ``spec`` (see the module docstring) for the seat to move.
 
     Returns ``(move, value, depth, nodes, status, values)``:
 
@@ -721,12 +972,18 @@ def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0,
     * :data:`SOLVE` / :data:`SOLVE_ALL`: the best move and the exact value (see the module
       docstring), depth 0, the nodes, ``status`` :data:`DONE` or :data:`STOPPED` (the budget ran
       out: move and value mean nothing), and for :data:`SOLVE_ALL` ``(move, value)`` of every
-      legal move in root order (when stopped, of the moves solved before the budget ran out).
+      legal move in root order (when stopped, of the moves solved before the budget ran out);
+    * :data:`PROVE`: status :data:`DONE` when the prover proved an outcome: value ``WIN - n`` (the
+      seat to move wins within ``n`` plies; move: the proof's first move) or ``-(WIN - n)`` (it
+      loses within ``n`` plies; move :data:`NO_MOVE`); else :data:`STOPPED`, value 0, move
+      :data:`NO_MOVE` (no proof within the budget: a draw is never proven).  The win question has
+      half the budget, the loss question the rest; depth 0, no values.  Give it a budget
+      (``max_nodes`` or ``time_s``): a search with repetitions may not end by itself.
 
     The position must have a legal move (the deal not over).  Raises ``ValueError`` on a bad
     mode or table size.
     """
-    if mode not in (SEARCH, SOLVE, SOLVE_ALL):
+    if mode not in (SEARCH, SOLVE, SOLVE_ALL, PROVE):
         raise ValueError(f"unknown mode {mode!r}")
     if not 10 <= tt_bits <= 28:
         raise ValueError(f"tt_bits must be 10..28, not {tt_bits!r}")
@@ -734,6 +991,8 @@ def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0,
     if mode == SEARCH:
         move, value, depth, proven = core.iterate(max(1, min(max_depth, MAX_DEPTH)))
         return move, value, depth, core.nodes, proven, []
+    if mode == PROVE:
+        return core.prove_both(max_nodes, time_s)
     try:
         move, value, values = core.root_solve(mode == SOLVE_ALL)
     except _Stop:

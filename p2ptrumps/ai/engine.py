@@ -25,7 +25,20 @@ from dataclasses import dataclass
 
 from ..rules import BEAT, LEAD, NO_CARD, PICK_UP, Move, Position
 from . import core
-from .core import DEFAULT_TT_BITS, DONE, NONE, PICKUP, SEARCH, SOLVE, SOLVE_ALL, WIN, WIN_BOUND, position_hash
+from .core import (
+    DEFAULT_TT_BITS,
+    DONE,
+    NO_MOVE,
+    NONE,
+    PICKUP,
+    PROVE,
+    SEARCH,
+    SOLVE,
+    SOLVE_ALL,
+    WIN,
+    WIN_BOUND,
+    position_hash,
+)
 
 Runner = Callable[..., tuple[int, int, int, int, int, list[tuple[int, int]]]]
 
@@ -63,8 +76,16 @@ def _load() -> tuple[Runner, bool]:
 
 RUN, COMPILED = _load()
 
-#: The transposition table of ``solve`` and ``analyse`` (64 MiB compiled): solving is worth the memory.
+#: The transposition table of ``solve`` and ``analyse`` (64 MiB compiled; the prover's, 24-byte slots:
+#: 96 MiB): solving is worth the memory.
 SOLVE_TT_BITS = 22
+#: :func:`solve` with ``prove``: the exact solver's share of the budget (nodes or seconds); the prover
+#: (df-pn) has the rest when the solver has not finished.  Measured with ``bench/solver_reach.py --prove
+#: --every`` (every move solved, as ``p2ptrumps solve`` does) on its 123 positions: outcomes settled at
+#: 500k / 5M nodes 31 / 35 by the solver alone, 33 / 37 with 0.5, 32 / 37 with 0.8, exact values the
+#: same 11 / 12 in all three.  (Without ``every``, 0.5 settles 38 outcomes at 5M where the solver alone
+#: settles 39, 0.8 the same 39: where only the position's value is asked the prover adds nothing there.)
+SOLVER_SHARE = 0.5
 
 
 def spec_of(position: Position, seed: int = 0) -> tuple[object, ...]:
@@ -113,8 +134,13 @@ class Solution:
         move: a best move: the fastest win, else a drawing move, else the slowest loss.
         moves: with ``every``, each legal move and its exact value (for the seat that plays it), in
             the order they were solved; when the budget ran out, those solved before.
-        nodes: positions visited.
+        nodes: positions visited (the solver's and the prover's).
         elapsed_s: seconds spent.
+        bound: when not solved, the prover's proven outcome with a bound on its length: ``WIN - n``
+            the seat to move wins within ``n`` plies (the fastest win takes ``n`` or fewer), ``-(WIN -
+            n)`` it loses within ``n`` plies (against best play the opponent goes out within ``n``);
+            0: none (no prover, or no proof within the budget).
+        bound_move: with a ``bound`` win, the move the proof plays first; else None.
     """
 
     solved: bool
@@ -123,18 +149,26 @@ class Solution:
     moves: tuple[tuple[Move, int], ...]
     nodes: int
     elapsed_s: float
+    bound: int = 0
+    bound_move: Move | None = None
 
     @property
     def outcome(self) -> str:
-        """``"win"``, ``"draw"``, ``"loss"`` (for the seat to move) or ``"unknown"``."""
+        """``"win"``, ``"draw"``, ``"loss"`` (for the seat to move) or ``"unknown"``; a ``bound`` counts
+        (its outcome is proven, only the length is not exact)."""
         if not self.solved:
-            return "unknown"
+            return "win" if self.bound > 0 else "loss" if self.bound < 0 else "unknown"
         return "win" if self.value > WIN_BOUND else "loss" if self.value < -WIN_BOUND else "draw"
 
 
 def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, every: bool = False,
-          tt_bits: int = SOLVE_TT_BITS) -> Solution:
+          tt_bits: int = SOLVE_TT_BITS, prove: bool = False) -> Solution:
     """Solve ``position`` exactly (RULES.md §7 ends, repetition and turn limit included).
+
+    With ``prove``, the exact solver has :data:`SOLVER_SHARE` of the budget; if it does not finish,
+    the prover (df-pn, :data:`~.core.PROVE`) has the rest to prove a win, then a loss, for the seat
+    to move: a proof gives ``bound`` (the outcome proven, its length an upper bound), never an
+    exact value, and a draw is never proven that way.
 
     Args:
         position: a deal not yet over (not modified).
@@ -142,6 +176,7 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
         max_nodes: positions at most (0: no limit); one of the two budgets must be set.
         every: also the exact value of every legal move.
         tt_bits: the transposition table has ``2**tt_bits`` entries (10..28).
+        prove: let the prover try where the solver does not finish (see above).
     Raises:
         ValueError: the deal is over, no budget, or a bad ``tt_bits``.
     """
@@ -150,14 +185,25 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
     if not budget_s and not max_nodes:
         raise ValueError("give a time budget or a node budget")
     pile_empty = not position.pile
+    share = SOLVER_SHARE if prove else 1.0
+    spec = spec_of(position)
     t0 = time.perf_counter()
-    move, value, _, nodes, status, values = RUN(spec_of(position), SOLVE_ALL if every else SOLVE,
-                                                max_nodes=max_nodes, time_s=budget_s or 0.0, tt_bits=tt_bits)
-    elapsed = time.perf_counter() - t0
+    move, value, _, nodes, status, values = RUN(spec, SOLVE_ALL if every else SOLVE,
+                                                max_nodes=max(1, int(max_nodes * share)) if max_nodes else 0,
+                                                time_s=(budget_s or 0.0) * share,
+                                                tt_bits=tt_bits)
     move_values = tuple((to_move(m, pile_empty), v) for m, v in values)
-    if status != DONE:
-        return Solution(False, 0, None, move_values, nodes, elapsed)
-    return Solution(True, value, to_move(move, pile_empty), move_values, nodes, elapsed)
+    if status == DONE:
+        return Solution(True, value, to_move(move, pile_empty), move_values, nodes, time.perf_counter() - t0)
+    bound, bound_move = 0, None
+    rest_nodes = max_nodes - nodes if max_nodes else 0
+    rest_s = budget_s - (time.perf_counter() - t0) if budget_s else 0.0
+    if prove and (not max_nodes or rest_nodes > 0) and (not budget_s or rest_s > 0):
+        m, v, _, prover_nodes, status, _ = RUN(spec, PROVE, max_nodes=rest_nodes, time_s=rest_s, tt_bits=tt_bits)
+        nodes += prover_nodes
+        if status == DONE:
+            bound, bound_move = v, None if m == NO_MOVE else to_move(m, pile_empty)
+    return Solution(False, 0, None, move_values, nodes, time.perf_counter() - t0, bound, bound_move)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,11 @@ The position is a position text (``protocol/position.md``), as ``replay`` shows
 it.  The solver (:func:`p2ptrumps.ai.engine.solve`) gives, within the budget,
 the result of the position for the seat to move against best play -- a win, a
 draw or a loss, and how many turns it takes -- and the same for every legal
-move, or says that it is unknown within the budget.  With ``--nodes N`` the
+move, or says that it is unknown within the budget.  The exact solver has
+half the budget first (:data:`~p2ptrumps.ai.engine.SOLVER_SHARE`); when it does
+not finish, a proof-number search (df-pn) has the rest to prove a win or a loss
+for the seat to move, printed "wins in at most N" / "loses in at most N" (the
+outcome is proven, N an upper bound on the turns).  With ``--nodes N`` the
 budget is N positions instead of seconds, and the output (text or JSON) is the
 same on every run and machine: it leaves out the seconds spent.
 
@@ -47,9 +51,12 @@ def report(position: Position, solution: Solution | None, budget_s: float, nodes
     protocol/record.md §5), else ``to_move``, ``solved``, ``result`` (``win``/``draw``/``loss``/
     ``unknown`` for the seat to move), ``plies`` (to the end, null for a draw), ``verdict`` (words),
     ``best`` (a best move's code).  When the budget ran out (``solved`` false) but a move is proven to
-    win, ``result`` is ``win``, ``plies`` the fastest proven win's (an upper bound), ``verdict``
-    ``"wins in at most N"`` and ``best`` that move; ``moves`` (each legal move's ``move`` code with its ``result``,
-    ``plies`` and ``verdict``, or ``result`` ``unknown``), ``nodes``, ``seconds``, ``budget_s``,
+    win or the prover (df-pn) proved a win, ``result`` is ``win``, ``plies`` the shortest proven
+    win's (an upper bound), ``verdict`` ``"wins in at most N"`` and ``best`` that move; when the
+    prover proved a loss, ``result`` is ``loss``, ``plies`` an upper bound (the opponent can force
+    going out within that many plies), ``verdict`` ``"loses in at most N"``, ``best`` null; ``moves``
+    (each legal move's ``move`` code with its ``result``, ``plies`` and ``verdict``, or ``result``
+    ``unknown``), ``nodes``, ``seconds``, ``budget_s``,
     ``budget_nodes`` (``nodes``: the node budget, 0 for a time budget; with a node budget
     ``seconds`` is left out, so that the report depends only on the position and the budget),
     ``compiled`` (whether the compiled core ran)."""
@@ -69,6 +76,9 @@ def report(position: Position, solution: Solution | None, budget_s: float, nodes
     elif won is not None:  # a move is proven to win: so is the position (the fastest win may be unproven)
         move, value = won
         out.update({"result": "win", "plies": plies_of(value), "verdict": _at_most(value), "best": move.code})
+    elif solution.bound < 0:  # the prover proved a loss
+        out.update({"result": "loss", "plies": plies_of(solution.bound), "verdict": _at_most(solution.bound),
+                    "best": None})
     else:
         out.update({"result": "unknown", "plies": None, "verdict": f"unknown within {_within(budget_s, nodes)}",
                     "best": None})
@@ -85,15 +95,20 @@ def report(position: Position, solution: Solution | None, budget_s: float, nodes
 
 
 def _proven_win(solution: Solution) -> tuple[Move, int] | None:
-    """When the budget ran out but some moves were solved, the fastest proven winning move and its
-    value: the position is then a win for the seat to move, in at most that many plies."""
+    """When the budget ran out but some moves were solved or the prover proved a win, the proven
+    winning move with the fewest plies (a solved move's value, or the prover's ``bound``; the solved
+    move on a tie): the position is then a win for the seat to move, in at most that many plies."""
+    if solution.solved:
+        return None
     wins = [(m, v) for m, v in solution.moves if v > WIN_BOUND]
-    return max(wins, key=lambda mv: mv[1]) if wins and not solution.solved else None
+    if solution.bound > 0 and solution.bound_move is not None:
+        wins.append((solution.bound_move, solution.bound))
+    return max(wins, key=lambda mv: mv[1]) if wins else None
 
 
 def _at_most(value: int) -> str:
-    """``"wins in at most 3"``: a proven win whose fastest line is not proven."""
-    return verdict(value).replace("wins in ", "wins in at most ", 1)
+    """``"wins in at most 3"`` / ``"loses in at most 2"``: a proven outcome whose length is a bound."""
+    return verdict(value).replace(" in ", " in at most ", 1)
 
 
 def _plies_text(plies: int | None) -> str:
@@ -127,6 +142,9 @@ def format_text(position: Position, solution: Solution | None, budget_s: float, 
         lines.append(f"{who}: {_at_most(won[1])}{_plies_text(plies_of(won[1]))}; not every move solved "
                      f"within {_within(budget_s, nodes)}")
         lines.append(f"a winning move: {short_label(won[0], ascii_only)}")
+    elif solution.bound < 0:
+        lines.append(f"{who}: {_at_most(solution.bound)}{_plies_text(plies_of(solution.bound))}; not every "
+                     f"move solved within {_within(budget_s, nodes)}")
     else:
         lines.append(f"{who}: unknown within {_within(budget_s, nodes)}")
     known = dict(solution.moves)
@@ -152,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     budget_s: float = args.budget
     nodes: int = getattr(args, "nodes", 0)
     solution = None if position.outcome is not None else solve(position, None if nodes else budget_s, nodes,
-                                                                every=True)
+                                                                every=True, prove=True)
     if args.json:
         print(json.dumps(report(position, solution, budget_s, nodes), ensure_ascii=False))
     else:
