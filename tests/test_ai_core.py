@@ -291,6 +291,43 @@ def test_solver_matches_the_real_rules_with_a_history() -> None:
     assert checked >= 30
 
 
+# The first depth that proves a win may see only a longer win than the fastest: forced moves use up
+# no depth, so a win with fewer choices but more plies is found first, and the table holds wins proven
+# deeper than the depth can measure.  The solver used to give that longer win (or loss) as exact.
+LENGTH_CASES = [
+    # a forced pick-up, then a win in 10 plies: 11 (the real rules' brute force agrees), not 15
+    ("v1/DC/6CJHKS/9DADTH/TD6DKC/0/0/36.sixes.must.r3.t1000", WIN - 11, None),
+    # every move's value, as ``solve`` shows them: the beat K♠/Q♠ loses in 14 plies, not 16
+    ("v1/DH/9CQSKS/JC6D7DTDKDAD9SAS/6H9HJHJS8D9DQHQCKCAC6C8CTCJD8HKH6SQDTHAH7STS7C7H8S/0/82/36.sixes.must.r3.t1000",
+     -(WIN - 16), {"QS/9C": -(WIN - 16), "QS/KS": -(WIN - 16), "KS/9C": -(WIN - 16), "KS/QS": -(WIN - 14)}),
+    # J♥ with a club as the second card loses in 12 plies, not 18
+    ("v1/DS/JCKCQDKD9HTHQHKHAHTSJSQS/TCQC6D7DJH/6S8SAC8D7S9S7H8H6C8C9DKS7C9CTDADASJD6H/1/31/36.sixes.must.r3.t1000",
+     -(WIN - 18), {"JH/6D": -(WIN - 18), "JH/7D": -(WIN - 18), "JH/QC": -(WIN - 12), "JH/TC": -(WIN - 12)}),
+]
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
+@pytest.mark.parametrize(("text", "value", "moves"), LENGTH_CASES, ids=["forced-pickup", "loss-16", "loss-18"])
+def test_the_solver_gives_the_exact_length_behind_forced_moves(
+        request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, pure: bool, text: str, value: int,
+        moves: dict[str, int] | None) -> None:
+    from p2ptrumps.ai import engine
+
+    monkeypatch.setattr(engine, "RUN", core.run if pure else request.getfixturevalue("compiled").run)
+    p = parse_position(text)
+    s = solve(p, None, max_nodes=300_000, every=moves is not None)
+    assert (s.solved, s.value) == (True, value)
+    if moves is None:
+        assert true_value(p.copy(), 11) == value
+        return
+    assert {str(m): v for m, v in s.moves} == moves
+    for m, v in s.moves:  # each move's value is its position's, solved afresh, one ply on
+        q = p.copy()
+        q.push(m)
+        after = solve(q, None, max_nodes=300_000).value
+        assert v == (-(after - 1) if after > WIN_BOUND else -(after + 1)), m
+
+
 def test_solver_gives_up_when_the_budget_runs_out() -> None:
     p = start_position(b"too big", RuleSet(), (0, 2), 0)
     s = solve(p, None, max_nodes=5000, every=True)

@@ -486,7 +486,11 @@ static int negamax(Core *S, int depth, int alpha, int beta, int ply) {
     }
     int n = popcount(hp);
     if (n <= 2 && win_now(S)) return WIN - ply - 1;
-    if (!S->prune) { /* a proof test no one can pass within depth (see core.py) */
+    if (!S->prune) { /* the distance bounds, then a proof test no one can pass within depth (see core.py) */
+        int top = WIN - ply - 2 * ((n + 1) >> 1) + 1;
+        if (alpha >= top) return top;
+        int bottom = -(WIN - ply - 2 * ((popcount(S->hands[1 - p]) + 1) >> 1));
+        if (beta <= bottom) return bottom;
         if (alpha >= WIN_BOUND - 1 && (n - 1) >> 1 > depth) {
             S->inexact = S->horizon = 1;
             return WIN_BOUND - 1;
@@ -754,7 +758,19 @@ static int solve_here(Core *S, int ply) {
         if (v >= WIN_BOUND) {
             int w = negamax(S, depth, WIN_BOUND - 1, INF, ply);
             if (S->stop) return 0;
-            return w >= WIN_BOUND ? w : v;
+            int deeper = w < v;
+            if (w < v) w = v;
+            int plies = WIN - w - ply;
+            if (plies > depth || deeper) { /* a faster win may need more choices (see core.py) */
+                if (plies > MAX_DEPTH) {
+                    S->stop = 1;
+                    return 0;
+                }
+                int x = negamax(S, plies > depth ? plies : depth, w - 1, INF, ply);
+                if (S->stop) return 0;
+                if (x > w) w = x;
+            }
+            return w;
         }
         int not_win = !S->inexact;
         v = negamax(S, depth, -WIN_BOUND, -WIN_BOUND + 1, ply);
@@ -762,7 +778,19 @@ static int solve_here(Core *S, int ply) {
         if (v <= -WIN_BOUND) {
             int w = negamax(S, depth, -INF, -WIN_BOUND + 1, ply);
             if (S->stop) return 0;
-            return w <= -WIN_BOUND ? w : v;
+            int deeper = w > v;
+            if (w > v) w = v;
+            int plies = WIN + w - ply;
+            if (plies > depth || deeper) {
+                if (plies > MAX_DEPTH) {
+                    S->stop = 1;
+                    return 0;
+                }
+                int x = negamax(S, plies > depth ? plies : depth, -INF, w + 1, ply);
+                if (S->stop) return 0;
+                if (x < w) w = x;
+            }
+            return w;
         }
         if (not_win && !S->inexact) return 0;
     }

@@ -548,6 +548,15 @@ class _Core:
         if n <= 2 and self.win_now():
             return WIN - ply - 1
         if not self.prune:
+            # The distance bounds: a seat holding ``n`` cards goes out on its ``(n + 1) // 2``-th turn
+            # at the earliest (a turn sheds at most two cards), the opponent likewise; a window
+            # beyond them fails without the search (exact bounds: they rest on no estimate).
+            top = WIN - ply - 2 * ((n + 1) >> 1) + 1
+            if alpha >= top:
+                return top
+            bottom = -(WIN - ply - 2 * ((self.hands[1 - p].bit_count() + 1) >> 1))
+            if beta <= bottom:
+                return bottom
             # A proof test no one can pass within ``depth``: a seat holding ``n`` cards needs at least
             # ``(n - 1) // 2`` moves of its own that use up depth (each sheds at most two cards, and a
             # move is forced, using none, only when it picks up or leaves at most two cards), so a win
@@ -728,19 +737,39 @@ class _Core:
         Iterative deepening of two null-window tests per depth: is it a win (a value of at least
         ``WIN_BOUND``)?  is it a loss (at most ``-WIN_BOUND``)?  A test that succeeds is proven
         (only going out ends a line with such a value), and a search with the window above
-        (below) the bound then gives the length of the fastest win (slowest loss).  When both
+        (below) the bound then gives the length of the fastest win (slowest loss).  That search
+        is only as deep as the test, while forced moves use up no depth and the table holds wins
+        proven deeper: the first depth that proves a win may see only a longer win than the
+        fastest (one with fewer choices on the way, or none of its own within the depth).  So
+        when the win known takes ``n`` plies and ``n`` is more than the depth (or the search
+        within the depth did not see it), a search ``n`` deep, which holds every line of at most
+        ``n`` plies, gives the exact length; likewise for a loss (the opponent's fastest win).  When both
         fail and neither rests on an estimate, the position is a draw.  Raises :class:`_Stop` when
         the budget or :data:`MAX_DEPTH` runs out."""
         for depth in range(1, MAX_DEPTH + 1):
             v = self.negamax(depth, WIN_BOUND - 1, WIN_BOUND, ply)
             if v >= WIN_BOUND:
                 w = self.negamax(depth, WIN_BOUND - 1, INF, ply)
-                return w if w >= WIN_BOUND else v
+                deeper = w < v
+                w = max(w, v)  # v is proven (a win found in the table may be longer than the depth)
+                plies = WIN - w - ply
+                if plies > depth or deeper:  # a faster win may need more choices: forced moves cost no depth
+                    if plies > MAX_DEPTH:
+                        raise _Stop
+                    w = max(w, self.negamax(max(plies, depth), w - 1, INF, ply))
+                return w
             not_win = not self.inexact
             v = self.negamax(depth, -WIN_BOUND, -WIN_BOUND + 1, ply)
             if v <= -WIN_BOUND:
                 w = self.negamax(depth, -INF, -WIN_BOUND + 1, ply)
-                return w if w <= -WIN_BOUND else v
+                deeper = w > v
+                w = min(w, v)
+                plies = WIN + w - ply
+                if plies > depth or deeper:  # the opponent's fastest win may need more choices
+                    if plies > MAX_DEPTH:
+                        raise _Stop
+                    w = min(w, self.negamax(max(plies, depth), -INF, w + 1, ply))
+                return w
             if not_win and not self.inexact:
                 return 0
         raise _Stop
