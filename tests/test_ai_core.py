@@ -269,6 +269,16 @@ def true_value(p: Position, depth: int) -> int | None:
     return None if unknown else best
 
 
+def give_a_history(p: Position, rng: random.Random) -> None:
+    """Give ``p`` a history: earlier occurrences (once or twice) of the positions after its first two
+    moves, so that some continuations are repetitions (RULES.md §7)."""
+    for m in p.legal_moves()[:2]:
+        q = p.copy()
+        q.push(m)
+        if q.outcome is None:
+            p._counts[q.key()] = rng.choice((1, 1, 2))
+
+
 def test_solver_matches_the_real_rules_with_a_history() -> None:
     """Positions whose history makes some continuations repetitions (RULES.md §7: the third
     occurrence draws, or the second with repetition 2): the solver's value is the real one."""
@@ -276,12 +286,7 @@ def test_solver_matches_the_real_rules_with_a_history() -> None:
     checked = 0
     cases = small_endgames(30, 10, (2, 2), 4, RuleSet(repetition=2)) + small_endgames(30, 11, (2, 2), 4)
     for p in cases:
-        # give the position a history: a few earlier occurrences of positions near it
-        for m in p.legal_moves()[:2]:
-            q = p.copy()
-            q.push(m)
-            if q.outcome is None:
-                p._counts[q.key()] = rng.choice((1, 1, 2))
+        give_a_history(p, rng)
         want = true_value(p.copy(), 9)
         if want is None:
             continue
@@ -491,11 +496,7 @@ def test_a_repetition_does_not_fool_the_prover() -> None:
     fooled = checked = 0
     for p in small_endgames(40, 10, (2, 2), 4, RuleSet(repetition=2)) + small_endgames(40, 11, (2, 2), 4):
         fresh = p.copy()
-        for m in p.legal_moves()[:2]:
-            q = p.copy()
-            q.push(m)
-            if q.outcome is None:
-                p._counts[q.key()] = rng.choice((1, 1, 2))
+        give_a_history(p, rng)
         want = true_value(p.copy(), 9)
         if want is None:
             continue

@@ -133,25 +133,28 @@ class Questions:
     def mark_trump(self, suit: int) -> None:
         """Mark ``suit`` on the trump screen and say that Enter chooses it (a suit key only marks:
         a key meant for something else must not choose a trump); the opponent's trump is refused."""
+        if not self._trump_open_to(suit):
+            return
+        self._core.state.trump_choice = suit
+        self._core.show_message(f"{suit_label(suit)} {SUIT_NAMES[suit]} marked: Enter chooses it as your trump",
+                                "hint")
+
+    def _trump_open_to(self, suit: int) -> bool:
+        """Whether the trump screen is up and ``suit`` may be taken (else says why, for the opponent's)."""
         core = self._core
-        s = core.state
-        if s.mode != Mode.TRUMP:
-            return
-        if suit == s.trump_taken:
+        if core.state.mode != Mode.TRUMP:
+            return False
+        if suit == core.state.trump_taken:
             core.show_message(f"{suit_label(suit)} is your opponent's trump: choose another suit", "error")
-            return
-        s.trump_choice = suit
-        core.show_message(f"{suit_label(suit)} {SUIT_NAMES[suit]} marked: Enter chooses it as your trump", "hint")
+            return False
+        return True
 
     def choose_trump(self, suit: int) -> None:
         """Choose ``suit`` as the person's trump (refused if the opponent took it)."""
+        if not self._trump_open_to(suit):
+            return
         core = self._core
         s = core.state
-        if s.mode != Mode.TRUMP:
-            return
-        if suit == s.trump_taken:
-            core.show_message(f"{suit_label(suit)} is your opponent's trump: choose another suit", "error")
-            return
         s.trump_choice = suit
         s.mode = Mode.IDLE
         core.show_message("")
