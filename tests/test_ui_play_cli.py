@@ -39,6 +39,16 @@ def test_no_terminal_is_refused_before_anything_is_created(tmp_path: Path,
     assert not (tmp_path / "records").exists()
 
 
+def test_a_bad_option_is_named_before_the_missing_terminal(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--position", "x", "--log-dir", str(tmp_path / "records")]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[1] == ("p2ptrumps play: --position: version: 'x' is not a position text, which starts "
+                                   "with v1/ (like v1/SH/6S7SKS/9D6H/9CTC/0/12/36.sixes.must.r3.t1000)")
+    assert "terminal" not in err
+    assert not (tmp_path / "records").exists()
+
+
 class _Tty:
     def isatty(self) -> bool:
         return True

@@ -419,6 +419,18 @@ def _print(text: str) -> None:
         print(text, flush=True)
 
 
+def _config(args: argparse.Namespace, ascii_only: bool) -> PlayConfig:
+    """:func:`config_from_args`, its faults as :class:`~p2ptrumps.command.CommandError` (status 2)."""
+    try:
+        return config_from_args(args, ascii_only=ascii_only)
+    except PositionTextError as exc:
+        raise CommandError(f"--position: {exc}", usage=True) from None
+    except ContinueConflict as exc:
+        raise CommandError(str(exc), usage=True) from None
+    except NoGameToContinue as exc:
+        raise CommandError(f"{exc} (start one with `p2ptrumps play`)") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``p2ptrumps play``; returns the exit status: 0; 1 if the record could not be
     saved at the end (it is then saved to the temporary directory); 128 + the signal's number
@@ -426,18 +438,12 @@ def run(args: argparse.Namespace) -> int:
     :class:`~p2ptrumps.command.CommandError` (status 2, nothing created) without a full-screen terminal
     or with an unwritable records directory."""
     if why := terminal_problem(sys.stdin, sys.stdout):
+        _config(args, bool(args.ascii))  # a fault of the options is named first (it reads, writes nothing)
         raise CommandError(f"this needs a full-screen terminal: {why} (for a match between AIs use "
                            "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)")
     ascii_only, note = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)),
                                     probe_fds=std_fds())
-    try:
-        config = config_from_args(args, ascii_only=ascii_only)
-    except PositionTextError as exc:
-        raise CommandError(f"--position: {exc}", usage=True) from None
-    except ContinueConflict as exc:
-        raise CommandError(str(exc), usage=True) from None
-    except NoGameToContinue as exc:
-        raise CommandError(f"{exc} (start one with `p2ptrumps play`)") from None
+    config = _config(args, ascii_only)
     try:
         prepare_dir(config.record_path.parent)
     except OSError as exc:
