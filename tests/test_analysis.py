@@ -193,6 +193,17 @@ def test_solve_with_a_node_budget_prints_the_same_every_run(capsys: pytest.Captu
     assert capsys.readouterr().err.endswith("p2ptrumps solve: --nodes: '999': a node budget must be at least 1000\n")
 
 
+@pytest.mark.parametrize("text", ["99999999999999999999999", "9223372036854775808", "10000000000000m"])
+def test_solve_refuses_a_node_budget_too_large_for_the_core(text: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A node budget past the core's 64-bit counter was an OverflowError traceback; now one line, status 2."""
+    with pytest.raises(SystemExit) as exc:
+        main(["solve", START, "--nodes", text])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"p2ptrumps solve: --nodes: {text!r}: a node budget must be at most 1000000000000 (1e12)\n")
+    assert "Traceback" not in err
+
+
 #: A 30-card position the solver does not settle within 100,000 positions; the prover (df-pn) proves the
 #: loss with the half it leaves (the exact value, from 20M positions: loses in 6, 12 plies).
 PROVEN_LOSS = ("v1/HS/THQHKHAH7S8S9STSJSQSKSAS/6C7C9CTCJCQCKCAC7D8D9DTDJDQDAD7H8H9H/KD6S6D6HJH8C/1/132/"

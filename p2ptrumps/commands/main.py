@@ -186,8 +186,14 @@ def one_of(*values: object) -> Callable[[str], object]:
     return check
 
 
+#: The largest node budget :func:`nodes_arg` takes: far beyond any useful search, well inside the core's
+#: signed 64-bit position counter (a larger one was an OverflowError).
+MAX_NODES = 10**12
+
+
 def nodes_arg(text: str) -> int:
-    """argparse type: a node budget per move, a whole number of at least 1000 (``200000``, ``200k``, ``2m``)."""
+    """argparse type: a node budget per move, a whole number from 1000 to :data:`MAX_NODES` (``200000``,
+    ``200k``, ``2m``); else :class:`argparse.ArgumentTypeError`."""
     raw = text.strip().lower()
     scale = {"k": 1000, "m": 1_000_000}.get(raw[-1:], 1)
     digits = raw[:-1] if scale != 1 else raw
@@ -197,6 +203,8 @@ def nodes_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of nodes (like 200000 or 200k)") from None
     if value < 1000:
         raise argparse.ArgumentTypeError(f"{text!r}: a node budget must be at least 1000")
+    if value > MAX_NODES:  # the core counts positions in a signed 64-bit number
+        raise argparse.ArgumentTypeError(f"{text!r}: a node budget must be at most {MAX_NODES} (1e12)")
     return value
 
 
