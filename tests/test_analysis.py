@@ -204,6 +204,39 @@ def test_solve_refuses_a_node_budget_too_large_for_the_core(text: str, capsys: p
     assert "Traceback" not in err
 
 
+def test_solve_stops_at_ctrl_c_inside_the_compiled_core(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C (SIGINT) during a long solve: one line and status 130 at once.  The compiled core ran
+    with the GIL released and never looked at signals, so it went on until its budget ran out (here
+    10^12 positions: the test hung until pytest-timeout failed it)."""
+    import _thread
+    import threading
+
+    from p2ptrumps.ai import engine
+
+    if not engine.COMPILED:
+        pytest.skip("the pure-Python core is interrupted by Python itself")
+    real_run = engine.RUN
+    timers: list[threading.Timer] = []
+
+    def run_then_interrupt(*args: object, **kwargs: object) -> object:
+        if not timers:  # the first search: SIGINT arrives while it runs (or just before: the same answer)
+            timers.append(threading.Timer(0.2, _thread.interrupt_main))
+            timers[0].start()
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "RUN", run_then_interrupt)
+    hard = ("v1/HD/6CQCKCAC6DJDQDKDADQHKHAH8S9SKSAS/7C8C8HJH6S7STSJSQS/6H7H9C7D9HTHTC8DTDJC9D/0/169/"
+            "36.sixes.must.r3.t1000")
+    try:
+        assert main(["solve", hard, "--nodes", "1000000000000"]) == 130
+    finally:
+        for t in timers:
+            t.join(timeout=10)
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", "p2ptrumps solve: interrupted\n")
+
+
 #: A 30-card position the solver does not settle within 100,000 positions; the prover (df-pn) proves the
 #: loss with the half it leaves (the exact value, from 20M positions: loses in 6, 12 plies).
 PROVEN_LOSS = ("v1/HS/THQHKHAH7S8S9STSJSQSKSAS/6C7C9CTCJCQCKCAC7D8D9DTDJDQDAD7H8H9H/KD6S6D6HJH8C/1/132/"

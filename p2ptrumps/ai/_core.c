@@ -22,6 +22,7 @@
 #define BRANCH 12
 #define FULL_WIDTH_CARDS 6
 #define CLOCK_EVERY 1024
+#define SIGNAL_EVERY (64 * 1024)
 #define EXACT_DEPTH 127
 #define MAX_DEPTH 100
 #define NO_DEP (1 << 30)
@@ -159,7 +160,8 @@ typedef struct {
     Undo stack[MAX_PLY + 8];
     uint8_t taken[MAX_PLY + 8][64];
     int sp;
-    int64_t nodes, next_check, max_nodes;
+    int64_t nodes, next_check, max_nodes, next_signal_check;
+    int interrupted; /* a signal handler raised (Ctrl-C): stop, and run() raises it */
     double deadline;
     int horizon, inexact, prune, dep, stop, has_partial, partial_move, partial_value;
     int64_t *keybuf;
@@ -283,9 +285,23 @@ static int tick(Core *S) {
     }
     if (S->nodes >= S->next_check) {
         S->next_check = S->nodes + CLOCK_EVERY;
-        if (S->deadline > 0 && now_s() > S->deadline) {
+        if (S->interrupted || (S->deadline > 0 && now_s() > S->deadline)) {
             S->stop = 1;
             return 1;
+        }
+        if (S->nodes >= S->next_signal_check) {
+            /* run() releases the GIL: take it back now and then so that Ctrl-C (SIGINT) stops a long
+               search at once rather than when its budget runs out (in the main thread only; elsewhere
+               PyErr_CheckSignals does nothing). */
+            S->next_signal_check = S->nodes + SIGNAL_EVERY;
+            PyGILState_STATE g = PyGILState_Ensure();
+            int raised = PyErr_CheckSignals();
+            PyGILState_Release(g);
+            if (raised) {
+                S->interrupted = 1;
+                S->stop = 1;
+                return 1;
+            }
         }
     }
     return 0;
@@ -1267,7 +1283,13 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
     free(S->kidbuf);
     free(S->tt);
     free(S->draws);
+    int interrupted = S->interrupted;
     free(S);
+    if (interrupted) { /* the exception PyErr_CheckSignals set (KeyboardInterrupt) */
+        free(moves);
+        free(values);
+        return NULL;
+    }
     if (count < 0) {
         free(moves);
         free(values);
