@@ -24,7 +24,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from datetime import date
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 from .. import __version__
 from ..cards import CardParseError, parse_suit
@@ -208,22 +208,26 @@ def nodes_arg(text: str) -> int:
     return value
 
 
-def think_pair_arg(text: str) -> tuple[float, float]:
-    """argparse type: ``S`` (both sides) or ``S,T`` (A then B) seconds per move, each as :func:`positive_float`."""
+T = TypeVar("T")
+
+
+def _pair(text: str, one: Callable[[str], T], what: str) -> tuple[T, T]:
+    """``X`` (both sides) or ``X,Y`` (A then B), each read by ``one``; ``what`` names the forms in the error."""
     parts = text.split(",")
     if len(parts) > 2:
-        raise argparse.ArgumentTypeError(f"{text!r}: give S for both sides or S,T for A and B")
-    values = [positive_float(part) for part in parts]
+        raise argparse.ArgumentTypeError(f"{text!r}: give {what}")
+    values = [one(part) for part in parts]
     return (values[0], values[-1])
+
+
+def think_pair_arg(text: str) -> tuple[float, float]:
+    """argparse type: ``S`` (both sides) or ``S,T`` (A then B) seconds per move, each as :func:`positive_float`."""
+    return _pair(text, positive_float, "S for both sides or S,T for A and B")
 
 
 def node_pair_arg(text: str) -> tuple[int, int]:
     """argparse type: ``N`` (both sides) or ``N,M`` (A then B) node budgets, each as :func:`nodes_arg`."""
-    parts = text.split(",")
-    if len(parts) > 2:
-        raise argparse.ArgumentTypeError(f"{text!r}: give N for both sides or N,M for A and B")
-    values = [nodes_arg(part) for part in parts]
-    return (values[0], values[-1])
+    return _pair(text, nodes_arg, "N for both sides or N,M for A and B")
 
 
 def sprt_arg(text: str) -> tuple[float, float]:
