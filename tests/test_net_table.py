@@ -10,6 +10,7 @@ table's moves must be the ones in the signed chain.
 from __future__ import annotations
 
 import asyncio
+import errno
 import io
 import re
 import threading
@@ -24,7 +25,7 @@ from prompt_toolkit.output import DummyOutput
 from p2ptrumps.ai import AIPlayer
 from p2ptrumps.cards import Card
 from p2ptrumps.match import Action, DealStarted, Event
-from p2ptrumps.net import config, dial, lobby, remote, resume
+from p2ptrumps.net import config, dial, lobby, logfile, remote, resume
 from p2ptrumps.net.table import display_name, play_in_table
 from p2ptrumps.rules import BEAT, PICK_UP, Move, Position, RuleSet
 from p2ptrumps.ui.app import Mode, TableApp
@@ -672,3 +673,90 @@ def test_after_rematches_the_closing_score_counts_every_match_of_the_connection(
     out.seek(0)
     assert seat.report_played(config.NetResult(logs[0], 1, score_halves=(0, 2))) == config.EXIT_OK
     assert out.getvalue().splitlines() == ["Score: Tess 1 : 0 Hana", f"match log: {logs[0]}"]
+
+
+def test_a_full_disk_mid_match_is_shown_at_once_and_resume_finishes(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last note: a failed write of the match log was told as "Connection lost: ...".  Our log cannot
+    take our move (ENOSPC): the move is not sent (a message is on disk before it is sent, protocol/wire.md
+    §12), the match stops, and the table says so at once on a line of its own: the fault, the log, that it
+    keeps everything played, and how to go on.  After the disk is freed, `resume` of that log goes on with
+    the match, and both logs end complete."""
+    ai = AIHost(tmp_path)
+    ai.cfg.reconnect_wait_s = 30
+    ai.thread.start()
+    assert ai.started.wait(10) and ai.port is not None
+    mine = tmp_path / "g"
+    full = [False]
+    real = logfile.MatchLogFile.append
+
+    def append(self: logfile.MatchLogFile, data: bytes) -> None:
+        if full[0] and self.path.is_relative_to(mine):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(self, data)
+
+    monkeypatch.setattr(logfile.MatchLogFile, "append", append)
+    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=mine, accept_new=True,
+                           out=io.StringIO(), timeout_s=10, ascii_only=True, reconnect_wait_s=30)
+    tables: list[TableApp] = []
+    out, err = io.StringIO(), io.StringIO()
+    seen: dict[str, object] = {}
+
+    async def person(inp: PipeInput) -> None:
+        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
+        table = tables[0]
+        inp.send_text("h" + ENTER)
+        await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
+        pos = table.state.position
+        assert pos is not None
+        seen["history"] = len(table.state.history)
+        full[0] = True  # the disk fills
+        inp.send_text(":" + typed(pos.legal_moves()[0]) + ENTER)
+        await wait_until(lambda: table.state.fault != "", "the fault line")
+        seen["fault"], seen["message"] = table.state.fault, table.state.message
+        seen["after"] = len(table.state.history)
+        await leave(inp, table)
+
+    status = asyncio.run(drive_table(cfg, ai, person, tables, out, err))
+    guest_log = next((mine / "logs").glob("*.p2plog"))
+    assert status == config.EXIT_ERROR
+    assert seen["fault"] == (
+        f"cannot write the match log {guest_log}: No space left on device. The match stops here; everything "
+        f"played so far is kept in that log. Free some space, then `p2ptrumps resume {guest_log}` goes on with it.")
+    assert (seen["message"], seen["after"]) == ("Press q to leave.", seen["history"])  # the move was not sent
+    assert err.getvalue().splitlines() == [
+        f"p2ptrumps join: cannot write the match log {guest_log}: No space left on device",
+        f"match log (kept): {guest_log}"]
+    kept = guest_log.read_bytes()
+    assert verify_log(kept).status == "unfinished"
+
+    full[0] = False  # space freed: resume the match from its log, and resign it
+    again = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=mine, accept_new=True,
+                             out=io.StringIO(), timeout_s=10, ascii_only=True, reconnect_wait_s=30)
+    restored = resume.load(again, guest_log)
+    tables.clear()
+
+    async def resign(inp: PipeInput) -> None:
+        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TURN, "my move again")
+        await leave(inp, tables[0])
+
+    async def main() -> int:
+        with create_pipe_input() as inp:
+            task = asyncio.ensure_future(play_in_table(
+                again, "guest", input=inp, output=DummyOutput(), on_table=tables.append, stdout=io.StringIO(),
+                stderr=io.StringIO(), main=lambda: resume.resume_match(again, restored), command="resume"))
+            try:
+                await resign(inp)
+                return await asyncio.wait_for(task, 20)
+            finally:
+                if not task.done():
+                    task.cancel()
+
+    assert asyncio.run(main()) == config.EXIT_LEFT
+    ai.thread.join(20)
+    host_result = ai.outcome[0]
+    assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
+    for path in (guest_log, host_result.log_path):
+        v = verify_log(path.read_bytes())
+        assert (v.status, [(d.number, d.winner, d.reason) for d in v.deals]) == ("valid", [(1, 0, "resign")])
+    assert guest_log.read_bytes().startswith(kept)

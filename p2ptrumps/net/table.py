@@ -37,6 +37,7 @@ from ..ui.terminal import LEAVING_SIGNALS, Termination
 from ..ui.view import CLOCK_WARN_S, cut_to_width, session_score_lines, wants_color
 from .config import EXIT_LEFT, EXIT_OK, MatchView, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join
+from .driver import LogWriteError
 from .lobby import host
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
@@ -353,6 +354,12 @@ class TableSeat:
         table.options.allow_chat = False  # nobody to talk to, offer a draw or a rematch any more
         table.options.allow_draw_offer = False
         table.close_question()
+        if isinstance(failure, LogWriteError):  # not the connection: our disk (a line that stays)
+            table.options.waiting_text = "The match log cannot be written: the match stops here."
+            table.set_fault(f"{failure}. The match stops here; everything played so far is kept in that log. "
+                            f"Free some space, then `p2ptrumps resume {failure.path}` goes on with it.")
+            table.show_message("Press q to leave.", "error")
+            return
         table.options.waiting_text = "The connection is lost: the match stops here."
         table.show_message(f"Connection lost: {failure}. Match log kept: {kept or 'none'}. "
                            "Press q to leave.", "error")
