@@ -16,6 +16,7 @@ import re
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -26,6 +27,7 @@ from p2ptrumps.ai import AIPlayer
 from p2ptrumps.cards import Card
 from p2ptrumps.match import Action, DealStarted, Event
 from p2ptrumps.net import config, dial, lobby, logfile, remote, resume
+from p2ptrumps.net.driver import Restored
 from p2ptrumps.net.table import display_name, play_in_table
 from p2ptrumps.rules import BEAT, PICK_UP, Move, Position, RuleSet
 from p2ptrumps.ui.app import Mode, TableApp
@@ -53,6 +55,11 @@ class AIHost:
         self.outcome: list[object] = []
         self.thread = threading.Thread(target=self._run, daemon=True)
 
+    def start(self) -> None:
+        """Start the host's thread and wait until it listens (``port`` set)."""
+        self.thread.start()
+        assert self.started.wait(10) and self.port is not None
+
     def _run(self) -> None:
         async def main() -> None:
             async def serve(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
@@ -69,6 +76,14 @@ class AIHost:
                     self.started.set()
 
         trio.run(main)
+
+
+def seat_config(tmp_path: Path, **changes: Any) -> config.NetConfig:
+    """The person's seat as a guest: Tess, data in ``tmp_path / "g"``, the host's key accepted, ASCII,
+    a 10 s timeout; ``changes`` replace any of these or add fields."""
+    fields: dict[str, Any] = {"role": "guest", "identity": GUEST_KEY, "name": "Tess", "data": tmp_path / "g",
+                              "accept_new": True, "out": io.StringIO(), "timeout_s": 10, "ascii_only": True}
+    return config.NetConfig(**{**fields, **changes})
 
 
 def typed(move: Move) -> str:
@@ -92,6 +107,14 @@ async def wait_until(pred: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.005)
 
 
+async def choose_hearts(inp: PipeInput, tables: list[TableApp]) -> TableApp:
+    """At the trump choice of the first table (once it shows), choose hearts (the AI host takes clubs);
+    the table."""
+    await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
+    inp.send_text("h" + ENTER)
+    return tables[0]
+
+
 async def leave(inp: PipeInput, table: TableApp) -> None:
     """Quit the match as a person does: ``q``, then ``y`` at the quit question."""
     inp.send_text("q")
@@ -100,13 +123,17 @@ async def leave(inp: PipeInput, table: TableApp) -> None:
 
 
 async def drive_table(cfg: config.NetConfig, ai: AIHost, person: Callable[[PipeInput], Awaitable[None]],
-                      tables: list[TableApp], stdout: io.StringIO, stderr: io.StringIO) -> int:
-    """Join ``ai``'s host in the table as a guest, run ``person`` (keys into the table), and return the
-    table's exit status (within 20 s of ``person`` ending)."""
+                      tables: list[TableApp], stdout: io.StringIO, stderr: io.StringIO,
+                      restored: Restored | None = None) -> int:
+    """Join ``ai``'s host in the table as a guest -- or, with ``restored``, take that match up again as
+    ``p2ptrumps resume`` does --, run ``person`` (keys into the table), and return the table's exit
+    status (within 20 s of ``person`` ending)."""
+    how: dict[str, Any] = ({"address": f"127.0.0.1:{ai.port}"} if restored is None else
+                           {"main": lambda: resume.resume_match(cfg, restored), "command": "resume"})
     with create_pipe_input() as inp:
         task = asyncio.ensure_future(play_in_table(
-            cfg, "guest", address=f"127.0.0.1:{ai.port}", input=inp, output=DummyOutput(),
-            on_table=tables.append, stdout=stdout, stderr=stderr))
+            cfg, "guest", input=inp, output=DummyOutput(), on_table=tables.append, stdout=stdout, stderr=stderr,
+            **how))
         try:
             await person(inp)
             return await asyncio.wait_for(task, 20)
@@ -117,10 +144,8 @@ async def drive_table(cfg: config.NetConfig, ai: AIHost, person: Callable[[PipeI
 
 def test_person_plays_moves_in_the_table_against_an_ai_host(tmp_path: Path) -> None:
     ai = AIHost(tmp_path)
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                            out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     played: list[Move] = []
     out, err = io.StringIO(), io.StringIO()
@@ -193,18 +218,14 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
     person's resignation, the other deals are forfeited, both sides sign the final score, and both logs
     verify as complete.  The move clock of the rules shows on the table meanwhile."""
     ai = AIHost(tmp_path, deals=3, move_time=60)
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                            out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     out, err = io.StringIO(), io.StringIO()
     seen: list[str] = []
 
     async def person(inp: PipeInput) -> None:
-        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
-        table = tables[0]
-        inp.send_text("h" + ENTER)
+        table = await choose_hearts(inp, tables)
         await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
         await wait_until(lambda: table.state.clock is not None and table.state.clock[0] == table.state.my_seat,
                          "my move clock on my own line")
@@ -267,17 +288,13 @@ def test_a_move_that_comes_while_the_claim_question_is_open_closes_it(tmp_path: 
     go = threading.Event()
     ai = AIHost(tmp_path, deals=1, move_time=5)
     ai.cfg.make_player = lambda cfg, seat: LateAI(go)
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     asked: list[str] = []
 
     async def person(inp: PipeInput) -> None:
-        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
-        table = tables[0]
-        inp.send_text("h" + ENTER)
+        table = await choose_hearts(inp, tables)
         await wait_until(lambda: table.state.mode == Mode.TURN or table.state.confirm is not None,
                          "my lead, or the claim question on the host's lead")
         if table.state.mode == Mode.TURN:  # the deal's dealer (who leads) comes from the shuffle: maybe us
@@ -338,10 +355,8 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
     host is the table's "Hana (XXXX)" there too (issue 19 §4)."""
     ai = AIHost(tmp_path, deals=2, leavable=True)
     ai.cfg.make_player = lambda cfg, seat: LeavingAI(cfg)
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name=my_name, data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path, name=my_name)
     tables: list[TableApp] = []
     out, err = io.StringIO(), io.StringIO()
     seen: dict[str, object] = {}
@@ -349,9 +364,7 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
                                                          f"Hana ({HOST_KEY.fingerprint[:4]})")
 
     async def person(inp: PipeInput) -> None:
-        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
-        table = tables[0]
-        inp.send_text("h" + ENTER)
+        table = await choose_hearts(inp, tables)
         await wait_until(lambda: table.state.mode in (Mode.TURN, Mode.MATCH_END), "my lead or the end")
         if table.state.mode == Mode.TURN:  # we lead: the host leaves when its reply is due
             pos = table.state.position
@@ -398,10 +411,8 @@ def test_a_peer_that_leaves_before_the_first_deal_leaves_the_signed_score(tmp_pa
         raise AssertionError("unreachable")
 
     ai.cfg.choose_trump_fn = leave_at_the_trump
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     out, err = io.StringIO(), io.StringIO()
 
@@ -424,17 +435,13 @@ def test_a_refused_chat_line_is_never_shown_as_said_and_the_refusal_stays(tmp_pa
     is not in the sender's chat panel as said -- it used to be, while the peer never got it; a note
     saying why stays in the panel.  A good line after them is shown and reaches the peer."""
     ai = AIHost(tmp_path, deals=1)
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     seen: dict[str, object] = {}
 
     async def person(inp: PipeInput) -> None:
-        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
-        table = tables[0]
-        inp.send_text("h" + ENTER)
+        table = await choose_hearts(inp, tables)
         await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
         for line in ("x\u202ey", "a" * 600, "hello"):
             n = len(table.state.chat)
@@ -489,10 +496,8 @@ def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path:
     ai.cfg.on_ready = lambda game, result: games.append(game)
     ai.cfg.choose_trump_fn = host_trump
     ai.cfg.trump = None
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     seen: dict[str, list[str]] = {}
 
@@ -559,10 +564,8 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
     deal 1, "Enter starts the next deal", while deal 2's move clock ran)."""
     ai = AIHost(tmp_path, deals=2)
     ai.cfg.reconnect_wait_s = 20
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    first = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                             out=io.StringIO(), timeout_s=10, ai="random", think_s=0.01, reconnect_wait_s=20)
+    ai.start()
+    first = seat_config(tmp_path, ascii_only=False, ai="random", think_s=0.01, reconnect_wait_s=20)
     first.make_player = lambda cfg, seat: DiesInDeal2()
 
     async def die() -> None:
@@ -574,8 +577,7 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
     logs = sorted((tmp_path / "g" / "logs").glob("*.p2plog"))
     assert len(logs) == 1 and verify_log(logs[0].read_bytes()).status == "unfinished"
 
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True, reconnect_wait_s=20)
+    cfg = seat_config(tmp_path, reconnect_wait_s=20)
     restored = resume.load(cfg, logs[0])
     tables: list[TableApp] = []
     seen: dict[str, object] = {}
@@ -590,19 +592,7 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
         seen["expect"] = table.status_view(100).expect == expect_text(pos, 1, None)
         await leave(inp, table)
 
-    async def main() -> int:
-        with create_pipe_input() as inp:
-            task = asyncio.ensure_future(play_in_table(
-                cfg, "guest", input=inp, output=DummyOutput(), on_table=tables.append, stdout=io.StringIO(),
-                stderr=io.StringIO(), main=lambda: resume.resume_match(cfg, restored), command="resume"))
-            try:
-                await person(inp)
-                return await asyncio.wait_for(task, 20)
-            finally:
-                if not task.done():
-                    task.cancel()
-
-    status = asyncio.run(main())
+    status = asyncio.run(drive_table(cfg, ai, person, tables, io.StringIO(), io.StringIO(), restored))
     ai.thread.join(20)
     assert status == config.EXIT_LEFT
     assert seen["deal"] == (2, 2, None)
@@ -684,8 +674,7 @@ def test_a_full_disk_mid_match_is_shown_at_once_and_resume_finishes(tmp_path: Pa
     the match, and both logs end complete."""
     ai = AIHost(tmp_path)
     ai.cfg.reconnect_wait_s = 30
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
+    ai.start()
     mine = tmp_path / "g"
     full = [False]
     real = logfile.MatchLogFile.append
@@ -696,16 +685,13 @@ def test_a_full_disk_mid_match_is_shown_at_once_and_resume_finishes(tmp_path: Pa
         real(self, data)
 
     monkeypatch.setattr(logfile.MatchLogFile, "append", append)
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=mine, accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True, reconnect_wait_s=30)
+    cfg = seat_config(tmp_path, reconnect_wait_s=30)
     tables: list[TableApp] = []
     out, err = io.StringIO(), io.StringIO()
     seen: dict[str, object] = {}
 
     async def person(inp: PipeInput) -> None:
-        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
-        table = tables[0]
-        inp.send_text("h" + ENTER)
+        table = await choose_hearts(inp, tables)
         await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
         pos = table.state.position
         assert pos is not None
@@ -731,8 +717,7 @@ def test_a_full_disk_mid_match_is_shown_at_once_and_resume_finishes(tmp_path: Pa
     assert verify_log(kept).status == "unfinished"
 
     full[0] = False  # space freed: resume the match from its log, and resign it
-    again = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=mine, accept_new=True,
-                             out=io.StringIO(), timeout_s=10, ascii_only=True, reconnect_wait_s=30)
+    again = seat_config(tmp_path, reconnect_wait_s=30)
     restored = resume.load(again, guest_log)
     tables.clear()
 
@@ -740,19 +725,8 @@ def test_a_full_disk_mid_match_is_shown_at_once_and_resume_finishes(tmp_path: Pa
         await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TURN, "my move again")
         await leave(inp, tables[0])
 
-    async def main() -> int:
-        with create_pipe_input() as inp:
-            task = asyncio.ensure_future(play_in_table(
-                again, "guest", input=inp, output=DummyOutput(), on_table=tables.append, stdout=io.StringIO(),
-                stderr=io.StringIO(), main=lambda: resume.resume_match(again, restored), command="resume"))
-            try:
-                await resign(inp)
-                return await asyncio.wait_for(task, 20)
-            finally:
-                if not task.done():
-                    task.cancel()
-
-    assert asyncio.run(main()) == config.EXIT_LEFT
+    assert asyncio.run(drive_table(again, ai, resign, tables, io.StringIO(), io.StringIO(), restored)) == (
+        config.EXIT_LEFT)
     ai.thread.join(20)
     host_result = ai.outcome[0]
     assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
