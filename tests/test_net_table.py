@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import errno
 import io
+import os
 import re
+import tempfile
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -26,7 +28,7 @@ from prompt_toolkit.output import DummyOutput
 from p2ptrumps.ai import AIPlayer
 from p2ptrumps.cards import Card
 from p2ptrumps.match import Action, DealStarted, Event
-from p2ptrumps.net import config, dial, lobby, logfile, remote, resume
+from p2ptrumps.net import config, dial, lobby, remote, resume
 from p2ptrumps.net.driver import Restored
 from p2ptrumps.net.table import display_name, play_in_table
 from p2ptrumps.rules import BEAT, PICK_UP, Move, Position, RuleSet
@@ -113,6 +115,16 @@ async def choose_hearts(inp: PipeInput, tables: list[TableApp]) -> TableApp:
     await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
     inp.send_text("h" + ENTER)
     return tables[0]
+
+
+async def my_first_turn(inp: PipeInput, tables: list[TableApp]) -> tuple[TableApp, Position]:
+    """Hearts at the trump choice (:func:`choose_hearts`), then the wait for my first turn: the table and
+    the position there."""
+    table = await choose_hearts(inp, tables)
+    await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
+    pos = table.state.position
+    assert pos is not None
+    return table, pos
 
 
 async def leave(inp: PipeInput, table: TableApp) -> None:
@@ -225,8 +237,7 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
     seen: list[str] = []
 
     async def person(inp: PipeInput) -> None:
-        table = await choose_hearts(inp, tables)
-        await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
+        table, _ = await my_first_turn(inp, tables)
         await wait_until(lambda: table.state.clock is not None and table.state.clock[0] == table.state.my_seat,
                          "my move clock on my own line")
         assert table.state.clock is not None
@@ -441,8 +452,7 @@ def test_a_refused_chat_line_is_never_shown_as_said_and_the_refusal_stays(tmp_pa
     seen: dict[str, object] = {}
 
     async def person(inp: PipeInput) -> None:
-        table = await choose_hearts(inp, tables)
-        await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
+        table, _ = await my_first_turn(inp, tables)
         for line in ("x\u202ey", "a" * 600, "hello"):
             n = len(table.state.chat)
             inp.send_text("t")
@@ -665,36 +675,102 @@ def test_after_rematches_the_closing_score_counts_every_match_of_the_connection(
     assert out.getvalue().splitlines() == ["Score: Tess 1 : 0 Hana", f"match log: {logs[0]}"]
 
 
-def test_a_full_disk_mid_match_is_shown_at_once_and_resume_finishes(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """The last note: a failed write of the match log was told as "Connection lost: ...".  Our log cannot
-    take our move (ENOSPC): the move is not sent (a message is on disk before it is sent, protocol/wire.md
-    §12), the match stops, and the table says so at once on a line of its own: the fault, the log, that it
-    keeps everything played, and how to go on.  After the disk is freed, `resume` of that log goes on with
-    the match, and both logs end complete."""
+def fill_disk(monkeypatch: pytest.MonkeyPatch, place: Path) -> list[bool]:
+    """``os.write`` to a file under ``place`` fails with ENOSPC while the flag returned is ``[True]``: the
+    disk of ``place`` is full (the files are told by their descriptor's path, Linux's /proc)."""
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("no /proc/self/fd here to tell a descriptor's file")
+    full = [False]
+    real = os.write
+
+    def write(fd: int, data: Any) -> int:
+        if full[0]:
+            try:
+                target = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                target = ""
+            if target.startswith(f"{place}{os.sep}"):
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+    return full
+
+
+def test_a_full_disk_mid_match_moves_the_match_to_the_temporary_directory_and_it_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last note: a failed write of the match log was told as "Connection lost: ..." and stopped the
+    match.  Our log cannot take our move (ENOSPC): the match moves to the temporary directory (files.md: a
+    disk that fails mid-match) -- the log with every frame, its resume file, the old ones removed --, the
+    table says so at once on a line of its own (the fault, both paths), the move goes out, and the match
+    goes on to its signed end; the closing lines name the log where it is now."""
+    ai = AIHost(tmp_path)
+    ai.start()
+    mine, spare = tmp_path / "g", tmp_path / "spare"
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    full = fill_disk(monkeypatch, mine)
+    cfg = seat_config(tmp_path)
+    tables: list[TableApp] = []
+    out, err = io.StringIO(), io.StringIO()
+    seen: dict[str, object] = {}
+
+    async def person(inp: PipeInput) -> None:
+        table, pos = await my_first_turn(inp, tables)
+        seen["old"] = sorted(p.name for p in (mine / "logs").iterdir())
+        n = len(table.state.history)
+        full[0] = True  # the disk fills
+        seen["move"] = pos.legal_moves()[0]
+        inp.send_text(":" + typed(pos.legal_moves()[0]) + ENTER)
+        await wait_until(lambda: table.state.fault != "", "the fault line")
+        await wait_until(lambda: len(table.state.history) > n, "my move, sent")
+        seen["fault"] = table.state.fault
+        seen["now"] = sorted(p.name for p in (mine / "logs").iterdir()), sorted(p.name for p in spare.iterdir())
+        await leave(inp, table)
+
+    status = asyncio.run(drive_table(cfg, ai, person, tables, out, err))
+    ai.thread.join(20)
+    old = seen["old"]
+    assert isinstance(old, list) and len(old) == 2 and old[1] == old[0] + ".resume"
+    moved_to = spare / old[0]
+    assert seen["fault"] == (f"cannot write the match log {mine / 'logs' / old[0]}: No space left on device; it is "
+                             f"saved to {moved_to} instead, and the match goes on")
+    assert seen["now"] == ([], old)  # moved with its resume file, the old ones removed
+    assert status == config.EXIT_LEFT
+    assert err.getvalue().splitlines() == [
+        "p2ptrumps join: you resigned and left the match (both signed the final score)",
+        f"match log (kept): {moved_to}"]
+    host_result = ai.outcome[0]
+    assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
+    for path in (moved_to, host_result.log_path):
+        v = verify_log(path.read_bytes())
+        assert (v.status, [(d.number, d.winner, d.reason) for d in v.deals]) == ("valid", [(1, 0, "resign")])
+    deal = verify_log(moved_to.read_bytes()).to_record().deals[0]
+    assert seen["move"] in [mv for i, mv in enumerate(deal.moves) if (1 - deal.dealer + i) % 2 == 1]
+    assert sorted(p.name for p in spare.iterdir()) == [old[0]]  # complete: its resume file is gone
+
+
+def test_a_full_disk_everywhere_stops_the_match_at_once_and_resume_finishes(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the temporary directory cannot take the match either, the match stops: our move is not sent (a
+    message is on disk before it is sent, protocol/wire.md §12), and the table says so at once on a line of
+    its own (it said "Connection lost: ..."): the fault, the log, that it keeps everything played, and how to
+    go on.  After the disk is freed, `resume` of that log goes on with the match, and both logs end
+    complete."""
     ai = AIHost(tmp_path)
     ai.cfg.reconnect_wait_s = 30
     ai.start()
     mine = tmp_path / "g"
-    full = [False]
-    real = logfile.MatchLogFile.append
-
-    def append(self: logfile.MatchLogFile, data: bytes) -> None:
-        if full[0] and self.path.is_relative_to(mine):
-            raise OSError(errno.ENOSPC, "No space left on device")
-        real(self, data)
-
-    monkeypatch.setattr(logfile.MatchLogFile, "append", append)
+    (mine / "tmp").mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(mine / "tmp"))  # on the same full disk
+    full = fill_disk(monkeypatch, mine)
     cfg = seat_config(tmp_path, reconnect_wait_s=30)
     tables: list[TableApp] = []
     out, err = io.StringIO(), io.StringIO()
     seen: dict[str, object] = {}
 
     async def person(inp: PipeInput) -> None:
-        table = await choose_hearts(inp, tables)
-        await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
-        pos = table.state.position
-        assert pos is not None
+        table, pos = await my_first_turn(inp, tables)
         seen["history"] = len(table.state.history)
         full[0] = True  # the disk fills
         inp.send_text(":" + typed(pos.legal_moves()[0]) + ENTER)
@@ -713,6 +789,7 @@ def test_a_full_disk_mid_match_is_shown_at_once_and_resume_finishes(tmp_path: Pa
     assert err.getvalue().splitlines() == [
         f"p2ptrumps join: cannot write the match log {guest_log}: No space left on device",
         f"match log (kept): {guest_log}"]
+    assert list((mine / "tmp").iterdir()) == []  # nothing half-moved left there
     kept = guest_log.read_bytes()
     assert verify_log(kept).status == "unfinished"
 

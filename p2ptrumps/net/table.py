@@ -21,6 +21,7 @@ import contextlib
 import io
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TextIO
 
 import trio
@@ -226,6 +227,7 @@ class TableSeat:
         cfg.ask_claim = self.ask_claim
         cfg.make_player = self._our_player
         cfg.on_link = self.on_link
+        cfg.on_log_moved = self.on_log_moved
         cfg.headless = False
 
     async def wait_for_table(self) -> None:
@@ -482,6 +484,15 @@ class TableSeat:
     def _our_player(self, cfg: NetConfig, seat: int) -> HumanPlayer:
         assert self.human is not None  # on_ready comes before the trumps and the deals
         return self.human
+
+    def on_log_moved(self, old: Path, new: Path, line: str) -> None:
+        """The match log's disk failed and the match moved to the temporary directory (``protocol/files.md``):
+        ``line`` says so on the table's fault line, where it stays; the end screen and the closing lines
+        name the log where it is now."""
+        self.table.set_fault(line)
+        if self.table.record_path == str(old):
+            self.table.record_path = str(new)
+        self.log_files = [str(new) if p == str(old) else p for p in self.log_files]
 
     def on_link(self, text: str) -> None:
         """A line about the connection while it is down (the reconnection's countdown)."""
