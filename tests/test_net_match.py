@@ -280,3 +280,41 @@ async def test_headless_output_tells_equal_names_apart_by_their_keys(tmp_path: P
         deal = next(line for line in lines if line.startswith("deal 1: ") and " deals; " in line)
         assert deal.startswith((f"deal 1: {host_tag} deals; {guest_tag} (trump ",
                                 f"deal 1: {guest_tag} deals; {host_tag} (trump "))
+
+
+async def test_host_and_join_hold_the_lock_of_their_match_while_they_play_it(tmp_path: Path) -> None:
+    """files.md "Resuming": ``host`` and ``join`` lock their match (``resuming/<game id>-<role>``, holding
+    the log's path) from the moment they create its log, as ``resume`` does: a ``resume`` of a copy of
+    the log while they play stopped only once the copy was sent back a message it never signed, after it
+    had taken the guest's seat on the host; now it is refused at once, naming the log being played.
+    Both locks are let go (emptied) when the match is over."""
+    from p2ptrumps.net import resume
+    from p2ptrumps.system import locks
+
+    h, g = configs(tmp_path, deals=1)
+    seen: dict[str, tuple[Path, str, bool, str]] = {}
+
+    def watch(cfg: config.NetConfig, role: str) -> None:
+        def on_ready(match: object, result: config.NetResult) -> None:  # never raises: it would stop the match
+            game_id = match.session.game_id  # type: ignore[attr-defined]
+            lock = resume.match_lock_path(cfg.data, game_id, role)
+            was_locked = locks.is_locked(lock)
+            try:
+                resume.hold_match(cfg, game_id, role, tmp_path / "copy.p2plog").release()  # a resume of a copy
+                refusal = ""
+            except config.NetplayError as exc:
+                refusal = str(exc)
+            seen[role] = (lock, str(Path(result.log_path or '').absolute()), was_locked, refusal)
+        cfg.on_ready = on_ready
+
+    watch(h, "host")
+    watch(g, "guest")
+    rh, rg = await play_pair(h, g)
+    assert isinstance(rh, config.NetResult) and isinstance(rg, config.NetResult)
+    for role in ("host", "guest"):
+        lock, log, was_locked, refusal = seen[role]
+        assert was_locked
+        assert refusal == (f"stopped: another copy of this side is running (the same match resumed twice, or two "
+                           f"processes sharing one identity key): another p2ptrumps process plays this match with "
+                           f"the log {log} and holds {lock}; {tmp_path / 'copy.p2plog'} is left as it was")
+        assert (locks.is_locked(lock), lock.read_bytes()) == (False, b"")

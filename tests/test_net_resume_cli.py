@@ -184,11 +184,11 @@ def test_a_second_resume_of_one_match_stops_before_it_touches_its_log(data: Path
         held = data / "resuming" / f"{gid.hex()}-host"
         # the other copy's log is named (the lock holds its path, files.md: a hint), not only the lock
         assert (info.value.status, str(info.value)) == (1, (
-            f"stopped: {OTHER_COPY}: another p2ptrumps process resumed this match from {log} and holds {held}; "
+            f"stopped: {OTHER_COPY}: another p2ptrumps process plays this match with the log {log} and holds {held}; "
             f"{twin} is left as it was"))
         assert held.read_bytes() == os.fsencode(log.absolute())
         assert twin.read_bytes() == log.read_bytes() + b"\x00\x00"
-        with pytest.raises(config.NetplayError, match="another p2ptrumps process resumed this match"):
+        with pytest.raises(config.NetplayError, match="another p2ptrumps process plays this match"):
             resume.load(cfg, log)  # the same log a second time: the lock of the match comes first
     finally:
         first.log.close()
@@ -247,7 +247,7 @@ def test_resume_of_a_running_match_without_a_terminal_says_so_before_asking_for_
         lock = data / "resuming" / f"{rf.game_id.hex()}-host"
         assert capsys.readouterr().err == (
             "p2ptrumps resume: stopped: another copy of this side is running (the same match resumed twice, or two "
-            f"processes sharing one identity key): another p2ptrumps process resumed this match from {log} and "
+            f"processes sharing one identity key): another p2ptrumps process plays this match with the log {log} and "
             f"holds {lock}; {copy} is left as it was\n")
     finally:
         match_lock.release()

@@ -11,16 +11,13 @@ message both sides hold.
 from __future__ import annotations
 
 import contextlib
-import os
 from pathlib import Path
 
 import trio
 
 from ..files import UnreadableFileError, read_limited
 from ..system import locks
-from ..text import quoted
 from ..wire import messages
-from ..wire.chain import OTHER_COPY
 from ..wire.errors import RemoteProtocolError
 from ..wire.log import LOG_MAGIC, read_log
 from ..wire.session import Session
@@ -32,6 +29,10 @@ from .dial import dial_secure, parse_address
 from .driver import GUEST_BACKOFF_S, Restored, play_over
 from .lobby import Lobby, addresses_to_give, open_listeners
 from .logfile import LogBusyError, MatchLogFile, is_busy
+from .matchlock import hold_match as hold_match  # the lock of a match: resume's names, kept
+from .matchlock import match_lock_path as match_lock_path
+from .matchlock import resumed_from as resumed_from
+from .matchlock import taken
 from .portmap import mapping_wanted, order_given, port_mapping
 from .resumefile import ResumeFile, ResumeFileError, path_for
 from .transport import Link
@@ -151,41 +152,6 @@ def load(cfg: NetConfig, log_path: Path) -> Restored:
     return restored
 
 
-def match_lock_path(data: Path, game_id: bytes, role: str) -> Path:
-    """The lock of the match ``game_id`` in seat ``role`` ("host" or "guest") in the data directory
-    ``data``: ``resuming/<game id in hex>-<role>`` (``protocol/files.md``, "Resuming")."""
-    return data / "resuming" / f"{game_id.hex()}-{role}"
-
-
-#: The most bytes of the lock of a match read for the path it holds (a hint, ``protocol/files.md``).
-MAX_LOCK_HINT_BYTES = 4096
-
-
-def _taken(lock: Path) -> str:
-    """What a second ``resume`` of a match that ``lock`` (held) shows running says: the log the other
-    process resumed, as the lock holds it (:func:`resumed_from`), else "this log or a copy of it"."""
-    other = resumed_from(lock)
-    where = f"from {other}" if other else "(from this log or a copy of it)"
-    return f"stopped: {OTHER_COPY}: another p2ptrumps process resumed this match {where} and holds {lock}"
-
-
-def resumed_from(lock: Path) -> str:
-    """The path of the log that the holder of the match lock ``lock`` resumed, for a message: what the
-    file holds (UTF-8, at most :data:`MAX_LOCK_HINT_BYTES` bytes, one line), control characters
-    escaped (:func:`~p2ptrumps.text.quoted`, then in quotes); "" when it is empty, unreadable or not
-    one line.  A hint only (``protocol/files.md``, "Resuming"): it may be stale; never opened."""
-    try:
-        with open(lock, "rb") as f:
-            raw = f.read(MAX_LOCK_HINT_BYTES + 1)
-    except OSError:
-        return ""
-    text = raw.decode("utf-8", "replace")
-    if not text or len(raw) > MAX_LOCK_HINT_BYTES or "\n" in text:
-        return ""
-    shown = quoted(text)
-    return text if shown == f"'{text}'" else shown
-
-
 def check_not_running(data: Path, log_path: Path, resume: ResumeFile) -> None:
     """Read-only (nothing is created or locked): the checks of :func:`load` that a running match
     fails -- ``resume LOG`` makes them, after :func:`check_resumable`, before it asks for a terminal,
@@ -201,47 +167,7 @@ def check_not_running(data: Path, log_path: Path, resume: ResumeFile) -> None:
                            "match is running there)")
     lock = match_lock_path(data, resume.game_id, resume.role)
     if locks.is_locked(lock):
-        raise NetplayError(EXIT_ERROR, f"{_taken(lock)}; {log_path} is left as it was")
-
-
-def hold_match(cfg: NetConfig, game_id: bytes, role: str, log_path: Path) -> locks.Lock:
-    """Lock the match ``game_id`` in seat ``role`` for this process: the file
-    ``resuming/<game id>-<role>`` in the data directory (``protocol/files.md``, "Resuming"), so
-    that a second ``resume`` of the same match -- from a copy of ``log_path`` -- stops before it signs
-    for places this one signs for, naming ``log_path`` (written into the file, absolute, while held).
-    Returns the lock (release it when the match is over here: the file is emptied).
-
-    Raises:
-        NetplayError: (status 1) another process holds it: another copy of this side runs
-            (:data:`~p2ptrumps.wire.chain.OTHER_COPY`); or the file cannot be created.
-    """
-    path = match_lock_path(cfg.data, game_id, role)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
-    except OSError as exc:
-        raise NetplayError(EXIT_ERROR, f"cannot create the lock of the match {path}: {exc.strerror or exc}") from None
-    try:
-        held = locks.lock_fd(fd, path)
-    except locks.LockBusy as exc:
-        os.close(fd)
-        detail = f"; {exc}" if "lock file" in str(exc) else ""
-        raise NetplayError(EXIT_ERROR, f"{_taken(path)}{detail}; {log_path} is left as it was") from None
-    except BaseException:
-        os.close(fd)
-        raise
-
-    with contextlib.suppress(OSError):  # the log resumed, for a second resume's line: a hint only (files.md)
-        os.ftruncate(fd, 0)
-        os.write(fd, os.fsencode(log_path.absolute()))
-
-    def release() -> None:
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)  # no stale hint left behind
-        held.release()
-        os.close(fd)
-
-    return locks.Lock(held.kind, release)
+        raise NetplayError(EXIT_ERROR, f"{taken(lock)}; {log_path} is left as it was")
 
 
 def _restore(cfg: NetConfig, log_path: Path, data: bytes, resume: ResumeFile) -> Restored:

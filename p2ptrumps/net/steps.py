@@ -68,6 +68,7 @@ from .config import (
     say,
 )
 from .logfile import MatchLogFile, create_log
+from .matchlock import hold_match
 from .prompts import ProgressPrinter, choose_trump, our_player, rules_refusal
 from .remote import ClockKey, LocalSeat, NetGame, NetGameError, RemotePlayer, clock_text
 from .resumefile import ResumeFile, path_for
@@ -388,14 +389,17 @@ class MatchSteps:
         return True
 
     def _resume_first(self, log_path: Path) -> None:
-        """Create the resume file beside a new log, before the log (``protocol/files.md``).  NetplayError
-        (status 1) if it cannot be written."""
+        """Lock the match (held with the log, :func:`~p2ptrumps.net.matchlock.hold_match`) and create the
+        resume file beside a new log, before the log (``protocol/files.md``).  NetplayError (status 1) if
+        either cannot be made (another process holds the lock of this match)."""
         cfg, session = self.cfg, self.session
         assert session.game_id is not None
         resume = ResumeFile(path_for(log_path), session.game_id, cfg.role,
                             address=cfg.address if cfg.role == "guest" else None,
                             bind=cfg.bind if cfg.role == "host" else None,
                             port=cfg.port if cfg.role == "host" else 0, meet=cfg.meet)
+        # the lock of the match first (files.md "Resuming"): a resume of a copy of this log stops at once
+        self.log.hold_also(hold_match(cfg, session.game_id, session.role, log_path))
         try:
             resume.save()
         except OSError as exc:
