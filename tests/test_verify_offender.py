@@ -217,14 +217,26 @@ def test_deal_end_for_the_wrong_deal_is_out_of_turn_naming_both_numbers() -> Non
         assert verdict_of(shared.read_bytes()) == ("invalid", "out-of-turn", 228, 0, True)
 
 
-@pytest.mark.parametrize("zeros", [1, 3, 4, 4096])
-def test_a_zero_tail_after_a_valid_log_is_a_torn_tail(zeros: int) -> None:
-    """What ``cat valid.log /dev/zero | head -c $((size+N))`` makes: still valid, nobody's fault."""
+@pytest.mark.parametrize(("zeros", "counted"), [(1, "1 zero byte"), (3, "3 zero bytes"), (4, "4 zero bytes"),
+                                                 (4096, "4096 zero bytes")])
+def test_a_zero_tail_after_a_valid_log_is_a_torn_tail(zeros: int, counted: str) -> None:
+    """What ``cat valid.log /dev/zero | head -c $((size+N))`` makes: still valid, nobody's fault (one zero
+    byte was "1 zero bytes")."""
     pair = honest()
     data = pair.host.log_bytes() + bytes(zeros)
     v = verify_log(data)
     assert (v.status, v.code, v.offender, v.truncated_bytes) == ("valid", None, None, zeros)
-    assert f"ends in {zeros} zero bytes" in v.reason
+    assert v.reason == (f"the file ends in {counted} after the last whole frame (a torn tail, as a crash can "
+                        "leave: not part of the log)")
+    assert f"  after it, a torn tail of {counted.replace(' zero', '')} (a crash while writing): " in v.summary()
+
+
+def test_a_torn_tail_of_one_byte_is_one_byte() -> None:
+    """A log that ends one (non-zero) byte into a next frame, as a crash can leave it, said "(1 bytes: ...)"."""
+    pair = honest()
+    v = verify_log(LOG_MAGIC + b"".join(_frames(pair.host.log_bytes())[:10]) + b"\x01")
+    assert (v.status, v.truncated_bytes) == ("unfinished", 1)
+    assert v.reason.endswith("; the last frame is cut short (1 byte: a torn tail, not part of the log)")
 
 
 def _frames(data: bytes) -> list[bytes]:
