@@ -202,7 +202,7 @@ def test_a_second_resume_of_one_match_stops_before_it_touches_its_log(data: Path
 
 def test_the_path_in_the_lock_of_a_match_is_a_hint_only(tmp_path: Path) -> None:
     """files.md "Resuming": what the lock holds is named at most, escaped; anything but one line of at most
-    4096 bytes is no hint (the line then says "from this log or a copy of it")."""
+    4096 bytes is no hint (the line then says "with this log or a copy of it")."""
     from p2ptrumps.net.resume import resumed_from
 
     lock = tmp_path / "lock"

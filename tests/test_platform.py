@@ -687,10 +687,10 @@ def test_one_guest_log_resumed_twice_names_the_other_copy(tmp_path: Path) -> Non
             playing = twin if lost == log else log
             assert stopped[0].returncode == 1, err
             # the other copy's log is named (files.md: the lock holds its path once taken; in the instant
-            # between taking the lock and writing it, the line says "from this log or a copy of it")
-            assert any(err.startswith(f"p2ptrumps resume: stopped: {OTHER_COPY}: another p2ptrumps process resumed "
+            # between taking the lock and writing it, the line says "with this log or a copy of it")
+            assert any(err.startswith(f"p2ptrumps resume: stopped: {OTHER_COPY}: another p2ptrumps process plays "
                                       f"this match {where} and holds ")
-                       for where in (f"from {playing}", "(from this log or a copy of it)")), err
+                       for where in (f"with the log {playing}", "(with this log or a copy of it)")), err
             assert err.endswith(f"; {lost} is left as it was\n") and "the peer" not in err, err
             assert lost.read_bytes() == before
             guest = copies[1] if stopped[0] is copies[0] else copies[0]
