@@ -129,6 +129,72 @@ def test_termination_hands_back_the_handlers_it_found() -> None:
     assert after == (embedding_programs_own, signal.SIG_IGN)
 
 
+def test_a_table_continued_after_a_stop_takes_the_terminal_back_and_draws_it_all(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kill -STOP`` of a table started from an interactive shell: the shell takes the terminal back and
+    puts it in line mode with echo; continued (``fg``), the table stayed in line mode -- its keys echoed over
+    the screen and held until Enter -- and drew only what changed over what the shell printed.  Now SIGCONT
+    puts the terminal in raw mode again and draws the whole screen anew once the table is in the foreground
+    (a stand-in: ``kill -CONT`` leaves it in the background, and ``fg`` sends no second SIGCONT)."""
+    import termios
+
+    from prompt_toolkit import Application
+    from prompt_toolkit.input import create_input
+    from prompt_toolkit.layout import Layout
+    from prompt_toolkit.widgets import Label
+
+    from p2ptrumps.ui import terminal
+
+    foreground = [False]
+    monkeypatch.setattr(terminal, "in_foreground", lambda fd: foreground[0], raising=False)
+    monkeypatch.setattr(terminal, "FOREGROUND_POLL_S", 0.01, raising=False)
+    master, slave = pty.openpty()
+    line_mode = termios.tcgetattr(slave)
+    cleared: list[int] = []
+
+    def icanon() -> bool:
+        return bool(termios.tcgetattr(slave)[3] & termios.ICANON)
+
+    async def main() -> list[bool]:
+        seen = [icanon()]
+        with os.fdopen(os.dup(slave), "r") as stdin, create_app_session(input=create_input(stdin),
+                                                                          output=DummyOutput()):
+            app: Application[None] = Application(layout=Layout(Label("table")))
+            clear = app.renderer.clear
+            monkeypatch.setattr(app.renderer, "clear", lambda: (cleared.append(1), clear())[1])
+            with Termination(app.exit):
+                task = asyncio.ensure_future(app.run_async())
+                for _ in range(500):
+                    if app.is_running and not icanon():
+                        break
+                    await asyncio.sleep(0.01)
+                seen.append(icanon())  # the application's raw mode
+                termios.tcsetattr(slave, termios.TCSANOW, line_mode)  # what the shell does when it stops
+                seen.append(icanon())
+                os.kill(os.getpid(), signal.SIGCONT)  # continued in the background: it waits
+                for _ in range(500):
+                    if getattr(terminal, "_waiting", None):
+                        break
+                    await asyncio.sleep(0.01)
+                seen.append(icanon())
+                foreground[0] = True  # fg
+                for _ in range(500):
+                    if not icanon() and cleared:
+                        break
+                    await asyncio.sleep(0.01)
+                seen.append(icanon())
+                app.exit()
+                await task
+        return seen
+
+    try:
+        assert asyncio.run(main()) == [True, False, True, True, False]
+        assert cleared == [1]
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_ends_play_like_q_and_keeps_the_record(tmp_path: Path, sig: signal.Signals) -> None:
     cfg = PlayConfig(rules=RuleSet(), level="random", think_s=0.05, seed=3, trump=2, name="Tess", color=False,

@@ -213,7 +213,16 @@ class Termination:
             except (RuntimeError, ValueError):  # not the main thread, or no signals here
                 continue
             self._installed.append((sig, before))
+        cont = getattr(signal, "SIGCONT", None)  # POSIX: go on drawing after a stop (redraw_after_stop)
+        if cont is not None and cont not in self._signals:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                before = signal.getsignal(cont)
+                self._loop.add_signal_handler(cont, self._continued)
+                self._installed.append((signal.Signals(cont), before))
         return self
+
+    def _continued(self) -> None:
+        redraw_after_stop()
 
     def _caught(self, sig: signal.Signals) -> None:
         if self.signal is None:
@@ -242,6 +251,78 @@ class Termination:
     def name(self) -> str:
         """The signal's name (``"SIGTERM"``), or ``""``."""
         return "" if self.signal is None else self.signal.name
+
+
+# ----- going on after a stop (kill -STOP, then kill -CONT or fg) ---------------------------------
+
+
+def in_foreground(fd: int) -> bool:
+    """Whether this process is the foreground process group of the terminal ``fd`` (False where it is
+    no terminal, or the platform has no ``tcgetpgrp``): only then may it change the terminal's modes
+    without being stopped again (SIGTTOU)."""
+    tcgetpgrp, getpgrp = getattr(os, "tcgetpgrp", None), getattr(os, "getpgrp", None)
+    if tcgetpgrp is None or getpgrp is None:
+        return False
+    try:
+        return bool(tcgetpgrp(fd) == getpgrp())
+    except OSError:
+        return False
+
+
+#: How often a table continued in the background looks whether it is in the foreground again, seconds,
+#: and for how long at most (it draws anew once it is: :func:`redraw_after_stop`).
+FOREGROUND_POLL_S = 0.25
+FOREGROUND_WAIT_S = 24 * 3600.0
+
+_waiting: set[int] = set()  # id() of the applications waiting for the foreground
+
+
+def redraw_after_stop() -> None:
+    """(POSIX, on SIGCONT, :class:`Termination`) The running prompt_toolkit application goes on as it was.
+    A process stopped from outside (``kill -STOP``) under an interactive shell loses its terminal to the
+    shell, which puts it back in line mode with echo and prints over the screen; continued (``kill -CONT``,
+    then ``fg``, which sends no second SIGCONT to a running job), the table drew only what changed over a
+    garbled screen, and its keys were echoed and held until Enter.  Now, once it is in the foreground
+    (:func:`in_foreground`: at once, or looked at every :data:`FOREGROUND_POLL_S` s for at most
+    :data:`FOREGROUND_WAIT_S` s while the application runs; a process in the background may not change
+    the terminal), the terminal is put in raw mode again and the whole screen drawn anew.  Never raises:
+    nothing happens without a running application or a terminal."""
+    from prompt_toolkit.application.current import get_app_or_none
+
+    app = get_app_or_none()
+    if app is None or not app.is_running:
+        return
+    try:
+        fd = app.input.fileno()
+    except (NotImplementedError, OSError, ValueError):
+        return
+    if in_foreground(fd):
+        _take_back(app)
+    elif id(app) not in _waiting:
+        _waiting.add(id(app))
+        app.create_background_task(_when_in_foreground(app, fd))
+
+
+async def _when_in_foreground(app: Any, fd: int) -> None:
+    try:
+        for _ in range(int(FOREGROUND_WAIT_S / FOREGROUND_POLL_S)):
+            await asyncio.sleep(FOREGROUND_POLL_S)
+            if not app.is_running:
+                return
+            if in_foreground(fd):
+                _take_back(app)
+                return
+    finally:
+        _waiting.discard(id(app))
+
+
+def _take_back(app: Any) -> None:
+    """Raw mode again (left by the application's own raw mode, which restores the modes it started with)
+    and the whole screen drawn anew."""
+    with contextlib.suppress(Exception):  # best effort: a redraw must never break the table
+        app.input.raw_mode().__enter__()
+        app.renderer.clear()
+        app.invalidate()
 
 
 # ----- input the key parser misreads --------------------------------------------------------
