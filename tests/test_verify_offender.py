@@ -381,3 +381,11 @@ def test_mutated_bytes_never_crash_and_keep_the_verdict_rules(data: st.DataObjec
             assert v.code in PROVABLE and v.offender is not None and v.index >= 2
         if v.index < 2:
             assert v.offender is None
+
+
+def test_an_empty_file_is_named_empty() -> None:
+    """``verify`` of an empty file (a log whose first write never happened, ``: > x.p2plog``) said only
+    that the header was missing; it says what the file is: empty."""
+    v = verify_log(b"")
+    assert (v.status, v.reason) == ("unreadable", "the file is empty (0 bytes): not a p2ptrumps match log")
+    assert verify_log(b"x").reason == "not a p2ptrumps match log (the header 'p2ptrumps-log/1' is missing)"

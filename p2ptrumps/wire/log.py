@@ -80,6 +80,8 @@ def walk_log(data: bytes, out: LogContents, max_frame_bytes: int = MAX_FRAME_BYT
     Raises:
         LogUnreadable: (at the first step) not a match log, or another version.
     """
+    if not data:
+        raise LogUnreadable("the file is empty (0 bytes): not a p2ptrumps match log")
     if not data.startswith(LOG_MAGIC):
         if data[: len(LOG_MAGIC) - 2] == LOG_MAGIC[:-2]:
             raise LogUnreadable(f"unsupported match log version (header {data[: len(LOG_MAGIC)]!r})")
