@@ -300,7 +300,11 @@ async def test_2_a_stray_hello_does_not_create_the_log_and_the_real_guest_plays(
     got = await hosting(cfg, attack, guest_cfg(tmp_path))
     assert got["a"] == ["closed"] * 4
     assert valid_match(got["h"]).log_path == path
-    assert files_under(tmp_path / "h") == ["known_peers.json"]
+    # the real guest's match only: its pinned key, and the lock of its match, let go (files.md "Resuming")
+    game_id = verify_log(path.read_bytes()).game_id
+    lock = f"resuming/{game_id}-host"
+    assert files_under(tmp_path / "h") == ["known_peers.json", lock]
+    assert (tmp_path / "h" / lock).read_bytes() == b""
 
 
 # ----- 3. a finished log cannot be poisoned -------------------------------------------------------------
