@@ -493,14 +493,17 @@ async def test_5_every_kind_of_stray_is_dropped_by_name_and_leaves_nothing(tmp_p
 
     got = await hosting(cfg, attack, guest_cfg(tmp_path))
     assert got["a"] == {kind: "closed" for kind in STRAY_KINDS}
-    valid_match(got["h"])
+    log_path = valid_match(got["h"]).log_path
+    assert log_path is not None
     lines = out_of(cfg).split("waiting for a guest on port")[1].split("guest 'Gus' accepted the rules")[0]
     notes = lines.splitlines()[1:]
     matched = {kind: sum(1 for line in notes if re.fullmatch(STRAY_NOTES[kind], line)) for kind in STRAY_KINDS}
     same = {kind: list(STRAY_NOTES.values()).count(STRAY_NOTES[kind]) for kind in STRAY_KINDS}  # idle, ping-only
     assert (matched, len(notes)) == (same, len(STRAY_KINDS)), "\n".join(notes)
-    files = files_under(tmp_path / "h")
-    assert len(files) == 2 and files[0] == "known_peers.json" and files[1].endswith("_host_vs-Gus.p2plog"), files
+    files = files_under(tmp_path / "h")  # the real guest's match only: its key, its log, the lock of its match
+    lock = f"resuming/{verify_log(log_path.read_bytes()).game_id}-host"
+    assert len(files) == 3 and files[0] == "known_peers.json" and files[1].endswith("_host_vs-Gus.p2plog"), files
+    assert files[2] == lock and (tmp_path / "h" / lock).read_bytes() == b"", files
 
 
 # ----- 6. no stall without a limit ---------------------------------------------------------------------
@@ -851,7 +854,9 @@ def _check_crowd(rep: Any, strays: int) -> None:
     assert rep.problems == [], rep.text()
     assert (rep.exit_codes, rep.verify_codes) == ({"host": 0, "guest": 0},
                                                   {"host log": 0, "guest log": 0, "both logs": 0})
-    assert [f for f in rep.files["host"] if not f.startswith("logs/")] == ["identity.key", "known_peers.json"]
+    rest = [f for f in rep.files["host"] if not f.startswith("logs/")]  # and the lock of the real match only
+    assert len(rest) == 3 and rest[:2] == ["identity.key", "known_peers.json"], rest
+    assert re.fullmatch(r"resuming/[0-9a-f]{64}-host", rest[2]), rest
     assert sum(sum(c.values()) for c in rep.ends.values()) == strays
     assert {how for c in rep.ends.values() for how in c} <= {"closed", "held"}
     assert set(rep.ends) == set(STRAY_KINDS)
