@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..rules import BEAT, LEAD, NO_CARD, PICK_UP, Move, Position
-from . import core
+from . import core, parallel
 from .core import (
     DEFAULT_TT_BITS,
     DONE,
@@ -162,7 +162,7 @@ class Solution:
 
 
 def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, every: bool = False,
-          tt_bits: int = SOLVE_TT_BITS, prove: bool = False) -> Solution:
+          tt_bits: int = SOLVE_TT_BITS, prove: bool = False, threads: int = 1) -> Solution:
     """Solve ``position`` exactly (RULES.md §7 ends, repetition and turn limit included).
 
     With ``prove``, the exact solver has :data:`SOLVER_SHARE` of the budget; if it does not finish,
@@ -177,8 +177,14 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
         every: also the exact value of every legal move.
         tt_bits: the transposition table has ``2**tt_bits`` entries (10..28).
         prove: let the prover try where the solver does not finish (see above).
+        threads: with a time budget only (no ``max_nodes``) and the compiled core, the solver runs on
+            this many threads sharing one table (:mod:`.parallel`): the same exact values (and with
+            ``every`` the same best move, the first best in root order) in less wall time; when the
+            budget runs out, ``moves`` holds the moves solved, not always the first ones.  With a node
+            budget or the pure-Python core: one thread (the node budget's answer is the same on every
+            run and machine).  The prover runs on one thread.
     Raises:
-        ValueError: the deal is over, no budget, or a bad ``tt_bits``.
+        ValueError: the deal is over, no budget, a bad ``tt_bits`` or ``threads`` (1..64).
     """
     if position.outcome is not None:
         raise ValueError("the deal is over: nothing to solve")
@@ -186,12 +192,18 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
         raise ValueError("give a time budget or a node budget")
     pile_empty = not position.pile
     share = SOLVER_SHARE if prove else 1.0
+    if not 1 <= threads <= parallel.MAX_THREADS:
+        raise ValueError(f"threads must be 1..{parallel.MAX_THREADS}, not {threads!r}")
     spec = spec_of(position)
     t0 = time.perf_counter()
-    move, value, _, nodes, status, values = RUN(spec, SOLVE_ALL if every else SOLVE,
-                                                max_nodes=max(1, int(max_nodes * share)) if max_nodes else 0,
-                                                time_s=(budget_s or 0.0) * share,
-                                                tt_bits=tt_bits)
+    mode = SOLVE_ALL if every else SOLVE
+    if threads > 1 and COMPILED and budget_s and not max_nodes:
+        move, value, _, nodes, status, values = parallel.solve(RUN, spec, mode, threads, budget_s * share, tt_bits)
+    else:
+        move, value, _, nodes, status, values = RUN(spec, mode,
+                                                    max_nodes=max(1, int(max_nodes * share)) if max_nodes else 0,
+                                                    time_s=(budget_s or 0.0) * share,
+                                                    tt_bits=tt_bits)
     move_values = tuple((to_move(m, pile_empty), v) for m, v in values)
     if status == DONE:
         return Solution(True, value, to_move(move, pile_empty), move_values, nodes, time.perf_counter() - t0)
