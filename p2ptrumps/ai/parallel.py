@@ -36,6 +36,7 @@ of address space, touched only as deep as the search goes).
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import threading
@@ -61,10 +62,11 @@ WAIT_S = 0.05
 def default_threads() -> int:
     """The cores this process may run on (``os.sched_getaffinity`` where there is one, else
     ``os.cpu_count()``), at most :data:`MAX_DEFAULT_THREADS`, at least 1."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # no affinity on Windows and macOS
-        cores = os.cpu_count() or 1
+    cores = os.cpu_count() or 1
+    affinity = getattr(os, "sched_getaffinity", None)  # not on Windows and macOS
+    if affinity is not None:
+        with contextlib.suppress(OSError):
+            cores = len(affinity(0))
     return max(1, min(cores, MAX_DEFAULT_THREADS))
 
 
