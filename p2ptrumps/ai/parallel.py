@@ -57,6 +57,8 @@ MAX_THREADS = 64
 #: How long the waiting (main) thread sleeps between looks at its workers, in seconds: Ctrl-C is
 #: noticed within this time (the workers stop within about 1,024 positions of the flag).
 WAIT_S = 0.05
+#: How long :func:`solve` waits at most for a thread to end once its last search has returned, in seconds.
+JOIN_S = 5.0
 
 
 def default_threads() -> int:
@@ -152,6 +154,8 @@ def solve(runner: Runner, spec: Sequence[Any], mode: int, threads: int, time_s: 
         for e in ended:
             while not e.wait(WAIT_S):
                 pass
+        for w in workers:  # each has returned from its last search: let it end
+            w.join(JOIN_S)
     except BaseException:  # Ctrl-C while waiting: stop every thread before it goes on
         pool.stop_all()
         for e in started:
