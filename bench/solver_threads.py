@@ -12,6 +12,11 @@ single-thread seconds over the sum of the N-thread seconds (the speedup on
 these positions) and the positions whose answers differed (must be none).
 
 The figures are wall seconds on a shared machine: give ``uptime`` with them.
+Where other work holds the cores, the wall seconds say little about the threads;
+the *work* ratio does not depend on the load: the nodes one thread needed over
+the nodes the N threads visited together, times N -- the speedup when N cores
+are free and each thread visits as many nodes a second as one alone (an upper
+estimate: the threads share the memory bus and the table).
 
 Usage: python bench/solver_threads.py [--positions FILE] [--sizes 2-36] [--per-size 4] [--budget 10]
        [--min-s 0.5] [--threads 2] [--every] [--repeat] [--text POSITION ...]
@@ -74,8 +79,9 @@ def main() -> None:
     print(f"{len(positions)} positions, budget {args.budget:g} s, 1 vs {args.threads} threads, "
           f"{'every move' if args.every else 'value only'}, compiled={COMPILED}, load {os.getloadavg()[0]:.2f}")
     print(f"{'cards':>5} {'1 thread s':>10} {f'{args.threads} threads s':>11} {'ratio':>6} {'nodes 1':>10} "
-          f"{'nodes N':>10} same")
+          f"{'nodes N':>10} {'work':>5} same")
     t_one = t_many = 0.0
+    n_one = n_many = 0
     timed = differ = only_many = 0
 
     def run(p: Position, threads: int) -> Solution:
@@ -96,16 +102,21 @@ def main() -> None:
             ta = f"{a.elapsed_s:.2f}" if a.solved else f">{args.budget:g}"
             tb = f"{b.elapsed_s:.2f}" if b.solved else f">{args.budget:g}"
             ratio = f"{a.elapsed_s / b.elapsed_s:.2f}" if a.solved and b.solved else "-"
-            print(f"{size:>5} {ta:>10} {tb:>11} {ratio:>6} {a.nodes:>10} {b.nodes:>10} {agree}", flush=True)
+            work = f"{args.threads * a.nodes / b.nodes:.2f}" if a.solved and b.solved else "-"
+            print(f"{size:>5} {ta:>10} {tb:>11} {ratio:>6} {a.nodes:>10} {b.nodes:>10} {work:>5} {agree}",
+                  flush=True)
             if a.solved and b.solved:
                 timed += 1
                 t_one += a.elapsed_s
                 t_many += b.elapsed_s
+                n_one += a.nodes
+                n_many += b.nodes
                 differ += agree == "NO"
             only_many += b.solved and not a.solved
     if timed:
         print(f"solved by both: {timed} runs, {t_one:.2f} s on 1 thread, {t_many:.2f} s on {args.threads} "
-              f"(speedup {t_one / t_many:.2f}); solved only by {args.threads} threads: {only_many}; "
+              f"(speedup {t_one / t_many:.2f}, work ratio {args.threads * n_one / n_many:.2f}); "
+              f"solved only by {args.threads} threads: {only_many}; "
               f"answers differing: {differ}; load {os.getloadavg()[0]:.2f}")
 
 

@@ -564,7 +564,8 @@ static int negamax(Core *S, int depth, int alpha, int beta, int ply) {
         single = !beaters || (!S->voluntary && n <= 2 && (beaters & (beaters - 1)) == 0);
     int child_depth = single ? depth : depth - 1;
     int first[3];
-    int nf = first_moves(S, ply, tt_move, first);
+    int helper = S->variant && ply == S->variant_ply; /* a helper thread's own order here (run()'s variant) */
+    int nf = helper ? 0 : first_moves(S, ply, tt_move, first);
     int alpha0 = alpha, best = -INF, best_move = NO_MOVE, dep = NO_DEP, cut = 0, inexact = 0;
     int64_t *rest = NULL;
     int nrest = -1;
@@ -583,8 +584,8 @@ static int negamax(Core *S, int depth, int alpha, int beta, int ply) {
                     for (int f = 0; f < nf; f++) dup |= first[f] == mm;
                     if (!dup) rest[nrest++] = mm;
                 }
-                if (S->variant && ply == S->variant_ply && nrest > 1) /* a helper thread: another order */
-                    rotate(rest, nrest, S->variant % nrest);
+                if (helper && nrest > 1) /* start variant/256 of the way down the list */
+                    rotate(rest, nrest, (int)(((int64_t)S->variant * nrest) >> 8));
                 S->keytop += (size_t)cnt;
             }
             if (i - nf >= nrest) break;
@@ -1221,8 +1222,8 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
         PyErr_Format(PyExc_ValueError, "tt_bits must be 10..28, not %d", tt_bits);
         return NULL;
     }
-    if (variant < 0) {
-        PyErr_Format(PyExc_ValueError, "variant must be 0 or more, not %d", variant);
+    if (variant < 0 || variant > 255) {
+        PyErr_Format(PyExc_ValueError, "variant must be 0..255, not %d", variant);
         return NULL;
     }
     if (take_shared(&X, table, stop, only, mode, &tt_bits) < 0) {

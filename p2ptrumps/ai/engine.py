@@ -133,7 +133,8 @@ class Solution:
         value: for the seat to move (see the module docstring).
         move: a best move: the fastest win, else a drawing move, else the slowest loss.
         moves: with ``every``, each legal move and its exact value (for the seat that plays it), in
-            the order they were solved; when the budget ran out, those solved before.
+            the solver's root order; when the budget ran out, those solved before (on one thread the
+            first ones in root order; on several, any of them).
         nodes: positions visited (the solver's and the prover's).
         elapsed_s: seconds spent.
         bound: when not solved, the prover's proven outcome with a bound on its length: ``WIN - n``

@@ -199,7 +199,8 @@ def _one_value(pool: _Pool, runner: Runner, spec: Sequence[Any], k: int, deadlin
     left = deadline - time.monotonic()
     if left <= 0 or pool.halt[0]:
         return
-    move, value, _, nodes, status, _ = runner(spec, SOLVE, time_s=left, table=table, stop=pool.halt, variant=k)
+    move, value, _, nodes, status, _ = runner(spec, SOLVE, time_s=left, table=table, stop=pool.halt,
+                                              variant=k * 256 // pool.threads)
     with pool.lock:
         pool.nodes += nodes
         if status == DONE and pool.first is None:
@@ -220,7 +221,7 @@ def _every_move(pool: _Pool, runner: Runner, spec: Sequence[Any], k: int, deadli
                 if not open_moves:
                     return
                 m = min(open_moves, key=lambda x: pool.on[x])
-            variant = pool.on[m]
+            variant = pool.on[m] * 256 // pool.threads  # 0 for the first thread on m
             pool.on[m] += 1
             flag = pool.stops[m]
         left = deadline - time.monotonic()
