@@ -4,11 +4,12 @@ every thread."""
 
 from __future__ import annotations
 
+import json
 import random
 import signal
 import struct
-from dataclasses import replace
 import threading
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -113,7 +114,7 @@ def _entry(key: int, value: int, move: int, depth: int, flag: int, torn: bool) -
 def test_a_table_entry_whose_halves_disagree_is_not_taken(torn: bool) -> None:
     """A planted entry for the root says "a draw, exact": taken when its halves agree (the table is
     read), passed over when the check word belongs to another write (the real value, a win in 11)."""
-    from p2ptrumps.ai import _core  # type: ignore[attr-defined]
+    from p2ptrumps.ai import _core
 
     p = parse_position(LENGTH_CASES[0][0])
     spec = spec_of(p)
@@ -191,6 +192,12 @@ def test_solve_with_threads_prints_one_threads_answer(capsys: pytest.CaptureFixt
     assert main(["solve", text, "--budget", "60", "--threads", "2"]) == 0
     two = capsys.readouterr().out.splitlines()
     assert two[:-1] == one[:-1] and one[1] == "seat 1 (trump ♠) to move: loses in 9 (18 plies)"
+    assert one[-1].endswith(" (compiled core)") and two[-1].endswith(" s (compiled core, 2 threads)")
+    assert main(["solve", text, "--budget", "60", "--threads", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["threads"], data["result"], data["plies"], data["solved"]) == (2, "loss", 18, True)
+    assert main(["solve", text, "--nodes", "300k", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["threads"] == 1
 
 
 @needs_compiled
