@@ -3,7 +3,8 @@
 For each position (a position text a line in ``--positions``, sampled as
 ``bench/solver_reach.py`` samples: ``--sizes A-B``, ``--per-size K``, seed 3),
 the exact solver runs first on one thread within ``--budget`` seconds; a
-position it solves in at least ``--min-s`` seconds is then solved on
+position it solves in at least ``--min-s`` seconds (or does not solve, unless
+``--solved-only``) is then solved on
 ``--threads N`` threads, and (``--repeat``) both again in the other order.
 Printed per position: cards in hands, the wall seconds of each run, the ratio,
 the nodes, and whether the answers agree (with ``--every``: every move's value,
@@ -19,7 +20,7 @@ are free and each thread visits as many nodes a second as one alone (an upper
 estimate: the threads share the memory bus and the table).
 
 Usage: python bench/solver_threads.py [--positions FILE] [--sizes 2-36] [--per-size 4] [--budget 10]
-       [--min-s 0.5] [--threads 2] [--every] [--repeat] [--text POSITION ...]
+       [--min-s 0.5] [--threads 2] [--every] [--repeat] [--solved-only] [--text POSITION ...]
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from p2ptrumps.ai.engine import COMPILED, SOLVE_TT_BITS, Solution, solve
-from p2ptrumps.notation import parse_position
+from p2ptrumps.notation import parse_position, position_text
 from p2ptrumps.rules import Position
 
 
@@ -72,6 +73,7 @@ def main() -> None:
     ap.add_argument("--every", action="store_true", help="every move's value (as p2ptrumps solve)")
     ap.add_argument("--repeat", action="store_true", help="both runs again, N threads first")
     ap.add_argument("--tt-bits", type=int, default=SOLVE_TT_BITS)
+    ap.add_argument("--solved-only", action="store_true", help="skip what one thread did not solve")
     ap.add_argument("--text", nargs="*", default=None, help="these position texts instead of --positions")
     args = ap.parse_args()
     positions = ([parse_position(t) for t in args.text] if args.text
@@ -79,7 +81,7 @@ def main() -> None:
     print(f"{len(positions)} positions, budget {args.budget:g} s, 1 vs {args.threads} threads, "
           f"{'every move' if args.every else 'value only'}, compiled={COMPILED}, load {os.getloadavg()[0]:.2f}")
     print(f"{'cards':>5} {'1 thread s':>10} {f'{args.threads} threads s':>11} {'ratio':>6} {'nodes 1':>10} "
-          f"{'nodes N':>10} {'work':>5} same")
+          f"{'nodes N':>10} {'work':>5} same position")
     t_one = t_many = 0.0
     n_one = n_many = 0
     timed = differ = only_many = 0
@@ -90,7 +92,7 @@ def main() -> None:
     for p in positions:
         size = p.hands[0].bit_count() + p.hands[1].bit_count()
         one = run(p, 1)
-        if one.solved and one.elapsed_s < args.min_s:
+        if (one.solved and one.elapsed_s < args.min_s) or (args.solved_only and not one.solved):
             continue
         many = run(p, args.threads)
         rounds = [(one, many)]
@@ -103,8 +105,8 @@ def main() -> None:
             tb = f"{b.elapsed_s:.2f}" if b.solved else f">{args.budget:g}"
             ratio = f"{a.elapsed_s / b.elapsed_s:.2f}" if a.solved and b.solved else "-"
             work = f"{args.threads * a.nodes / b.nodes:.2f}" if a.solved and b.solved else "-"
-            print(f"{size:>5} {ta:>10} {tb:>11} {ratio:>6} {a.nodes:>10} {b.nodes:>10} {work:>5} {agree}",
-                  flush=True)
+            print(f"{size:>5} {ta:>10} {tb:>11} {ratio:>6} {a.nodes:>10} {b.nodes:>10} {work:>5} {agree:>4} "
+                  f"{position_text(p)}", flush=True)
             if a.solved and b.solved:
                 timed += 1
                 t_one += a.elapsed_s

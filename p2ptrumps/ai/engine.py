@@ -183,7 +183,13 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
             ``every`` the same best move, the first best in root order) in less wall time; when the
             budget runs out, ``moves`` holds the moves solved, not always the first ones.  With a node
             budget or the pure-Python core: one thread (the node budget's answer is the same on every
-            run and machine).  The prover runs on one thread.
+            run and machine).  The prover runs on one thread.  ``p2ptrumps solve`` uses threads;
+            ``analyse``, the hint and ``strong`` (the position's value only, :data:`~.core.SOLVE`)
+            solve on one thread: measured on this project's 2-core machine (``bench/solver_reach.py
+            --threads``, ``bench/solver_threads.py``, issue 21), 2 threads settled no more positions
+            within 0.1 s or 1 s than one and took about as long (1.13 times faster on the positions
+            both solved; the helper thread mostly repeats the first one's work there), where every
+            move's value (``every``) is up to twice as fast.
     Raises:
         ValueError: the deal is over, no budget, a bad ``tt_bits`` or ``threads`` (1..64).
     """

@@ -15,17 +15,21 @@ a thread finishes with is the exact value.
 * :data:`~.core.SOLVE_ALL` (every root move's value, as ``p2ptrumps solve``
   asks): the root moves are handed out one at a time in root order; a thread
   with no move left joins the unfinished move with the fewest threads on it,
-  searching its replies in another order (``variant``); the first to solve a
+  searching its replies in another order (``variant``: from halfway down the
+  list with two threads, no table or killer move first); the first to solve a
   move stops the others on it.  The answer, when every move is solved: each
   move's exact value in root order, the value their best, the best move the
   first of the best in root order -- the single thread's answer, exactly (its
   tie-break is the same: the first best move in root order).
 * :data:`~.core.SOLVE` (the position's value): every thread solves the root, thread
-  *k* trying the root's moves in another order (``variant`` *k*, after the
-  table's and the killer moves); the first to finish gives the value and its
+  *k* of *n* trying the root's moves from *k*/*n* of the way down the ordered
+  list (``variant``); the first to finish gives the value and its
   best move, and stops the others.  The value is the single thread's; the move
   is a best move (the fastest win, a drawing move, the slowest loss), not
-  always the same one where several are equally good.
+  always the same one where several are equally good.  Measured (issue 21, 2
+  cores): every move's value up to twice as fast; the value alone little faster
+  (the helpers mostly repeat the first thread's work), so only ``p2ptrumps
+  solve`` uses threads (see :func:`p2ptrumps.ai.engine.solve`).
 
 Only a time budget: which thread gets how far within a node budget depends on
 the machine, so a node budget stays on one thread (the same answer everywhere,
