@@ -33,7 +33,6 @@ import argparse
 import concurrent.futures
 import json
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -44,7 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from netlab import Peer, given_out
+from netlab import Peer, given_out, lab_ready
 
 from p2ptrumps.net import lab
 from p2ptrumps.net.testing import peer_command, rendezvous_servers
@@ -213,12 +212,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--json", metavar="FILE", help="write every run's details there")
     args = ap.parse_args(argv)
     hosts, guests, ways = args.hosts.split(","), args.guests.split(","), args.ways.split(",")
-    why = lab.unavailable()
-    if why is not None:
-        print(f"no lab here: {why}", file=sys.stderr)
+    if not lab_ready():
         return 2
-    lab.sweep()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped bench still removes its lab
     homes = list(dict.fromkeys(hosts + [f"{g}-2" for g in guests if g != "lan"]))
     cells = [(w, h, g) for h in hosts for g in guests for w in ways if not (g == "lan" and h == "open")]
     print(f"# python bench/lab_matrix.py {' '.join(argv)}   ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import subprocess
 import sys
 import tempfile
@@ -41,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from netlab import Peer
+from netlab import Peer, lab_ready
 
 from p2ptrumps.net import lab
 from p2ptrumps.net.lab import until
@@ -283,12 +282,8 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default=",".join(TRIALS))
     args = ap.parse_args(argv)
-    why = lab.unavailable()
-    if why is not None:
-        print(f"no lab here: {why}", file=sys.stderr)
+    if not lab_ready():
         return 2
-    lab.sweep()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     print(f"# python bench/lab_unhappy.py {' '.join(argv)}   ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
     with tempfile.TemporaryDirectory(prefix="lab-unhappy-") as tmp, \
             lab.Lab(("upnp", "plain", "cgnat", "plain-2", "cgnat-2"), lease_s=lab.MIN_LEASE_S + 10) as net:

@@ -27,6 +27,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from netlab import lab_ready
+
 from p2ptrumps.net import lab
 from p2ptrumps.net.testing import peer_command, rendezvous_servers
 
@@ -178,9 +182,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--homes", default=",".join(HOMES))
     args = ap.parse_args(argv)
-    why = lab.unavailable()
-    if why is not None:
-        print(f"no lab here: {why}", file=sys.stderr)
+    if not lab_ready():
         return 2
     homes = args.homes.split(",")
     print(f"meet by code, lab homes {', '.join(homes)}; {args.reps} matches a pair; join -> first move (guest)")

@@ -35,6 +35,21 @@ from p2ptrumps.net import lab
 from p2ptrumps.net.testing import peer_command, peer_env
 
 PORT = 4816
+
+
+def lab_ready(homes: list[str] | None = None) -> bool:
+    """Before a bench of the network lab: when a lab with ``homes`` (default every kind) cannot be made
+    here, say why on stderr ("no lab here: ...") and return False (the bench exits 2); else remove the
+    labs a bench that died left behind, make SIGTERM leave through the lab's clean-up (status 143), and
+    return True."""
+    why = lab.unavailable(lab.HOMES if homes is None else homes)
+    if why is not None:
+        print(f"no lab here: {why}", file=sys.stderr)
+        return False
+    lab.sweep()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped bench still removes its lab
+    return True
+
 COMMON = ["--headless", "--ai", "random", "--think", "0.05", "--ascii"]
 FIRST_MOVE = re.compile(r"^\s+1\. ")
 
@@ -277,12 +292,8 @@ def main() -> int:
                     help="only the lease trial: a mapping of S seconds kept for 2S, then the host killed")
     args = ap.parse_args()
     hosts, guests = args.hosts.split(","), args.guests.split(",")
-    why = lab.unavailable(hosts + guests)
-    if why is not None:
-        print(f"network lab unavailable: {why}", file=sys.stderr)
+    if not lab_ready(hosts + guests):
         return 2
-    lab.sweep()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped bench still removes its lab
     if args.lease:
         with lab.Lab(["upnp"]) as net:
             print(json.dumps(lease_trial(net, "upnp", args.lease)))

@@ -390,7 +390,7 @@ def test_pure_python_core_runs_the_same_search() -> None:
     p = positions_from_games(RuleSet(), 1, 5, every=9)[1]
     spec = spec_of(p, 99)
     result = core.run(spec, SEARCH, max_nodes=1500, tt_bits=12)
-    assert result[3] == 1501 or result[4] == 1  # stopped by the budget, or proven before it
+    assert result[3] == 1500 or result[4] == 1  # stopped by the budget (never past it), or proven before it
     assert to_move_int(Move.pick_up()) == core.PICKUP
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import signal
 from pathlib import Path
 
 import pytest
@@ -30,6 +29,7 @@ from p2ptrumps.ai.analysis import (
     summarize,
 )
 from p2ptrumps.ai.core import WIN
+from p2ptrumps.ai.engine import COMPILED
 from p2ptrumps.commands.main import main
 from p2ptrumps.match import MatchRunner, Undo
 from p2ptrumps.notation import parse_position, position_text
@@ -187,9 +187,9 @@ def test_solve_with_a_node_budget_prints_the_same_every_run(capsys: pytest.Captu
         "  QS/AC      unknown",
     ]
     # the solver's half of the budget (2,501 positions), then the prover's proof of the win
-    assert lines[16] == "2,865 positions, budget 5,000 (compiled core)"
+    assert lines[16] == "2,864 positions, budget 5,000 (compiled core)"
     data = json.loads(lines[17])
-    assert "seconds" not in data and (data["budget_nodes"], data["nodes"]) == (5000, 2865)
+    assert "seconds" not in data and (data["budget_nodes"], data["nodes"]) == (5000, 2864)
     assert (data["result"], data["plies"], data["best"]) == ("win", 5, "TS/AH")
     assert [m["result"] for m in data["moves"]] == ["win"] * 2 + ["loss"] * 4 + ["unknown"] * 6
     assert main(["solve", PARTLY, "--nodes", "5000", "--budget", "0.001", "--json"]) == 0  # --nodes wins
@@ -208,6 +208,58 @@ def test_solve_refuses_a_node_budget_too_large_for_the_core(text: str, capsys: p
     err = capsys.readouterr().err
     assert err.endswith(f"p2ptrumps solve: --nodes: {text!r}: a node budget must be at most 1000000000000 (1e12)\n")
     assert "Traceback" not in err
+
+
+#: A 36-card position neither the solver nor the prover settles within millions of positions.
+HARD = ("v1/HD/6CQCKCAC6DJDQDKDADQHKHAH8S9SKSAS/7C8C8HJH6S7STSJSQS/6H7H9C7D9HTHTC8DTDJC9D/0/169/"
+        "36.sixes.must.r3.t1000")
+
+
+def test_solve_never_counts_past_its_node_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    """The last note: "100,001 positions, budget 100,000".  The core counted the position that tripped
+    the budget (not searched), and `solve` runs two of them (the solver, then the prover on the rest)."""
+    from p2ptrumps.ai.engine import solve
+
+    assert [solve(parse_position(HARD), None, max_nodes=100_000, every=every, prove=prove).nodes
+            for every, prove in ((False, False), (True, False), (True, True))] == [100_000, 100_000, 100_000]
+    assert main(["solve", HARD, "--nodes", "100000", "--ascii"]) == 0
+    assert main(["solve", HARD, "--nodes", "100000", "--json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    core = "compiled core" if COMPILED else "pure-Python core"
+    assert lines[1] == "seat 0 (trump H) to move: unknown within 100000 positions"
+    assert lines[-2] == f"100,000 positions, budget 100,000 ({core})"
+    assert json.loads(lines[-1])["nodes"] == 100_000
+
+
+#: A 17-card win the prover proves within 100,000 positions (its first move KD/8S, in at most 7 plies)
+#: while the solver's half of the budget solves none of the 12 moves.
+PROVEN_WIN = ("v1/CH/AC7DKDAH8STSQS/6DJH6SJS/TCQC9DJDJCKC7S9S7C8CTD6H7H9HAS8HKS6CQDTHAD9CQHKH8D/0/13/"
+              "36.sixes.must.r3.t1000")
+
+
+def test_the_provers_winning_move_is_in_the_moves_list_with_its_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    """The last note: when only the prover proved a win, ``best`` named its move while the moves list
+    showed that move as unknown (``bound_move`` was not in ``moves``)."""
+    from p2ptrumps.ai.engine import solve
+
+    found = solve(parse_position(PROVEN_WIN), None, max_nodes=100_000, every=True, prove=True)
+    assert (found.solved, found.moves, found.bound, found.bound_move and found.bound_move.code) == (
+        False, (), WIN - 7, "KD/8S")
+    assert main(["solve", PROVEN_WIN, "--nodes", "100000", "--ascii"]) == 0
+    assert main(["solve", PROVEN_WIN, "--nodes", "100000", "--json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:6] == [
+        "seat 0 (trump C) to move: wins in at most 4 (7 plies); not every move solved within 100000 positions",
+        "a winning move: KD/8S",
+        "moves:",
+        "  KD/8S      wins in at most 4",
+        "  AC/7D      unknown",
+    ]
+    assert len(lines) == 18 and all(line.endswith(" unknown") for line in lines[5:16])  # the 11 other moves
+    data = json.loads(lines[-1])
+    assert (data["best"], data["moves"][0]) == (
+        "KD/8S", {"move": "KD/8S", "result": "win", "plies": 7, "verdict": "wins in at most 4"})
+    assert [m["result"] for m in data["moves"][1:]] == ["unknown"] * 11
 
 
 def test_solve_stops_at_ctrl_c_inside_the_compiled_core(monkeypatch: pytest.MonkeyPatch,
@@ -232,15 +284,12 @@ def test_solve_stops_at_ctrl_c_inside_the_compiled_core(monkeypatch: pytest.Monk
         return real_run(*args, **kwargs)
 
     monkeypatch.setattr(engine, "RUN", run_then_interrupt)
-    # Ctrl-C as a fresh `p2ptrumps solve` has it (an earlier test of the run may have left another handler)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    hard = ("v1/HD/6CQCKCAC6DJDQDKDADQHKHAH8S9SKSAS/7C8C8HJH6S7STSJSQS/6H7H9C7D9HTHTC8DTDJC9D/0/169/"
-            "36.sixes.must.r3.t1000")
+    # Python's own SIGINT handler, as a `p2ptrumps solve` started from a terminal has it: the suite's
+    # (tests/conftest.py), also when the run was started with SIGINT ignored (in the background)
     try:
         # a budget the core would take a minute or more for: a regression fails, it does not hang the run
-        assert main(["solve", hard, "--nodes", "300000000"]) == 130
+        assert main(["solve", HARD, "--nodes", "300000000"]) == 130
     finally:
-        signal.signal(signal.SIGINT, previous)
         for t in timers:
             t.join(timeout=10)
     captured = capsys.readouterr()
@@ -260,7 +309,7 @@ def test_solve_reports_a_loss_only_the_prover_settles(capsys: pytest.CaptureFixt
     assert (alone.solved, alone.outcome, alone.moves, alone.bound) == (False, "unknown", (), 0)
     proven = solve(parse_position(PROVEN_LOSS), None, max_nodes=100_000, every=True, prove=True)
     assert (proven.solved, proven.outcome, proven.bound, proven.bound_move, proven.nodes) == (
-        False, "loss", -(WIN - 18), None, 78_096)
+        False, "loss", -(WIN - 18), None, 78_095)
     assert main(["solve", PROVEN_LOSS, "--nodes", "100000", "--ascii"]) == 0
     assert main(["solve", PROVEN_LOSS, "--nodes", "100000", "--json"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -271,10 +320,10 @@ def test_solve_reports_a_loss_only_the_prover_settles(capsys: pytest.CaptureFixt
         "  9C/6C      unknown",
     ]
     assert len(lines) == 107 and all(line.endswith(" unknown") for line in lines[3:105])  # 102 moves
-    assert lines[105] == "78,096 positions, budget 100,000 (compiled core)"
+    assert lines[105] == "78,095 positions, budget 100,000 (compiled core)"
     data = json.loads(lines[106])
     assert {k: data[k] for k in ("solved", "result", "plies", "verdict", "best", "nodes")} == {
-        "solved": False, "result": "loss", "plies": 18, "verdict": "loses in at most 9", "best": None, "nodes": 78096}
+        "solved": False, "result": "loss", "plies": 18, "verdict": "loses in at most 9", "best": None, "nodes": 78095}
 
 
 def test_analyse_with_a_node_budget_prints_the_same_every_run(capsys: pytest.CaptureFixture[str]) -> None:

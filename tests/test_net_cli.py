@@ -46,6 +46,40 @@ def test_bad_join_address_is_a_usage_error(address: str, why: str, capsys: pytes
     assert why in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", [["host", "--bind", "999.1.1.1"], ["join", "999.1.1.1:4816"]])
+def test_a_bad_address_is_named_before_the_missing_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str],
+                                                             command: list[str]) -> None:
+    """The last note: ``host --bind 999.1.1.1`` without a terminal named the terminal first (and with one,
+    created the key before the listener found the name did not resolve).  Four numbers are an IPv4 address
+    or nothing: the option is named, status 2, nothing written (as ``play --position x``)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    with pytest.raises(SystemExit) as info:
+        main(command)
+    assert info.value.code == 2
+    option = "--bind: " if command[0] == "host" else "CODE|HOST:PORT[/TICKET]: "
+    typed = command[-1]
+    assert capsys.readouterr().err.splitlines()[1] == (
+        f"p2ptrumps {command[0]}: {option}address {typed!r}: '999.1.1.1' is not an IPv4 address: its four numbers "
+        "are each 0 to 255, without leading zeros")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bind_name_that_does_not_resolve_is_named_before_the_missing_terminal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    def no_such_name(host: object, *args: object, **kwargs: object) -> object:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.setattr(socket, "getaddrinfo", no_such_name)  # no resolver asked: .invalid never resolves anyway
+    assert main(["host", "--bind", "nosuch.invalid"]) == 2
+    assert capsys.readouterr().err == (
+        "p2ptrumps host: --bind 'nosuch.invalid': the name does not resolve (Name or service not known)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_good_addresses() -> None:
     assert parse_address("[::1]:4816") == ("::1", 4816)
     assert parse_address("::1") == ("::1", 4816)

@@ -182,18 +182,36 @@ def test_a_second_resume_of_one_match_stops_before_it_touches_its_log(data: Path
         gid = first.session.game_id
         assert gid is not None
         held = data / "resuming" / f"{gid.hex()}-host"
+        # the other copy's log is named (the lock holds its path, files.md: a hint), not only the lock
         assert (info.value.status, str(info.value)) == (1, (
-            f"stopped: {OTHER_COPY}: another p2ptrumps process resumed this match (from this log or a copy of it) "
-            f"and holds {held}; {twin} is left as it was"))
+            f"stopped: {OTHER_COPY}: another p2ptrumps process resumed this match from {log} and holds {held}; "
+            f"{twin} is left as it was"))
+        assert held.read_bytes() == os.fsencode(log.absolute())
         assert twin.read_bytes() == log.read_bytes() + b"\x00\x00"
         with pytest.raises(config.NetplayError, match="another p2ptrumps process resumed this match"):
             resume.load(cfg, log)  # the same log a second time: the lock of the match comes first
     finally:
         first.log.close()
+    assert held.read_bytes() == b""  # let go: no stale path left
     second = resume.load(cfg, twin)
+    assert held.read_bytes() == os.fsencode(twin.absolute())
     second.log.close()
     assert twin.read_bytes() == log.read_bytes()  # cut to its whole frames when it was taken up
     assert sorted(p.name for p in (data / "resuming").iterdir()) == [held.name]
+
+
+def test_the_path_in_the_lock_of_a_match_is_a_hint_only(tmp_path: Path) -> None:
+    """files.md "Resuming": what the lock holds is named at most, escaped; anything but one line of at most
+    4096 bytes is no hint (the line then says "from this log or a copy of it")."""
+    from p2ptrumps.net.resume import resumed_from
+
+    lock = tmp_path / "lock"
+    assert resumed_from(lock) == ""  # missing
+    for content, shown in [(b"", ""), (b"/d/m.p2plog", "/d/m.p2plog"), ("/d/игра.p2plog".encode(), "/d/игра.p2plog"),
+                           (b"/d/\x1b[2Jm.p2plog", "'/d/\\x1b[2Jm.p2plog'"), (b"/d/a\n/d/b", ""),
+                           (b"/" * 4097, ""), (b"/d/\xff.p2plog", "/d/\ufffd.p2plog")]:
+        lock.write_bytes(content)
+        assert resumed_from(lock) == shown, content
 
 
 def test_resume_of_a_running_match_without_a_terminal_says_so_before_asking_for_one(
@@ -229,8 +247,8 @@ def test_resume_of_a_running_match_without_a_terminal_says_so_before_asking_for_
         lock = data / "resuming" / f"{rf.game_id.hex()}-host"
         assert capsys.readouterr().err == (
             "p2ptrumps resume: stopped: another copy of this side is running (the same match resumed twice, or two "
-            f"processes sharing one identity key): another p2ptrumps process resumed this match (from this log or a "
-            f"copy of it) and holds {lock}; {copy} is left as it was\n")
+            f"processes sharing one identity key): another p2ptrumps process resumed this match from {log} and "
+            f"holds {lock}; {copy} is left as it was\n")
     finally:
         match_lock.release()
     assert (log.read_bytes(), copy.read_bytes()) == (before, before)

@@ -10,11 +10,15 @@ table's moves must be the ones in the signed chain.
 from __future__ import annotations
 
 import asyncio
+import errno
 import io
+import os
 import re
+import tempfile
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -25,6 +29,7 @@ from p2ptrumps.ai import AIPlayer
 from p2ptrumps.cards import Card
 from p2ptrumps.match import Action, DealStarted, Event
 from p2ptrumps.net import config, dial, lobby, remote, resume
+from p2ptrumps.net.driver import Restored
 from p2ptrumps.net.table import display_name, play_in_table
 from p2ptrumps.rules import BEAT, PICK_UP, Move, Position, RuleSet
 from p2ptrumps.ui.app import Mode, TableApp
@@ -52,6 +57,11 @@ class AIHost:
         self.outcome: list[object] = []
         self.thread = threading.Thread(target=self._run, daemon=True)
 
+    def start(self) -> None:
+        """Start the host's thread and wait until it listens (``port`` set)."""
+        self.thread.start()
+        assert self.started.wait(10) and self.port is not None
+
     def _run(self) -> None:
         async def main() -> None:
             async def serve(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
@@ -68,6 +78,14 @@ class AIHost:
                     self.started.set()
 
         trio.run(main)
+
+
+def seat_config(tmp_path: Path, **changes: Any) -> config.NetConfig:
+    """The person's seat as a guest: Tess, data in ``tmp_path / "g"``, the host's key accepted, ASCII,
+    a 10 s timeout; ``changes`` replace any of these or add fields."""
+    fields: dict[str, Any] = {"role": "guest", "identity": GUEST_KEY, "name": "Tess", "data": tmp_path / "g",
+                              "accept_new": True, "out": io.StringIO(), "timeout_s": 10, "ascii_only": True}
+    return config.NetConfig(**{**fields, **changes})
 
 
 def typed(move: Move) -> str:
@@ -91,6 +109,24 @@ async def wait_until(pred: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.005)
 
 
+async def choose_hearts(inp: PipeInput, tables: list[TableApp]) -> TableApp:
+    """At the trump choice of the first table (once it shows), choose hearts (the AI host takes clubs);
+    the table."""
+    await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
+    inp.send_text("h" + ENTER)
+    return tables[0]
+
+
+async def my_first_turn(inp: PipeInput, tables: list[TableApp]) -> tuple[TableApp, Position]:
+    """Hearts at the trump choice (:func:`choose_hearts`), then the wait for my first turn: the table and
+    the position there."""
+    table = await choose_hearts(inp, tables)
+    await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
+    pos = table.state.position
+    assert pos is not None
+    return table, pos
+
+
 async def leave(inp: PipeInput, table: TableApp) -> None:
     """Quit the match as a person does: ``q``, then ``y`` at the quit question."""
     inp.send_text("q")
@@ -99,13 +135,17 @@ async def leave(inp: PipeInput, table: TableApp) -> None:
 
 
 async def drive_table(cfg: config.NetConfig, ai: AIHost, person: Callable[[PipeInput], Awaitable[None]],
-                      tables: list[TableApp], stdout: io.StringIO, stderr: io.StringIO) -> int:
-    """Join ``ai``'s host in the table as a guest, run ``person`` (keys into the table), and return the
-    table's exit status (within 20 s of ``person`` ending)."""
+                      tables: list[TableApp], stdout: io.StringIO, stderr: io.StringIO,
+                      restored: Restored | None = None) -> int:
+    """Join ``ai``'s host in the table as a guest -- or, with ``restored``, take that match up again as
+    ``p2ptrumps resume`` does --, run ``person`` (keys into the table), and return the table's exit
+    status (within 20 s of ``person`` ending)."""
+    how: dict[str, Any] = ({"address": f"127.0.0.1:{ai.port}"} if restored is None else
+                           {"main": lambda: resume.resume_match(cfg, restored), "command": "resume"})
     with create_pipe_input() as inp:
         task = asyncio.ensure_future(play_in_table(
-            cfg, "guest", address=f"127.0.0.1:{ai.port}", input=inp, output=DummyOutput(),
-            on_table=tables.append, stdout=stdout, stderr=stderr))
+            cfg, "guest", input=inp, output=DummyOutput(), on_table=tables.append, stdout=stdout, stderr=stderr,
+            **how))
         try:
             await person(inp)
             return await asyncio.wait_for(task, 20)
@@ -116,10 +156,8 @@ async def drive_table(cfg: config.NetConfig, ai: AIHost, person: Callable[[PipeI
 
 def test_person_plays_moves_in_the_table_against_an_ai_host(tmp_path: Path) -> None:
     ai = AIHost(tmp_path)
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                            out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     played: list[Move] = []
     out, err = io.StringIO(), io.StringIO()
@@ -192,19 +230,14 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
     person's resignation, the other deals are forfeited, both sides sign the final score, and both logs
     verify as complete.  The move clock of the rules shows on the table meanwhile."""
     ai = AIHost(tmp_path, deals=3, move_time=60)
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                            out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     out, err = io.StringIO(), io.StringIO()
     seen: list[str] = []
 
     async def person(inp: PipeInput) -> None:
-        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
-        table = tables[0]
-        inp.send_text("h" + ENTER)
-        await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
+        table, _ = await my_first_turn(inp, tables)
         await wait_until(lambda: table.state.clock is not None and table.state.clock[0] == table.state.my_seat,
                          "my move clock on my own line")
         assert table.state.clock is not None
@@ -266,17 +299,13 @@ def test_a_move_that_comes_while_the_claim_question_is_open_closes_it(tmp_path: 
     go = threading.Event()
     ai = AIHost(tmp_path, deals=1, move_time=5)
     ai.cfg.make_player = lambda cfg, seat: LateAI(go)
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     asked: list[str] = []
 
     async def person(inp: PipeInput) -> None:
-        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
-        table = tables[0]
-        inp.send_text("h" + ENTER)
+        table = await choose_hearts(inp, tables)
         await wait_until(lambda: table.state.mode == Mode.TURN or table.state.confirm is not None,
                          "my lead, or the claim question on the host's lead")
         if table.state.mode == Mode.TURN:  # the deal's dealer (who leads) comes from the shuffle: maybe us
@@ -337,10 +366,8 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
     host is the table's "Hana (XXXX)" there too (issue 19 §4)."""
     ai = AIHost(tmp_path, deals=2, leavable=True)
     ai.cfg.make_player = lambda cfg, seat: LeavingAI(cfg)
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name=my_name, data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path, name=my_name)
     tables: list[TableApp] = []
     out, err = io.StringIO(), io.StringIO()
     seen: dict[str, object] = {}
@@ -348,9 +375,7 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
                                                          f"Hana ({HOST_KEY.fingerprint[:4]})")
 
     async def person(inp: PipeInput) -> None:
-        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
-        table = tables[0]
-        inp.send_text("h" + ENTER)
+        table = await choose_hearts(inp, tables)
         await wait_until(lambda: table.state.mode in (Mode.TURN, Mode.MATCH_END), "my lead or the end")
         if table.state.mode == Mode.TURN:  # we lead: the host leaves when its reply is due
             pos = table.state.position
@@ -397,10 +422,8 @@ def test_a_peer_that_leaves_before_the_first_deal_leaves_the_signed_score(tmp_pa
         raise AssertionError("unreachable")
 
     ai.cfg.choose_trump_fn = leave_at_the_trump
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     out, err = io.StringIO(), io.StringIO()
 
@@ -423,18 +446,13 @@ def test_a_refused_chat_line_is_never_shown_as_said_and_the_refusal_stays(tmp_pa
     is not in the sender's chat panel as said -- it used to be, while the peer never got it; a note
     saying why stays in the panel.  A good line after them is shown and reaches the peer."""
     ai = AIHost(tmp_path, deals=1)
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     seen: dict[str, object] = {}
 
     async def person(inp: PipeInput) -> None:
-        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TRUMP, "the trump choice")
-        table = tables[0]
-        inp.send_text("h" + ENTER)
-        await wait_until(lambda: table.state.mode == Mode.TURN, "my turn")
+        table, _ = await my_first_turn(inp, tables)
         for line in ("x\u202ey", "a" * 600, "hello"):
             n = len(table.state.chat)
             inp.send_text("t")
@@ -488,10 +506,8 @@ def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path:
     ai.cfg.on_ready = lambda game, result: games.append(game)
     ai.cfg.choose_trump_fn = host_trump
     ai.cfg.trump = None
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True)
+    ai.start()
+    cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
     seen: dict[str, list[str]] = {}
 
@@ -558,10 +574,8 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
     deal 1, "Enter starts the next deal", while deal 2's move clock ran)."""
     ai = AIHost(tmp_path, deals=2)
     ai.cfg.reconnect_wait_s = 20
-    ai.thread.start()
-    assert ai.started.wait(10) and ai.port is not None
-    first = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                             out=io.StringIO(), timeout_s=10, ai="random", think_s=0.01, reconnect_wait_s=20)
+    ai.start()
+    first = seat_config(tmp_path, ascii_only=False, ai="random", think_s=0.01, reconnect_wait_s=20)
     first.make_player = lambda cfg, seat: DiesInDeal2()
 
     async def die() -> None:
@@ -573,8 +587,7 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
     logs = sorted((tmp_path / "g" / "logs").glob("*.p2plog"))
     assert len(logs) == 1 and verify_log(logs[0].read_bytes()).status == "unfinished"
 
-    cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Tess", data=tmp_path / "g", accept_new=True,
-                           out=io.StringIO(), timeout_s=10, ascii_only=True, reconnect_wait_s=20)
+    cfg = seat_config(tmp_path, reconnect_wait_s=20)
     restored = resume.load(cfg, logs[0])
     tables: list[TableApp] = []
     seen: dict[str, object] = {}
@@ -589,19 +602,7 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
         seen["expect"] = table.status_view(100).expect == expect_text(pos, 1, None)
         await leave(inp, table)
 
-    async def main() -> int:
-        with create_pipe_input() as inp:
-            task = asyncio.ensure_future(play_in_table(
-                cfg, "guest", input=inp, output=DummyOutput(), on_table=tables.append, stdout=io.StringIO(),
-                stderr=io.StringIO(), main=lambda: resume.resume_match(cfg, restored), command="resume"))
-            try:
-                await person(inp)
-                return await asyncio.wait_for(task, 20)
-            finally:
-                if not task.done():
-                    task.cancel()
-
-    status = asyncio.run(main())
+    status = asyncio.run(drive_table(cfg, ai, person, tables, io.StringIO(), io.StringIO(), restored))
     ai.thread.join(20)
     assert status == config.EXIT_LEFT
     assert seen["deal"] == (2, 2, None)
@@ -672,3 +673,141 @@ def test_after_rematches_the_closing_score_counts_every_match_of_the_connection(
     out.seek(0)
     assert seat.report_played(config.NetResult(logs[0], 1, score_halves=(0, 2))) == config.EXIT_OK
     assert out.getvalue().splitlines() == ["Score: Tess 1 : 0 Hana", f"match log: {logs[0]}"]
+
+
+def fill_disk(monkeypatch: pytest.MonkeyPatch, place: Path) -> list[bool]:
+    """``os.write`` to a file under ``place`` fails with ENOSPC while the flag returned is ``[True]``: the
+    disk of ``place`` is full (the files are told by their descriptor's path, Linux's /proc)."""
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("no /proc/self/fd here to tell a descriptor's file")
+    full = [False]
+    real = os.write
+
+    def write(fd: int, data: Any) -> int:
+        if full[0]:
+            try:
+                target = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                target = ""
+            if target.startswith(f"{place}{os.sep}"):
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+    return full
+
+
+def test_a_full_disk_mid_match_moves_the_match_to_the_temporary_directory_and_it_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last note: a failed write of the match log was told as "Connection lost: ..." and stopped the
+    match.  Our log cannot take our move (ENOSPC): the match moves to the temporary directory (files.md: a
+    disk that fails mid-match) -- the log with every frame, its resume file, the old ones removed --, the
+    table says so at once on a line of its own (the fault, both paths), the move goes out, and the match
+    goes on to its signed end; the closing lines name the log where it is now."""
+    ai = AIHost(tmp_path)
+    ai.start()
+    mine, spare = tmp_path / "g", tmp_path / "spare"
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    full = fill_disk(monkeypatch, mine)
+    cfg = seat_config(tmp_path)
+    tables: list[TableApp] = []
+    out, err = io.StringIO(), io.StringIO()
+    seen: dict[str, object] = {}
+
+    async def person(inp: PipeInput) -> None:
+        table, pos = await my_first_turn(inp, tables)
+        seen["old"] = sorted(p.name for p in (mine / "logs").iterdir())
+        n = len(table.state.history)
+        full[0] = True  # the disk fills
+        seen["move"] = pos.legal_moves()[0]
+        inp.send_text(":" + typed(pos.legal_moves()[0]) + ENTER)
+        await wait_until(lambda: table.state.fault != "", "the fault line")
+        await wait_until(lambda: len(table.state.history) > n, "my move, sent")
+        seen["fault"] = table.state.fault
+        seen["now"] = sorted(p.name for p in (mine / "logs").iterdir()), sorted(p.name for p in spare.iterdir())
+        await leave(inp, table)
+
+    status = asyncio.run(drive_table(cfg, ai, person, tables, out, err))
+    ai.thread.join(20)
+    old = seen["old"]
+    assert isinstance(old, list) and len(old) == 2 and old[1] == old[0] + ".resume"
+    moved_to = spare / old[0]
+    assert seen["fault"] == (f"cannot write the match log {mine / 'logs' / old[0]}: No space left on device; it is "
+                             f"saved to {moved_to} instead, and the match goes on")
+    assert seen["now"] == ([], old)  # moved with its resume file, the old ones removed
+    assert status == config.EXIT_LEFT
+    assert err.getvalue().splitlines() == [
+        "p2ptrumps join: you resigned and left the match (both signed the final score)",
+        f"match log (kept): {moved_to}"]
+    host_result = ai.outcome[0]
+    assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
+    for path in (moved_to, host_result.log_path):
+        v = verify_log(path.read_bytes())
+        assert (v.status, [(d.number, d.winner, d.reason) for d in v.deals]) == ("valid", [(1, 0, "resign")])
+    deal = verify_log(moved_to.read_bytes()).to_record().deals[0]
+    assert seen["move"] in [mv for i, mv in enumerate(deal.moves) if (1 - deal.dealer + i) % 2 == 1]
+    assert sorted(p.name for p in spare.iterdir()) == [old[0]]  # complete: its resume file is gone
+
+
+def test_a_full_disk_everywhere_stops_the_match_at_once_and_resume_finishes(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the temporary directory cannot take the match either, the match stops: our move is not sent (a
+    message is on disk before it is sent, protocol/wire.md §12), and the table says so at once on a line of
+    its own (it said "Connection lost: ..."): the fault, the log, that it keeps everything played, and how to
+    go on.  After the disk is freed, `resume` of that log goes on with the match, and both logs end
+    complete."""
+    ai = AIHost(tmp_path)
+    ai.cfg.reconnect_wait_s = 30
+    ai.start()
+    mine = tmp_path / "g"
+    (mine / "tmp").mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(mine / "tmp"))  # on the same full disk
+    full = fill_disk(monkeypatch, mine)
+    cfg = seat_config(tmp_path, reconnect_wait_s=30)
+    tables: list[TableApp] = []
+    out, err = io.StringIO(), io.StringIO()
+    seen: dict[str, object] = {}
+
+    async def person(inp: PipeInput) -> None:
+        table, pos = await my_first_turn(inp, tables)
+        seen["history"] = len(table.state.history)
+        full[0] = True  # the disk fills
+        inp.send_text(":" + typed(pos.legal_moves()[0]) + ENTER)
+        await wait_until(lambda: table.state.fault != "", "the fault line")
+        seen["fault"], seen["message"] = table.state.fault, table.state.message
+        seen["after"] = len(table.state.history)
+        await leave(inp, table)
+
+    status = asyncio.run(drive_table(cfg, ai, person, tables, out, err))
+    guest_log = next((mine / "logs").glob("*.p2plog"))
+    assert status == config.EXIT_ERROR
+    assert seen["fault"] == (
+        f"cannot write the match log {guest_log}: No space left on device. The match stops here; everything "
+        f"played so far is kept in that log. Free some space, then `p2ptrumps resume {guest_log}` goes on with it.")
+    assert (seen["message"], seen["after"]) == ("Press q to leave.", seen["history"])  # the move was not sent
+    assert err.getvalue().splitlines() == [
+        f"p2ptrumps join: cannot write the match log {guest_log}: No space left on device",
+        f"match log (kept): {guest_log}"]
+    assert list((mine / "tmp").iterdir()) == []  # nothing half-moved left there
+    kept = guest_log.read_bytes()
+    assert verify_log(kept).status == "unfinished"
+
+    full[0] = False  # space freed: resume the match from its log, and resign it
+    again = seat_config(tmp_path, reconnect_wait_s=30)
+    restored = resume.load(again, guest_log)
+    tables.clear()
+
+    async def resign(inp: PipeInput) -> None:
+        await wait_until(lambda: bool(tables) and tables[0].state.mode == Mode.TURN, "my move again")
+        await leave(inp, tables[0])
+
+    assert asyncio.run(drive_table(again, ai, resign, tables, io.StringIO(), io.StringIO(), restored)) == (
+        config.EXIT_LEFT)
+    ai.thread.join(20)
+    host_result = ai.outcome[0]
+    assert isinstance(host_result, config.NetResult) and host_result.log_path is not None
+    for path in (guest_log, host_result.log_path):
+        v = verify_log(path.read_bytes())
+        assert (v.status, [(d.number, d.winner, d.reason) for d in v.deals]) == ("valid", [(1, 0, "resign")])
+    assert guest_log.read_bytes().startswith(kept)

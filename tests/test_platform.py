@@ -232,6 +232,49 @@ def test_a_failed_write_leaves_whole_frames_and_a_quiet_close(tmp_path: Path,
     log.close()
 
 
+def test_a_resume_file_that_cannot_take_a_secret_moves_with_its_log(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """files.md, a disk that fails mid-match: the deal secret cannot be written before our commitment
+    (the resume file's disk is full): the resume file, the secret in it, and the log move to the temporary
+    directory, the old ones go, the user is told, and the log takes the next frame there."""
+    import tempfile
+    from datetime import datetime
+
+    from p2ptrumps.net import config
+    from p2ptrumps.net.resumefile import ResumeFile, path_for
+    from p2ptrumps.net.steps import MatchSteps
+
+    logs, spare = tmp_path / "logs", tmp_path / "spare"
+    logs.mkdir()
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    log = logfile.MatchLogFile(logs / "m.p2plog")
+    log.append(b"A" * 100)
+    resume = ResumeFile(path_for(log.path), bytes([1]) * 32, "guest", address="127.0.0.1:1")
+    resume.save()
+    told: list[str] = []
+    cfg = config.NetConfig(role="guest", identity=Identity.from_seed(bytes(32)), name="t", data=tmp_path,
+                           on_log_moved=lambda old, new, line: told.append(line))
+    steps = MatchSteps(cfg, None, log, config.NetResult(None, 1), datetime.now(), 0, "", None,  # type: ignore[arg-type]
+                       None, None, resume=resume)
+    real_save = ResumeFile.save
+
+    def save(self: ResumeFile) -> None:
+        if self.path.parent == logs:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_save(self)
+
+    monkeypatch.setattr(ResumeFile, "save", save)
+    steps.add_secret(1, bytes([2]) * 32)
+    assert told == [f"cannot write the match log {logs / 'm.p2plog'}: No space left on device; it is saved to "
+                    f"{spare / 'm.p2plog'} instead, and the match goes on"]
+    assert ResumeFile.load(spare / "m.p2plog.resume").secrets == {1: bytes([2]) * 32}
+    assert list(logs.iterdir()) == []
+    log.append(b"B" * 10)
+    log.close()
+    assert (spare / "m.p2plog").read_bytes() == b"A" * 100 + b"B" * 10
+
+
 # ----- the identity key and the known peers --------------------------------------------------
 
 
@@ -377,10 +420,15 @@ def _wait_for(predicate: Callable[[], bool], timeout_s: float, what: str) -> Non
         time.sleep(0.02)
 
 
-def test_a_full_disk_mid_match_is_one_line_and_resume_finishes(tmp_path: Path) -> None:
-    """Report: the side that hit ENOSPC died with a raw traceback; nothing is lost, `resume` finishes."""
+@pytest.mark.parametrize("spare", ["on the full disk", "on another disk"])
+def test_a_full_disk_mid_match_moves_the_match_or_stops_it_and_resume_finishes(tmp_path: Path, spare: str) -> None:
+    """Report: the side that hit ENOSPC died with a raw traceback.  Now the match moves to the temporary
+    directory and goes on (files.md: a disk that fails mid-match); where that is on the full disk too, the
+    match stops in one line, nothing is lost, and `resume` finishes it."""
     common = ["--headless", "--ai", "random", "--think", "0.05", "--reconnect-wait", "60", "--timeout", "20"]
     with mounted_tmpfs(tmp_path / "disk", "1200k") as disk:
+        temporary = disk / "tmp" if spare == "on the full disk" else tmp_path / "spare"
+        temporary.mkdir()
         guest_log = disk / "guest.p2plog"
         host_out = tmp_path / "host.out"
         with open(host_out, "wb") as ho:
@@ -399,14 +447,23 @@ def test_a_full_disk_mid_match_is_one_line_and_resume_finishes(tmp_path: Path) -
             _wait_for(listening, 30, "host")
             guest = subprocess.Popen(peer_command("join", f"127.0.0.1:{port[0]}", *common, "--accept-new", "--log",
                                                   str(guest_log)), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, env=peer_env(tmp_path / "g"))
+                                     text=True, env={**peer_env(tmp_path / "g"), "TMPDIR": str(temporary)})
             _wait_for(lambda: guest_log.exists() and guest_log.stat().st_size > 2000, 30, "guest log")
             guest.send_signal(signal.SIGSTOP)
             with open(disk / "filler", "wb", buffering=0) as filler, contextlib.suppress(OSError):
                 for _ in range(2000):
                     filler.write(b"\0" * 4096)
             guest.send_signal(signal.SIGCONT)
-            _, err = guest.communicate(timeout=60)
+            out, err = guest.communicate(timeout=60)
+            if spare == "on another disk":
+                moved = temporary / guest_log.name
+                assert (guest.returncode, host.wait(60)) == (0, 0), err
+                assert "Traceback" not in err
+                assert (f"note: cannot write the match log {guest_log}: No space left on device; it is saved to "
+                        f"{moved} instead, and the match goes on\n") in out
+                assert not guest_log.exists() and verify_log(moved.read_bytes()).status == "valid"
+                assert verify_log((tmp_path / "host.p2plog").read_bytes()).status == "valid"
+                return
             kept = guest_log.read_bytes()
             assert guest.returncode == 1, err
             assert "Traceback" not in err
@@ -627,9 +684,13 @@ def test_one_guest_log_resumed_twice_names_the_other_copy(tmp_path: Path) -> Non
             assert len(stopped) == 1, [(c.poll(), errs[c].read_text()) for c in copies]
             err = errs[stopped[0]].read_text()
             lost = log if stopped[0] is copies[0] else twin
+            playing = twin if lost == log else log
             assert stopped[0].returncode == 1, err
-            assert err.startswith(f"p2ptrumps resume: stopped: {OTHER_COPY}: another p2ptrumps process resumed "
-                                  "this match (from this log or a copy of it) and holds "), err
+            # the other copy's log is named (files.md: the lock holds its path once taken; in the instant
+            # between taking the lock and writing it, the line says "from this log or a copy of it")
+            assert any(err.startswith(f"p2ptrumps resume: stopped: {OTHER_COPY}: another p2ptrumps process resumed "
+                                      f"this match {where} and holds ")
+                       for where in (f"from {playing}", "(from this log or a copy of it)")), err
             assert err.endswith(f"; {lost} is left as it was\n") and "the peer" not in err, err
             assert lost.read_bytes() == before
             guest = copies[1] if stopped[0] is copies[0] else copies[0]

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
+import errno
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from p2ptrumps import record as record_module
 from p2ptrumps.command import CommandError
 from p2ptrumps.commands.main import main
 from p2ptrumps.record import MatchRecord
@@ -22,6 +25,8 @@ from p2ptrumps.ui import play
 from p2ptrumps.ui.app import Mode, QuitResult
 from p2ptrumps.ui.play import PlayConfig, PlaySession, config_from_args
 from p2ptrumps.ui.terminal import terminal_problem
+from p2ptrumps.ui.view import plain, render_status
+from tests.test_ui_app import typed_text
 
 
 def play_args(tmp_path: Path, name: str | None = None, log_dir: Path | None = None) -> argparse.Namespace:
@@ -106,51 +111,97 @@ def test_the_name_reaches_the_record_as_given(tmp_path: Path) -> None:
     assert config_from_args(play_args(tmp_path)).name == "You"
 
 
-def test_saving_fails_mid_game_is_shown_and_retried(tmp_path: Path) -> None:
-    folder = tmp_path / "records"
+def test_a_full_disk_mid_game_is_shown_at_once_and_the_record_saved_elsewhere(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The last note: when the disk filled mid-game `play` said so only at exit.  Now the first failed
+    save writes the record to the temporary directory at once, and a status line of its own names the
+    fault, the path and that file while the game goes on (the AI's moves do not replace it); every
+    later change retries the path, and once it works the line goes and the older copy is removed.
+    At the end a record still not on its path is named where it is (status 1)."""
+    folder, spare = tmp_path / "records", tmp_path / "tmp"
     folder.mkdir()
-    cfg = PlayConfig(rules=RuleSet(), level="random", think_s=0.05, seed=3, trump=2, name="Tess", color=False,
-                     record_path=folder / "rec.json")
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    full = [False]
+    real = record_module.write_atomic
 
-    async def main() -> tuple[PlaySession, list[str]]:
-        seen: list[str] = []
+    def write_atomic(path: Path, text: str, prefix: str = ".tmp-") -> None:
+        if full[0] and path.parent == folder:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, text, prefix)
+
+    monkeypatch.setattr(record_module, "write_atomic", write_atomic)
+    primary, fallback = folder / "rec.json", spare / "rec.json"
+    cfg = PlayConfig(rules=RuleSet(), level="random", think_s=0.05, seed=3, trump=2, name="Tess", color=False,
+                     record_path=primary)
+    fault = (f"cannot save the record to {primary}: No space left on device; saved to {fallback} instead "
+             "(retrying rec.json after each move)")
+    seen: dict[str, object] = {}
+    messages: list[str] = []
+
+    async def main() -> PlaySession:
         with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
             session = PlaySession(cfg, input=inp, output=DummyOutput())
             task = asyncio.ensure_future(session.run())
             loop = asyncio.get_running_loop()
             deadline = loop.time() + 20
+            table = session.table
+            shown = table.show_message
+            table.show_message = lambda text, kind="info": (messages.append(text), shown(text, kind))[1]  # type: ignore[method-assign]
 
-            async def until(pred: object) -> None:
-                while not pred():  # type: ignore[operator]
+            async def until(pred: Callable[[], bool]) -> None:
+                while not pred():
                     assert loop.time() < deadline, "the UI got stuck"
                     await asyncio.sleep(0.005)
 
-            table = session.table
+            async def my_move() -> None:  # my first legal move, typed; then the AI answers
+                n = len(table.state.history)
+                assert table.state.position is not None
+                inp.send_text(":" + typed_text(table.state.position.legal_moves()[0]) + "\r")
+                await until(lambda: len(table.state.history) >= n + 2 and table.state.mode == Mode.TURN)
+
             await until(lambda: table.state.mode == Mode.TURN)
-            if session.record is None:  # I lead: a record is written from the first move on (issue 19 §2)
-                inp.send_text("\r")
+            if session.record is None:  # I lead: a record is written from the first move on
+                await my_move()
             await until(lambda: session.record is not None and table.state.mode == Mode.TURN)
-            shutil.rmtree(folder)
-            folder.write_text("in the way")  # the next save fails
-            pos = table.state.position
-            assert pos is not None
-            session._save(session.record)  # type: ignore[arg-type]
-            seen.append(table.state.message)
-            folder.unlink()
-            folder.mkdir()
-            session._save(session.record)  # type: ignore[arg-type]
-            seen.append(table.state.message)
+            on_disk = MatchRecord.load(primary).dumps()
+            full[0] = True  # the disk fills
+            await my_move()
+            seen["fault"], seen["message"] = table.state.fault, table.state.message
+            seen["status"] = plain(render_status(table.status_view(400), 400))
+            seen["fallback"] = MatchRecord.load(fallback).dumps()
+            seen["memory"] = session.records[primary].dumps()
+            seen["primary"] = MatchRecord.load(primary).dumps() == on_disk  # untouched: nothing played is lost
+            await my_move()
+            seen["fault after"] = table.state.fault
+            full[0] = False  # space freed
+            await my_move()
+            seen["mended"] = (table.state.fault, fallback.exists())
+            seen["whole"] = MatchRecord.load(primary).dumps() == session.records[primary].dumps()
+            full[0] = True  # full again, and the person leaves
+            await my_move()
             table.exit(QuitResult.QUIT)
             await task
-            return session, seen
+            return session
 
-    session, seen = asyncio.run(main())
-    assert seen == [
-        f"cannot save the record to {folder / 'rec.json'}: File exists (retrying after each move)",
-        f"The record is saved again to {folder / 'rec.json'}.",
-    ]
-    assert session.save_error is None
-    assert (folder / "rec.json").exists()
+    session = asyncio.run(main())
+    assert seen["fault"] == fault and seen["fault after"] == fault
+    assert seen["message"] == "AI random: beat K♣, second 7♠"  # the AI's move on the message line, the fault kept
+    assert [line.rstrip() for line in seen["status"]][:3] == [  # type: ignore[attr-defined]
+        " Beat 7♠ with one of the 8 highlighted cards, then a second card.",
+        " ✗ " + fault,  # a line of its own, between what is expected and the message
+        " AI random: beat K♣, second 7♠"]
+    assert seen["fallback"] == seen["memory"] and seen["primary"] is True
+    assert seen["mended"] == ("", False)
+    assert messages.count(f"The record is saved again to {primary} (its older copy {fallback} is removed).") == 1
+    assert seen["whole"] is True
+    capsys.readouterr()
+    assert play.closing(play_args(tmp_path, log_dir=folder), session) == 1
+    out, err = capsys.readouterr()
+    assert err == (f"p2ptrumps play: cannot save the record to {primary}: No space left on device; saved to "
+                   f"{fallback} instead\n")
+    assert out.splitlines()[-1] == f"Go on with it later: p2ptrumps play --continue --log-dir {spare}"
+    assert MatchRecord.load(fallback).dumps() == session.records[primary].dumps()
 
 
 def test_continue_takes_the_newest_unfinished_game_or_says_there_is_none(tmp_path: Path) -> None:

@@ -108,6 +108,27 @@ def test_termination_calls_back_and_gives_the_exit_status() -> None:
     assert signal.getsignal(signal.SIGHUP) == signal.SIG_DFL  # handed back
 
 
+def test_termination_hands_back_the_handlers_it_found() -> None:
+    """A program that embeds the table has its own SIGINT handler, and ``nohup`` leaves SIGHUP ignored:
+    leaving the table gave back Python's defaults instead (asyncio's remove_signal_handler), so the
+    program's Ctrl-C went to KeyboardInterrupt and a later hang-up killed the process."""
+    def embedding_programs_own(number: int, frame: object) -> None:
+        return None
+
+    async def main() -> None:
+        with Termination(lambda: None, (signal.SIGINT, signal.SIGHUP)):
+            assert signal.getsignal(signal.SIGINT) is not embedding_programs_own  # the table's own meanwhile
+
+    before = (signal.signal(signal.SIGINT, embedding_programs_own), signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        asyncio.run(main())
+        after = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGHUP))
+    finally:
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGHUP, before[1])
+    assert after == (embedding_programs_own, signal.SIG_IGN)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_ends_play_like_q_and_keeps_the_record(tmp_path: Path, sig: signal.Signals) -> None:
     cfg = PlayConfig(rules=RuleSet(), level="random", think_s=0.05, seed=3, trump=2, name="Tess", color=False,

@@ -205,28 +205,42 @@ def _cut(frames: list[bytes], messages: int) -> list[bytes]:
     return frames[: messages + 2]  # no resume frames and no withdrawals in these logs
 
 
+def _a_whole_match() -> tuple[list[bytes], list[int], list[list[bytes]]]:
+    """A two-deal match with a move clock, played through (short deals: quick): the hash of each message
+    of its chain (``full``), the seat that signed each (``seats``), and the frames of the host's and the
+    guest's log (``logs``)."""
+    pair = ConnectionPair(RuleSet(pack_size=32, deals=2, turn_limit=24), move_time=30)
+    pair.run()
+    entries = pair.host.session.chain.entries  # type: ignore[union-attr]
+    return ([e.hash for e in entries], [e.seat for e in entries],
+            [_frames(pair.host.log_bytes()), _frames(pair.guest.log_bytes())])
+
+
+def _resumed(role: str, mine: list[bytes], theirs: list[bytes]) -> tuple[Side, Side]:
+    """The side ``role`` restored from the log ``mine``, the other from ``theirs``, after the resume
+    exchange between them: ``(host, guest)``."""
+    a, b = _restored(role, mine), _restored("guest" if role == "host" else "host", theirs)
+    host, guest = (a, b) if role == "host" else (b, a)
+    host.session.begin_resume(bytes([1]) * 32)
+    guest.session.begin_resume(bytes([2]) * 32)
+    exchange(host, guest)
+    return host, guest
+
+
 @pytest.mark.parametrize("role", ["host", "guest"])
 def test_restored_sessions_resume_from_any_point_and_finish_the_same_match(role: str) -> None:
     """Both sides restart from their logs cut at many points (the other side one message ahead,
     level, or one behind): after the resume exchange the match goes on from the last message both
     hold and ends exactly as the uninterrupted match did; both logs verify with one reconnection."""
-    pair = ConnectionPair(RuleSet(pack_size=32, deals=2, turn_limit=24), move_time=30)  # short deals: quick
-    pair.run()
-    full = [e.hash for e in pair.host.session.chain.entries]  # type: ignore[union-attr]
-    seats = [e.seat for e in pair.host.session.chain.entries]  # type: ignore[union-attr]
+    full, seats, logs = _a_whole_match()
     me, other = (0, 1) if role == "host" else (1, 0)
-    logs = [_frames(pair.host.log_bytes()), _frames(pair.guest.log_bytes())]
     tried = 0
     for n in range(3, len(full) - 2, 3):  # a log file exists once the rules are agreed
         for ahead in (-1, 0, 1):
             k = n + ahead
             if (ahead == 1 and seats[n] != other) or (ahead == -1 and seats[n - 1] != me):
                 continue  # only the side that signed a message can hold it alone
-            a, b = _restored(role, _cut(logs[me], n)), _restored(("host", "guest")[other], _cut(logs[other], k))
-            guest, host = (a, b) if role == "guest" else (b, a)
-            host.session.begin_resume(bytes([1]) * 32)
-            guest.session.begin_resume(bytes([2]) * 32)
-            exchange(host, guest)
+            host, guest = _resumed(role, _cut(logs[me], n), _cut(logs[other], k))
             for side in (host, guest):
                 assert [e.hash for e in side.session.chain.entries] == full  # type: ignore[union-attr]
                 v = verify_log(side.log_bytes())
@@ -272,24 +286,15 @@ def test_a_side_whose_log_lost_its_own_messages_adopts_them_back_and_signs_nothi
     After the resume exchange it signs nothing while behind, takes its own messages back from the peer
     (logged), and the match ends exactly as the uninterrupted one did: no second message for any held
     place, both logs verify, and the two verify as one chain."""
-    pair = ConnectionPair(RuleSet(pack_size=32, deals=2, turn_limit=24), move_time=30)
-    pair.run()
-    full = [e.hash for e in pair.host.session.chain.entries]  # type: ignore[union-attr]
-    seats = [e.seat for e in pair.host.session.chain.entries]  # type: ignore[union-attr]
+    full, seats, logs = _a_whole_match()
     me, other = (0, 1) if role == "host" else (1, 0)
-    logs = [_frames(pair.host.log_bytes()), _frames(pair.guest.log_bytes())]
     tried = 0
     for n in range(2, len(full) - 1, 3):
         for lost in (1, 3, 6):
             held = min(n + lost, len(full))
             if me not in seats[n:held]:
                 continue  # only a loss of our own messages is the point here
-            a = _restored(role, _cut(logs[me], n))
-            b = _restored(("host", "guest")[other], _cut(logs[other], held))
-            guest, host = (a, b) if role == "guest" else (b, a)
-            host.session.begin_resume(bytes([1]) * 32)
-            guest.session.begin_resume(bytes([2]) * 32)
-            exchange(host, guest)
+            host, guest = _resumed(role, _cut(logs[me], n), _cut(logs[other], held))
             for side in (host, guest):
                 assert side.session.violation is None
                 assert not side.session.catching_up

@@ -289,6 +289,7 @@ static int draw_after(Core *S, int ply) {
 static int tick(Core *S) {
     S->nodes++;
     if (S->max_nodes && S->nodes > S->max_nodes) {
+        S->nodes--; /* the position past the budget is not searched, so not counted: nodes <= max_nodes */
         S->stop = 1;
         return 1;
     }

@@ -108,11 +108,12 @@ the node's own subtree are stored.  The turn limit draws as in RULES.md §7; a
 value that rests on it is likewise not stored.
 
 Budgets: ``max_nodes`` (0: none) stops the search when the node count would
-exceed it; ``time_s`` (0: none) when the clock passes it, looked at every
-:data:`CLOCK_EVERY` nodes.  A node budget alone gives the same answer on any
-machine.  Memory: the transposition table has ``1 << tt_bits`` entries (16
-bytes each in C, e.g. 16 MiB for the default 20 bits); the rest is bounded
-by :data:`MAX_PLY` times the number of moves of the pack.
+exceed it (the count returned is then ``max_nodes``, never more); ``time_s``
+(0: none) when the clock passes it, looked at every :data:`CLOCK_EVERY` nodes.
+A node budget alone gives the same answer on any machine.  Memory: the
+transposition table has ``1 << tt_bits`` entries (16 bytes each in C, e.g. 16
+MiB for the default 20 bits); the rest is bounded by :data:`MAX_PLY` times the
+number of moves of the pack.
 
 The compiled core's ``run`` takes four more keyword arguments, for the parallel
 solver (:mod:`.parallel`; this module, the reference, runs on one thread and has
@@ -381,6 +382,7 @@ class _Core:
     def tick(self) -> None:
         self.nodes += 1
         if self.max_nodes and self.nodes > self.max_nodes:
+            self.nodes -= 1  # the position past the budget is not searched, so not counted: nodes <= max_nodes
             raise _Stop
         if self.nodes >= self.next_check:
             self.next_check = self.nodes + CLOCK_EVERY

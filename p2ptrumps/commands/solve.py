@@ -69,7 +69,8 @@ def report(position: Position, solution: Solution | None, budget_s: float, nodes
     prover proved a loss, ``result`` is ``loss``, ``plies`` an upper bound (the opponent can force
     going out within that many plies), ``verdict`` ``"loses in at most N"``, ``best`` null; ``moves``
     (each legal move's ``move`` code with its ``result``, ``plies`` and ``verdict``, or ``result``
-    ``unknown``), ``nodes``, ``seconds``, ``budget_s``,
+    ``unknown``; the prover's winning move, when not solved, with its bound: ``"wins in at most N"``,
+    ``plies`` an upper bound), ``nodes``, ``seconds``, ``budget_s``,
     ``budget_nodes`` (``nodes``: the node budget, 0 for a time budget; with a node budget
     ``seconds`` is left out, so that the report depends only on the position and the budget),
     ``compiled`` (whether the compiled core ran), ``threads`` (the solver's threads: 1 with a node
@@ -96,8 +97,8 @@ def report(position: Position, solution: Solution | None, budget_s: float, nodes
     else:
         out.update({"result": "unknown", "plies": None, "verdict": f"unknown within {_within(budget_s, nodes)}",
                     "best": None})
-    known = dict(solution.moves)
-    out["moves"] = [{"move": m.code, **_value_json(known[m])} if m in known else {"move": m.code, "result": "unknown"}
+    known = _known_moves(solution)
+    out["moves"] = [{"move": m.code, **_move_json(*known[m])} if m in known else {"move": m.code, "result": "unknown"}
                     for m in _ordered_moves(position, solution)]
     out["nodes"] = solution.nodes
     if not nodes:
@@ -130,11 +131,29 @@ def _plies_text(plies: int | None) -> str:
     return "" if plies is None else " (1 ply)" if plies == 1 else f" ({plies} plies)"
 
 
+def _known_moves(solution: Solution) -> dict[Move, tuple[int, bool]]:
+    """Each move whose outcome is known -> (its value, exact): the solved moves (exact), and the move
+    the prover's win plays first when it was not solved (its ``bound``, not exact: "wins in at most
+    N"), so that the best move named is in the moves list with the value it was chosen for."""
+    known = {m: (v, True) for m, v in solution.moves}
+    if not solution.solved and solution.bound > 0 and solution.bound_move is not None:
+        known.setdefault(solution.bound_move, (solution.bound, False))
+    return known
+
+
+def _move_json(value: int, exact: bool) -> dict[str, Any]:
+    """A move's ``result``, ``plies`` and ``verdict``; for a bound (not ``exact``) ``plies`` is an upper
+    bound and the verdict says "at most"."""
+    return {**_value_json(value), "verdict": verdict(value) if exact else _at_most(value)}
+
+
 def _ordered_moves(position: Position, solution: Solution) -> list[Move]:
-    """The legal moves, best first (known values by value, then the unknown ones in rule order)."""
-    known = dict(solution.moves)
-    legal = position.legal_moves()
-    return sorted(legal, key=lambda m: (m not in known, -known.get(m, 0)))
+    """The legal moves, best first (known values by value, a solved move before a bound of the same
+    value, then the unknown ones in rule order)."""
+    known = _known_moves(solution)
+    unknown = (0, True)
+    return sorted(position.legal_moves(), key=lambda m: (m not in known, -known.get(m, unknown)[0],
+                                                          not known.get(m, unknown)[1]))
 
 
 def format_text(position: Position, solution: Solution | None, budget_s: float, ascii_only: bool,
@@ -163,10 +182,10 @@ def format_text(position: Position, solution: Solution | None, budget_s: float, 
                      f"move solved within {_within(budget_s, nodes)}")
     else:
         lines.append(f"{who}: unknown within {_within(budget_s, nodes)}")
-    known = dict(solution.moves)
+    known = _known_moves(solution)
     lines.append("moves:")
     for m in _ordered_moves(position, solution):
-        value = verdict(known[m]) if m in known else "unknown"
+        value = _move_json(*known[m])["verdict"] if m in known else "unknown"
         lines.append(f"  {short_label(m, ascii_only):<10} {value}")
     core = "compiled core" if COMPILED else "pure-Python core"
     if COMPILED and not nodes and threads > 1:

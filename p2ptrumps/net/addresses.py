@@ -192,7 +192,8 @@ def check_host_name(host: str, typed: str | None = None) -> str:
 
     ASCII names are labels of letters, digits, ``-`` and ``_`` joined by dots; a name
     with other letters (``игра.рф``) must encode as an internationalized domain name
-    (IDNA 2008 with UTS #46 mapping, as the resolver will encode it).
+    (IDNA 2008 with UTS #46 mapping, as the resolver will encode it).  Four numbers joined by dots
+    are an IPv4 address or nothing (``999.1.1.1`` is refused here, not left to the resolver).
     """
     where = f"address {typed!r}: " if typed is not None else ""
     if not host:
@@ -202,12 +203,32 @@ def check_host_name(host: str, typed: str | None = None) -> str:
     if host.isascii():
         if not _HOSTNAME.fullmatch(host):
             raise AddressError(f"{where}{host!r} is not a host name or IP address")
+        if re.fullmatch(r"\d+(\.\d+){3}\.?", host) and not _is_ipv4(host.rstrip(".")):
+            raise AddressError(f"{where}{host!r} is not an IPv4 address: its four numbers are each 0 to 255, "
+                               "without leading zeros")
         return host
     try:
         idna.encode(host, uts46=True)
     except idna.IDNAError as exc:
         raise AddressError(f"{where}{host!r} is not a host name or IP address ({exc})") from None
     return host
+
+
+def unresolved_bind(bind: str | None) -> str | None:
+    """Why ``host --bind NAME`` cannot be listened on, asked before anything else is done (the
+    terminal, the key): ``"--bind 'x.invalid': the name does not resolve (Name or service not
+    known)"``; None without ``--bind``, for an address, or a name that resolves (the resolver is
+    asked as the listener will ask it: ``getaddrinfo`` with ``AI_PASSIVE``)."""
+    if bind is None:
+        return None
+    literal = bind[1:-1] if bind.startswith("[") and bind.endswith("]") else bind
+    if is_ipv6(literal) or _is_ipv4(literal):
+        return None
+    try:
+        socket.getaddrinfo(literal, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        return f"--bind {bind!r}: the name does not resolve ({getattr(exc, 'strerror', None) or exc})"
+    return None
 
 
 def format_address(host: str, port: int) -> str:

@@ -153,7 +153,11 @@ def _logs_since(cfg: NetConfig | None) -> list[Path]:
 
 def _run(args: argparse.Namespace, role: str) -> int:
     from ..ui.replay import terminal_problem
+    from .addresses import unresolved_bind
 
+    if role == "host" and (fault := unresolved_bind(getattr(args, "bind", None))):
+        say(args, fault)  # an option's fault first, before the terminal's or the key's (nothing written)
+        return EXIT_USAGE
     if not args.headless and (why := terminal_problem(sys.stdin, sys.stdout)):
         say(args, f"the table needs a terminal: {why} (for a match without one, add --headless, with --ai LEVEL "
             "to let the AI play)")

@@ -193,6 +193,9 @@ class NetConfig:
             reconnecting; protocol/wire.md §14).
         on_link: called with a line about the connection while it is down ("connection lost —
             reconnecting (1:42 left)"), for the table.
+        on_log_moved: ``on_log_moved(old, new, line)``, called when the match log's disk failed and the
+            match moved to the temporary directory (``protocol/files.md``), with the line that says so;
+            None: the line is printed.
         leave_wait_s: seconds to wait for the closing signatures after we leave the match.
         leave_requested: set it (inside the trio run) to leave the match: ``leave`` is sent
             (protocol/wire.md §15: resigns the rest), then the run ends with status 130.
@@ -256,6 +259,7 @@ class NetConfig:
     hello_timeout_s: float = HELLO_TIMEOUT_S
     reconnect_wait_s: float = RECONNECT_WAIT_S
     on_link: Callable[[str], None] | None = None
+    on_log_moved: Callable[[Path, Path, str], None] | None = None
     leave_wait_s: float = LEAVE_WAIT_S
     leave_requested: trio.Event | None = None
     started_at: float = field(default_factory=time.time)

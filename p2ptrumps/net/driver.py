@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 import trio
 
@@ -72,6 +73,18 @@ class UnheardError(NetplayError):
     """(guest) The host closed a new connection before sending anything at all -- not a refusal (that
     is a ``refuse`` frame, protocol/wire.md §7.3), but a connection dropped unheard from a crowded
     doorway (or not a p2ptrumps host): worth connecting again (:func:`~p2ptrumps.net.dial.join`)."""
+
+
+class LogWriteError(NetplayError):
+    """The match log (or the resume file beside it) could not be written mid-match (the disk full,
+    EIO, a read-only file system): the match stops, since every message is on disk before it is sent
+    (protocol/wire.md §12).  ``path`` is the log: it keeps every message written whole before the
+    fault, and ``p2ptrumps resume PATH`` goes on with the match once the disk takes writes again
+    (§14.4).  Status 1."""
+
+    def __init__(self, path: Path, exc: OSError) -> None:
+        super().__init__(EXIT_ERROR, f"cannot write the match log {path}: {exc.strerror or exc}")
+        self.path = path
 
 
 @dataclass
@@ -295,8 +308,7 @@ class _Matches:
         except NetGameError as exc:
             raise NetplayError(EXIT_ERROR, str(exc)) from None
         except OSError as exc:
-            raise NetplayError(EXIT_ERROR, f"cannot write the match log {self.matches[-1].log.path}: "
-                               f"{exc.strerror or exc}") from None
+            raise LogWriteError(self.matches[-1].log.path, exc) from None
         self.sync_paths()
         return self.first.result
 

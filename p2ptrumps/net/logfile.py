@@ -52,6 +52,10 @@ class MatchLogFile:
         self._also: list[locks.Lock] = []  # held with the file, released by close (hold_also)
         self._created = False
         self.bytes_written = 0
+        #: Called with the OSError of a failed write (the disk full, EIO, a read-only file system): it may
+        #: move the log elsewhere (:meth:`move_to`), and the write is then tried once more there; when it
+        #: raises OSError too (or is None), :meth:`append` raises the first one.
+        self.relocate: Callable[[OSError], None] | None = None
         if not defer:
             self._open()
 
@@ -122,16 +126,67 @@ class MatchLogFile:
             self._pending += data
             return
         try:
+            self._write(data)
+        except OSError as exc:
+            if self.relocate is None:
+                raise
+            try:
+                self.relocate(exc)  # moved: the frame goes after the bytes it held, in the new file
+                self._write(data)
+            except OSError:
+                raise exc from None
+        self.bytes_written += len(data)
+
+    def _write(self, data: bytes) -> None:
+        """Write ``data`` at the end and ``fsync``; on failure cut the file back to :attr:`bytes_written`
+        (no half frame in the log: a reader drops one anyway) and raise the OSError."""
+        assert self._fd is not None
+        try:
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view):]
             sync_file(self._fd)
         except OSError:
-            with contextlib.suppress(OSError):  # no half frame in the log (a reader drops one anyway)
+            with contextlib.suppress(OSError):
                 os.ftruncate(self._fd, self.bytes_written)
                 os.lseek(self._fd, self.bytes_written, os.SEEK_SET)
             raise
-        self.bytes_written += len(data)
+
+    def move_to(self, new_path: Path) -> None:
+        """Move the open log to ``new_path`` (``protocol/files.md``: a disk that fails mid-match): a new
+        file (``O_EXCL``, mode 0600, locked) gets the :attr:`bytes_written` bytes read back from the old
+        one, flushed to the disk with its directory; then the old file is closed, unlocked and removed
+        (left where it cannot be).  Raises OSError when the old bytes cannot be read or the new file
+        cannot be written: the log then stays where it was, as it was."""
+        assert self._fd is not None, "only an open log moves"
+        with open(self.path, "rb") as f:
+            held = f.read(self.bytes_written)
+        if len(held) != self.bytes_written:
+            raise OSError(f"{self.path} holds {len(held)} of the {self.bytes_written} bytes written to it")
+        fd = os.open(new_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+        lock: locks.Lock | None = None
+        try:
+            lock = _lock(fd, new_path)
+            view = memoryview(held)
+            while view:
+                view = view[os.write(fd, view):]
+            sync_file(fd)
+            sync_dir(new_path.parent)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(new_path)
+            raise
+        old_fd, old_lock, old_path = self._fd, self._lock, self.path
+        self._fd, self._lock, self.path = fd, lock, new_path
+        if old_lock is not None:
+            old_lock.release()
+        with contextlib.suppress(OSError):
+            os.close(old_fd)
+        with contextlib.suppress(OSError):
+            os.unlink(old_path)
 
     def rename(self, new_path: Path) -> None:
         """Move the (open) file to ``new_path`` if that name is free; keeps the old name otherwise."""

@@ -18,6 +18,7 @@ import trio
 
 from ..files import UnreadableFileError, read_limited
 from ..system import locks
+from ..text import quoted
 from ..wire import messages
 from ..wire.chain import OTHER_COPY
 from ..wire.errors import RemoteProtocolError
@@ -156,10 +157,33 @@ def match_lock_path(data: Path, game_id: bytes, role: str) -> Path:
     return data / "resuming" / f"{game_id.hex()}-{role}"
 
 
+#: The most bytes of the lock of a match read for the path it holds (a hint, ``protocol/files.md``).
+MAX_LOCK_HINT_BYTES = 4096
+
+
 def _taken(lock: Path) -> str:
-    """What a second ``resume`` of a match that ``lock`` (held) shows running says."""
-    return (f"stopped: {OTHER_COPY}: another p2ptrumps process resumed this match (from this log or a copy of "
-            f"it) and holds {lock}")
+    """What a second ``resume`` of a match that ``lock`` (held) shows running says: the log the other
+    process resumed, as the lock holds it (:func:`resumed_from`), else "this log or a copy of it"."""
+    other = resumed_from(lock)
+    where = f"from {other}" if other else "(from this log or a copy of it)"
+    return f"stopped: {OTHER_COPY}: another p2ptrumps process resumed this match {where} and holds {lock}"
+
+
+def resumed_from(lock: Path) -> str:
+    """The path of the log that the holder of the match lock ``lock`` resumed, for a message: what the
+    file holds (UTF-8, at most :data:`MAX_LOCK_HINT_BYTES` bytes, one line), control characters
+    escaped (:func:`~p2ptrumps.text.quoted`, then in quotes); "" when it is empty, unreadable or not
+    one line.  A hint only (``protocol/files.md``, "Resuming"): it may be stale; never opened."""
+    try:
+        with open(lock, "rb") as f:
+            raw = f.read(MAX_LOCK_HINT_BYTES + 1)
+    except OSError:
+        return ""
+    text = raw.decode("utf-8", "replace")
+    if not text or len(raw) > MAX_LOCK_HINT_BYTES or "\n" in text:
+        return ""
+    shown = quoted(text)
+    return text if shown == f"'{text}'" else shown
 
 
 def check_not_running(data: Path, log_path: Path, resume: ResumeFile) -> None:
@@ -184,7 +208,8 @@ def hold_match(cfg: NetConfig, game_id: bytes, role: str, log_path: Path) -> loc
     """Lock the match ``game_id`` in seat ``role`` for this process: the file
     ``resuming/<game id>-<role>`` in the data directory (``protocol/files.md``, "Resuming"), so
     that a second ``resume`` of the same match -- from a copy of ``log_path`` -- stops before it signs
-    for places this one signs for.  Returns the lock (release it when the match is over here).
+    for places this one signs for, naming ``log_path`` (written into the file, absolute, while held).
+    Returns the lock (release it when the match is over here: the file is emptied).
 
     Raises:
         NetplayError: (status 1) another process holds it: another copy of this side runs
@@ -206,7 +231,13 @@ def hold_match(cfg: NetConfig, game_id: bytes, role: str, log_path: Path) -> loc
         os.close(fd)
         raise
 
+    with contextlib.suppress(OSError):  # the log resumed, for a second resume's line: a hint only (files.md)
+        os.ftruncate(fd, 0)
+        os.write(fd, os.fsencode(log_path.absolute()))
+
     def release() -> None:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)  # no stale hint left behind
         held.release()
         os.close(fd)
 

@@ -34,8 +34,10 @@ stays away (:func:`~p2ptrumps.net.driver.claim_on_leaving`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -100,6 +102,20 @@ def open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetR
     return log, session, NetResult(None, 0 if cfg.role == "host" else 1)
 
 
+#: How many names :func:`_free_log_name` tries.
+MAX_NAME_TRIES = 1000
+
+
+def _free_log_name(directory: Path, log: Path) -> Path:
+    """``directory/<log's name>``, or ``-2``, ``-3`` ... put before its suffix: the first name free for
+    the log and for its resume file beside it.  Raises OSError when none of :data:`MAX_NAME_TRIES` is."""
+    for n in range(1, MAX_NAME_TRIES + 1):
+        new = directory / (log.name if n == 1 else f"{log.stem}-{n}{log.suffix}")
+        if not new.exists() and not path_for(new).exists():
+            return new
+    raise OSError(f"no free name for {log.name} in {directory}")
+
+
 def match_complete(session: Session) -> bool:
     """True when the match in ``session`` is complete: both signed the end (its log verifies as valid)."""
     chain = session.chain
@@ -156,6 +172,54 @@ class MatchSteps:
     _runner: MatchRunner | None = field(default=None, repr=False)
     #: (guest) pins the host's key once it has signed its rules (protocol/wire.md §7.1), or None.
     _pin_host: Callable[[], None] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.log.relocate = self.relocate
+
+    def relocate(self, exc: OSError) -> None:
+        """The match log or its resume file cannot be written any more (``exc``): move both to the
+        temporary directory (``protocol/files.md``: a disk that fails mid-match) -- the resume file
+        first, then the log, then the old ones removed -- and say so at once (``cfg.on_log_moved`` for
+        the table, else a line of progress).  Raises OSError when the match cannot go there either; the
+        log and the resume file then stay where they were."""
+        log, old = self.log, self.log.path
+        new = _free_log_name(Path(tempfile.gettempdir()), old)
+        old_resume = self.resume.path if self.resume is not None else None
+        if self.resume is not None and old_resume is not None:
+            self.resume.path = path_for(new)
+            try:
+                self.resume.save()
+            except OSError:
+                self.resume.path = old_resume
+                raise
+        try:
+            log.move_to(new)
+        except OSError:
+            if self.resume is not None and old_resume is not None:
+                with contextlib.suppress(OSError):
+                    self.resume.path.unlink()
+                self.resume.path = old_resume
+            raise
+        if old_resume is not None:
+            with contextlib.suppress(OSError):
+                old_resume.unlink()
+        self.result.log_path = new
+        line = (f"cannot write the match log {old}: {exc.strerror or exc}; it is saved to {new} instead, "
+                "and the match goes on")
+        if self.cfg.on_log_moved is not None:
+            self.cfg.on_log_moved(old, new, line)
+        else:
+            self.say(f"note: {line}")
+
+    def add_secret(self, deal: int, secret: bytes) -> None:
+        """Our commit secret of ``deal`` to the resume file before the commitment is signed (protocol/wire.md
+        §14.4); a resume file that cannot be written moves with the log (:meth:`relocate`).  Raises
+        OSError when it cannot be kept anywhere (nothing is signed then)."""
+        assert self.resume is not None
+        try:
+            self.resume.add_secret(deal, secret)
+        except OSError as exc:
+            self.relocate(exc)  # the secret is in the resume file saved there
 
     @property
     def game(self) -> NetGame:
@@ -345,7 +409,7 @@ class MatchSteps:
         cfg, game, result, session = self.cfg, self.game, self.result, self.session
         result.rules, result.move_time = rules, session.move_time
         if self.resume is not None:
-            game.before_commit = self.resume.add_secret
+            game.before_commit = self.add_secret
         clock = f"; move clock {session.move_time} s" if session.move_time else ""
         self.say(f"rules: {rules.describe()}{clock}")
         if self.rematch_of is None and cfg.on_ready is not None:

@@ -21,6 +21,7 @@ import contextlib
 import io
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TextIO
 
 import trio
@@ -37,6 +38,7 @@ from ..ui.terminal import LEAVING_SIGNALS, Termination
 from ..ui.view import CLOCK_WARN_S, cut_to_width, session_score_lines, wants_color
 from .config import EXIT_LEFT, EXIT_OK, MatchView, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join
+from .driver import LogWriteError
 from .lobby import host
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
@@ -225,6 +227,7 @@ class TableSeat:
         cfg.ask_claim = self.ask_claim
         cfg.make_player = self._our_player
         cfg.on_link = self.on_link
+        cfg.on_log_moved = self.on_log_moved
         cfg.headless = False
 
     async def wait_for_table(self) -> None:
@@ -353,6 +356,12 @@ class TableSeat:
         table.options.allow_chat = False  # nobody to talk to, offer a draw or a rematch any more
         table.options.allow_draw_offer = False
         table.close_question()
+        if isinstance(failure, LogWriteError):  # not the connection: our disk (a line that stays)
+            table.options.waiting_text = "The match log cannot be written: the match stops here."
+            table.set_fault(f"{failure}. The match stops here; everything played so far is kept in that log. "
+                            f"Free some space, then `p2ptrumps resume {failure.path}` goes on with it.")
+            table.show_message("Press q to leave.", "error")
+            return
         table.options.waiting_text = "The connection is lost: the match stops here."
         table.show_message(f"Connection lost: {failure}. Match log kept: {kept or 'none'}. "
                            "Press q to leave.", "error")
@@ -475,6 +484,15 @@ class TableSeat:
     def _our_player(self, cfg: NetConfig, seat: int) -> HumanPlayer:
         assert self.human is not None  # on_ready comes before the trumps and the deals
         return self.human
+
+    def on_log_moved(self, old: Path, new: Path, line: str) -> None:
+        """The match log's disk failed and the match moved to the temporary directory (``protocol/files.md``):
+        ``line`` says so on the table's fault line, where it stays; the end screen and the closing lines
+        name the log where it is now."""
+        self.table.set_fault(line)
+        if self.table.record_path == str(old):
+            self.table.record_path = str(new)
+        self.log_files = [str(new) if p == str(old) else p for p in self.log_files]
 
     def on_link(self, text: str) -> None:
         """A line about the connection while it is down (the reconnection's countdown)."""

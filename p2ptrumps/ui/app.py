@@ -284,6 +284,12 @@ class TableApp:
 
     # ----- the opponent across the network (net/table.py) ------------------------------
 
+    def set_fault(self, text: str) -> None:
+        """Show ``text`` (one sentence naming a lasting fault, e.g. a record that cannot be saved) on a
+        status line of its own until it is cleared with ``""``; later messages do not replace it."""
+        self._core.state.fault = self._core.t(text)
+        self._core.invalidate()
+
     def set_connection(self, text: str) -> None:
         """The connection-state text shown right of the opponent (``""`` hides it)."""
         self.opponent.set_connection(text)

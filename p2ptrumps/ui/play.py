@@ -26,9 +26,11 @@ Before anything is created, :func:`run` refuses (status 2, one line) when stdin
 or stdout is not a full-screen terminal (:func:`.terminal.terminal_problem`:
 not a tty, ``TERM=dumb``), or when the records directory cannot be written
 (:func:`p2ptrumps.files.prepare_dir`); ``--name`` was checked by the command line.
-If saving fails later, the status line says so at once, every later move
-retries, and at the end the record goes to the temporary directory rather than
-being lost.  SIGINT (from ``kill``: Ctrl-C at the table is a key), SIGTERM and SIGHUP end
+If saving fails later (the disk full, EIO, a read-only file system), the record is saved at
+once to a file of the same name in the temporary directory instead, a status line of its own
+names the fault, the path and that file until a save to the path works again (every later
+change retries it), and the closing lines name where each record is.  SIGINT (from ``kill``:
+Ctrl-C at the table is a key), SIGTERM and SIGHUP end
 the match as ``q`` does (:class:`.terminal.Termination`): the terminal is restored, the record
 is saved, and the exit status is 128 + the signal's number (130, 143, 129).
 """
@@ -310,6 +312,12 @@ class PlaySession:
         self.saved: list[Path] = [config.record_path] if config.resume is not None else []
         self.records: dict[Path, MatchRecord] = {} if config.resume is None else {config.record_path: config.resume}
         self.save_error: str | None = None
+        #: The records whose last save to their path failed -> the fault ("cannot save the record to ...").
+        self.faults: dict[Path, str] = {}
+        #: Each record's file in the temporary directory, once its own path could not be written.
+        self.fallbacks: dict[Path, Path] = {}
+        #: The records that could not be saved to their file in the temporary directory either.
+        self.lost: set[Path] = set()
         self._match = 1
         #: SIGINT (``kill -INT``: Ctrl-C at the table is a key), SIGTERM and SIGHUP while :meth:`run` runs
         #: end the match as a confirmed ``q`` does.
@@ -318,8 +326,10 @@ class PlaySession:
         self._hints = Hints()
 
     def _save(self, record: MatchRecord) -> None:
-        """Save after every change from the first move on (a game without a move leaves no file);
-        a failure is shown at once and retried on the next change."""
+        """Save after every change from the first move on (a game without a move leaves no file).
+        When the record cannot be written to its path it is written at once to the temporary
+        directory instead (:meth:`_save_elsewhere`) and the table's fault line says so, the fault
+        and both paths, until a later change saves it to its path again."""
         path = self.record_path
         if path not in self.saved:
             if not any(d.moves or d.outcome is not None for d in record.deals):
@@ -329,13 +339,39 @@ class PlaySession:
         try:
             record.save(path)
         except OSError as exc:
-            self.save_error = (f"cannot save the record to {path}: {exc.strerror or exc} "
-                               "(retrying after each move)")
-            self.table.show_message(self.save_error, "error")
+            self.save_error = self._save_elsewhere(path, record, exc)
+            self.table.set_fault(f"{self.save_error} (retrying {path.name} after each move)")
             return
-        if self.save_error is not None:
+        if self.faults.pop(path, None) is not None:
             self.save_error = None
-            self.table.show_message(f"The record is saved again to {path}.", "hint")
+            self.table.set_fault("")
+            note = ""
+            fallback = self.fallbacks.pop(path)
+            if path not in self.lost:
+                with contextlib.suppress(OSError):
+                    fallback.unlink()  # an older copy: the path holds the whole game again
+                    note = f" (its older copy {fallback} is removed)"
+            self.lost.discard(path)
+            self.table.show_message(f"The record is saved again to {path}{note}.", "hint")
+
+    def _save_elsewhere(self, path: Path, record: MatchRecord, exc: OSError | None = None) -> str:
+        """Save ``record``, which cannot be saved to ``path`` (``exc``; None: the fault already noted),
+        to the temporary directory: one unused name a match (:attr:`fallbacks`), kept until the path
+        takes it again.  Notes the fault (:attr:`faults`) and returns the line that says where the
+        record is: ``"cannot save the record to PATH: No space left on device; saved to /tmp/NAME
+        instead"``, or, when that fails too, ``"...; nor to /tmp/NAME: ...; the game is kept in memory"``."""
+        if exc is not None:
+            self.faults[path] = f"cannot save the record to {path}: {exc.strerror or exc}"
+        fallback = self.fallbacks.get(path)
+        if fallback is None:
+            fallback = self.fallbacks[path] = unused_path(Path(tempfile.gettempdir()), path.stem, path.suffix)
+        try:
+            record.save(fallback)
+        except OSError as again:
+            self.lost.add(path)
+            return f"{self.faults[path]}; nor to {fallback}: {again.strerror or again}; the game is kept in memory"
+        self.lost.discard(path)
+        return f"{self.faults[path]}; saved to {fallback} instead"
 
     def _hint(self, position: Position) -> tuple[Move, str]:
         """The ``strong`` level's move for the person, and "wins by force in N" when the win is proven."""
@@ -432,9 +468,9 @@ def _config(args: argparse.Namespace, ascii_only: bool) -> PlayConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Entry point of ``p2ptrumps play``; returns the exit status: 0; 1 if the record could not be
-    saved at the end (it is then saved to the temporary directory); 128 + the signal's number
-    after SIGINT, SIGTERM or SIGHUP (130, 143, 129; the record saved).  Raises
+    """Entry point of ``p2ptrumps play``; returns the exit status: 0; 1 if a record could not be
+    saved to its path at the end (it is then in the temporary directory: the line says where); 128 +
+    the signal's number after SIGINT, SIGTERM or SIGHUP (130, 143, 129; the record saved).  Raises
     :class:`~p2ptrumps.command.CommandError` (status 2, nothing created) without a full-screen terminal
     or with an unwritable records directory."""
     if why := terminal_problem(sys.stdin, sys.stdout):
@@ -461,28 +497,35 @@ def run(args: argparse.Namespace) -> int:
         if session.termination.signal is None:
             raise
         # the terminal went away (SIGHUP); the record was saved after every move
+    return closing(args, session)
+
+
+def closing(args: argparse.Namespace, session: PlaySession) -> int:
+    """Print the closing lines of a ``play`` session that ran: the score (:func:`score_lines`), where
+    each record is -- a record that could not be saved to its path is saved once more to its file in
+    the temporary directory and named there on stderr -- how to go on with an unfinished game, and
+    the signal that stopped it; returns the exit status (:func:`run`)."""
     stopped = session.termination
+    status = 0
     if session.record is not None:
-        if session.save_error:
-            say(args, session.save_error)
-            fallback = Path(tempfile.gettempdir()) / session.record_path.name
-            try:
-                session.record.save(fallback)
-            except OSError as exc:
-                say(args, f"the record is lost: cannot save it to {fallback} either: {exc.strerror or exc}")
-            else:
-                say(args, f"the record was saved to {fallback} instead")
-            return 1
         for line in score_lines(list(session.records.values()), session.table.options.ascii_only):
             _print(line)
         for path in session.saved:
-            _print(f"Record saved: {path}")
-        if not session.record.finished:
-            where = f" --log-dir {shlex.quote(args.log_dir)}" if args.log_dir else ""
-            _print(f"Go on with it later: p2ptrumps play --continue{where}")
+            if path not in session.faults:
+                _print(f"Record saved: {path}")
+                continue
+            status = 1
+            line = session._save_elsewhere(path, session.records[path])  # once more: the last try may have failed
+            say(args, line.replace("the game is kept in memory", "the record is lost") if path in session.lost
+                else line)
+        if not session.record.finished and session.record_path not in session.lost:
+            where = session.fallbacks[session.record_path].parent if session.record_path in session.faults else (
+                args.log_dir)
+            option = f" --log-dir {shlex.quote(str(where))}" if where else ""
+            _print(f"Go on with it later: p2ptrumps play --continue{option}")
     elif not session.saved:
         _print("No move was made: no record saved.")
     if stopped.signal is not None:
         say(args, f"stopped by {stopped.name}")
-        return stopped.exit_status or 1
-    return 0
+        return status or stopped.exit_status or 1
+    return status

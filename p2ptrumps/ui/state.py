@@ -104,6 +104,9 @@ class TableState:
     show_opponent: bool = False
     message: str = ""
     message_kind: str = "info"
+    #: A fault that stays on screen until it is mended (the record or match log cannot be written):
+    #: its own line under the expected action, never overwritten by later messages ("" for none).
+    fault: str = ""
     connection: str = ""
     #: The move clock that runs (protocol/wire.md §16): ``(seat, seconds left)``, None when none runs.
     clock: tuple[int, float] | None = None

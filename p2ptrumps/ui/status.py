@@ -42,9 +42,9 @@ def status_view(core: TableCore, rules: RuleBook, width: int = 80) -> StatusView
     if s.rules_top is not None:
         total = len(wrapped_lines(rules.lines(), width))
         return StatusView(expect=f"The rule book, line {s.rules_top + 1} of {total}; the game waits.",
-                          keys=keys, ascii_only=a)
-    return StatusView(expect=_expect(core), message=s.message, message_kind=s.message_kind, keys=keys,
-                      ascii_only=a)
+                          fault=s.fault, keys=keys, ascii_only=a)
+    return StatusView(expect=_expect(core), fault=s.fault, message=s.message, message_kind=s.message_kind,
+                      keys=keys, ascii_only=a)
 
 
 def _expect(core: TableCore) -> str:

@@ -29,7 +29,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import TextIO
+from typing import Any, TextIO
 
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -185,14 +185,16 @@ class Termination:
     Where the loop has no ``add_signal_handler`` (asyncio's loops on Windows) the
     handlers are installed with :func:`signal.signal` and call back through
     ``call_soon_threadsafe``; outside the main thread it does nothing.  On leaving,
-    the signals go back to their previous action.
+    each signal goes back to the action it had before (a handler of the program that embeds
+    the table, ``SIG_IGN`` under ``nohup``): asyncio's ``remove_signal_handler`` alone would
+    leave Python's default (``default_int_handler`` for SIGINT, ``SIG_DFL`` otherwise).
     """
 
     def __init__(self, on_signal: Callable[[], None],
                  signals: tuple[signal.Signals, ...] = TERMINATING_SIGNALS) -> None:
         self._on_signal = on_signal
         self._signals = signals
-        self._installed: list[signal.Signals] = []
+        self._installed: list[tuple[signal.Signals, Any]] = []  # each signal and its action before (getsignal)
         self._restore: list[Callable[[], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         #: The first signal received, or None.
@@ -202,6 +204,7 @@ class Termination:
         self._loop = asyncio.get_running_loop()
         for sig in self._signals:
             try:
+                before = signal.getsignal(sig)
                 self._loop.add_signal_handler(sig, self._caught, sig)
             except NotImplementedError:  # Windows: no add_signal_handler
                 with contextlib.suppress(ValueError, OSError):
@@ -209,7 +212,7 @@ class Termination:
                 continue
             except (RuntimeError, ValueError):  # not the main thread, or no signals here
                 continue
-            self._installed.append(sig)
+            self._installed.append((sig, before))
         return self
 
     def _caught(self, sig: signal.Signals) -> None:
@@ -220,9 +223,12 @@ class Termination:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         assert self._loop is not None
-        for sig in self._installed:
+        for sig, before in self._installed:
             with contextlib.suppress(RuntimeError, ValueError):
                 self._loop.remove_signal_handler(sig)
+            if before is not None:  # None: a handler not installed from Python; keep the default
+                with contextlib.suppress(RuntimeError, ValueError, OSError, TypeError):
+                    signal.signal(sig, before)
         self._installed.clear()
         while self._restore:
             self._restore.pop()()

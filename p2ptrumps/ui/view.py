@@ -269,10 +269,12 @@ class TableView:
 
 @dataclass(frozen=True)
 class StatusView:
-    """The bottom lines: ``expect`` (what is expected now), ``message`` with its
-    ``message_kind`` (``"info"``, ``"error"`` or ``"hint"``) and the ``keys`` line."""
+    """The bottom lines: ``expect`` (what is expected now), ``fault`` (a lasting fault such as a
+    record that cannot be saved, "" for none), ``message`` with its ``message_kind`` (``"info"``,
+    ``"error"`` or ``"hint"``) and the ``keys`` line."""
 
     expect: str = ""
+    fault: str = ""
     message: str = ""
     message_kind: str = "info"
     keys: str = ""
@@ -704,7 +706,8 @@ def status_height(view: StatusView, width: int = 80) -> int:
 
 
 def render_status(view: StatusView, width: int = 80) -> list[Line]:
-    """The bottom lines, each ``width`` columns: expect, message, keys — at least three.
+    """The bottom lines, each ``width`` columns: expect, the lasting fault (if any, marked ✗ as an
+    error), message, keys — at least three.
 
     The expect and message texts wrap at spaces (indented by one column) rather
     than being cut; the keys line is already fitted by the caller.
@@ -715,6 +718,9 @@ def render_status(view: StatusView, width: int = 80) -> list[Line]:
     expect = asciify(view.expect) if a else view.expect
     message = asciify(mark + view.message) if a else mark + view.message
     lines: list[Line] = [[("class:expect", t)] for t in wrap_text(expect, width)]
+    if view.fault:
+        fault = "✗ " + view.fault
+        lines += [[("class:message.error", t)] for t in wrap_text(asciify(fault) if a else fault, width)]
     lines += [[(kind, t)] for t in wrap_text(message, width)]
     lines.append([("class:keys", " " + view.keys)])
     return [_fit(_ascii_line(line, a), width) for line in lines]
