@@ -56,7 +56,8 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 @needs_compiled
 def test_threads_give_one_threads_values_length_and_best_move(calls: list[int]) -> None:
     """Every move's exact value, the position's value (length included) and the best move (the first best
-    in root order) are one thread's, with 2 threads (moves handed out) and 4 (helpers on one move)."""
+    in root order) are one thread's, with 2 and 4 threads (more threads than most positions have hard
+    moves: some end early)."""
     solved = 0
     for i, p in enumerate(_cases()):
         one = solve(p, None, max_nodes=2_000_000, every=True, tt_bits=16)

@@ -13,11 +13,11 @@ rests on the path above a node is never stored, see :mod:`.core`), so the value
 a thread finishes with is the exact value.
 
 * :data:`~.core.SOLVE_ALL` (every root move's value, as ``p2ptrumps solve``
-  asks): the root moves are handed out one at a time in root order; a thread
-  with no move left joins the unfinished move with the fewest threads on it,
-  searching its replies in another order (``variant``: from halfway down the
-  list with two threads, no table or killer move first); the first to solve a
-  move stops the others on it.  The answer, when every move is solved: each
+  asks): the root moves are handed out one at a time in root order, each
+  solved by one thread (the others find its positions in the table); a thread
+  with no move left ends (helping another thread with its move, in another move
+  order, was measured: no faster, the two mostly repeat each other's work).
+  The answer, when every move is solved: each
   move's exact value in root order, the value their best, the best move the
   first of the best in root order -- the single thread's answer, exactly (its
   tie-break is the same: the first best move in root order).
@@ -103,7 +103,6 @@ class _Pool:
         self.first: tuple[int, int] | None = None  # SOLVE: the first finished (move, value)
         # SOLVE_ALL
         self.pending: list[int] = []
-        self.on: dict[int, int] = {}  # move -> threads searching it now
         self.stops: dict[int, bytearray] = {}  # move -> its stop flag
         self.values: dict[int, int] = {}
 
@@ -143,7 +142,6 @@ def solve(runner: Runner, spec: Sequence[Any], mode: int, threads: int, time_s: 
         order = root_order(spec)
         pool.pending = list(order)
         pool.stops = {m: bytearray(1) for m in order}
-        pool.on = dict.fromkeys(order, 0)
     work = _every_move if mode == SOLVE_ALL else _one_value
     # Each thread sets its event when its last search has returned.  (Not Thread.join: in Python 3.11 a
     # KeyboardInterrupt inside join(timeout) can mark a thread that is still running as ended.)
@@ -213,32 +211,23 @@ def _one_value(pool: _Pool, runner: Runner, spec: Sequence[Any], k: int, deadlin
 
 
 def _every_move(pool: _Pool, runner: Runner, spec: Sequence[Any], k: int, deadline: float, table: mmap.mmap) -> None:
-    """SOLVE_ALL: take root moves until none is left unsolved (or the time or a stop ends it)."""
+    """SOLVE_ALL: take the next root move until none is left (or the time or a stop ends it)."""
     while True:
         with pool.lock:
             if pool.halt[0]:
                 return
-            if pool.pending:
-                m = pool.pending.pop(0)
-            else:  # help with the unfinished move that has the fewest threads (the first in root order)
-                open_moves = [x for x in pool.on if x not in pool.values and pool.on[x] > 0]
-                if not open_moves:
-                    return
-                m = min(open_moves, key=lambda x: pool.on[x])
-            variant = pool.on[m] * 256 // pool.threads  # 0 for the first thread on m
-            pool.on[m] += 1
+            if not pool.pending:  # (helping with a move still searched was measured: no faster)
+                return
+            m = pool.pending.pop(0)
             flag = pool.stops[m]
         left = deadline - time.monotonic()
         if left <= 0:
             pool.stop_all()
             return
-        _, _, _, nodes, status, values = runner(spec, SOLVE_ALL, time_s=left, table=table, stop=flag,
-                                                moves=[m], variant=variant)
+        _, _, _, nodes, status, values = runner(spec, SOLVE_ALL, time_s=left, table=table, stop=flag, moves=[m])
         with pool.lock:
             pool.nodes += nodes
-            pool.on[m] -= 1
-            if status == DONE and values and m not in pool.values:
+            if status == DONE and values:
                 pool.values[m] = values[0][1]
-                flag[0] = 1  # the others on this move stop
-            elif status != DONE and not flag[0]:  # the time ran out (not stopped by a finisher)
+            elif status != DONE:  # the time ran out (or a stop): the others stop at the same deadline
                 pool.halt[0] = 1
