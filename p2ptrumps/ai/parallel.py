@@ -27,8 +27,8 @@ a thread finishes with is the exact value.
   best move, and stops the others.  The value is the single thread's; the move
   is a best move (the fastest win, a drawing move, the slowest loss), not
   always the same one where several are equally good.  Measured (issue 21, 2
-  cores): every move's value up to twice as fast; the value alone little faster
-  (the helpers mostly repeat the first thread's work), so only ``p2ptrumps
+  cores): every move's value up to 1.9 times as fast; the value alone about
+  1.06 (the helpers mostly repeat the first thread's work), so only ``p2ptrumps
   solve`` uses threads (see :func:`p2ptrumps.ai.engine.solve`).
 
 Only a time budget: which thread gets how far within a node budget depends on
