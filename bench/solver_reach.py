@@ -33,6 +33,13 @@ move's value too (``solve(..., every=True)``, as ``p2ptrumps solve`` does): a
 position counts as settled when all its moves are, or (outcome) when a move is
 proven to win or the prover proved the outcome.
 
+With ``--threads N`` (time budgets only) the solver runs on N threads sharing one
+table (:mod:`p2ptrumps.ai.parallel`; default 1): a position counts as solved
+within a budget when the threads finished in that wall time.  Other work on the
+machine takes cores from them: give the load (``uptime``) with the figures, and
+compare ``--threads 1`` and ``--threads 2`` back to back.  With ``--nodes`` the
+solver runs on one thread (a node budget is deterministic there only).
+
 With ``--tt-bits B`` the solver's table has ``2**B`` entries (default
 :data:`~p2ptrumps.ai.engine.SOLVE_TT_BITS`, as ``solve`` and ``analyse`` use); with
 ``--detail`` each position's line (size, outcome, nodes, CPU seconds, text) is
@@ -40,6 +47,7 @@ printed too, so two runs can be compared position by position.
 
 Usage: python bench/solver_reach.py [--deals N] [--per-size K] [--budgets 0.1,1,10] [--sizes 2-24]
        [--positions FILE] [--nodes N1,N2,..] [--tt-bits B] [--detail] [--prove [--share S]] [--every]
+       [--threads N]
 """
 
 from __future__ import annotations
@@ -104,7 +112,9 @@ def main() -> None:
     ap.add_argument("--prove", action="store_true", help="also solve with the prover (a second table)")
     ap.add_argument("--share", type=float, default=engine.SOLVER_SHARE, help="with --prove: the solver's share")
     ap.add_argument("--every", action="store_true", help="solve every move too (as p2ptrumps solve)")
+    ap.add_argument("--threads", type=int, default=1, help="with time budgets: solver threads sharing one table")
     args = ap.parse_args()
+    threads = 1 if args.nodes else args.threads
     engine.SOLVER_SHARE = args.share
     nodes = [int(b) for b in args.nodes.split(",")] if args.nodes else None
     budgets = [float(b) for b in (args.nodes or args.budgets).split(",")]
@@ -114,7 +124,8 @@ def main() -> None:
     rng = random.Random(3)
     core = "compiled core" if COMPILED else "pure-Python core"
     print(f"positions from {args.deals} deals, up to {args.per_size} per size, "
-          f"solved within {budgets[-1]:g}{unit} ({core})")
+          f"solved within {budgets[-1]:g}{unit} ({core}, {threads} thread{'s' if threads > 1 else ''}"
+          f"{', every move' if args.every else ''})")
     heads = " ".join(f"{'<= ' + format(b, 'g') + unit:>10}" for b in budgets)
     print(f"{'cards in hands':>14} {'positions':>9} {heads}")
     totals = [0] * (len(budgets) + 1)
@@ -132,14 +143,14 @@ def main() -> None:
         for p in ps:
             cpu = time.process_time()
             s = (solve(p, None, max_nodes=nodes[-1], tt_bits=args.tt_bits, every=args.every) if nodes
-                 else solve(p, budgets[-1], tt_bits=args.tt_bits, every=args.every))
+                 else solve(p, budgets[-1], tt_bits=args.tt_bits, every=args.every, threads=threads))
             if args.detail:
                 print(f"  {size} {s.outcome} {s.nodes} {time.process_time() - cpu:.2f} {position_text(p)}", flush=True)
             for j, b in enumerate(budgets):
                 solved[j] += s.solved and (s.nodes if nodes else s.elapsed_s) <= b
                 if args.prove:
                     t = (solve(p, None, max_nodes=int(b), tt_bits=args.tt_bits, prove=True, every=args.every) if nodes
-                         else solve(p, b, tt_bits=args.tt_bits, prove=True, every=args.every))
+                         else solve(p, b, tt_bits=args.tt_bits, prove=True, every=args.every, threads=threads))
                     exact[j] += t.solved
                     outcome[j] += t.outcome != "unknown" or any(v > WIN_BOUND for _, v in t.moves)
                     if args.detail:

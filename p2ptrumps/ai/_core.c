@@ -116,13 +116,20 @@ static uint64_t beatable(uint64_t hand, int trump) {
     return m;
 }
 
+/* A table entry (16 bytes): data packs value (bits 0-31), move (32-47), depth (48-55) and flag (56-63);
+ * check is the position's key XOR data.  An entry is taken only when check ^ data equals the key looked
+ * up: when several threads share one table (the `table` argument of run()), a read that met a concurrent
+ * write half-way (one word old, one new) fails that test instead of giving another position's value.
+ * Both words are read and written once each, through volatile. */
 typedef struct {
-    uint64_t key;
-    int32_t value;
-    int16_t move;
-    int8_t depth;
-    uint8_t flag;
+    uint64_t check;
+    uint64_t data;
 } Entry;
+
+/* A table entry as read. */
+typedef struct {
+    int value, move, depth, flag;
+} Hit;
 
 typedef struct {
     uint64_t hand, hash;
@@ -155,6 +162,8 @@ typedef struct {
     uint64_t seed, hash;
     Entry *tt;
     uint64_t tt_mask;
+    volatile uint8_t *halt; /* run()'s `stop` buffer: a nonzero first byte stops the search (NULL: none) */
+    int variant, variant_ply;
     int killers[MAX_PLY + 2][2];
     uint64_t path[MAX_PLY + 2];
     Undo stack[MAX_PLY + 8];
@@ -286,7 +295,7 @@ static int tick(Core *S) {
     }
     if (S->nodes >= S->next_check) {
         S->next_check = S->nodes + CLOCK_EVERY;
-        if (S->interrupted || (S->deadline > 0 && now_s() > S->deadline)) {
+        if (S->interrupted || (S->deadline > 0 && now_s() > S->deadline) || (S->halt && *S->halt)) {
             S->stop = 1;
             return 1;
         }
@@ -456,9 +465,17 @@ static int leaf(Core *S, int ply, uint64_t beaters) {
 
 /* ----- the transposition table -------------------------------------------------------- */
 
-static Entry *probe(Core *S) {
-    Entry *e = &S->tt[S->hash & S->tt_mask];
-    return e->key == S->hash && (e->flag != EMPTY || e->depth == -1) ? e : NULL;
+/* Read the current position's entry into *h: 1 if there is one (its halves agree with the key). */
+static int probe(Core *S, Hit *h) {
+    volatile Entry *e = &S->tt[S->hash & S->tt_mask];
+    uint64_t data = e->data;
+    uint64_t check = e->check;
+    if ((check ^ data) != S->hash) return 0;
+    h->value = (int32_t)(uint32_t)data;
+    h->move = (int16_t)(uint16_t)(data >> 32);
+    h->depth = (int8_t)(uint8_t)(data >> 48);
+    h->flag = (int)(data >> 56);
+    return h->flag != EMPTY || h->depth == -1;
 }
 
 static void store(Core *S, int ply, int depth, int flag, int value, int move) {
@@ -471,12 +488,11 @@ static void store(Core *S, int ply, int depth, int flag, int value, int move) {
     } else if (value < -WIN_BOUND) {
         value -= ply;
     }
-    Entry *e = &S->tt[S->hash & S->tt_mask];
-    e->key = S->hash;
-    e->depth = (int8_t)depth;
-    e->flag = (uint8_t)flag;
-    e->value = value;
-    e->move = (int16_t)move;
+    uint64_t data = (uint64_t)(uint32_t)value | (uint64_t)(uint16_t)(int16_t)move << 32 |
+                    (uint64_t)(uint8_t)(int8_t)depth << 48 | (uint64_t)(uint8_t)flag << 56;
+    volatile Entry *e = &S->tt[S->hash & S->tt_mask];
+    e->data = data;
+    e->check = S->hash ^ data;
 }
 
 static inline void killer(Core *S, int ply, int m) {
@@ -490,6 +506,15 @@ static inline void killer(Core *S, int ply, int m) {
 static int64_t *reserve(Core *S) { return S->keybuf + S->keytop; }
 
 /* ----- the search ---------------------------------------------------------------------- */
+
+/* Rotate k[0..n) left by r (0 <= r < n): a helper thread's move order (run()'s `variant`). */
+static void rotate(int64_t *k, int n, int r) {
+    for (int t = 0; t < r; t++) {
+        int64_t first = k[0];
+        memmove(k, k + 1, sizeof(int64_t) * (size_t)(n - 1));
+        k[n - 1] = first;
+    }
+}
 
 static int negamax(Core *S, int depth, int alpha, int beta, int ply) {
     if (tick(S)) return 0;
@@ -518,7 +543,7 @@ static int negamax(Core *S, int depth, int alpha, int beta, int ply) {
         }
     }
     int tt_move = NO_MOVE;
-    Entry *e = probe(S);
+    Hit hit, *e = probe(S, &hit) ? &hit : NULL;
     if (e) {
         int value = e->value;
         tt_move = e->move;
@@ -540,7 +565,8 @@ static int negamax(Core *S, int depth, int alpha, int beta, int ply) {
         single = !beaters || (!S->voluntary && n <= 2 && (beaters & (beaters - 1)) == 0);
     int child_depth = single ? depth : depth - 1;
     int first[3];
-    int nf = first_moves(S, ply, tt_move, first);
+    int helper = S->variant && ply == S->variant_ply; /* a helper thread's own order here (run()'s variant) */
+    int nf = helper ? 0 : first_moves(S, ply, tt_move, first);
     int alpha0 = alpha, best = -INF, best_move = NO_MOVE, dep = NO_DEP, cut = 0, inexact = 0;
     int64_t *rest = NULL;
     int nrest = -1;
@@ -559,6 +585,8 @@ static int negamax(Core *S, int depth, int alpha, int beta, int ply) {
                     for (int f = 0; f < nf; f++) dup |= first[f] == mm;
                     if (!dup) rest[nrest++] = mm;
                 }
+                if (helper && nrest > 1) /* start variant/256 of the way down the list */
+                    rotate(rest, nrest, (int)(((int64_t)S->variant * nrest) >> 8));
                 S->keytop += (size_t)cnt;
             }
             if (i - nf >= nrest) break;
@@ -829,7 +857,7 @@ static int root_solve(Core *S, int *moves, int count, int every, MV *values, int
         }
         int v = solve_here(S, 0);
         if (S->stop) return 0;
-        Entry *e = probe(S);
+        Hit hit, *e = probe(S, &hit) ? &hit : NULL;
         *best_o = e && e->move != NO_MOVE ? e->move : moves[0];
         *value_o = v;
         return 0;
@@ -1104,15 +1132,88 @@ static int as_u64(PyObject *o, uint64_t *out) {
     return 0;
 }
 
+/* The shared-table arguments of run() (the parallel solver, p2ptrumps/ai/parallel.py), held while it runs. */
+typedef struct {
+    Py_buffer table, stop;
+    int has_table, has_stop;
+    int64_t *only; /* `moves`: the root moves to solve (SOLVE_ALL), or NULL: all */
+    Py_ssize_t nonly;
+} Shared;
+
+static void release_shared(Shared *X) {
+    if (X->has_table) PyBuffer_Release(&X->table);
+    if (X->has_stop) PyBuffer_Release(&X->stop);
+    X->has_table = X->has_stop = 0;
+    free(X->only);
+    X->only = NULL;
+}
+
+/* Take run()'s table, stop and moves arguments; sets *tt_bits from the table's size.  0 or -1 (raised). */
+static int take_shared(Shared *X, PyObject *table, PyObject *stop, PyObject *only, int mode, int *tt_bits) {
+    if (table != Py_None) {
+        if (mode == PROVE || mode == SEARCH) {
+            PyErr_SetString(PyExc_ValueError, "a shared table is for SOLVE and SOLVE_ALL only");
+            return -1;
+        }
+        if (PyObject_GetBuffer(table, &X->table, PyBUF_WRITABLE | PyBUF_SIMPLE) < 0) return -1;
+        X->has_table = 1;
+        Py_ssize_t len = X->table.len;
+        int bits = 0;
+        while (bits <= 28 && ((Py_ssize_t)sizeof(Entry) << bits) < len) bits++;
+        if (bits < 10 || bits > 28 || ((Py_ssize_t)sizeof(Entry) << bits) != len ||
+            ((uintptr_t)X->table.buf & 7) != 0) {
+            PyErr_Format(PyExc_ValueError, "table must be a writable, aligned buffer of 16 * 2**k bytes (k 10..28), "
+                                           "not %zd bytes", len);
+            return -1;
+        }
+        *tt_bits = bits;
+    }
+    if (stop != Py_None) {
+        if (PyObject_GetBuffer(stop, &X->stop, PyBUF_WRITABLE | PyBUF_SIMPLE) < 0) return -1;
+        X->has_stop = 1;
+        if (X->stop.len < 1) {
+            PyErr_SetString(PyExc_ValueError, "stop must be a writable buffer of at least 1 byte");
+            return -1;
+        }
+    }
+    if (only != Py_None) {
+        if (mode != SOLVE_ALL) {
+            PyErr_SetString(PyExc_ValueError, "moves is for SOLVE_ALL only");
+            return -1;
+        }
+        PyObject *oseq = PySequence_Fast(only, "moves must be a sequence");
+        if (!oseq) return -1;
+        X->nonly = PySequence_Fast_GET_SIZE(oseq);
+        X->only = (int64_t *)malloc(sizeof(int64_t) * (size_t)(X->nonly + 1));
+        if (!X->only) {
+            Py_DECREF(oseq);
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < X->nonly; i++) {
+            X->only[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(oseq, i));
+            if (X->only[i] == -1 && PyErr_Occurred()) {
+                Py_DECREF(oseq);
+                return -1;
+            }
+        }
+        Py_DECREF(oseq);
+    }
+    return 0;
+}
+
 static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *kwlist[] = {"spec", "mode", "max_nodes", "time_s", "max_depth", "tt_bits", NULL};
-    PyObject *spec;
+    static char *kwlist[] = {"spec", "mode", "max_nodes", "time_s", "max_depth", "tt_bits", "table", "stop",
+                             "moves", "variant", NULL};
+    PyObject *spec, *table = Py_None, *stop = Py_None, *only = Py_None;
     int mode;
     long long max_nodes = 0;
     double time_s = 0.0;
-    int max_depth = 64, tt_bits = 20;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Ldii", kwlist, &spec, &mode, &max_nodes, &time_s,
-                                     &max_depth, &tt_bits))
+    int max_depth = 64, tt_bits = 20, variant = 0;
+    Shared X;
+    memset(&X, 0, sizeof X);
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Ldii$OOOi", kwlist, &spec, &mode, &max_nodes, &time_s,
+                                     &max_depth, &tt_bits, &table, &stop, &only, &variant))
         return NULL;
     if (mode != SEARCH && mode != SOLVE && mode != SOLVE_ALL && mode != PROVE) {
         PyErr_Format(PyExc_ValueError, "unknown mode %d", mode);
@@ -1122,10 +1223,22 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
         PyErr_Format(PyExc_ValueError, "tt_bits must be 10..28, not %d", tt_bits);
         return NULL;
     }
+    if (variant < 0 || variant > 255) {
+        PyErr_Format(PyExc_ValueError, "variant must be 0..255, not %d", variant);
+        return NULL;
+    }
+    if (take_shared(&X, table, stop, only, mode, &tt_bits) < 0) {
+        release_shared(&X);
+        return NULL;
+    }
     PyObject *seq = PySequence_Fast(spec, "spec must be a sequence");
-    if (!seq) return NULL;
+    if (!seq) {
+        release_shared(&X);
+        return NULL;
+    }
     if (PySequence_Fast_GET_SIZE(seq) != 12) {
         Py_DECREF(seq);
+        release_shared(&X);
         PyErr_SetString(PyExc_ValueError, "spec must have 12 items");
         return NULL;
     }
@@ -1133,8 +1246,12 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
     Core *S = (Core *)calloc(1, sizeof(Core));
     if (!S) {
         Py_DECREF(seq);
+        release_shared(&X);
         return PyErr_NoMemory();
     }
+    S->variant = variant;
+    S->variant_ply = mode == SOLVE_ALL ? 1 : 0;
+    S->halt = X.has_stop ? (volatile uint8_t *)X.stop.buf : NULL;
     uint64_t h0, h1, seed;
     long t0 = PyLong_AsLong(it[0]), t1 = PyLong_AsLong(it[1]);
     long to_move = PyLong_AsLong(it[5]), turn = PyLong_AsLong(it[6]);
@@ -1231,6 +1348,8 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
         if (mode == PROVE) {
             S->ptt = (PEntry *)calloc((size_t)1 << tt_bits, sizeof(PEntry));
             S->kidbuf = (Kid *)malloc(sizeof(Kid) * S->keycap);
+        } else if (X.has_table) {
+            S->tt = (Entry *)X.table.buf;
         } else {
             S->tt = (Entry *)calloc((size_t)1 << tt_bits, sizeof(Entry));
         }
@@ -1251,15 +1370,26 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
         free(S->keybuf);
         free(S->ptt);
         free(S->kidbuf);
-        free(S->tt);
+        if (!X.has_table) free(S->tt);
         free(S->draws);
         free(S);
+        release_shared(&X);
         return PyErr_NoMemory();
     }
     int best = NO_MOVE, value = 0, depth_done = 0, status = 0, count = 0, nvalues = 0;
     Py_BEGIN_ALLOW_THREADS
     S->deadline = time_s > 0 ? now_s() + time_s : 0.0;
     count = root_moves(S, moves);
+    if (count > 0 && X.only) { /* only the moves asked for, in root order */
+        int k = 0;
+        for (int i = 0; i < count; i++)
+            for (Py_ssize_t j = 0; j < X.nonly; j++)
+                if (X.only[j] == moves[i]) {
+                    moves[k++] = moves[i];
+                    break;
+                }
+        count = k;
+    }
     if (count > 0) {
         S->prune = mode == SEARCH;
         if (mode == SEARCH) {
@@ -1282,10 +1412,11 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
     free(S->keybuf);
     free(S->ptt);
     free(S->kidbuf);
-    free(S->tt);
+    if (!X.has_table) free(S->tt);
     free(S->draws);
     int interrupted = S->interrupted;
     free(S);
+    release_shared(&X);
     if (interrupted) { /* the exception PyErr_CheckSignals set (KeyboardInterrupt) */
         free(moves);
         free(values);
@@ -1321,16 +1452,19 @@ fail_args:
     free(S->keybuf);
     free(S->ptt);
     free(S->kidbuf);
-    free(S->tt);
+    if (!X.has_table) free(S->tt);
     free(S->draws);
     free(S);
+    release_shared(&X);
     return NULL;
 }
 
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))run, METH_VARARGS | METH_KEYWORDS,
-     "run(spec, mode, max_nodes=0, time_s=0.0, max_depth=64, tt_bits=20) -> (move, value, depth, nodes, "
-     "status, values): the compiled p2ptrumps.ai.core.run."},
+     "run(spec, mode, max_nodes=0, time_s=0.0, max_depth=64, tt_bits=20, *, table=None, stop=None, "
+     "moves=None, variant=0) -> (move, value, depth, nodes, status, values): the compiled "
+     "p2ptrumps.ai.core.run; table, stop, moves and variant are for the parallel solver "
+     "(p2ptrumps.ai.parallel)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core",

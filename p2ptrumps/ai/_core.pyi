@@ -9,4 +9,9 @@ def run(
     time_s: float = 0.0,
     max_depth: int = 64,
     tt_bits: int = 20,
+    *,
+    table: object = None,
+    stop: object = None,
+    moves: Sequence[int] | None = None,
+    variant: int = 0,
 ) -> tuple[int, int, int, int, int, list[tuple[int, int]]]: ...

@@ -114,6 +114,20 @@ A node budget alone gives the same answer on any machine.  Memory: the
 transposition table has ``1 << tt_bits`` entries (16 bytes each in C, e.g. 16
 MiB for the default 20 bits); the rest is bounded by :data:`MAX_PLY` times the
 number of moves of the pack.
+
+The compiled core's ``run`` takes four more keyword arguments, for the parallel
+solver (:mod:`.parallel`; this module, the reference, runs on one thread and has
+none of them, and they leave a single search's moves, values and node counts as
+they are): ``table``, a writable buffer of ``16 * 2**k`` bytes (k 10..28) used as
+the transposition table instead of one of its own, shared by threads (each
+entry stores the position's key XOR its data, and is taken only when the two
+agree, so a read torn by another thread's write is a miss); ``stop``, a
+writable buffer whose first byte, once nonzero, stops the search (looked at
+every :data:`CLOCK_EVERY` nodes); ``moves`` (:data:`SOLVE_ALL` only), the root
+moves to solve, in root order; ``variant`` *k* (1..255), a helper thread's move
+order at the root (:data:`SOLVE`) or at the root move's replies
+(:data:`SOLVE_ALL`): the ordered moves (no table or killer move first) from
+*k*/256 of the way down the list, round to its start.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..rules import BEAT, LEAD, NO_CARD, PICK_UP, Move, Position
-from . import core
+from . import core, parallel
 from .core import (
     DEFAULT_TT_BITS,
     DONE,
@@ -133,7 +133,8 @@ class Solution:
         value: for the seat to move (see the module docstring).
         move: a best move: the fastest win, else a drawing move, else the slowest loss.
         moves: with ``every``, each legal move and its exact value (for the seat that plays it), in
-            the order they were solved; when the budget ran out, those solved before.
+            the solver's root order; when the budget ran out, those solved before (on one thread the
+            first ones in root order; on several, any of them).
         nodes: positions visited (the solver's and the prover's).
         elapsed_s: seconds spent.
         bound: when not solved, the prover's proven outcome with a bound on its length: ``WIN - n``
@@ -162,7 +163,7 @@ class Solution:
 
 
 def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, every: bool = False,
-          tt_bits: int = SOLVE_TT_BITS, prove: bool = False) -> Solution:
+          tt_bits: int = SOLVE_TT_BITS, prove: bool = False, threads: int = 1) -> Solution:
     """Solve ``position`` exactly (RULES.md §7 ends, repetition and turn limit included).
 
     With ``prove``, the exact solver has :data:`SOLVER_SHARE` of the budget; if it does not finish,
@@ -177,8 +178,21 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
         every: also the exact value of every legal move.
         tt_bits: the transposition table has ``2**tt_bits`` entries (10..28).
         prove: let the prover try where the solver does not finish (see above).
+        threads: with a time budget only (no ``max_nodes``) and the compiled core, the solver runs on
+            this many threads sharing one table (:mod:`.parallel`): the same exact values (and with
+            ``every`` the same best move, the first best in root order) in less wall time; when the
+            budget runs out, ``moves`` holds the moves solved, not always the first ones.  With a node
+            budget or the pure-Python core: one thread (the node budget's answer is the same on every
+            run and machine).  The prover runs on one thread.  ``p2ptrumps solve`` uses threads;
+            ``analyse``, the hint and ``strong`` (the position's value only, :data:`~.core.SOLVE`)
+            solve on one thread: measured on this project's 2-core machine (``bench/solver_reach.py
+            --threads``, ``bench/solver_threads.py``, issue 21), 2 threads settled no more of 123
+            positions within 0.1 s or 1 s than one (30 / 43 against 31 / 42) and solved the value
+            alone only 1.06 times faster (the helper thread mostly repeats the first one's work);
+            every move's value (``every``) 1.28 times faster, up to 1.9 where the root moves share
+            the work (none where one move holds it).
     Raises:
-        ValueError: the deal is over, no budget, or a bad ``tt_bits``.
+        ValueError: the deal is over, no budget, a bad ``tt_bits`` or ``threads`` (1..64).
     """
     if position.outcome is not None:
         raise ValueError("the deal is over: nothing to solve")
@@ -186,12 +200,18 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
         raise ValueError("give a time budget or a node budget")
     pile_empty = not position.pile
     share = SOLVER_SHARE if prove else 1.0
+    if not 1 <= threads <= parallel.MAX_THREADS:
+        raise ValueError(f"threads must be 1..{parallel.MAX_THREADS}, not {threads!r}")
     spec = spec_of(position)
     t0 = time.perf_counter()
-    move, value, _, nodes, status, values = RUN(spec, SOLVE_ALL if every else SOLVE,
-                                                max_nodes=max(1, int(max_nodes * share)) if max_nodes else 0,
-                                                time_s=(budget_s or 0.0) * share,
-                                                tt_bits=tt_bits)
+    mode = SOLVE_ALL if every else SOLVE
+    if threads > 1 and COMPILED and budget_s and not max_nodes:
+        move, value, _, nodes, status, values = parallel.solve(RUN, spec, mode, threads, budget_s * share, tt_bits)
+    else:
+        move, value, _, nodes, status, values = RUN(spec, mode,
+                                                    max_nodes=max(1, int(max_nodes * share)) if max_nodes else 0,
+                                                    time_s=(budget_s or 0.0) * share,
+                                                    tt_bits=tt_bits)
     move_values = tuple((to_move(m, pile_empty), v) for m, v in values)
     if status == DONE:
         return Solution(True, value, to_move(move, pile_empty), move_values, nodes, time.perf_counter() - t0)

@@ -208,6 +208,17 @@ def nodes_arg(text: str) -> int:
     return value
 
 
+def threads_arg(text: str) -> int:
+    """argparse type: a number of solver threads, a whole number from 1 to
+    :data:`p2ptrumps.ai.parallel.MAX_THREADS`; else :class:`argparse.ArgumentTypeError`."""
+    from ..ai.parallel import MAX_THREADS
+
+    value = _whole(text)
+    if not 1 <= value <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"{text!r}: the number of threads must be 1 to {MAX_THREADS}")
+    return value
+
+
 T = TypeVar("T")
 
 
@@ -612,7 +623,10 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--budget", type=positive_float, default=10.0, metavar="S", help="seconds to think")
     solve.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
                        help="solve with N positions instead of --budget: the same answer and output on every "
-                       "machine (200k or 2m are read too)")
+                       "machine (200k or 2m are read too); on one thread")
+    solve.add_argument("--threads", type=threads_arg, default=None, metavar="N",
+                       help="with --budget: solve on N threads sharing one table (default: the cores, at most 8; "
+                       "1: one thread); the same exact values, sooner")
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
     add_suit_options(solve)
 

@@ -1,4 +1,5 @@
-"""``p2ptrumps solve POSITION [--json] [--budget S | --nodes N]``: the exact value of a position and of each move.
+"""``p2ptrumps solve POSITION [--json] [--budget S [--threads N] | --nodes N]``: the exact value of a position
+and of each move.
 
 The position is a position text (``protocol/position.md``), as ``replay`` shows
 it.  The solver (:func:`p2ptrumps.ai.engine.solve`) gives, within the budget,
@@ -11,6 +12,16 @@ for the seat to move, printed "wins in at most N" / "loses in at most N" (the
 outcome is proven, N an upper bound on the turns).  With ``--nodes N`` the
 budget is N positions instead of seconds, and the output (text or JSON) is the
 same on every run and machine: it leaves out the seconds spent.
+
+With a time budget the solver runs on ``--threads N`` threads (default: the
+machine's cores, at most 8, :func:`p2ptrumps.ai.parallel.default_threads`)
+sharing one transposition table (:mod:`p2ptrumps.ai.parallel`): the values are
+the exact ones one thread gives, and the best move is the same one (the first
+of the best moves in the solver's root order); only the time differs.  When
+the budget runs out, the moves solved may be others than one thread's.  A node
+budget is solved on one thread (``--threads`` above 1 with ``--nodes`` is
+refused: which thread gets how far within N positions would depend on the
+machine).  The prover (df-pn) runs on one thread.
 
 Exit status: 0 (also when the value is unknown), 2 when the text is not a valid
 position (a :class:`~p2ptrumps.command.CommandError`).  ``--json`` prints one
@@ -26,6 +37,7 @@ from typing import Any
 from ..ai.analysis import short_label
 from ..ai.core import WIN_BOUND
 from ..ai.engine import COMPILED, Solution, plies_of, solve, verdict
+from ..ai.parallel import default_threads
 from ..cards import suit_label
 from ..command import CommandError
 from ..notation import PositionTextError, parse_position, position_text
@@ -46,7 +58,8 @@ def _within(budget_s: float, nodes: int) -> str:
     return f"{nodes} positions" if nodes else f"{budget_s:g} s"
 
 
-def report(position: Position, solution: Solution | None, budget_s: float, nodes: int = 0) -> dict[str, Any]:
+def report(position: Position, solution: Solution | None, budget_s: float, nodes: int = 0,
+           threads: int = 1) -> dict[str, Any]:
     """The JSON report: ``position`` (canonical text), ``over`` (and then ``result`` as in
     protocol/record.md §5), else ``to_move``, ``solved``, ``result`` (``win``/``draw``/``loss``/
     ``unknown`` for the seat to move), ``plies`` (to the end, null for a draw), ``verdict`` (words),
@@ -60,7 +73,8 @@ def report(position: Position, solution: Solution | None, budget_s: float, nodes
     ``plies`` an upper bound), ``nodes``, ``seconds``, ``budget_s``,
     ``budget_nodes`` (``nodes``: the node budget, 0 for a time budget; with a node budget
     ``seconds`` is left out, so that the report depends only on the position and the budget),
-    ``compiled`` (whether the compiled core ran)."""
+    ``compiled`` (whether the compiled core ran), ``threads`` (the solver's threads: 1 with a node
+    budget or the pure-Python core)."""
     out: dict[str, Any] = {"position": position_text(position)}
     if position.outcome is not None or solution is None:
         out["over"] = True
@@ -92,6 +106,7 @@ def report(position: Position, solution: Solution | None, budget_s: float, nodes
     out["budget_s"] = budget_s
     out["budget_nodes"] = nodes
     out["compiled"] = COMPILED
+    out["threads"] = threads if COMPILED and not nodes else 1
     return out
 
 
@@ -142,9 +157,10 @@ def _ordered_moves(position: Position, solution: Solution) -> list[Move]:
 
 
 def format_text(position: Position, solution: Solution | None, budget_s: float, ascii_only: bool,
-                nodes: int = 0) -> str:
+                nodes: int = 0, threads: int = 1) -> str:
     """The printed report (lines end with a newline); ``nodes``: the node budget (0: ``budget_s``
-    seconds), then the seconds spent are left out."""
+    seconds), then the seconds spent are left out; ``threads``: the solver's threads (named in the
+    last line when more than one ran)."""
     lines = [position_text(position)]
     if position.outcome is not None or solution is None:
         assert position.outcome is not None
@@ -172,6 +188,8 @@ def format_text(position: Position, solution: Solution | None, budget_s: float, 
         value = _move_json(*known[m])["verdict"] if m in known else "unknown"
         lines.append(f"  {short_label(m, ascii_only):<10} {value}")
     core = "compiled core" if COMPILED else "pure-Python core"
+    if COMPILED and not nodes and threads > 1:
+        core += f", {threads} threads"
     if nodes:
         lines.append(f"{solution.nodes:,} positions, budget {nodes:,} ({core})")
     else:
@@ -181,18 +199,24 @@ def format_text(position: Position, solution: Solution | None, budget_s: float, 
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``p2ptrumps solve``: 0; raises :class:`~p2ptrumps.command.CommandError`
-    (status 2) when the position text is invalid."""
+    (status 2) when the position text is invalid, or ``--threads`` above 1 comes with ``--nodes``."""
     try:
         position = parse_position(args.position)
     except PositionTextError as exc:
         raise CommandError(str(exc), usage=True) from None
     budget_s: float = args.budget
     nodes: int = getattr(args, "nodes", 0)
+    threads: int | None = getattr(args, "threads", None)
+    if nodes and threads is not None and threads > 1:
+        raise CommandError("--threads works with a time budget (--budget S): a node budget (--nodes N) is "
+                           "solved on one thread, so that its answer is the same on every run", usage=True)
+    if threads is None:
+        threads = 1 if nodes else default_threads()
     solution = None if position.outcome is not None else solve(position, None if nodes else budget_s, nodes,
-                                                                every=True, prove=True)
+                                                                every=True, prove=True, threads=threads)
     if args.json:
-        print(json.dumps(report(position, solution, budget_s, nodes), ensure_ascii=False))
+        print(json.dumps(report(position, solution, budget_s, nodes, threads), ensure_ascii=False))
     else:
         ascii_only = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)))[0]
-        print(format_text(position, solution, budget_s, ascii_only, nodes), end="")
+        print(format_text(position, solution, budget_s, ascii_only, nodes, threads), end="")
     return 0
