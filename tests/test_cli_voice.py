@@ -120,7 +120,9 @@ def test_help_shows_the_defaults() -> None:
     assert "--deals N deal pairs to play (default 50)" in arena
     host = _help("host")
     assert "--timeout S seconds of silence (no heartbeat) before the peer is declared gone (default 30.0)" in host
-    assert "--port P TCP port (0 = any free port) (default 4816)" in host
+    assert "--port P TCP port (0 = any free port; default 4816)" in host
+    for command in ("play", "host", "join", "solve", "analyse", "arena", "history", "verify", "replay", "resume"):
+        assert ") (default" not in _help(command), command
 
 
 def _fails(args: object) -> int:

@@ -929,9 +929,9 @@ def test_my_running_clock_shows_where_no_player_line_does() -> None:
     assert table.status_view().expect == "Deal over. Enter starts the next deal."
     table.state.mode = Mode.TRUMP
     table.set_clock((0, 30.0))
-    assert table.status_view().expect == "Choose your own trump suit. Your time: 0:30"
+    assert table.status_view().expect == "Your trump stays yours for every deal of the match. Your time: 0:30"
     table.set_clock(None)
-    assert table.status_view().expect == "Choose your own trump suit."
+    assert table.status_view().expect == "Your trump stays yours for every deal of the match."
     table.state.mode = Mode.IDLE  # before the first deal: Bob chooses its trump
     table.set_clock((1, 30.0))
     assert table.status_view().expect == "Bob's time: 0:30"
@@ -947,6 +947,7 @@ def test_a_lost_connection_shows_before_the_first_deal_where_no_opponent_line_do
     table.set_connection("connection lost — reconnecting (1:42 left)")
     assert table.status_view().expect == "Waiting for root… (connection lost — reconnecting (1:42 left))"
     table.state.mode = Mode.TRUMP
-    assert table.status_view().expect == "Choose your own trump suit. (connection lost — reconnecting (1:42 left))"
+    assert table.status_view().expect == ("Your trump stays yours for every deal of the match."
+                                          " (connection lost — reconnecting (1:42 left))")
     table.set_connection("connected")
-    assert table.status_view().expect == "Choose your own trump suit."
+    assert table.status_view().expect == "Your trump stays yours for every deal of the match."

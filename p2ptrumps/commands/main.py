@@ -57,12 +57,15 @@ _TABLE_COMMANDS = ("host", "join", "resume")
 
 class HelpFormatter(argparse.HelpFormatter):
     """argparse's help with every option's default: ``(default 0.5)`` is added to an option's
-    help unless it already says it, or the default is None or False (a flag, or "not given")."""
+    help unless it already says it, or the default is None or False (a flag, or "not given");
+    a help ending in a parenthesis takes it inside: ``(0 = any free port; default 4816)``."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
         if "default" in text or not action.option_strings or action.default in (None, False, argparse.SUPPRESS):
             return text
+        if text.endswith(")") and not text.endswith("))"):
+            return f"{text[:-1]}; default %(default)s)"
         return f"{text} (default %(default)s)"
 
 

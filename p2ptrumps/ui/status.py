@@ -70,7 +70,7 @@ def _expect_mode(core: TableCore) -> str:
     # Before the first deal no opponent line shows the connection: a lost one is said here.
     link = f" ({s.connection})" if s.connection not in ("", "connected") else ""
     if s.mode == Mode.TRUMP:
-        return f"Choose your own trump suit.{link}"
+        return f"Your trump stays yours for every deal of the match.{link}"
     if s.mode in (Mode.TURN, Mode.SECOND) and s.position is not None:
         return expect_text(s.position, s.my_seat, s.pending_beat if s.mode == Mode.SECOND else None)
     if s.mode == Mode.WAIT or (
