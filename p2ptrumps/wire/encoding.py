@@ -139,7 +139,9 @@ def unpack_stepwise(data: bytes) -> Any:
     checks: the first defect met names the fault.  Slower; same results."""
     value, end = _read(data, 0, 0)
     if end != len(data):
-        raise NonCanonical(f"trailing bytes after the msgpack value ({len(data) - end} bytes from byte {end})")
+        extra = len(data) - end
+        plural = "" if extra == 1 else "s"
+        raise NonCanonical(f"trailing bytes after the msgpack value ({extra} byte{plural} from byte {end})")
     return value
 
 
