@@ -143,7 +143,7 @@ def test_text_of_an_unfinished_record_ends_with_the_abandoned_deal() -> None:
     lines = replay_text(load_any(UNFINISHED))
     assert lines[-5:] == [
         "     7. seat 1 greedy AI     lead 6♦                        hands 21/14",
-        "  result: unfinished (abandoned)",
+        "  result: unfinished (not played to its end)",
         "  score: Ann ½ : ½ greedy AI",
         "",
         "match unfinished: Ann ½ : ½ greedy AI",

@@ -312,7 +312,7 @@ def _move_text(step: Step, ascii_only: bool) -> str:
 def _result_text(record: MatchRecord, index: int) -> str:
     deal = record.deals[index]
     if deal.outcome is None:
-        return "unfinished (abandoned)"
+        return "unfinished (not played to its end)"
     return deal.outcome.describe(player_names(record))
 
 
