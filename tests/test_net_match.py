@@ -288,7 +288,7 @@ async def test_host_and_join_hold_the_lock_of_their_match_while_they_play_it(tmp
     the log while they play stopped only once the copy was sent back a message it never signed, after it
     had taken the guest's seat on the host; now it is refused at once, naming the log being played.
     Both locks are let go (emptied) when the match is over."""
-    from p2ptrumps.net import resume
+    from p2ptrumps.net import matchlock
     from p2ptrumps.system import locks
 
     h, g = configs(tmp_path, deals=1)
@@ -297,10 +297,10 @@ async def test_host_and_join_hold_the_lock_of_their_match_while_they_play_it(tmp
     def watch(cfg: config.NetConfig, role: str) -> None:
         def on_ready(match: object, result: config.NetResult) -> None:  # never raises: it would stop the match
             game_id = match.session.game_id  # type: ignore[attr-defined]
-            lock = resume.match_lock_path(cfg.data, game_id, role)
+            lock = matchlock.match_lock_path(cfg.data, game_id, role)
             was_locked = locks.is_locked(lock)
             try:
-                resume.hold_match(cfg, game_id, role, tmp_path / "copy.p2plog").release()  # a resume of a copy
+                matchlock.hold_match(cfg, game_id, role, tmp_path / "copy.p2plog").release()  # a resume of a copy
                 refusal = ""
             except config.NetplayError as exc:
                 refusal = str(exc)

@@ -203,7 +203,7 @@ def test_a_second_resume_of_one_match_stops_before_it_touches_its_log(data: Path
 def test_the_path_in_the_lock_of_a_match_is_a_hint_only(tmp_path: Path) -> None:
     """files.md "Resuming": what the lock holds is named at most, escaped; anything but one line of at most
     4096 bytes is no hint (the line then says "with this log or a copy of it")."""
-    from p2ptrumps.net.resume import resumed_from
+    from p2ptrumps.net.matchlock import resumed_from
 
     lock = tmp_path / "lock"
     assert resumed_from(lock) == ""  # missing
@@ -219,7 +219,7 @@ def test_resume_of_a_running_match_without_a_terminal_says_so_before_asking_for_
     """``resume LOG </dev/null`` of a match a running process plays -- its log held, or the lock of
     the match held by a resume of a copy -- said "the table needs a terminal" (status 2); the README
     lists both as nothing to resume (status 1), said first whatever stdin is.  Nothing is changed."""
-    from p2ptrumps.net import resume
+    from p2ptrumps.net import matchlock
     from p2ptrumps.net.config import NetConfig
     from p2ptrumps.system import locks
 
@@ -241,7 +241,7 @@ def test_resume_of_a_running_match_without_a_terminal_says_so_before_asking_for_
     os.chmod(path_for(copy), 0o600)
     rf = ResumeFile.load(path_for(log))
     cfg = NetConfig(role="host", identity=keystore.load_or_create_key(data)[0], name="-", data=data)
-    match_lock = resume.hold_match(cfg, rf.game_id, "host", log)  # the first resume, from the log
+    match_lock = matchlock.hold_match(cfg, rf.game_id, "host", log)  # the first resume, from the log
     try:
         assert main(["resume", str(copy)]) == 1
         lock = data / "resuming" / f"{rf.game_id.hex()}-host"

@@ -29,10 +29,7 @@ from .dial import dial_secure, parse_address
 from .driver import GUEST_BACKOFF_S, Restored, play_over
 from .lobby import Lobby, addresses_to_give, open_listeners
 from .logfile import LogBusyError, MatchLogFile, is_busy
-from .matchlock import hold_match as hold_match  # the lock of a match: resume's names, kept
-from .matchlock import match_lock_path as match_lock_path
-from .matchlock import resumed_from as resumed_from
-from .matchlock import taken
+from .matchlock import hold_match, match_lock_path, taken
 from .portmap import mapping_wanted, order_given, port_mapping
 from .resumefile import ResumeFile, ResumeFileError, path_for
 from .transport import Link
