@@ -9,6 +9,7 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from .system.dirsync import sync_dir
@@ -50,11 +51,14 @@ def _mib(n: int) -> str:
     return f"{n // 2**20} MiB"
 
 
-def unused_path(directory: Path, stem: str, suffix: str) -> Path:
-    """``directory/stem+suffix``, or ``stem-2``, ``stem-3`` ... when taken (``suffix`` includes the dot)."""
+def unused_path(directory: Path, stem: str, suffix: str,
+                also: Callable[[Path], Path] | None = None) -> Path:
+    """``directory/stem+suffix``, or ``stem-2``, ``stem-3`` ... when taken (``suffix`` includes the dot);
+    with ``also``, a name is taken too when the file ``also(name)`` exists (e.g. a log's resume file
+    beside it)."""
     path = directory / f"{stem}{suffix}"
     n = 2
-    while path.exists():
+    while path.exists() or (also is not None and also(path).exists()):
         path = directory / f"{stem}-{n}{suffix}"
         n += 1
     return path

@@ -735,3 +735,17 @@ def test_a_log_that_cannot_be_created_leaves_no_resume_file(tmp_path: Path, monk
                            before=lambda path: path_for(path).write_text("{}"))
     assert str(info.value) == f"cannot create log file {tmp_path / 'm.p2plog'}: Input/output error"
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_an_unused_path_skips_names_whose_companion_file_exists(tmp_path: Path) -> None:
+    """files.unused_path: ``-2``, ``-3`` ... past a taken name; with ``also`` a name whose companion (a log's
+    resume file) exists is taken too -- where a moved log goes (protocol/files.md, a disk that fails)."""
+    from p2ptrumps.files import unused_path
+    from p2ptrumps.net.resumefile import path_for
+
+    assert unused_path(tmp_path, "m", ".p2plog") == tmp_path / "m.p2plog"
+    (tmp_path / "m.p2plog").write_bytes(b"")
+    assert unused_path(tmp_path, "m", ".p2plog") == tmp_path / "m-2.p2plog"
+    path_for(tmp_path / "m-2.p2plog").write_bytes(b"")
+    assert unused_path(tmp_path, "m", ".p2plog") == tmp_path / "m-2.p2plog"
+    assert unused_path(tmp_path, "m", ".p2plog", also=path_for) == tmp_path / "m-3.p2plog"

@@ -46,6 +46,7 @@ from pathlib import Path
 import trio
 
 from ..cards import suit_label
+from ..files import unused_path
 from ..match import MatchEnded as MatchOver
 from ..match import MatchRunner, Player
 from ..record import PlayerInfo
@@ -101,20 +102,6 @@ def open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetR
         log.close()
         raise NetplayError(EXIT_ERROR, f"cannot write the match log: {exc.strerror or exc}") from None
     return log, session, NetResult(None, 0 if cfg.role == "host" else 1)
-
-
-#: How many names :func:`_free_log_name` tries.
-MAX_NAME_TRIES = 1000
-
-
-def _free_log_name(directory: Path, log: Path) -> Path:
-    """``directory/<log's name>``, or ``-2``, ``-3`` ... put before its suffix: the first name free for
-    the log and for its resume file beside it.  Raises OSError when none of :data:`MAX_NAME_TRIES` is."""
-    for n in range(1, MAX_NAME_TRIES + 1):
-        new = directory / (log.name if n == 1 else f"{log.stem}-{n}{log.suffix}")
-        if not new.exists() and not path_for(new).exists():
-            return new
-    raise OSError(f"no free name for {log.name} in {directory}")
 
 
 def match_complete(session: Session) -> bool:
@@ -184,7 +171,7 @@ class MatchSteps:
         the table, else a line of progress).  Raises OSError when the match cannot go there either; the
         log and the resume file then stay where they were."""
         log, old = self.log, self.log.path
-        new = _free_log_name(Path(tempfile.gettempdir()), old)
+        new = unused_path(Path(tempfile.gettempdir()), old.stem, old.suffix, also=path_for)
         old_resume = self.resume.path if self.resume is not None else None
         if self.resume is not None and old_resume is not None:
             self.resume.path = path_for(new)
