@@ -67,6 +67,7 @@ def test_threads_give_one_threads_values_length_and_best_move(calls: list[int]) 
         for threads in (2, 4):
             many = solve(p, 60.0, every=True, tt_bits=16, threads=threads)
             assert (many.solved, many.value, many.move, many.moves) == (True, one.value, one.move, one.moves), (i, p)
+            assert (one.threads, many.threads) == (1, threads)
             value_only = solve(p, 60.0, tt_bits=16, threads=threads)
             assert (value_only.solved, value_only.value) == (True, one.value), (i, p)
             assert dict(one.moves)[value_only.move] == one.value, (i, p)  # a best move
@@ -90,7 +91,7 @@ def test_the_pure_python_core_solves_on_one_thread(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(engine, "COMPILED", False)
     p = parse_position(LENGTH_CASES[0][0])
     s = solve(p, 60.0, every=True, threads=4)
-    assert (s.solved, s.value, calls) == (True, WIN - 11, [])
+    assert (s.solved, s.value, s.threads, calls) == (True, WIN - 11, 1, [])
 
 
 @needs_compiled
@@ -99,7 +100,7 @@ def test_a_node_budget_stays_on_one_thread(calls: list[int]) -> None:
     a = solve(p, None, max_nodes=300_000, every=True, threads=4)
     b = solve(p, None, max_nodes=300_000, every=True)
     assert replace(a, elapsed_s=0.0) == replace(b, elapsed_s=0.0) and a.solved and calls == []
-    assert (a.value, a.nodes) == (-(WIN - 16), b.nodes)
+    assert (a.value, a.nodes, a.threads) == (-(WIN - 16), b.nodes, 1)
 
 
 def _entry(key: int, value: int, move: int, depth: int, flag: int, torn: bool) -> bytes:

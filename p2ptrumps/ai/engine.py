@@ -142,6 +142,8 @@ class Solution:
             n)`` it loses within ``n`` plies (against best play the opponent goes out within ``n``);
             0: none (no prover, or no proof within the budget).
         bound_move: with a ``bound`` win, the move the proof plays first; else None.
+        threads: the threads the exact solver ran on (1 with a node budget or the pure-Python core,
+            whatever ``threads`` asked).
     """
 
     solved: bool
@@ -152,6 +154,7 @@ class Solution:
     elapsed_s: float
     bound: int = 0
     bound_move: Move | None = None
+    threads: int = 1
 
     @property
     def outcome(self) -> str:
@@ -205,8 +208,11 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
     spec = spec_of(position)
     t0 = time.perf_counter()
     mode = SOLVE_ALL if every else SOLVE
-    if threads > 1 and COMPILED and budget_s and not max_nodes:
-        move, value, _, nodes, status, values = parallel.solve(RUN, spec, mode, threads, budget_s * share, tt_bits)
+    if not (COMPILED and budget_s and not max_nodes):
+        threads = 1
+    if threads > 1:
+        move, value, _, nodes, status, values = parallel.solve(RUN, spec, mode, threads, (budget_s or 0.0) * share,
+                                                                tt_bits)
     else:
         move, value, _, nodes, status, values = RUN(spec, mode,
                                                     max_nodes=max(1, int(max_nodes * share)) if max_nodes else 0,
@@ -214,7 +220,8 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
                                                     tt_bits=tt_bits)
     move_values = tuple((to_move(m, pile_empty), v) for m, v in values)
     if status == DONE:
-        return Solution(True, value, to_move(move, pile_empty), move_values, nodes, time.perf_counter() - t0)
+        return Solution(True, value, to_move(move, pile_empty), move_values, nodes, time.perf_counter() - t0,
+                        threads=threads)
     bound, bound_move = 0, None
     rest_nodes = max_nodes - nodes if max_nodes else 0
     rest_s = budget_s - (time.perf_counter() - t0) if budget_s else 0.0
@@ -223,7 +230,7 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
         nodes += prover_nodes
         if status == DONE:
             bound, bound_move = v, None if m == NO_MOVE else to_move(m, pile_empty)
-    return Solution(False, 0, None, move_values, nodes, time.perf_counter() - t0, bound, bound_move)
+    return Solution(False, 0, None, move_values, nodes, time.perf_counter() - t0, bound, bound_move, threads)
 
 
 @dataclass(frozen=True)

@@ -58,8 +58,7 @@ def _within(budget_s: float, nodes: int) -> str:
     return f"{nodes} positions" if nodes else f"{budget_s:g} s"
 
 
-def report(position: Position, solution: Solution | None, budget_s: float, nodes: int = 0,
-           threads: int = 1) -> dict[str, Any]:
+def report(position: Position, solution: Solution | None, budget_s: float, nodes: int = 0) -> dict[str, Any]:
     """The JSON report: ``position`` (canonical text), ``over`` (and then ``result`` as in
     protocol/record.md §5), else ``to_move``, ``solved``, ``result`` (``win``/``draw``/``loss``/
     ``unknown`` for the seat to move), ``plies`` (to the end, null for a draw), ``verdict`` (words),
@@ -73,8 +72,8 @@ def report(position: Position, solution: Solution | None, budget_s: float, nodes
     ``plies`` an upper bound), ``nodes``, ``seconds``, ``budget_s``,
     ``budget_nodes`` (``nodes``: the node budget, 0 for a time budget; with a node budget
     ``seconds`` is left out, so that the report depends only on the position and the budget),
-    ``compiled`` (whether the compiled core ran), ``threads`` (the solver's threads: 1 with a node
-    budget or the pure-Python core)."""
+    ``compiled`` (whether the compiled core ran), ``threads`` (the threads the solver ran on,
+    :attr:`~p2ptrumps.ai.engine.Solution.threads`)."""
     out: dict[str, Any] = {"position": position_text(position)}
     if position.outcome is not None or solution is None:
         out["over"] = True
@@ -106,7 +105,7 @@ def report(position: Position, solution: Solution | None, budget_s: float, nodes
     out["budget_s"] = budget_s
     out["budget_nodes"] = nodes
     out["compiled"] = COMPILED
-    out["threads"] = threads if COMPILED and not nodes else 1
+    out["threads"] = solution.threads
     return out
 
 
@@ -157,10 +156,10 @@ def _ordered_moves(position: Position, solution: Solution) -> list[Move]:
 
 
 def format_text(position: Position, solution: Solution | None, budget_s: float, ascii_only: bool,
-                nodes: int = 0, threads: int = 1) -> str:
+                nodes: int = 0) -> str:
     """The printed report (lines end with a newline); ``nodes``: the node budget (0: ``budget_s``
-    seconds), then the seconds spent are left out; ``threads``: the solver's threads (named in the
-    last line when more than one ran)."""
+    seconds), then the seconds spent are left out; the last line names the solver's threads when
+    more than one ran."""
     lines = [position_text(position)]
     if position.outcome is not None or solution is None:
         assert position.outcome is not None
@@ -188,8 +187,8 @@ def format_text(position: Position, solution: Solution | None, budget_s: float, 
         value = _move_json(*known[m])["verdict"] if m in known else "unknown"
         lines.append(f"  {short_label(m, ascii_only):<10} {value}")
     core = "compiled core" if COMPILED else "pure-Python core"
-    if COMPILED and not nodes and threads > 1:
-        core += f", {threads} threads"
+    if solution.threads > 1:
+        core += f", {solution.threads} threads"
     if nodes:
         lines.append(f"{solution.nodes:,} positions, budget {nodes:,} ({core})")
     else:
@@ -215,8 +214,8 @@ def run(args: argparse.Namespace) -> int:
     solution = None if position.outcome is not None else solve(position, None if nodes else budget_s, nodes,
                                                                 every=True, prove=True, threads=threads)
     if args.json:
-        print(json.dumps(report(position, solution, budget_s, nodes, threads), ensure_ascii=False))
+        print(json.dumps(report(position, solution, budget_s, nodes), ensure_ascii=False))
     else:
         ascii_only = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)))[0]
-        print(format_text(position, solution, budget_s, ascii_only, nodes, threads), end="")
+        print(format_text(position, solution, budget_s, ascii_only, nodes), end="")
     return 0
