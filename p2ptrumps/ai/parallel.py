@@ -97,20 +97,17 @@ class _Pool:
     def __init__(self, threads: int) -> None:
         self.lock = threading.Lock()
         self.threads = threads
-        self.halt = bytearray(1)  # SOLVE: the one stop flag of every thread
+        self.halt = bytearray(1)  # the one stop flag of every thread
         self.nodes = 0
         self.error: BaseException | None = None
         self.first: tuple[int, int] | None = None  # SOLVE: the first finished (move, value)
         # SOLVE_ALL
         self.pending: list[int] = []
-        self.stops: dict[int, bytearray] = {}  # move -> its stop flag
         self.values: dict[int, int] = {}
 
     def stop_all(self) -> None:
         with self.lock:
             self.halt[0] = 1
-            for flag in self.stops.values():
-                flag[0] = 1
             self.pending.clear()
 
 
@@ -141,7 +138,6 @@ def solve(runner: Runner, spec: Sequence[Any], mode: int, threads: int, time_s: 
     if mode == SOLVE_ALL:
         order = root_order(spec)
         pool.pending = list(order)
-        pool.stops = {m: bytearray(1) for m in order}
     work = _every_move if mode == SOLVE_ALL else _one_value
     # Each thread sets its event when its last search has returned.  (Not Thread.join: in Python 3.11 a
     # KeyboardInterrupt inside join(timeout) can mark a thread that is still running as ended.)
@@ -219,12 +215,12 @@ def _every_move(pool: _Pool, runner: Runner, spec: Sequence[Any], k: int, deadli
             if not pool.pending:  # (helping with a move still searched was measured: no faster)
                 return
             m = pool.pending.pop(0)
-            flag = pool.stops[m]
         left = deadline - time.monotonic()
         if left <= 0:
             pool.stop_all()
             return
-        _, _, _, nodes, status, values = runner(spec, SOLVE_ALL, time_s=left, table=table, stop=flag, moves=[m])
+        _, _, _, nodes, status, values = runner(spec, SOLVE_ALL, time_s=left, table=table, stop=pool.halt,
+                                                moves=[m])
         with pool.lock:
             pool.nodes += nodes
             if status == DONE and values:
