@@ -101,3 +101,9 @@ def names_apart(names: tuple[str, str], fingerprints: tuple[str, str]) -> tuple[
     if not a or not b or a == b:
         a, b = "seat 0", "seat 1"
     return f"{names[0]} ({a})", f"{names[1]} ({b})"
+
+
+def counted(n: int, word: str) -> str:
+    """``n`` and ``word`` for a line, the word plural unless ``n`` is 1: ``counted(1, "byte")`` ->
+    ``"1 byte"``, ``counted(3, "zero byte")`` -> ``"3 zero bytes"``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")

@@ -37,6 +37,7 @@ from ..files import prepare_dir
 from ..record import DealRecord, MatchRecord, PlayerInfo
 from ..rules import Outcome, Position, RuleSet
 from ..shuffle import deal_hands, first_dealer
+from ..text import counted
 
 ARENA_TAG = b"p2ptrumps/arena/v1"
 
@@ -251,10 +252,6 @@ def _elo_line(s: Summary) -> str:
     return f"{text}  (95% CI {_elo_text(low)} .. {_elo_text(high)})"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def format_summary(s: Summary) -> str:
     """The printed arena report of a :class:`Summary` (plain text, lines end with newline)."""
     if s.pairs < 2:
@@ -263,7 +260,7 @@ def format_summary(s: Summary) -> str:
         interval = f"  (95% CI {s.ci_low:.3f} .. {s.ci_high:.3f}, over pairs)"
     width = max(len(label) for label, _ in s.categories)
     lines = [
-        f"A = {s.level_a}, B = {s.level_b}: {_plural(s.pairs, 'deal pair')}, {_plural(s.games, 'game')}",
+        f"A = {s.level_a}, B = {s.level_b}: {counted(s.pairs, 'deal pair')}, {counted(s.games, 'game')}",
         *([format_sprt(s.sprt)] if s.sprt is not None else []),
         f"score of A: {s.points_a:g} / {s.games} = {s.score:.3f}{interval}",
         _elo_line(s),
@@ -338,12 +335,12 @@ def format_sprt(r: SprtResult) -> str:
     """One line on the SPRT: stopped early (and why) or not decided."""
     bounds = f"LLR {r.llr:+.2f}, bounds {r.lower:+.2f} .. {r.upper:+.2f}"
     if r.decision == "H1":
-        return (f"SPRT [{r.elo0:g}, {r.elo1:g}]: stopped after {_plural(r.pairs, 'pair')}: "
+        return (f"SPRT [{r.elo0:g}, {r.elo1:g}]: stopped after {counted(r.pairs, 'pair')}: "
                 f"A is stronger by {r.elo1:g} Elo or more (H1 accepted; {bounds})")
     if r.decision == "H0":
-        return (f"SPRT [{r.elo0:g}, {r.elo1:g}]: stopped after {_plural(r.pairs, 'pair')}: "
+        return (f"SPRT [{r.elo0:g}, {r.elo1:g}]: stopped after {counted(r.pairs, 'pair')}: "
                 f"A is not stronger by more than {r.elo0:g} Elo (H0 accepted; {bounds})")
-    return f"SPRT [{r.elo0:g}, {r.elo1:g}]: no decision after {_plural(r.pairs, 'pair')} ({bounds})"
+    return f"SPRT [{r.elo0:g}, {r.elo1:g}]: no decision after {counted(r.pairs, 'pair')} ({bounds})"
 
 
 # ----- playing ------------------------------------------------------------------

@@ -17,11 +17,12 @@ import trio
 
 from ..files import UnreadableFileError, read_limited
 from ..system import locks
+from ..text import counted
 from ..wire import messages
 from ..wire.errors import RemoteProtocolError
 from ..wire.log import LOG_MAGIC, read_log
 from ..wire.session import Session
-from ..wire.verify import Verdict, byte_count, verify_log
+from ..wire.verify import Verdict, verify_log
 from . import meet
 from .addresses import local_addresses
 from .config import EXIT_ERROR, NetConfig, NetplayError, NetResult, say
@@ -192,7 +193,7 @@ def _restore(cfg: NetConfig, log_path: Path, data: bytes, resume: ResumeFile) ->
         raise NetplayError(EXIT_ERROR, f"cannot reopen {log_path}: {exc.strerror or exc}") from None
     opened.append(log)
     if contents.truncated_bytes:
-        tail = byte_count(contents.truncated_bytes)
+        tail = counted(contents.truncated_bytes, 'byte')
         say(cfg, f"the log ended with {tail} of an unfinished frame; cut {'it' if tail == '1 byte' else 'them'} off")
     result = NetResult(log_path, session.seat, peer_name=session.peer_name,
                        peer_fingerprint=session.peer_fingerprint, rules=session.rules,

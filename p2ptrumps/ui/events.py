@@ -12,12 +12,9 @@ from __future__ import annotations
 
 from ..match import DealEnded, DealStarted, Event, MatchEnded, MovePlayed, MovesTakenBack
 from ..rules import PICK_UP
+from ..text import counted
 from .state import Mode, TableCore
 from .view import EndView, HistoryEntry
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 def show_event(core: TableCore, event: Event) -> None:
@@ -31,7 +28,7 @@ def show_event(core: TableCore, event: Event) -> None:
         s.position = event.position
         del s.history[len(s.history) - event.count:]
         if event.count:
-            core.show_message(f"Took back {_plural(event.count, 'move')}.")
+            core.show_message(f"Took back {counted(event.count, 'move')}.")
         else:
             core.show_message("Nothing to take back yet.", "error")
     elif isinstance(event, DealEnded):
@@ -72,14 +69,14 @@ def _move_played(core: TableCore, event: MovePlayed) -> None:
     if event.seat != s.my_seat:
         what = event.move.label()
         if picked:
-            what += f" ({_plural(picked, 'card')})"
+            what += f" ({counted(picked, 'card')})"
         # My own pick-up stays said beside the reply that follows it.
         before_reply = f"{s.pickup_note} " if s.pickup_note else ""
         core.show_message(f"{before_reply}{s.names[event.seat]}: {what}")
         s.pickup_note = ""
     elif picked:
         n = bin(event.position.hands[event.seat]).count("1")
-        s.pickup_note = f"You picked up {_plural(picked, 'card')} (now {n} in hand)."
+        s.pickup_note = f"You picked up {counted(picked, 'card')} (now {n} in hand)."
         core.show_message(s.pickup_note)
     else:
         s.pickup_note = ""

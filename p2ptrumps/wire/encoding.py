@@ -20,6 +20,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
+from ..text import counted
 from .errors import NonCanonical, RemoteProtocolError
 
 #: Decoding limits (protocol/wire.md §3.2).
@@ -139,9 +140,8 @@ def unpack_stepwise(data: bytes) -> Any:
     checks: the first defect met names the fault.  Slower; same results."""
     value, end = _read(data, 0, 0)
     if end != len(data):
-        extra = len(data) - end
-        plural = "" if extra == 1 else "s"
-        raise NonCanonical(f"trailing bytes after the msgpack value ({extra} byte{plural} from byte {end})")
+        extra = counted(len(data) - end, "byte")
+        raise NonCanonical(f"trailing bytes after the msgpack value ({extra} from byte {end})")
     return value
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from ..cards import SUIT_LETTERS
 from ..record import DealRecord, MatchRecord, PlayerInfo
 from ..rules import Move, RuleSet
+from ..text import counted
 from . import messages as m
 from .chain import DISPUTED, DONE, REFUSED, REMATCHED, SEAT_NAMES, JointChain
 from .errors import RemoteProtocolError
@@ -217,7 +218,7 @@ class Verdict:
         }[self.status]
         lines.append(head)
         if self.status == "valid" and self.truncated_bytes:
-            lines.append(f"  after it, a torn tail of {byte_count(self.truncated_bytes)} (a crash while writing): "
+            lines.append(f"  after it, a torn tail of {counted(self.truncated_bytes, 'byte')} (a crash while writing): "
                          "not part of the log, nobody's fault")
         if self.status == "unreadable" and not self.frames:
             return head
@@ -430,18 +431,14 @@ def _damaged_reason(index: int, why: str, peer: int) -> str:
             f"{SEAT_NAMES[peer]} sent it)")
 
 
-def byte_count(n: int, kind: str = "") -> str:
-    """``n`` bytes for a line: "1 byte", "1 zero byte", "4096 zero bytes" (``kind`` goes before the word)."""
-    return f"{n} {kind}byte" + ("" if n == 1 else "s")
-
-
 def _tail_note(contents: LogContents) -> str:
     if not contents.truncated_bytes:
         return ""
     if contents.zero_tail:
-        return (f"; the file ends in {byte_count(contents.truncated_bytes, 'zero ')} after the last whole frame "
+        return (f"; the file ends in {counted(contents.truncated_bytes, 'zero byte')} after the last whole frame "
                 "(a torn tail, as a crash can leave: not part of the log)")
-    return f"; the last frame is cut short ({byte_count(contents.truncated_bytes)}: a torn tail, not part of the log)"
+    tail = counted(contents.truncated_bytes, "byte")
+    return f"; the last frame is cut short ({tail}: a torn tail, not part of the log)"
 
 
 class _Checker:
