@@ -374,7 +374,7 @@ def test_hint_with_a_time_budget_changes_only_when_a_search_found_more(monkeypat
                (b, SearchResult(0, 30, 5, 100, False)), (b, SearchResult(0, 40, 6, 120, False)),
                (a, SearchResult(0, WIN - 3, 2, 50, True)), (b, SearchResult(0, 50, 9, 900, False)),
                (a, SearchResult(0, 60, 1, 10, False))]
-    monkeypatch.setattr(levels, "analyse", lambda *args, **kw: answers.pop(0))
+    monkeypatch.setattr(levels, "hint", lambda *args, **kw: answers.pop(0))
     h = Hints()
     got = [(m, r.value) for m, r in (h(p, 0.1), h(p, 0.1), h(p, 0.1), h(p, 0.1), h(p, 0.1), h(p, 0.1), h(q, 0.1))]
     assert got == [(a, 10), (a, 10), (a, 10), (b, 40), (a, WIN - 3), (a, WIN - 3), (a, 60)]

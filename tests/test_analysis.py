@@ -23,7 +23,9 @@ from p2ptrumps.ai.analysis import (
     THREW_WIN,
     UNKNOWN,
     MoveVerdict,
+    advantage,
     analyse_deal,
+    expected_score,
     grade_of_loss,
     short_label,
     summarize,
@@ -436,16 +438,54 @@ def test_the_value_graph_as_a_sparkline_and_an_svg(capsys: pytest.CaptureFixture
 
 def test_a_slower_win_is_an_inaccuracy() -> None:
     slower = MoveVerdict(5, 0, Move.parse("TS"), SLOWER, WIN - 11, WIN - 15, Move.parse("7C"), INACCURACY,
-                         2000, 2000)
+                         1000, 1000)
     assert slower.text() == "kept the win but slower (wins in 6 → wins in 8): inaccuracy"
     assert slower.text(ascii_only=True) == "kept the win but slower (wins in 6 -> wins in 8): inaccuracy"
     forced = MoveVerdict(6, 1, Move.parse("pickup"), FORCED, None, None, None, "", -350, -350)
-    assert forced.text() == "forced (estimate -3.5 cards)"
+    assert forced.text() == "forced (estimate 32%)"
     ann, bo = summarize([slower, forced])
     assert (bo.judged, bo.unknown) == (0, 0)
     assert (ann.judged, ann.kept, ann.inaccuracies, ann.blunders) == (1, 0, 1, 0)
-    assert [grade_of_loss(n) for n in (49, 50, 149, 150, 299, 300)] == [
+    assert [grade_of_loss(n) for n in (99, 100, 199, 200, 399, 400)] == [
         "", INACCURACY, INACCURACY, MISTAKE, MISTAKE, BLUNDER]
+    bounded = MoveVerdict(7, 0, Move.parse("TS"), KEPT, WIN - 9, WIN - 9, Move.parse("TS"), "", 1000, 1000, True)
+    assert bounded.text() == "kept the win (wins in at most 5)"
+
+
+def test_advantage_is_the_expected_score() -> None:
+    """A proven win 100 %, a draw 50 %, a loss 0 %; the fitted evaluation's estimate as its chance of
+    winning (400 to the log-odds: 0.5 of it is 62 %)."""
+    assert [advantage(v) for v in (WIN - 3, 0, -(WIN - 8), 200, -200, 400)] == [1000, 0, -1000, 245, -245, 462]
+    assert [expected_score(a) for a in (1000, 0, -1000, 245, -245, 462)] == ["100%", "50%", "0%", "62%", "37%", "73%"]
+
+
+def test_a_move_that_followed_the_hint_is_never_a_blunder() -> None:
+    """Seat 0 plays the hint of a node budget, seat 1 the ``normal`` level; analysed with the same
+    budget, no move of seat 0 is graded (the hint's move is the analysis's best: a blunder, a mistake or
+    a thrown value would contradict it), while seat 1's moves are graded where they fall short."""
+    from p2ptrumps.ai import Hints, choose_move
+    from p2ptrumps.shuffle import start_position
+
+    nodes = 20_000
+    graded = 0
+    for seed in (b"hint-kept-1", b"hint-kept-2", b"hint-kept-3"):
+        p = start_position(seed, RuleSet(), (0, 2), 1)
+        positions, moves = [p.copy()], []
+        hints = Hints()
+        while p.outcome is None:
+            if p.to_move == 0:
+                move = hints(p, 0.5, nodes)[0]
+            else:
+                move = choose_move(p, "normal", 0.5, random.Random(len(moves)), nodes)
+            p.push(move)
+            positions.append(p.copy())
+            moves.append(move)
+        verdicts = analyse_deal(positions, moves, None, solve_nodes=nodes, estimate_nodes=nodes, estimate_depth=4)
+        mine = [v for v in verdicts if v.seat == 0]
+        assert mine and all(v.grade in ("", INACCURACY) and v.kind not in (THREW_WIN, THREW_DRAW) for v in mine)
+        assert all(v.grade == "" for v in mine if v.kind != SLOWER)
+        graded += sum(v.grade != "" for v in verdicts if v.seat == 1)
+    assert graded >= 3
 
 
 def test_replay_text_with_analysis(capsys: pytest.CaptureFixture[str]) -> None:

@@ -66,6 +66,8 @@ static const int FIT_SIZES[N_SIZES] = {3, 4, 5, 6, 7, 8, 10, 12, 15, 18, 22, 27}
 #define Z_ATTACKER 0x9E3779B97F4A7C15ULL
 #define OPEN 0
 #define PROVED 1
+#define PN_SHIFT 7
+#define DN_SHIFT 7
 #define DISPROVED 2
 
 static uint64_t SUIT_MASK[4];
@@ -489,6 +491,15 @@ static void features(uint64_t hp, uint64_t ho, int tp, int to, int pile_len, uin
     f[i++] = 64 * tr_o / (n_o > 1 ? n_o : 1);
 }
 
+/* core.py's _Core.fitted: the fitted evaluation for the seat to move. */
+static int fitted(Core *S, uint64_t beaters) {
+    int p = S->p;
+    int64_t f[N_FEATURES], v = 0;
+    features(S->hands[p], S->hands[1 - p], S->trumps[p], S->trumps[1 - p], S->n, beaters, f);
+    for (int i = 0; i < N_FEATURES; i++) v += S->w[i] * f[i];
+    return (int)(v >= 0 ? v >> EVAL_SHIFT : ~((~v) >> EVAL_SHIFT)); /* rounded down, as Python's >> */
+}
+
 static int leaf(Core *S, int ply, uint64_t beaters) {
     int p = S->p, o = 1 - p;
     uint64_t hp = S->hands[p], ho = S->hands[o];
@@ -496,12 +507,7 @@ static int leaf(Core *S, int ply, uint64_t beaters) {
     if (n <= 2 && win_now(S)) return WIN - ply - 1;
     S->horizon = S->inexact = 1;
     int tp = S->trumps[p], to = S->trumps[o];
-    if (S->fitted) {
-        int64_t f[N_FEATURES], v = 0;
-        features(hp, ho, tp, to, S->n, beaters, f);
-        for (int i = 0; i < N_FEATURES; i++) v += S->w[i] * f[i];
-        return (int)(v >= 0 ? v >> EVAL_SHIFT : ~((~v) >> EVAL_SHIFT)); /* rounded down, as Python's >> */
-    }
+    if (S->fitted) return fitted(S, beaters);
     int value = CARD * (popcount(ho) - n);
     value += TRUMP * (popcount(hp & S->tmask[p]) - popcount(ho & S->tmask[o]));
     uint64_t killers = hp & ~beatable(ho, to);
@@ -1019,6 +1025,13 @@ static int p_children(Core *S, int ply, const int64_t *moves, int from, int to, 
             } else {
                 k->pn = (popcount(S->hands[a]) + 1) >> 1;
                 k->dn = 1;
+                if (S->fitted) { /* core.py's p_guess */
+                    int p = S->p;
+                    int v = fitted(S, S->n ? S->hands[p] & BEATERS[S->trumps[p]][S->pile[S->n - 1]] : 0);
+                    if (p != a) v = -v;
+                    if (v < 0) k->pn += (-v) >> PN_SHIFT;
+                    if (v > 0) k->dn += v >> DN_SHIFT;
+                }
             }
         }
         unmake(S);
@@ -1539,9 +1552,9 @@ fail_args:
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))run, METH_VARARGS | METH_KEYWORDS,
      "run(spec, mode, max_nodes=0, time_s=0.0, max_depth=64, tt_bits=20, *, table=None, stop=None, "
-     "moves=None, variant=0) -> (move, value, depth, nodes, status, values): the compiled "
+     "moves=None, variant=0, weights=None) -> (move, value, depth, nodes, status, values): the compiled "
      "p2ptrumps.ai.core.run; table, stop, moves and variant are for the parallel solver "
-     "(p2ptrumps.ai.parallel)."},
+     "(p2ptrumps.ai.parallel), weights the fitted evaluation's."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core",

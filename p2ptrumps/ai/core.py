@@ -28,7 +28,12 @@ Modes:
   proven only when every reply of the loser was searched (where moves were
   pruned away and every searched one loses, the value is capped at
   :data:`LIKELY_LOSS`), so a proven value ends the search at once and a win
-  found only inside the pruned tree does not.
+  found only inside the pruned tree does not.  The static evaluation is the
+  hand-made one (cards, trumps, cards the opponent cannot beat, tempo, threats:
+  ``normal``) or, when ``run`` is given ``weights``, the fitted one: the
+  :func:`features` of the position weighted by them (``strong``: the weights of
+  :mod:`.weights`, a logistic regression of the result on positions of AI
+  games, ``bench/fit_eval.py``; in units of 1/400 of the log-odds of winning).
 * :data:`SOLVE`: the exact value of the position (RULES.md §7 ends, repetition
   and turn limit included) and a best move: the fastest win, else a drawing
   move, else the slowest loss.  The same search without forward pruning, in
@@ -54,7 +59,9 @@ the search.  Each node has a proof number pn (at least how many leaves must
 still be proven) and a disproof number dn; an OR node's pn is its children's
 least, its dn their sum, an AND node the other way round; a child not yet in
 the table starts at pn = the turns X needs at least to shed its hand (a turn
-sheds at most two cards), dn = 1 (df-pn+); a child whose seat to move can go
+sheds at most two cards), dn = 1, and with ``weights`` pn grows by one per
+``2**PN_SHIFT`` of the fitted evaluation against X, dn by one per ``2**DN_SHIFT``
+for X (df-pn+); a child whose seat to move can go
 out at once is settled when generated.  An OR node looks at its moves
 :data:`WIDEN` at a time, best guess first (the rest stand as one more child, one
 worse than the first guess): with some 100 beats per hand, generating them all
@@ -91,7 +98,8 @@ node), checked by :meth:`_Core.tick` as in the solver.
 
 Values: ``WIN - n`` is a win for the seat to move when the deal ends after
 ``n`` more plies, ``-(WIN - n)`` a loss, 0 a draw; the search's estimates lie
-strictly between ``-WIN_BOUND`` and ``WIN_BOUND`` (centi-cards).
+strictly between ``-WIN_BOUND`` and ``WIN_BOUND`` (centi-cards, or the fitted
+evaluation's units).
 
 Repetition (RULES.md §7: the ``repetition``-th occurrence of a position draws;
 the starting position counts).  Both the solver and the search score as a draw
@@ -193,6 +201,10 @@ WIDEN = 4
 MAX_LENGTH = 9000
 #: Work (nodes of a subtree) is stored up to this.
 MAX_WORK = (1 << 32) - 1
+#: With ``weights``, a new position's proof number grows by one per ``2**PN_SHIFT`` of the fitted
+#: evaluation against the attacker, its disproof number by one per ``2**DN_SHIFT`` for it (df-pn+).
+PN_SHIFT = 7
+DN_SHIFT = 7
 #: Xored into the table key of the question "can seat 1 force going out?" (seat 0: nothing).
 Z_ATTACKER = 0x9E3779B97F4A7C15
 #: What a child is for the prover: not decided by the move itself, the attacker went out, or a
@@ -553,8 +565,7 @@ class _Core:
         if p:
             tp, to = to, tp
         if self.weights is not None:
-            f = features(hp, ho, tp, to, len(self.pile), beaters)
-            return sum(w * x for w, x in zip(self.weights, f, strict=True)) >> EVAL_SHIFT
+            return self.fitted(self.weights, beaters)
         tm = self.tmask
         value = CARD * (ho.bit_count() - n)
         value += TRUMP * ((hp & tm[p]).bit_count() - (ho & tm[o]).bit_count())
@@ -567,6 +578,13 @@ class _Core:
             if n >= 2 and (killers & ~(beaters & -beaters) or killers & (killers - 1)):
                 value += THREAT
         return value
+
+    def fitted(self, weights: tuple[int, ...], beaters: int) -> int:
+        """The fitted evaluation (:func:`features` weighted by ``weights``) for the seat to move;
+        ``beaters``: its cards that beat the top."""
+        p = self.p
+        f = features(self.hands[p], self.hands[1 - p], self.trumps[p], self.trumps[1 - p], len(self.pile), beaters)
+        return sum(w * x for w, x in zip(weights, f, strict=True)) >> EVAL_SHIFT
 
     # ----- the transposition table --------------------------------------------------
 
@@ -915,8 +933,18 @@ class _Core:
 
     def p_guess(self) -> tuple[int, int]:
         """The first proof and disproof numbers of a position not in the table: the own turns the
-        attacker needs at least to shed its hand (a turn sheds at most two cards), and 1."""
-        return (self.hands[self.attacker].bit_count() + 1) >> 1, 1
+        attacker needs at least to shed its hand (a turn sheds at most two cards), and 1; with
+        ``weights``, the proof number grows by one per ``2**PN_SHIFT`` of the fitted evaluation
+        against the attacker and the disproof number by one per ``2**DN_SHIFT`` for it."""
+        pn = (self.hands[self.attacker].bit_count() + 1) >> 1
+        if self.weights is None:
+            return pn, 1
+        p = self.p
+        pile = self.pile
+        v = self.fitted(self.weights, self.hands[p] & self.rows[p][pile[-1]] if pile else 0)
+        if p != self.attacker:
+            v = -v
+        return pn + (-v >> PN_SHIFT if v < 0 else 0), 1 + (v >> DN_SHIFT if v > 0 else 0)
 
     def p_children(self, ply: int, moves: list[int]) -> list[list[int]]:
         """``[move, kind, key, pn, dn, length]`` of each move of ``moves``: kind :data:`PROVED` (the
@@ -1058,7 +1086,7 @@ class _Core:
 
 
 def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0, max_depth: int = 64,
-        tt_bits: int = DEFAULT_TT_BITS, weights: Sequence[int] | None = None,
+        tt_bits: int = DEFAULT_TT_BITS, *, weights: Sequence[int] | None = None,
         ) -> tuple[int, int, int, int, int, list[tuple[int, int]]]:
     """Search, solve or prove the position ``spec`` (see the module docstring) for the seat to move.
 
@@ -1078,8 +1106,12 @@ def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0,
       half the budget, the loss question the rest; depth 0, no values.  Give it a budget
       (``max_nodes`` or ``time_s``): a search with repetitions may not end by itself.
 
+    ``weights`` (:data:`N_FEATURES` ints, each at most ``2**40`` in size, or None): the fitted
+    evaluation at the search's horizon instead of the hand-made one, and the prover's first proof
+    and disproof numbers from it.
+
     The position must have a legal move (the deal not over).  Raises ``ValueError`` on a bad
-    mode or table size.
+    mode, table size or weights.
     """
     if mode not in (SEARCH, SOLVE, SOLVE_ALL, PROVE):
         raise ValueError(f"unknown mode {mode!r}")

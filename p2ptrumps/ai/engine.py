@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 from ..rules import BEAT, LEAD, NO_CARD, PICK_UP, Move, Position
 from . import core, parallel
-from .weights import FITTED
 from .core import (
     DEFAULT_TT_BITS,
     DONE,
@@ -40,6 +39,7 @@ from .core import (
     WIN_BOUND,
     position_hash,
 )
+from .weights import FITTED
 
 Runner = Callable[..., tuple[int, int, int, int, int, list[tuple[int, int]]]]
 
@@ -87,6 +87,10 @@ SOLVE_TT_BITS = 22
 #: same 11 / 12 in all three.  (Without ``every``, 0.5 settles 38 outcomes at 5M where the solver alone
 #: settles 39, 0.8 the same 39: where only the position's value is asked the prover adds nothing there.)
 SOLVER_SHARE = 0.5
+
+#: The prover's first proof and disproof numbers come from the fitted evaluation (:func:`~.core.run`'s
+#: ``weights`` in :data:`~.core.PROVE`).
+PROVER_WEIGHTS: tuple[int, ...] | None = FITTED
 
 
 def spec_of(position: Position, seed: int = 0) -> tuple[object, ...]:
@@ -227,7 +231,8 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
     rest_nodes = max_nodes - nodes if max_nodes else 0
     rest_s = budget_s - (time.perf_counter() - t0) if budget_s else 0.0
     if prove and (not max_nodes or rest_nodes > 0) and (not budget_s or rest_s > 0):
-        m, v, _, prover_nodes, status, _ = RUN(spec, PROVE, max_nodes=rest_nodes, time_s=rest_s, tt_bits=tt_bits)
+        m, v, _, prover_nodes, status, _ = RUN(spec, PROVE, max_nodes=rest_nodes, time_s=rest_s, tt_bits=tt_bits,
+                                               weights=PROVER_WEIGHTS)
         nodes += prover_nodes
         if status == DONE:
             bound, bound_move = v, None if m == NO_MOVE else to_move(m, pile_empty)
