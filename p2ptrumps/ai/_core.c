@@ -66,8 +66,6 @@ static const int FIT_SIZES[N_SIZES] = {3, 4, 5, 6, 7, 8, 10, 12, 15, 18, 22, 27}
 #define Z_ATTACKER 0x9E3779B97F4A7C15ULL
 #define OPEN 0
 #define PROVED 1
-#define PN_SHIFT 7
-#define DN_SHIFT 7
 #define DISPROVED 2
 
 static uint64_t SUIT_MASK[4];
@@ -1025,13 +1023,6 @@ static int p_children(Core *S, int ply, const int64_t *moves, int from, int to, 
             } else {
                 k->pn = (popcount(S->hands[a]) + 1) >> 1;
                 k->dn = 1;
-                if (S->fitted) { /* core.py's p_guess */
-                    int p = S->p;
-                    int v = fitted(S, S->n ? S->hands[p] & BEATERS[S->trumps[p]][S->pile[S->n - 1]] : 0);
-                    if (p != a) v = -v;
-                    if (v < 0) k->pn += (-v) >> PN_SHIFT;
-                    if (v > 0) k->dn += v >> DN_SHIFT;
-                }
             }
         }
         unmake(S);

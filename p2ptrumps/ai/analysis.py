@@ -1,17 +1,16 @@
 """Post-game analysis: which moves of a deal kept the value of the position and which threw it.
 
-Source: RULES.md §7 (how a deal ends: the values the solver gives); the solver and prover are
-:func:`p2ptrumps.ai.engine.solve`'s, asked as the hint asks them
+Source: RULES.md §7 (how a deal ends: the values the solver gives); the solver is
+:func:`p2ptrumps.ai.engine.solve`, asked as the hint asks it
 (:func:`p2ptrumps.ai.levels.hint_solution`).
 
 A deal is given as the positions it went through (its start, then the position
 after each move, each with the deal's repetition history, as
 :meth:`p2ptrumps.record.MatchRecord.replay_deal` yields them).  Every position
-is settled once if the budget allows, from the end of the deal backwards: its exact value
-(the solver), or a win or loss the prover found, whose length is only bounded ("wins in at
-most 5").  A move is proven when the positions before and after it are settled, when it is the
-move that settles the position before (the solver's best move, the prover's winning move), or
-when the position after it is a proven win for the mover (then so was the position before):
+is solved once if the budget allows, from the end of the deal backwards.  A move is proven
+when the positions before and after it are solved, when it is the solver's best move in the
+position before, or when the position after it is a proven win for the mover (then so was the
+position before, at least as fast: "wins in at most 5"):
 
 * ``kept``: the mover's result (win / draw / loss against best play) is the same after it;
 * ``threw-win``: the mover could force a win and no longer can;
@@ -129,8 +128,8 @@ class MoveVerdict:
         score_before: the :func:`advantage` before the move for the mover (``±ADVANTAGE_CAP``
             for a proven win / loss; exact or estimated), None when unknown.
         score_after: the same after the move (for the same seat), None when unknown.
-        bound: ``before`` or ``after`` is the prover's: its outcome is proven, its length (plies) only
-            bounded from above ("wins in at most 5").
+        bound: ``before`` was not solved but follows from ``after``, a proven win: its length (plies)
+            is only bounded from above ("wins in at most 5").
     """
 
     number: int
@@ -256,17 +255,6 @@ def estimate(position: Position, depth: int = ESTIMATE_DEPTH, max_nodes: int = E
     return value
 
 
-def _known(s: Solution | None) -> tuple[int | None, bool]:
-    """The value :func:`~p2ptrumps.ai.levels.hint_solution` found (for the seat to move) and whether it
-    is a bound (the prover's: the outcome is proven, the length only bounded): ``(None, False)`` when
-    unknown."""
-    if s is None:
-        return None, False
-    if s.solved:
-        return s.value, False
-    return (s.bound, True) if s.bound else (None, False)
-
-
 def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s: float | None = 0.5,
                  give_up_after: int = GIVE_UP_AFTER,
                  progress: Callable[[int, int], None] | None = None,
@@ -275,28 +263,27 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
                  estimating: Callable[[int, int], None] | None = None) -> list[MoveVerdict]:
     """Judge every move of a deal.
 
-    Each position is settled, if the budget allows, by the solver and the prover as the hint does
-    (:func:`~p2ptrumps.ai.levels.hint_solution`): an exact value, or a win or loss the prover found
-    (its length only bounded).  A move is proven when the positions before and after it are settled
-    (or the move is the one that settles the position before: the solver's best move, the prover's
-    winning move); a move of a lost position is :data:`LOST`.  The other moves are judged against
-    the hint (:func:`~p2ptrumps.ai.levels.hint`, with the same budget): the hint's move is
-    :data:`ESTIMATE` with no grade; another move is graded by how much less its position is worth
-    than the hint's, both estimated the same way (:func:`estimate` of the position after each,
-    ``estimate_depth - 1`` plies deep).  So a move that followed the hint of the same budget is never
-    graded a blunder.
+    Each position is solved, if the budget allows, as the hint solves it
+    (:func:`~p2ptrumps.ai.levels.hint_solution`).  A move is proven when the positions before and
+    after it are solved, when it is the solver's best move in the position before, or when the
+    position after it is a proven win for the mover; a move of a lost position is :data:`LOST`.  The
+    other moves are judged against the hint (:func:`~p2ptrumps.ai.levels.hint`, with the same
+    budget): the hint's move is :data:`ESTIMATE` with no grade; another move is graded by how much
+    less its position is worth than the hint's, both estimated the same way (:func:`estimate` of the
+    position after each, ``estimate_depth - 1`` plies deep).  So a move that followed the hint of
+    the same budget is never graded a blunder.
 
     Args:
         positions: the start of the deal and the position after each move (``len(moves) + 1``
             positions, each with its repetition history).
         moves: the moves played.
-        budget_s: seconds for each position (None or 0 with ``solve_nodes``): the solver and prover
-            have half, the hint's search the other half.
+        budget_s: seconds for each position (None or 0 with ``solve_nodes``): the solver has half,
+            the hint's search the other half.
         give_up_after: without estimates, unknown positions in a row after which earlier ones are not
             tried (with estimates every position is tried: the hint needs them).
         progress: called with (positions tried, positions in all) after each one.
-        solve_nodes: if not 0, a node budget instead of ``budget_s``: the solver and prover have this
-            many nodes, the hint's search as many again (the same verdicts on every machine).
+        solve_nodes: if not 0, a node budget instead of ``budget_s``: the solver has this many
+            nodes, the hint's search as many again (the same verdicts on every machine).
         estimate_nodes: if not 0, the moves not proven are judged against the hint, each estimate with
             this many nodes at most (0: left :data:`UNKNOWN`).
         estimate_depth: the depth of the estimates, in plies from the position before the move.
@@ -323,10 +310,13 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
         if progress is not None:
             progress(len(positions) - i, len(positions))
 
-    known = [_known(solutions[i]) for i in range(len(positions))]
-    befores = [known[i][0] for i in range(len(moves))]
-    afters = [_after_value(positions[i + 1], known[i + 1][0]) for i in range(len(moves))]
-    bounds = [known[i][1] or (known[i + 1][1] and positions[i + 1].outcome is None) for i in range(len(moves))]
+    def value(i: int) -> int | None:
+        s = solutions[i]
+        return s.value if s is not None and s.solved else None
+
+    befores = [value(i) for i in range(len(moves))]
+    afters = [_after_value(positions[i + 1], value(i + 1)) for i in range(len(moves))]
+    bounds = [False] * len(moves)
     forced_moves = [len(positions[i].legal_moves()) == 1 for i in range(len(moves))]
     for i, move in enumerate(moves):
         settled = solutions[i]

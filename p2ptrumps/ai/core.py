@@ -59,9 +59,7 @@ the search.  Each node has a proof number pn (at least how many leaves must
 still be proven) and a disproof number dn; an OR node's pn is its children's
 least, its dn their sum, an AND node the other way round; a child not yet in
 the table starts at pn = the turns X needs at least to shed its hand (a turn
-sheds at most two cards), dn = 1, and with ``weights`` pn grows by one per
-``2**PN_SHIFT`` of the fitted evaluation against X, dn by one per ``2**DN_SHIFT``
-for X (df-pn+); a child whose seat to move can go
+sheds at most two cards), dn = 1 (df-pn+); a child whose seat to move can go
 out at once is settled when generated.  An OR node looks at its moves
 :data:`WIDEN` at a time, best guess first (the rest stand as one more child, one
 worse than the first guess): with some 100 beats per hand, generating them all
@@ -201,10 +199,6 @@ WIDEN = 4
 MAX_LENGTH = 9000
 #: Work (nodes of a subtree) is stored up to this.
 MAX_WORK = (1 << 32) - 1
-#: With ``weights``, a new position's proof number grows by one per ``2**PN_SHIFT`` of the fitted
-#: evaluation against the attacker, its disproof number by one per ``2**DN_SHIFT`` for it (df-pn+).
-PN_SHIFT = 7
-DN_SHIFT = 7
 #: Xored into the table key of the question "can seat 1 force going out?" (seat 0: nothing).
 Z_ATTACKER = 0x9E3779B97F4A7C15
 #: What a child is for the prover: not decided by the move itself, the attacker went out, or a
@@ -933,18 +927,8 @@ class _Core:
 
     def p_guess(self) -> tuple[int, int]:
         """The first proof and disproof numbers of a position not in the table: the own turns the
-        attacker needs at least to shed its hand (a turn sheds at most two cards), and 1; with
-        ``weights``, the proof number grows by one per ``2**PN_SHIFT`` of the fitted evaluation
-        against the attacker and the disproof number by one per ``2**DN_SHIFT`` for it."""
-        pn = (self.hands[self.attacker].bit_count() + 1) >> 1
-        if self.weights is None:
-            return pn, 1
-        p = self.p
-        pile = self.pile
-        v = self.fitted(self.weights, self.hands[p] & self.rows[p][pile[-1]] if pile else 0)
-        if p != self.attacker:
-            v = -v
-        return pn + (-v >> PN_SHIFT if v < 0 else 0), 1 + (v >> DN_SHIFT if v > 0 else 0)
+        attacker needs at least to shed its hand (a turn sheds at most two cards), and 1."""
+        return (self.hands[self.attacker].bit_count() + 1) >> 1, 1
 
     def p_children(self, ply: int, moves: list[int]) -> list[list[int]]:
         """``[move, kind, key, pn, dn, length]`` of each move of ``moves``: kind :data:`PROVED` (the
@@ -1107,8 +1091,8 @@ def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0,
       (``max_nodes`` or ``time_s``): a search with repetitions may not end by itself.
 
     ``weights`` (:data:`N_FEATURES` ints, each at most ``2**40`` in size, or None): the fitted
-    evaluation at the search's horizon instead of the hand-made one, and the prover's first proof
-    and disproof numbers from it.
+    evaluation at the search's horizon instead of the hand-made one (:data:`SEARCH`; the other
+    modes do not evaluate).
 
     The position must have a legal move (the deal not over).  Raises ``ValueError`` on a bad
     mode, table size or weights.

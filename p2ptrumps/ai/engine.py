@@ -88,10 +88,6 @@ SOLVE_TT_BITS = 22
 #: settles 39, 0.8 the same 39: where only the position's value is asked the prover adds nothing there.)
 SOLVER_SHARE = 0.5
 
-#: The prover's first proof and disproof numbers come from the fitted evaluation (:func:`~.core.run`'s
-#: ``weights`` in :data:`~.core.PROVE`).
-PROVER_WEIGHTS: tuple[int, ...] | None = FITTED
-
 
 def spec_of(position: Position, seed: int = 0) -> tuple[object, ...]:
     """The core's position spec of ``position`` (see :mod:`p2ptrumps.ai.core`): its hands, pile,
@@ -231,8 +227,7 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
     rest_nodes = max_nodes - nodes if max_nodes else 0
     rest_s = budget_s - (time.perf_counter() - t0) if budget_s else 0.0
     if prove and (not max_nodes or rest_nodes > 0) and (not budget_s or rest_s > 0):
-        m, v, _, prover_nodes, status, _ = RUN(spec, PROVE, max_nodes=rest_nodes, time_s=rest_s, tt_bits=tt_bits,
-                                               weights=PROVER_WEIGHTS)
+        m, v, _, prover_nodes, status, _ = RUN(spec, PROVE, max_nodes=rest_nodes, time_s=rest_s, tt_bits=tt_bits)
         nodes += prover_nodes
         if status == DONE:
             bound, bound_move = v, None if m == NO_MOVE else to_move(m, pile_empty)
