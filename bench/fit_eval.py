@@ -17,6 +17,7 @@ Usage: python bench/fit_eval.py FILE [FILE ...] [--l2 L] [--write]
 from __future__ import annotations
 
 import argparse
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +75,7 @@ def main() -> None:
     ap.add_argument("files", type=Path, nargs="+")
     ap.add_argument("--l2", type=float, default=1.0)
     ap.add_argument("--write", action="store_true", help="write p2ptrumps/ai/weights.py")
+    ap.add_argument("--source", default="", help="with --write: where the positions came from (for the docstring)")
     args = ap.parse_args()
     x, y = load(args.files)
     assert x.shape[1] == N_FEATURES
@@ -88,13 +90,15 @@ def main() -> None:
         print(f"  {name:32} {v:+.4f}  {i:+d}")
     if args.write:
         out = Path(__file__).resolve().parent.parent / "p2ptrumps" / "ai" / "weights.py"
-        body = ",\n".join(f"    {i},  # {name}" for name, i in zip(NAMES, ints, strict=True))
+        body = "".join(f"    {i},  # {name}\n" for name, i in zip(NAMES, ints, strict=True))
+        source = textwrap.fill(args.source, 100) + "\n" if args.source else ""
         out.write_text(
             '"""The weights of the fitted evaluation (:func:`p2ptrumps.ai.core.features`), as data.\n\n'
             "Written by ``bench/fit_eval.py`` (a logistic regression of the result on the features of positions\n"
             f"of AI games, {len(y)} positions; log-odds times {SCALE} times 2**{EVAL_SHIFT}): do not edit by hand.\n"
+            f"{source}"
             '"""\n\n'
-            f"FITTED: tuple[int, ...] = (\n{body},\n)\n",
+            f"FITTED: tuple[int, ...] = (\n{body})\n",
             encoding="utf-8")
         print(f"wrote {out}")
 

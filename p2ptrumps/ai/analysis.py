@@ -39,7 +39,7 @@ a position not already lost, not unknown) that got no grade.
 
 from __future__ import annotations
 
-import math
+import decimal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -87,12 +87,16 @@ def advantage(value: int) -> int:
     """A value (exact, or the fitted evaluation's estimate, for one seat) as an advantage in per
     mille, ``-ADVANTAGE_CAP..ADVANTAGE_CAP``: twice the expected score (a win 1, a draw ½) less one,
     so a proven win is ``ADVANTAGE_CAP``, a draw 0, a proven loss ``-ADVANTAGE_CAP``; an estimate ``v``
-    is ``1000 * tanh(v / (2 * EVAL_PER_LOGIT))`` rounded (the fitted evaluation's chance of winning)."""
+    is ``1000 * tanh(v / (2 * EVAL_PER_LOGIT))`` rounded (the fitted evaluation's chance of winning),
+    computed in decimal arithmetic (correctly rounded): the same on every machine."""
     if value > WIN_BOUND:
         return ADVANTAGE_CAP
     if value < -WIN_BOUND:
         return -ADVANTAGE_CAP
-    return round(ADVANTAGE_CAP * math.tanh(value / (2 * EVAL_PER_LOGIT)))
+    with decimal.localcontext() as ctx:
+        ctx.prec = 30
+        e = (decimal.Decimal(value) / EVAL_PER_LOGIT).exp()
+        return int((ADVANTAGE_CAP * (e - 1) / (e + 1)).to_integral_value(decimal.ROUND_HALF_EVEN))
 
 
 def expected_score(adv: int) -> str:
