@@ -136,7 +136,7 @@ def hint(position: Position, budget_s: float = 0.5, max_nodes: int = 0,
     solver's move and its exact value.  Else the ``strong`` search (:data:`HINT_SEARCH`), ties broken
     by :func:`position_seed`.  Budgets: with ``max_nodes`` (not 0) the solver has ``max_nodes`` nodes
     and the search as many again (the same answer on every machine); else each has half of
-    ``budget_s`` seconds.
+    ``budget_s`` seconds.  The result's ``nodes`` counts both.
 
     Raises ``ValueError`` if the deal is over.
     """
@@ -152,7 +152,7 @@ def hint(position: Position, budget_s: float = 0.5, max_nodes: int = 0,
     if move is not None:
         return move, SearchResult(move, solution.value, 0, solution.nodes, True)
     result = search(position, budget_s / 2, rng, max_nodes, settings=HINT_SEARCH)
-    return result.move, result
+    return result.move, replace(result, nodes=solution.nodes + result.nodes)
 
 
 def position_seed(position: Position, seed: int = 0) -> int:
