@@ -74,7 +74,13 @@ _values = st.recursive(
 def test_fast_and_stepwise_decoding_agree(value: object, data: st.DataObject) -> None:
     """``unpack`` takes the C decoder when it can; whatever it says, the one-pass decoding of
     protocol/wire.md §3.5 says the same (on canonical bytes and on mutated ones)."""
-    raw = bytearray(msgpack.packb(value, use_bin_type=True))  # not encoding.pack: deep values too
+    raw = _mutated(msgpack.packb(value, use_bin_type=True), data)  # not encoding.pack: deep values too
+    assert _outcome(encoding.unpack, raw) == _outcome(encoding.unpack_stepwise, raw)
+
+
+def _mutated(packed: bytes, data: st.DataObject) -> bytes:
+    """``packed`` as it is, or with one byte changed, cut short, or a few bytes added or inserted."""
+    raw = bytearray(packed)
     mutation = data.draw(st.sampled_from(["none", "flip", "cut", "append", "insert"]))
     if mutation == "flip" and raw:
         i = data.draw(st.integers(0, len(raw) - 1))
@@ -86,7 +92,29 @@ def test_fast_and_stepwise_decoding_agree(value: object, data: st.DataObject) ->
     elif mutation == "insert":
         i = data.draw(st.integers(0, len(raw)))
         raw[i:i] = data.draw(st.binary(min_size=1, max_size=3))
-    assert _outcome(encoding.unpack, bytes(raw)) == _outcome(encoding.unpack_stepwise, bytes(raw))
+    return bytes(raw)
+
+
+#: What the C decoder can hand back for any bytes: the allowed types, and floats, timestamps (an
+#: ext of type -1, which ``ext_hook`` never sees) and arrays nested deeper than the limit.
+_decoded = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=4) | st.binary(max_size=4)
+    | st.floats(allow_nan=False) | st.builds(msgpack.Timestamp, st.integers(0, 2**32 - 1)),
+    lambda inner: st.lists(inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_decoded, st.data())
+def test_new_shape_check_is_the_old_one(value: object, data: st.DataObject) -> None:
+    raw = _mutated(msgpack.packb(value, use_bin_type=True), data)
+    try:
+        value = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+    except Exception:
+        return
+    new = encoding._items_ok(value, 0) if type(value) is list else type(value) in encoding._SCALARS
+    assert new == encoding._shape_ok(value, 0)
+    assert _outcome(encoding.unpack, raw) == _outcome(encoding.unpack_stepwise, raw)
 
 
 @given(st.binary(max_size=40))

@@ -79,12 +79,30 @@ def unpack(data: bytes) -> Any:
         )
     except Exception:  # any refusal at all (hostile bytes): the step-by-step pass names it
         return unpack_stepwise(data)
-    if not _shape_ok(value, 0) or msgpack.packb(value, use_bin_type=True) != data:
+    if not (_items_ok(value, 0) if type(value) is list else type(value) in _SCALARS):
+        return unpack_stepwise(data)
+    if msgpack.packb(value, use_bin_type=True) != data:
         return unpack_stepwise(data)
     return value
 
 
-_SCALARS = (type(None), bool, int, str, bytes)
+_SCALARS = frozenset({type(None), bool, int, str, bytes})
+
+
+def _items_ok(items: list[Any], depth: int) -> bool:
+    """The elements of the decoded array ``items`` (itself at ``depth``) are of allowed types (no
+    float, no timestamp: the re-encoding check cannot see them) and none is deeper than
+    :data:`MAX_DEPTH` (protocol/wire.md §3.1, §3.2).  One call per array, not per element."""
+    if depth >= MAX_DEPTH:
+        return not items
+    for v in items:
+        t = type(v)
+        if t is list:
+            if not _items_ok(v, depth + 1):
+                return False
+        elif t not in _SCALARS:
+            return False
+    return True
 
 
 def _shape_ok(value: Any, depth: int) -> bool:
