@@ -18,8 +18,8 @@ All decoding raises :class:`~p2ptrumps.wire.errors.RemoteProtocolError` (or
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
 
 from ..cards import RANK_CHARS, SUIT_LETTERS, Card
 from ..rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, Move, Outcome, Position, RuleSet
@@ -712,13 +712,13 @@ BODY_TYPES: dict[str, type[Body]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Signed:
+class Signed(NamedTuple):
     """A chained message ``["msg", game(8), seat, seq, prev(32), kind, body, sig(64)]``.
 
     ``game`` is the first 8 bytes of the game id; ``sig`` is Ed25519 over
     ``SIGN_TAG || game id (32) || pack(the array without sig)``.  ``payload`` is the
-    exact received/sent bytes; ``hash`` their :func:`message_hash`.
+    exact received/sent bytes; ``hash`` their :func:`message_hash`.  A named tuple: one is
+    made for every message sent, received or read (a third of the cost of a frozen dataclass).
     """
 
     game: bytes
@@ -726,8 +726,11 @@ class Signed:
     seq: int
     prev: bytes
     body: Body
-    payload: bytes = field(repr=False)
-    hash: bytes = field(repr=False)
+    payload: bytes
+    hash: bytes
+
+    def __repr__(self) -> str:
+        return f"Signed(game={self.game!r}, seat={self.seat}, seq={self.seq}, prev={self.prev!r}, body={self.body!r})"
 
     @property
     def kind(self) -> str:
@@ -773,11 +776,13 @@ def build_signed(gid: bytes, seat: int, seq: int, prev: bytes, body: Body, sign:
     return Signed(game, seat, seq, prev, body, payload, message_hash(payload))
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
+class Envelope(NamedTuple):
     """A ``msg`` frame whose eight fields have their types (protocol/wire.md §8.2 step 2) but
     whose body is not checked yet: the signature is checked first (step 5), then
-    :meth:`open` checks the body (step 6) -- so that a signed bad body proves its signer."""
+    :meth:`open` checks the body (step 6) -- so that a signed bad body proves its signer.
+
+    A named tuple (one is made for every frame received or read, a third of the cost of a
+    frozen dataclass); ``payload`` is the frame's bytes, ``hash`` their :func:`message_hash`."""
 
     game: bytes
     seat: int
@@ -786,8 +791,11 @@ class Envelope:
     kind: str
     items: list[Any]
     sig: bytes
-    payload: bytes = field(repr=False)
-    hash: bytes = field(repr=False)
+    payload: bytes
+    hash: bytes
+
+    def __repr__(self) -> str:
+        return f"Envelope(game={self.game!r}, seat={self.seat}, seq={self.seq}, kind={self.kind!r})"
 
     def unsigned(self) -> bytes:
         """The bytes the signature covers after the tags (see :meth:`Signed.unsigned`)."""
