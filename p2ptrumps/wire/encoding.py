@@ -16,6 +16,7 @@ headers that are not the shortest and trailing bytes.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -47,7 +48,20 @@ def pack(value: Any) -> bytes:
     ``OverflowError`` for integers outside ``-2**63 .. 2**64-1``.
     """
     _check_types(value, 0, local=True)
-    return msgpack.packb(value, use_bin_type=True, strict_types=False)  # type: ignore[no-any-return]
+    return _packer().pack(value)  # type: ignore[no-any-return]
+
+
+_THREAD = threading.local()
+
+
+def _packer() -> Any:
+    """This thread's msgpack C encoder (made once per thread, not once per value: a
+    ``Packer`` is not documented as safe to share between threads)."""
+    try:
+        return _THREAD.packer
+    except AttributeError:
+        _THREAD.packer = msgpack.Packer(use_bin_type=True)
+        return _THREAD.packer
 
 
 def unpack(data: bytes) -> Any:
@@ -81,7 +95,7 @@ def unpack(data: bytes) -> Any:
         return unpack_stepwise(data)
     if not (_items_ok(value, 0) if type(value) is list else type(value) in _SCALARS):
         return unpack_stepwise(data)
-    if msgpack.packb(value, use_bin_type=True) != data:
+    if _packer().pack(value) != data:
         return unpack_stepwise(data)
     return value
 
