@@ -93,9 +93,11 @@ def unpack(data: bytes) -> Any:
         )
     except Exception:  # any refusal at all (hostile bytes): the step-by-step pass names it
         return unpack_stepwise(data)
-    if not (_items_ok(value, 0) if type(value) is list else type(value) in _SCALARS):
-        return unpack_stepwise(data)
-    if _packer().pack(value) != data:
+    # Packing the value back finds every header that is not the shortest and any trailing byte, but
+    # not a float (a float64 packs back the same), a timestamp (an ext the C decoder hands back
+    # without calling ext_hook) or an array too deep: one walk over the arrays finds those.
+    if not (_items_ok(value, 0) if type(value) is list else type(value) in _SCALARS) \
+            or _packer().pack(value) != data:
         return unpack_stepwise(data)
     return value
 
@@ -117,16 +119,6 @@ def _items_ok(items: list[Any], depth: int) -> bool:
         elif t not in _SCALARS:
             return False
     return True
-
-
-def _shape_ok(value: Any, depth: int) -> bool:
-    """Only allowed types (no float), and no value deeper than :data:`MAX_DEPTH` (the top
-    value at ``depth``); for decoded values."""
-    if type(value) is not list:
-        return type(value) in _SCALARS and depth <= MAX_DEPTH
-    if depth >= MAX_DEPTH:
-        return depth == MAX_DEPTH and not value
-    return all(_shape_ok(v, depth + 1) for v in value)
 
 
 # ----- the step-by-step decoding of protocol/wire.md §3.5 ------------------------------
