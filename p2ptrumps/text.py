@@ -94,7 +94,7 @@ def names_apart(names: tuple[str, str], fingerprints: tuple[str, str]) -> tuple[
     """The two players' names as shown side by side: as they are when they differ; when they are
     the same, each followed by the first four characters of its key fingerprint
     (``("root (K7QX)", "root (3HAG)")``), or by its seat when a fingerprint is missing or both
-    begin alike (``("You (seat 0)", "You (seat 1)")``).  Names are labels, keys are identities (issue 19 §4)."""
+    begin alike (``("You (seat 0)", "You (seat 1)")``).  Names are labels, keys are identities."""
     if names[0] != names[1]:
         return names
     a, b = fingerprints[0][:4], fingerprints[1][:4]

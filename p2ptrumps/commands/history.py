@@ -1,6 +1,6 @@
 """``p2ptrumps history``: every match this data directory holds, and a score per opponent.
 
-Source: issue 19 §1; the index file is specified in ``protocol/files.md`` ("history.json").
+Source: README.md "Commands"; the index file is specified in ``protocol/files.md`` ("history.json").
 
 The sources of truth are the files themselves: the offline game records in
 ``<data>/records/*.json`` (``protocol/record.md``) and the match logs of networked

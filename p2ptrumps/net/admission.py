@@ -1,7 +1,7 @@
 """Admission to a host: the join ticket, network prefixes and a room that a crowd cannot steer.
 
 Source: ``protocol/wire.md`` §7.3 (the doorway, the join ticket, an expected guest key, refusals,
-room by network prefix) and §17 (the caps); issue 17 item 1.
+room by network prefix) and §17 (the caps).
 """
 
 from __future__ import annotations

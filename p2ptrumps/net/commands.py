@@ -1,6 +1,6 @@
 """The ``host``, ``join`` and ``id`` commands: arguments in, an exit status out.
 
-Source: issue 3 §3.  The person's seat plays in the full-screen table
+Source: README.md "Playing over the network".  The person's seat plays in the full-screen table
 (:mod:`p2ptrumps.net.table`) unless ``--ai`` or ``--headless``; then the match runs in
 plain trio and prints its progress (``--headless``) or each match's score at the end.
 """

@@ -1,7 +1,7 @@
 """Our seat when there is no full-screen table: the AI, or a person at plain line prompts,
 and the progress printed for ``--headless``.
 
-Source: issue 3 §3 (``--ai LEVEL``, ``--headless``).  The questions asked before the
+Source: README.md "Playing over the network" (``--ai LEVEL``, ``--headless``).  The questions asked before the
 match (the trump, the rules) are here too, so the match driver asks without knowing
 who answers.
 """
@@ -177,7 +177,7 @@ def policy_refusal(cfg: NetConfig, rules: RuleSet) -> str | None:
     """Why a guest with nobody to ask (the AI, or no terminal) refuses ``rules``, or None: more deals
     than ``cfg.max_deals`` (``--max-deals``), no turn limit or one above ``cfg.max_turn_limit``
     (``--max-turn-limit``), or repetition off -- a deal with neither could go on for a million
-    turns (issue 7 item 9)."""
+    turns."""
     if rules.deals > cfg.max_deals:
         return f"{rules.deals} deals is more than --max-deals {cfg.max_deals}"
     if rules.turn_limit == 0:

@@ -1,7 +1,7 @@
 """The remote peer as a match player, and the commit-reveal seed source.
 
 Source: ``protocol/wire.md`` §9 (the match: trumps, commit-reveal per deal,
-moves, resignation, draw offers, deal and match end) and issue 3 §2.
+moves, resignation, draw offers, deal and match end).
 
 :class:`NetGame` sits between a running :class:`~p2ptrumps.net.transport.Connection`
 and the match loop (:class:`~p2ptrumps.match.MatchRunner`):

@@ -1,7 +1,7 @@
 """``p2ptrumps resume``: take up an unfinished match from its log after this side's process died.
 
 Source: ``protocol/wire.md`` §14.4 (after a restart), ``protocol/files.md`` (the resume file,
-resuming), issue 6 §2.  The log is checked as ``verify`` checks it, the session rebuilt from it
+resuming).  The log is checked as ``verify`` checks it, the session rebuilt from it
 (:meth:`~p2ptrumps.wire.session.Session.restore`) with the deal secrets of the resume file, the
 log reopened (an incomplete last frame cut off) and locked; then a host listens again on its
 port and a guest connects again to the address it joined, and the match goes on from the last

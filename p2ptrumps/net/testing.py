@@ -8,7 +8,7 @@
   (protocol/rendezvous.md) without the public ones;
 * :func:`encrypted` -- a connection through the encrypted layer with a key of one's own;
 * :func:`stray` -- one stranger's connection to a host doing one of :data:`STRAY_KINDS`: the
-  attacks of issue 7 that need no seat (junk, silence, a trickle, heartbeats only, hellos with
+  attacks on a host that need no seat (junk, silence, a trickle, heartbeats only, hellos with
   random keys that never agree, refusing the key or the rules, ping floods, signed messages out of
   turn, a run of crossing messages, two messages for one place, a stranger's resume).  Whatever the
   stray does, the host must shrug it off, write nothing for it and stay within the bounds of
@@ -55,7 +55,7 @@ STRAY_KINDS = (
     "junk",  # an HTTP request inside the encrypted connection
     "oversized",  # a length prefix of 1 MiB
     "reset",  # connect and reset at once
-    "hello-leave",  # a valid hello with a random key, then close (issue 7 items 2, 5)
+    "hello-leave",  # a valid hello with a random key, then close
     "hello-stall",  # a valid hello, then heartbeats only: the rules never answered (items 5, 6)
     "refuse-key",  # a valid hello, read the host's, close (as a guest that refused the host's key)
     "refuse-rules",  # a valid hello, then refuse the rules, signed (item 7)

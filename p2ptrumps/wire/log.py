@@ -74,7 +74,7 @@ def read_log(data: bytes, max_frame_bytes: int = MAX_FRAME_BYTES) -> LogContents
 
 def walk_log(data: bytes, out: LogContents, max_frame_bytes: int = MAX_FRAME_BYTES) -> Iterator[tuple[int, int]]:
     """The ``(start, end)`` byte offsets of each whole frame of a log, in file order, without copying
-    any (so a reader's memory does not grow with the frame count: issue 17 item 3); once exhausted,
+    any (so a reader's memory does not grow with the frame count); once exhausted,
     ``out`` holds the torn tail and a length fault (its ``frames`` and ``offsets`` stay as they were).
 
     Raises:

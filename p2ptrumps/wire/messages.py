@@ -715,7 +715,7 @@ class Signed:
     @property
     def sig(self) -> bytes:
         """The 64-byte signature: the last element of the canonical payload (a bin8 of 64 bytes), cut
-        from it rather than kept twice (a long log keeps every message, issue 17)."""
+        from it rather than kept twice (a long log keeps every message)."""
         return self.payload[-64:]
 
     def unsigned(self) -> bytes:
@@ -877,7 +877,7 @@ def _decode_msg(v: list[Any], payload: bytes) -> Envelope:
         raise _bad(f"msg: the {kind} body must be an array, not {_type_name(body)}")
     if not isinstance(sig, bytes) or len(sig) != 64:
         raise _bad("msg: sig must be 64 bytes")
-    # One object for values every message of a game repeats (a long log keeps them all, issue 17).
+    # One object for values every message of a game repeats (a long log keeps them all).
     kind = _KIND_NAMES[kind]
     game = _GAMES.setdefault(game, game) if len(_GAMES) < 64 else game
     return Envelope(game, seat, seq, prev, kind, body, sig, payload, message_hash(payload))

@@ -342,7 +342,7 @@ def check_log(data: bytes) -> LogCheck:
 
 def _verify(data: bytes, check: _Checker) -> Verdict:
     # Two passes over the bytes, no frame copied until it is checked: memory grows with what the
-    # log proves (its signed messages), never with its frame count (issue 17 item 3).
+    # log proves (its signed messages), never with its frame count.
     contents = LogContents()
     try:
         n_frames = sum(1 for _ in walk_log(data, contents))
