@@ -1,5 +1,5 @@
 """One voice on the command line: a subcommand's usage line and one line of error, the same
-words for the same option everywhere, defaults in the help, bad values refused (issue 9 §4)."""
+words for the same option everywhere, defaults in the help, bad values refused."""
 
 from __future__ import annotations
 

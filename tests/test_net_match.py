@@ -1,4 +1,4 @@
-"""Whole networked matches over loopback TCP (issue 3 §4): in one trio run, and as two processes."""
+"""Whole networked matches over loopback TCP: in one trio run, and as two processes."""
 
 from __future__ import annotations
 
@@ -249,7 +249,7 @@ def test_two_processes_play_a_match(tmp_path: Path) -> None:
 
 
 async def test_the_guest_is_told_that_the_host_is_choosing_a_trump(tmp_path: Path) -> None:
-    """issue 19 §5: while the host chooses its trump, the guest is told why it waits."""
+    """While the host chooses its trump, the guest is told why it waits."""
     h, g = configs(tmp_path, deals=1)
     told: list[bool] = []
 
@@ -266,7 +266,7 @@ async def test_the_guest_is_told_that_the_host_is_choosing_a_trump(tmp_path: Pat
 
 
 async def test_headless_output_tells_equal_names_apart_by_their_keys(tmp_path: Path) -> None:
-    # issue 19 §4: two players called root read "root (XXXX)", the first characters of each key, not "root 0, root 1"
+    # Two players called root read "root (XXXX)", the first characters of each key, not "root 0, root 1"
     h, g = configs(tmp_path, deals=1, name="root")
     h.name = "root"
     rh, rg = await play_pair(h, g)

@@ -1,5 +1,5 @@
-"""Issue 18: the platform-specific code (p2ptrumps/system/) and each failure report of the issue,
-as a test.  Faults the kernel here cannot produce are made by stand-ins (monkeypatching one call:
+"""The platform-specific code (p2ptrumps/system/) and each failure it was written for, as a
+test.  Faults the kernel here cannot produce are made by stand-ins (monkeypatching one call:
 ``flock`` failing with ENOLCK as on NFS without lockd, ``link`` with EPERM as on exFAT, a socket
 family missing as with ``ipv6.disable=1``, ``msvcrt`` for the Windows lock); a full disk is a small
 tmpfs, mounted and unmounted here when root (a skip line otherwise)."""
