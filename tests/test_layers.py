@@ -1,4 +1,4 @@
-"""The import arrows of DESIGN.md, checked by walking the source with ``ast``.
+"""The import arrows of ARCHITECTURE.md ("Layers"), checked by walking the source with ``ast``.
 
 Layers (a module's layer is found from its path):
 
