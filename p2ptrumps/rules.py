@@ -26,6 +26,7 @@ from .cards import (
     suit_label,
     suit_of,
 )
+from .text import counted
 
 LEAD, BEAT, PICK_UP = 0, 1, 2
 NO_CARD = -1
@@ -113,7 +114,7 @@ class RuleSet:
                 "voluntary pick-up" if self.voluntary_pickup else "must beat",
                 f"repetition {self.repetition or 'off'}",
                 f"limit {self.turn_limit or 'off'} turns" if self.turn_limit else "no turn limit",
-                f"{self.deals} deal{'s' if self.deals != 1 else ''}",
+                counted(self.deals, "deal"),
             ]
         )
 

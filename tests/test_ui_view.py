@@ -8,6 +8,7 @@ from prompt_toolkit.styles import Attrs
 
 from p2ptrumps.cards import Card, mask_of, parse_cards
 from p2ptrumps.rules import Move, Position, RuleSet
+from p2ptrumps.text import halves_text
 from p2ptrumps.ui.view import (
     EndView,
     HistoryEntry,
@@ -17,7 +18,6 @@ from p2ptrumps.ui.view import (
     c_locale,
     clock_fragment,
     expect_text,
-    halves_text,
     hand_order,
     hand_rows,
     make_style,

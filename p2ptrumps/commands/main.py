@@ -30,6 +30,7 @@ from .. import __version__
 from ..cards import CardParseError, parse_suit
 from ..command import PROG, CommandError, say
 from ..rules import RuleSet, RuleSetError
+from ..text import AI_LEVELS
 
 COMMANDS = {
     "play": "p2ptrumps.ui.play:run",
@@ -45,8 +46,6 @@ COMMANDS = {
     "resume": "p2ptrumps.net.commands:run_resume",
     "history": "p2ptrumps.commands.history:run",
 }
-
-AI_LEVELS = ("random", "greedy", "normal", "strong")
 
 #: The networked commands, whose table (unless ``--headless`` or ``--ai``) the command line prepares.
 _TABLE_COMMANDS = ("host", "join", "resume")

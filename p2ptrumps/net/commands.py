@@ -19,7 +19,7 @@ import trio
 
 from ..command import say
 from ..system import signals as system_signals
-from ..text import quoted
+from ..text import halves_text, quoted
 from . import config, keystore, resumefile
 from .admission import TicketError, new_ticket, split_ticket
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
@@ -124,7 +124,7 @@ def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetRes
                 if done.seat == 1:
                     names = names[::-1]
                 x, y = done.score_halves
-                _tell(f"match over: {names[0]} {x / 2:g}, {names[1]} {y / 2:g}", cfg_out)
+                _tell(f"match over: {names[0]} {halves_text(x, True)}, {names[1]} {halves_text(y, True)}", cfg_out)
     for path in log_paths(result):
         _tell(f"match log: {path}", cfg_out)
     return EXIT_OK

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import trio
 
-from ..text import quoted
+from ..text import clock_text, numbered, quoted
 from ..wire import events as wev
 from ..wire.chain import OTHER_COPY, PLAY
 from ..wire.errors import LocalProtocolError
@@ -43,7 +43,7 @@ from .config import (
     shared_key_hint,
 )
 from .logfile import MatchLogFile
-from .remote import NetGameError, clock_text
+from .remote import NetGameError
 from .resumefile import ResumeFile
 from .steps import MatchSteps, match_complete, note_disputed, open_match
 from .transport import (
@@ -397,8 +397,7 @@ def claim_on_leaving(session: Session) -> str:
     except (LocalProtocolError, OSError):
         return ""
     won = ref.claims[-1][1] if ref.claims else []
-    what = f"deal {won[0]}" if len(won) == 1 else "deals " + ", ".join(map(str, won))
-    return f"; you claimed {what} on time (your log keeps the signed claim)"
+    return f"; you claimed {numbered('deal', won)} on time (your log keeps the signed claim)"
 
 
 def _forfeit_note(session: Session) -> str:

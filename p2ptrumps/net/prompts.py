@@ -19,6 +19,7 @@ from ..cards import suit_label
 from ..match import Action, DealEnded, DealStarted, Event, MatchEnded, MovePlayed, OfferDraw, Player, Resign
 from ..record import PlayerInfo
 from ..rules import Position, RuleSet
+from ..text import halves_text
 from .config import EXIT_ERROR, EXIT_USAGE, NetConfig, NetplayError, say
 
 
@@ -48,10 +49,10 @@ class ProgressPrinter:
         elif isinstance(event, DealEnded):
             x, y = event.score_halves
             say(self.cfg, f"deal {event.number}: {event.outcome.describe(self.names)}; "
-                   f"score {x / 2:g}-{y / 2:g}")
+                   f"score {halves_text(x, True)}-{halves_text(y, True)}")
         elif isinstance(event, MatchEnded):
             x, y = event.score_halves
-            say(self.cfg, f"match over: {self.names[0]} {x / 2:g}, {self.names[1]} {y / 2:g}")
+            say(self.cfg, f"match over: {self.names[0]} {halves_text(x, True)}, {self.names[1]} {halves_text(y, True)}")
         await self.inner.observe(event)
 
 

@@ -51,7 +51,7 @@ from ..match import MatchEnded as MatchOver
 from ..match import MatchRunner, Player
 from ..record import PlayerInfo
 from ..rules import RuleSet
-from ..text import names_apart, quoted
+from ..text import clock_text, names_apart, quoted
 from ..wire import events as wev
 from ..wire.chain import DISPUTED, DONE, REMATCHED
 from ..wire.log import LOG_MAGIC
@@ -71,7 +71,7 @@ from .config import (
 from .logfile import MatchLogFile, create_log
 from .matchlock import hold_match
 from .prompts import ProgressPrinter, choose_trump, our_player, rules_refusal
-from .remote import ClockKey, LocalSeat, NetGame, NetGameError, RemotePlayer, clock_text
+from .remote import ClockKey, LocalSeat, NetGame, NetGameError, RemotePlayer
 from .resumefile import ResumeFile, path_for
 from .transport import Connection, PeerTimeout, TransportError, single_errors
 

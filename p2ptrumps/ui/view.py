@@ -45,7 +45,7 @@ from prompt_toolkit.utils import get_cwidth
 
 from ..cards import SUITS, Card, cards_in, suit_label, suit_of
 from ..rules import BEAT, LEAD, Move, Position
-from ..text import refused_char
+from ..text import clock_text, counted, halves_text, refused_char
 
 Line = list[tuple[str, str]]
 
@@ -312,16 +312,6 @@ class EndView:
 # ----- small text helpers ------------------------------------------------------
 
 
-def halves_text(halves: int, ascii_only: bool = False) -> str:
-    """A half-point count as points: ``3`` -> ``"1½"`` (``"1.5"`` in ASCII), ``1`` -> ``"½"``."""
-    whole, half = divmod(halves, 2)
-    if not half:
-        return str(whole)
-    if ascii_only:
-        return f"{whole}.5"
-    return f"{whole}½" if whole else "½"
-
-
 def score_text(names: tuple[str, str], score_halves: tuple[int, int], my_seat: int = 0,
                ascii_only: bool = False) -> str:
     """``"You 1½ : ½ AI"``: my seat first."""
@@ -550,7 +540,7 @@ def last_move_line(history: Sequence[HistoryEntry], names: tuple[str, str], seat
         return []
     what = entry.move.label(ascii_only)
     if entry.picked:
-        what += f" ({entry.picked} card{'s' if entry.picked != 1 else ''})"
+        what += f" ({counted(entry.picked, 'card')})"
     return [("class:dim", f" Last move of {names[seat]}: "), ("class:history.theirs", what)]
 
 
@@ -574,7 +564,7 @@ def _player_line(view: TableView, seat: int) -> Line:
     t = suit_label(view.trumps[seat], view.ascii_only)
     mover = "▶ " if view.to_move == seat else "  "
     line: Line = [("", " " + mover), ("class:name", view.names[seat]), ("", "  trump "), ("class:trump", t),
-                  ("", f"  {n} card{'s' if n != 1 else ''}")]
+                  ("", f"  {counted(n, 'card')}")]
     if view.clock is not None and view.clock[0] == seat:
         line += [("", "  "), clock_fragment(view.clock[1])]
     return line
@@ -582,12 +572,6 @@ def _player_line(view: TableView, seat: int) -> Line:
 
 #: The last seconds of a move clock, drawn in the warning style (and the bell once, protocol/wire.md §16).
 CLOCK_WARN_S = 10.0
-
-
-def clock_text(seconds: float) -> str:
-    """``"1:05"`` for 65 seconds (whole seconds rounded up, never below 0:00)."""
-    whole = max(0, int(-(-seconds // 1)))
-    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def clock_fragment(left_s: float) -> tuple[str, str]:
@@ -841,7 +825,7 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
     for seat in (opp, me):
         n = bin(view.hands[seat]).count("1")
         lines.append([("class:name", f" {view.names[seat]}"),
-                      ("", f"  trump {suit_label(view.trumps[seat], a)}  {n} card{'s' if n != 1 else ''} left")])
+                      ("", f"  trump {suit_label(view.trumps[seat], a)}  {counted(n, 'card')} left")])
         if view.hands[seat]:
             lines.extend(hand_rows(view.hands[seat], view.trumps[seat], ascii_only=a))
     pile = [card_text(c, a) for c in view.pile] or ["(empty)"]
@@ -923,7 +907,7 @@ def expect_text(position: Position, seat: int, pending_beat: int | None = None,
     beating = position.beating_cards(seat)
     beaters = [Card(c).label() for c in hand_order(beating, position.trumps[seat])]
     k = position.pickup_size()
-    take = f"pick up (p) takes {k} card{'s' if k != 1 else ''}"
+    take = f"pick up (p) takes {counted(k, 'card')}"
     if not beaters:
         return f"Nothing beats {top}: {take}."
     if len(beaters) > 6:

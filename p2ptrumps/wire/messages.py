@@ -21,9 +21,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..cards import RANK_CHARS, SUIT_LETTERS, Card
+from ..cards import RANK_CHARS, SUIT_LETTERS, Card, parse_rank, parse_suit_char
 from ..rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, Move, Outcome, Position, RuleSet
-from ..text import MAX_CHAT_CHARS, MAX_NAME_CHARS, text_problem
+from ..text import MAX_CHAT_CHARS, MAX_NAME_CHARS, counted, text_problem
 from . import encoding
 from .errors import RemoteProtocolError
 from .identity import PublicKey
@@ -238,7 +238,7 @@ def _type_name(v: object) -> str:
 
 def _count(items: list[Any], n: int, kind: str) -> None:
     if len(items) != n:
-        raise _bad(f"a {kind} body has {n} element{'s' if n != 1 else ''}, not {len(items)}")
+        raise _bad(f"a {kind} body has {counted(n, 'element')}, not {len(items)}")
 
 
 def _uint(v: object, kind: str, what: str, lo: int, hi: int) -> int:
@@ -409,21 +409,15 @@ class RevealMsg(Body):
 
 # ----- move codes (protocol/wire.md §9.5) -------------------------------------------
 
-_RANK_SPELLINGS = {c: c for c in RANK_CHARS} | {c.lower(): c for c in "TJQKA"} | {"10": "T"}
-_SUIT_SPELLINGS = (
-    {c: c for c in SUIT_LETTERS}
-    | {c.lower(): c for c in SUIT_LETTERS}
-    | dict(zip("♣♦♥♠", SUIT_LETTERS, strict=True))
-    | dict(zip("♧♢♡♤", SUIT_LETTERS, strict=True))
-)
 _PICKUP_SPELLINGS = ("pickup", "pick up", "pick-up")
 
 
 def _card_spelling(text: str) -> str | None:
-    """The canonical code of a card spelled as protocol/wire.md §9.5 allows, else None."""
-    rank = _RANK_SPELLINGS.get(text[:-1])
-    suit = _SUIT_SPELLINGS.get(text[-1:])
-    return None if rank is None or suit is None else rank + suit
+    """The canonical code of a card spelled as protocol/wire.md §9.5 allows (the spellings of
+    RULES.md §1, read by :mod:`p2ptrumps.cards`), else None."""
+    rank = parse_rank(text[:-1])
+    suit = parse_suit_char(text[-1:])
+    return None if rank is None or suit is None else RANK_CHARS[rank - 2] + SUIT_LETTERS[suit]
 
 
 def canonical_move_code(code: str) -> str | None:
