@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from .cards import (
     ACE,
     BEATERS,
+    PACK_SIZES,
     Card,
     CardParseError,
     card_list,
@@ -74,7 +75,7 @@ class RuleSet:
                 raise RuleSetError(f"rule {f.name} must be true or false, not {value!r}")
             if not want_bool and type(value) is not int:
                 raise RuleSetError(f"rule {f.name} must be an integer, not {value!r}")
-        if self.pack_size not in (32, 36, 52):
+        if self.pack_size not in PACK_SIZES:
             raise RuleSetError(f"rule pack_size must be 32, 36 or 52, not {self.pack_size}")
         if self.repetition != 0 and not 2 <= self.repetition <= 100:
             raise RuleSetError(f"rule repetition must be 0 (off) or 2..100, not {self.repetition}")

@@ -27,7 +27,7 @@ from datetime import date
 from typing import NoReturn, TypeVar
 
 from .. import __version__
-from ..cards import CardParseError, parse_suit
+from ..cards import PACK_SIZES, CardParseError, parse_suit
 from ..command import PROG, CommandError, say
 from ..rules import RuleSet, RuleSetError
 from ..text import AI_LEVELS
@@ -402,7 +402,8 @@ def add_rule_options(p: argparse.ArgumentParser) -> None:
     """The rule-set options of RULES.md (defaults as there)."""
     g = p.add_argument_group("rules (RULES.md variants; both players must agree)")
     g.add_argument("--deals", type=positive_int, default=1, metavar="N", help="deals in the match")
-    g.add_argument("--pack", type=one_of(32, 36, 52), default=36, metavar="32|36|52", help="pack size")
+    g.add_argument("--pack", type=one_of(*PACK_SIZES), default=36, metavar="|".join(map(str, PACK_SIZES)),
+                   help="pack size")
     g.add_argument("--no-sixes", action="store_true", help="turn off the sixes rule")
     g.add_argument(
         "--voluntary-pickup", action="store_true", help="allow picking up even when you could beat"

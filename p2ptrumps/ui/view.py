@@ -43,7 +43,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
-from ..cards import SUITS, Card, cards_in, suit_label, suit_of
+from ..cards import SUIT_NAMES, SUITS, Card, cards_in, suit_label, suit_of
 from ..rules import BEAT, LEAD, Move, Position
 from ..text import clock_text, counted, halves_text, refused_char
 
@@ -734,7 +734,7 @@ def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, widt
     ]
     for i, s in enumerate(SUITS):
         mark = "▶ " if s == selected else "  "
-        name = ("clubs", "diamonds", "hearts", "spades")[s]
+        name = SUIT_NAMES[s]
         style = "class:card.selected" if s == selected else ("class:dim" if s == taken else "")
         text = f"{suit_label(s, ascii_only)} {name}"
         note = "  (taken by your opponent)" if s == taken else ""

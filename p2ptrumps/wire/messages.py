@@ -21,7 +21,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..cards import RANK_CHARS, SUIT_LETTERS, Card, parse_rank, parse_suit_char
+from ..cards import PACK_SIZES, RANK_CHARS, SUIT_LETTERS, Card, parse_rank, parse_suit_char
 from ..rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, Move, Outcome, Position, RuleSet
 from ..text import MAX_CHAT_CHARS, MAX_NAME_CHARS, counted, text_problem
 from . import encoding
@@ -319,7 +319,7 @@ class RulesMsg(Body):
         if len(items) != 7:
             _count(items, 6, k)
         pack = _uint_any(items[0], k, "pack_size")
-        if pack not in (32, 36, 52):
+        if pack not in PACK_SIZES:
             raise _bad(f"rules: pack_size {pack} is not 32, 36 or 52")
         sixes = _bool(items[1], k, "sixes")
         voluntary = _bool(items[2], k, "voluntary_pickup")
