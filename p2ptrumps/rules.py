@@ -31,6 +31,8 @@ from .text import counted
 
 LEAD, BEAT, PICK_UP = 0, 1, 2
 NO_CARD = -1
+#: How a pick-up may be written in a move's code (any case): ``"pickup"`` is the canonical one.
+PICKUP_SPELLINGS = ("pickup", "pick up", "pick-up")
 
 
 class InvalidMoveError(ValueError):
@@ -155,8 +157,9 @@ class Move(NamedTuple):
         return Card(self.card).code + "/" + (Card(self.second).code if self.second >= 0 else "")
 
     def label(self, ascii_only: bool = False) -> str:
-        """For people: ``"lead 10♥"``, ``"beat 9♠ with 10♠, second card 7♥"`` is too long,
-        so: ``"10♠ then 7♥"``, ``"10♠ (last card)"``, ``"pick up"``."""
+        """For people: ``"lead 10♥"``, ``"beat 10♠, second 7♥"``, ``"beat 10♠ (last card)"`` (the
+        beating card was the last in hand) or ``"pick up"``; suits as letters (``"lead 10H"``) when
+        ``ascii_only``."""
         if self.kind == PICK_UP:
             return "pick up"
         c = Card(self.card).label(ascii_only)
@@ -168,9 +171,11 @@ class Move(NamedTuple):
 
     @classmethod
     def parse(cls, text: str) -> Move:
-        """Parse the :attr:`code` form; raises :class:`InvalidMoveError` quoting the text."""
+        """Parse the :attr:`code` form, in any case and with any card spelling of RULES.md §1
+        (``"ts/7h"``, ``"10♠/7♥"``, ``"pick up"``); raises :class:`InvalidMoveError` quoting the text.
+        Whether the move is legal is not checked (:meth:`Position.check`)."""
         s = text.strip()
-        if s.lower() in ("pickup", "pick up", "pick-up"):
+        if s.lower() in PICKUP_SPELLINGS:
             return PICKUP_MOVE
         try:
             if "/" in s:
@@ -531,7 +536,7 @@ class Position:
     def parse_move(self, text: str) -> Move:
         """Read a move as a person types it, in this position.
 
-        ``"p"``/``"pickup"``/``"pick up"``/``"take"`` picks up; one card leads
+        ``"p"``, ``"t"``, ``"take"``, ``"pickup"``, ``"pick up"`` or ``"pick-up"`` (any case) picks up; one card leads
         (empty pile) or beats with the last card; two cards (``"10s 7h"``,
         ``"TS/7H"``) beat then play the second.  Raises
         :class:`InvalidMoveError` if it does not parse, :class:`IllegalMoveError`

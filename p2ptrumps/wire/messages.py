@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..cards import PACK_SIZES, RANK_CHARS, SUIT_LETTERS, Card, parse_rank, parse_suit_char
-from ..rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, Move, Outcome, Position, RuleSet
+from ..rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, PICKUP_SPELLINGS, Move, Outcome, Position, RuleSet
 from ..text import MAX_CHAT_CHARS, MAX_NAME_CHARS, counted, text_problem
 from . import encoding
 from .errors import RemoteProtocolError
@@ -409,7 +409,6 @@ class RevealMsg(Body):
 
 # ----- move codes (protocol/wire.md §9.5) -------------------------------------------
 
-_PICKUP_SPELLINGS = ("pickup", "pick up", "pick-up")
 
 
 def _card_spelling(text: str) -> str | None:
@@ -423,7 +422,7 @@ def _card_spelling(text: str) -> str | None:
 def canonical_move_code(code: str) -> str | None:
     """The canonical move code that ``code`` spells (``code`` itself when it is canonical),
     or None when it spells no move (protocol/wire.md §9.5: ``non-canonical`` vs ``malformed``)."""
-    if code.isascii() and code.lower() in _PICKUP_SPELLINGS:
+    if code.isascii() and code.lower() in PICKUP_SPELLINGS:
         return "pickup"
     first, slash, second = code.partition("/")
     beat = _card_spelling(first)
