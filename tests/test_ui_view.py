@@ -9,13 +9,13 @@ from prompt_toolkit.styles import Attrs
 from p2ptrumps.cards import Card, mask_of, parse_cards
 from p2ptrumps.rules import Move, Position, RuleSet
 from p2ptrumps.text import halves_text
+from p2ptrumps.ui.terminal import c_locale, wants_ascii
 from p2ptrumps.ui.view import (
     EndView,
     HistoryEntry,
     StatusView,
     TableView,
     asciify,
-    c_locale,
     clock_fragment,
     expect_text,
     hand_order,
@@ -28,7 +28,6 @@ from p2ptrumps.ui.view import (
     render_table,
     render_too_small,
     render_trump_choice,
-    wants_ascii,
     wants_color,
 )
 

@@ -152,7 +152,7 @@ def _logs_since(cfg: NetConfig | None) -> list[Path]:
 
 
 def _run(args: argparse.Namespace, role: str) -> int:
-    from ..ui.replay import terminal_problem
+    from ..ui.terminal import terminal_problem
     from .addresses import unresolved_bind
 
     if role == "host" and (fault := unresolved_bind(getattr(args, "bind", None))):
@@ -294,7 +294,7 @@ def run_resume(args: argparse.Namespace) -> int:
 
     no_table = ""  # why the table cannot run here: said once we know there is something to resume
     if not args.headless and args.ai is None:
-        from ..ui.replay import terminal_problem
+        from ..ui.terminal import terminal_problem
 
         no_table = terminal_problem(sys.stdin, sys.stdout) or ""
     try:
