@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.test_net_match import host_port
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "wire"
 
@@ -77,14 +78,7 @@ def test_a_headless_match_imports_no_ui_on_either_side(tmp_path: Path) -> None:
              "--turn-limit", "60", "--name", "WatchHost", *common],
             stdout=host_out, stderr=subprocess.PIPE, text=True, env=_env(tmp_path / "h"))
     try:
-        port = None
-        deadline = time.monotonic() + 30
-        while port is None and time.monotonic() < deadline and host.poll() is None:
-            for line in host_out_path.read_text().splitlines():
-                if line.startswith("waiting for a guest on port "):
-                    port = int(line.split("port ")[1].split()[0])
-            time.sleep(0.05)
-        assert port is not None, host_out_path.read_text()
+        port = host_port(host_out_path, host, timeout_s=30)
         guest = _run(["join", f"127.0.0.1:{port}", "--accept-new", "--name", "WatchGuest", *common], tmp_path / "g")
         _, host_err = host.communicate(timeout=30)
     finally:
