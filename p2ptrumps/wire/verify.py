@@ -59,7 +59,8 @@ class Verdict:
 
     Attributes:
         status: ``"valid"``, ``"invalid"``, ``"unreadable"`` or ``"unfinished"``.
-        reason: a sentence (why invalid / unreadable / where it stops; "" when valid).
+        reason: a sentence (why invalid / unreadable / where it stops); when valid, "" or what
+            else is worth saying (the guest refused the rules, a torn tail after the last frame).
         code: the fault code when invalid (protocol/wire.md §11), else None.
         index: 0-based index of the offending frame in the log (invalid), else None.
         offender: seat (0 host, 1 guest) to blame for the offending frame (protocol/verify.md
