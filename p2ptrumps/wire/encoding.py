@@ -16,7 +16,6 @@ headers that are not the shortest and trailing bytes.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
@@ -48,20 +47,7 @@ def pack(value: Any) -> bytes:
     ``OverflowError`` for integers outside ``-2**63 .. 2**64-1``.
     """
     _check_types(value, 0, local=True)
-    return _packer().pack(value)  # type: ignore[no-any-return]
-
-
-_THREAD = threading.local()
-
-
-def _packer() -> Any:
-    """This thread's msgpack C encoder (made once per thread, not once per value: a
-    ``Packer`` is not documented as safe to share between threads)."""
-    try:
-        return _THREAD.packer
-    except AttributeError:
-        _THREAD.packer = msgpack.Packer(use_bin_type=True)
-        return _THREAD.packer
+    return msgpack.packb(value, use_bin_type=True, strict_types=False)  # type: ignore[no-any-return]
 
 
 def unpack(data: bytes) -> Any:
@@ -97,7 +83,7 @@ def unpack(data: bytes) -> Any:
     # not a float (a float64 packs back the same), a timestamp (an ext the C decoder hands back
     # without calling ext_hook) or an array too deep: one walk over the arrays finds those.
     if not (_items_ok(value, 0) if type(value) is list else type(value) in _SCALARS) \
-            or _packer().pack(value) != data:
+            or msgpack.packb(value, use_bin_type=True) != data:
         return unpack_stepwise(data)
     return value
 
