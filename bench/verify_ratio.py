@@ -27,6 +27,7 @@ import argparse
 import cProfile
 import pstats
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -73,6 +74,19 @@ def open_all(envelopes: list[m.Envelope]) -> None:
         env.open()
 
 
+def interleaved(repeat: int, first: Callable[[], object], second: Callable[[], object]) -> tuple[float, float]:
+    """The best CPU seconds of ``first()`` and of ``second()``, run one after the other ``repeat`` times."""
+    a, b = [], []
+    for _ in range(repeat):
+        t0 = time.process_time()
+        first()
+        t1 = time.process_time()
+        second()
+        a.append(t1 - t0)
+        b.append(time.process_time() - t1)
+    return min(a), min(b)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--deals", type=int, default=40)
@@ -96,29 +110,13 @@ def main() -> None:
     sigs = signatures(log)
     n_msgs = len(sigs)
 
+    v = verify_log(log)
+    assert v.status == "valid", v.reason
     # 1. verify and raw Ed25519, interleaved so that a change in the machine's load hits both alike.
-    vt, rt = [], []
-    for _ in range(args.repeat):
-        t0 = time.process_time()
-        v = verify_log(log)
-        t1 = time.process_time()
-        raw_verify(sigs)
-        t2 = time.process_time()
-        vt.append(t1 - t0)
-        rt.append(t2 - t1)
-        assert v.status == "valid", v.reason
-    vbest, rbest = min(vt), min(rt)
+    vbest, rbest = interleaved(args.repeat, lambda: verify_log(log), lambda: raw_verify(sigs))
     payloads = [f[4:] for f in read_log(log).frames]
-    dt, pt = [], []
-    for _ in range(args.repeat):
-        t0 = time.process_time()
-        envelopes = decode_all(payloads)
-        t1 = time.process_time()
-        open_all(envelopes)
-        t2 = time.process_time()
-        dt.append(t1 - t0)
-        pt.append(t2 - t1)
-    dbest, pbest = min(dt), min(pt)
+    envelopes = decode_all(payloads)
+    dbest, pbest = interleaved(args.repeat, lambda: decode_all(payloads), lambda: open_all(envelopes))
     print(f"log: {len(v.deals)} deals, {n_msgs} chained messages, {len(log)} bytes")
     print(f"verify:      best {vbest * 1e3:7.1f} ms CPU of {args.repeat} = {vbest / n_msgs * 1e6:5.1f} us per message")
     print(f"raw Ed25519: best {rbest * 1e3:7.1f} ms CPU of {args.repeat} = {rbest / n_msgs * 1e6:5.1f} us per message")
