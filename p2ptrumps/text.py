@@ -12,6 +12,8 @@ code points are all allowed.
 
 from __future__ import annotations
 
+from .message import Message, Nn_
+
 #: The longest display name, in code points (hello ``name``, the name file, ``--name``).
 MAX_NAME_CHARS = 40
 #: The longest chat line, in code points.
@@ -103,7 +105,29 @@ def names_apart(names: tuple[str, str], fingerprints: tuple[str, str]) -> tuple[
     return f"{names[0]} ({a})", f"{names[1]} ({b})"
 
 
-def counted(n: int, word: str) -> str:
+def counted_words(singular: str, plural: str) -> tuple[str, str]:
+    """A marker for the catalog (its extractor reads the keyword ``counted_words``): the two English
+    forms of a counted phrase, ``("%(n)d byte", "%(n)d bytes")``, returned as they are."""
+    return singular, plural
+
+
+#: The phrases :func:`counted` says, by word: the English singular and plural, with ``%(n)d`` for the
+#: number (each language has its own plural forms in its catalog: three in Russian and Lithuanian).
+COUNTED: dict[str, tuple[str, str]] = {
+    "byte": counted_words("%(n)d byte", "%(n)d bytes"),
+    "zero byte": counted_words("%(n)d zero byte", "%(n)d zero bytes"),
+    "card": counted_words("%(n)d card", "%(n)d cards"),
+    "move": counted_words("%(n)d move", "%(n)d moves"),
+    "game": counted_words("%(n)d game", "%(n)d games"),
+    "pair": counted_words("%(n)d pair", "%(n)d pairs"),
+    "deal pair": counted_words("%(n)d deal pair", "%(n)d deal pairs"),
+}
+
+
+def counted(n: int, word: str) -> Message:
     """``n`` and ``word`` for a line, the word plural unless ``n`` is 1: ``counted(1, "byte")`` ->
-    ``"1 byte"``, ``counted(3, "zero byte")`` -> ``"3 zero bytes"``."""
-    return f"{n} {word}" + ("" if n == 1 else "s")
+    ``"1 byte"``, ``counted(3, "zero byte")`` -> ``"3 zero bytes"``.  A lazy message
+    (:mod:`p2ptrumps.message`): shown through the catalog, it takes the language's plural form
+    (``"3 байта"``, ``"5 байт"``).  ``word`` is one of :data:`COUNTED` (another is said in English)."""
+    singular, plural = COUNTED.get(word, (f"%(n)d {word}", f"%(n)d {word}s"))
+    return Nn_(singular, plural, n)
