@@ -35,6 +35,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from ..cards import SUIT_SYMBOLS
+from ..i18n import _
 from ..system import signals as system_signals
 from ..system.signals import LEAVING_SIGNALS as LEAVING_SIGNALS
 from ..system.signals import TERMINATING_SIGNALS as TERMINATING_SIGNALS
@@ -157,8 +158,8 @@ def choose_ascii(ascii_flag: bool, unicode_flag: bool, stream: TextIO | None = N
     if probe_fds is not None:
         columns = measure_columns(SUIT_SYMBOLS, *probe_fds)
         if columns is not None and columns != len(SUIT_SYMBOLS):
-            return True, (f"this terminal draws the four suit symbols in {columns} columns, not 4: suits are "
-                          "shown as letters C D H S (--unicode shows the symbols anyway)")
+            return True, _("this terminal draws the four suit symbols in %(columns)d columns, not 4: suits are "
+                           "shown as letters C D H S (--unicode shows the symbols anyway)", columns=columns)
     return False, ""
 
 
