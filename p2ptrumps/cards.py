@@ -88,14 +88,14 @@ class Card(int):
         s = text.strip()
         if parse_rank(s.upper()) is not None:
             r = s.upper()
-            raise CardParseError(N_("%(text)s is not a card: the suit is missing (rank then suit, like %(letter)s or "
-                                    "%(symbol)s)", text=repr(raw), letter=f"{r}H", symbol=f"{r}♥"))
+            raise CardParseError(N_("%(text)s is not a card: the suit is missing (rank then suit, like %(rank)sH or "
+                                    "%(rank)s♥)", text=repr(raw), rank=r))
         if len(s) < 2:
             raise CardParseError(N_("%(text)s is not a card: expected rank then suit, like 10H, TH or 10♥",
                                     text=repr(raw)))
         if parse_suit_char(s[0]) is not None and parse_rank(s[1:].strip().upper()) is not None:
-            raise CardParseError(N_("%(text)s is not a card: write the rank then the suit, like %(example)s",
-                                    text=repr(raw), example=f"{s[1:].strip().upper()}{s[0]}"))
+            raise CardParseError(N_("%(text)s is not a card: write the rank then the suit, like %(rank)s%(suit)s",
+                                    text=repr(raw), rank=s[1:].strip().upper(), suit=s[0]))
         rank_part, suit_part = s[:-1].strip(), s[-1]
         suit = parse_suit_char(suit_part)
         if suit is None:

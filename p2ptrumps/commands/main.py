@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from typing import NoReturn, TypeVar
 
-from .. import __version__
+from .. import __version__, i18n
 from ..cards import CardParseError, parse_suit
 from ..command import PROG, CommandError, say
 from ..rules import RuleSet, RuleSetError
@@ -752,6 +752,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad arguments exit (``SystemExit(2)``) after the usage line and one line of error;
     a :class:`~p2ptrumps.command.CommandError` from the command is printed in the same
     voice and its status returned."""
+    i18n.setup(None)
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     command = subparser(parser, args.command)

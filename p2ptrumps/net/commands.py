@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import TextIO
 
 import trio
+from prompt_toolkit.utils import get_cwidth
 
 from ..command import say
+from ..i18n import _, tr
 from ..system import signals as system_signals
 from ..text import quoted
 from . import config, keystore, resumefile
@@ -369,18 +371,21 @@ def run_id(args: argparse.Namespace) -> int:
         if forget:
             gone = keystore.KnownPeers.open(data).forget(forget)
             if not gone:
-                say(args, f"no known peer has the fingerprint, name or address {forget!r}")
+                say(args, _("no known peer has the fingerprint, name or address %(what)s", what=repr(forget)))
                 return EXIT_ERROR
             for p in gone:
-                print(f"forgot {quoted(p.name)} at {p.address} ({p.fingerprint}), pinned {p.first_seen}")
+                print(_("forgot %(name)s at %(address)s (%(fingerprint)s), pinned %(when)s", name=quoted(p.name),
+                        address=p.address, fingerprint=p.fingerprint, when=p.first_seen))
             return EXIT_OK
         identity, created = keystore.load_or_create_key(data)
         name = keystore.save_name(args.name, data) if args.name else keystore.load_name(data)
     except (keystore.KeyStoreError, ValueError) as exc:
-        say(args, str(exc))
+        say(args, tr(exc))
         return EXIT_ERROR
     if created:
-        print(f"created a new identity key: {data / keystore.KEY_FILE}")
-    print(f"name:        {name}")
-    print(f"fingerprint: {identity.fingerprint}")
+        print(_("created a new identity key: %(path)s", path=data / keystore.KEY_FILE))
+    rows = [(_("name:"), name), (_("fingerprint:"), identity.fingerprint)]
+    width = max(get_cwidth(label) for label, _value in rows) + 1
+    for label, value in rows:
+        print(label + " " * (width - get_cwidth(label)) + value)
     return EXIT_OK

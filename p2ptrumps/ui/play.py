@@ -58,7 +58,7 @@ from ..ai.core import WIN, WIN_BOUND
 from ..cards import suit_label
 from ..command import CommandError, say
 from ..files import prepare_dir, unused_path
-from ..i18n import _, ngettext, tr
+from ..i18n import _, ngettext, pgettext, tr
 from ..match import MatchRunner, urandom_seed
 from ..notation import PositionTextError, parse_position
 from ..record import MatchRecord, PlayerInfo, RecordError, parse_json
@@ -454,8 +454,15 @@ def shown_name(name: str) -> str:
     if name == "You":
         return _("You")
     if name.startswith("AI ") and name[3:] in ("random", "greedy", "normal", "strong"):
-        return _("AI %(level)s", level=name[3:])
+        return _("AI %(level)s", level=level_name(name[3:]))
     return name
+
+
+def level_name(level: str) -> str:
+    """An AI level (``random``, ``greedy``, ``normal``, ``strong``: the values of ``--ai``) as the table says it."""
+    names = {"random": pgettext("AI level", "random"), "greedy": pgettext("AI level", "greedy"),
+             "normal": pgettext("AI level", "normal"), "strong": pgettext("AI level", "strong")}
+    return names.get(level, level)
 
 
 def score_lines(records: list[MatchRecord], ascii_only: bool = False) -> list[str]:
@@ -543,7 +550,8 @@ def closing(args: argparse.Namespace, session: PlaySession) -> int:
             where = session.fallbacks[session.record_path].parent if session.record_path in session.faults else (
                 args.log_dir)
             option = f" --log-dir {shlex.quote(str(where))}" if where else ""
-            _print(_("Go on with it later: %(command)s", command=f"p2ptrumps play --continue{option}"))
+            command = "p2ptrumps play --continue" + option
+            _print(_("Go on with it later: %(command)s", command=command))
     elif not session.saved:
         _print(_("No move was made: no record saved."))
     if stopped.signal is not None:

@@ -36,6 +36,7 @@ from prompt_toolkit.keys import Keys
 
 from ..cards import SUIT_SYMBOLS
 from ..i18n import _
+from ..message import N_
 from ..system import signals as system_signals
 from ..system.signals import LEAVING_SIGNALS as LEAVING_SIGNALS
 from ..system.signals import TERMINATING_SIGNALS as TERMINATING_SIGNALS
@@ -75,17 +76,18 @@ def terminal_problem(stdin: object, stdout: object, environ: Mapping[str, str] |
         except (OSError, ValueError):  # closed
             tty = False
         if not tty:
-            return f"{name} is not a tty"
+            return N_("%(stream)s is not a tty", stream=name)
     if os.name != "posix":
         return None
     env = os.environ if environ is None else environ
     term = env.get("TERM", "")
     if term in DUMB_TERMS:
-        return "TERM is not set" if not term else f"TERM is {term!r}: that terminal cannot move the cursor"
+        return N_("TERM is not set") if not term else N_("TERM is %(term)s: that terminal cannot move the cursor",
+                                                         term=repr(term))
     fileno = getattr(stdout, "fileno", None)
     with contextlib.suppress(OSError, ValueError):
         if fileno is not None and _has_cursor_addressing(term, fileno()) is False:
-            return f"TERM is {term!r}: that terminal cannot move the cursor"
+            return N_("TERM is %(term)s: that terminal cannot move the cursor", term=repr(term))
     return None
 
 
