@@ -72,6 +72,7 @@ ARGPARSE_WORDS = (
 
 _translation: gettext.NullTranslations = gettext.NullTranslations()
 _current = SOURCE
+_ranks: dict[str, tuple[str, ...]] = {}
 
 
 def locale_dir() -> Path:
@@ -111,12 +112,18 @@ def environment_languages(environ: Mapping[str, str] | None = None) -> list[str]
     return ui_languages()
 
 
+#: The ``--lang`` value that follows the environment (and, for ``id --lang``, forgets the saved choice).
+AUTO = "auto"
+
+
 def choose(option: str | None, saved: str | None, asked: Sequence[str], codes: Sequence[str],
            encoding: str | None = "utf-8") -> str:
     """The language to speak: the first of ``option`` (``--lang``), ``saved`` (the saved choice) and
-    ``asked`` (:func:`environment_languages`) that has a catalog among ``codes``, else English.  A
-    language whose own name the output's ``encoding`` cannot write is passed over (a terminal that
-    cannot show its letters).  Never raises."""
+    ``asked`` (:func:`environment_languages`) that has a catalog among ``codes``, else English;
+    ``option`` :data:`AUTO` passes the saved choice over.  A language whose own name the output's
+    ``encoding`` cannot write is passed over (a terminal that cannot show its letters).  Never raises."""
+    if option == AUTO:
+        option = saved = None
     for tag in [t for t in (option, saved) if t] + list(asked):
         for code in normalise(tag):
             if code == SOURCE:
@@ -177,6 +184,17 @@ def use(code: str) -> None:
     gettext.bindtextdomain(DOMAIN, str(root))
     gettext.textdomain(DOMAIN)
     os.environ["LANGUAGE"] = code
+
+
+def code_of(tag: str) -> str | None:
+    """The code of :func:`available` a language tag names (``"ru_RU.UTF-8"`` -> ``"ru"``), else None."""
+    codes = available()
+    return next((code for code in normalise(tag) if code in codes), None)
+
+
+def listing() -> list[str]:
+    """``--lang help``: one line per language that can be used, ``"ru  Русский"``."""
+    return [f"{code}  {LANGUAGES.get(code, code)}" for code in available()]
 
 
 def current() -> str:
@@ -244,9 +262,6 @@ def tr(text: object) -> str:
 
 
 # ----- cards in the language's letters -----------------------------------------------------
-
-_ranks: dict[str, tuple[str, ...]] = {}
-
 
 def rank_labels() -> tuple[str, ...]:
     """The rank labels of 2..A in the current language: ``"2"`` .. ``"10"`` as they are, J Q K A as

@@ -746,13 +746,35 @@ def _unrecognized(extras: Sequence[str]) -> str:
     return f"unexpected argument {extras[0]!r}"
 
 
+def language_option(words: Sequence[str]) -> str | None:
+    """The value of ``--lang`` among the command line's ``words`` (``--lang ru``, ``--lang=ru``, before
+    a ``--``; the last one given), read before the parser is built so that its help is in that
+    language; None when it is not given."""
+    found = None
+    for i, word in enumerate(words):
+        if word == "--":
+            break
+        name, sep, value = word.partition("=")
+        if name in ("--lang", "--lan", "--la"):
+            if sep:
+                found = value
+            elif i + 1 < len(words):
+                found = words[i + 1]
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``p2ptrumps`` command; returns the exit status.
 
     Bad arguments exit (``SystemExit(2)``) after the usage line and one line of error;
     a :class:`~p2ptrumps.command.CommandError` from the command is printed in the same
     voice and its status returned."""
-    i18n.setup(None)
+    words = list(sys.argv[1:] if argv is None else argv)
+    language = language_option(words)
+    i18n.setup(language)
+    if language == "help":
+        print("\n".join(i18n.listing()))
+        return 0
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     command = subparser(parser, args.command)
@@ -762,7 +784,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     if args.command == "play":  # --continue compares what was asked for with the saved game
-        words = list(sys.argv[1:] if argv is None else argv)
         args.given = given_options(command, words[words.index("play") + 1:] if "play" in words else words)
     if hasattr(args, "repetition"):
         try:
