@@ -19,7 +19,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from ..i18n import SOURCE, _, current
+from ..i18n import SOURCE, _, current, locale_dir
 from .view import asciify, wants_ascii, wrapped_lines
 
 
@@ -39,7 +39,7 @@ def rule_book_path(language: str) -> Path | None:
     English or a language without one."""
     if language == SOURCE or not language.replace("_", "").isalnum():
         return None
-    path = Path(__file__).resolve().parent.parent / "locale" / language / "RULES.md"
+    path = locale_dir() / language / "RULES.md"
     return path if path.is_file() else None
 
 

@@ -785,7 +785,7 @@ def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, widt
         [("class:header", " " + game_name())],
         [("class:rule", "─" * width)],
         [],
-        [("class:name", f" {title or _('Choose your own trump')}")],
+        [("class:name", " " + (title or _("Choose your own trump")))],
         *([("", t)] for t in wrap_text(_("Your trump beats any card of another suit, on your turn."), width)),
         [],
     ]
