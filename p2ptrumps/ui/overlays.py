@@ -51,6 +51,24 @@ def help_keys(options: UIOptions, trump_screen: bool) -> list[str]:
             _("r reads the whole rule book; any other key closes")]
 
 
+def wrap_keys(line: str, width: int) -> list[str]:
+    """A line of the help box's keys in lines of at most ``width`` columns, broken between its groups
+    (``"o hand  d draw"``: two spaces apart) so that a key stays with its word; a line without
+    groups (a sentence) or a group too long is broken at spaces (:func:`~.view.wrap_text`)."""
+    if get_cwidth(line) <= width:
+        return [line]
+    groups = [g for g in line.split("  ") if g.strip()]
+    if len(groups) < 2:
+        return wrap_text(line, width, "")
+    lines: list[str] = []
+    for group in groups:
+        if lines and get_cwidth(lines[-1] + "  " + group) <= width:
+            lines[-1] += "  " + group
+        else:
+            lines += wrap_text(group.strip(), width, "")
+    return lines
+
+
 def overlay_lines(core: TableCore) -> list[str]:
     """The open dialog (a confirmation or the help) as framed text lines, no wider than the
     terminal (a long question wraps at spaces).  The help box is as wide as its widest line of keys,
@@ -65,7 +83,7 @@ def overlay_lines(core: TableCore) -> list[str]:
         keys = help_keys(core.options, s.mode == Mode.TRUMP)
         if core.options.ascii_only:  # a terminal without Unicode cannot show the Russian letters either
             keys = [line for line in keys if asciify(line).isascii()]
-        keys = [part for line in keys for part in wrap_text(line, room, "")]
+        keys = [part for line in keys for part in wrap_keys(line, room)]
         width = max(get_cwidth(line) for line in keys)
         brief = [*wrap_text(help_rules(), width, ""), ""]
         body = brief + keys if len(brief) + len(keys) + 2 <= max(rows, MIN_HEIGHT) else keys
