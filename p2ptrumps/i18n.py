@@ -31,6 +31,7 @@ from __future__ import annotations
 import gettext
 import os
 import sys
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -259,6 +260,13 @@ def tr(text: object) -> str:
         return _formatted(_translation.ngettext(text.template, text.plural, text.n), str(text.template if text.n == 1
                           else text.plural), text.args)
     return _formatted(_translation.gettext(text.template), text.template, text.args)
+
+
+def columns(text: str) -> int:
+    """The terminal columns ``text`` takes: 2 for a wide (East Asian) character, 0 for a combining
+    mark, else 1 (for the command line's own aligned lines; the table counts with prompt_toolkit)."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
 
 
 # ----- cards in the language's letters -----------------------------------------------------

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import pydoc
 import shlex
 import shutil
 import sys
@@ -20,7 +19,8 @@ from importlib import resources
 from pathlib import Path
 
 from ..i18n import SOURCE, _, current, locale_dir
-from .view import asciify, wants_ascii, wrapped_lines
+from .terminal import wants_ascii
+from .view import asciify, wrapped_lines
 
 
 def rule_book(language: str | None = None) -> str:
@@ -54,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     if args.no_pager or not sys.stdout.isatty() or not sys.stdin.isatty() or not _pager_found():
         sys.stdout.write(text)
     else:  # laid out for the terminal's width (paragraphs joined and wrapped again)
+        import pydoc  # here, not at the top: only the pager needs it
+
         columns = shutil.get_terminal_size().columns
         pydoc.pager("\n".join(wrapped_lines(text.splitlines(), max(40, columns - 1))) + "\n")
     return 0

@@ -12,9 +12,10 @@ from __future__ import annotations
 from prompt_toolkit.utils import get_cwidth
 
 from ..i18n import _, tr
+from ..text import clock_text
 from .overlays import RuleBook
 from .state import MATCH_END_ENTER, Mode, TableCore
-from .view import CLOCK_WARN_S, StatusView, clock_text, expect_text, wrapped_lines
+from .view import CLOCK_WARN_S, StatusView, expect_text, wrapped_lines
 
 # TRANSLATORS: the key hints of the bottom line ("o hand", "Enter play", ...) start with their keys, which
 # stay as they are (o, R, Enter, Esc, ...); only the words after the first space are translated.

@@ -23,7 +23,7 @@ Screens:
 
 Pure helpers used by the app: :func:`expect_text` (what RULES.md §4 expects of
 the player to move), :func:`hand_order` (the display order of a hand),
-:func:`asciify`, :func:`printable`, :func:`wants_ascii`, :func:`wants_color`,
+:func:`asciify`, :func:`printable`, :func:`wants_color`,
 :func:`score_text`.
 
 Nothing from a record or a peer reaches the terminal raw: every line goes
@@ -47,7 +47,7 @@ from ..cards import SUITS, cards_in, suit_label, suit_of
 from ..i18n import _, card_label, ngettext, pgettext, tr
 from ..message import N_
 from ..rules import BEAT, LEAD, Move, Position
-from ..text import refused_char
+from ..text import clock_text, halves_text, refused_char
 
 Line = list[tuple[str, str]]
 
@@ -97,40 +97,6 @@ def printable(text: str) -> str:
         elif kind != "Cf":
             out.append("?")
     return "".join(out)
-
-
-#: The ``LC_CTYPE`` values Python's C-locale coercion (PEP 538) puts in the environment.
-_COERCED_CTYPES = ("C.UTF-8", "C.utf8", "UTF-8")
-
-
-def c_locale(environ: Mapping[str, str] | None = None) -> bool:
-    """True when the locale of ``environ`` (default ``os.environ``) is ``C`` or ``POSIX``.
-
-    The first non-empty one of ``LC_ALL``, ``LC_CTYPE``, ``LANG`` decides (POSIX
-    order); none set means the C locale too.  Python's C-locale coercion makes
-    stdout UTF-8 and sets ``LC_CTYPE=C.UTF-8`` itself, so an ``LC_CTYPE`` of that
-    kind beside a C ``LANG`` (or none) counts as the C locale.
-    """
-    env = os.environ if environ is None else environ
-    if env.get("LC_ALL"):
-        return env["LC_ALL"] in ("C", "POSIX")
-    lang = env.get("LANG") or "C"
-    ctype = env.get("LC_CTYPE")
-    if ctype and not (ctype in _COERCED_CTYPES and lang in ("C", "POSIX")):
-        return ctype in ("C", "POSIX")
-    return lang in ("C", "POSIX")
-
-
-def wants_ascii(encoding: str | None, environ: Mapping[str, str] | None = None) -> bool:
-    """True when a stream of this ``encoding`` (e.g. ``sys.stdout.encoding``) cannot write ``♠``,
-    or when the locale is C/POSIX (:func:`c_locale` of ``environ``, default ``os.environ``)."""
-    if not encoding or c_locale(environ):
-        return True
-    try:
-        "♣♦♥♠…─│".encode(encoding)
-    except (UnicodeEncodeError, LookupError):
-        return True
-    return False
 
 
 #: ``TERM`` values of terminals without colours (besides the terminfo suffixes ``-mono`` and ``-m``).
@@ -312,16 +278,6 @@ class EndView:
 
 
 # ----- small text helpers ------------------------------------------------------
-
-
-def halves_text(halves: int, ascii_only: bool = False) -> str:
-    """A half-point count as points: ``3`` -> ``"1½"`` (``"1.5"`` in ASCII), ``1`` -> ``"½"``."""
-    whole, half = divmod(halves, 2)
-    if not half:
-        return str(whole)
-    if ascii_only:
-        return f"{whole}.5"
-    return f"{whole}½" if whole else "½"
 
 
 def score_text(names: tuple[str, str], score_halves: tuple[int, int], my_seat: int = 0,
@@ -621,12 +577,6 @@ def _player_line(view: TableView, seat: int) -> Line:
 
 #: The last seconds of a move clock, drawn in the warning style (and the bell once, protocol/wire.md §16).
 CLOCK_WARN_S = 10.0
-
-
-def clock_text(seconds: float) -> str:
-    """``"1:05"`` for 65 seconds (whole seconds rounded up, never below 0:00)."""
-    whole = max(0, int(-(-seconds // 1)))
-    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def clock_fragment(left_s: float) -> tuple[str, str]:
