@@ -118,7 +118,7 @@ def test_id_saves_the_language_and_every_command_speaks_it(tmp_path: Path, monke
 
     data = tmp_path / "p2ptrumps"
     i18n.setup("ru")
-    assert run_id(argparse.Namespace(command="id", name=None, forget=None, lang="ru")) == 0
+    assert run_id(argparse.Namespace(command="id", name=None, forget=None, save_lang="ru")) == 0
     out = capsys.readouterr().out
     assert (data / "language").read_text() == "ru\n"
     assert out.splitlines()[0].startswith("создан новый ключ личности: ")
@@ -126,10 +126,10 @@ def test_id_saves_the_language_and_every_command_speaks_it(tmp_path: Path, monke
     assert i18n.saved_language() == "ru"
     i18n.setup(None, {"LANGUAGE": "ca"})  # the saved choice over the environment
     assert i18n.current() == "ru"
-    assert run_id(argparse.Namespace(command="id", name=None, forget=None, lang="xx")) == 1
+    assert run_id(argparse.Namespace(command="id", name=None, forget=None, save_lang="xx")) == 1
     assert "--lang: " in capsys.readouterr().err and (data / "language").read_text() == "ru\n"
     i18n.setup("auto", {"LANGUAGE": "ca"})
-    assert run_id(argparse.Namespace(command="id", name=None, forget=None, lang="auto")) == 0
+    assert run_id(argparse.Namespace(command="id", name=None, forget=None, save_lang="auto")) == 0
     assert not (data / "language").exists()
     assert capsys.readouterr().out.splitlines()[-1] == "idioma:   Català (ca)"
 

@@ -22,7 +22,7 @@ import re
 import shlex
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +32,7 @@ from babel.messages.pofile import read_po
 
 from p2ptrumps import i18n
 from p2ptrumps.commands.main import main
+from p2ptrumps.text import AI_LEVELS
 from tests.test_ui_tmux import Tmux, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,7 @@ _MARKED = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
     "àƀçďëƒĝĥïĵķĺɱñöƥǫŕšţüṽŵẋýžÀƁÇĎËƑĜĤÏĴĶĹṀÑÖƤǪŔŠŢÜṼŴẊÝŽ",
 )
-_PLACEHOLDER = re.compile(r"(%\([a-z_]+\)[sd]|%%|\{[a-z_]+\})")
+_PLACEHOLDER = re.compile(r"(%%\([a-z_]+\)[sd]|%\([a-z_]+\)[sd]|%%|\{[a-z_]+\})")
 
 
 def pseudo(text: str) -> str:
@@ -130,29 +131,61 @@ def test_the_pseudo_language_marks_every_letter_and_keeps_placeholders() -> None
 
 # ----- the surface run in the pseudo-language ---------------------------------------------------
 
-#: Commands run in-process in the pseudo-language, with the texts their output may hold unmarked
-#: (computed from the data directory). The next phase adds its commands here.
-SURFACE: list[tuple[list[str], Callable[[Path], tuple[str, ...]]]] = [
-    (["id"], lambda data: (str(data / "identity.key"), PSEUDO)),
-    (["id", "--name", "Ωμέγα"], lambda data: (str(data / "identity.key"), PSEUDO)),
-    (["rules", "--no-pager"], lambda data: ()),
+COMMANDS = ["", "play", "replay", "arena", "host", "join", "resume", "verify", "solve", "analyse", "history", "id",
+            "rules"]
+
+#: Commands run in-process in the pseudo-language: the arguments and the exit status.  Their output may
+#: hold unmarked only what is no word of ours: the data directory's paths, the key's fingerprint, the
+#: person's name, and in a help text or a usage line argparse's own listing (options, metavars, command
+#: names, default values).  The next phase adds its commands here.
+SURFACE: list[tuple[list[str], int]] = [
+    (["id"], 0),
+    (["id", "--name", "Ωμέγα"], 0),
+    (["rules", "--no-pager"], 0),
+    *(([command, "--help"] if command else ["--help"], 0) for command in COMMANDS),
+    (["play", "--seed", "x"], 2),  # a bad value: the usage line and its error
+    (["play", "--ascii", "--unicode"], 2),
+    (["arena", "normal"], 2),
+    (["id", "--frobnicate"], 2),
+    (["--lang", PSEUDO, "solve", "--threads", "0", "v1/SH/6S/9D/9C/0/1"], 2),
+    (["nosuchcommand"], 2),
 ]
 
 
-@pytest.mark.parametrize(("argv", "allowed"), SURFACE, ids=[" ".join(a) for a, _ in SURFACE])
-def test_a_command_leaves_no_english_unmarked(pseudo_dir: Path, argv: list[str],
-                                               allowed: Callable[[Path], tuple[str, ...]],
+def _parser_words() -> tuple[str, ...]:
+    """What argparse prints of its own in a help text or a usage line: option strings, metavars,
+    command names, default values, the program's name."""
+    from p2ptrumps.commands.main import build_parser, subparser
+
+    parser = build_parser()
+    words: set[str] = {"p2ptrumps", "COMMAND", "-h", "--help", *AI_LEVELS}  # the levels: values of --ai
+    for command in COMMANDS:
+        for action in subparser(parser, command or None)._actions:
+            words.update(action.option_strings)
+            words.update(str(x) for x in (action.metavar, action.dest, action.dest.upper(), action.default)
+                         if x not in (None, ""))
+            words.update(getattr(action, "choices", None) or ())
+    return tuple(sorted(words, key=len, reverse=True))
+
+
+@pytest.mark.parametrize(("argv", "status"), SURFACE, ids=[" ".join(a) or "top" for a, _ in SURFACE])
+def test_a_command_leaves_no_english_unmarked(pseudo_dir: Path, argv: list[str], status: int,
                                                capsys: pytest.CaptureFixture[str],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     data = Path(os.environ["XDG_DATA_HOME"]) / "p2ptrumps"
     monkeypatch.setenv("LANGUAGE", PSEUDO)
-    assert main(argv) == 0
+    try:
+        assert main(argv) == status
+    except SystemExit as exc:
+        assert exc.code == status
     assert i18n.current() == PSEUDO
     out = capsys.readouterr()
     from p2ptrumps.net.keystore import load_name, load_or_create_key
 
-    theirs = (load_or_create_key(data)[0].fingerprint, load_name(data))  # the key's and the person's
-    assert unmarked(out.out + out.err, (*allowed(data), *theirs)) == []
+    theirs = (load_or_create_key(data)[0].fingerprint, load_name(data), str(data / "identity.key"),
+              *i18n.available())  # the language codes
+    argparse_words = _parser_words() if "--help" in argv or status == 2 else ()
+    assert unmarked(out.out + out.err, (*theirs, *argparse_words, *argv)) == []
 
 
 def _screens(tmux: Tmux, keys: list[tuple[str, str]]) -> Iterator[str]:

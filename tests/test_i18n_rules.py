@@ -41,8 +41,11 @@ def test_a_translated_rule_book_keeps_the_rules(code: str) -> None:
     assert _shape(in_english) == _shape(ENGLISH)
 
 
-def test_rules_speaks_the_chosen_language(capsys: pytest.CaptureFixture[str]) -> None:
+def test_rules_speaks_the_chosen_language(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     assert main(["--lang", "vi", "rules", "--no-pager"]) == 0
     assert capsys.readouterr().out == rule_book("vi")
+    monkeypatch.setenv("LANGUAGE", "ca")  # what a shell with LANGUAGE=ca starts
     assert main(["rules", "--no-pager"]) == 0
+    assert capsys.readouterr().out == rule_book("ca")
+    assert main(["rules", "--lang", "en", "--no-pager"]) == 0
     assert capsys.readouterr().out == ENGLISH

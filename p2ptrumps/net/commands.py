@@ -365,7 +365,7 @@ def _save_language(args: argparse.Namespace, data: Path) -> str:
     """``id --lang CODE``: save the language every command speaks (protocol/files.md, ``language``;
     ``auto`` forgets the choice); returns the line that says so, ``""`` without ``--lang``.
     Raises ValueError for a language without a catalog (nothing is saved), OSError."""
-    wanted = getattr(args, "lang", None)
+    wanted = getattr(args, "save_lang", None)
     if wanted is None:
         return ""
     if wanted == i18n.AUTO:
@@ -406,9 +406,10 @@ def run_id(args: argparse.Namespace) -> int:
         print(_("created a new identity key: %(path)s", path=data / keystore.KEY_FILE))
     if saved:
         print(saved)
+    rows = [(_("name:"), name), (_("fingerprint:"), identity.fingerprint)]
     code = i18n.current()
-    rows = [(_("name:"), name), (_("fingerprint:"), identity.fingerprint),
-            (_("language:"), f"{i18n.LANGUAGES.get(code, code)} ({code})")]
+    if code != i18n.SOURCE or i18n.saved_language(data):  # English by default says nothing more
+        rows.append((_("language:"), f"{i18n.LANGUAGES.get(code, code)} ({code})"))
     width = max(i18n.columns(label) for label, _value in rows) + 1
     for label, value in rows:
         print(label + " " * (width - i18n.columns(label)) + value)
