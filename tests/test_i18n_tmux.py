@@ -57,7 +57,7 @@ def test_play_in_the_players_language_fits(tmux: Tmux, tmp_path: Path, code: str
     steps = [("", trump_screen, False), ("Enter", table, True), ("?", help_box, False), ("x", table, True),
              ("Enter", table, True), ("q", quit_question, False)]
     for number, (key, shown, bare) in enumerate(steps, 1):
-        before = tmux.screen()
+        before = tmux.screen() if key else None  # a key changes the screen
         if key:
             tmux.run("send-keys", "-t", "t", key)
         wait_for(f"{shown!r} after {key!r}", lambda shown=shown, bare=bare, before=before: shown in tmux.screen() and (
