@@ -44,6 +44,7 @@ import trio
 from ..match import Action, DealInterrupted, DealStarted, Event, OfferDraw, Player, Resign
 from ..record import PlayerInfo
 from ..rules import Move, Outcome, Position
+from ..system.boottime import SleepMeter
 from ..wire.chain import DONE, PLAY
 from ..wire.errors import LocalProtocolError
 from ..wire.events import (
@@ -219,6 +220,9 @@ class NetGame:
         #: ``await ask_claim(text)``: whether to claim when the peer's clock ran out (None: claim).
         self.ask_claim: Callable[[str], Awaitable[bool]] | None = None
         self.clock = MoveClock(session.move_time)
+        #: ``slept()``: the seconds the machine slept since the last call (protocol/wire.md §16: our own
+        #: steps count them, the time our player lived; the peer's steps do not).  A stand-in in tests.
+        self.slept: Callable[[], float] = SleepMeter().slept
         session.claim_check = self.check_claim
         #: What the chain held when a restarted session was restored (:meth:`restore`): the moves of
         #: each deal dealt, and the ends of those that had ended.
@@ -375,10 +379,12 @@ class NetGame:
         last = trio.current_time()
         while True:
             await trio.sleep(CLOCK_TICK_S)
-            now = trio.current_time()
+            now, slept = trio.current_time(), self.slept()
             key = self.clock_key()
             self.clock.move_time = self.session.move_time  # agreed with the rules, after this game began
-            self.clock.tick(key, None if key is None else key[3], self.conn.link_up, now - last)
+            ours = key is not None and key[3] == self.session.seat
+            elapsed = now - last + (slept if ours else 0.0)
+            self.clock.tick(key, None if key is None else key[3], self.conn.link_up, elapsed)
             last = now
 
     def check_claim(self, step: ClockKey) -> bool:
