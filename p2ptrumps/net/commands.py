@@ -20,7 +20,7 @@ import trio
 from ..command import say
 from ..system import signals as system_signals
 from ..text import quoted
-from . import config, keystore, resumefile
+from . import blocked, config, keystore, resumefile
 from .admission import TicketError, new_ticket, split_ticket
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
@@ -33,6 +33,7 @@ from .transport import single_errors
 def _config(args: argparse.Namespace, role: str) -> NetConfig:
     data = keystore.data_dir()
     keystore.check_ready(data)  # before a guest is admitted: pins and logs can be written there
+    blocked.BlockedPeers.open(data)  # a damaged block list stops here, not after a blocked key was let in
     identity, created = keystore.load_or_create_key(data)
     if created:
         print(f"created your identity key in {data / keystore.KEY_FILE}", file=sys.stderr)

@@ -291,11 +291,13 @@ def save_name(name: str, directory: Path | None = None) -> str:
     Raises ValueError (a name the text rule refuses) / KeyStoreError (cannot write)."""
     cleaned = clean_name(name)
     directory = directory or data_dir()
-    _atomic_write(directory / NAME_FILE, cleaned + "\n")
+    atomic_write(directory / NAME_FILE, cleaned + "\n")
     return cleaned
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file beside it, then rename), creating the data
+    directory (mode 0700) if needed.  Raises KeyStoreError (one line) when it cannot be written."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
         write_atomic(path, text, prefix=f".{path.name}.")
@@ -460,7 +462,7 @@ class KnownPeers:
     def _write(self) -> None:
         data = {"format": KNOWN_PEERS_FORMAT, "version": KNOWN_PEERS_VERSION,
                 "peers": [p.to_json() for p in self.peers]}
-        _atomic_write(self.path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        atomic_write(self.path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
     def forget(self, name_or_fingerprint: str) -> list[KnownPeer]:
         """Unpin every peer whose fingerprint (compared with :func:`normalise_fingerprint`),

@@ -189,8 +189,9 @@ class Ticket:
 @dataclass(frozen=True)
 class Refuse:
     """``["refuse", reason]``: the host will not play with this connection (protocol/wire.md
-    §7.3): ``reason`` is ``"ticket"``, ``"key"`` or ``"busy"`` (1..64 bytes of UTF-8).  Unsigned,
-    never logged; the host closes the connection after it."""
+    §7.3): ``reason`` is ``"ticket"``, ``"key"``, ``"blocked"`` or ``"busy"`` (1..64 bytes of UTF-8);
+    or, as a guest's first frame, ``"blocked"``: the guest will not play with this host.  Unsigned,
+    never logged; its sender closes the connection after it."""
 
     reason: str
 
