@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,9 @@ import pytest
 
 from p2ptrumps.net import config, dial, keystore
 from p2ptrumps.net.blocked import BlockedPeers, BlockError, block, canonical_fingerprint, unblock
+from p2ptrumps.net.testing import rendezvous_servers
 from p2ptrumps.wire.testing import fixed_bytes
-from tests.test_net_meet import _code, _said, _start_host, _wait_line, servers  # noqa: F401  (servers: a fixture)
+from tests.test_net_meet import _code, _said, _start_host, _wait_line
 from tests.test_net_meet import _join as _join_code
 from tests.test_net_strangers import (
     EVIL_KEY,
@@ -159,6 +161,13 @@ async def test_a_guest_refuses_a_blocked_host_and_the_host_is_told(tmp_path: Pat
 
 
 # ----- by code: the same refusals, between real processes meeting on a mailbox ----------------------
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """A mailbox server and a transit relay on loopback: ``(mailbox_url, relay_url)``."""
+    with rendezvous_servers(tmp_path_factory.mktemp("rendezvous")) as urls:
+        yield urls
 
 
 @pytest.mark.timeout(120)
