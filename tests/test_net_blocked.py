@@ -70,7 +70,9 @@ def test_block_by_name_takes_the_one_pinned_key_of_that_name(tmp_path: Path) -> 
     assert [p.name for p in keystore.KnownPeers.open(tmp_path).peers] == ["Gus", "Hana"]  # still known
     assert unblock(tmp_path, "Gus") == f"unblocked 'Gus' ({GUS})"
     assert unblock(tmp_path, HANA.lower()) == f"unblocked 'Hana' ({HANA})"
-    assert unblock(tmp_path, "Gus") == "no blocked key has the fingerprint or name 'Gus'"
+    with pytest.raises(BlockError) as none:
+        unblock(tmp_path, "Gus")
+    assert str(none.value) == "no blocked key has the fingerprint or name 'Gus'"
     assert BlockedPeers.open(tmp_path).peers == []
 
 

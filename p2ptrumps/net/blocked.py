@@ -203,10 +203,15 @@ def block(directory: Path, name_or_fingerprint: str, now: datetime | None = None
 
 def unblock(directory: Path, name_or_fingerprint: str) -> str:
     """``p2ptrumps unblock NAME_OR_FP``: unblock the entries of that fingerprint or name; the line to
-    print (also when none matched).  Raises KeyStoreError."""
+    print.
+
+    Raises:
+        BlockError: no blocked key has that fingerprint or name.
+        KeyStoreError: the file cannot be read or written.
+    """
     gone = BlockedPeers.open(directory).remove(name_or_fingerprint)
     if not gone:
-        return f"no blocked key has the fingerprint or name {quoted(name_or_fingerprint.strip())}"
+        raise BlockError(f"no blocked key has the fingerprint or name {quoted(name_or_fingerprint.strip())}")
     return "unblocked " + ", ".join(p.label for p in gone)
 
 

@@ -385,3 +385,26 @@ def run_id(args: argparse.Namespace) -> int:
     print(f"name:        {name}")
     print(f"fingerprint: {identity.fingerprint}")
     return EXIT_OK
+
+
+def run_block(args: argparse.Namespace) -> int:
+    """``p2ptrumps block NAME_OR_FP``: refuse a key for good (protocol/files.md, "blocked_peers.json"):
+    a fingerprint as typed, or the one pinned key of that name or address.  Prints one line; returns 0,
+    or 1 with the line saying what to type instead (a name of several keys, or of none) or why the
+    peers files cannot be read or written."""
+    return _peers_change(args, blocked.block)
+
+
+def run_unblock(args: argparse.Namespace) -> int:
+    """``p2ptrumps unblock NAME_OR_FP``: take back the blocks of that fingerprint or name.  Prints one
+    line; returns 0, or 1 when none matched or the file cannot be read or written."""
+    return _peers_change(args, blocked.unblock)
+
+
+def _peers_change(args: argparse.Namespace, change: Callable[[Path, str], str]) -> int:
+    try:
+        print(change(keystore.data_dir(), args.key))
+    except (blocked.BlockError, keystore.KeyStoreError) as exc:
+        say(args, str(exc))
+        return EXIT_ERROR
+    return EXIT_OK
