@@ -68,7 +68,7 @@ from ..wire.events import (
 )
 from ..wire.events import DealEnded as DealEndedWire
 from ..wire.events import Event as WireEvent
-from ..wire.messages import ClaimMsg, DealEndMsg, MoveMsg
+from ..wire.messages import STEPS, ClaimMsg, DealEndMsg, MoveMsg
 from ..wire.session import Session
 from .config import NO_CLOCK_LIMIT_S, LinkState
 from .transport import Connection, TransportError, single_errors
@@ -82,7 +82,7 @@ CLOCK_TICK_S = 0.25
 #: Steps whose used time :class:`MoveClock` remembers (for checking a claim against us, §16).
 SPENT_KEPT = 8
 #: The steps with a move clock (protocol/wire.md §16): the trump choice, each commitment and reveal, each move.
-CLOCKED = ("trump", "commit", "reveal", "move")
+CLOCKED = STEPS
 
 #: What the clock times: ``(step, deal, turn, seat)`` -- the step one of :data:`CLOCKED` or a statement
 #: (``"deal-end"``, ``"match-end"``), the turn of the deal for a move (else 0), the seat awaited.

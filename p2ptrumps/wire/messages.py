@@ -40,6 +40,9 @@ POSITION_TAG = b"p2ptrumps/position/v1"
 RESUME_TAG = b"p2ptrumps/resume/v1"
 
 REASONS = ("out", "resign", "time", "both-out", "repetition", "turn-limit", "agreed-draw")
+#: A seat's steps (protocol/wire.md §16): what a move clock times -- its trump, one commitment, one
+#: reveal, one move.
+STEPS = ("trump", "commit", "reveal", "move")
 
 
 def _bad(reason: str) -> RemoteProtocolError:
