@@ -6,12 +6,19 @@ open is undecided -- never won or drawn -- in both; disputes and outages are cou
 from __future__ import annotations
 
 import shutil
+import types
 from pathlib import Path
 
 import pytest
 
 from p2ptrumps.commands.history import Entry, format_text, load_history, tally
+from p2ptrumps.commands.replay import load_match_log
+from p2ptrumps.match import MatchEnded
+from p2ptrumps.record import MatchRecord, PlayerInfo, match_winner
 from p2ptrumps.rules import RuleSet
+from p2ptrumps.ui.events import show_end
+from p2ptrumps.ui.replay import replay_text
+from p2ptrumps.ui.state import TableCore, UIOptions
 from p2ptrumps.wire.testing import ConnectionPair, mover, paused_pair
 from p2ptrumps.wire.verify import verify_log
 
@@ -141,3 +148,42 @@ def test_history_counts_outages_on_each_side(tmp_path: Path) -> None:
     guest_v = verify_log((VECTORS / "resume" / "cut-guest.log").read_bytes())
     assert host.outages == (host_v.outages[0], host_v.outages[1]) == (0, 1)
     assert guest.outages == (guest_v.outages[1], guest_v.outages[0])
+
+
+@pytest.mark.parametrize(("halves", "deals", "decided", "winner"), [
+    ((4, 0), 3, True, 0),  # 2-0, one deal without a result: it cannot change that
+    ((2, 0), 3, False, None),  # 1-0, two without: 1-2 was still possible
+    ((2, 2), 3, False, None),  # 1-1 and one open: either could have won it
+    ((3, 3), 3, True, None),  # every deal played: drawn
+    ((0, 6), 3, True, 1),
+    ((0, 0), 2, False, None),  # nothing decided at all
+])
+def test_a_match_is_decided_only_when_the_deals_without_a_result_cannot_change_it(
+        halves: tuple[int, int], deals: int, decided: bool, winner: int | None) -> None:
+    assert match_winner(halves, deals) == (decided, winner)
+
+
+@pytest.mark.parametrize(("halves", "deals", "title"), [
+    ((4, 0), 3, "You won the match"),
+    ((2, 0), 3, "The match has no winner: deals without a result could change it"),
+    ((0, 4), 2, "You lost the match"),
+])
+def test_the_end_screen_names_a_match_the_way_verify_does(halves: tuple[int, int], deals: int, title: str) -> None:
+    core = TableCore(UIOptions(ascii_only=True))
+    core.attach(types.SimpleNamespace(invalidate=lambda: None))  # type: ignore[arg-type]  # no terminal
+    pair = paused_pair(RuleSet(pack_size=32, deals=deals))
+    core.state.position, core.state.trumps = pair.host.session.position, (0, 1)
+    record = MatchRecord(RuleSet(pack_size=32, deals=deals), (0, 1), (PlayerInfo("Ann"), PlayerInfo("Bob")))
+    show_end(core, MatchEnded(halves, record), None, "")
+    assert core.state.end is not None and core.state.end.title == title
+
+
+def test_replay_names_a_disputed_deal_and_the_deals_not_played() -> None:
+    record = load_match_log(Path("x.p2plog"), (VECTORS / "clock" / "claim-disputed-in-play-by-host.log").read_bytes())
+    assert record is not None
+    text = replay_text(record, ascii_only=True)
+    assert [ln for ln in text if ln.startswith("  result: ")] == [
+        "  result: disputed: no result (a claim on time was disputed)"]
+    assert text[-2:] == ["match complete: host 0 : 0 guest",
+                         "  without a result: deal 1 disputed; deal 2 not played -- they could change who won: "
+                         "no winner"]

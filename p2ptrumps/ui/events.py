@@ -11,6 +11,7 @@ modes of :class:`~.state.Mode` with their keys in :func:`.bindings.end_keys`.
 from __future__ import annotations
 
 from ..match import DealEnded, DealStarted, Event, MatchEnded, MovePlayed, MovesTakenBack
+from ..record import match_winner
 from ..rules import PICK_UP
 from ..text import counted
 from .state import Mode, TableCore
@@ -96,8 +97,10 @@ def show_end(core: TableCore, event: DealEnded | MatchEnded, record_path: str | 
         match_over = False
         s.mode = Mode.DEAL_END
     else:
-        a, b = event.score_halves[s.my_seat], event.score_halves[1 - s.my_seat]
-        verdict = "You won the match" if a > b else ("You lost the match" if a < b else "The match is drawn")
+        decided, winner = match_winner(event.score_halves, event.record.rules.deals)  # verify.md §5
+        verdict = ("The match has no winner: deals without a result could change it" if not decided
+                   else "The match is drawn" if winner is None
+                   else "You won the match" if winner == s.my_seat else "You lost the match")
         last = event.record.deals[-1] if event.record.deals else None
         title = verdict
         if last is not None and last.outcome is not None:

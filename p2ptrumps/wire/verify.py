@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cards import SUIT_LETTERS
-from ..record import DealRecord, MatchRecord, PlayerInfo
+from ..record import DealRecord, MatchRecord, PlayerInfo, match_winner
 from ..rules import Move, RuleSet
 from ..text import counted
 from . import messages as m
@@ -188,18 +188,16 @@ class Verdict:
         """Whether the deals without a result cannot change who won (protocol/verify.md §5): a valid
         verdict of a match whose lead, in points, is larger than the number of deals without a result
         (each could have given its point to either seat), or that has none.  False otherwise."""
-        if self.status != "valid" or self.rules is None:
-            return False
-        a, b = self.score_halves
-        without = 2 * self.rules.deals - a - b  # half-points no deal gave: 2 for each deal without a result
-        return without == 0 or abs(a - b) > without
+        return self.status == "valid" and self.rules is not None and match_winner(self.score_halves,
+                                                                                    self.rules.deals)[0]
 
     @property
     def winner(self) -> int | None:
         """The seat that won the match when it is :attr:`decided` (protocol/verify.md §5), else None (a
         draw, a match not decided, no match, not valid)."""
-        a, b = self.score_halves
-        return None if not self.decided or a == b else (0 if a > b else 1)
+        if self.status != "valid" or self.rules is None:
+            return None
+        return match_winner(self.score_halves, self.rules.deals)[1]
 
     def result_line(self) -> str:
         """For a valid verdict of a match, how the match ended (protocol/verify.md §5.1): ``"result: seat
@@ -247,6 +245,8 @@ class Verdict:
                 moves.setdefault(e.body.deal, []).append(e.body.move)
         for d in ch.referee.deals:
             rec.deals.append(DealRecord(d.number, d.dealer, d.seed, d.hands, moves.get(d.number, []), d.outcome))
+        rec.no_result = dict(self.no_result())
+        rec.complete = self.status == "valid"
         return rec
 
     def summary(self, ascii_only: bool = True) -> str:
