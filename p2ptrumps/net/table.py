@@ -159,8 +159,7 @@ class TableSeat:
         self.table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
                                         allow_hint=False, allow_draw_offer=True, allow_chat=True,
                                         waiting_text="{name} is thinking…",
-                                        quit_question="Leave? You resign the rest of the match (signed); "
-                                                      "its log is kept.",
+                                        leave_resigns=True,
                                         match_end_enter="rematch or leave"),
                               input=input, output=output)
         self.table.record_label = "Match log saved"

@@ -63,7 +63,9 @@ class Questions:
             return
         s.help_open = False
         question = core.options.quit_question
-        if s.mode in (Mode.TRUMP, Mode.IDLE):
+        if core.options.leave_resigns:
+            question = leave_question(s.mode, core.opponent_name)
+        elif s.mode in (Mode.TRUMP, Mode.IDLE):
             question = "Quit the game?"
         self._ask(Confirm(question, on_yes=lambda: core.exit(QuitResult.QUIT)))
 
@@ -159,3 +161,16 @@ class Questions:
         s.mode = Mode.IDLE
         core.show_message("")
         core.send(TrumpChosen(suit))
+
+
+def leave_question(mode: Mode, opponent: str) -> str:
+    """What ``q`` and Ctrl-C ask on a networked table, where quitting leaves the match (protocol/wire.md
+    §15: ``leave`` resigns the rest of it): exactly what is resigned in ``mode`` -- on the trump screen
+    every deal, on the "deal over" screen the deals not yet played, in a deal that deal too."""
+    if mode == Mode.TRUMP:
+        lost = f"every deal of the match counts for {opponent}"
+    elif mode == Mode.DEAL_END:
+        lost = f"every deal not yet played counts for {opponent}"
+    else:
+        lost = f"this deal and every deal not yet played count for {opponent}"
+    return f"Leave the match? That resigns it: {lost}, signed (the match log is kept)."
