@@ -104,7 +104,7 @@ def test_a_damaged_file_is_one_line_and_never_overwritten(tmp_path: Path, text: 
     (tmp_path / "blocked_peers.json").write_text(text, encoding="utf-8")
     with pytest.raises(keystore.KeyStoreError) as err:
         block(tmp_path, GUS, now=NOW)
-    assert str(err.value) == (f"the blocked peers file {tmp_path / 'blocked_peers.json'} is malformed ({why}); fix "
+    assert str(err.value) == (f"blocked peers file {tmp_path / 'blocked_peers.json'} is malformed ({why}); fix "
                               "or remove it by hand (until then it blocks nobody)")
     assert (tmp_path / "blocked_peers.json").read_text(encoding="utf-8") == text
 

@@ -17,16 +17,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from ..system import locks
 from ..text import quoted
 from ..wire.identity import fingerprint, normalise_fingerprint
-from .keystore import KNOWN_PEERS_FILE, KNOWN_PEERS_LOCK_WAIT_S, KeyStoreError, KnownPeers, atomic_write, data_dir
+from .keystore import (
+    KNOWN_PEERS_FILE,
+    KNOWN_PEERS_LOCK_WAIT_S,
+    KeyStoreError,
+    KnownPeers,
+    atomic_write,
+    data_dir,
+    malformed,
+    read_entries,
+)
 
 BLOCKED_FILE = "blocked_peers.json"
 BLOCKED_FORMAT = "p2ptrumps-blocked-peers"
 BLOCKED_VERSION = 1
+#: What a damaged file's error adds: it blocks nobody meanwhile (protocol/files.md).
+UNTIL_THEN = " (until then it blocks nobody)"
 #: Characters of a fingerprint without its separators (protocol/wire.md §4.3: base32 of 20 bytes).
 FINGERPRINT_CHARS = 32
 _BASE32 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
@@ -80,34 +90,16 @@ class BlockedPeers:
         return cls((directory or data_dir()) / BLOCKED_FILE)
 
     def _read(self) -> list[BlockedPeer]:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return []
-        except (OSError, UnicodeDecodeError) as exc:
-            raise KeyStoreError(f"cannot read the blocked peers file {self.path}: {exc}") from None
-        try:
-            data: Any = json.loads(text)
-            if not isinstance(data, dict) or data.get("format") != BLOCKED_FORMAT:
-                raise ValueError(f"not a {BLOCKED_FORMAT} file")
-            if data.get("version") != BLOCKED_VERSION:
-                raise ValueError(f"unsupported version {data.get('version')!r}")
-            peers = []
-            for i, p in enumerate(data["peers"]):
-                if not isinstance(p, dict):
-                    raise ValueError(f"entry {i + 1} is not an object")
-                fields = [p.get(k) for k in ("fingerprint", "name", "blocked")]
-                if not all(isinstance(v, str) for v in fields):
-                    raise ValueError(f"entry {i + 1} lacks fingerprint/name/blocked text")
-                fp = canonical_fingerprint(str(fields[0]))
-                if fp is None:
-                    raise ValueError(f"entry {i + 1}: {fields[0]!r} is not a fingerprint")
-                peers.append(BlockedPeer(fp, str(fields[1]), str(fields[2])))
-            return peers
-        except (ValueError, KeyError, TypeError, RecursionError) as exc:
-            why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-            raise KeyStoreError(f"the blocked peers file {self.path} is malformed ({why}); fix or remove it by hand "
-                                "(until then it blocks nobody)") from None
+        entries = read_entries(self.path, BLOCKED_FORMAT, BLOCKED_VERSION, ("fingerprint", "name", "blocked"),
+                               "blocked peers file", "entry", UNTIL_THEN)
+        peers = []
+        for i, (text, name, when) in enumerate(entries):
+            fp = canonical_fingerprint(text)
+            if fp is None:
+                raise malformed(self.path, "blocked peers file", f"entry {i + 1}: {text!r} is not a fingerprint",
+                                UNTIL_THEN)
+            peers.append(BlockedPeer(fp, name, when))
+        return peers
 
     def find(self, fingerprint: str) -> BlockedPeer | None:
         """The entry blocking ``fingerprint`` (compared as fingerprints are), or None."""
