@@ -1,6 +1,6 @@
 """``p2ptrumps history``: every match this data directory holds, and a score per opponent.
 
-Source: issue 19 §1; the index file is specified in ``protocol/files.md`` ("history.json").
+Source: README.md "Commands"; the index file is specified in ``protocol/files.md`` ("history.json").
 
 The sources of truth are the files themselves: the offline game records in
 ``<data>/records/*.json`` (``protocol/record.md``) and the match logs of networked
@@ -37,6 +37,7 @@ from ..command import CommandError
 from ..files import UnreadableFileError, read_limited, write_atomic
 from ..record import FORMAT as RECORD_FORMAT
 from ..record import MatchRecord
+from ..text import counted, halves_text
 from ..wire.log import LOG_MAGIC
 from ..wire.verify import verify_log
 from .replay import started_from_name
@@ -153,8 +154,7 @@ class Entry:
 
 def _rules_text(record: MatchRecord) -> str:
     r = record.rules
-    deals = f"{r.deals} deal" + ("s" if r.deals != 1 else "")
-    return f"{r.pack_size} cards, {deals}"
+    return f"{r.pack_size} cards, {counted(r.deals, 'deal')}"
 
 
 def _result(mine: float, theirs: float, finished: bool) -> str:
@@ -460,11 +460,6 @@ def matches(entry: Entry, opponent: str | None, since: date | None) -> bool:
     return True
 
 
-def _points(x: float) -> str:
-    whole, half = divmod(round(x * 2), 2)
-    return (str(whole) if whole or not half else "") + ("½" if half else "")
-
-
 def _when(started: str) -> str:
     try:
         t = datetime.strptime(started, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).astimezone()
@@ -495,10 +490,11 @@ def format_text(history: History, shown: list[Entry], ascii_only: bool = False, 
         text = "\n".join([f"no matches in {history.data} (offline records in records/, match logs in logs/)",
                           *(["", *others] if others else [])])
         return text.replace("½", ".5") if ascii_only else text
-    lines = [f"{len(shown)} match{'es' if len(shown) != 1 else ''} in {history.data}", ""]
+    lines = [f"{counted(len(shown), 'match', 'matches')} in {history.data}", ""]
     rows = [("date", "opponent", "rules", "result", "check")]
     for e in shown:
-        result = e.result if e.result == "unfinished" else f"{e.result} {_points(e.score[0])}-{_points(e.score[1])}"
+        a, b = (halves_text(round(points * 2)) for points in e.score)
+        result = e.result if e.result == "unfinished" else f"{e.result} {a}-{b}"
         notes = result_notes(e)
         if notes:
             result += f" ({'; '.join(notes)})"

@@ -29,7 +29,7 @@ from typing import Any
 from ..cards import SUIT_LETTERS
 from ..record import DealRecord, MatchRecord, PlayerInfo, match_winner
 from ..rules import Move, RuleSet
-from ..text import counted
+from ..text import counted, halves_text, numbered
 from . import messages as m
 from .chain import DISPUTED, DONE, REFUSED, REMATCHED, SEAT_NAMES, JointChain
 from .errors import RemoteProtocolError
@@ -59,7 +59,8 @@ class Verdict:
 
     Attributes:
         status: ``"valid"``, ``"invalid"``, ``"unreadable"`` or ``"unfinished"``.
-        reason: a sentence (why invalid / unreadable / where it stops; "" when valid).
+        reason: a sentence (why invalid / unreadable / where it stops); when valid, "" or what
+            else is worth saying (the guest refused the rules, a torn tail after the last frame).
         code: the fault code when invalid (protocol/wire.md §11), else None.
         index: 0-based index of the offending frame in the log (invalid), else None.
         offender: seat (0 host, 1 guest) to blame for the offending frame (protocol/verify.md
@@ -319,7 +320,7 @@ class Verdict:
             lines.append(f"seat {self.left[0]} ({SEAT_NAMES[self.left[0]]}) left the match at message "
                          f"{self.left[1]}{gone}")
         for (seat, at, won), dispute in zip(self.claims, self._disputes(), strict=True):
-            what = f"deal {won[0]}" if len(won) == 1 else "deals " + ", ".join(map(str, won))
+            what = numbered("deal", won)
             if dispute is not None:
                 lines.append(f"DISPUTED: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at message {at}; "
                              f"seat {dispute[0]} ({SEAT_NAMES[dispute[0]]}) disputed it at message {dispute[1]}: "
@@ -328,7 +329,7 @@ class Verdict:
             lines.append(f"CLAIMED, not proven: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at "
                          f"message {at} (the log cannot prove time; wire.md §16)")
         a, b = self.score_halves
-        lines.append(f"score: {_half(a)} - {_half(b)}")
+        lines.append(f"score: {halves_text(a)} - {halves_text(b)}")
         if self.result_line():
             lines.append(self.result_line())
         counts = f"{self.frames} frames, {self.messages} chained messages"
@@ -340,10 +341,6 @@ class Verdict:
                 counts += f" (on seat 0's steps {self.outages[0]}, on seat 1's steps {self.outages[1]})"
         lines.append(counts)
         return "\n".join(lines)
-
-
-def _half(h: int) -> str:
-    return f"{h // 2}" + ("½" if h % 2 else "") if h != 1 else "½"
 
 
 def verify_log(data: bytes) -> Verdict:
@@ -404,7 +401,7 @@ def check_log(data: bytes) -> LogCheck:
 
 def _verify(data: bytes, check: _Checker) -> Verdict:
     # Two passes over the bytes, no frame copied until it is checked: memory grows with what the
-    # log proves (its signed messages), never with its frame count (issue 17 item 3).
+    # log proves (its signed messages), never with its frame count.
     contents = LogContents()
     try:
         n_frames = sum(1 for _ in walk_log(data, contents))
@@ -842,7 +839,7 @@ def _relation_reason(pv: PairVerdict, names: tuple[str, str], logs: tuple[LogChe
     else:
         other = 1 - pv.leading
         n = len(logs[other].chain) - pv.common
-        what = (f"{names[other]} ends with {n} tentative guest message{'s' if n != 1 else ''} from place "
+        what = (f"{names[other]} ends with {counted(n, 'tentative guest message')} from place "
                 f"{pv.common}, displaced by the host's message there in {names[pv.leading]} "
                 f"({pv.messages} messages; wire.md §8.3)")
     end = ("the match is complete and every message checks" if lead.status == "valid"
