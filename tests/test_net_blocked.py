@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from p2ptrumps.commands.main import main
 from p2ptrumps.net import config, dial, keystore
 from p2ptrumps.net.blocked import BlockedPeers, BlockError, block, canonical_fingerprint, unblock
 from p2ptrumps.net.testing import rendezvous_servers
@@ -208,3 +209,19 @@ def test_by_code_a_blocked_key_is_turned_away_with_one_line_on_each_side(
     blocked_side = tmp_path / other / "p2ptrumps"
     assert files_under(blocked_side) == ["identity.key"]  # no log, no pin, no resume file
     assert not (tmp_path / "guest.p2plog").exists() and not (tmp_path / "host.p2plog").exists()
+
+
+def test_the_block_and_unblock_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    data = tmp_path / "p2ptrumps"
+    _pin(data, GUS, "Gus", "192.0.2.9")
+    assert main(["block", "Gus"]) == 0
+    assert capsys.readouterr().out == (f"blocked 'Gus' ({GUS}): a match with this key is refused from now on, when "
+                                       f"it joins you or you join it (p2ptrumps unblock {GUS} undoes it)\n")
+    assert main(["block", "Nobody"]) == 1
+    assert capsys.readouterr().err.startswith("p2ptrumps block: no known peer is named 'Nobody'")
+    assert main(["unblock", GUS.lower()]) == 0
+    assert capsys.readouterr().out == f"unblocked 'Gus' ({GUS})\n"
+    assert main(["unblock", "Gus"]) == 1
+    assert capsys.readouterr().err == "p2ptrumps unblock: no blocked key has the fingerprint or name 'Gus'\n"
