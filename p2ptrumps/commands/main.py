@@ -43,6 +43,8 @@ COMMANDS = {
     "solve": "p2ptrumps.commands.solve:run",
     "analyse": "p2ptrumps.commands.analyse:run",
     "id": "p2ptrumps.net.commands:run_id",
+    "block": "p2ptrumps.net.commands:run_block",
+    "unblock": "p2ptrumps.net.commands:run_unblock",
     "rules": "p2ptrumps.ui.rulebook:run",
     "resume": "p2ptrumps.net.commands:run_resume",
     "history": "p2ptrumps.commands.history:run",
@@ -727,6 +729,25 @@ def _add_id(sub: Commands) -> None:
                  "again); saved beside your key", codes=" ".join(i18n.available()))
 
 
+def _add_block(sub: Commands) -> None:
+    """``p2ptrumps block``: its argument (protocol/files.md, "blocked_peers.json")."""
+    block = sub.add_parser(
+        "block", help=_("refuse a key for good"),
+        description=_("Refuse a key for good: a host turns it away at the doorway, and you never join it, by "
+                      "address or by code; each side is told in one line and nothing is written.  Undo with "
+                      "unblock."))
+    block.add_argument("key", metavar="NAME_OR_FP",
+                       help=_("a key fingerprint, or the name (or address) of one known peer"))
+
+
+def _add_unblock(sub: Commands) -> None:
+    """``p2ptrumps unblock``: its argument."""
+    unblock = sub.add_parser("unblock", help=_("take back a block"),
+                             description=_("Take back the blocks of a key, by its fingerprint or the name it was "
+                                           "blocked under."))
+    unblock.add_argument("key", metavar="NAME_OR_FP", help=_("the fingerprint, or the name shown by block"))
+
+
 def _add_rules(sub: Commands) -> None:
     """``p2ptrumps rules``: its options."""
     rules = sub.add_parser("rules", help=_("read the rules of the game"),
@@ -747,6 +768,8 @@ BUILDERS: tuple[Callable[[Commands], None], ...] = (
     _add_analyse,
     _add_history,
     _add_id,
+    _add_block,
+    _add_unblock,
     _add_rules,
 )
 

@@ -22,7 +22,7 @@ from ..command import say
 from ..i18n import _, tr
 from ..system import signals as system_signals
 from ..text import halves_text, quoted
-from . import config, keystore, resumefile
+from . import blocked, config, keystore, resumefile
 from .admission import TicketError, new_ticket, split_ticket
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
@@ -35,6 +35,7 @@ from .transport import single_errors
 def _config(args: argparse.Namespace, role: str) -> NetConfig:
     data = keystore.data_dir()
     keystore.check_ready(data)  # before a guest is admitted: pins and logs can be written there
+    blocked.BlockedPeers.open(data)  # a damaged block list stops here, not after a blocked key was let in
     identity, created = keystore.load_or_create_key(data)
     if created:
         print(f"created your identity key in {data / keystore.KEY_FILE}", file=sys.stderr)
@@ -413,4 +414,27 @@ def run_id(args: argparse.Namespace) -> int:
     width = max(i18n.columns(label) for label, _value in rows) + 1
     for label, value in rows:
         print(label + " " * (width - i18n.columns(label)) + value)
+    return EXIT_OK
+
+
+def run_block(args: argparse.Namespace) -> int:
+    """``p2ptrumps block NAME_OR_FP``: refuse a key for good (protocol/files.md, "blocked_peers.json"):
+    a fingerprint as typed, or the one pinned key of that name or address.  Prints one line; returns 0,
+    or 1 with the line saying what to type instead (a name of several keys, or of none) or why the
+    peers files cannot be read or written."""
+    return _peers_change(args, blocked.block)
+
+
+def run_unblock(args: argparse.Namespace) -> int:
+    """``p2ptrumps unblock NAME_OR_FP``: take back the blocks of that fingerprint or name.  Prints one
+    line; returns 0, or 1 when none matched or the file cannot be read or written."""
+    return _peers_change(args, blocked.unblock)
+
+
+def _peers_change(args: argparse.Namespace, change: Callable[[Path, str], str]) -> int:
+    try:
+        print(change(keystore.data_dir(), args.key))
+    except (blocked.BlockError, keystore.KeyStoreError) as exc:
+        say(args, str(exc))
+        return EXIT_ERROR
     return EXIT_OK

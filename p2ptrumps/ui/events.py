@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..i18n import _, ngettext, tr
 from ..match import DealEnded, DealStarted, Event, MatchEnded, MovePlayed, MovesTakenBack
+from ..record import match_winner
 from ..rules import PICK_UP, Outcome
 from .state import Mode, TableCore
 from .view import EndView, HistoryEntry
@@ -105,8 +106,10 @@ def show_end(core: TableCore, event: DealEnded | MatchEnded, record_path: str | 
         match_over = False
         s.mode = Mode.DEAL_END
     else:
-        a, b = event.score_halves[s.my_seat], event.score_halves[1 - s.my_seat]
-        verdict = _("You won the match") if a > b else (_("You lost the match") if a < b else _("The match is drawn"))
+        decided, winner = match_winner(event.score_halves, event.record.rules.deals)  # verify.md §5
+        verdict = (_("The match has no winner: deals without a result could change it") if not decided
+                   else _("The match is drawn") if winner is None
+                   else _("You won the match") if winner == s.my_seat else _("You lost the match"))
         last = event.record.deals[-1] if event.record.deals else None
         title = verdict
         if last is not None and last.outcome is not None:

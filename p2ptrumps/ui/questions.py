@@ -65,7 +65,9 @@ class Questions:
             return
         s.help_open = False
         question = tr(core.options.quit_question)
-        if s.mode in (Mode.TRUMP, Mode.IDLE):
+        if core.options.leave_resigns:
+            question = leave_question(s.mode, core.opponent_name)
+        elif s.mode in (Mode.TRUMP, Mode.IDLE):
             question = _("Quit the game?")
         self._ask(Confirm(question, on_yes=lambda: core.exit(QuitResult.QUIT)))
 
@@ -164,3 +166,17 @@ class Questions:
         s.mode = Mode.IDLE
         core.show_message("")
         core.send(TrumpChosen(suit))
+
+
+def leave_question(mode: Mode, opponent: str) -> str:
+    """What ``q`` and Ctrl-C ask on a networked table, where quitting leaves the match (protocol/wire.md
+    §15: ``leave`` resigns the rest of it): exactly what is resigned in ``mode`` -- on the trump screen
+    every deal, on the "deal over" screen the deals not yet played, in a deal that deal too."""
+    if mode == Mode.TRUMP:
+        return _("Leave the match? That resigns it: every deal of the match counts for %(name)s, signed "
+                 "(the match log is kept).", name=opponent)
+    if mode == Mode.DEAL_END:
+        return _("Leave the match? That resigns it: every deal not yet played counts for %(name)s, signed "
+                 "(the match log is kept).", name=opponent)
+    return _("Leave the match? That resigns it: this deal and every deal not yet played count for %(name)s, "
+             "signed (the match log is kept).", name=opponent)

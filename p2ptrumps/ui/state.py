@@ -75,6 +75,9 @@ class UIOptions:
     allow_chat: bool = False
     waiting_text: str = N_("{name} is thinking…")
     quit_question: str = N_("Quit? The record is saved.")
+    #: Quitting leaves a networked match, resigning the rest of it (protocol/wire.md §15): ``q`` and
+    #: Ctrl-C say so, in every mode (:func:`~p2ptrumps.ui.questions.leave_question`).
+    leave_resigns: bool = False
     match_end_enter: str = "leave"
     allow_play_again: bool = False
 

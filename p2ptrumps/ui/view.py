@@ -293,7 +293,7 @@ def session_score_lines(names: tuple[str, str], matches: Sequence[tuple[int, int
     """The closing score of a session of matches between the same two players (``play`` with "play
     again", a networked match and its rematches).  ``names``: mine first; ``matches``: per match, in
     order, my half-points, the other's, and ``""`` for a match played to its end or why it does not
-    count (``"unfinished"``, ``"disputed"``).  One match: ``["Score: Ann 1 : 0 Bob"]``; several: the
+    count (``"unfinished"``, ``"undecided"``).  One match: ``["Score: Ann 1 : 0 Bob"]``; several: the
     matches won (a drawn match ½; one that does not count, nothing) over all of them, then each
     match's score in deals::
 
