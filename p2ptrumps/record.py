@@ -486,8 +486,9 @@ class MatchRecord:
         a, b = self.score_halves()
         if self.claimed_score is not None and self.claimed_score != (a / 2, b / 2):
             c0, c1 = self.claimed_score
+            recorded, given = f"[{c0:g}, {c1:g}]", f"[{a / 2:g}, {b / 2:g}]"
             raise RecordError(N_("%(field)s: recorded %(recorded)s but the deals give %(given)s", field="score",
-                                 recorded=f"[{c0:g}, {c1:g}]", given=f"[{a / 2:g}, {b / 2:g}]"))
+                                 recorded=recorded, given=given))
         if self.claimed_finished is not None and self.claimed_finished != self.finished:
             args = {"field": "finished", "recorded": str(self.claimed_finished).lower(), "played": len(self.deals),
                     "agreed": self.rules.deals}
@@ -524,7 +525,8 @@ class MatchRecord:
         try:
             pos = parse_position(deal.start or "")
         except PositionTextError as exc:
-            raise RecordError(N_("%(where)s: %(fault)s", where=where, fault=message_of(exc))) from None
+            raise RecordError(N_("deal %(number)d, start: %(fault)s", number=deal.number,
+                                 fault=message_of(exc))) from None
         if replace(pos.rules, deals=self.rules.deals) != self.rules:
             raise RecordError(N_("%(where)s: its rules (%(rules)s) are not the record's", where=where,
                                  rules=pos.rules.describe()))

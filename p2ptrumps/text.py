@@ -78,7 +78,8 @@ def refused_in(text: str, what: str) -> str | None:
     for ch in text:
         kind = refused_char(ch)
         if kind is not None:
-            return N_("%(what)s contains U+%(code)s, %(kind)s", what=what, code=f"{ord(ch):04X}", kind=kind)
+            code = format(ord(ch), "04X")
+            return N_("%(what)s contains U+%(code)s, %(kind)s", what=what, code=code, kind=kind)
     return None
 
 

@@ -1,5 +1,6 @@
 """``play`` in Russian and Vietnamese in a real terminal (tmux) at 60x20 and 100x32: the trump screen,
-the table, the help box, a move and its answer, the quit question.  Each screen is saved (printed, and
+the table, the help box, a move and its answer, the quit question; and ``replay`` of a record: a deal's
+start, a move, its end, a key that does nothing, the next deal, analysis on.  Each screen is saved (printed, and
 written to ``$P2PTRUMPS_SCREENS`` when set, else the test's own directory) and checked: the texts of
 the language are there, no line is wider than the terminal, the Moves panel's border stands in one
 column on every line (a line whose letters were counted wrong would push it), and the player's four
@@ -67,3 +68,39 @@ def test_play_in_the_players_language_fits(tmux: Tmux, tmp_path: Path, code: str
         (saved / name).write_text(screen, encoding="utf-8")
         print(f"--- {name}\n{screen}")
         _check(screen, width, bare)
+
+
+#: Per language: what the replay viewer says at a deal's start, after a move, at the deal's end (the result),
+#: on the next deal, and with analysis on.
+REPLAY = {
+    "ru": ("Партия 1/3, ход 0/20", "Партия 1/3, ход 1/20", "Итог:", "Партия 2/3, ход 0/", "Анализ"),
+    "vi": ("Ván 1/3, nước 0/20", "Ván 1/3, nước 1/20", "Kết quả:", "Ván 2/3, nước 0/", "Phân tích"),
+}
+RECORD = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "record-sample.json"
+
+
+@pytest.mark.parametrize("code", list(REPLAY))
+@pytest.mark.parametrize("size", [(60, 20), (100, 32)])
+def test_replay_in_the_players_language_fits(tmux: Tmux, tmp_path: Path, code: str, size: tuple[int, int]) -> None:
+    """``p2ptrumps replay RECORD`` in the viewer: each screen saved and checked as ``play``'s are."""
+    env, option, _said = LANGUAGES[code]
+    start, moved, result, next_deal, analysis = REPLAY[code]
+    width, height = size
+    replay = shlex.join([sys.executable, "-m", "p2ptrumps", *option, "replay", str(RECORD), "--nodes", "1000",
+                         "--estimate-nodes", "1000", "--depth", "1"])
+    environment = (f"env -u LANGUAGE -u LC_ALL -u LC_MESSAGES {env} XDG_DATA_HOME={shlex.quote(str(tmp_path))} "
+                   "TERM=xterm-256color")
+    tmux.run("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height),
+             f"{environment} sh -c {shlex.quote(replay + '; sleep 30')}")
+    saved = Path(os.environ.get("P2PTRUMPS_SCREENS") or tmp_path / "screens")
+    saved.mkdir(parents=True, exist_ok=True)
+    steps = [("", start), ("n", moved), ("End", result), ("z", "'z'"), ("]", next_deal), ("a", analysis)]
+    for number, (key, shown) in enumerate(steps, 1):
+        if key:
+            tmux.run("send-keys", "-t", "t", key)
+        wait_for(f"{shown!r} after {key!r}", lambda shown=shown: shown in tmux.screen())
+        screen = tmux.screen()
+        name = f"replay-{code}-{width}x{height}-{number}.txt"
+        (saved / name).write_text(screen, encoding="utf-8")
+        print(f"--- {name}\n{screen}")
+        _check(screen, width, True)

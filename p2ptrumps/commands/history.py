@@ -607,7 +607,8 @@ def streak_words(streak: str) -> str:
     """A :class:`Tally`'s streak (``"W3"``) in the person's language: its letter said in it; ``"-"`` for none."""
     if not streak:
         return "-"
-    # TRANSLATORS: the one letter of a streak of won (W), drawn (D), lost (L), undecided (U) matches: "W3".
+    # TRANSLATORS: the mark of a streak of won (W), drawn (D), lost (L), undecided (U) matches, before its
+    # length ("W3"): a letter, or two where the first letters clash.
     letters = {"W": pgettext("streak", "W"), "D": pgettext("streak", "D"), "L": pgettext("streak", "L"),
                "U": pgettext("streak", "U")}
     return letters.get(streak[0], streak[0]) + streak[1:]

@@ -36,7 +36,7 @@ def private_problem(path: Path) -> str | None:
     if sys.platform == "win32":
         return None
     mode = stat.S_IMODE(path.stat().st_mode)
-    return N_("mode %(mode)s", mode=f"{mode:04o}") if mode & 0o077 else None
+    return N_("mode %(mode)s", mode=format(mode, "04o")) if mode & 0o077 else None
 
 
 def publish(tmp: Path, path: Path) -> bool:
