@@ -1,0 +1,75 @@
+"""A wrong wall clock does not matter (protocol/wire.md §18.2: a receiver does not check a certificate's
+validity against its clock): a host whose clock reads 1999 and a guest whose clock reads 1970 (a board
+before it reached a time server) play a whole match, and the two logs verify as one chain.
+
+The clocks are shimmed with libfaketime (Debian's ``faketime``; ``.ci/run`` installs it as root): only
+the wall clock is moved, the monotonic clock that times moves (§16) stays the machine's.  Skipped where
+``faketime`` is not installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from p2ptrumps.net import secure
+from p2ptrumps.net.testing import free_port, peer_command, peer_env
+
+pytestmark = pytest.mark.skipif(shutil.which("faketime") is None,
+                                reason="faketime (libfaketime) is not installed: apt-get install faketime")
+
+PLAY = ("--headless", "--ai", "random", "--think", "0.01", "--timeout", "20")
+RULES = ("--deals", "1", "--pack", "32", "--turn-limit", "120")
+
+
+def _at(when: str, argv: list[str]) -> list[str]:
+    """``argv`` run with the wall clock at ``when`` (``"1970-01-02 00:00:00"``), the monotonic clock real."""
+    return ["faketime", when, *argv]
+
+
+def _env(home: Path) -> dict[str, str]:
+    return {**peer_env(home), "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+
+
+def test_the_clock_is_checked_by_no_side() -> None:
+    """Our TLS contexts carry OpenSSL's X509_V_FLAG_NO_CHECK_TIME, host and guest alike."""
+    from p2ptrumps.wire.identity import Identity
+
+    me = Identity.from_seed(bytes(32))
+    for server in (True, False):
+        assert int(secure._context(me, server).verify_flags) & secure.NO_CHECK_TIME == 0x200000
+
+
+@pytest.mark.timeout(120)
+def test_a_host_at_1999_and_a_guest_at_1970_play_a_match_that_verifies(tmp_path: Path) -> None:
+    port = free_port()
+    out = tmp_path / "host.out"
+    with open(out, "wb") as f:
+        host = subprocess.Popen(_at("1999-06-01 12:00:00", peer_command(
+            "host", "--bind", "127.0.0.1", "--port", str(port), "--open", "--name", "Hana",
+            "--log", str(tmp_path / "host.p2plog"), "--no-map", *PLAY, *RULES)), stdout=f, stderr=subprocess.STDOUT,
+            env=_env(tmp_path / "host"))
+    try:
+        for _ in range(600):
+            if "waiting for a guest" in out.read_text(errors="replace") or host.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert "waiting for a guest" in out.read_text(errors="replace"), out.read_text(errors="replace")
+        guest = subprocess.run(_at("1970-01-02 00:00:00", peer_command(
+            "join", f"127.0.0.1:{port}", "--accept-new", "--name", "Gus", "--log", str(tmp_path / "guest.p2plog"),
+            *PLAY)), capture_output=True, text=True, env=_env(tmp_path / "guest"), timeout=90)
+        assert guest.returncode == 0, guest.stderr
+        assert host.wait(30) == 0, out.read_text(errors="replace")
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait(5)
+    said = out.read_text(errors="replace") + guest.stderr
+    assert "certificate" not in said and "without a word" not in said
+    pair = subprocess.run(peer_command("verify", str(tmp_path / "host.p2plog"), str(tmp_path / "guest.p2plog")),
+                          capture_output=True, text=True, timeout=60, env={**os.environ})
+    assert pair.returncode == 0, pair.stdout + pair.stderr
