@@ -151,6 +151,14 @@ def _logs_since(cfg: NetConfig | None) -> list[Path]:
     return []
 
 
+def _local_tls_fault() -> str | None:
+    """Why this machine's own TLS library cannot make the encrypted connection (a local policy), said
+    before anything is written or dialled (:mod:`.tlscheck`); None when it can."""
+    from .tlscheck import local_tls_problem
+
+    return local_tls_problem()
+
+
 def _run(args: argparse.Namespace, role: str) -> int:
     from ..ui.replay import terminal_problem
     from .addresses import unresolved_bind
@@ -162,6 +170,9 @@ def _run(args: argparse.Namespace, role: str) -> int:
         say(args, f"the table needs a terminal: {why} (for a match without one, add --headless, with --ai LEVEL "
             "to let the AI play)")
         return EXIT_USAGE
+    if (fault := _local_tls_fault()) is not None:
+        say(args, fault)
+        return EXIT_ERROR
     try:
         cfg = _config(args, role)
     except NetplayError as exc:
@@ -325,6 +336,9 @@ def run_resume(args: argparse.Namespace) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             return EXIT_ERROR
         path = newest
+    if (fault := _local_tls_fault()) is not None:
+        say(args, fault)
+        return EXIT_ERROR
     if no_table:
         try:
             _, resume_file = resume.check_resumable(path)
