@@ -23,6 +23,10 @@ from tests.test_ui_tmux import Tmux
 # without it, inside the lab's namespaces.
 os.environ["P2PTRUMPS_NO_MAP"] = "1"
 
+# The program's hints print its commands as the person can type them (p2ptrumps.command.typed_program):
+# here, as with the virtual environment active, `p2ptrumps ...` (tests/test_typed_hints.py checks the rest).
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
 # No property test fails on the clock: hypothesis's default deadline (200 ms an example) and its too-slow
 # health check measure the machine, and a loaded CI machine fails them now and then ("Flaky: Unreliable
 # test timings").  A test's own @settings still sets its example count.

@@ -109,10 +109,8 @@ def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetRes
     except NetplayError as exc:
         say(args, str(exc))
         res: NetResult | None = getattr(exc, "result", None)
-        for path in log_paths(res):
-            _tell(f"match log (kept): {path}", sys.stderr)
-            if resumefile.path_for(path).exists():  # unfinished, and it can be taken up (wire.md §14.4)
-                _tell(f"take it up when you both can: p2ptrumps resume {path}", sys.stderr)
+        for line in resumefile.kept_lines(log_paths(res)):
+            _tell(line, sys.stderr)
         return exc.status
     except keystore.KeyStoreError as exc:
         say(args, str(exc))

@@ -38,6 +38,8 @@ from typing import Any
 
 import trio
 
+from ..command import typed
+
 #: Seconds the host's start-up may spend asking the router (discovery, mapping, pinhole).
 START_BUDGET_S = 2.0
 #: Seconds to wait for a router's answer to a discovery (SSDP, NAT-PMP) before giving up on it.
@@ -608,7 +610,7 @@ def tell_lines(given: list[str], reach: Reach, ticket: str = "") -> list[str]:
             and not any(is_public(a.rsplit(":", 1)[0].strip("[]")) and a.rsplit(":", 1)[0].strip("[]")
                         != reach.unopened_v6 for a in usable):
         out.append("a guest in another home cannot reach these addresses (see above): meet by code instead, "
-                   "p2ptrumps host --code")
+                   + typed("host --code"))
     return out
 
 

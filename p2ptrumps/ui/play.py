@@ -56,7 +56,7 @@ from prompt_toolkit.output import Output
 from ..ai import AIPlayer, Hints, choose_trump
 from ..ai.core import WIN, WIN_BOUND
 from ..cards import suit_label
-from ..command import CommandError, say
+from ..command import CommandError, say, typed
 from ..files import prepare_dir, unused_path
 from ..match import MatchRunner, urandom_seed
 from ..notation import PositionTextError, parse_position
@@ -464,7 +464,7 @@ def _config(args: argparse.Namespace, ascii_only: bool) -> PlayConfig:
     except ContinueConflict as exc:
         raise CommandError(str(exc), usage=True) from None
     except NoGameToContinue as exc:
-        raise CommandError(f"{exc} (start one with `p2ptrumps play`)") from None
+        raise CommandError(f"{exc} (start one with `{typed('play')}`)") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -476,7 +476,7 @@ def run(args: argparse.Namespace) -> int:
     if why := terminal_problem(sys.stdin, sys.stdout):
         _config(args, bool(args.ascii))  # a fault of the options is named first (it reads, writes nothing)
         raise CommandError(f"this needs a full-screen terminal: {why} (for a match between AIs use "
-                           "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)")
+                           f"`{typed('arena')}`; to print a saved match, `{typed('replay FILE --text')}`)")
     ascii_only, note = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)),
                                     probe_fds=std_fds())
     config = _config(args, ascii_only)
@@ -522,7 +522,7 @@ def closing(args: argparse.Namespace, session: PlaySession) -> int:
             where = session.fallbacks[session.record_path].parent if session.record_path in session.faults else (
                 args.log_dir)
             option = f" --log-dir {shlex.quote(str(where))}" if where else ""
-            _print(f"Go on with it later: p2ptrumps play --continue{option}")
+            _print(f"Go on with it later: {typed('play --continue')}{option}")
     elif not session.saved:
         _print("No move was made: no record saved.")
     if stopped.signal is not None:

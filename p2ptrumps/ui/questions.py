@@ -63,6 +63,9 @@ class Questions:
             return
         s.help_open = False
         question = core.options.quit_question
+        if not question:  # nothing is lost by leaving (the match stopped already): leave without asking
+            core.exit(QuitResult.QUIT)
+            return
         if s.mode in (Mode.TRUMP, Mode.IDLE):
             question = "Quit the game?"
         self._ask(Confirm(question, on_yes=lambda: core.exit(QuitResult.QUIT)))
