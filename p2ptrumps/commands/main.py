@@ -333,10 +333,13 @@ def address_arg(text: str) -> str:
     (checked, returned as typed)."""
     from ..net.addresses import AddressError, parse_address
     from ..net.admission import TicketError, split_ticket
-    from ..net.meet import is_code
+    from ..net.meet import check_code, is_code
 
-    if is_code(text):
-        return text
+    if is_code(text):  # as typed: a newline, spaces, capitals (protocol/rendezvous.md §1)
+        try:
+            return check_code(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     try:
         parse_address(split_ticket(text)[0])
     except (AddressError, TicketError) as exc:

@@ -132,6 +132,9 @@ def parse_address(text: str, default_port: int | None = DEFAULT_PORT) -> tuple[s
         host, port_text = s, None
     if not host:
         raise AddressError(f"address {text!r} has no host (expected HOST:PORT)")
+    if port_text is None and re.fullmatch(r"[0-9]{1,5}", host):
+        raise AddressError(f"address {text!r} is a port alone: write the host's address before it "
+                           f"(HOST:{host}, as the host printed it), or give the host's code (7-crossover-clockwork)")
     if ":" not in host:
         check_host_name(host, text)
     if port_text is None:
@@ -203,9 +206,12 @@ def check_host_name(host: str, typed: str | None = None) -> str:
     if host.isascii():
         if not _HOSTNAME.fullmatch(host):
             raise AddressError(f"{where}{host!r} is not a host name or IP address")
-        if re.fullmatch(r"\d+(\.\d+){3}\.?", host) and not _is_ipv4(host.rstrip(".")):
+        if re.fullmatch(r"[0-9.]+", host) and not _is_ipv4(host.rstrip(".")):
+            # A resolver reads numbers as an address of its own (``12.34`` is 12.0.0.34): never a name.
             raise AddressError(f"{where}{host!r} is not an IPv4 address: its four numbers are each 0 to 255, "
-                               "without leading zeros")
+                               "without leading zeros" if host.rstrip(".").count(".") == 3 else
+                               f"{where}{host!r} is not an IPv4 address: four numbers joined by dots, each 0 to "
+                               "255, without leading zeros")
         return host
     try:
         idna.encode(host, uts46=True)
