@@ -14,6 +14,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import pytest
 
@@ -155,7 +156,7 @@ def _arg(body: str, name: str) -> str:
 class OnlyPermanent(BaseHTTPRequestHandler):
     """A UPnP-IGD v1 router whose AddPortMapping refuses any lease but 0 with error 725."""
 
-    calls: list[tuple[str, ...]] = []
+    calls: ClassVar[list[tuple[str, ...]]] = []
 
     def log_message(self, format: str, *args: object) -> None:
         pass
