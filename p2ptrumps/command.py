@@ -52,6 +52,17 @@ def command_name(args: argparse.Namespace | str | None) -> str:
     return f"{PROG} {name}" if name else PROG
 
 
+def tolerant_streams() -> None:
+    """Make ``sys.stdout`` and ``sys.stderr`` write what their encoding cannot hold as ``\\u0410``-style
+    escapes instead of raising ``UnicodeEncodeError``: a peer's name or chat (``Аня 👩‍👩‍👧``) on a Latin-1
+    or ASCII terminal is shown escaped and never ends the program.  Called once at start."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
 @lru_cache(maxsize=1)
 def typed_program() -> str:
     """How the person can type this program in their shell now, for the hints that print a command

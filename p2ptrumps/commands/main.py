@@ -28,7 +28,7 @@ from typing import NoReturn, TypeVar
 
 from .. import __version__
 from ..cards import CardParseError, parse_suit
-from ..command import PROG, CommandError, say
+from ..command import PROG, CommandError, say, tolerant_streams
 from ..rules import RuleSet, RuleSetError
 
 COMMANDS = {
@@ -755,6 +755,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad arguments exit (``SystemExit(2)``) after the usage line and one line of error;
     a :class:`~p2ptrumps.command.CommandError` from the command is printed in the same
     voice and its status returned."""
+    tolerant_streams()  # a peer's name the terminal cannot encode is escaped, never a crash
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     command = subparser(parser, args.command)
