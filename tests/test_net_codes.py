@@ -11,6 +11,7 @@ Against a real magic-wormhole mailbox server and transit relay on loopback (as t
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -68,12 +69,12 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str
         yield urls
 
 
-def _host(work: Path, servers: tuple[str, str]) -> tuple[subprocess.Popen[bytes], Path]:
+def _host(work: Path, servers: tuple[str, str], port: int = 0) -> tuple[subprocess.Popen[bytes], Path]:
     out = work / "host.out"
     with open(out, "wb") as f:
         proc = subprocess.Popen(
             peer_command("host", "--code", "--rendezvous", servers[0], "--relay", servers[1], "--bind", "127.0.0.1",
-                         "--port", "0", "--log", str(work / "host.p2plog"), *PLAY, *RULES),
+                         "--port", str(port), "--log", str(work / "host.p2plog"), *PLAY, *RULES),
             stdout=f, stderr=subprocess.STDOUT, env=peer_env(work / "host"))
     return proc, out
 
@@ -86,8 +87,16 @@ def _join(work: Path, servers: tuple[str, str], typed: str, *extra: str) -> subp
 
 @pytest.mark.timeout(120)
 def test_a_slip_spends_nothing_and_the_code_as_pasted_plays(tmp_path: Path, servers: tuple[str, str]) -> None:
-    host, out = _host(tmp_path, servers)
+    """Also: the host's port is taken (another host on it), and a code carries any port: the host listens
+    on a free one and says so in one line, instead of refusing."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    busy = int(taken.getsockname()[1])
+    host, out = _host(tmp_path, servers, busy)
     try:
+        moved = _wait_line(out, f"note: port {busy} is in use here; listening on port ", host)
+        assert moved.endswith(" instead (the code tells the guest)"), moved
         code = _code(_wait_line(out, "Tell your opponent: p2ptrumps join ", host))
         number, first, second = code.split("-")
         slip = _join(tmp_path, servers, f"{number}-{first}x-{second}")
@@ -100,6 +109,7 @@ def test_a_slip_spends_nothing_and_the_code_as_pasted_plays(tmp_path: Path, serv
         assert f"looking for the host of code {code} on the mailbox" in guest.stdout + guest.stderr
         assert host.wait(60) == 0
     finally:
+        taken.close()
         if host.poll() is None:
             host.kill()
             host.wait(5)

@@ -31,7 +31,7 @@ from . import addresses, mailbox
 from .config import EXIT_CONNECT, EXIT_KEY_REFUSED, EXIT_PEER_FAULT, NetConfig, NetplayError, NetResult, say
 from .dial import ConnectError, client_handshake, connect
 from .driver import GUEST_BACKOFF_S, play_over
-from .lobby import Lobby, addresses_to_give, open_listeners
+from .lobby import Lobby, PortInUse, addresses_to_give, open_listeners
 from .logfile import check_log_free
 from .portmap import describe_path, mapping_wanted, order_given, port_mapping
 from .secure import SecureError, SecureStream
@@ -421,7 +421,7 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
             codes spent by wrong tries), else as :func:`.lobby.host`.
     """
     check_log_free(cfg)
-    listeners = await open_listeners(bind, port)
+    listeners = await _listen_for_code(cfg, bind, port)
     try:
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound
@@ -474,6 +474,20 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
         for lst in listeners:
             with contextlib.suppress(Exception):
                 await lst.aclose()
+
+
+async def _listen_for_code(cfg: NetConfig, bind: str | None, port: int) -> list[trio.SocketListener]:
+    """Listen as :func:`.lobby.open_listeners` does; a port in use (another host on 4816) is no reason to
+    stop, since the code carries whatever port is bound: then any free port, said in one line."""
+    try:
+        return await open_listeners(bind, port)
+    except PortInUse:
+        if port == 0:
+            raise
+    listeners = await open_listeners(bind, 0)
+    say(cfg, f"note: port {port} is in use here; listening on port {listeners[0].socket.getsockname()[1]} "
+        "instead (the code tells the guest)")
+    return listeners
 
 
 async def join_by_code(cfg: NetConfig, code: str, *, rendezvous: str = DEFAULT_MAILBOX_URL) -> NetResult:
