@@ -331,6 +331,10 @@ def run_resume(args: argparse.Namespace) -> int:
             answer = input(f"resume {about}\n  log {newest}\nresume it? [y/N] ")
         except EOFError:
             answer = ""
+        except KeyboardInterrupt:  # Ctrl-C at the question: end its line, so the shell's prompt starts clean
+            _tell("", sys.stderr)
+            say(args, "interrupted")
+            return EXIT_LEFT
         if answer.strip().lower() not in ("y", "yes"):
             return EXIT_ERROR
         path = newest
