@@ -29,6 +29,10 @@ RANK_CHARS = "23456789TJQKA"  # index = rank - 2
 RANK_LABELS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 ACE = 14
 SIX = 6
+#: The lowest rank of each pack size (RULES.md §1): 32 cards are 7..A, 36 are 6..A, 52 are 2..A.
+LOWEST_RANK: dict[int, int] = {32: 7, 36: 6, 52: 2}
+#: The pack sizes the rules allow, smallest first.
+PACK_SIZES: tuple[int, ...] = tuple(LOWEST_RANK)
 
 SUIT_MASKS: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in SUITS)
 FULL_MASK = (1 << 52) - 1
@@ -247,7 +251,7 @@ def pack_mask(pack_size: int) -> int:
 
     Raises ``ValueError`` for other sizes.  Source: RULES.md §1.
     """
-    low = {32: 7, 36: 6, 52: 2}.get(pack_size)
+    low = LOWEST_RANK.get(pack_size)
     if low is None:
         raise ValueError(f"pack size {pack_size} is not one of 32, 36, 52")
     m = 0

@@ -456,8 +456,9 @@ class MatchRecord:
     def replay_deal(self, deal: DealRecord) -> Iterator[tuple[Move | None, Position]]:
         """Yield ``(None, start)`` then ``(move, position after it)`` for each move of ``deal``.
 
-        Each yielded position is a fresh copy.  Raises :class:`RecordError` naming
-        the first illegal move, or a result that differs from the one the moves reach.
+        Each yielded position is a fresh copy.  Raises :class:`RecordError` (as :meth:`start_of` does for
+        the hands) naming the first illegal move, a result that differs from the one the moves reach, or
+        a result for a deal the moves leave open that is not a resignation, an agreed draw or a claim on time.
         """
         pos = self.start_of(deal)
         yield None, pos.copy()

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from .cards import (
     ACE,
     BEATERS,
+    PACK_SIZES,
     Card,
     CardParseError,
     card_list,
@@ -26,9 +27,12 @@ from .cards import (
     suit_label,
     suit_of,
 )
+from .text import counted
 
 LEAD, BEAT, PICK_UP = 0, 1, 2
 NO_CARD = -1
+#: How a pick-up may be written in a move's code (any case): ``"pickup"`` is the canonical one.
+PICKUP_SPELLINGS = ("pickup", "pick up", "pick-up")
 
 
 class InvalidMoveError(ValueError):
@@ -73,7 +77,7 @@ class RuleSet:
                 raise RuleSetError(f"rule {f.name} must be true or false, not {value!r}")
             if not want_bool and type(value) is not int:
                 raise RuleSetError(f"rule {f.name} must be an integer, not {value!r}")
-        if self.pack_size not in (32, 36, 52):
+        if self.pack_size not in PACK_SIZES:
             raise RuleSetError(f"rule pack_size must be 32, 36 or 52, not {self.pack_size}")
         if self.repetition != 0 and not 2 <= self.repetition <= 100:
             raise RuleSetError(f"rule repetition must be 0 (off) or 2..100, not {self.repetition}")
@@ -113,7 +117,7 @@ class RuleSet:
                 "voluntary pick-up" if self.voluntary_pickup else "must beat",
                 f"repetition {self.repetition or 'off'}",
                 f"limit {self.turn_limit or 'off'} turns" if self.turn_limit else "no turn limit",
-                f"{self.deals} deal{'s' if self.deals != 1 else ''}",
+                counted(self.deals, "deal"),
             ]
         )
 
@@ -153,8 +157,9 @@ class Move(NamedTuple):
         return Card(self.card).code + "/" + (Card(self.second).code if self.second >= 0 else "")
 
     def label(self, ascii_only: bool = False) -> str:
-        """For people: ``"lead 10♥"``, ``"beat 9♠ with 10♠, second card 7♥"`` is too long,
-        so: ``"10♠ then 7♥"``, ``"10♠ (last card)"``, ``"pick up"``."""
+        """For people: ``"lead 10♥"``, ``"beat 10♠, second 7♥"``, ``"beat 10♠ (last card)"`` (the
+        beating card was the last in hand) or ``"pick up"``; suits as letters (``"lead 10H"``) when
+        ``ascii_only``."""
         if self.kind == PICK_UP:
             return "pick up"
         c = Card(self.card).label(ascii_only)
@@ -166,9 +171,11 @@ class Move(NamedTuple):
 
     @classmethod
     def parse(cls, text: str) -> Move:
-        """Parse the :attr:`code` form; raises :class:`InvalidMoveError` quoting the text."""
+        """Parse the :attr:`code` form, in any case and with any card spelling of RULES.md §1
+        (``"ts/7h"``, ``"10♠/7♥"``, ``"pick up"``); raises :class:`InvalidMoveError` quoting the text.
+        Whether the move is legal is not checked (:meth:`Position.check`)."""
         s = text.strip()
-        if s.lower() in ("pickup", "pick up", "pick-up"):
+        if s.lower() in PICKUP_SPELLINGS:
             return PICKUP_MOVE
         try:
             if "/" in s:
@@ -529,7 +536,7 @@ class Position:
     def parse_move(self, text: str) -> Move:
         """Read a move as a person types it, in this position.
 
-        ``"p"``/``"pickup"``/``"pick up"``/``"take"`` picks up; one card leads
+        ``"p"``, ``"t"``, ``"take"``, ``"pickup"``, ``"pick up"`` or ``"pick-up"`` (any case) picks up; one card leads
         (empty pile) or beats with the last card; two cards (``"10s 7h"``,
         ``"TS/7H"``) beat then play the second.  Raises
         :class:`InvalidMoveError` if it does not parse, :class:`IllegalMoveError`

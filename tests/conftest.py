@@ -99,7 +99,7 @@ def load_bench(name: str) -> ModuleType:
 
 
 def pytest_report_header() -> str:
-    """One line at the top of every run: whether the network lab's tests can run here (issue 14)."""
+    """One line at the top of every run: whether the network lab's tests can run here."""
     from p2ptrumps.net import lab
 
     why = lab.unavailable()

@@ -1,4 +1,4 @@
-"""Issue 18 item 4: the build floors in pyproject.toml are true.
+"""The build floors in pyproject.toml are true.
 
 ``license = "MIT"`` (an SPDX expression, PEP 639) needs setuptools >= 77: with the older floor of
 68 (Ubuntu 24.04's) ``pip install --no-build-isolation .`` failed.  platformdirs before 4.11.8

@@ -1,5 +1,5 @@
 """One voice on the command line: a subcommand's usage line and one line of error, the same
-words for the same option everywhere, defaults in the help, bad values refused (issue 9 §4)."""
+words for the same option everywhere, defaults in the help, bad values refused."""
 
 from __future__ import annotations
 
@@ -153,6 +153,8 @@ def test_rules_command_prints_the_installed_rule_book(capsys: pytest.CaptureFixt
 
 def test_rules_with_a_pager_that_is_not_there_prints_the_rules(capsys: pytest.CaptureFixture[str],
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import pydoc
+
     from p2ptrumps.ui import rulebook
 
     monkeypatch.setenv("PAGER", "/nonexistent/pager -R")
@@ -160,7 +162,7 @@ def test_rules_with_a_pager_that_is_not_there_prints_the_rules(capsys: pytest.Ca
     monkeypatch.setattr(rulebook.sys.stdout, "isatty", lambda: True)
     monkeypatch.setattr(rulebook.sys.stdin, "isatty", lambda: True)
     paged: list[str] = []
-    monkeypatch.setattr(rulebook.pydoc, "pager", paged.append)
+    monkeypatch.setattr(pydoc, "pager", paged.append)
     assert main(["rules"]) == 0
     captured = capsys.readouterr()
     assert paged == [] and captured.out.startswith("# Your own trumps")

@@ -1,4 +1,4 @@
-"""``p2ptrumps history``: the list of matches, the summary per opponent, the index cache (issue 19 §1)."""
+"""``p2ptrumps history``: the list of matches, the summary per opponent, the index cache."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The import arrows of DESIGN.md, checked by walking the source with ``ast``.
+"""The import arrows of ARCHITECTURE.md ("Layers"), checked by walking the source with ``ast``.
 
 Layers (a module's layer is found from its path):
 
@@ -281,6 +281,21 @@ def test_every_module_has_a_layer() -> None:
     assert (layers["p2ptrumps.net.transport"], layers["p2ptrumps.net.table"], layers["p2ptrumps.net.commands"]) == (
         "net", "net-table", "wiring")
 
+
+
+def test_architecture_names_every_package_and_module() -> None:
+    """ARCHITECTURE.md says what each module holds: a new module is named there too."""
+    text = (PACKAGE_ROOT.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    missing = []
+    for path in sorted(PACKAGE_ROOT.rglob("*.py")):
+        rel = path.relative_to(PACKAGE_ROOT)
+        if path.name == "__init__.py":
+            named = f"`{rel.parent.as_posix()}/`" in text if rel.parent.parts else True
+        else:
+            named = f"`{path.stem}`" in text or f"{path.name}`" in text
+        if not named:
+            missing.append(rel.as_posix())
+    assert missing == []
 
 SYNTHETIC = {
     "__init__.py": "",

@@ -1,4 +1,4 @@
-"""Keys and what the table says (issue 9 §2, §3): any keyboard layout, unknown keys, typed
+"""Keys and what the table says: any keyboard layout, unknown keys, typed
 Russian card letters, the second-card step, repetition, pick-up counts, the last move at 60
 columns, the deal-over screen, the rule book.  The table runs on prompt_toolkit's pipe
 input with a dummy output; its intents are collected instead of reaching a match."""
@@ -264,7 +264,7 @@ def test_repeating_moves_are_exactly_those_that_draw() -> None:
 
 
 def test_a_forced_pick_up_that_repeats_a_position_is_named_not_asked() -> None:
-    """issue 19 §5: the only legal move is said to draw, and played without "Play it?"."""
+    """The only legal move is said to draw, and played without "Play it?"."""
     pos = repeat_position()
     assert pos.legal_moves() == [Move.pick_up()]
     seat = pos.to_move

@@ -1,6 +1,6 @@
 """``p2ptrumps history``: every match this data directory holds, and a score per opponent.
 
-Source: issue 19 §1; the index file is specified in ``protocol/files.md`` ("history.json").
+Source: README.md "Commands"; the index file is specified in ``protocol/files.md`` ("history.json").
 
 The sources of truth are the files themselves: the offline game records in
 ``<data>/records/*.json`` (``protocol/record.md``) and the match logs of networked
@@ -38,6 +38,7 @@ from ..files import UnreadableFileError, read_limited, write_atomic
 from ..record import FORMAT as RECORD_FORMAT
 from ..record import MatchRecord
 from ..rules import RuleSet
+from ..text import counted, halves_text
 from ..wire.log import LOG_MAGIC
 from ..wire.verify import verify_log
 from .replay import started_from_name
@@ -131,8 +132,7 @@ class Entry:
 
 
 def _rules_text(r: RuleSet) -> str:
-    deals = f"{r.deals} deal" + ("s" if r.deals != 1 else "")
-    return f"{r.pack_size} cards, {deals}"
+    return f"{r.pack_size} cards, {counted(r.deals, 'deal')}"
 
 
 def _result(mine: float, theirs: float, finished: bool) -> str:
@@ -428,11 +428,6 @@ def matches(entry: Entry, opponent: str | None, since: date | None) -> bool:
     return True
 
 
-def _points(x: float) -> str:
-    whole, half = divmod(round(x * 2), 2)
-    return (str(whole) if whole or not half else "") + ("½" if half else "")
-
-
 def _when(started: str) -> str:
     try:
         t = datetime.strptime(started, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).astimezone()
@@ -463,10 +458,11 @@ def format_text(history: History, shown: list[Entry], ascii_only: bool = False, 
         text = "\n".join([f"no matches in {history.data} (offline records in records/, match logs in logs/)",
                           *(["", *others] if others else [])])
         return text.replace("½", ".5") if ascii_only else text
-    lines = [f"{len(shown)} match{'es' if len(shown) != 1 else ''} in {history.data}", ""]
+    lines = [f"{counted(len(shown), 'match', 'matches')} in {history.data}", ""]
     rows = [("date", "opponent", "rules", "result", "check")]
     for e in shown:
-        result = e.result if e.result == "unfinished" else f"{e.result} {_points(e.score[0])}-{_points(e.score[1])}"
+        a, b = (halves_text(round(points * 2)) for points in e.score)
+        result = e.result if e.result == "unfinished" else f"{e.result} {a}-{b}"
         if e.claimed:
             result += " (on time)"
         check = e.check if e.counts or e.check in ("verified", "record") else f"{e.check} ({e.path})"

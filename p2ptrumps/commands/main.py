@@ -24,12 +24,13 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from datetime import date
-from typing import NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from .. import __version__
-from ..cards import CardParseError, parse_suit
+from ..cards import PACK_SIZES, CardParseError, parse_suit
 from ..command import PROG, CommandError, say, tolerant_streams
 from ..rules import RuleSet, RuleSetError
+from ..text import AI_LEVELS
 
 COMMANDS = {
     "play": "p2ptrumps.ui.play:run",
@@ -45,8 +46,6 @@ COMMANDS = {
     "resume": "p2ptrumps.net.commands:run_resume",
     "history": "p2ptrumps.commands.history:run",
 }
-
-AI_LEVELS = ("random", "greedy", "normal", "strong")
 
 #: The networked commands, whose table (unless ``--headless`` or ``--ai``) the command line prepares.
 _TABLE_COMMANDS = ("host", "join", "resume")
@@ -330,7 +329,7 @@ def bind_arg(text: str) -> str:
 def address_arg(text: str) -> str:
     """argparse type: a code (``7-crossover-clockwork``, protocol/rendezvous.md §1) or ``HOST:PORT`` /
     ``[v6]:PORT`` / ``HOST``, each maybe with ``/TICKET`` (the host's join ticket, protocol/wire.md §7.3)
-    (checked, returned as typed)."""
+    (checked; an address is returned as typed, a code as read: lower case, one dash between its parts)."""
     from ..net.addresses import AddressError, parse_address
     from ..net.admission import TicketError, split_ticket
     from ..net.meet import check_code, is_code
@@ -406,7 +405,8 @@ def add_rule_options(p: argparse.ArgumentParser) -> None:
     """The rule-set options of RULES.md (defaults as there)."""
     g = p.add_argument_group("rules (RULES.md variants; both players must agree)")
     g.add_argument("--deals", type=positive_int, default=1, metavar="N", help="deals in the match")
-    g.add_argument("--pack", type=one_of(32, 36, 52), default=36, metavar="32|36|52", help="pack size")
+    g.add_argument("--pack", type=one_of(*PACK_SIZES), default=36, metavar="|".join(map(str, PACK_SIZES)),
+                   help="pack size")
     g.add_argument("--no-sixes", action="store_true", help="turn off the sixes rule")
     g.add_argument(
         "--voluntary-pickup", action="store_true", help="allow picking up even when you could beat"
@@ -474,15 +474,13 @@ def _since_arg(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a day as YYYY-MM-DD") from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog=PROG,
-        description="Svoi Kozyri (your own trumps), the card duel: play the AI, or a person "
-        "over the network with no server between you.",
-    )
-    parser.add_argument("--version", action="version", version=f"p2ptrumps {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+if TYPE_CHECKING:
+    #: The subcommands of the parser, as ``add_subparsers`` gives them.
+    Commands = argparse._SubParsersAction[Parser]
 
+
+def _add_play(sub: Commands) -> None:
+    """``p2ptrumps play``: its options."""
     play = sub.add_parser("play", help="play the AI in the terminal", description="Play a match against the AI.")
     add_ai_options(play, level="normal", think_s=0.5, think_help="the AI's time per move, seconds")
     play.add_argument("--seed", type=int64_arg, default=None, metavar="N",
@@ -502,6 +500,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "the record is saved in place)")
     add_rule_options(play)
 
+
+def _add_replay(sub: Commands) -> None:
+    """``p2ptrumps replay``: its options."""
     replay = sub.add_parser(
         "replay", help="step through a saved match", description="Replay a saved record or match log."
     )
@@ -512,6 +513,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_analysis_options(replay)
     add_suit_options(replay)
 
+
+def _add_arena(sub: Commands) -> None:
+    """``p2ptrumps arena``: its options."""
     arena = sub.add_parser(
         "arena",
         help="AI against AI, headless",
@@ -533,6 +537,9 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--jobs", type=positive_int, default=1, metavar="J", help="processes")
     arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here (default: none)")
 
+
+def _add_host(sub: Commands) -> None:
+    """``p2ptrumps host``: its options."""
     host = sub.add_parser("host", help="host a networked match", description="Wait for a guest and play a match.")
     host.add_argument("--bind", type=bind_arg, default=None, metavar="ADDR",
                       help="address to listen on: an IPv4 or IPv6 address or a host name "
@@ -567,6 +574,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the move clock, agreed with the rules: seconds per move (5..3600), after which the "
                       "waiting side may claim the deal; 0 = no clock")
 
+
+def _add_join(sub: Commands) -> None:
+    """``p2ptrumps join``: its options."""
     join = sub.add_parser("join", help="join a networked match", description="Connect to a host and play.")
     join.add_argument("address", metavar="CODE|HOST:PORT[/TICKET]", type=address_arg,
                       help="the code the host gave you (7-crossover-clockwork), or the address it printed with "
@@ -585,6 +595,9 @@ def build_parser() -> argparse.ArgumentParser:
     policy.add_argument("--max-turn-limit", type=positive_int, default=1000, metavar="N",
                         help="refuse a turn limit above N, or none (rules with repetition off are refused too)")
 
+
+def _add_resume(sub: Commands) -> None:
+    """``p2ptrumps resume``: its options."""
     resume = sub.add_parser(
         "resume", help="take up an unfinished networked match after a crash",
         description="Take up an unfinished networked match from its log after this side's process died "
@@ -604,6 +617,9 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--timeout", type=positive_float, default=30.0, metavar="S",
                         help="seconds of silence (no heartbeat) before the peer is declared gone")
 
+
+def _add_verify(sub: Commands) -> None:
+    """``p2ptrumps verify``: its options."""
     verify = sub.add_parser(
         "verify",
         help="check a match log, or the two logs of one match against each other",
@@ -619,6 +635,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the other seat's log of the same match, to check against LOG")
     verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
 
+
+def _add_solve(sub: Commands) -> None:
+    """``p2ptrumps solve``: its options."""
     solve = sub.add_parser(
         "solve", help="the exact value of a position",
         description="Solve a position exactly: win, draw or loss against best play and in how many turns, "
@@ -636,6 +655,9 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
     add_suit_options(solve)
 
+
+def _add_analyse(sub: Commands) -> None:
+    """``p2ptrumps analyse``: its options."""
     analyse = sub.add_parser(
         "analyse", help="judge every move of a saved match",
         description="Solve the positions of a game record or match log and say which moves kept the value "
@@ -647,6 +669,9 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--json", action="store_true", help="print the analysis as JSON")
     add_suit_options(analyse)
 
+
+def _add_history(sub: Commands) -> None:
+    """``p2ptrumps history``: its options."""
     history = sub.add_parser(
         "history", help="the matches you played and your score against each opponent",
         description="List every match of your data directory (offline records and networked match logs): "
@@ -659,6 +684,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="only matches started on or after this day")
     history.add_argument("--json", action="store_true", help="print the list and summary as JSON")
 
+
+def _add_id(sub: Commands) -> None:
+    """``p2ptrumps id``: its options."""
     ident = sub.add_parser(
         "id", help="show your key fingerprint", description="Show (creating on first use) your identity."
     )
@@ -666,9 +694,43 @@ def build_parser() -> argparse.ArgumentParser:
     ident.add_argument("--forget", default=None, metavar="NAME_OR_FP",
                        help="unpin a known peer (by fingerprint, name or address), e.g. after it made a new key")
 
+
+def _add_rules(sub: Commands) -> None:
+    """``p2ptrumps rules``: its options."""
     rules = sub.add_parser("rules", help="read the rules of the game",
                            description="Show the rule book (RULES.md), through a pager on a terminal.")
     rules.add_argument("--no-pager", action="store_true", help="print the rules without a pager")
+
+
+#: One builder per command, in the order ``p2ptrumps --help`` lists them.
+BUILDERS: tuple[Callable[[Commands], None], ...] = (
+    _add_play,
+    _add_replay,
+    _add_arena,
+    _add_host,
+    _add_join,
+    _add_resume,
+    _add_verify,
+    _add_solve,
+    _add_analyse,
+    _add_history,
+    _add_id,
+    _add_rules,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line: the top level (``--version``) and one subparser per command, each made
+    by its builder in :data:`BUILDERS` (the order of ``--help``)."""
+    parser = Parser(
+        prog=PROG,
+        description="Svoi Kozyri (your own trumps), the card duel: play the AI, or a person "
+        "over the network with no server between you.",
+    )
+    parser.add_argument("--version", action="version", version=f"p2ptrumps {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in BUILDERS:
+        add(sub)
     return parser
 
 

@@ -1,6 +1,6 @@
 """The ``host``, ``join`` and ``id`` commands: arguments in, an exit status out.
 
-Source: issue 3 §3.  The person's seat plays in the full-screen table
+Source: README.md "Playing over the network".  The person's seat plays in the full-screen table
 (:mod:`p2ptrumps.net.table`) unless ``--ai`` or ``--headless``; then the match runs in
 plain trio and prints its progress (``--headless``) or each match's score at the end.
 """
@@ -19,7 +19,7 @@ import trio
 
 from ..command import say
 from ..system import signals as system_signals
-from ..text import quoted
+from ..text import halves_text, quoted
 from . import config, keystore, resumefile
 from .admission import TicketError, new_ticket, split_ticket
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
@@ -122,7 +122,7 @@ def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetRes
                 if done.seat == 1:
                     names = names[::-1]
                 x, y = done.score_halves
-                _tell(f"match over: {names[0]} {x / 2:g}, {names[1]} {y / 2:g}", cfg_out)
+                _tell(f"match over: {names[0]} {halves_text(x, True)}, {names[1]} {halves_text(y, True)}", cfg_out)
     for path in log_paths(result):
         _tell(f"match log: {path}", cfg_out)
     return EXIT_OK
@@ -158,7 +158,7 @@ def _local_tls_fault() -> str | None:
 
 
 def _run(args: argparse.Namespace, role: str) -> int:
-    from ..ui.replay import terminal_problem
+    from ..ui.terminal import terminal_problem
     from .addresses import unresolved_bind
 
     if role == "host" and (fault := unresolved_bind(getattr(args, "bind", None))):
@@ -303,7 +303,7 @@ def run_resume(args: argparse.Namespace) -> int:
 
     no_table = ""  # why the table cannot run here: said once we know there is something to resume
     if not args.headless and args.ai is None:
-        from ..ui.replay import terminal_problem
+        from ..ui.terminal import terminal_problem
 
         no_table = terminal_problem(sys.stdin, sys.stdout) or ""
     try:

@@ -2,8 +2,8 @@
 :class:`NetplayError` and the exit statuses of ``host`` and ``join``; and :class:`MatchView`, what
 the table sees of a match in play (the configuration never names the game object itself).
 
-Source: issue 3 §2-§3 and issue 6.  Every other module of :mod:`p2ptrumps.net` may import
-this one; it imports none of them.
+Source: README.md "Playing over the network" (the options and exit statuses).
+Every other module of :mod:`p2ptrumps.net` may import this one; it imports none of them.
 
 Exit statuses (each with a one-line message on stderr, and the log path when a
 log was started):

@@ -1,6 +1,6 @@
 """``p2ptrumps join``: reach the host at a typed address and play as the guest.
 
-Source: issue 3 §3, issue 6 §1 (any host name, every address it resolves to).
+Source: README.md "Playing over the network" (any host name, every address it resolves to).
 """
 
 from __future__ import annotations

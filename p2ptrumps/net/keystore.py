@@ -1,6 +1,6 @@
 """The user's identity key, display name and known peers, in the user data directory.
 
-Source: issue 3 §2 (identity key created on first use, mode 0600; known peers
+Source: ``protocol/files.md`` (the identity key, created on first use, mode 0600; known peers
 pinned on first use; a changed key for a known peer is refused loudly) and
 ``protocol/wire.md`` (the fingerprint of a key is defined there and computed by
 :mod:`p2ptrumps.wire.identity`; this module only stores and compares it).

@@ -1,9 +1,9 @@
 """``p2ptrumps host``: listen, print the addresses to give out, and the waiting room that
 lets connections say hello and gives the match to the first valid guest.
 
-Source: issue 3 §3, ``protocol/wire.md`` §7.1 (the waiting room: a host drops connections that
+Source: ``protocol/wire.md`` §7.1 (the waiting room: a host drops connections that
 say no valid hello in time, carries several handshakes at once and gives the match to the first
-guest whose ``agree`` checks out), §17 (its caps), issue 6 §1 (addresses), issue 7 (strangers
+guest whose ``agree`` checks out), §17 (its caps: strangers
 cannot wedge, flood or poison the host).
 """
 

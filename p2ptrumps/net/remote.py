@@ -1,7 +1,7 @@
 """The remote peer as a match player, and the commit-reveal seed source.
 
 Source: ``protocol/wire.md`` §9 (the match: trumps, commit-reveal per deal,
-moves, resignation, draw offers, deal and match end) and issue 3 §2.
+moves, resignation, draw offers, deal and match end).
 
 :class:`NetGame` sits between a running :class:`~p2ptrumps.net.transport.Connection`
 and the match loop (:class:`~p2ptrumps.match.MatchRunner`):
@@ -44,6 +44,7 @@ import trio
 from ..match import Action, DealInterrupted, DealStarted, Event, OfferDraw, Player, Resign
 from ..record import PlayerInfo
 from ..rules import Move, Outcome, Position
+from ..text import clock_text
 from ..wire.chain import DONE, PLAY
 from ..wire.errors import LocalProtocolError
 from ..wire.events import (
@@ -86,12 +87,6 @@ CLOCKED = ("trump", "commit", "reveal", "move")
 #: What the clock times: ``(step, deal, turn, seat)`` -- the step one of :data:`CLOCKED` or a statement
 #: (``"deal-end"``, ``"match-end"``), the turn of the deal for a move (else 0), the seat awaited.
 ClockKey = tuple[str, int, int, int]
-
-
-def clock_text(seconds: float) -> str:
-    """``"1:05"`` for 65 seconds (whole seconds rounded up, never below 0:00)."""
-    whole = max(0, int(-(-seconds // 1)))
-    return f"{whole // 60}:{whole % 60:02d}"
 
 
 class MoveClock:

@@ -1,6 +1,6 @@
 """The person's seat of a networked match in the full-screen table (``host`` / ``join`` without ``--ai``).
 
-Source: issue 3 §3 (the same terminal UI as offline, showing the opponent's
+Source: README.md "Playing over the network" (the same terminal UI as offline, showing the opponent's
 name and fingerprint, chat, resign, draw offer, connection state, and at the
 end the path of the match log).
 
@@ -57,8 +57,8 @@ def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
 
 def table_names(mine: str, my_fingerprint: str, theirs: str, their_fingerprint: str) -> tuple[str, str]:
     """The display names of us and the peer (:func:`display_name`); when they are the same, each
-    followed by its key's first four characters, ``("root (K7QX)", "root (3HAG)")`` (issue 19 §4:
-    names are labels, keys are identities)."""
+    followed by its key's first four characters, ``("root (K7QX)", "root (3HAG)")`` (names are
+    labels, keys are identities)."""
     me, peer = display_name(mine), display_name(theirs)
     if me == peer:
         short = MAX_NAME_COLUMNS - 7
@@ -384,7 +384,7 @@ class TableSeat:
                                result.peer_fingerprint or "")
         table.set_players((me, peer) if game.seat == 0 else (peer, me), game.seat)
         self.peer_shown = {result.peer_name or "peer": peer}
-        # the key, and which path the match took (issue 14 §3)
+        # the key, and which path the match took (direct, mapped port, relay)
         table.set_opponent_detail(f"key {result.peer_fingerprint}" + (f" · {cfg.path}" if cfg.path else ""))
         table.set_connection("connected")
         table.record_path = str(result.log_path)
@@ -546,7 +546,7 @@ def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
 
 def _closed_after_end(table: TableApp, game: MatchView, clean: bool, shown: str | None = None) -> None:
     """The peer closed the connection after the match's end: no rematch any more, so the end
-    screen's Enter only leaves and says so (issue 19 §5: it kept saying "Enter rematch or leave");
+    screen's Enter only leaves and says so (not "Enter rematch or leave");
     ``shown``: the peer's name as the table shows it (default: its name, cut)."""
     if not clean or table.state.mode != Mode.MATCH_END or table.options.match_end_enter == "leave":
         return

@@ -1,6 +1,6 @@
 """Runs a sans-IO peer :class:`~p2ptrumps.wire.session.Session` over a trio stream.
 
-Source: issue 3 §2 (the peer) and ``protocol/wire.md`` (framing, heartbeats).
+Source: ``protocol/wire.md`` §2 (framing), §10 (heartbeats).
 
 The session holds every protocol rule; this module only moves bytes and keeps
 time (the session reads no clock):

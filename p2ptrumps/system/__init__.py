@@ -1,4 +1,4 @@
-"""What differs between operating systems, one small module per concern (issue 18).
+"""What differs between operating systems, one small module per concern.
 
 * :mod:`.signals` -- the signals that mean "leave now" (SIGTERM, SIGHUP; on Windows SIGBREAK,
   which a closed console window raises) and handlers where asyncio cannot install them.

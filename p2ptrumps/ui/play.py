@@ -62,6 +62,7 @@ from ..match import MatchRunner, urandom_seed
 from ..notation import PositionTextError, parse_position
 from ..record import MatchRecord, PlayerInfo, RecordError, parse_json
 from ..rules import Move, Position, RuleSet
+from ..text import counted
 from .app import HumanPlayer, QuitResult, TableApp, UIOptions
 from .bridge import GuestCancelled, TrioGuest
 from .terminal import LEAVING_SIGNALS, Termination, choose_ascii, std_fds, terminal_problem
@@ -161,7 +162,7 @@ def where_stopped(record: MatchRecord) -> str:
     """Where an unfinished game stopped: ``"deal 1 of 3, after 7 moves"`` or ``"after deal 1 of 3"``."""
     last = record.deals[-1]
     if last.outcome is None:
-        return f"deal {last.number} of {record.rules.deals}, after {len(last.moves)} move{'s' * (len(last.moves) != 1)}"
+        return f"deal {last.number} of {record.rules.deals}, after {counted(len(last.moves), 'move')}"
     return f"after deal {last.number} of {record.rules.deals}"
 
 
@@ -169,7 +170,7 @@ def short_rules(rules: RuleSet) -> str:
     """The rules in a few words: ``"36 cards, 1 deal"``, and each variant that is not RULES.md's
     default (``"32 cards, 3 deals, sixes off, voluntary pick-up, repetition off, limit 200 turns"``)."""
     default = RuleSet()
-    words = [f"{rules.pack_size} cards", f"{rules.deals} deal{'s' * (rules.deals != 1)}"]
+    words = [f"{rules.pack_size} cards", counted(rules.deals, "deal")]
     if not rules.sixes:
         words.append("sixes off")
     if rules.voluntary_pickup:

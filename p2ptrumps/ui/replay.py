@@ -75,7 +75,7 @@ from ..notation import position_text
 from ..record import FORMAT, MatchRecord, RecordError, parse_json
 from ..rules import PICK_UP, Move, Position
 from ..system.signals import exit_status, hangup_signal
-from ..text import names_apart
+from ..text import counted, names_apart
 from .app import _SILENT_KEYS, ESC_TIMEOUT_S, _LinesControl, fit_keys
 from .keys import add_layout_aliases, key_name
 from .terminal import Termination, choose_ascii, ignore_mouse_reports, std_fds
@@ -305,7 +305,7 @@ def _move_text(step: Step, ascii_only: bool) -> str:
     assert step.move is not None
     text = step.move.label(ascii_only)
     if step.move.kind == PICK_UP:
-        text += f" ({step.picked} card{'s' if step.picked != 1 else ''})"
+        text += f" ({counted(step.picked, 'card')})"
     return text
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import pydoc
 import shlex
 import shutil
 import sys
 from importlib import resources
 
-from .view import asciify, wants_ascii, wrapped_lines
+from .terminal import wants_ascii
+from .view import asciify, wrapped_lines
 
 
 def rule_book() -> str:
@@ -37,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
     if args.no_pager or not sys.stdout.isatty() or not sys.stdin.isatty() or not _pager_found():
         sys.stdout.write(text)
     else:  # laid out for the terminal's width (paragraphs joined and wrapped again)
+        import pydoc  # here, not at the top: only the pager needs it
+
         columns = shutil.get_terminal_size().columns
         pydoc.pager("\n".join(wrapped_lines(text.splitlines(), max(40, columns - 1))) + "\n")
     return 0

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from prompt_toolkit.utils import get_cwidth
 
+from ..text import clock_text
 from .overlays import RuleBook
 from .state import Mode, TableCore
-from .view import CLOCK_WARN_S, StatusView, clock_text, expect_text, wrapped_lines
+from .view import CLOCK_WARN_S, StatusView, expect_text, wrapped_lines
 
 #: Key hints dropped first when the keys line is too narrow (``? help`` lists them all).
 _DROPPABLE = ("o hand", "R resign", "d draw", ": type", "u undo", "i hint", "t chat", "Esc back")

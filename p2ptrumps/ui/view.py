@@ -23,7 +23,7 @@ Screens:
 
 Pure helpers used by the app: :func:`expect_text` (what RULES.md §4 expects of
 the player to move), :func:`hand_order` (the display order of a hand),
-:func:`asciify`, :func:`printable`, :func:`wants_ascii`, :func:`wants_color`,
+:func:`asciify`, :func:`printable`, :func:`wants_color`,
 :func:`score_text`.
 
 Nothing from a record or a peer reaches the terminal raw: every line goes
@@ -43,9 +43,9 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
-from ..cards import SUITS, Card, cards_in, suit_label, suit_of
+from ..cards import SUIT_NAMES, SUITS, Card, cards_in, suit_label, suit_of
 from ..rules import BEAT, LEAD, Move, Position
-from ..text import refused_char
+from ..text import clock_text, counted, halves_text, refused_char
 
 Line = list[tuple[str, str]]
 
@@ -95,40 +95,6 @@ def printable(text: str) -> str:
         elif kind != "Cf":
             out.append("?")
     return "".join(out)
-
-
-#: The ``LC_CTYPE`` values Python's C-locale coercion (PEP 538) puts in the environment.
-_COERCED_CTYPES = ("C.UTF-8", "C.utf8", "UTF-8")
-
-
-def c_locale(environ: Mapping[str, str] | None = None) -> bool:
-    """True when the locale of ``environ`` (default ``os.environ``) is ``C`` or ``POSIX``.
-
-    The first non-empty one of ``LC_ALL``, ``LC_CTYPE``, ``LANG`` decides (POSIX
-    order); none set means the C locale too.  Python's C-locale coercion makes
-    stdout UTF-8 and sets ``LC_CTYPE=C.UTF-8`` itself, so an ``LC_CTYPE`` of that
-    kind beside a C ``LANG`` (or none) counts as the C locale.
-    """
-    env = os.environ if environ is None else environ
-    if env.get("LC_ALL"):
-        return env["LC_ALL"] in ("C", "POSIX")
-    lang = env.get("LANG") or "C"
-    ctype = env.get("LC_CTYPE")
-    if ctype and not (ctype in _COERCED_CTYPES and lang in ("C", "POSIX")):
-        return ctype in ("C", "POSIX")
-    return lang in ("C", "POSIX")
-
-
-def wants_ascii(encoding: str | None, environ: Mapping[str, str] | None = None) -> bool:
-    """True when a stream of this ``encoding`` (e.g. ``sys.stdout.encoding``) cannot write ``♠``,
-    or when the locale is C/POSIX (:func:`c_locale` of ``environ``, default ``os.environ``)."""
-    if not encoding or c_locale(environ):
-        return True
-    try:
-        "♣♦♥♠…─│".encode(encoding)
-    except (UnicodeEncodeError, LookupError):
-        return True
-    return False
 
 
 #: ``TERM`` values of terminals without colours (besides the terminfo suffixes ``-mono`` and ``-m``).
@@ -310,16 +276,6 @@ class EndView:
 
 
 # ----- small text helpers ------------------------------------------------------
-
-
-def halves_text(halves: int, ascii_only: bool = False) -> str:
-    """A half-point count as points: ``3`` -> ``"1½"`` (``"1.5"`` in ASCII), ``1`` -> ``"½"``."""
-    whole, half = divmod(halves, 2)
-    if not half:
-        return str(whole)
-    if ascii_only:
-        return f"{whole}.5"
-    return f"{whole}½" if whole else "½"
 
 
 def score_text(names: tuple[str, str], score_halves: tuple[int, int], my_seat: int = 0,
@@ -550,7 +506,7 @@ def last_move_line(history: Sequence[HistoryEntry], names: tuple[str, str], seat
         return []
     what = entry.move.label(ascii_only)
     if entry.picked:
-        what += f" ({entry.picked} card{'s' if entry.picked != 1 else ''})"
+        what += f" ({counted(entry.picked, 'card')})"
     return [("class:dim", f" Last move of {names[seat]}: "), ("class:history.theirs", what)]
 
 
@@ -574,7 +530,7 @@ def _player_line(view: TableView, seat: int) -> Line:
     t = suit_label(view.trumps[seat], view.ascii_only)
     mover = "▶ " if view.to_move == seat else "  "
     line: Line = [("", " " + mover), ("class:name", view.names[seat]), ("", "  trump "), ("class:trump", t),
-                  ("", f"  {n} card{'s' if n != 1 else ''}")]
+                  ("", f"  {counted(n, 'card')}")]
     if view.clock is not None and view.clock[0] == seat:
         line += [("", "  "), clock_fragment(view.clock[1])]
     return line
@@ -582,12 +538,6 @@ def _player_line(view: TableView, seat: int) -> Line:
 
 #: The last seconds of a move clock, drawn in the warning style (and the bell once, protocol/wire.md §16).
 CLOCK_WARN_S = 10.0
-
-
-def clock_text(seconds: float) -> str:
-    """``"1:05"`` for 65 seconds (whole seconds rounded up, never below 0:00)."""
-    whole = max(0, int(-(-seconds // 1)))
-    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def clock_fragment(left_s: float) -> tuple[str, str]:
@@ -750,7 +700,7 @@ def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, widt
     ]
     for i, s in enumerate(SUITS):
         mark = "▶ " if s == selected else "  "
-        name = ("clubs", "diamonds", "hearts", "spades")[s]
+        name = SUIT_NAMES[s]
         style = "class:card.selected" if s == selected else ("class:dim" if s == taken else "")
         text = f"{suit_label(s, ascii_only)} {name}"
         note = "  (taken by your opponent)" if s == taken else ""
@@ -841,7 +791,7 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
     for seat in (opp, me):
         n = bin(view.hands[seat]).count("1")
         lines.append([("class:name", f" {view.names[seat]}"),
-                      ("", f"  trump {suit_label(view.trumps[seat], a)}  {n} card{'s' if n != 1 else ''} left")])
+                      ("", f"  trump {suit_label(view.trumps[seat], a)}  {counted(n, 'card')} left")])
         if view.hands[seat]:
             lines.extend(hand_rows(view.hands[seat], view.trumps[seat], ascii_only=a))
     pile = [card_text(c, a) for c in view.pile] or ["(empty)"]
@@ -923,7 +873,7 @@ def expect_text(position: Position, seat: int, pending_beat: int | None = None,
     beating = position.beating_cards(seat)
     beaters = [Card(c).label() for c in hand_order(beating, position.trumps[seat])]
     k = position.pickup_size()
-    take = f"pick up (p) takes {k} card{'s' if k != 1 else ''}"
+    take = f"pick up (p) takes {counted(k, 'card')}"
     if not beaters:
         return f"Nothing beats {top}: {take}."
     if len(beaters) > 6:

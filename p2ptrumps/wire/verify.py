@@ -29,7 +29,7 @@ from typing import Any
 from ..cards import SUIT_LETTERS
 from ..record import DealRecord, MatchRecord, PlayerInfo
 from ..rules import Move, RuleSet
-from ..text import counted
+from ..text import counted, halves_text, numbered
 from . import messages as m
 from .chain import DISPUTED, DONE, REFUSED, REMATCHED, SEAT_NAMES, JointChain
 from .errors import RemoteProtocolError
@@ -59,7 +59,8 @@ class Verdict:
 
     Attributes:
         status: ``"valid"``, ``"invalid"``, ``"unreadable"`` or ``"unfinished"``.
-        reason: a sentence (why invalid / unreadable / where it stops; "" when valid).
+        reason: a sentence (why invalid / unreadable / where it stops); when valid, "" or what
+            else is worth saying (the guest refused the rules, a torn tail after the last frame).
         code: the fault code when invalid (protocol/wire.md §11), else None.
         index: 0-based index of the offending frame in the log (invalid), else None.
         offender: seat (0 host, 1 guest) to blame for the offending frame (protocol/verify.md
@@ -261,7 +262,7 @@ class Verdict:
             lines.append(f"seat {self.left[0]} ({SEAT_NAMES[self.left[0]]}) left the match at message "
                          f"{self.left[1]}{gone}")
         for (seat, at, won), dispute in zip(self.claims, self._disputes(), strict=True):
-            what = f"deal {won[0]}" if len(won) == 1 else "deals " + ", ".join(map(str, won))
+            what = numbered("deal", won)
             if dispute is not None:
                 lines.append(f"DISPUTED: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at message {at}; "
                              f"seat {dispute[0]} ({SEAT_NAMES[dispute[0]]}) disputed it at message {dispute[1]}: "
@@ -270,18 +271,14 @@ class Verdict:
             lines.append(f"CLAIMED, not proven: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at "
                          f"message {at} (the log cannot prove time; wire.md §16)")
         a, b = self.score_halves
-        lines.append(f"score: {_half(a)} - {_half(b)}")
+        lines.append(f"score: {halves_text(a)} - {halves_text(b)}")
         counts = f"{self.frames} frames, {self.messages} chained messages"
         if self.superseded or self.withdrawn:
             counts += f" ({self.superseded} superseded, {self.withdrawn} withdrawn)"
         if self.reconnections:
-            counts += f", {self.reconnections} reconnection{'s' if self.reconnections != 1 else ''}"
+            counts += f", {counted(self.reconnections, 'reconnection')}"
         lines.append(counts)
         return "\n".join(lines)
-
-
-def _half(h: int) -> str:
-    return f"{h // 2}" + ("½" if h % 2 else "") if h != 1 else "½"
 
 
 def verify_log(data: bytes) -> Verdict:
@@ -342,7 +339,7 @@ def check_log(data: bytes) -> LogCheck:
 
 def _verify(data: bytes, check: _Checker) -> Verdict:
     # Two passes over the bytes, no frame copied until it is checked: memory grows with what the
-    # log proves (its signed messages), never with its frame count (issue 17 item 3).
+    # log proves (its signed messages), never with its frame count.
     contents = LogContents()
     try:
         n_frames = sum(1 for _ in walk_log(data, contents))
@@ -775,7 +772,7 @@ def _relation_reason(pv: PairVerdict, names: tuple[str, str], logs: tuple[LogChe
     else:
         other = 1 - pv.leading
         n = len(logs[other].chain) - pv.common
-        what = (f"{names[other]} ends with {n} tentative guest message{'s' if n != 1 else ''} from place "
+        what = (f"{names[other]} ends with {counted(n, 'tentative guest message')} from place "
                 f"{pv.common}, displaced by the host's message there in {names[pv.leading]} "
                 f"({pv.messages} messages; wire.md §8.3)")
     end = ("the match is complete and every message checks" if lead.status == "valid"
