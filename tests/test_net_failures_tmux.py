@@ -51,6 +51,17 @@ def ended(run: TableRun, timeout_s: float = 60) -> tuple[int, str]:
     return int(run.status_file.read_text()), run.tmux.screen()
 
 
+def leave_when_stopped(run: TableRun, what: str, timeout_s: float) -> tuple[int, str]:
+    """Wait until the table says the match stopped ("Press q to leave"), press ``q`` once (nothing more is
+    asked: there is nothing left to resign), and return as :func:`ended` does."""
+    try:
+        wait_for(what, lambda: "Press q to leave" in run.tmux.screen(), timeout_s)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; the screen:\n{run.tmux.screen()}") from None
+    run.tmux.run("send-keys", "-t", "t", "q")
+    return ended(run)
+
+
 def said(screen: str, command: str) -> list[str]:
     """What the command printed on ``screen`` once the table closed, wrapped lines joined, from its one line
     in its own voice (``p2ptrumps host: ...``, the only one) on."""
@@ -108,12 +119,7 @@ def test_the_host_s_table_when_the_friend_does_not_come_back_exits_4_with_the_cl
     run.wait_for_table()
     ai.send_signal(signal.SIGKILL)  # gone for good: no resume comes
     ai.wait(10)
-    try:
-        wait_for("the connection lost", lambda: "Press q to leave" in tmux.screen(), 60)
-    except AssertionError as exc:
-        raise AssertionError(f"{exc}; the screen:\n{tmux.screen()}") from None
-    tmux.run("send-keys", "-t", "t", "q")
-    status, screen = ended(run)
+    status, screen = leave_when_stopped(run, "the connection lost", 60)
     no_traceback(screen)
     assert status == 4, screen
     lines = said(screen, "host")
@@ -151,9 +157,7 @@ def test_a_bad_frame_from_the_peer_at_the_table_names_the_fault_and_exits_5(tmp_
 
     with contextlib.suppress(trio.BrokenResourceError, OSError):
         trio.run(evil)
-    wait_for("the fault on the table", lambda: "Press q to leave" in tmux.screen(), 30)
-    tmux.run("send-keys", "-t", "t", "q")
-    status, screen = ended(run)
+    status, screen = leave_when_stopped(run, "the fault on the table", 30)
     no_traceback(screen)
     assert status == 5, screen
     lines = said(screen, "host")
@@ -227,12 +231,7 @@ def test_a_full_disk_everywhere_at_the_table_exits_1_with_how_to_resume(
             elif "pick up" in screen.lower():
                 tmux.run("send-keys", "-t", "t", "p")
             time.sleep(0.1)
-        try:
-            wait_for("the fault on the table", lambda: "Press q to leave" in tmux.screen(), 30)
-        except AssertionError as exc:
-            raise AssertionError(f"{exc}; the screen:\n{tmux.screen()}") from None
-        tmux.run("send-keys", "-t", "t", "q")
-        status, screen = ended(run)
+        status, screen = leave_when_stopped(run, "the fault on the table", 30)
         ai.kill()
     no_traceback(screen)
     assert status == 1, screen

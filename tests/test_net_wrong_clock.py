@@ -44,32 +44,45 @@ def test_the_clock_is_checked_by_no_side() -> None:
         assert int(secure._context(me, server).verify_flags) & secure.NO_CHECK_TIME == 0x200000
 
 
-@pytest.mark.timeout(120)
-def test_a_host_at_1999_and_a_guest_at_1970_play_a_match_that_verifies(tmp_path: Path) -> None:
-    port = free_port()
+def play_two(tmp_path: Path, host: list[str], guest: list[str], host_env: dict[str, str],
+             guest_env: dict[str, str]) -> tuple[bytes, subprocess.CompletedProcess[str]]:
+    """A headless host (``host``: its argv, ``{port}`` for a free port) started and waiting, then a guest
+    (``guest``, the same) that plays it to the end: what the host printed (bytes) and the guest's run.
+    Both must end with status 0; the host is killed if it outlives the test."""
+    port = str(free_port())
     out = tmp_path / "host.out"
     with open(out, "wb") as f:
-        host = subprocess.Popen(_at("1999-06-01 12:00:00", peer_command(
-            "host", "--bind", "127.0.0.1", "--port", str(port), "--open", "--name", "Hana",
-            "--log", str(tmp_path / "host.p2plog"), "--no-map", *PLAY, *RULES)), stdout=f, stderr=subprocess.STDOUT,
-            env=_env(tmp_path / "host"))
+        proc = subprocess.Popen([a.replace("{port}", port) for a in host], stdout=f, stderr=subprocess.STDOUT,
+                                env=host_env)
     try:
         for _ in range(600):
-            if "waiting for a guest" in out.read_text(errors="replace") or host.poll() is not None:
+            if "waiting for a guest" in out.read_text(errors="replace") or proc.poll() is not None:
                 break
             time.sleep(0.05)
         assert "waiting for a guest" in out.read_text(errors="replace"), out.read_text(errors="replace")
-        guest = subprocess.run(_at("1970-01-02 00:00:00", peer_command(
-            "join", f"127.0.0.1:{port}", "--accept-new", "--name", "Gus", "--log", str(tmp_path / "guest.p2plog"),
-            *PLAY)), capture_output=True, text=True, env=_env(tmp_path / "guest"), timeout=90)
-        assert guest.returncode == 0, guest.stderr
-        assert host.wait(30) == 0, out.read_text(errors="replace")
+        run = subprocess.run([a.replace("{port}", port) for a in guest], capture_output=True, text=True,
+                             env=guest_env, timeout=90)
+        assert run.returncode == 0, run.stderr
+        assert proc.wait(30) == 0, out.read_text(errors="replace")
     finally:
-        if host.poll() is None:
-            host.kill()
-            host.wait(5)
-    said = out.read_text(errors="replace") + guest.stderr
-    assert "certificate" not in said and "without a word" not in said
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+    return out.read_bytes(), run
+
+
+@pytest.mark.timeout(120)
+def test_a_host_at_1999_and_a_guest_at_1970_play_a_match_that_verifies(tmp_path: Path) -> None:
+    said, guest = play_two(
+        tmp_path,
+        _at("1999-06-01 12:00:00", peer_command("host", "--bind", "127.0.0.1", "--port", "{port}", "--open", "--name",
+                                                "Hana", "--log", str(tmp_path / "host.p2plog"), "--no-map", *PLAY,
+                                                *RULES)),
+        _at("1970-01-02 00:00:00", peer_command("join", "127.0.0.1:{port}", "--accept-new", "--name", "Gus", "--log",
+                                                str(tmp_path / "guest.p2plog"), *PLAY)),
+        _env(tmp_path / "host"), _env(tmp_path / "guest"))
+    text = said.decode(errors="replace") + guest.stderr
+    assert "certificate" not in text and "without a word" not in text
     pair = subprocess.run(peer_command("verify", str(tmp_path / "host.p2plog"), str(tmp_path / "guest.p2plog")),
                           capture_output=True, text=True, timeout=60, env={**os.environ})
     assert pair.returncode == 0, pair.stdout + pair.stderr

@@ -7,12 +7,12 @@ and ``history`` of the match print it too.  What the encoding cannot hold is wri
 from __future__ import annotations
 
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from p2ptrumps.net.testing import free_port, peer_command, peer_env
+from p2ptrumps.net.testing import peer_command, peer_env
+from tests.test_net_wrong_clock import play_two
 
 NAME = "Аня 👩‍👩‍👧"
 ESCAPED = r"\u0410\u043d\u044f \U0001f469\u200d\U0001f469\u200d\U0001f467"
@@ -23,26 +23,11 @@ PLAY = ("--headless", "--ai", "random", "--think", "0.01", "--timeout", "20")
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_a_name_the_terminal_cannot_show_never_stops_the_host_or_its_commands(tmp_path: Path, encoding: str) -> None:
     env = {**peer_env(tmp_path / "host"), "PYTHONIOENCODING": encoding}
-    port = free_port()
-    out = tmp_path / "host.out"
-    with open(out, "wb") as f:
-        host = subprocess.Popen(peer_command("host", "--bind", "127.0.0.1", "--port", str(port), "--open", "--no-map",
-                                             "--name", "Hana", "--deals", "1", "--pack", "32",
-                                             *PLAY), stdout=f, stderr=subprocess.STDOUT, env=env)
-    try:
-        for _ in range(600):
-            if "waiting for a guest" in out.read_text(errors="replace") or host.poll() is not None:
-                break
-            time.sleep(0.05)
-        guest = subprocess.run(peer_command("join", f"127.0.0.1:{port}", "--accept-new", "--name", NAME, *PLAY),
-                               capture_output=True, text=True, env=peer_env(tmp_path / "guest"), timeout=90)
-        assert guest.returncode == 0, guest.stderr
-        assert host.wait(30) == 0, out.read_text(errors="replace")
-    finally:
-        if host.poll() is None:
-            host.kill()
-            host.wait(5)
-    said = out.read_bytes().decode(encoding)
+    out, _ = play_two(tmp_path, peer_command("host", "--bind", "127.0.0.1", "--port", "{port}", "--open", "--no-map",
+                                             "--name", "Hana", "--deals", "1", "--pack", "32", *PLAY),
+                      peer_command("join", "127.0.0.1:{port}", "--accept-new", "--name", NAME, *PLAY), env,
+                      peer_env(tmp_path / "guest"))
+    said = out.decode(encoding)
     log = next((tmp_path / "host" / "p2ptrumps" / "logs").glob("*.p2plog"))  # where history looks
     assert f"guest '{ESCAPED}' accepted the rules" in said and "Traceback" not in said
     for command in (["verify", str(log)], ["replay", str(log), "--text"], ["history"]):
