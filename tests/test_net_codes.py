@@ -22,9 +22,11 @@ import pytest
 from p2ptrumps.commands.main import main
 from p2ptrumps.net import meet
 from p2ptrumps.net.testing import peer_command, peer_env, rendezvous_servers
-from tests.test_net_meet import PLAY, RULES, _code, _said, _wait_line
+from tests.test_net_meet import PLAY, _code, _said, _wait_line
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="twistd servers are POSIX here")
+
+RULES = ("--deals", "1", "--pack", "32", "--turn-limit", "30")  # a short match: what is tested is the meeting
 
 
 @pytest.mark.parametrize(("typed", "code"), [

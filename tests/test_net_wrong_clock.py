@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(shutil.which("faketime") is None,
                                 reason="faketime (libfaketime) is not installed: apt-get install faketime")
 
 PLAY = ("--headless", "--ai", "random", "--think", "0.01", "--timeout", "20")
-RULES = ("--deals", "1", "--pack", "32", "--turn-limit", "120")
+RULES = ("--deals", "1", "--pack", "32", "--turn-limit", "30")
 
 
 def _at(when: str, argv: list[str]) -> list[str]:

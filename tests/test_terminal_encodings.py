@@ -24,7 +24,8 @@ PLAY = ("--headless", "--ai", "random", "--think", "0.01", "--timeout", "20")
 def test_a_name_the_terminal_cannot_show_never_stops_the_host_or_its_commands(tmp_path: Path, encoding: str) -> None:
     env = {**peer_env(tmp_path / "host"), "PYTHONIOENCODING": encoding}
     out, _ = play_two(tmp_path, peer_command("host", "--bind", "127.0.0.1", "--port", "{port}", "--open", "--no-map",
-                                             "--name", "Hana", "--deals", "1", "--pack", "32", *PLAY),
+                                             "--name", "Hana", "--deals", "1", "--pack", "32", "--turn-limit", "30",
+                                             *PLAY),
                       peer_command("join", "127.0.0.1:{port}", "--accept-new", "--name", NAME, *PLAY), env,
                       peer_env(tmp_path / "guest"))
     said = out.decode(encoding)
