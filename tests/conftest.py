@@ -27,6 +27,10 @@ os.environ["P2PTRUMPS_NO_MAP"] = "1"
 # here, as with the virtual environment active, `p2ptrumps ...` (tests/test_typed_hints.py checks the rest).
 os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 
+# Every test speaks English, whatever the machine's language (p2ptrumps/i18n.py reads LANGUAGE first); a
+# test of another language asks for it (--lang, or LANGUAGE in a child's environment).
+os.environ["LANGUAGE"] = "en"
+
 # No property test fails on the clock: hypothesis's default deadline (200 ms an example) and its too-slow
 # health check measure the machine, and a loaded CI machine fails them now and then ("Flaky: Unreliable
 # test timings").  A test's own @settings still sets its example count.
@@ -65,6 +69,18 @@ def _sigint_handler_kept(request: pytest.FixtureRequest) -> Iterator[None]:
     if after is not before:
         signal.signal(signal.SIGINT, before)
         pytest.fail(f"{request.node.nodeid} left SIGINT's handler {after!r} (it found {before!r})", pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _english_again() -> Iterator[None]:
+    """A test that made the process speak another language (``main(["--lang", "ru", ...])``,
+    :func:`p2ptrumps.i18n.use`) leaves it speaking English, as every other test expects."""
+    yield
+    from p2ptrumps import i18n
+
+    if i18n.current() != i18n.SOURCE or os.environ.get("LANGUAGE") != "en":
+        i18n.use(i18n.SOURCE)
+        os.environ["LANGUAGE"] = "en"
 
 
 @pytest.fixture

@@ -38,7 +38,8 @@ def test_an_unknown_option_shows_the_usage_of_its_subcommand(capsys: pytest.Capt
     ]
     assert refused(["bogus"], capsys)[1] == (
         "p2ptrumps: 'bogus' is not a command "
-        "(one of play, replay, arena, host, join, resume, verify, solve, analyse, history, id, rules)")
+        "(one of play, replay, arena, host, join, resume, verify, solve, analyse, history, id, block, unblock, "
+        "rules)")
 
 
 @pytest.mark.parametrize("command", [["play"], ["arena", "random", "greedy"]])
@@ -177,7 +178,8 @@ def test_readme_marks_optional_arguments() -> None:
     block = readme.split("## Commands", 1)[1].split("```", 2)[1]
     lines = [line for line in block.splitlines() if line.startswith("p2ptrumps ")]
     assert [line.split()[1] for line in lines] == ["play", "replay", "arena", "host", "join", "resume", "verify",
-                                                   "solve", "analyse", "id", "history", "rules"]
+                                                   "solve", "analyse", "id", "history", "block", "unblock",
+                                                   "rules"]
     for line in lines:
         # Every option sits inside [...]: outside the brackets only the command and its positional words remain.
         outside = re.sub(r"\[[^\[\]]*(\[[^\[\]]*\][^\[\]]*)*\]", "", line)

@@ -76,7 +76,7 @@ EXIT_PEER_GONE = 4
 EXIT_PEER_FAULT = 5
 EXIT_KEY_REFUSED = 6
 EXIT_RULES_REFUSED = 7
-EXIT_REFUSED = 8  # the host refused this guest before its hello (wire.md §7.3): ticket, key, busy
+EXIT_REFUSED = 8  # the host refused this guest before its hello (wire.md §7.3): ticket, key, blocked, busy
 EXIT_LEFT = 130  # we quit (q, Ctrl-C): the match was resigned when it could be; a signal: 128 + its number
 
 

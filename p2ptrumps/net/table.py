@@ -30,7 +30,7 @@ from prompt_toolkit.output import Output
 
 from ..command import say, typed
 from ..match import DealEnded, Event
-from ..record import PlayerInfo
+from ..record import PlayerInfo, match_winner
 from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
@@ -162,8 +162,7 @@ class TableSeat:
         self.table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
                                         allow_hint=False, allow_draw_offer=True, allow_chat=True,
                                         waiting_text="{name} is thinking…",
-                                        quit_question="Leave? You resign the rest of the match (signed); "
-                                                      "its log is kept.",
+                                        leave_resigns=True,
                                         match_end_enter="rematch or leave"),
                               input=input, output=output)
         self.table.record_label = "Match log saved"
@@ -306,7 +305,7 @@ class TableSeat:
         if last.score_halves is not None:  # the signed score: the table never saw a peer that left before a deal
             self.table.state.score_halves = last.score_halves
         s = self.table.state
-        session = [(r.score_halves[r.seat], r.score_halves[1 - r.seat], "disputed" if r.disputed else "")
+        session = [(r.score_halves[r.seat], r.score_halves[1 - r.seat], _undecided(r))
                    for r in (result, *result.rematches) if r.score_halves is not None]
         if len(session) > 1:  # rematches: the whole session, each match, as `play` after "play again"
             for line in session_score_lines((s.names[s.my_seat], s.names[1 - s.my_seat]), session,
@@ -503,6 +502,14 @@ class TableSeat:
         self.table.set_connection(text)
         self.table.options.waiting_text = ("The connection is lost: reconnecting…" if "lost" in text
                                            else "{name} is thinking…")
+
+
+def _undecided(result: NetResult) -> str:
+    """``"undecided"`` for a match whose deals without a result (a claim disputed, deals not played) could
+    change who won -- it counts as no match won (protocol/verify.md §5, ``decided``); else ``""``."""
+    if result.score_halves is None or result.rules is None:
+        return ""
+    return "" if match_winner(result.score_halves, result.rules.deals)[0] else "undecided"
 
 
 def _line(text: str, file: TextIO) -> None:

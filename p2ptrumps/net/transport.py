@@ -79,7 +79,8 @@ class PeerGone(TransportError):
 
 class PeerRefused(TransportError):
     """(guest) The host refused the connection before its hello (protocol/wire.md §7.3); the message
-    says why in the user's words.  ``reason`` is the host's word (``"ticket"``, ``"key"``, ``"busy"``)."""
+    says why in the user's words.  ``reason`` is the host's word (``"ticket"``, ``"key"``, ``"blocked"``,
+    ``"busy"``)."""
 
     kind = "refused"
 
@@ -94,6 +95,7 @@ def refusal_text(reason: str) -> str:
         "ticket": ("the host admits only guests with its join ticket, and refused ours (none, or a wrong one): "
                    "use the whole HOST:PORT/TICKET it shows"),
         "key": "the host expects another guest (it admits one key only, and yours is not it)",
+        "blocked": "the host blocked your key: it plays no match with you",
         "busy": "the host is busy with another match; try again later",
     }
     return known.get(reason, f"the host refused the connection ({reason!r})")

@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # prompt_toolkit is imported where a table starts, not by a h
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from ..cards import SUIT_SYMBOLS
+from ..i18n import _
+from ..message import N_
 from ..system import signals as system_signals
 from ..system.signals import LEAVING_SIGNALS as LEAVING_SIGNALS
 from ..system.signals import TERMINATING_SIGNALS as TERMINATING_SIGNALS
@@ -107,17 +109,18 @@ def terminal_problem(stdin: object, stdout: object, environ: Mapping[str, str] |
         except (OSError, ValueError):  # closed
             tty = False
         if not tty:
-            return f"{name} is not a tty"
+            return N_("%(stream)s is not a tty", stream=name)
     if os.name != "posix":
         return None
     env = os.environ if environ is None else environ
     term = env.get("TERM", "")
     if term in DUMB_TERMS:
-        return "TERM is not set" if not term else f"TERM is {term!r}: that terminal cannot move the cursor"
+        return N_("TERM is not set") if not term else N_("TERM is %(term)s: that terminal cannot move the cursor",
+                                                         term=repr(term))
     fileno = getattr(stdout, "fileno", None)
     with contextlib.suppress(OSError, ValueError):
         if fileno is not None and _has_cursor_addressing(term, fileno()) is False:
-            return f"TERM is {term!r}: that terminal cannot move the cursor"
+            return N_("TERM is %(term)s: that terminal cannot move the cursor", term=repr(term))
     return None
 
 
@@ -190,8 +193,8 @@ def choose_ascii(ascii_flag: bool, unicode_flag: bool, stream: TextIO | None = N
     if probe_fds is not None:
         columns = measure_columns(SUIT_SYMBOLS, *probe_fds)
         if columns is not None and columns != len(SUIT_SYMBOLS):
-            return True, (f"this terminal draws the four suit symbols in {columns} columns, not 4: suits are "
-                          "shown as letters C D H S (--unicode shows the symbols anyway)")
+            return True, _("this terminal draws the four suit symbols in %(columns)d columns, not 4: suits are "
+                           "shown as letters C D H S (--unicode shows the symbols anyway)", columns=columns)
     return False, ""
 
 

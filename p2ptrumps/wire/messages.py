@@ -40,6 +40,9 @@ POSITION_TAG = b"p2ptrumps/position/v1"
 RESUME_TAG = b"p2ptrumps/resume/v1"
 
 REASONS = ("out", "resign", "time", "both-out", "repetition", "turn-limit", "agreed-draw")
+#: A seat's steps (protocol/wire.md §16): what a move clock times -- its trump, one commitment, one
+#: reveal, one move.
+STEPS = ("trump", "commit", "reveal", "move")
 
 
 def _bad(reason: str) -> RemoteProtocolError:
@@ -189,8 +192,9 @@ class Ticket:
 @dataclass(frozen=True)
 class Refuse:
     """``["refuse", reason]``: the host will not play with this connection (protocol/wire.md
-    §7.3): ``reason`` is ``"ticket"``, ``"key"`` or ``"busy"`` (1..64 bytes of UTF-8).  Unsigned,
-    never logged; the host closes the connection after it."""
+    §7.3): ``reason`` is ``"ticket"``, ``"key"``, ``"blocked"`` or ``"busy"`` (1..64 bytes of UTF-8);
+    or, as a guest's first frame, ``"blocked"``: the guest will not play with this host.  Unsigned,
+    never logged; its sender closes the connection after it."""
 
     reason: str
 
