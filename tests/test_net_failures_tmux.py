@@ -237,3 +237,27 @@ def test_a_full_disk_everywhere_at_the_table_exits_1_with_how_to_resume(
     assert status == 1, screen
     lines = said(screen, "join")
     assert lines[0].startswith(f"p2ptrumps join: cannot write the match log {log}: No space left on device"), screen
+
+
+async def test_a_relay_that_resets_while_it_answers_is_one_line_not_a_traceback() -> None:
+    """The relay killed while a guest's reconnection was saying "please relay" to it: the reset came out
+    of open_relay as a raw BrokenResourceError, past every handler (a traceback at the table, seen when
+    the test above raced the kill); now it is the relay's refusal, one line."""
+    import functools
+    import socket as stdsocket
+    import struct
+
+    from p2ptrumps.net import meet
+
+    async def reset(stream: trio.SocketStream) -> None:
+        await stream.receive_some(200)  # the request line
+        stream.socket.setsockopt(stdsocket.SOL_SOCKET, stdsocket.SO_LINGER, struct.pack("ii", 1, 0))
+        stream.socket.close()  # a reset, as from a process killed with SIGKILL
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(functools.partial(trio.serve_tcp, reset, 0, host="127.0.0.1"))
+        port = listeners[0].socket.getsockname()[1]
+        with pytest.raises(meet.RelayRefused) as info:
+            await meet.open_relay(meet.Relay(f"tcp:127.0.0.1:{port}", bytes(32)), bytes(8), 10.0)
+        nursery.cancel_scope.cancel()
+    assert str(info.value).startswith(f"the relay 127.0.0.1:{port} broke the connection ("), str(info.value)

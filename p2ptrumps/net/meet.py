@@ -254,6 +254,10 @@ async def open_relay(relay: Relay, side: bytes, timeout_s: float | None) -> trio
                 line += byte
         if line != b"ok\n":
             raise RelayRefused(f"the relay {relay_host(relay.url)} said {line.strip()!r}")
+    except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:  # reset while it answered (it went away)
+        await trio.aclose_forcefully(stream)
+        why = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
+        raise RelayRefused(f"the relay {relay_host(relay.url)} broke the connection ({_why(why)})") from None
     except BaseException:
         await trio.aclose_forcefully(stream)
         raise
