@@ -2,14 +2,15 @@
 validity against its clock): a host whose clock reads 1999 and a guest whose clock reads 1970 (a board
 before it reached a time server) play a whole match, and the two logs verify as one chain.
 
-The clocks are shimmed with libfaketime (Debian's ``faketime``; ``.ci/run`` installs it as root): only
-the wall clock is moved, the monotonic clock that times moves (§16) stays the machine's.  Skipped where
-``faketime`` is not installed."""
+The clocks are shimmed with libfaketime (Debian's ``faketime``; ``.ci/run`` installs it as root), preloaded
+into the program itself (so that the process a test stops is the program, not a wrapper): only the wall
+clock is moved, the monotonic clock that times moves (§16) stays the machine's.  Skipped where libfaketime
+is not installed."""
 
 from __future__ import annotations
 
+import glob
 import os
-import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -19,20 +20,22 @@ import pytest
 from p2ptrumps.net import secure
 from p2ptrumps.net.testing import free_port, peer_command, peer_env
 
-pytestmark = pytest.mark.skipif(shutil.which("faketime") is None,
-                                reason="faketime (libfaketime) is not installed: apt-get install faketime")
+#: The shim's library (Debian's package puts it in its multiarch folder).
+LIBFAKETIME = next(iter(sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1")
+                               + glob.glob("/usr/lib/faketime/libfaketime.so.1"))), None)
+
+pytestmark = pytest.mark.skipif(LIBFAKETIME is None,
+                                reason="libfaketime is not installed: apt-get install faketime")
 
 PLAY = ("--headless", "--ai", "random", "--think", "0.01", "--timeout", "20")
 RULES = ("--deals", "1", "--pack", "32", "--turn-limit", "30")
 
 
-def _at(when: str, argv: list[str]) -> list[str]:
-    """``argv`` run with the wall clock at ``when`` (``"1970-01-02 00:00:00"``), the monotonic clock real."""
-    return ["faketime", when, *argv]
-
-
-def _env(home: Path) -> dict[str, str]:
-    return {**peer_env(home), "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+def _env(home: Path, when: str) -> dict[str, str]:
+    """The environment of a program whose wall clock starts at ``when`` (``"1970-01-02 00:00:00"``) and runs
+    on from there, its monotonic clock real."""
+    assert LIBFAKETIME is not None
+    return {**peer_env(home), "LD_PRELOAD": LIBFAKETIME, "FAKETIME": f"@{when}", "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
 
 
 def test_the_clock_is_checked_by_no_side() -> None:
@@ -75,14 +78,16 @@ def play_two(tmp_path: Path, host: list[str], guest: list[str], host_env: dict[s
 def test_a_host_at_1999_and_a_guest_at_1970_play_a_match_that_verifies(tmp_path: Path) -> None:
     said, guest = play_two(
         tmp_path,
-        _at("1999-06-01 12:00:00", peer_command("host", "--bind", "127.0.0.1", "--port", "{port}", "--open", "--name",
-                                                "Hana", "--log", str(tmp_path / "host.p2plog"), "--no-map", *PLAY,
-                                                *RULES)),
-        _at("1970-01-02 00:00:00", peer_command("join", "127.0.0.1:{port}", "--accept-new", "--name", "Gus", "--log",
-                                                str(tmp_path / "guest.p2plog"), *PLAY)),
-        _env(tmp_path / "host"), _env(tmp_path / "guest"))
+        peer_command("host", "--bind", "127.0.0.1", "--port", "{port}", "--open", "--name", "Hana", "--no-map", *PLAY,
+                     *RULES),
+        peer_command("join", "127.0.0.1:{port}", "--accept-new", "--name", "Gus", *PLAY),
+        _env(tmp_path / "host", "1999-06-01 12:00:00"), _env(tmp_path / "guest", "1970-01-02 00:00:00"))
     text = said.decode(errors="replace") + guest.stderr
     assert "certificate" not in text and "without a word" not in text
-    pair = subprocess.run(peer_command("verify", str(tmp_path / "host.p2plog"), str(tmp_path / "guest.p2plog")),
-                          capture_output=True, text=True, timeout=60, env={**os.environ})
+    # The shim took: each side named its log by its own clock (protocol/files.md's log names).
+    [host_log] = (tmp_path / "host" / "p2ptrumps" / "logs").glob("*.p2plog")
+    [guest_log] = (tmp_path / "guest" / "p2ptrumps" / "logs").glob("*.p2plog")
+    assert host_log.name.startswith("1999-06-01_") and guest_log.name.startswith("1970-01-02_")
+    pair = subprocess.run(peer_command("verify", str(host_log), str(guest_log)), capture_output=True, text=True,
+                          timeout=60, env={**os.environ})
     assert pair.returncode == 0, pair.stdout + pair.stderr
