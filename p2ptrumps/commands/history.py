@@ -39,6 +39,7 @@ from ..i18n import _, columns, ngettext, pgettext, tr
 from ..message import N_, Message, message_of
 from ..record import FORMAT as RECORD_FORMAT
 from ..record import MatchRecord
+from ..rules import RuleSet
 from ..text import counted, halves_text
 from ..wire.log import LOG_MAGIC
 from ..wire.verify import verify_log
@@ -154,8 +155,7 @@ class Entry:
         return entry
 
 
-def _rules_text(record: MatchRecord) -> str:
-    r = record.rules
+def _rules_text(r: RuleSet) -> str:
     return N_("%(pack)s, %(deals)s", pack=counted(r.pack_size, "card"), deals=counted(r.deals, "deal"))
 
 
@@ -216,7 +216,7 @@ def read_record(path: Path, rel: str) -> Entry | None:
     entry.me = record.players[me].name
     entry.opponent = f"AI {them.kind.removeprefix('ai:')}" if them.kind.startswith("ai:") else them.name
     entry.opponent_id = them.kind if them.kind.startswith("ai:") else them.name
-    entry.rules = _rules_text(record)
+    entry.rules = _rules_text(record.rules)
     entry.score = _score(record, me)
     entry.result = _result(*entry.score, record.finished)
     entry.check = "record"
@@ -250,15 +250,19 @@ def read_log(path: Path, rel: str) -> Entry:
         entry.check = N_("unreadable: %(fault)s", fault=verdict.reason)
         return entry
     try:
-        record = verdict.to_record()
-    except ValueError:  # no rules agreed yet: nothing was played
+        record: MatchRecord | None = verdict.to_record()
+    except ValueError:  # no trumps chosen: no deal was played
+        record = None
+    finished = verdict.status == "valid"
+    # Complete with no deal played: a side left at the trump choice and forfeited every deal (wire.md §15).
+    rules = record.rules if record is not None else verdict.rules if finished else None
+    if rules is None:
         entry.check = N_("unfinished log (no deal was played)")
         return entry
-    entry.rules = _rules_text(record)
-    finished = verdict.status == "valid"
+    entry.rules = _rules_text(rules)
     if seat is not None and finished:  # the signed score: it counts deals forfeited by a leave (wire.md §15)
         entry.score = verdict.score_halves[seat] / 2, verdict.score_halves[1 - seat] / 2
-    elif seat is not None:
+    elif seat is not None and record is not None:
         entry.score = _score(record, seat)
     winner = verdict.winner  # as verify decides it (verify.md §5): deals without a result may leave it open
     entry.result = ("unfinished" if not finished or seat is None else "undecided" if not verdict.decided
