@@ -129,7 +129,7 @@ def _player_from_json(seat: int, p: Any) -> PlayerInfo:
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise ValueError(N_("%(name)s is not JSON", name=name))
 
 
 #: What :func:`parse_json` calls the text it reads, unless told otherwise.
@@ -144,7 +144,7 @@ def parse_json(text: str, name: str = THE_RECORD) -> Any:
     except RecursionError:
         raise RecordError(N_("%(name)s is not JSON: nested too deeply", name=name)) from None
     except ValueError as exc:  # JSONDecodeError, and int() beyond the digit limit
-        raise RecordError(N_("%(name)s is not JSON: %(fault)s", name=name, fault=str(exc))) from None
+        raise RecordError(N_("%(name)s is not JSON: %(fault)s", name=name, fault=message_of(exc))) from None
 
 
 def result_json(outcome: Outcome | None) -> str:

@@ -328,7 +328,7 @@ class Position:
 
     def __post_init__(self) -> None:
         if len(self.trumps) != 2 or self.trumps[0] == self.trumps[1] or not all(0 <= t <= 3 for t in self.trumps):
-            raise ValueError(f"trumps must be two different suits 0..3, not {self.trumps!r}")
+            raise ValueError(N_("trumps must be two different suits 0..3, not %(trumps)s", trumps=repr(self.trumps)))
         self.trumps = (int(self.trumps[0]), int(self.trumps[1]))
         self.hands = [int(self.hands[0]), int(self.hands[1])]
         self.pile = tuple(int(c) for c in self.pile)
