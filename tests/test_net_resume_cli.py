@@ -1,4 +1,4 @@
-"""``p2ptrumps resume`` (issue 6, protocol/wire.md §14.4, files.md "the resume file"): what it refuses,
+"""``p2ptrumps resume`` (protocol/wire.md §14.4, files.md "the resume file"): what it refuses,
 and a match taken up whose peer never comes back (the claim it then keeps)."""
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def test_resume_refuses_a_log_written_with_another_key(data: Path, tmp_path: Pat
 
 
 def test_the_resume_question_speaks_the_players_words(data: Path) -> None:
-    """issue 19 §5: where the match stopped, without message numbers, message kinds or seats."""
+    """Where the match stopped, without message numbers, message kinds or seats."""
     from p2ptrumps.net import resume
 
     log = _match_log(data, 30)
@@ -254,3 +254,22 @@ def test_resume_of_a_running_match_without_a_terminal_says_so_before_asking_for_
     assert (log.read_bytes(), copy.read_bytes()) == (before, before)
     assert main(["resume", str(copy)]) == 2  # nobody plays it now: only the terminal is missing
     assert "the table needs a terminal" in capsys.readouterr().err
+
+
+def test_ctrl_c_at_the_resume_question_ends_its_line(data: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C at "resume it? [y/N]" left the shell's prompt on the question's line: now the line ends
+    first, the run says it was interrupted (status 130) and nothing is touched."""
+    log = _match_log(data, 30)
+    before = log.read_bytes()
+
+    def ctrl_c(prompt: str = "") -> str:
+        print(prompt, end="")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", ctrl_c)
+    assert main(["resume"]) == 130
+    out, err = capsys.readouterr()
+    assert out.endswith("resume it? [y/N] ") and err == "\np2ptrumps resume: interrupted\n"
+    assert log.read_bytes() == before and path_for(log).exists()

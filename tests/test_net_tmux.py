@@ -1,5 +1,5 @@
 """``host``, ``join`` and ``resume`` with the full-screen table in a real terminal (tmux), stopped by
-SIGTERM, SIGHUP or SIGINT (issue 9 §1): the match is left as ``q`` then ``y`` leaves it -- a signed
+SIGTERM, SIGHUP or SIGINT: the match is left as ``q`` then ``y`` leaves it -- a signed
 ``leave`` (protocol/wire.md §15), so both logs verify as complete with the deal in play resigned and the
 rest forfeited -- the terminal comes back (main screen, cursor shown, echo and line mode on), and the
 exit status is 128 + the signal's number, as ``play`` exits (the README's table).  The other side is
@@ -36,11 +36,11 @@ class Peers:
     def __init__(self) -> None:
         self.procs: list[subprocess.Popen[str]] = []
 
-    def start(self, data: Path, out: Path, *args: str) -> subprocess.Popen[str]:
+    def start(self, data: Path, out: Path, *args: str, prefix: tuple[str, ...] = ()) -> subprocess.Popen[str]:
         env = {**os.environ, "XDG_DATA_HOME": str(data), "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}  # its moves now
         with open(out, "w") as f:
-            proc = subprocess.Popen([*P2PTRUMPS, *args], stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
-                                    text=True, env=env)
+            proc = subprocess.Popen([*prefix, *P2PTRUMPS, *args], stdin=subprocess.DEVNULL, stdout=f,
+                                    stderr=subprocess.STDOUT, text=True, env=env)
         self.procs.append(proc)
         return proc
 
@@ -78,10 +78,11 @@ class TableRun:
     """One command run in tmux with the table; its pid, exit status and terminal modes afterwards
     land in files under ``tmp``."""
 
-    def __init__(self, tmux: Tmux, tmp: Path, data: Path, args: list[str]) -> None:
+    def __init__(self, tmux: Tmux, tmp: Path, data: Path, args: list[str], prefix: tuple[str, ...] = ()) -> None:
+        """``prefix``: words that run the command (``ip netns exec NAME`` ...; none: as it is)."""
         self.tmux = tmux
         self.pid_file, self.status_file, self.stty_file = tmp / "pid", tmp / "status", tmp / "stty"
-        command = shlex.join([*P2PTRUMPS, *args])
+        command = shlex.join([*prefix, *P2PTRUMPS, *args])
         inner = f"echo $$ > {shlex.quote(str(self.pid_file))}; exec {command}"  # the pid is the command's
         script = (f"sh -c {shlex.quote(inner)}; echo $? > {shlex.quote(str(self.status_file))}; "
                   f"stty -a > {shlex.quote(str(self.stty_file))}; sleep 60")
@@ -207,7 +208,7 @@ def test_a_signal_leaves_a_resumed_match_in_the_table_as_q_does(tmp_path: Path, 
 def test_a_signal_before_the_table_stops_at_once(tmp_path: Path, tmux: Tmux) -> None:
     """A host still waiting for its guest (no table yet, no match to leave) stops at once on SIGHUP."""
     run = TableRun(tmux, tmp_path, tmp_path / "me", ["host", "--port", "0"])
-    # The first networked command asks for a name once, offering the login name (issue 19 §4).
+    # The first networked command asks for a name once, offering the login name.
     wait_for("the name question", lambda: "Your name, as other players will see it [" in tmux.screen())
     tmux.run("send-keys", "-t", "t", "Hana", "Enter")
     port_in(tmux.screen)

@@ -22,7 +22,7 @@ from prompt_toolkit.output import DummyOutput
 from p2ptrumps.ai import choose_trump
 from p2ptrumps.cards import Card, cards_in
 from p2ptrumps.record import MatchRecord
-from p2ptrumps.rules import BEAT, PICK_UP, IllegalMoveError, Move, Position, RuleSet
+from p2ptrumps.rules import BEAT, NO_CARD, PICK_UP, IllegalMoveError, Move, Position, RuleSet
 from p2ptrumps.shuffle import deal_hands, first_dealer
 from p2ptrumps.ui.app import DrawAnswer, Intent, Mode, QuitResult, TableApp, UIOptions
 from p2ptrumps.ui.play import PlayConfig, PlaySession, deal_seed, record_name
@@ -398,7 +398,7 @@ def test_help_and_quit_confirmation(tmp_path: Path) -> None:
 
     session, result = run_play(cfg, script)
     assert result == QuitResult.QUIT
-    # No move was made: no record file (issue 19 §2).
+    # No move was made: no record file.
     assert session.record is None and session.saved == [] and list(tmp_path.iterdir()) == []
 
 
@@ -463,7 +463,7 @@ def test_a_whole_match_of_two_deals_through_the_ui(tmp_path: Path) -> None:
     assert session.table.state.score_halves == rec.score_halves()
 
 
-# ----- come back to a game: play again, --continue (issue 19 §2) --------------------------------
+# ----- come back to a game: play again, --continue ------------------------------------------
 
 
 def test_play_again_starts_a_new_match_with_the_same_level_and_rules(tmp_path: Path) -> None:
@@ -711,7 +711,7 @@ def test_draw_offer_to_the_ai_is_settled_either_way(tmp_path: Path) -> None:
         await quit_game(inp)
 
     run_play(cfg, script)
-    if not cfg.record_path.exists():  # declined, then quit without a move: no record (issue 19 §2)
+    if not cfg.record_path.exists():  # declined, then quit without a move: no record
         return
     deal = saved(cfg).deals[0]
     assert deal.moves == []
@@ -814,7 +814,7 @@ def test_draw_offer_asks_first_and_no_sends_nothing(tmp_path: Path) -> None:
         await quit_game(inp)
 
     run_play(cfg, script)
-    assert not cfg.record_path.exists()  # no move made: no record (issue 19 §2)
+    assert not cfg.record_path.exists()  # no move made: no record
 
 
 def test_help_names_the_draw_key_and_fits_the_smallest_terminal() -> None:
@@ -951,3 +951,30 @@ def test_a_lost_connection_shows_before_the_first_deal_where_no_opponent_line_do
                                           " (connection lost — reconnecting (1:42 left))")
     table.set_connection("connected")
     assert table.status_view().expect == "Your trump stays yours for every deal of the match."
+
+
+def test_the_hint_s_beat_comes_with_its_second_card_selected(tmp_path: Path) -> None:
+    """The hint gives a beat and a second card: Enter on the hinted (selected) beating card goes on to
+    the second card with the hint's second card selected, not the first of the hand; Enter plays both."""
+    cfg = config(tmp_path, AI_LEADS)
+    seen: list[Move] = []
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my first turn")
+        inp.send_text("i")
+        await wait_until(lambda: table.state.message.startswith("Hint: "), "the hint")
+        pos = position(session)
+        move = next(m for m in pos.legal_moves() if m.label() == table.state.message.removeprefix("Hint: "))
+        seen.append(move)
+        assert move.kind == BEAT and move.second != NO_CARD, "this seed's hint is a beat with a second card"
+        assert table.state.selected == move.card
+        inp.send_text(ENTER)
+        await wait_until(lambda: table.state.mode == Mode.SECOND, "the second card's choice")
+        assert table.state.selected == move.second
+        inp.send_text(ENTER)
+        await wait_until(lambda: len(table.state.history) >= 2, "the beat played")
+        await quit_game(inp)
+
+    run_play(cfg, script)
+    assert saved(cfg).deals[0].moves[1] == seen[0]

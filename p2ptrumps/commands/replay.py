@@ -17,6 +17,8 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..i18n import tr
+from ..message import N_
 from ..record import MatchRecord, RecordError
 from ..ui import replay
 from ..wire.log import LOG_MAGIC
@@ -39,6 +41,16 @@ def started_from_name(path: Path) -> str:
     return local.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+#: The seat whose log each match log loaded here is (the log's owner, verify.md §3), by path.
+_OWNERS: dict[Path, int] = {}
+
+
+def owner_seat(path: Path) -> int:
+    """The seat of the player whose match log ``path`` is (after :func:`load_match_log` read it): the
+    replay shows that seat at the bottom, as its player saw the table; 0 for anything else."""
+    return _OWNERS.get(path, 0)
+
+
 def load_match_log(path: Path, data: bytes) -> MatchRecord | None:
     """A replay loader for match logs: None if ``data`` is not a match log; else the
     checked part of the match as a :class:`MatchRecord`.
@@ -49,18 +61,22 @@ def load_match_log(path: Path, data: bytes) -> MatchRecord | None:
     if not data.startswith(LOG_MAGIC[:-2]):
         return None
     verdict = verify_log(data)
-    if verdict.status in ("invalid", "unreadable"):
-        raise RecordError(f"{path}: {verdict.status} match log: {verdict.reason}")
+    if verdict.status == "invalid":
+        raise RecordError(N_("%(path)s: invalid match log: %(reason)s", path=str(path), reason=verdict.reason))
+    if verdict.status == "unreadable":
+        raise RecordError(N_("%(path)s: unreadable match log: %(reason)s", path=str(path), reason=verdict.reason))
     try:
         record = verdict.to_record()
     except ValueError as exc:
-        raise RecordError(f"{path}: {exc}") from None
+        raise RecordError(f"{path}: {tr(exc)}") from None
     if not record.started:
         record.started = started_from_name(path)
+    if verdict.owner is not None:
+        _OWNERS[path] = verdict.owner
     return record
 
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``p2ptrumps replay``: as :func:`p2ptrumps.ui.replay.run`, match logs included."""
     replay.register_loader(load_match_log)
-    return replay.run(args)
+    return replay.run(args, seat_of=owner_seat)

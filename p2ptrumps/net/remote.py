@@ -1,7 +1,7 @@
 """The remote peer as a match player, and the commit-reveal seed source.
 
 Source: ``protocol/wire.md`` §9 (the match: trumps, commit-reveal per deal,
-moves, resignation, draw offers, deal and match end) and issue 3 §2.
+moves, resignation, draw offers, deal and match end).
 
 :class:`NetGame` sits between a running :class:`~p2ptrumps.net.transport.Connection`
 and the match loop (:class:`~p2ptrumps.match.MatchRunner`):
@@ -44,6 +44,8 @@ import trio
 from ..match import Action, DealInterrupted, DealStarted, Event, OfferDraw, Player, Resign
 from ..record import PlayerInfo
 from ..rules import Move, Outcome, Position
+from ..system.boottime import SleepMeter
+from ..text import clock_text
 from ..wire.chain import DONE, PLAY
 from ..wire.errors import LocalProtocolError
 from ..wire.events import (
@@ -67,7 +69,7 @@ from ..wire.events import (
 )
 from ..wire.events import DealEnded as DealEndedWire
 from ..wire.events import Event as WireEvent
-from ..wire.messages import ClaimMsg, DealEndMsg, MoveMsg
+from ..wire.messages import STEPS, ClaimMsg, DealEndMsg, MoveMsg
 from ..wire.session import Session
 from .config import NO_CLOCK_LIMIT_S, LinkState
 from .transport import Connection, TransportError, single_errors
@@ -81,17 +83,11 @@ CLOCK_TICK_S = 0.25
 #: Steps whose used time :class:`MoveClock` remembers (for checking a claim against us, §16).
 SPENT_KEPT = 8
 #: The steps with a move clock (protocol/wire.md §16): the trump choice, each commitment and reveal, each move.
-CLOCKED = ("trump", "commit", "reveal", "move")
+CLOCKED = STEPS
 
 #: What the clock times: ``(step, deal, turn, seat)`` -- the step one of :data:`CLOCKED` or a statement
 #: (``"deal-end"``, ``"match-end"``), the turn of the deal for a move (else 0), the seat awaited.
 ClockKey = tuple[str, int, int, int]
-
-
-def clock_text(seconds: float) -> str:
-    """``"1:05"`` for 65 seconds (whole seconds rounded up, never below 0:00)."""
-    whole = max(0, int(-(-seconds // 1)))
-    return f"{whole // 60}:{whole % 60:02d}"
 
 
 class MoveClock:
@@ -219,6 +215,9 @@ class NetGame:
         #: ``await ask_claim(text)``: whether to claim when the peer's clock ran out (None: claim).
         self.ask_claim: Callable[[str], Awaitable[bool]] | None = None
         self.clock = MoveClock(session.move_time)
+        #: ``slept()``: the seconds the machine slept since the last call (protocol/wire.md §16: our own
+        #: steps count them, the time our player lived; the peer's steps do not).  A stand-in in tests.
+        self.slept: Callable[[], float] = SleepMeter().slept
         session.claim_check = self.check_claim
         #: What the chain held when a restarted session was restored (:meth:`restore`): the moves of
         #: each deal dealt, and the ends of those that had ended.
@@ -375,10 +374,12 @@ class NetGame:
         last = trio.current_time()
         while True:
             await trio.sleep(CLOCK_TICK_S)
-            now = trio.current_time()
+            now, slept = trio.current_time(), self.slept()
             key = self.clock_key()
             self.clock.move_time = self.session.move_time  # agreed with the rules, after this game began
-            self.clock.tick(key, None if key is None else key[3], self.conn.link_up, now - last)
+            ours = key is not None and key[3] == self.session.seat
+            elapsed = now - last + (slept if ours else 0.0)
+            self.clock.tick(key, None if key is None else key[3], self.conn.link_up, elapsed)
             last = now
 
     def check_claim(self, step: ClockKey) -> bool:

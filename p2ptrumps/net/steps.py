@@ -2,7 +2,7 @@
 
 Source: ``protocol/wire.md`` §7 (the handshake), §9 (the match), §9.4 (rematch), §12 (the log),
 §14.4-§14.5 (a restarted side, the last statement), §15 (leave), §16 (the move clock and claims),
-§17 (deadlines); issue 3 §2-§3.  One :class:`MatchSteps` is one match on a connection: its
+§17 (deadlines).  One :class:`MatchSteps` is one match on a connection: its
 :class:`~p2ptrumps.wire.session.Session`, its log and its result; :func:`~p2ptrumps.net.driver.play_over`
 runs the matches of one connection (the first, then each rematch) and says how the connection ended.
 
@@ -51,7 +51,7 @@ from ..match import MatchEnded as MatchOver
 from ..match import MatchRunner, Player
 from ..record import PlayerInfo
 from ..rules import RuleSet
-from ..text import names_apart, quoted
+from ..text import clock_text, names_apart, quoted
 from ..wire import events as wev
 from ..wire.chain import DISPUTED, DONE, REMATCHED
 from ..wire.log import LOG_MAGIC
@@ -71,7 +71,7 @@ from .config import (
 from .logfile import MatchLogFile, create_log
 from .matchlock import hold_match
 from .prompts import ProgressPrinter, choose_trump, our_player, rules_refusal
-from .remote import ClockKey, LocalSeat, NetGame, NetGameError, RemotePlayer, clock_text
+from .remote import ClockKey, LocalSeat, NetGame, NetGameError, RemotePlayer
 from .resumefile import ResumeFile, path_for
 from .transport import Connection, PeerTimeout, TransportError, single_errors
 
@@ -447,7 +447,7 @@ class MatchSteps:
         a = cfg.ascii_only
         self.say(f"trumps: you {suit_label(mine, a)}, {name} {suit_label(theirs, a)}")
         player: Player = our_player(cfg, seat)
-        if cfg.headless:  # equal names told apart by their keys: "root (K7QX)" (issue 19 §4)
+        if cfg.headless:  # equal names told apart by their keys: "root (K7QX)"
             keys = (cfg.identity.fingerprint, session.peer_fingerprint or "")
             mine_then_theirs = names_apart((cfg.name, name), keys)
             names = mine_then_theirs if seat == 0 else (mine_then_theirs[1], mine_then_theirs[0])
@@ -491,7 +491,7 @@ class MatchSteps:
             ours = await mine(None)
             return ours, await theirs()
         told = ref.trumps[0] is None
-        if told:  # the guest is told why it waits (issue 19 §5)
+        if told:  # the guest is told why it waits
             self.tell(f"{session.peer_name or 'the host'} is choosing a trump; you choose yours next")
         other = await theirs()
         if told and not cfg.headless:  # the note is stale now: the guest's own choice is asked (and timed)

@@ -1,6 +1,6 @@
 """The person's seat of a networked match in the full-screen table (``host`` / ``join`` without ``--ai``).
 
-Source: issue 3 §3 (the same terminal UI as offline, showing the opponent's
+Source: README.md "Playing over the network" (the same terminal UI as offline, showing the opponent's
 name and fingerprint, chat, resign, draw offer, connection state, and at the
 end the path of the match log).
 
@@ -28,9 +28,9 @@ import trio
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from ..command import say
+from ..command import say, typed
 from ..match import DealEnded, Event
-from ..record import PlayerInfo
+from ..record import PlayerInfo, match_winner
 from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
@@ -40,6 +40,8 @@ from .config import EXIT_LEFT, EXIT_OK, MatchView, NetConfig, NetplayError, NetR
 from .dial import join
 from .driver import LogWriteError
 from .lobby import host
+from .resumefile import kept_lines
+from .transport import single_errors
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
 #: would push the opponent's trump and card count off their row).
@@ -55,8 +57,8 @@ def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
 
 def table_names(mine: str, my_fingerprint: str, theirs: str, their_fingerprint: str) -> tuple[str, str]:
     """The display names of us and the peer (:func:`display_name`); when they are the same, each
-    followed by its key's first four characters, ``("root (K7QX)", "root (3HAG)")`` (issue 19 §4:
-    names are labels, keys are identities)."""
+    followed by its key's first four characters, ``("root (K7QX)", "root (3HAG)")`` (names are
+    labels, keys are identities)."""
     me, peer = display_name(mine), display_name(theirs)
     if me == peer:
         short = MAX_NAME_COLUMNS - 7
@@ -120,11 +122,12 @@ async def play_in_table(
 
     async def trio_main() -> NetResult:
         cfg.leave_requested = trio.Event()
-        if main is not None:
-            return await main()
-        if role == "host":
-            return await host(cfg, bind, port)
-        return await join(cfg, address)
+        with single_errors():  # one failure is reported as itself, as the headless run does, never as a group
+            if main is not None:
+                return await main()
+            if role == "host":
+                return await host(cfg, bind, port)
+            return await join(cfg, address)
 
     return await seat.run(trio_main)
 
@@ -159,8 +162,7 @@ class TableSeat:
         self.table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
                                         allow_hint=False, allow_draw_offer=True, allow_chat=True,
                                         waiting_text="{name} is thinking…",
-                                        quit_question="Leave? You resign the rest of the match (signed); "
-                                                      "its log is kept.",
+                                        leave_resigns=True,
                                         match_end_enter="rematch or leave"),
                               input=input, output=output)
         self.table.record_label = "Match log saved"
@@ -303,7 +305,7 @@ class TableSeat:
         if last.score_halves is not None:  # the signed score: the table never saw a peer that left before a deal
             self.table.state.score_halves = last.score_halves
         s = self.table.state
-        session = [(r.score_halves[r.seat], r.score_halves[1 - r.seat], "disputed" if r.disputed else "")
+        session = [(r.score_halves[r.seat], r.score_halves[1 - r.seat], _undecided(r))
                    for r in (result, *result.rematches) if r.score_halves is not None]
         if len(session) > 1:  # rematches: the whole session, each match, as `play` after "play again"
             for line in session_score_lines((s.names[s.my_seat], s.names[1 - s.my_seat]), session,
@@ -332,8 +334,8 @@ class TableSeat:
         if (exc.status == EXIT_LEFT and result is not None and self.human is not None
                 and any(r.score_halves is not None for r in (result, *result.rematches))):
             self.report_score(result)  # we left, and both signed the final score: it counts, as after `q` in play
-        for kept_path in log_paths(result):
-            _line(f"match log (kept): {kept_path}", self.err)
+        for line in kept_lines(log_paths(result)):  # and how to take it up, as the headless run says
+            _line(line, self.err)
         return exc.status
 
     # ----- what the trio side and the signals tell us --------------------------------------
@@ -355,11 +357,12 @@ class TableSeat:
         table.set_connection("disconnected")
         table.options.allow_chat = False  # nobody to talk to, offer a draw or a rematch any more
         table.options.allow_draw_offer = False
+        table.options.quit_question = ""  # q leaves at once: there is nothing left to resign
         table.close_question()
         if isinstance(failure, LogWriteError):  # not the connection: our disk (a line that stays)
             table.options.waiting_text = "The match log cannot be written: the match stops here."
             table.set_fault(f"{failure}. The match stops here; everything played so far is kept in that log. "
-                            f"Free some space, then `p2ptrumps resume {failure.path}` goes on with it.")
+                            f"Free some space, then `{typed('resume')} {failure.path}` goes on with it.")
             table.show_message("Press q to leave.", "error")
             return
         table.options.waiting_text = "The connection is lost: the match stops here."
@@ -380,7 +383,7 @@ class TableSeat:
                                result.peer_fingerprint or "")
         table.set_players((me, peer) if game.seat == 0 else (peer, me), game.seat)
         self.peer_shown = {result.peer_name or "peer": peer}
-        # the key, and which path the match took (issue 14 §3)
+        # the key, and which path the match took (direct, mapped port, relay)
         table.set_opponent_detail(f"key {result.peer_fingerprint}" + (f" · {cfg.path}" if cfg.path else ""))
         table.set_connection("connected")
         table.record_path = str(result.log_path)
@@ -501,6 +504,14 @@ class TableSeat:
                                            else "{name} is thinking…")
 
 
+def _undecided(result: NetResult) -> str:
+    """``"undecided"`` for a match whose deals without a result (a claim disputed, deals not played) could
+    change who won -- it counts as no match won (protocol/verify.md §5, ``decided``); else ``""``."""
+    if result.score_halves is None or result.rules is None:
+        return ""
+    return "" if match_winner(result.score_halves, result.rules.deals)[0] else "undecided"
+
+
 def _line(text: str, file: TextIO) -> None:
     """Print one closing line; the terminal may be gone after SIGHUP."""
     with contextlib.suppress(OSError):
@@ -542,7 +553,7 @@ def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
 
 def _closed_after_end(table: TableApp, game: MatchView, clean: bool, shown: str | None = None) -> None:
     """The peer closed the connection after the match's end: no rematch any more, so the end
-    screen's Enter only leaves and says so (issue 19 §5: it kept saying "Enter rematch or leave");
+    screen's Enter only leaves and says so (not "Enter rematch or leave");
     ``shown``: the peer's name as the table shows it (default: its name, cut)."""
     if not clean or table.state.mode != Mode.MATCH_END or table.options.match_end_enter == "leave":
         return

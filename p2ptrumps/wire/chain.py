@@ -115,7 +115,7 @@ class DealInfo:
     outcome: Outcome | None = None
 
 
-#: How a live session names a message in its own seat signed by its own key (issue 18): the peer
+#: How a live session names a message in its own seat signed by its own key: the peer
 #: only relayed it; another process with this identity and this match signed it.
 OTHER_COPY = ("another copy of this side is running (the same match resumed twice, or two processes sharing "
               "one identity key)")
@@ -828,7 +828,7 @@ class JointChain:
                 # A message that fails the match rules changes nothing, not even the withdrawal its
                 # placement made (protocol/verify.md §5): keep what the withdrawal replaces.
                 # Only the tentative tail, the confirmed count and the memories added are kept for the
-                # undo, never a copy of the whole chain: linear in the log (issue 17 item 3).
+                # undo, never a copy of the whole chain: linear in the log.
                 assert self._snapshot is not None
                 confirmed = self._confirmed
                 tail = self.entries[confirmed:]

@@ -18,12 +18,12 @@ All decoding raises :class:`~p2ptrumps.wire.errors.RemoteProtocolError` (or
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
 
-from ..cards import RANK_CHARS, SUIT_LETTERS, Card
-from ..rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, Move, Outcome, Position, RuleSet
-from ..text import MAX_CHAT_CHARS, MAX_NAME_CHARS, text_problem
+from ..cards import PACK_SIZES, RANK_CHARS, SUIT_LETTERS, Card, parse_rank, parse_suit_char
+from ..rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, PICKUP_SPELLINGS, Move, Outcome, Position, RuleSet
+from ..text import MAX_CHAT_CHARS, MAX_NAME_CHARS, counted, text_problem
 from . import encoding
 from .errors import RemoteProtocolError
 from .identity import PublicKey
@@ -40,6 +40,9 @@ POSITION_TAG = b"p2ptrumps/position/v1"
 RESUME_TAG = b"p2ptrumps/resume/v1"
 
 REASONS = ("out", "resign", "time", "both-out", "repetition", "turn-limit", "agreed-draw")
+#: A seat's steps (protocol/wire.md §16): what a move clock times -- its trump, one commitment, one
+#: reveal, one move.
+STEPS = ("trump", "commit", "reveal", "move")
 
 
 def _bad(reason: str) -> RemoteProtocolError:
@@ -189,8 +192,9 @@ class Ticket:
 @dataclass(frozen=True)
 class Refuse:
     """``["refuse", reason]``: the host will not play with this connection (protocol/wire.md
-    §7.3): ``reason`` is ``"ticket"``, ``"key"`` or ``"busy"`` (1..64 bytes of UTF-8).  Unsigned,
-    never logged; the host closes the connection after it."""
+    §7.3): ``reason`` is ``"ticket"``, ``"key"``, ``"blocked"`` or ``"busy"`` (1..64 bytes of UTF-8);
+    or, as a guest's first frame, ``"blocked"``: the guest will not play with this host.  Unsigned,
+    never logged; its sender closes the connection after it."""
 
     reason: str
 
@@ -238,7 +242,7 @@ def _type_name(v: object) -> str:
 
 def _count(items: list[Any], n: int, kind: str) -> None:
     if len(items) != n:
-        raise _bad(f"a {kind} body has {n} element{'s' if n != 1 else ''}, not {len(items)}")
+        raise _bad(f"a {kind} body has {counted(n, 'element')}, not {len(items)}")
 
 
 def _uint(v: object, kind: str, what: str, lo: int, hi: int) -> int:
@@ -319,7 +323,7 @@ class RulesMsg(Body):
         if len(items) != 7:
             _count(items, 6, k)
         pack = _uint_any(items[0], k, "pack_size")
-        if pack not in (32, 36, 52):
+        if pack not in PACK_SIZES:
             raise _bad(f"rules: pack_size {pack} is not 32, 36 or 52")
         sixes = _bool(items[1], k, "sixes")
         voluntary = _bool(items[2], k, "voluntary_pickup")
@@ -409,27 +413,20 @@ class RevealMsg(Body):
 
 # ----- move codes (protocol/wire.md §9.5) -------------------------------------------
 
-_RANK_SPELLINGS = {c: c for c in RANK_CHARS} | {c.lower(): c for c in "TJQKA"} | {"10": "T"}
-_SUIT_SPELLINGS = (
-    {c: c for c in SUIT_LETTERS}
-    | {c.lower(): c for c in SUIT_LETTERS}
-    | dict(zip("♣♦♥♠", SUIT_LETTERS, strict=True))
-    | dict(zip("♧♢♡♤", SUIT_LETTERS, strict=True))
-)
-_PICKUP_SPELLINGS = ("pickup", "pick up", "pick-up")
 
 
 def _card_spelling(text: str) -> str | None:
-    """The canonical code of a card spelled as protocol/wire.md §9.5 allows, else None."""
-    rank = _RANK_SPELLINGS.get(text[:-1])
-    suit = _SUIT_SPELLINGS.get(text[-1:])
-    return None if rank is None or suit is None else rank + suit
+    """The canonical code of a card spelled as protocol/wire.md §9.5 allows (the spellings of
+    RULES.md §1, read by :mod:`p2ptrumps.cards`), else None."""
+    rank = parse_rank(text[:-1])
+    suit = parse_suit_char(text[-1:])
+    return None if rank is None or suit is None else RANK_CHARS[rank - 2] + SUIT_LETTERS[suit]
 
 
 def canonical_move_code(code: str) -> str | None:
     """The canonical move code that ``code`` spells (``code`` itself when it is canonical),
     or None when it spells no move (protocol/wire.md §9.5: ``non-canonical`` vs ``malformed``)."""
-    if code.isascii() and code.lower() in _PICKUP_SPELLINGS:
+    if code.isascii() and code.lower() in PICKUP_SPELLINGS:
         return "pickup"
     first, slash, second = code.partition("/")
     beat = _card_spelling(first)
@@ -456,6 +453,27 @@ def _move_of_code(code: str) -> Move:
     return Move(BEAT, card, int(Card.parse(second)) if second else NO_CARD)
 
 
+#: Each canonical move code met so far -> its move: a received code is looked up, not parsed again.
+#: Only canonical codes enter, so it never holds more than the 2757 there are (``pickup``; 52 leads,
+#: 52 beats with the last card, 52 x 51 beats with a second card).
+_MOVES: dict[str, Move] = {}
+
+
+def _move_of_text(code: object) -> Move:
+    """The move of the code ``code`` received in a ``move`` body (protocol/wire.md §9.5).
+
+    Raises ``RemoteProtocolError``: ``malformed`` (not text, or no move), ``non-canonical``
+    (a move spelled another way)."""
+    code = _text(code, MoveMsg.KIND, "the move code")
+    canon = canonical_move_code(code)
+    if canon is None:
+        raise _bad(f"move: {code!r} is not a move code (like QS, TS/7H, TS/ or pickup)")
+    if canon != code:
+        raise RemoteProtocolError("non-canonical", f"move code {code!r} is not canonical (write {canon!r})")
+    move = _MOVES[code] = _move_of_code(code)
+    return move
+
+
 @dataclass(frozen=True)
 class MoveMsg(Body):
     """``move``: ``[deal, move code, position hash(32)]``; the code is canonical
@@ -471,16 +489,16 @@ class MoveMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> MoveMsg:
+        if len(items) == 3:  # the common case in one test; anything else is checked in order below
+            deal, code, position = items
+            move = _MOVES.get(code) if type(code) is str else None
+            if (move is not None and type(deal) is int and 1 <= deal <= MAX_DEALS and type(position) is bytes
+                    and len(position) == 32):
+                return cls(deal, move, position)
         k = cls.KIND
         _count(items, 3, k)
         deal = _deal_no(items[0], k)
-        code = _text(items[1], k, "the move code")
-        canon = canonical_move_code(code)
-        if canon is None:
-            raise _bad(f"move: {code!r} is not a move code (like QS, TS/7H, TS/ or pickup)")
-        if canon != code:
-            raise RemoteProtocolError("non-canonical", f"move code {code!r} is not canonical (write {canon!r})")
-        return cls(deal, _move_of_code(code), _bin(items[2], k, "the position hash", 32))
+        return cls(deal, _move_of_text(items[1]), _bin(items[2], k, "the position hash", 32))
 
 
 @dataclass(frozen=True)
@@ -691,13 +709,13 @@ BODY_TYPES: dict[str, type[Body]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Signed:
+class Signed(NamedTuple):
     """A chained message ``["msg", game(8), seat, seq, prev(32), kind, body, sig(64)]``.
 
     ``game`` is the first 8 bytes of the game id; ``sig`` is Ed25519 over
     ``SIGN_TAG || game id (32) || pack(the array without sig)``.  ``payload`` is the
-    exact received/sent bytes; ``hash`` their :func:`message_hash`.
+    exact received/sent bytes; ``hash`` their :func:`message_hash`.  A named tuple: one is
+    made for every message sent, received or read (a third of the cost of a frozen dataclass).
     """
 
     game: bytes
@@ -705,8 +723,11 @@ class Signed:
     seq: int
     prev: bytes
     body: Body
-    payload: bytes = field(repr=False)
-    hash: bytes = field(repr=False)
+    payload: bytes
+    hash: bytes
+
+    def __repr__(self) -> str:
+        return f"Signed(game={self.game!r}, seat={self.seat}, seq={self.seq}, prev={self.prev!r}, body={self.body!r})"
 
     @property
     def kind(self) -> str:
@@ -715,7 +736,7 @@ class Signed:
     @property
     def sig(self) -> bytes:
         """The 64-byte signature: the last element of the canonical payload (a bin8 of 64 bytes), cut
-        from it rather than kept twice (a long log keeps every message, issue 17)."""
+        from it rather than kept twice (a long log keeps every message)."""
         return self.payload[-64:]
 
     def unsigned(self) -> bytes:
@@ -752,11 +773,13 @@ def build_signed(gid: bytes, seat: int, seq: int, prev: bytes, body: Body, sign:
     return Signed(game, seat, seq, prev, body, payload, message_hash(payload))
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
+class Envelope(NamedTuple):
     """A ``msg`` frame whose eight fields have their types (protocol/wire.md §8.2 step 2) but
     whose body is not checked yet: the signature is checked first (step 5), then
-    :meth:`open` checks the body (step 6) -- so that a signed bad body proves its signer."""
+    :meth:`open` checks the body (step 6) -- so that a signed bad body proves its signer.
+
+    A named tuple (one is made for every frame received or read, a third of the cost of a
+    frozen dataclass); ``payload`` is the frame's bytes, ``hash`` their :func:`message_hash`."""
 
     game: bytes
     seat: int
@@ -765,8 +788,11 @@ class Envelope:
     kind: str
     items: list[Any]
     sig: bytes
-    payload: bytes = field(repr=False)
-    hash: bytes = field(repr=False)
+    payload: bytes
+    hash: bytes
+
+    def __repr__(self) -> str:
+        return f"Envelope(game={self.game!r}, seat={self.seat}, seq={self.seq}, kind={self.kind!r})"
 
     def unsigned(self) -> bytes:
         """The bytes the signature covers after the tags (see :meth:`Signed.unsigned`)."""
@@ -808,6 +834,8 @@ def decode_frame(payload: bytes) -> RawFrame:
     the receiver's own hello, signatures, bodies and the chain come later.
     """
     v = encoding.unpack(payload)
+    if type(v) is list and len(v) == 8 and v[0] == "msg":  # nearly every frame: straight to its fields
+        return _decode_msg(v, payload)
     if not isinstance(v, list) or not v or not isinstance(v[0], str) or v[0] not in FRAME_TYPES:
         what = repr(v[0]) if isinstance(v, list) and v and isinstance(v[0], str) else "nothing"
         raise RemoteProtocolError(
@@ -877,7 +905,7 @@ def _decode_msg(v: list[Any], payload: bytes) -> Envelope:
         raise _bad(f"msg: the {kind} body must be an array, not {_type_name(body)}")
     if not isinstance(sig, bytes) or len(sig) != 64:
         raise _bad("msg: sig must be 64 bytes")
-    # One object for values every message of a game repeats (a long log keeps them all, issue 17).
+    # One object for values every message of a game repeats (a long log keeps them all).
     kind = _KIND_NAMES[kind]
     game = _GAMES.setdefault(game, game) if len(_GAMES) < 64 else game
     return Envelope(game, seat, seq, prev, kind, body, sig, payload, message_hash(payload))

@@ -13,7 +13,7 @@ results) is checked by the same :class:`~p2ptrumps.wire.chain.JointChain` that
 Use (the transport's loop)::
 
     def to_log(frame, direction):         # append + flush + fsync (protocol/wire.md §12)
-        logfile.append(log_entry(frame))
+        logfile.append(frame)             # the frame as it is (wire/log.py)
     s = Session("guest", identity, "Ann", nonce=os.urandom(32), on_message=to_log)
     sock.send(s.data_to_send())           # our hello
     while True:
