@@ -13,7 +13,10 @@ history: a repetition draws only within the search), in size order; ``bench/reac
 the sample the solver's reach figures of the README and ``bench/solver_reach.py --positions`` are
 measured on.
 
-Usage: python bench/reach_sample.py [--games N] [--per-size K] [--sizes 6-36] [--nodes N] [--out FILE]
+``--first N`` starts at game N instead of 0, so a fresh sample (games no earlier figure was measured on)
+is ``--first 1000`` with an ``--out`` of its own.
+
+Usage: python bench/reach_sample.py [--games N] [--first N] [--per-size K] [--sizes 6-36] [--nodes N] [--out FILE]
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ def game_positions(i: int, nodes: int) -> dict[int, list[str]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=400, help="games at most")
+    ap.add_argument("--first", type=int, default=0, help="the first game's number (a fresh sample: another range)")
     ap.add_argument("--per-size", type=int, default=40)
     ap.add_argument("--sizes", default="6-36", help="cards in both hands, A-B")
     ap.add_argument("--nodes", type=int, default=250_000, help="positions per move of both levels")
@@ -55,7 +59,7 @@ def main() -> None:
     sample: dict[int, list[str]] = defaultdict(list)
     rng = random.Random(2)
     played = 0
-    for i in range(args.games):
+    for i in range(args.first, args.first + args.games):
         played += 1
         for size, texts in game_positions(i, args.nodes).items():
             if low <= size <= high and len(sample[size]) < args.per_size:

@@ -479,7 +479,11 @@ def _prove(p: Position, nodes: int, runner: Any = None) -> tuple[int, int, int, 
 def test_compiled_prover_equals_python_prover(compiled: ModuleType) -> None:
     cases = (small_endgames(25, 5) + small_endgames(15, 6, (2, 4), 6, RuleSet(repetition=2))
              + small_endgames(10, 8, (4, 4), 4, RuleSet(turn_limit=12)))
-    wins = losses = 0
+    rng = random.Random(4)
+    for p in small_endgames(15, 10, (2, 2), 4, RuleSet(repetition=2)):  # with a history: draw_hashes
+        give_a_history(p, rng)
+        cases.append(p)
+    wins = losses = draws = 0
     for p in cases:
         spec = spec_of(p)
         py = core.run(spec, core.PROVE, max_nodes=3000, tt_bits=12)
@@ -487,7 +491,8 @@ def test_compiled_prover_equals_python_prover(compiled: ModuleType) -> None:
         assert c == py, p
         wins += py[4] == core.DONE and py[1] > 0
         losses += py[4] == core.DONE and py[1] < 0
-    assert wins >= 10 and losses >= 5, (wins, losses)
+        draws += py[4] == core.DONE and py[1] == 0
+    assert wins >= 10 and losses >= 5 and draws >= 5, (wins, losses, draws)
 
 
 def forced_within(p: Position, seat: int, plies: int, memo: dict[tuple[Any, ...], bool]) -> bool:
@@ -512,10 +517,10 @@ def forced_within(p: Position, seat: int, plies: int, memo: dict[tuple[Any, ...]
 
 
 def test_prover_agrees_with_the_solver() -> None:
-    """Every proof is the solver's outcome, the proof's first move wins, and the seat proven to win
-    can force going out within the proof's length (a brute force over the rules); draws are never
-    proven."""
-    proven = draws = 0
+    """Every proof is the solver's outcome: a win's first move wins, and the seat proven to win can
+    force going out within the proof's length (a brute force over the rules); a proven draw is the
+    solver's draw and its move draws (the exact value 0); here every draw the solver finds is proven."""
+    proven = draws = proven_draws = 0
     for p in small_endgames(40, 12, (3, 3), 3) + small_endgames(30, 13, (2, 3), 5, RuleSet(repetition=2)):
         s = solve(p, None, max_nodes=1_000_000, every=True, tt_bits=16)
         if not s.solved:
@@ -525,7 +530,11 @@ def test_prover_agrees_with_the_solver() -> None:
         if status != core.DONE:
             continue
         assert (depth, values) == (0, [])
-        assert (value > 0) == (s.value > 0) and s.value != 0, (p, value, s.value)
+        assert (value > 0, value < 0) == (s.value > 0, s.value < 0), (p, value, s.value)
+        if value == 0:
+            assert dict(s.moves)[to_move(move, not p.pile)] == 0, p
+            proven_draws += 1
+            continue
         winner = p.to_move if value > 0 else 1 - p.to_move
         assert forced_within(p, winner, WIN - abs(value), {}), (p, value)
         if value > 0:
@@ -533,7 +542,7 @@ def test_prover_agrees_with_the_solver() -> None:
         else:
             assert move == core.NO_MOVE
         proven += 1
-    assert proven >= 30 and draws >= 3, (proven, draws)
+    assert proven >= 30 and proven_draws == draws >= 3, (proven, draws, proven_draws)
 
 
 def test_a_repetition_does_not_fool_the_prover() -> None:
@@ -541,7 +550,7 @@ def test_a_repetition_does_not_fool_the_prover() -> None:
     would prove wins that are draws.  Here the proof stands only where the real rules agree, and
     some wins without the history are not proven with it."""
     rng = random.Random(9)
-    fooled = checked = 0
+    fooled = checked = drawn = 0
     for p in small_endgames(40, 10, (2, 2), 4, RuleSet(repetition=2)) + small_endgames(40, 11, (2, 2), 4):
         fresh = p.copy()
         give_a_history(p, rng)
@@ -550,12 +559,15 @@ def test_a_repetition_does_not_fool_the_prover() -> None:
             continue
         _, value, _, _, status, _ = _prove(p, 50_000)
         _, fresh_value, _, _, fresh_status, _ = _prove(fresh, 50_000)
-        if status == core.DONE:
+        if status == core.DONE and value == 0:  # a proven draw, by the real rules with the history
+            assert want == 0, (p, want)
+            drawn += 1
+        elif status == core.DONE:
             assert (value > 0) == (want > WIN_BOUND) and (value < 0) == (want < -WIN_BOUND), (p, value, want)
             assert plies_of(value) >= plies_of(want), (p, value, want)  # type: ignore[operator]
         fooled += fresh_status == core.DONE and fresh_value > 0 and want <= WIN_BOUND
         checked += 1
-    assert checked >= 40 and fooled >= 1, (checked, fooled)
+    assert checked >= 40 and fooled >= 1 and drawn >= 20, (checked, fooled, drawn)
 
 
 def test_a_proof_longer_than_the_turn_limit_allows_does_not_count() -> None:

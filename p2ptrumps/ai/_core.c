@@ -56,6 +56,8 @@
 #define N_SIZES 12
 #define N_FEATURES (1 + 2 * N_SIZES + 20)
 #define EVAL_SHIFT 8
+#define VERIFY_MAX (1 << 21)
+#define SEEN_FIRST_BITS 16
 static const int FIT_SIZES[N_SIZES] = {3, 4, 5, 6, 7, 8, 10, 12, 15, 18, 22, 27};
 
 #define PN_INF (1LL << 30)
@@ -189,6 +191,10 @@ typedef struct {
     size_t kidtop;
     int attacker;
     uint64_t akey;
+    uint64_t *seen;           /* the trap check's positions (open addressing; 0: empty slot) */
+    uint64_t seen_mask;
+    int64_t seen_count;
+    int root_pick;            /* the trap check's move at the root where the defender is to move */
     int fitted;               /* the fitted evaluation: run()'s `weights` */
     int64_t w[N_FEATURES];
 } Core;
@@ -1137,6 +1143,125 @@ static void mid(Core *S, int ply, int64_t thpn, int64_t thdn, int64_t *pn_o, int
     *len_o = length;
 }
 
+/* ----- the trap check (core.py's seen_add, trap) ----------------------------------------- */
+
+/* core.py's seen_add: 1 when h was added, 0 when it was there, -1 when the set is full. */
+static int seen_add(Core *S, uint64_t h) {
+    if (!h) h = 1; /* 0 marks an empty slot */
+    if (!S->seen) {
+        S->seen = (uint64_t *)calloc((size_t)1 << SEEN_FIRST_BITS, sizeof(uint64_t));
+        if (!S->seen) return -1;
+        S->seen_mask = ((uint64_t)1 << SEEN_FIRST_BITS) - 1;
+        S->seen_count = 0;
+    }
+    uint64_t i = h & S->seen_mask;
+    while (S->seen[i]) {
+        if (S->seen[i] == h) return 0;
+        i = (i + 1) & S->seen_mask;
+    }
+    if (S->seen_count >= VERIFY_MAX) return -1;
+    S->seen[i] = h;
+    S->seen_count++;
+    if ((uint64_t)S->seen_count * 2 > S->seen_mask) { /* grow to keep the table at most half full */
+        uint64_t size = (S->seen_mask + 1) * 2;
+        uint64_t *t = (uint64_t *)calloc((size_t)size, sizeof(uint64_t));
+        if (!t) return -1;
+        for (uint64_t j = 0; j <= S->seen_mask; j++) {
+            uint64_t x = S->seen[j];
+            if (!x) continue;
+            uint64_t k = x & (size - 1);
+            while (t[k]) k = (k + 1) & (size - 1);
+            t[k] = x;
+        }
+        free(S->seen);
+        S->seen = t;
+        S->seen_mask = size - 1;
+    }
+    return 1;
+}
+
+static int seen_has(Core *S, uint64_t h) {
+    if (!h) h = 1;
+    if (!S->seen) return 0;
+    uint64_t i = h & S->seen_mask;
+    while (S->seen[i]) {
+        if (S->seen[i] == h) return 1;
+        i = (i + 1) & S->seen_mask;
+    }
+    return 0;
+}
+
+static void seen_clear(Core *S) {
+    free(S->seen);
+    S->seen = NULL;
+    S->seen_mask = 0;
+    S->seen_count = 0;
+}
+
+/* core.py's trap: 1 when the positions reached from here (the current one already in the set) form
+ * a trap for the attacker, 0 when the check failed or the budget ran out (S->stop). */
+static int trap(Core *S, int ply) {
+    if (tick(S) || ply >= MAX_PLY) return 0;
+    size_t saved_keys = S->keytop;
+    int64_t *moves = reserve(S);
+    int cut;
+    int cnt = ordered(S, 0, moves, &cut);
+    S->keytop += (size_t)cnt;
+    int ok = 1;
+    if (S->p == S->attacker) {
+        for (int i = 0; i < cnt && ok; i++) {
+            if (tick(S)) {
+                ok = 0;
+                break;
+            }
+            int code = make(S, (int)moves[i]);
+            if (code == WENT_OUT) {
+                ok = 0;
+            } else if (code == GOES_ON && !(S->ndraws && in_draws(S, S->hash))) {
+                int r = seen_add(S, S->hash);
+                if (r < 0)
+                    ok = 0;
+                else if (r > 0)
+                    ok = trap(S, ply + 1);
+            }
+            unmake(S);
+        }
+    } else {
+        int pick = -1, ends = 0;
+        for (int i = 0; i < cnt; i++) {
+            if (tick(S)) {
+                S->keytop = saved_keys;
+                return 0;
+            }
+            int code = make(S, (int)moves[i]);
+            if (code != GOES_ON || (S->ndraws && in_draws(S, S->hash)) || seen_has(S, S->hash)) {
+                ends = 1;
+            } else if (pick < 0) {
+                PEntry *e = p_lookup(S, S->hash ^ S->akey);
+                if (e && e->dn == 0) pick = i;
+            }
+            unmake(S);
+            if (ends) {
+                if (!ply) S->root_pick = (int)moves[i];
+                break;
+            }
+        }
+        if (!ends) {
+            if (pick < 0) {
+                ok = 0;
+            } else {
+                if (!ply) S->root_pick = (int)moves[pick];
+                make(S, (int)moves[pick]);
+                int r = seen_add(S, S->hash);
+                ok = r < 0 ? 0 : r > 0 ? trap(S, ply + 1) : 1;
+                unmake(S);
+            }
+        }
+    }
+    S->keytop = saved_keys;
+    return ok;
+}
+
 /* core.py's prove: returns the proof's length (0: none) and sets *move_o. */
 static int prove(Core *S, int attacker, int *move_o) {
     S->attacker = attacker;
@@ -1157,10 +1282,21 @@ static int prove_both(Core *S, int64_t max_nodes, double time_s, int *best_o, in
     double deadline = S->deadline;
     S->max_nodes = max_nodes / 2;
     if (time_s > 0) S->deadline = deadline - time_s / 2;
-    int me = S->p;
+    int me = S->p, held = 0, draw_move = NO_MOVE;
     for (int q = 0; q < 2; q++) {
         int attacker = q ? 1 - me : me, move;
         int length = prove(S, attacker, &move);
+        if (!S->stop && !length) {
+            PEntry *e = p_lookup(S, S->hash ^ S->akey);
+            if (e && e->dn == 0) { /* disproven: check the defender's trap */
+                S->root_pick = NO_MOVE;
+                if (seen_add(S, S->hash) > 0 && trap(S, 0)) {
+                    held++;
+                    if (q) draw_move = S->root_pick;
+                }
+                seen_clear(S);
+            }
+        }
         if (S->stop) {
             S->stop = 0;
             length = 0;
@@ -1174,9 +1310,9 @@ static int prove_both(Core *S, int64_t max_nodes, double time_s, int *best_o, in
         S->max_nodes = max_nodes;
         S->deadline = deadline;
     }
-    *best_o = NO_MOVE;
+    *best_o = held == 2 ? draw_move : NO_MOVE;
     *value_o = 0;
-    return STOPPED;
+    return held == 2 ? DONE : STOPPED;
 }
 
 /* ----- the Python entry point ----------------------------------------------------------- */

@@ -49,7 +49,9 @@ Modes:
   1+epsilon trick of Pawlewicz & Lew 2007) asking "can seat X force going out
   from here?", first for the seat to move (a win), then for the other seat (a
   loss for the seat to move).  It settles the *outcome* of positions the
-  solver cannot reach, not the exact length: see "Proofs" below.
+  solver cannot reach, not the exact length: see "Proofs" below; when it
+  disproves both questions and a check of each disproof holds, a draw (see
+  "Draws").
 
 Proofs (:data:`PROVE`).  OR nodes have the attacker X to move, AND nodes the
 other seat.  X going out proves; the other seat going out, both going out
@@ -75,7 +77,7 @@ proven child's, an AND node 1 + its children's longest.
 Why a proof is sound although disproofs are not.  A repetition disproof depends
 on the path (the graph-history interaction), and such disproofs are stored like
 any other, so a disproof may be wrong and the prover may miss a proof: its
-disproofs are never reported (draws stay the solver's job).  But a wrong
+disproofs are never reported as they stand (see "Draws" below).  But a wrong
 disproof never makes a false proof: a disproven child is passed over at an OR
 node and disproves an AND node.  Every proven node was proven from children
 proven before it (or by going out), so the proven positions lie in X's
@@ -89,6 +91,33 @@ position at ``root_turn + length`` or later is reached, so when ``root_turn +
 length <= turn_limit`` (or there is none) the turn limit cannot draw either --
 :meth:`_Core.prove` rejects a longer proof.  So a proof is a win for X, and
 ``length`` an upper bound on the plies of the fastest win (the exact value's).
+
+Draws (:data:`PROVE`).  When df-pn disproves "can X force going out?" at the
+root, :meth:`_Core.trap` checks the disproof, trusting none of the prover's
+values: it builds a set S of positions, the root first, and takes a position
+into S only after checking it: at a position of X every move is followed, and
+the check fails if one makes X go out; at a position of the other seat (the
+defender) one move is followed: one that ends the deal without X going out
+(the defender goes out, or both do), or reaches a position of ``draw_hashes``
+or one already in S, else the first move whose position the prover's table
+holds as disproven (only a guide: that position is checked in turn).  The
+positions reached are taken into S and checked the same way; a position
+already in S is not checked again (so a cycle of play stays in S).  The check
+fails when the budget, :data:`MAX_PLY` plies of depth or :data:`VERIFY_MAX`
+positions run out.  When it succeeds, S is closed: from every position of S
+the defender's chosen move, and every move of X, leads into S or to an end of
+the deal that X did not win (or to a position that draws by repetition with
+the game's history).  Then the defender, always playing its chosen move, keeps
+the play in S for as long as it lasts, and X never goes out in S: X cannot
+win, whatever the repetition draw and the turn limit do (they only end play,
+as a draw).  This holds for any path to the root, so the graph-history
+interaction does not touch it.  When both questions are disproven and both
+checks succeed, neither seat can force a win: the position is a draw (RULES.md
+§7: a deal that does not end in a win ends in a draw -- at the latest the
+repetition or the turn limit ends it), and the move the check chose at the
+root (the seat to move is the defender of the second question) keeps it one.
+Positions are told apart by their 64-bit :func:`position_hash` in S, as in the
+tables.
 
 Node count of the prover: one per :meth:`_Core.mid` call and one per child
 generated (each child costs a move and a table look-up, about an alpha-beta
@@ -201,6 +230,8 @@ MAX_LENGTH = 9000
 MAX_WORK = (1 << 32) - 1
 #: Xored into the table key of the question "can seat 1 force going out?" (seat 0: nothing).
 Z_ATTACKER = 0x9E3779B97F4A7C15
+#: The trap check keeps at most this many positions; a trap that needs more is not reported.
+VERIFY_MAX = 1 << 21
 #: What a child is for the prover: not decided by the move itself, the attacker went out, or a
 #: disproof by the move (the defender went out, both out, a repetition, MAX_PLY).
 OPEN, PROVED, DISPROVED = 0, 1, 2
@@ -357,6 +388,9 @@ class _Core:
         self.ptt: dict[int, tuple[int, int, int, int, int, int]] = {}
         self.attacker = 0
         self.akey = 0
+        #: The trap check: the positions taken into the trap, and its move at a root where the defender moves.
+        self.seen: set[int] = set()
+        self.root_pick = NO_MOVE
 
     # ----- the rules ----------------------------------------------------------------
 
@@ -1035,6 +1069,67 @@ class _Core:
         self.p_store(key, pn, dn, length, self.nodes - start + 1, move)
         return pn, dn, length
 
+    def seen_add(self, h: int) -> int:
+        """Take position hash ``h`` into the trap check's set: 1 when added, 0 when it was there, -1
+        when the set already holds :data:`VERIFY_MAX` positions (0 and 1 count as one hash, as in C)."""
+        h = h or 1
+        if h in self.seen:
+            return 0
+        if len(self.seen) >= VERIFY_MAX:
+            return -1
+        self.seen.add(h)
+        return 1
+
+    def trap(self, ply: int) -> bool:
+        """Whether the positions reached from the current one (at ``ply``; already in :attr:`seen`)
+        form a trap for the attacker: see "Draws" in the module docstring.  At the attacker's
+        positions every move is followed (one that goes out fails the check); at the defender's,
+        one move: one that ends the deal (the defender goes out, both out), reaches a position of
+        ``draw_hashes`` or one already taken, else the first whose position the prover's table holds
+        as disproven.  Raises :class:`_Stop` when the budget runs out."""
+        self.tick()
+        if ply >= MAX_PLY:
+            return False
+        moves, _ = self.ordered(False)
+        if self.p == self.attacker:
+            for m in moves:
+                self.tick()
+                code = self.make(m)
+                try:
+                    if code == WENT_OUT:
+                        return False
+                    if code == GOES_ON and self.hash not in self.draws:
+                        r = self.seen_add(self.hash)
+                        if r < 0 or (r > 0 and not self.trap(ply + 1)):
+                            return False
+                finally:
+                    self.unmake()
+            return True
+        pick = NO_MOVE
+        for m in moves:
+            self.tick()
+            code = self.make(m)
+            ends = code != GOES_ON or self.hash in self.draws or (self.hash or 1) in self.seen
+            if not ends and pick == NO_MOVE:
+                e = self.p_lookup(self.hash ^ self.akey)
+                if e is not None and e[2] == 0:
+                    pick = m
+            self.unmake()
+            if ends:
+                if not ply:
+                    self.root_pick = m
+                return True
+        if pick == NO_MOVE:
+            return False
+        if not ply:
+            self.root_pick = pick
+        self.make(pick)
+        try:
+            r = self.seen_add(self.hash)
+            return r == 0 or (r > 0 and self.trap(ply + 1))
+        finally:
+            self.unmake()
+
     def prove(self, attacker: int) -> tuple[int, int]:
         """Df-pn on "can ``attacker`` force going out from the root?": ``(length, move)`` of a proof
         (move: the root move it plays, :data:`NO_MOVE` when the attacker is not to move), or
@@ -1051,21 +1146,38 @@ class _Core:
 
     def prove_both(self, max_nodes: int, time_s: float) -> tuple[int, int, int, int, int, list[tuple[int, int]]]:
         """:data:`PROVE` at the root: a win for the seat to move, then a loss, the first question with
-        half the budget (nodes and seconds), the second with the rest; :func:`run`'s answer."""
+        half the budget (nodes and seconds), the second with the rest; a question the prover disproves
+        is checked for a trap (:meth:`trap`), and when both are, the position is a draw; :func:`run`'s
+        answer."""
         deadline = self.deadline
         self.max_nodes = max_nodes // 2
         if time_s > 0:
             self.deadline = deadline - time_s / 2
         me = self.p
-        for attacker in (me, 1 - me):
+        held = 0
+        draw_move = NO_MOVE
+        for q, attacker in enumerate((me, 1 - me)):
             try:
                 length, move = self.prove(attacker)
+                if not length:
+                    e = self.p_lookup(self.hash ^ self.akey)
+                    if e is not None and e[2] == 0:  # disproven: check the defender's trap
+                        self.root_pick = NO_MOVE
+                        try:
+                            if self.seen_add(self.hash) > 0 and self.trap(0):
+                                held += 1
+                                if q:
+                                    draw_move = self.root_pick
+                        finally:
+                            self.seen = set()
             except _Stop:
                 length, move = 0, NO_MOVE
             if length:
                 return move, WIN - length if attacker == me else length - WIN, 0, self.nodes, DONE, []
             self.max_nodes = max_nodes
             self.deadline = deadline
+        if held == 2:
+            return draw_move, 0, 0, self.nodes, DONE, []
         return NO_MOVE, 0, 0, self.nodes, STOPPED, []
 
 
@@ -1085,8 +1197,9 @@ def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0,
       legal move in root order (when stopped, of the moves solved before the budget ran out);
     * :data:`PROVE`: status :data:`DONE` when the prover proved an outcome: value ``WIN - n`` (the
       seat to move wins within ``n`` plies; move: the proof's first move) or ``-(WIN - n)`` (it
-      loses within ``n`` plies; move :data:`NO_MOVE`); else :data:`STOPPED`, value 0, move
-      :data:`NO_MOVE` (no proof within the budget: a draw is never proven).  The win question has
+      loses within ``n`` plies; move :data:`NO_MOVE`), or a draw (value 0: both questions disproven
+      and checked, "Draws" above; move: one that keeps the draw); else :data:`STOPPED`, value 0,
+      move :data:`NO_MOVE` (nothing proven within the budget).  The win question has
       half the budget, the loss question the rest; depth 0, no values.  Give it a budget
       (``max_nodes`` or ``time_s``): a search with repetitions may not end by itself.
 

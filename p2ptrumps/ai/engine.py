@@ -134,7 +134,8 @@ class Solution:
         value: for the seat to move (see the module docstring).
         move: a best move: the fastest win, else a drawing move, else the slowest loss.
         moves: with ``every``, each legal move and its exact value (for the seat that plays it), in
-            the solver's root order; when the budget ran out, those solved before (on one thread the
+            the solver's root order; when the budget ran out (or the prover proved a draw: then the
+            drawing move too), those solved before (on one thread the
             first ones in root order; on several, any of them).
         nodes: positions visited (the solver's and the prover's).
         elapsed_s: seconds spent.
@@ -172,8 +173,10 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
 
     With ``prove``, the exact solver has :data:`SOLVER_SHARE` of the budget; if it does not finish,
     the prover (df-pn, :data:`~.core.PROVE`) has the rest to prove a win, then a loss, for the seat
-    to move: a proof gives ``bound`` (the outcome proven, its length an upper bound), never an
-    exact value, and a draw is never proven that way.
+    to move: a proof of a win or a loss gives ``bound`` (the outcome proven, its length an upper
+    bound), not an exact value; when the prover disproves both and checks both disproofs (a draw:
+    "Draws" in :mod:`p2ptrumps.ai.core`), the value is exact, 0, with a drawing move (with ``every``
+    that move's value 0 is added to ``moves``, the other moves stay as the solver left them).
 
     Args:
         position: a deal not yet over (not modified).
@@ -229,6 +232,11 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
     if prove and (not max_nodes or rest_nodes > 0) and (not budget_s or rest_s > 0):
         m, v, _, prover_nodes, status, _ = RUN(spec, PROVE, max_nodes=rest_nodes, time_s=rest_s, tt_bits=tt_bits)
         nodes += prover_nodes
+        if status == DONE and v == 0:  # a proven draw: exact, and the prover's move keeps it
+            draw_move = to_move(m, pile_empty)
+            if every and all(mv != draw_move for mv, _ in move_values):
+                move_values += ((draw_move, 0),)
+            return Solution(True, 0, draw_move, move_values, nodes, time.perf_counter() - t0, threads=threads)
         if status == DONE:
             bound, bound_move = v, None if m == NO_MOVE else to_move(m, pile_empty)
     return Solution(False, 0, None, move_values, nodes, time.perf_counter() - t0, bound, bound_move, threads)
