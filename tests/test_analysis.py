@@ -304,6 +304,33 @@ PROVEN_LOSS = ("v1/HS/THQHKHAH7S8S9STSJSQSKSAS/6C7C9CTCJCQCKCAC7D8D9DTDJDQDAD7H8
                "36.sixes.must.r3.t1000")
 
 
+#: A 9-card position whose every move the solver does not settle within 200,000 positions; the prover
+#: proves the draw with the half it leaves (the solver alone, asked the value only, settles it: a draw).
+PROVEN_DRAW = ("v1/DC/JDAD8H6SQS/8CQH9SJS/9CJC8D9DTCKCQDKDKH6CKS6DAH7C9HTDQCAC7STS6HTH8S7D7HJHAS/0/14/"
+               "36.sixes.must.r3.t1000")
+
+
+def test_solve_reports_a_draw_only_the_prover_settles(capsys: pytest.CaptureFixture[str]) -> None:
+    """The prover disproves both seats' wins and checks both (the traps): an exact draw with a
+    drawing move; the exact solver confirms the position's value (the drawing moves of small
+    positions are checked against it in tests/test_ai_core.py)."""
+    from p2ptrumps.ai.engine import solve
+
+    position = parse_position(PROVEN_DRAW)
+    alone = solve(position, None, max_nodes=200_000, every=True)
+    assert (alone.solved, alone.outcome) == (False, "unknown")
+    proven = solve(position, None, max_nodes=200_000, every=True, prove=True)
+    assert (proven.solved, proven.value, proven.outcome, proven.nodes) == (True, 0, "draw", 100_560)
+    assert proven.move is not None and dict(proven.moves)[proven.move] == 0
+    exact = solve(position, None, max_nodes=1_000_000)
+    assert (exact.solved, exact.value) == (True, 0)
+    assert main(["solve", PROVEN_DRAW, "--nodes", "200000", "--ascii"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:6] == ["seat 0 (trump D) to move: draw", "best move: JD/8H", "moves:", "  JD/8H      draw",
+                          "  JD/QS      loses in 2"]
+    assert lines[-1] == "100,560 positions, budget 200,000 (compiled core)"
+
+
 def test_solve_reports_a_loss_only_the_prover_settles(capsys: pytest.CaptureFixture[str]) -> None:
     from p2ptrumps.ai.engine import solve
 
