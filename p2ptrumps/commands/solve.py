@@ -9,7 +9,9 @@ move, or says that it is unknown within the budget.  The exact solver has
 half the budget first (:data:`~p2ptrumps.ai.engine.SOLVER_SHARE`); when it does
 not finish, a proof-number search (df-pn) has the rest to prove a win or a loss
 for the seat to move, printed "wins in at most N" / "loses in at most N" (the
-outcome is proven, N an upper bound on the turns).  With ``--nodes N`` the
+outcome is proven, N an upper bound on the turns), or a draw (both wins
+disproven and each disproof checked: an exact draw, with a drawing move; the
+other moves keep what the solver found).  With ``--nodes N`` the
 budget is N positions instead of seconds, and the output (text or JSON) is the
 same on every run and machine: it leaves out the seconds spent.
 
