@@ -1162,7 +1162,7 @@ static int seen_add(Core *S, uint64_t h) {
     if (S->seen_count >= VERIFY_MAX) return -1;
     S->seen[i] = h;
     S->seen_count++;
-    if ((uint64_t)S->seen_count * 2 > S->seen_mask) { /* grow to keep the table at most half full */
+    if (S->seen_count < VERIFY_MAX && (uint64_t)S->seen_count * 2 > S->seen_mask) { /* keep it at most half full */
         uint64_t size = (S->seen_mask + 1) * 2;
         uint64_t *t = (uint64_t *)calloc((size_t)size, sizeof(uint64_t));
         if (!t) return -1;

@@ -148,7 +148,8 @@ exceed it (the count returned is then ``max_nodes``, never more); ``time_s``
 A node budget alone gives the same answer on any machine.  Memory: the
 transposition table has ``1 << tt_bits`` entries (16 bytes each in C, e.g. 16
 MiB for the default 20 bits); the rest is bounded by :data:`MAX_PLY` times the
-number of moves of the pack.
+number of moves of the pack, and the draw check's set by :data:`VERIFY_MAX` positions (8 bytes
+each in C, in a table of at most twice that: 32 MiB).
 
 The compiled core's ``run`` takes four more keyword arguments, for the parallel
 solver (:mod:`.parallel`; this module, the reference, runs on one thread and has
