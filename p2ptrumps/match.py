@@ -16,68 +16,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
+from .events import DealEnded, DealStarted, MatchEnded, MovePlayed, MovesTakenBack
+from .events import MatchEvent as Event
+from .machine import Action, OfferDraw, Resign, Undo
 from .notation import position_text
 from .record import DealRecord, MatchRecord, PlayerInfo
 from .rules import Move, Outcome, Position, RuleSet, next_dealer
 from .shuffle import deal_hands, first_dealer
-
-
-@dataclass(frozen=True)
-class Resign:
-    """A player's intent to resign the current deal."""
-
-
-@dataclass(frozen=True)
-class Undo:
-    """A player's intent to take back their last move (offline against the AI only)."""
-
-
-@dataclass(frozen=True)
-class OfferDraw:
-    """A player's intent to offer a draw; the opponent's :meth:`Player.accept_draw` answers."""
-
-
-Action = Move | Resign | Undo | OfferDraw
-
-
-# ----- events the players observe ---------------------------------------------
-
-
-@dataclass(frozen=True)
-class DealStarted:
-    number: int
-    dealer: int
-    position: Position
-
-
-@dataclass(frozen=True)
-class MovePlayed:
-    seat: int
-    move: Move
-    position: Position
-
-
-@dataclass(frozen=True)
-class MovesTakenBack:
-    count: int
-    position: Position
-
-
-@dataclass(frozen=True)
-class DealEnded:
-    number: int
-    outcome: Outcome
-    position: Position
-    score_halves: tuple[int, int]
-
-
-@dataclass(frozen=True)
-class MatchEnded:
-    score_halves: tuple[int, int]
-    record: MatchRecord
-
-
-Event = DealStarted | MovePlayed | MovesTakenBack | DealEnded | MatchEnded
 
 
 class Player(Protocol):

@@ -488,6 +488,16 @@ class Position:
         self.turn = u.turn
         self.outcome = u.outcome
 
+    def undo_depth(self) -> int:
+        """How many steps :meth:`pop` can take back: the moves and ends made on this object (a
+        :meth:`copy` starts at 0)."""
+        return len(self._stack)
+
+    def pop_to(self, depth: int) -> None:
+        """Take back moves and ends until :meth:`undo_depth` is ``depth`` (nothing if it is already)."""
+        while len(self._stack) > depth:
+            self.pop()
+
     def resign(self, seat: int) -> None:
         """``seat`` resigns: the opponent wins the deal (RULES.md §7). ``IllegalMoveError`` if over."""
         self._end(Outcome(1 - seat, "resign"))

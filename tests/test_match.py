@@ -1,4 +1,5 @@
-"""The match loop (RULES.md §3, §8): deals, dealer rotation, score, record saving, intents."""
+"""A match played in one process (the driver of p2ptrumps/seats.py over the match machine; RULES.md §3,
+§8): deals, dealer rotation, score, record saving, intents."""
 
 from __future__ import annotations
 
@@ -8,22 +9,12 @@ import json
 import pytest
 
 from p2ptrumps.cards import Card, cards_in
-from p2ptrumps.match import (
-    Action,
-    DealEnded,
-    DealStarted,
-    Event,
-    IllegalActionError,
-    MatchEnded,
-    MatchRunner,
-    MovePlayed,
-    MovesTakenBack,
-    OfferDraw,
-    Resign,
-    Undo,
-)
+from p2ptrumps.events import DealEnded, DealStarted, MatchEnded, MovePlayed, MovesTakenBack
+from p2ptrumps.events import MatchEvent as Event
+from p2ptrumps.machine import Action, IllegalActionError, Match, OfferDraw, Resign, Undo
 from p2ptrumps.record import MatchRecord, PlayerInfo
 from p2ptrumps.rules import Move, Outcome, Position, RuleSet, next_dealer
+from p2ptrumps.seats import play
 from p2ptrumps.shuffle import deal_hands, first_dealer
 
 TRUMPS = (2, 3)
@@ -77,17 +68,28 @@ class Saves:
         self.snapshots.append(json.loads(record.dumps()))
 
 
+class Runner:
+    """A match between two scripted players, played by :func:`p2ptrumps.seats.play`."""
+
+    def __init__(self, p0: Scripted, p1: Scripted, deals: int, saves: Saves | None, allow_undo: bool,
+                 dealer: int | None) -> None:
+        self.match = Match(RuleSet(deals=deals), trumps=TRUMPS, players=(p0.info, p1.info), allow_undo=allow_undo,
+                           dealer=dealer)
+        self.players = (p0, p1)
+        self.saves = saves
+
+    @property
+    def record(self) -> MatchRecord:
+        assert self.match.record is not None
+        return self.match.record
+
+    async def run(self) -> MatchRecord:
+        return await play(self.match, self.players, seed_source=seeds, on_record=self.saves)
+
+
 def runner(p0: Scripted, p1: Scripted, deals: int, saves: Saves | None = None, allow_undo: bool = False,
-           dealer: int | None = None) -> MatchRunner:
-    return MatchRunner(
-        rules=RuleSet(deals=deals),
-        trumps=TRUMPS,
-        players=(p0, p1),
-        seed_source=seeds,
-        on_record=saves,
-        allow_undo=allow_undo,
-        dealer=dealer,
-    )
+           dealer: int | None = None) -> Runner:
+    return Runner(p0, p1, deals, saves, allow_undo, dealer)
 
 
 async def test_three_deals_first_legal() -> None:

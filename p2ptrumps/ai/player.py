@@ -1,4 +1,4 @@
-"""The AI as a :class:`~p2ptrumps.match.Player`: it may take either seat, locally or over the network.
+"""The AI as a :class:`~p2ptrumps.seats.Player`: it may take either seat, locally or over the network.
 
 The search is CPU-bound; it runs in a worker thread (``trio.to_thread.run_sync``
 with ``abandon_on_cancel=True``) so that a UI on the trio loop stays responsive
@@ -18,7 +18,7 @@ from ..rules import Move, Position
 from .levels import LEVELS, analyse, choose_move, position_seed
 
 if TYPE_CHECKING:
-    from ..match import Event
+    from ..events import MatchEvent as Event
 
 
 #: An unproven search value (centi-cards, for the AI's seat) at or below which the

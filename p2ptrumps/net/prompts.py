@@ -16,7 +16,10 @@ import threading
 import trio
 
 from ..cards import suit_label
-from ..match import Action, DealEnded, DealStarted, Event, MatchEnded, MovePlayed, OfferDraw, Player, Resign
+from ..events import DealEnded, DealStarted, MatchEnded, MovePlayed
+from ..events import MatchEvent as Event
+from ..machine import Action, OfferDraw, Resign
+from ..match import Player
 from ..record import PlayerInfo
 from ..rules import Position, RuleSet
 from .config import EXIT_ERROR, EXIT_USAGE, NetConfig, NetplayError, say

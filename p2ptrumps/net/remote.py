@@ -41,7 +41,10 @@ from typing import TypeVar
 
 import trio
 
-from ..match import Action, DealInterrupted, DealStarted, Event, OfferDraw, Player, Resign
+from ..events import DealStarted
+from ..events import MatchEvent as Event
+from ..machine import Action, OfferDraw, Resign
+from ..match import DealInterrupted, Player
 from ..record import PlayerInfo
 from ..rules import Move, Outcome, Position
 from ..wire.chain import DONE, PLAY

@@ -46,8 +46,8 @@ from pathlib import Path
 import trio
 
 from ..cards import suit_label
+from ..events import MatchEnded as MatchOver
 from ..files import unused_path
-from ..match import MatchEnded as MatchOver
 from ..match import MatchRunner, Player
 from ..record import PlayerInfo
 from ..rules import RuleSet

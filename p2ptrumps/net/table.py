@@ -29,7 +29,8 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from ..command import say
-from ..match import DealEnded, Event
+from ..events import DealEnded
+from ..events import MatchEvent as Event
 from ..record import PlayerInfo
 from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score

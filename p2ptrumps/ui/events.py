@@ -2,7 +2,7 @@
 match, the message line says what happened, and the end of a deal or of the match opens its
 screen (:class:`~.view.EndView`, drawn by :func:`~.view.render_end`).
 
-:func:`show_event` is called for every :class:`~p2ptrumps.match.Event` the person's
+:func:`show_event` is called for every :class:`~p2ptrumps.events.MatchEvent` the person's
 :class:`~.app.HumanPlayer` observes; :func:`show_end` opens the end screens.  Further
 end-of-match screens (play again, the match history) belong beside :func:`show_end`, as
 modes of :class:`~.state.Mode` with their keys in :func:`.bindings.end_keys`.
@@ -10,14 +10,14 @@ modes of :class:`~.state.Mode` with their keys in :func:`.bindings.end_keys`.
 
 from __future__ import annotations
 
-from ..match import DealEnded, DealStarted, Event, MatchEnded, MovePlayed, MovesTakenBack
+from ..events import DealEnded, DealStarted, MatchEnded, MatchEvent, MovePlayed, MovesTakenBack, Withdrawn
 from ..rules import PICK_UP
 from ..text import counted
 from .state import Mode, TableCore
 from .view import EndView, HistoryEntry
 
 
-def show_event(core: TableCore, event: Event) -> None:
+def show_event(core: TableCore, event: MatchEvent) -> None:
     """Update the table for a match event (called by :meth:`~.app.HumanPlayer.observe`)."""
     s = core.state
     if isinstance(event, DealStarted):
@@ -31,6 +31,9 @@ def show_event(core: TableCore, event: Event) -> None:
             core.show_message(f"Took back {counted(event.count, 'move')}.")
         else:
             core.show_message("Nothing to take back yet.", "error")
+    elif isinstance(event, Withdrawn):  # our crossing moves gave way to the host's message (wire.md §8.3)
+        s.position = event.position
+        del s.history[len(s.history) - event.count:]
     elif isinstance(event, DealEnded):
         s.position = event.position
         s.score_halves = event.score_halves
@@ -84,7 +87,7 @@ def _move_played(core: TableCore, event: MovePlayed) -> None:
 
 
 def show_end(core: TableCore, event: DealEnded | MatchEnded, record_path: str | None, record_label: str) -> None:
-    """Show the end-of-deal screen (for :class:`~p2ptrumps.match.DealEnded`) or the end of the
+    """Show the end-of-deal screen (for :class:`~p2ptrumps.events.DealEnded`) or the end of the
     match; ``record_path`` (None: not shown) follows ``record_label`` on the match's end."""
     s = core.state
     pos = s.position
@@ -98,7 +101,7 @@ def show_end(core: TableCore, event: DealEnded | MatchEnded, record_path: str | 
     else:
         a, b = event.score_halves[s.my_seat], event.score_halves[1 - s.my_seat]
         verdict = "You won the match" if a > b else ("You lost the match" if a < b else "The match is drawn")
-        last = event.record.deals[-1] if event.record.deals else None
+        last = event.record.deals[-1] if event.record is not None and event.record.deals else None
         title = verdict
         if last is not None and last.outcome is not None:
             title = f"{verdict}. Last deal: {last.outcome.describe(_you_names(core))}"
