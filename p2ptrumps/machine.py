@@ -38,6 +38,7 @@ state cheaply (protocol/wire.md §8.3: the guest's tentative messages withdrawn)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .cards import SUIT_LETTERS
 from .events import (
@@ -136,8 +137,7 @@ class IllegalActionError(ValueError):
     a draw while an offer is open"``) or, for a move, the rules' own reason.  Nothing changed."""
 
 
-@dataclass(frozen=True)
-class Mark:
+class Mark(NamedTuple):
     """A state of a :class:`Match` to come back to (:meth:`Match.rewind`); opaque."""
 
     phase: str

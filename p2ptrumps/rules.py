@@ -519,16 +519,11 @@ class Position:
 
     def copy(self) -> Position:
         """An independent copy with the same repetition history (no undo stack)."""
-        return Position(
-            rules=self.rules,
-            trumps=self.trumps,
-            hands=list(self.hands),
-            pile=self.pile,
-            to_move=self.to_move,
-            turn=self.turn,
-            outcome=self.outcome,
-            _counts=dict(self._counts),
-        )
+        new = object.__new__(Position)  # this position was checked when it was made: no second check
+        new.rules, new.trumps, new.hands, new.pile = self.rules, self.trumps, list(self.hands), self.pile
+        new.to_move, new.turn, new.outcome = self.to_move, self.turn, self.outcome
+        new._counts, new._stack = dict(self._counts), []
+        return new
 
     def repetitions(self) -> int:
         """How many times the current position has occurred so far."""

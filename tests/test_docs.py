@@ -99,7 +99,7 @@ def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
     """Every deadline and cap that protocol/wire.md §17 (and the chat limits of §9.7) states is the
     value the reference peer uses."""
     from p2ptrumps.net import admission, config, lobby, remote, secure, transport
-    from p2ptrumps.wire import chain, framing
+    from p2ptrumps.wire import chain, framing, referee
 
     host = build_parser().parse_args(["host"])
     s = "{:g} s".format
@@ -145,5 +145,5 @@ def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
     text = (ROOT / "protocol" / "wire.md").read_text(encoding="utf-8").split("## 17.", 1)[1]
     assert f"a frame of at most\n{framing.MAX_FRAME_BYTES} bytes (§2)" in text
     limits = _section_tables("wire.md", "### 9.7")
-    assert list(limits.values())[1:] == [str(chain.MAX_CHATS_PER_TURN), str(chain.MAX_CHATS_PER_MATCH),
-                                         str(chain.MAX_CHAT_BYTES_PER_MATCH)]
+    assert list(limits.values())[1:] == [str(referee.MAX_CHATS_PER_TURN), str(referee.MAX_CHATS_PER_MATCH),
+                                         str(referee.MAX_CHAT_BYTES_PER_MATCH)]

@@ -29,7 +29,8 @@ from p2ptrumps.rules import Position, RuleSet
 from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing
 from p2ptrumps.wire import messages as m
-from p2ptrumps.wire.chain import MAX_CHATS_PER_TURN, MAX_SUPERSEDED
+from p2ptrumps.wire.chain import MAX_SUPERSEDED
+from p2ptrumps.wire.referee import MAX_CHATS_PER_TURN
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.log import LOG_MAGIC, read_log
 from p2ptrumps.wire.session import Session

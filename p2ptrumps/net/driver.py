@@ -27,8 +27,9 @@ import trio
 
 from ..text import quoted
 from ..wire import events as wev
-from ..wire.chain import OTHER_COPY, PLAY
+from ..wire.chain import OTHER_COPY
 from ..wire.errors import LocalProtocolError
+from ..wire.referee import PLAY
 from ..wire.session import Session
 from .config import (
     EXIT_ERROR,

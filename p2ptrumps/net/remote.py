@@ -47,7 +47,6 @@ from ..machine import Action, OfferDraw, Resign
 from ..match import DealInterrupted, Player
 from ..record import PlayerInfo
 from ..rules import Move, Outcome, Position
-from ..wire.chain import DONE, PLAY
 from ..wire.errors import LocalProtocolError
 from ..wire.events import (
     ChatReceived,
@@ -71,6 +70,7 @@ from ..wire.events import (
 from ..wire.events import DealEnded as DealEndedWire
 from ..wire.events import Event as WireEvent
 from ..wire.messages import ClaimMsg, DealEndMsg, MoveMsg
+from ..wire.referee import DONE, PLAY
 from ..wire.session import Session
 from .config import NO_CLOCK_LIMIT_S, LinkState
 from .transport import Connection, TransportError, single_errors
@@ -344,7 +344,7 @@ class NetGame:
             if seat == peer and won and not any(d.number == won[0] for d in ref.deals):
                 self._push(Claimed(peer, won[0], tuple(won)))
         if ref.phase == DONE:  # complete, our last statement unacknowledged (protocol/wire.md §14.5)
-            self._push(MatchEnded((ref.score[0], ref.score[1])))
+            self._push(MatchEnded(ref.score()))
 
     def replayed(self, deal: int, turn: int) -> Move | None:
         """(a restored session) The move the chain already holds at ``turn`` of ``deal``, or None when

@@ -53,8 +53,8 @@ from ..record import PlayerInfo
 from ..rules import RuleSet
 from ..text import names_apart, quoted
 from ..wire import events as wev
-from ..wire.chain import DISPUTED, DONE, REMATCHED
 from ..wire.log import LOG_MAGIC
+from ..wire.referee import DISPUTED, DONE, REMATCHED
 from ..wire.session import Session
 from . import keystore, remote
 from .config import (
@@ -116,7 +116,7 @@ def note_disputed(cfg: NetConfig, session: Session, result: NetResult) -> None:
     if chain is None or not chain.referee.disputes or result.disputed:
         return
     ref = chain.referee
-    result.score_halves = (ref.score[0], ref.score[1])
+    result.score_halves = ref.score()
     result.disputed = True
     who = "you" if ref.disputes[-1][1] == session.seat else "the opponent"
     say(cfg, f"the match ended disputed: {who} disputed a claim on time that the own clock contradicted "

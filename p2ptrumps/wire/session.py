@@ -52,10 +52,11 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
-from ..rules import IllegalMoveError, Move, Position, RuleSet
+from .. import events as mev
+from ..rules import Move, Position, RuleSet
 from . import framing, messages
 from . import messages as m
-from .chain import DISPUTED, DONE, MATCH_END, PLAY, REFUSED, REMATCHED, TRANSITIONS, JointChain, Referee
+from .chain import JointChain
 from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
 from .events import (
     ChatReceived,
@@ -64,6 +65,7 @@ from .events import (
     ConnectionClosed,
     DealEnded,
     DealReady,
+    Disputed,
     DrawAnswered,
     DrawOffered,
     DroppedAfterEnd,
@@ -87,6 +89,8 @@ from .events import (
     TrumpChosen,
 )
 from .identity import Identity, PublicKey
+from .referee import DISPUTED, DONE, MATCH_END, PLAY, REFUSED, REMATCHED, TRANSITIONS, Referee
+from .referee import Event as RefereeEvent
 
 Role = Literal["host", "guest"]
 #: Events that report a peer's own action: never emitted for our own messages.
@@ -481,15 +485,12 @@ class Session:
         with the hash of the position it leads to.  ``LocalProtocolError`` otherwise
         (the message says why, e.g. the engine's reason)."""
         ref = self._ready()
-        if ref.phase != PLAY or ref.position is None:
+        pos = None if ref.match is None else ref.match.position
+        if ref.phase != PLAY or pos is None:
             raise LocalProtocolError("no deal is being played")
-        if ref.position.to_move != self.seat:
+        if pos.to_move != self.seat:
             raise LocalProtocolError("it is not our turn to move")
-        try:
-            h = ref.move_hash(move)
-        except IllegalMoveError as exc:
-            raise LocalProtocolError(f"illegal move {move.code}: {exc}") from None
-        self._send(m.MoveMsg(ref.deal, move, h))
+        self._send(m.MoveMsg(ref.deal, move, b""))  # its position hash is the one the move reaches
 
     def resign(self) -> None:
         """Resign the current deal (allowed at any time during play, in turn or not)."""
@@ -630,9 +631,10 @@ class Session:
     @property
     def position(self) -> Position | None:
         """A copy of the current deal's position (None before the first deal is dealt)."""
-        if self._chain is None or self._chain.referee.position is None:
+        match = None if self._chain is None else self._chain.referee.match
+        if match is None or match.position is None:
             return None
-        return self._chain.referee.position.copy()
+        return match.position.copy()
 
     @property
     def deal_number(self) -> int:
@@ -644,8 +646,7 @@ class Session:
         """Match score in half-points (seat 0, seat 1)."""
         if self._chain is None:
             return (0, 0)
-        s = self._chain.referee.score
-        return (s[0], s[1])
+        return self._chain.referee.score()
 
     def waiting_for(self) -> tuple[int | None, str]:
         """Who the match waits for, and what: ``(seat, what)`` with ``what`` one of
@@ -722,7 +723,10 @@ class Session:
     def _send_now(self, body: m.Body) -> None:
         assert self._chain is not None
         before = self._chain.referee.phase
-        msg, events = self._chain.append_local(self.identity, self.seat, body)
+        if isinstance(body, m.MoveMsg):
+            msg, events = self._chain.play_local(self.identity, self.seat, body.deal, body.move)
+        else:
+            msg, events = self._chain.append_local(self.identity, self.seat, body)
         if before != DONE:
             self._unacked, self._ack_ping = True, None
         self._emit_frame(msg.payload, log=True)
@@ -732,9 +736,13 @@ class Session:
             self._secrets[body.deal] = self._pending_commit[1]
             self._pending_commit = None
 
-    def _push_events(self, events: list[Event]) -> None:
+    def _push_events(self, events: list[RefereeEvent]) -> None:
         quiet = self._replaying
-        for ev in events:
+        deal = 0 if self._chain is None else self._chain.referee.deal
+        for got in events:
+            ev = _session_event(got, deal)
+            if ev is None:
+                continue
             if isinstance(ev, _PEER_ONLY) and ev.seat == self.seat:
                 continue
             if isinstance(ev, RulesProposed) and self.role == "host":
@@ -987,12 +995,8 @@ class Session:
         """A withdrawn body made current (a move gets the position hash of now)."""
         if isinstance(body, m.MoveMsg):
             ref = self._ready()
-            if ref.position is None or ref.phase != PLAY:
+            if ref.match is None or ref.match.position is None or ref.phase != PLAY:
                 raise LocalProtocolError("the deal ended before our move could be placed")
-            try:
-                return m.MoveMsg(body.deal, body.move, ref.move_hash(body.move))
-            except IllegalMoveError as exc:
-                raise LocalProtocolError(str(exc)) from None
         return body
 
     def _on_hello(self, frame: bytes, payload: bytes, hello: m.Hello) -> None:
@@ -1014,3 +1018,28 @@ class Session:
         keys = (mine, key) if self.seat == 0 else (key, mine)
         self._chain = JointChain(gid, keys, self.seat)
         self._events.append(PeerHello(hello.name, key.fingerprint, hello.public_key, peer))
+
+
+def _session_event(ev: RefereeEvent, deal: int) -> Event | None:
+    """The session's event for one of the referee's: the match machine's events in the session's words."""
+    if isinstance(ev, mev.TrumpChosen):
+        return TrumpChosen(ev.seat, ev.suit)
+    if isinstance(ev, mev.DealStarted):
+        return DealReady(ev.number, ev.dealer, ev.seed, (ev.position.hands[0], ev.position.hands[1]))
+    if isinstance(ev, mev.MovePlayed):
+        return MoveReceived(deal, ev.seat, ev.move)
+    if isinstance(ev, mev.Resigned):
+        return Resigned(ev.deal, ev.seat)
+    if isinstance(ev, mev.DrawOffered):
+        return DrawOffered(ev.deal, ev.seat)
+    if isinstance(ev, mev.DrawAnswered):
+        return DrawAnswered(ev.deal, ev.seat, ev.accepted)
+    if isinstance(ev, mev.Claimed):
+        return Claimed(ev.seat, ev.deal, ev.deals)
+    if isinstance(ev, mev.Left):
+        return Left(ev.seat)
+    if isinstance(ev, mev.Disputed):
+        return Disputed(ev.seat, ev.claimant, ev.deal)
+    if isinstance(ev, (mev.DealEnded, mev.MatchEnded, mev.MovesTakenBack, mev.Withdrawn)):
+        return None
+    return ev

@@ -113,7 +113,7 @@ def act(side: Side) -> None:
         return  # a restored session signs nothing before the peer's messages are in (protocol/wire.md §14.2)
     if seat == s.seat:
         if what == "trump":
-            taken = s.chain.referee.trumps[0] if s.chain is not None else None
+            taken = s.chain.referee.match.trumps[0] if s.chain is not None and s.chain.referee.match else None
             suit = sc.trump if sc.trump is not None else next(x for x in range(4) if x != taken)
             s.choose_trump(suit)
         elif what == "move":

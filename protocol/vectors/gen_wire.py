@@ -29,7 +29,7 @@ from p2ptrumps.rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, Move, Position, Ru
 from p2ptrumps.shuffle import deal_hands, first_dealer
 from p2ptrumps.wire import encoding, framing
 from p2ptrumps.wire import messages as m
-from p2ptrumps.wire.chain import MAX_CHAT_BYTES_PER_MATCH, MAX_CHATS_PER_MATCH, MAX_CHATS_PER_TURN
+from p2ptrumps.wire.referee import MAX_CHAT_BYTES_PER_MATCH, MAX_CHATS_PER_MATCH, MAX_CHATS_PER_TURN
 from p2ptrumps.wire.errors import LocalProtocolError
 from p2ptrumps.wire.events import DealReady, Event, MoveReceived
 from p2ptrumps.wire.identity import Identity, P
