@@ -27,7 +27,7 @@ from pathlib import Path
 import trio
 
 from p2ptrumps.ai import AIPlayer
-from p2ptrumps.machine import Match
+from p2ptrumps.match import Match
 from p2ptrumps.net import config, dial, lobby
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.seats import play

@@ -2,7 +2,7 @@
 
 Source: RULES.md §2-§8.  A :class:`Player` decides one seat's actions -- the person at the table,
 the AI, a line prompt, a test's script -- and sees every event of the match.  It never applies an
-action itself: a driver hands the action to the match machine (:class:`~p2ptrumps.machine.Match`)
+action itself: a driver hands the action to the match machine (:class:`~p2ptrumps.match.Match`)
 and the machine's events to the players.  :func:`play` is the driver when both seats play in this
 process (``play`` against the AI, tests, benches); over the network the driver is
 :mod:`p2ptrumps.net.seat`, with our player in one seat and the peer's messages in the other.
@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from .events import DealEnded, DealStarted, MatchEnded, MatchEvent, MovePlayed, MovesTakenBack
-from .machine import Action, AnswerDraw, Deal, IllegalActionError, Match, NextDeal, OfferDraw
+from .match import Action, AnswerDraw, Deal, IllegalActionError, Match, NextDeal, OfferDraw
 from .record import MatchRecord, PlayerInfo
 from .rules import IllegalMoveError, Position
 
@@ -30,8 +30,8 @@ class Player(Protocol):
     """Who plays a seat.
 
     ``choose_move`` gets a copy of the position (the player may search it) and the player's seat,
-    and returns a legal :class:`~p2ptrumps.rules.Move` or an intent (:class:`~p2ptrumps.machine.Resign`,
-    :class:`~p2ptrumps.machine.Undo`, :class:`~p2ptrumps.machine.OfferDraw`).  ``observe`` sees every
+    and returns a legal :class:`~p2ptrumps.rules.Move` or an intent (:class:`~p2ptrumps.match.Resign`,
+    :class:`~p2ptrumps.match.Undo`, :class:`~p2ptrumps.match.OfferDraw`).  ``observe`` sees every
     event of the match, its own moves included.  ``accept_draw`` answers the opponent's draw offer.
     """
 

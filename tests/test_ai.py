@@ -13,7 +13,7 @@ from p2ptrumps.ai.engine import search, solve, spec_of, to_move, to_move_int
 from p2ptrumps.ai.heuristics import greedy_move
 from p2ptrumps.ai.player import draw_acceptable
 from p2ptrumps.cards import BEATERS, HEARTS, SPADES, card_list, mask_of, pack_mask, parse_cards
-from p2ptrumps.machine import Match
+from p2ptrumps.match import Match
 from p2ptrumps.rules import NO_CARD, PICK_UP, Move, Position, RuleSet
 from p2ptrumps.seats import play
 from p2ptrumps.shuffle import start_position

@@ -31,7 +31,7 @@ from p2ptrumps.ai.analysis import (
 from p2ptrumps.ai.core import WIN
 from p2ptrumps.ai.engine import COMPILED
 from p2ptrumps.commands.main import main
-from p2ptrumps.machine import Match, Undo
+from p2ptrumps.match import Match, Undo
 from p2ptrumps.notation import parse_position, position_text
 from p2ptrumps.record import DealRecord, MatchRecord, PlayerInfo, RecordError
 from p2ptrumps.rules import Move, Position, RuleSet

@@ -98,7 +98,7 @@ def _section_tables(doc: str, heading: str) -> dict[str, str]:
 def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
     """Every deadline and cap that protocol/wire.md §17 (and the chat limits of §9.7) states is the
     value the reference peer uses."""
-    from p2ptrumps.net import admission, config, lobby, remote, secure, transport
+    from p2ptrumps.net import admission, clock, config, lobby, secure, transport
     from p2ptrumps.wire import chain, framing, referee
 
     host = build_parser().parse_args(["host"])
@@ -114,7 +114,7 @@ def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
             s(config.AGREE_WAIT_S),
         "a `resume` exchange, from the new connection to a proof that checks out": s(config.RESUME_TIME_S),
         "the trump choice, each commitment and reveal, each move":
-            f"`move_time` ({config.NO_CLOCK_LIMIT_S:g} s when it is 0) + {s(remote.CLAIM_GRACE_S)}, counted while "
+            f"`move_time` ({config.NO_CLOCK_LIMIT_S:g} s when it is 0) + {s(clock.CLAIM_GRACE_S)}, counted while "
             "connected",
         "a `deal-end` or `match-end` statement (sent by the program at once)": s(config.STATEMENT_WAIT_S),
         "an answer to our `rematch`": s(config.REMATCH_WAIT_S),

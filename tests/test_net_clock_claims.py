@@ -19,9 +19,10 @@ import pytest
 import trio
 import trio.testing
 
-from p2ptrumps.match import Action, Event
+from p2ptrumps.events import MatchEvent as Event
+from p2ptrumps.match import Action
 from p2ptrumps.net import config, driver
-from p2ptrumps.net.remote import MoveClock, NetGame
+from p2ptrumps.net.clock import MoveClock, clock_key
 from p2ptrumps.net.table import _watch_silence
 from p2ptrumps.net.testing import scripted_peer
 from p2ptrumps.record import PlayerInfo
@@ -252,18 +253,18 @@ def test_no_clock_runs_while_the_movers_own_draw_offer_is_open() -> None:
     mover's clock running; after the answer the mover's clock starts afresh."""
     pair = paused_pair(RuleSet(pack_size=32, deals=1), move_time=MOVE_TIME)
     mover_s, other = mover(pair)
-    views = {s.seat: NetGame(None, s) for s in (mover_s, other)}  # type: ignore[arg-type]
+    sessions = (pair.host.session, pair.guest.session)
     key = ("move", 1, 0, mover_s.seat)
-    assert views[0].clock_key() == views[1].clock_key() == key
+    assert clock_key(sessions[0]) == clock_key(sessions[1]) == key
     mover_s.offer_draw()
     pair.run()
-    assert views[0].clock_key() is None and views[1].clock_key() is None
+    assert clock_key(sessions[0]) is None and clock_key(sessions[1]) is None
     other.answer_draw(False)
     pair.run()
-    assert views[0].clock_key() == views[1].clock_key() == key
+    assert clock_key(sessions[0]) == clock_key(sessions[1]) == key
     other.offer_draw()  # the other seat's offer: the mover may move or answer, its clock runs
     pair.run()
-    assert views[0].clock_key() == views[1].clock_key() == key
+    assert clock_key(sessions[0]) == clock_key(sessions[1]) == key
 
 
 def test_a_claim_is_checked_against_our_own_record_of_the_step() -> None:

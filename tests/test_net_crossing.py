@@ -18,7 +18,8 @@ import pytest
 import trio
 import trio.testing
 
-from p2ptrumps.match import Action, Event
+from p2ptrumps.events import MatchEvent as Event
+from p2ptrumps.match import Action
 from p2ptrumps.net import config, driver
 from p2ptrumps.net.testing import scripted_peer
 from p2ptrumps.record import MatchRecord, PlayerInfo

@@ -18,11 +18,11 @@ import pytest
 import trio
 import trio.testing
 
+from p2ptrumps import events as wev
 from p2ptrumps.cards import card_list
 from p2ptrumps.net import config, lobby, testing
 from p2ptrumps.net.resumefile import path_for
 from p2ptrumps.rules import Move, RuleSet
-from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing, messages
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.session import Session

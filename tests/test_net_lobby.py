@@ -16,9 +16,9 @@ from pathlib import Path
 
 import trio
 
+from p2ptrumps import events as wev
 from p2ptrumps.net import config, dial, lobby, testing
 from p2ptrumps.rules import RuleSet
-from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing, messages
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.session import Session

@@ -48,7 +48,7 @@ async def test_rematch_declined_by_leaving(tmp_path: Path) -> None:
 
 
 def test_bytes_after_the_last_rematch_belong_to_the_new_session() -> None:
-    from p2ptrumps.wire import events as wev
+    from p2ptrumps import events as wev
     from p2ptrumps.wire.session import Session
     from p2ptrumps.wire.testing import ConnectionPair, Script, fixed_bytes, side_identity
 

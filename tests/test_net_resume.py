@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 import trio
 
-from p2ptrumps.match import Action, Event
-from p2ptrumps.net import config, dial, lobby, remote, testing
+from p2ptrumps.events import MatchEvent as Event
+from p2ptrumps.match import Action
+from p2ptrumps.net import clock, config, dial, lobby, testing
 from p2ptrumps.net.resumefile import path_for as remote_file
 from p2ptrumps.net.testing import CuttingProxy
 from p2ptrumps.record import PlayerInfo
@@ -127,7 +128,7 @@ class Stalling:
 
 async def test_a_stalled_peer_is_claimed_on_time_and_verify_says_claimed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(remote, "CLAIM_GRACE_S", 0.0)
+    monkeypatch.setattr(clock, "CLAIM_GRACE_S", 0.0)
     h, g = configs(tmp_path, deals=1)
     h.move_time = 5  # the shortest clock the protocol allows
     g.make_player = lambda cfg, seat: Stalling("Gus")

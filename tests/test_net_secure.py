@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 import trio
 
+from p2ptrumps import events as wev
 from p2ptrumps.net import config, dial, lobby, secure, testing
 from p2ptrumps.net.transport import Connection, single_errors
 from p2ptrumps.rules import RuleSet
-from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import messages
 from p2ptrumps.wire.errors import RemoteProtocolError
 from p2ptrumps.wire.identity import Identity

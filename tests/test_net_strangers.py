@@ -20,19 +20,20 @@ from typing import Any
 import pytest
 import trio
 
+from p2ptrumps import events as wev
 from p2ptrumps.commands.main import build_parser
-from p2ptrumps.match import Action, Event
-from p2ptrumps.net import config, dial, lobby, remote, secure
+from p2ptrumps.events import MatchEvent as Event
+from p2ptrumps.match import Action
+from p2ptrumps.net import clock, config, dial, lobby, secure
 from p2ptrumps.net.testing import STRAY_KINDS, stray
 from p2ptrumps.record import PlayerInfo
 from p2ptrumps.rules import Position, RuleSet
-from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing
 from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.chain import MAX_SUPERSEDED
-from p2ptrumps.wire.referee import MAX_CHATS_PER_TURN
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.log import LOG_MAGIC, read_log
+from p2ptrumps.wire.referee import MAX_CHATS_PER_TURN
 from p2ptrumps.wire.session import Session
 from p2ptrumps.wire.testing import Script, Side, act, fixed_bytes, handle
 from p2ptrumps.wire.verify import verify_log
@@ -556,7 +557,7 @@ async def test_6_a_dribbled_frame_is_cut_off(tmp_path: Path) -> None:
 
 async def test_6_heartbeats_alone_do_not_hold_the_trump_choice(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(remote, "CLAIM_GRACE_S", 0.0)
+    monkeypatch.setattr(clock, "CLAIM_GRACE_S", 0.0)
     cfg = host_cfg(tmp_path, rules=RuleSet(pack_size=32, deals=3), move_time=0, no_clock_limit_s=1.0,
                    statement_wait_s=1.0)
 
@@ -600,7 +601,7 @@ class Stalling:
 
 async def test_6_without_a_move_clock_a_stalled_move_is_still_claimed(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(remote, "CLAIM_GRACE_S", 0.0)
+    monkeypatch.setattr(clock, "CLAIM_GRACE_S", 0.0)
     cfg = host_cfg(tmp_path, move_time=0, no_clock_limit_s=1.5)
     g = guest_cfg(tmp_path, make_player=lambda cfg, seat: Stalling("Gus"), no_clock_limit_s=1.5)
     got = await hosting(cfg, lambda port: trio.sleep(0), g)
@@ -880,7 +881,7 @@ async def test_two_hundred_strays_while_a_real_guest_plays(tmp_path: Path) -> No
 
 def test_the_time_up_question_speaks_the_players_words() -> None:
     """issue 19 §5: the steps a clock runs for are named as players say them, never as messages."""
-    from p2ptrumps.net.steps import step_words
+    from p2ptrumps.net.seat import step_words
 
     assert [step_words(w) for w in ("trump", "commit", "reveal", "rules", "deal-end")] == [
         "to choose a trump", "to shuffle the deal", "to shuffle the deal", "to agree the rules",

@@ -27,8 +27,10 @@ from prompt_toolkit.output import DummyOutput
 
 from p2ptrumps.ai import AIPlayer
 from p2ptrumps.cards import Card
-from p2ptrumps.match import Action, DealStarted, Event
-from p2ptrumps.net import config, dial, lobby, remote, resume
+from p2ptrumps.events import DealStarted
+from p2ptrumps.events import MatchEvent as Event
+from p2ptrumps.match import Action
+from p2ptrumps.net import clock, config, dial, lobby, resume, seat
 from p2ptrumps.net.driver import Restored
 from p2ptrumps.net.table import display_name, play_in_table
 from p2ptrumps.rules import BEAT, PICK_UP, Move, Position, RuleSet
@@ -295,7 +297,7 @@ def test_a_move_that_comes_while_the_claim_question_is_open_closes_it(tmp_path: 
     """The host's clock runs out and the table asks whether to claim; the host's move comes before the
     person answers: the question closes, the move is on the table, and no claim is sent (it used to stay
     open, and ``y`` then broke the match: "the session refused our action")."""
-    monkeypatch.setattr(remote, "CLAIM_GRACE_S", 0.0)
+    monkeypatch.setattr(clock, "CLAIM_GRACE_S", 0.0)
     go = threading.Event()
     ai = AIHost(tmp_path, deals=1, move_time=5)
     ai.cfg.make_player = lambda cfg, seat: LateAI(go)
@@ -493,7 +495,7 @@ def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path:
     sender's panel, and the host's line that comes then too; both stay on the trump-choice screen (the
     chat used to show nowhere until the first deal)."""
     go = threading.Event()
-    games: list[remote.NetGame] = []
+    games: list[seat.NetMatch] = []
     ai = AIHost(tmp_path, deals=1)
 
     async def host_trump(taken: int | None) -> int:

@@ -600,9 +600,9 @@ def test_join_a_link_local_address(link_local_netns: str) -> None:
 def test_a_message_in_our_seat_signed_by_our_key_names_another_copy_of_us() -> None:
     """Report: two copies of one guest log resumed at once ended with "the peer broke the protocol"
     for a message signed with our own key."""
+    from p2ptrumps.events import ProtocolViolation
     from p2ptrumps.rules import RuleSet
     from p2ptrumps.wire.chain import OTHER_COPY
-    from p2ptrumps.wire.events import ProtocolViolation
     from p2ptrumps.wire.testing import paused_pair, raw_msg_frame, sent_frames, side_identity
 
     def fed_back(frame_of: Callable[[Any], bytes]) -> str:

@@ -16,7 +16,7 @@ from prompt_toolkit.output import DummyOutput
 
 from p2ptrumps.cards import Card, mask_of, parse_cards
 from p2ptrumps.events import DealEnded, DealStarted, MovePlayed
-from p2ptrumps.machine import OfferDraw, Resign, Undo
+from p2ptrumps.match import OfferDraw, Resign, Undo
 from p2ptrumps.record import MatchRecord, PlayerInfo
 from p2ptrumps.rules import Move, Outcome, Position, RuleSet
 from p2ptrumps.ui.app import HintRequest, Intent, Mode, QuitResult, TableApp, UIOptions, repeating_moves

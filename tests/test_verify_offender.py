@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from p2ptrumps.events import Event, RulesProposed
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire import framing
 from p2ptrumps.wire import messages as m
-from p2ptrumps.wire.events import Event, RulesProposed
 from p2ptrumps.wire.identity import PublicKey
 from p2ptrumps.wire.log import LOG_MAGIC, read_log
 from p2ptrumps.wire.session import Session

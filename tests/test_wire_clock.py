@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from p2ptrumps import events as ev
 from p2ptrumps.rules import Move, Outcome, RuleSet
 from p2ptrumps.wire import encoding
-from p2ptrumps.wire import events as ev
 from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.errors import LocalProtocolError, RemoteProtocolError
 from p2ptrumps.wire.log import read_log
@@ -104,14 +104,13 @@ def _to_move(pair: ConnectionPair, role: str) -> tuple[Session, Session]:
 @pytest.mark.parametrize("claimant", ["host", "guest"])
 def test_a_claim_in_play_ends_the_deal_on_time_and_the_match_goes_on(claimant: str) -> None:
     pair = _paused_pair()
-    mover, waiter = _to_move(pair, "guest" if claimant == "host" else "host")
+    _, waiter = _to_move(pair, "guest" if claimant == "host" else "host")
     waiter.claim()
     pair.run()
-    deal1 = [e for e in pair.host.events if isinstance(e, ev.DealEnded)]
-    assert deal1 == [ev.DealEnded(1, Outcome(waiter.seat, "time"), (2, 0) if waiter.seat == 0 else (0, 2))]
-    assert [e for e in pair.sides[mover.seat].events if isinstance(e, ev.Claimed)] == [
-        ev.Claimed(waiter.seat, 1, (1,))]
-    assert not [e for e in pair.sides[waiter.seat].events if isinstance(e, ev.Claimed)]  # our own: no event
+    deal1 = [e for e in pair.host.events if isinstance(e, ev.DealSigned)]
+    assert deal1 == [ev.DealSigned(1, Outcome(waiter.seat, "time"), (2, 0) if waiter.seat == 0 else (0, 2))]
+    for side in pair.sides:  # the claimed side and the claimant (its own claim, as the machine took it)
+        assert [e for e in side.events if isinstance(e, ev.Claimed)] == [ev.Claimed(waiter.seat, 1, (1,))]
     assert pair.host.session.deal_number == 2 and pair.host.session.waiting_for()[1] == "move"
     for side in pair.sides:
         v = verify_log(side.log_bytes())
@@ -140,8 +139,8 @@ def test_a_claim_between_deals_wins_every_deal_not_yet_dealt() -> None:
     pair.host.session.claim()
     pair.run()
     assert [e for e in pair.guest.events if isinstance(e, ev.Claimed)] == [ev.Claimed(0, 1, (1, 2, 3))]
-    ended = [e for e in pair.host.events if isinstance(e, ev.MatchEnded)]
-    assert ended == [ev.MatchEnded((6, 0))]
+    ended = [e for e in pair.host.events if isinstance(e, ev.MatchSigned)]
+    assert ended == [ev.MatchSigned((6, 0))]
     for side in pair.sides:
         v = verify_log(side.log_bytes())
         assert (v.status, v.score_halves, v.deals) == ("valid", (6, 0), [])
@@ -171,7 +170,7 @@ def test_a_host_claim_crossing_the_guest_move_stands() -> None:
     chains = [s.session.chain for s in pair.sides]
     assert [e.hash for e in chains[0].entries] == [e.hash for e in chains[1].entries]  # type: ignore[union-attr]
     assert guest.dropped and "deal ended" in guest.dropped[0][1]
-    ended = [e for e in pair.guest.events if isinstance(e, ev.DealEnded)]
+    ended = [e for e in pair.guest.events if isinstance(e, ev.DealSigned)]
     assert ended and ended[0].outcome == Outcome(0, "time")
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from p2ptrumps import events as ev
 from p2ptrumps.rules import Move, RuleSet
-from p2ptrumps.wire import events as ev
 from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.errors import LocalProtocolError
 from p2ptrumps.wire.identity import Identity
@@ -49,7 +49,8 @@ def test_whole_match_both_sides_agree_and_logs_verify() -> None:
         assert verdict.status == "valid", verdict.reason
         assert verdict.score_halves == host.score_halves
         assert [d.number for d in verdict.deals] == [1, 2]
-    assert [type(e).__name__ for e in pair.guest.events[:9]] == [
+    # The match machine's events come for both seats' messages (our own move is a MovePlayed too).
+    assert [type(e).__name__ for e in pair.guest.events[:10]] == [
         "PeerHello",
         "RulesProposed",
         "RulesAgreed",
@@ -57,19 +58,24 @@ def test_whole_match_both_sides_agree_and_logs_verify() -> None:
         "TrumpChosen",
         "CommitDue",
         "RevealDue",
-        "DealReady",
-        "MoveReceived",
+        "DealStarted",
+        "MovePlayed",
+        "MovePlayed",
     ]
-    assert [type(e).__name__ for e in pair.host.events[:6]] == [
+    assert [type(e).__name__ for e in pair.host.events[:7]] == [
         "PeerHello",
         "RulesAgreed",
         "TrumpChosen",
         "TrumpChosen",
         "CommitDue",
-        "DealReady",
+        "DealStarted",
+        "MovePlayed",
     ]
-    ends = [e for e in pair.host.events if isinstance(e, ev.MatchEnded)]
-    assert ends == [ev.MatchEnded(host.score_halves)]
+    moves = [(e.seat, e.move) for e in pair.host.events if isinstance(e, ev.MovePlayed)]
+    assert moves == [(e.seat, e.move) for e in pair.guest.events if isinstance(e, ev.MovePlayed)]
+    assert {seat for seat, _ in moves} == {0, 1}
+    ends = [e for e in pair.host.events if isinstance(e, ev.MatchSigned)]
+    assert ends == [ev.MatchSigned(host.score_halves)]
 
 
 def test_byte_at_a_time_delivery_gives_the_same_chain() -> None:
@@ -149,7 +155,7 @@ def test_host_resign_crossing_a_guest_move_drops_the_move() -> None:
     pair.run()
     assert _hashes(pair)[0] == _hashes(pair)[1]
     assert pair.guest.session.dropped and "deal ended" in pair.guest.session.dropped[0][1]
-    ended = [e for e in pair.guest.events if isinstance(e, ev.DealEnded)]
+    ended = [e for e in pair.guest.events if isinstance(e, ev.DealSigned)]
     assert ended and ended[0].outcome.reason == "resign" and ended[0].outcome.winner == 1
     assert verify_log(pair.guest.log_bytes()).status == "unfinished"
 
@@ -173,8 +179,8 @@ def test_draw_offer_and_acceptance() -> None:
     assert any(isinstance(e, ev.DrawOffered) for e in pair.host.events)
     pair.host.session.answer_draw(True)
     pair.run()
-    ended = [e for e in pair.guest.events if isinstance(e, ev.DealEnded)]
-    assert ended == [ev.DealEnded(1, ended[0].outcome, (1, 1))] and ended[0].outcome.reason == "agreed-draw"
+    ended = [e for e in pair.guest.events if isinstance(e, ev.DealSigned)]
+    assert ended == [ev.DealSigned(1, ended[0].outcome, (1, 1))] and ended[0].outcome.reason == "agreed-draw"
 
 
 def test_one_draw_offer_per_seat_per_turn() -> None:
@@ -189,7 +195,8 @@ def test_one_draw_offer_per_seat_per_turn() -> None:
         pair.guest.session.offer_draw()
     pair.host.session.offer_draw()  # the other seat still may, once
     pair.run()
-    assert [e.seat for e in pair.guest.events if isinstance(e, ev.DrawOffered)] == [0]
+    # both offers, the guest's own first, in chain order
+    assert [e.seat for e in pair.guest.events if isinstance(e, ev.DrawOffered)] == [1, 0]
     assert verify_log(pair.host.log_bytes()).status == "unfinished"
 
 

@@ -6,7 +6,7 @@ seed, trumps and dealer, level A in seat 0 the first time and in seat 1 the
 second, so each level plays both hands.  The score of A is the mean over pairs
 of A's points in the pair divided by 2 (win 1, draw ½); its 95 % confidence
 interval is a Student t interval over the pair scores (pairs are the
-independent units).  Games run synchronously on the match machine (:class:`~p2ptrumps.machine.Match`);
+independent units).  Games run synchronously on the match machine (:class:`~p2ptrumps.match.Match`);
 ``--jobs`` spreads pairs over processes.
 
 Budgets: ``--think S`` seconds per move (``S,T``: S for A, T for B, e.g. a level
@@ -33,7 +33,7 @@ from pathlib import Path
 from ..ai import choose_move
 from ..command import CommandError
 from ..files import prepare_dir
-from ..machine import Deal, Match
+from ..match import Deal, Match
 from ..record import MatchRecord, PlayerInfo
 from ..rules import Outcome, RuleSet
 from ..seats import started_now

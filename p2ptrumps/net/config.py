@@ -38,7 +38,7 @@ from ..rules import RuleSet
 from ..wire.identity import Identity
 
 if TYPE_CHECKING:
-    from ..match import Player
+    from ..seats import Player
 
 #: Seconds a new connection has to deliver its hello (the host then drops it and waits on).
 HELLO_TIMEOUT_S = 10.0
@@ -112,7 +112,7 @@ class LinkState:
 
 class MatchView(Protocol):
     """A match in play as the table sees it, handed to ``NetConfig.on_ready`` / ``on_rematch``
-    (:class:`p2ptrumps.net.remote.NetGame` is one).
+    (:class:`p2ptrumps.net.seat.NetMatch` is one).
 
     The table sets ``on_chat(sender_name, text)`` (a chat line from the peer), ``on_note(text)``
     (something to tell the user), ``on_draw_unanswered(text)`` (our draw offer was not answered in
@@ -147,10 +147,6 @@ class MatchView(Protocol):
         """How the link and the move clock stand now."""
         ...
 
-    def replays_end(self, deal: int) -> bool:
-        """(a match taken up after a restart, protocol/wire.md §14.4) Whether deal ``deal`` had ended
-        before the restart and the next deal was dealt already (its end is no screen to wait on)."""
-        ...
 
 
 # ----- configuration ----------------------------------------------------------------

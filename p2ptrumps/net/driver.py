@@ -25,12 +25,13 @@ from pathlib import Path
 
 import trio
 
+from ..events import ProtocolViolation
 from ..text import quoted
-from ..wire import events as wev
 from ..wire.chain import OTHER_COPY
 from ..wire.errors import LocalProtocolError
 from ..wire.referee import PLAY
 from ..wire.session import Session
+from .clock import clock_text
 from .config import (
     EXIT_ERROR,
     EXIT_LEFT,
@@ -44,8 +45,8 @@ from .config import (
     shared_key_hint,
 )
 from .logfile import MatchLogFile
-from .remote import NetGameError, clock_text
 from .resumefile import ResumeFile
+from .seat import NetGameError
 from .steps import MatchSteps, match_complete, note_disputed, open_match
 from .transport import (
     MAX_PENDING_BYTES,
@@ -238,7 +239,7 @@ class _Matches:
             self.first.session,
             timeout_s=cfg.timeout_s,
             heartbeat_s=cfg.heartbeat_s,
-            fault_of=lambda ev: f"{ev.reason} [{ev.code}]" if isinstance(ev, wev.ProtocolViolation) else None,
+            fault_of=lambda ev: f"{ev.reason} [{ev.code}]" if isinstance(ev, ProtocolViolation) else None,
             is_finished=lambda: self.current.finished and self.current.delivered,
             reconnect=make_reconnect(cfg, redial, backoff_s) if redial is not None and cfg.reconnect_wait_s > 0
             else None,

@@ -18,10 +18,10 @@ import trio
 from ..cards import suit_label
 from ..events import DealEnded, DealStarted, MatchEnded, MovePlayed
 from ..events import MatchEvent as Event
-from ..machine import Action, OfferDraw, Resign
-from ..match import Player
+from ..match import Action, OfferDraw, Resign
 from ..record import PlayerInfo
 from ..rules import Position, RuleSet
+from ..seats import Player
 from .config import EXIT_ERROR, EXIT_USAGE, NetConfig, NetplayError, say
 
 

@@ -29,8 +29,6 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from ..command import say
-from ..events import DealEnded
-from ..events import MatchEvent as Event
 from ..record import PlayerInfo
 from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
@@ -386,7 +384,7 @@ class TableSeat:
         table.set_connection("connected")
         table.record_path = str(result.log_path)
         self.log_files.append(str(result.log_path))
-        player = _NetHuman(table, PlayerInfo(cfg.name, "human"), game)
+        player = HumanPlayer(table, PlayerInfo(cfg.name, "human"))
         self._route_chat(me)
         self.games.append(game)
         self._hook(game)
@@ -506,23 +504,6 @@ def _line(text: str, file: TextIO) -> None:
     """Print one closing line; the terminal may be gone after SIGHUP."""
     with contextlib.suppress(OSError):
         print(text, file=file, flush=True)
-
-
-class _NetHuman(HumanPlayer):
-    """The person's :class:`~p2ptrumps.ui.app.HumanPlayer` in a networked match: a resumed match
-    (protocol/wire.md §14.4) replays the deals its chain holds; the end of a deal that was over before
-    the restart, with the next deal dealt already, is not shown as an end screen waiting for Enter
-    (the table goes on to the deal in play, and to whose turn it is)."""
-
-    def __init__(self, table: TableApp, info: PlayerInfo, game: MatchView) -> None:
-        super().__init__(table, info)
-        self._game = game
-
-    async def observe(self, event: Event) -> None:
-        if isinstance(event, DealEnded) and self._game.replays_end(event.number):
-            self._table.show_event(event)  # the score; the next deal's DealStarted follows at once
-            return
-        await super().observe(event)
 
 
 async def _ended(guest: TrioGuest[NetResult]) -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import trio
 
-from ..wire import events as wev
+from .. import events as wev
 from ..wire import framing, messages
 from ..wire.identity import Identity
 from ..wire.session import Session

@@ -320,7 +320,8 @@ class Connection:
             raise self.error or PeerGone("the connection is closed") from None
 
     async def send_pending(self) -> None:
-        """Write whatever the session has to send.  Call after every local intent.
+        """Write whatever the session has to send.  Call after every local intent: the events it caused
+        (our own move comes back as an event of the match) are delivered first, in order.
 
         The bytes taken from the session are written whole even when the caller is cancelled
         meanwhile (the write is shielded): bytes taken and never written would be lost without a
@@ -332,6 +333,8 @@ class Connection:
             PeerGone: the stream broke.
             PeerTimeout: one write took longer than ``timeout_s`` (the peer stopped reading).
         """
+        if self.error is None:
+            self._drain_events()
         async with self._send_lock:
             data = self.session.data_to_send()
             if not data:

@@ -52,7 +52,7 @@ Hooks for a remote opponent (all plain methods, safe to call from trio):
 :meth:`TableApp.set_connection` (connection state), :meth:`TableApp.add_chat`
 (chat lines; with ``UIOptions.allow_chat`` the ``t`` key opens a chat prompt and
 sends :class:`ChatSend`), :meth:`TableApp.show_message`, and draw offers
-(``d`` sends :class:`~p2ptrumps.machine.OfferDraw`; the opponent's offer is
+(``d`` sends :class:`~p2ptrumps.match.OfferDraw`; the opponent's offer is
 answered by :meth:`HumanPlayer.accept_draw`).  Intents a caller may need to
 route elsewhere (``ChatSend``) can be intercepted by wrapping ``intent_sink``.
 
@@ -90,7 +90,7 @@ from prompt_toolkit.layout import Layout
 from prompt_toolkit.output import ColorDepth, Output
 
 from ..events import DealEnded, MatchEnded, MatchEvent
-from ..machine import Action, ChooseTrump, OfferDraw, Resign, Undo
+from ..match import Action, ChooseTrump, OfferDraw, Resign, Undo
 from ..record import PlayerInfo
 from ..rules import Move, Position
 from .bindings import SILENT_KEYS as _SILENT_KEYS
@@ -258,7 +258,7 @@ class TableApp:
         return self.turn.submit_typed(text)
 
     def ask_trump(self, taken: int | None = None) -> None:
-        """Show the trump-choice screen; the choice comes back as :class:`~p2ptrumps.machine.ChooseTrump`.
+        """Show the trump-choice screen; the choice comes back as :class:`~p2ptrumps.match.ChooseTrump`.
         ``taken`` is the opponent's suit when it chose first (RULES.md §2)."""
         self.questions.ask_trump(taken)
 

@@ -21,7 +21,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from ..cards import suit_label
-from ..machine import Undo
+from ..match import Undo
 from .intents import Continue, HintRequest, PlayAgain
 from .keys import add_layout_aliases, key_name
 from .moves import Turn

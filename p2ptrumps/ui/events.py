@@ -103,7 +103,7 @@ def show_end(core: TableCore, event: DealEnded | MatchEnded, record_path: str | 
         verdict = "You won the match" if a > b else ("You lost the match" if a < b else "The match is drawn")
         last = event.record.deals[-1] if event.record is not None and event.record.deals else None
         title = verdict
-        if last is not None and last.outcome is not None:
+        if last is not None and last.outcome is not None and not s.end_note:  # a note says how it ended
             title = f"{verdict}. Last deal: {last.outcome.describe(_you_names(core))}"
         match_over = True
         s.mode = Mode.MATCH_END

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..machine import ChooseTrump, OfferDraw, Resign, Undo
+from ..match import ChooseTrump, OfferDraw, Resign, Undo
 from ..rules import Move
 
 
@@ -44,8 +44,8 @@ class ChatSend:
 
 
 #: Everything the table may send: an action of the match machine (a move,
-#: :class:`~p2ptrumps.machine.Resign`, :class:`~p2ptrumps.machine.Undo`,
-#: :class:`~p2ptrumps.machine.OfferDraw`, the own trump :class:`~p2ptrumps.machine.ChooseTrump`), or one
+#: :class:`~p2ptrumps.match.Resign`, :class:`~p2ptrumps.match.Undo`,
+#: :class:`~p2ptrumps.match.OfferDraw`, the own trump :class:`~p2ptrumps.match.ChooseTrump`), or one
 #: of the intents above.
 Intent = (Move | Resign | Undo | OfferDraw | ChooseTrump | HintRequest | Continue | PlayAgain | DrawAnswer
           | ChatSend)

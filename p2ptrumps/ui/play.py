@@ -1,7 +1,7 @@
 """``p2ptrumps play``: a match against the AI in the full-screen terminal UI.
 
 The person chooses their own trump first (RULES.md §2; ``--trump`` skips the
-question), the AI takes another suit, then the match machine (:class:`~p2ptrumps.machine.Match`,
+question), the AI takes another suit, then the match machine (:class:`~p2ptrumps.match.Match`,
 driven by :func:`p2ptrumps.seats.play`) plays ``--deals`` deals (RULES.md §8) between a
 :class:`~.app.HumanPlayer` in seat 0 and an :class:`~p2ptrumps.ai.AIPlayer` in seat 1.  The driver
 runs in trio, as a guest on prompt_toolkit's asyncio loop (:mod:`.bridge`).
@@ -11,7 +11,7 @@ The game record (``protocol/record.md``) is saved after every move to
 ``2026-11-29_1742_vs-normal.json`` from the first move on (a game in which no move
 was made leaves no file); a game left mid-deal stays saved with that deal's result
 ``null``, and ``--continue`` goes on with the newest such game where it stopped
-(:func:`newest_unfinished`, :class:`~p2ptrumps.machine.Match`'s ``resume``).  On
+(:func:`newest_unfinished`, :class:`~p2ptrumps.match.Match`'s ``resume``).  On
 the end-of-match screen ``a`` plays again: the same level, rules and trumps, a new
 deal, a new record.  ``--seed N`` makes the deals, the AI's trump and the
 AI's tie-breaks repeatable.  ``--nodes N`` gives the AI a node budget per move
@@ -58,7 +58,7 @@ from ..ai.core import WIN, WIN_BOUND
 from ..cards import suit_label
 from ..command import CommandError, say
 from ..files import prepare_dir, unused_path
-from ..machine import Match
+from ..match import Match
 from ..notation import PositionTextError, parse_position
 from ..record import MatchRecord, PlayerInfo, RecordError, parse_json
 from ..rules import Move, Position, RuleSet

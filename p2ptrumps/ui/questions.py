@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..cards import SUIT_NAMES, suit_label
-from ..machine import ChooseTrump, OfferDraw, Resign
+from ..match import ChooseTrump, OfferDraw, Resign
 from .intents import Continue, DrawAnswer
 from .moves import Turn
 from .state import Confirm, Mode, QuitResult, TableCore
@@ -110,7 +110,7 @@ class Questions:
     # ----- one's own trump (RULES.md §2) ---------------------------------------------------
 
     def ask_trump(self, taken: int | None = None) -> None:
-        """Show the trump-choice screen; the choice comes back as :class:`~p2ptrumps.machine.ChooseTrump`.
+        """Show the trump-choice screen; the choice comes back as :class:`~p2ptrumps.match.ChooseTrump`.
         ``taken`` is the opponent's suit when it chose first (RULES.md §2)."""
         s = self._core.state
         s.trump_taken = taken

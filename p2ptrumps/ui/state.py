@@ -52,9 +52,9 @@ class UIOptions:
     Attributes:
         ascii_only: ASCII suits (S H D C) and signs instead of Unicode.
         color: colours on (False under ``NO_COLOR``: bold/reverse only).
-        allow_undo: the ``u`` key sends :class:`~p2ptrumps.machine.Undo` (offline against the AI).
+        allow_undo: the ``u`` key sends :class:`~p2ptrumps.match.Undo` (offline against the AI).
         allow_hint: the ``i`` key sends :class:`~.intents.HintRequest`.
-        allow_draw_offer: the ``d`` key sends :class:`~p2ptrumps.machine.OfferDraw`.
+        allow_draw_offer: the ``d`` key sends :class:`~p2ptrumps.match.OfferDraw`.
         allow_chat: the ``t`` key opens a chat prompt sending :class:`~.intents.ChatSend` (on every
             screen, the trump choice too).
         waiting_text: the status while the opponent moves; ``{name}`` is replaced.

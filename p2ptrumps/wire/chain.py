@@ -15,11 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from ..events import Event
 from ..rules import IllegalMoveError, Move
 from . import messages as m
 from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
 from .identity import Identity, PublicKey
-from .referee import SEAT_NAMES, Event, Referee, RefereeMark
+from .referee import SEAT_NAMES, Referee, RefereeMark
 
 _T = TypeVar("_T")
 

@@ -6,7 +6,7 @@ Source: ``protocol/wire.md`` §9 (the match: phases, the floor, bodies), §9.7 (
 :class:`Referee` decides, for every chained message, whether its sender may send it now and what it
 changes.  What is a rule of the game -- the trumps, the deal from its seed, each move, resigning,
 draw offers, claims, leaving, the score -- it hands to the match machine
-(:class:`~p2ptrumps.machine.Match`), which checks it once; what belongs to the protocol -- the rules
+(:class:`~p2ptrumps.match.Match`), which checks it once; what belongs to the protocol -- the rules
 proposal, the commitments and reveals, the signed statements of each result, chat, rematch -- it
 keeps itself.  The live :class:`~p2ptrumps.wire.session.Session` runs it for both sides' messages
 and ``verify`` runs it over a log, through :class:`~p2ptrumps.wire.chain.JointChain`.
@@ -17,8 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..events import MatchEvent
-from ..machine import (
+from ..events import (
+    ChatReceived,
+    DealSigned,
+    Event,
+    MatchEvent,
+    MatchSigned,
+    RematchAgreed,
+    RematchOffered,
+    RulesAgreed,
+    RulesProposed,
+    RulesRefused,
+)
+from ..match import (
     DEAL_END,
     AnswerDraw,
     ChooseTrump,
@@ -37,22 +48,8 @@ from ..record import DealRecord, PlayerInfo
 from ..rules import IllegalMoveError, Move, Position, RuleSet
 from . import messages as m
 from .errors import RemoteProtocolError
-from .events import (
-    ChatReceived,
-    DealEnded,
-    MatchEnded,
-    RematchAgreed,
-    RematchOffered,
-    RulesAgreed,
-    RulesProposed,
-    RulesRefused,
-)
-from .events import Event as SessionEvent
 
 SEAT_NAMES = ("host", "guest")
-
-#: Everything a message can cause: the match machine's events and the protocol's own.
-Event = MatchEvent | SessionEvent
 
 # Phases (protocol/wire.md §9.1).  waiting_for() says what the match waits for in each; "deal-end" is
 # the machine's DEAL_END too.
@@ -473,7 +470,7 @@ class Referee:
             return []
         deal = self.match.deal
         assert deal is not None and deal.outcome is not None
-        events: list[Event] = [DealEnded(self.deal, deal.outcome, self.score())]
+        events: list[Event] = [DealSigned(self.deal, deal.outcome, self.score())]
         self.statements = set()
         events += self.match.send(None, NextDeal())
         if self.match.phase == "over":
@@ -496,7 +493,7 @@ class Referee:
         if len(self.statements) < 2:
             return []
         self.phase = DONE
-        return [MatchEnded(self.score())]
+        return [MatchSigned(self.score())]
 
     def _on_leave(self, seat: int, body: m.Body) -> list[Event]:
         events = self._game(seat, Leave())
@@ -562,7 +559,7 @@ class Referee:
 
     def rewind(self, mark: RefereeMark) -> list[MatchEvent]:
         """Take the referee back to ``mark`` (made on it by :meth:`mark`; it has only gone on since); the
-        machine's events that say so (:meth:`~p2ptrumps.machine.Match.rewind`).  The mark stays usable."""
+        machine's events that say so (:meth:`~p2ptrumps.match.Match.rewind`).  The mark stays usable."""
         self.phase, (self.proposed, self.proposed_move_time) = mark.phase, mark.proposed
         self.move_time, self.match, self.deal = mark.move_time, mark.match, mark.deal
         self.commits, self.secrets = dict(mark.commits), dict(mark.secrets)

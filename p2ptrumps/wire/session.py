@@ -37,7 +37,7 @@ Intents (raise :class:`LocalProtocolError` when not allowed now; nothing is sent
 ``commit`` / ``reveal``, ``play``, ``resign``, ``offer_draw`` / ``answer_draw``,
 ``chat``, ``offer_rematch``, ``ping``.  ``commit`` and ``reveal`` may be given
 early: the session holds them and sends each when it is our place to (see
-:class:`~p2ptrumps.wire.events.CommitDue`).  Our deal-end and match-end
+:class:`~p2ptrumps.events.CommitDue`).  Our deal-end and match-end
 statements are sent automatically when due.
 
 Concurrent sends (protocol/wire.md §8.3): the host's message always takes a
@@ -52,51 +52,41 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
-from .. import events as mev
-from ..rules import Move, Position, RuleSet
-from . import framing, messages
-from . import messages as m
-from .chain import JointChain
-from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
-from .events import (
+from ..events import (
     ChatReceived,
-    Claimed,
     CommitDue,
     ConnectionClosed,
-    DealEnded,
-    DealReady,
-    Disputed,
-    DrawAnswered,
-    DrawOffered,
+    DealSigned,
     DroppedAfterEnd,
     Event,
     Flooded,
     HostRefused,
-    Left,
-    MatchEnded,
-    MoveReceived,
+    MatchSigned,
     PeerHello,
     ProtocolViolation,
     RematchAgreed,
     RematchOffered,
-    Resigned,
     Resumed,
     ResumeRefused,
     RevealDue,
     RulesAgreed,
     RulesProposed,
     RulesRefused,
-    TrumpChosen,
 )
+from ..rules import Move, Position, RuleSet
+from . import framing, messages
+from . import messages as m
+from .chain import JointChain
+from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
 from .identity import Identity, PublicKey
 from .referee import DISPUTED, DONE, MATCH_END, PLAY, REFUSED, REMATCHED, TRANSITIONS, Referee
-from .referee import Event as RefereeEvent
 
 Role = Literal["host", "guest"]
-#: Events that report a peer's own action: never emitted for our own messages.
-_PEER_ONLY = (MoveReceived, ChatReceived, DrawOffered, DrawAnswered, Resigned, RematchOffered, Left, Claimed)
-#: Events that happen once per match (emitted once even if a withdrawn message is re-signed).
-_MILESTONES = (RulesAgreed, RulesRefused, TrumpChosen, DealReady, DealEnded, MatchEnded, RematchAgreed)
+#: Events that report a peer's own message: never emitted for our own (the match machine's events are,
+#: for both seats: our own move comes back as a ``MovePlayed`` like the peer's).
+_PEER_ONLY = (ChatReceived, RematchOffered)
+#: Session events that happen once per match (emitted once even if a withdrawn message is re-signed).
+_MILESTONES = (RulesAgreed, RulesRefused, DealSigned, MatchSigned, RematchAgreed)
 Direction = Literal["sent", "received"]
 #: Most bytes kept for the next session once a rematch is agreed, until the transport switches to it
 #: (protocol/wire.md §9.4); more is a flood (§17).
@@ -324,7 +314,7 @@ class Session:
         """Feed raw bytes from the socket (any split); ``b""`` means the peer closed.
 
         Never raises for bad peer input: a fault becomes a
-        :class:`~p2ptrumps.wire.events.ProtocolViolation` event (the offending
+        :class:`~p2ptrumps.events.ProtocolViolation` event (the offending
         frame is handed to the log hook as ``"received"`` evidence) and the
         session stops reading.  Raises only what the log hook raises.
         """
@@ -480,6 +470,10 @@ class Session:
         self._reveal_wanted.add(deal)
         self._after_change()
 
+    def revealing(self, deal: int) -> bool:
+        """Whether our reveal of ``deal`` is given already (sent, or held until it is due)."""
+        return deal in self._reveal_wanted
+
     def play(self, move: Move) -> None:
         """Play ``move`` (it must be our turn and legal in :attr:`position`); signs it
         with the hash of the position it leads to.  ``LocalProtocolError`` otherwise
@@ -555,7 +549,7 @@ class Session:
         chain), and, as the guest, queue our ``resume`` frame.  The host queues its own when
         the guest's ``resume`` arrives.  Until the peer's ``proof`` checks out only ``resume``,
         ``proof`` and heartbeats are taken; then the missing messages are sent and
-        :class:`~p2ptrumps.wire.events.Resumed` is emitted.
+        :class:`~p2ptrumps.events.Resumed` is emitted.
 
         ``resume_sent``: our ``resume`` frame with this ``nonce`` has already gone out on the new
         connection (the host's lobby sent it while the guest proved its key, §14.2 step 3); it
@@ -736,13 +730,9 @@ class Session:
             self._secrets[body.deal] = self._pending_commit[1]
             self._pending_commit = None
 
-    def _push_events(self, events: list[RefereeEvent]) -> None:
+    def _push_events(self, events: list[Event]) -> None:
         quiet = self._replaying
-        deal = 0 if self._chain is None else self._chain.referee.deal
-        for got in events:
-            ev = _session_event(got, deal)
-            if ev is None:
-                continue
+        for ev in events:
             if isinstance(ev, _PEER_ONLY) and ev.seat == self.seat:
                 continue
             if isinstance(ev, RulesProposed) and self.role == "host":
@@ -1019,27 +1009,3 @@ class Session:
         self._chain = JointChain(gid, keys, self.seat)
         self._events.append(PeerHello(hello.name, key.fingerprint, hello.public_key, peer))
 
-
-def _session_event(ev: RefereeEvent, deal: int) -> Event | None:
-    """The session's event for one of the referee's: the match machine's events in the session's words."""
-    if isinstance(ev, mev.TrumpChosen):
-        return TrumpChosen(ev.seat, ev.suit)
-    if isinstance(ev, mev.DealStarted):
-        return DealReady(ev.number, ev.dealer, ev.seed, (ev.position.hands[0], ev.position.hands[1]))
-    if isinstance(ev, mev.MovePlayed):
-        return MoveReceived(deal, ev.seat, ev.move)
-    if isinstance(ev, mev.Resigned):
-        return Resigned(ev.deal, ev.seat)
-    if isinstance(ev, mev.DrawOffered):
-        return DrawOffered(ev.deal, ev.seat)
-    if isinstance(ev, mev.DrawAnswered):
-        return DrawAnswered(ev.deal, ev.seat, ev.accepted)
-    if isinstance(ev, mev.Claimed):
-        return Claimed(ev.seat, ev.deal, ev.deals)
-    if isinstance(ev, mev.Left):
-        return Left(ev.seat)
-    if isinstance(ev, mev.Disputed):
-        return Disputed(ev.seat, ev.claimant, ev.deal)
-    if isinstance(ev, (mev.DealEnded, mev.MatchEnded, mev.MovesTakenBack, mev.Withdrawn)):
-        return None
-    return ev

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 import msgpack  # type: ignore[import-untyped]
 
+from ..events import CommitDue, Event, PeerHello, ProtocolViolation, RevealDue, RulesProposed
 from ..rules import PICKUP_MOVE, Move, Position, RuleSet
 from . import encoding, framing
 from .errors import LocalProtocolError
-from .events import CommitDue, Event, PeerHello, ProtocolViolation, RevealDue, RulesProposed
 from .identity import Identity
 from .messages import Body, MoveMsg, RevealMsg, Signed, build_signed, decode, signing_input
 from .session import Direction, Session

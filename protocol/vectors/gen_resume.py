@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from p2ptrumps import events as ev
 from p2ptrumps.rules import RuleSet
-from p2ptrumps.wire import events as ev
 from p2ptrumps.wire import framing
 from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.identity import Identity
