@@ -640,7 +640,8 @@ class Connection:
                 self._fail(PeerTimeout(f"the peer stopped reading: {pending} bytes of ours wait to be sent "
                                     f"(more than {self.max_pending_bytes}); it floods us without reading"))
                 return
-            self._wake_writer.set()  # answer (pongs, ...) without blocking the reading
+            if pending:
+                self._wake_writer.set()  # answer (pongs, ...) without blocking the reading
 
     async def _writer(self) -> None:
         """Sends what the session queued while reading (pongs, automatic statements), so
