@@ -101,7 +101,7 @@ async def claimer(stream: trio.abc.Stream, seat: int, claim_after_s: float, log:
             resigned = True
             s.resign()
         elif (who, what) == (seat, "trump"):
-            taken = ref.trumps[peer] if ref is not None else None
+            taken = ref.match.trumps[peer] if ref is not None and ref.match is not None else None
             s.choose_trump(0 if taken != 0 else 3)
         elif (who, what) == (seat, "move"):
             pos = s.position

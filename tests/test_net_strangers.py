@@ -54,6 +54,12 @@ STALL_AGREE_S = 5.0
 STRAY_HOLD_S = 30.0
 
 
+
+def host_trump(s: Session) -> int | None:
+    """The host's trump in ``s``'s match, once chosen."""
+    match = None if s.chain is None else s.chain.referee.match
+    return None if match is None else match.trumps[0]
+
 def host_cfg(tmp_path: Path, **kw: Any) -> config.NetConfig:
     cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h", rules=RULES,
                             ai="random", think_s=0.01, out=io.StringIO(), timeout_s=10, hello_timeout_s=1.0,
@@ -563,8 +569,7 @@ async def test_6_heartbeats_alone_do_not_hold_the_trump_choice(tmp_path: Path,
 
     async def attack(port: int) -> Raw:
         raw = await connect_raw(port)
-        assert await raw.until(lambda s: s.trumps is not None or (s.chain is not None and s.chain.referee.trumps[0]
-                                                                   is not None))
+        assert await raw.until(lambda s: s.trumps is not None or host_trump(s) is not None)
         ping = framing.frame(m.Ping(1).encode())
         with trio.move_on_after(15), contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             while True:  # alive, but never chooses a trump nor signs anything
@@ -690,7 +695,7 @@ async def test_8_a_flood_of_crossing_messages_is_bounded_and_not_logged(tmp_path
         raw = await connect_raw(port)
         assert await raw.until(lambda s: s.rules is not None)
         # The host's trump has come: the match waits for ours (the host may claim it when we are gone).
-        assert await raw.until(lambda s: s.chain is not None and s.chain.referee.trumps[0] is not None, honest=False)
+        assert await raw.until(lambda s: host_trump(s) is not None, honest=False)
         chain = raw.session.chain
         assert chain is not None
         prev, out = chain.game_id, b""
@@ -811,7 +816,7 @@ async def test_10_a_guest_that_agreed_and_vanished_is_not_said_to_leave_before_t
     async def attack(port: int) -> None:
         raw = await connect_raw(port)
         # The host's trump comes once the match is the guest's: then the guest vanishes.
-        assert await raw.until(lambda s: s.chain is not None and s.chain.referee.trumps[0] is not None, honest=True)
+        assert await raw.until(lambda s: host_trump(s) is not None, honest=True)
         await raw.stream.aclose()
 
     got = await hosting(cfg, attack)

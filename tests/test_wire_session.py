@@ -223,7 +223,7 @@ def test_guest_cannot_take_the_hosts_trump() -> None:
     pair.run()
     assert pair.guest.session.waiting_for() == (1, "trump")
     with pytest.raises(LocalProtocolError, match="suits must differ"):
-        pair.guest.session.choose_trump(pair.host.session.chain.referee.trumps[0])  # type: ignore[union-attr,arg-type]
+        pair.guest.session.choose_trump(pair.host.session.chain.referee.match.trumps[0])  # type: ignore[union-attr,arg-type]
 
 
 def test_refused_rules_end_the_session() -> None:

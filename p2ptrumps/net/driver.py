@@ -398,7 +398,8 @@ def claim_on_leaving(session: Session) -> str:
         session.claim()
     except (LocalProtocolError, OSError):
         return ""
-    won = ref.claims[-1][1] if ref.claims else []
+    claims = [] if ref.match is None else ref.match.claims
+    won = claims[-1][1] if claims else ()
     what = f"deal {won[0]}" if len(won) == 1 else "deals " + ", ".join(map(str, won))
     return f"; you claimed {what} on time (your log keeps the signed claim)"
 

@@ -108,12 +108,13 @@ def match_complete(session: Session) -> bool:
 def note_disputed(cfg: NetConfig, session: Session, result: NetResult) -> None:
     """The match in ``session`` ended disputed (protocol/wire.md §16): set ``result`` and say so (once)."""
     chain = session.chain
-    if chain is None or not chain.referee.disputes or result.disputed:
+    if chain is None or chain.referee.match is None or not chain.referee.match.disputes or result.disputed:
         return
     ref = chain.referee
     result.score_halves = ref.score()
     result.disputed = True
-    who = "you" if ref.disputes[-1][1] == session.seat else "the opponent"
+    assert ref.match is not None
+    who = "you" if ref.match.disputes[-1][1] == session.seat else "the opponent"
     say(cfg, f"the match ended disputed: {who} disputed a claim on time that the own clock contradicted "
         "(wire.md §16); no one wins it")
 

@@ -44,8 +44,8 @@ from ..match import (
     OfferDraw,
     Resign,
 )
-from ..record import DealRecord, PlayerInfo
-from ..rules import IllegalMoveError, Move, Position, RuleSet
+from ..record import PlayerInfo
+from ..rules import IllegalMoveError, Move, RuleSet
 from . import messages as m
 from .errors import RemoteProtocolError
 
@@ -192,36 +192,6 @@ class Referee:
             return None
         a, b = self.match.trumps
         return None if a is None or b is None else (a, b)
-
-    # ----- the machine's state, as the network driver reads it (transitional) -----------
-
-    @property
-    def position(self) -> Position | None:
-        return None if self.match is None else self.match.position
-
-    @property
-    def trumps(self) -> list[int | None]:
-        return [None, None] if self.match is None else list(self.match.trumps)
-
-    @property
-    def deals(self) -> list[DealRecord]:
-        return [] if self.match is None else self.match.deals
-
-    @property
-    def draw_offer(self) -> int | None:
-        return None if self.match is None else self.match.draw_offer
-
-    @property
-    def left(self) -> int | None:
-        return None if self.match is None else self.match.left
-
-    @property
-    def claims(self) -> list[tuple[int, tuple[int, ...]]]:
-        return [] if self.match is None else self.match.claims
-
-    @property
-    def disputes(self) -> list[tuple[int, int]]:
-        return [] if self.match is None else self.match.disputes
 
     def waiting_for(self) -> tuple[int | None, str]:
         """``(seat, what)`` the match waits for; seat None when either may act (see Session.waiting_for)."""

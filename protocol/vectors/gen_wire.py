@@ -1385,7 +1385,7 @@ def _primitives() -> bytes:
                 "hands": [f"{h:016x}" for h in d.hands],
                 "first_dealer_of_seed": first_dealer(d.seed),
             }
-            for d in chain.referee.deals
+            for d in (chain.referee.match.deals if chain.referee.match is not None else [])
         ],
         "position": {
             "rules": RULES.to_dict(),
