@@ -93,20 +93,20 @@ async def claimer(stream: trio.abc.Stream, seat: int, claim_after_s: float, log:
         nonlocal claimed, resigned
         if due() and claim_after_s == 0:
             claimed = True
-            s.claim()
+            s.floor.claim()
             return
         who, what = s.waiting_for()
         ref = s.chain.referee if s.chain is not None else None
         if deals > 1 and not resigned and ref is not None and ref.phase == "play" and ref.deal == 1:
             resigned = True
-            s.resign()
+            s.floor.resign()
         elif (who, what) == (seat, "trump"):
             taken = ref.match.trumps[peer] if ref is not None and ref.match is not None else None
-            s.choose_trump(0 if taken != 0 else 3)
+            s.floor.choose_trump(0 if taken != 0 else 3)
         elif (who, what) == (seat, "move"):
             pos = s.position
             assert pos is not None
-            s.play(pos.legal_moves()[0])
+            s.floor.play(pos.legal_moves()[0])
 
     async def receive() -> bytes | None:
         nonlocal claim_at, claimed
@@ -119,7 +119,7 @@ async def claimer(stream: trio.abc.Stream, seat: int, claim_after_s: float, log:
         if data:
             return data
         claimed = True
-        s.claim()
+        s.floor.claim()
         return None  # nothing read: the claim goes out
 
     # One frame at a time: a claim at 0 s goes out between two of them.
@@ -256,13 +256,13 @@ def test_no_clock_runs_while_the_movers_own_draw_offer_is_open() -> None:
     sessions = (pair.host.session, pair.guest.session)
     key = ("move", 1, 0, mover_s.seat)
     assert clock_key(sessions[0]) == clock_key(sessions[1]) == key
-    mover_s.offer_draw()
+    mover_s.floor.offer_draw()
     pair.run()
     assert clock_key(sessions[0]) is None and clock_key(sessions[1]) is None
-    other.answer_draw(False)
+    other.floor.answer_draw(False)
     pair.run()
     assert clock_key(sessions[0]) == clock_key(sessions[1]) == key
-    other.offer_draw()  # the other seat's offer: the mover may move or answer, its clock runs
+    other.floor.offer_draw()  # the other seat's offer: the mover may move or answer, its clock runs
     pair.run()
     assert clock_key(sessions[0]) == clock_key(sessions[1]) == key
 

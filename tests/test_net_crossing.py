@@ -90,7 +90,7 @@ async def crossing_host(stream: trio.abc.Stream, cross_when: Callable[[Session],
     async def before(data: bytes) -> None:
         nonlocal armed, crossed
         if armed and has_move(data):
-            s.resign()  # our resignation and the guest's move cross on the wire
+            s.floor.resign()  # our resignation and the guest's move cross on the wire
             await stream.send_all(s.data_to_send())
             armed = False
             crossed += 1
@@ -99,13 +99,13 @@ async def crossing_host(stream: trio.abc.Stream, cross_when: Callable[[Session],
         nonlocal armed
         seat, what = s.waiting_for()
         if (seat, what) == (0, "trump"):
-            s.choose_trump(0)
+            s.floor.choose_trump(0)
         elif (seat, what) == (0, "move"):
             pos = s.position
             assert pos is not None
             legal = pos.legal_moves()
             pick = [m for m in legal if m.kind == PICK_UP]
-            s.play(pick[0] if pick else legal[0])  # the host hoards cards: the guest goes out
+            s.floor.play(pick[0] if pick else legal[0])  # the host hoards cards: the guest goes out
         if s.waiting_for() == (1, "move") and s.deal_number == 1 and not crossed:
             armed = cross_when(s)
 
@@ -165,13 +165,13 @@ async def offer_then_move_host(stream: trio.abc.Stream, log: list[bytes]) -> Non
         nonlocal offered
         seat, what = s.waiting_for()
         if (seat, what) == (0, "trump"):
-            s.choose_trump(0)
+            s.floor.choose_trump(0)
         elif (seat, what) == (0, "move") and not offered:
             offered = True
-            s.offer_draw()
+            s.floor.offer_draw()
             pos = s.position
             assert pos is not None
-            s.play(pos.legal_moves()[0])
+            s.floor.play(pos.legal_moves()[0])
 
     await scripted_peer(stream, s, act, secret=lambda deal: fixed_bytes(f"crossing-test/secret2/{deal}"))
 

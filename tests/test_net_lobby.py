@@ -214,7 +214,7 @@ async def flooding_guest(port: int, pings: int) -> None:
                 if isinstance(ev, wev.PeerHello):
                     s.accept_key()
                 elif isinstance(ev, wev.RulesProposed):
-                    s.accept_rules()
+                    s.floor.accept_rules()
             await stream.send_all(s.data_to_send())
             if s.rules is not None:
                 break

@@ -55,7 +55,7 @@ async def test_a_move_after_a_resignation_is_noted_only_when_the_peer_resigned(w
     move = me.position.legal_moves()[0]
     step = seat.our_step()
     assert step == ("move", 1, 0)
-    (me if who == "we" else peer).resign()
+    (me if who == "we" else peer).floor.resign()
     pair.run()
     await seat._submit(step, move)
     loser = me.seat if who == "we" else peer.seat

@@ -199,8 +199,8 @@ async def test_a_passive_observer_sees_no_frame_and_no_chat() -> None:
                 if isinstance(ev, wev.PeerHello):
                     session.accept_key()
                 elif isinstance(ev, wev.RulesProposed):
-                    session.accept_rules()
-                    session.chat(CHAT)
+                    session.floor.accept_rules()
+                    session.floor.chat(CHAT)
                 elif isinstance(ev, wev.ChatReceived):
                     got_chat.append(ev.text)
                     done.set()

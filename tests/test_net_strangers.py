@@ -386,11 +386,11 @@ async def test_4_a_chat_flood_is_a_named_fault_and_the_log_holds_no_more_than_th
         raw = await connect_raw(port)
         # the guest's turn (the host waits for it): no floor message of the host can start a new turn of
         # chat (wire.md §9.7) between our ten lines and the eleventh
-        assert await raw.until(lambda s: s.trumps is not None and s.our_turn)
+        assert await raw.until(lambda s: s.trumps is not None and s.waiting_for()[0] == s.seat)
         for k in range(MAX_CHATS_PER_TURN):
-            raw.session.chat(f"line {k}")  # the session itself allows 10 ...
+            raw.session.floor.chat(f"line {k}")  # the session itself allows 10 ...
         with pytest.raises(Exception, match="10 chat lines in one turn are the most"):
-            raw.session.chat("one more")  # ... and refuses the 11th
+            raw.session.floor.chat("one more")  # ... and refuses the 11th
         await raw.flush(raw.forge("chat", ["one more"]) + framing.frame(b"\xc1") * 1000)
         await raw.until_closed()
         return raw
@@ -543,7 +543,7 @@ async def test_6_a_dribbled_frame_is_cut_off(tmp_path: Path) -> None:
         assert await raw.until(lambda s: s.waiting_for() == (1, "move") or s.finished)
         pos = raw.session.position
         assert pos is not None
-        raw.session.play(pos.legal_moves()[0])
+        raw.session.floor.play(pos.legal_moves()[0])
         frame = raw.session.data_to_send()
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             for b in frame:
@@ -642,7 +642,7 @@ async def test_7_a_guest_whose_agree_checked_out_took_the_match_even_if_it_break
         raw = await connect_raw(port)
         assert await raw.until(lambda s: any(isinstance(e, wev.RulesProposed) for e in raw.unhandled), honest=False)
         raw.session.accept_key()
-        raw.session.accept_rules()
+        raw.session.floor.accept_rules()
         await raw.flush(raw.forge("trump", [2]))  # the host chooses first: out of turn, signed
         await raw.until_closed()
         return raw
@@ -838,7 +838,7 @@ def test_after_the_match_the_session_drops_junk_without_logging_it() -> None:
     host = pair.host
     assert host.session.chain is not None and host.session.chain.referee.phase == "done"
     before = len(host.log)
-    pair.guest.session.chat("gg")
+    pair.guest.session.floor.chat("gg")
     pair.deliver(pair.guest, host)
     assert len(host.log) == before + 1  # a chat after the match is logged
     host.session.receive_data(framing.frame(b"\xc1"))

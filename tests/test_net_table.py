@@ -500,7 +500,7 @@ def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path:
 
     async def host_trump(taken: int | None) -> int:
         await trio.to_thread.run_sync(go.wait, 30)
-        games[0].session.chat("good luck")
+        games[0].session.floor.chat("good luck")
         await games[0].conn.send_pending()
         await trio.sleep(0.2)
         return 0

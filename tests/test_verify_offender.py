@@ -160,7 +160,7 @@ def test_swapped_hellos_still_verify() -> None:
 def test_refused_rules_verdict_says_no_match_was_played() -> None:
     def refuse(session: Session, event: Event) -> None:
         if isinstance(event, RulesProposed):
-            session.refuse_rules()
+            session.floor.refuse_rules()
 
     pair = ConnectionPair(RULES, guest=Script("guest", on_event=refuse))
     pair.run()

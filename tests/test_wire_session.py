@@ -120,11 +120,11 @@ def test_chat_crossing_a_move(interjector: str) -> None:
     # Make sure the interjection comes from `interjector` and crosses the mover's move.
     if (interjector == "host") != (other.role == "host"):
         # mover is the interjector's side: play one move so the floor flips
-        mover.play(_first_legal(mover))
+        mover.floor.play(_first_legal(mover))
         pair.run()
         mover, other = _mover(pair)
-    mover.play(_first_legal(mover))
-    other.chat("hello there")  # sent before the move arrived: both claim the same place
+    mover.floor.play(_first_legal(mover))
+    other.floor.chat("hello there")  # sent before the move arrived: both claim the same place
     pair.run()
     h, g = _hashes(pair)
     assert h == g
@@ -146,15 +146,15 @@ def test_host_resign_crossing_a_guest_move_drops_the_move() -> None:
     pair = _paused_pair()
     mover, other = _mover(pair)
     if mover.role == "host":
-        mover.play(_first_legal(mover))
+        mover.floor.play(_first_legal(mover))
         pair.run()
         mover, other = _mover(pair)
     assert mover.role == "guest"
-    mover.play(_first_legal(mover))
-    other.resign()
+    mover.floor.play(_first_legal(mover))
+    other.floor.resign()
     pair.run()
     assert _hashes(pair)[0] == _hashes(pair)[1]
-    assert pair.guest.session.dropped and "deal ended" in pair.guest.session.dropped[0][1]
+    assert pair.guest.session.floor.dropped and "deal ended" in pair.guest.session.floor.dropped[0][1]
     ended = [e for e in pair.guest.events if isinstance(e, ev.DealSigned)]
     assert ended and ended[0].outcome.reason == "resign" and ended[0].outcome.winner == 1
     assert verify_log(pair.guest.log_bytes()).status == "unfinished"
@@ -163,8 +163,8 @@ def test_host_resign_crossing_a_guest_move_drops_the_move() -> None:
 def test_both_offer_rematch_at_once() -> None:
     pair = ConnectionPair(RuleSet(pack_size=32), host=Script("host"), guest=Script("guest"))
     pair.run()
-    pair.host.session.offer_rematch()
-    pair.guest.session.offer_rematch()
+    pair.host.session.floor.offer_rematch()
+    pair.guest.session.floor.offer_rematch()
     pair.run()
     for side in pair.sides:
         assert any(isinstance(e, ev.RematchAgreed) for e in side.events)
@@ -174,10 +174,10 @@ def test_both_offer_rematch_at_once() -> None:
 
 def test_draw_offer_and_acceptance() -> None:
     pair = _paused_pair()
-    pair.guest.session.offer_draw()
+    pair.guest.session.floor.offer_draw()
     pair.run()
     assert any(isinstance(e, ev.DrawOffered) for e in pair.host.events)
-    pair.host.session.answer_draw(True)
+    pair.host.session.floor.answer_draw(True)
     pair.run()
     ended = [e for e in pair.guest.events if isinstance(e, ev.DealSigned)]
     assert ended == [ev.DealSigned(1, ended[0].outcome, (1, 1))] and ended[0].outcome.reason == "agreed-draw"
@@ -185,15 +185,15 @@ def test_draw_offer_and_acceptance() -> None:
 
 def test_one_draw_offer_per_seat_per_turn() -> None:
     pair = _paused_pair()
-    pair.guest.session.offer_draw()
+    pair.guest.session.floor.offer_draw()
     pair.run()
-    pair.host.session.answer_draw(False)
+    pair.host.session.floor.answer_draw(False)
     pair.run()
     refused = [e for e in pair.guest.events if isinstance(e, ev.DrawAnswered)]
     assert [(e.seat, e.accepted) for e in refused] == [(0, False)]
     with pytest.raises(LocalProtocolError, match=r"the guest offered a draw twice in turn 0"):
-        pair.guest.session.offer_draw()
-    pair.host.session.offer_draw()  # the other seat still may, once
+        pair.guest.session.floor.offer_draw()
+    pair.host.session.floor.offer_draw()  # the other seat still may, once
     pair.run()
     # both offers, the guest's own first, in chain order
     assert [e.seat for e in pair.guest.events if isinstance(e, ev.DrawOffered)] == [1, 0]
@@ -204,18 +204,18 @@ def test_local_errors() -> None:
     pair = _paused_pair()
     mover, other = _mover(pair)
     with pytest.raises(LocalProtocolError, match="not our turn"):
-        other.play(_first_legal(mover))
+        other.floor.play(_first_legal(mover))
     with pytest.raises(LocalProtocolError, match="illegal move"):
-        mover.play(Move.parse("pickup"))
+        mover.floor.play(Move.parse("pickup"))
     with pytest.raises(LocalProtocolError, match="host sent trump while the match is at phase play"):
-        pair.host.session.choose_trump(2)
-    pair.host.session.commit(bytes(32))  # early commitment for deal 2 is held until due
+        pair.host.session.floor.choose_trump(2)
+    pair.host.session.floor.commit(bytes(32))  # early commitment for deal 2 is held until due
     with pytest.raises(LocalProtocolError, match="no deal waits for our commitment"):
-        pair.host.session.commit(bytes(32))
+        pair.host.session.floor.commit(bytes(32))
     with pytest.raises(LocalProtocolError):
-        other.answer_draw(True)  # nobody offered
+        other.floor.answer_draw(True)  # nobody offered
     with pytest.raises(LocalProtocolError, match=r"1\.\.500"):
-        other.chat("")
+        other.floor.chat("")
 
 
 def test_guest_cannot_take_the_hosts_trump() -> None:
@@ -223,13 +223,13 @@ def test_guest_cannot_take_the_hosts_trump() -> None:
     pair.run()
     assert pair.guest.session.waiting_for() == (1, "trump")
     with pytest.raises(LocalProtocolError, match="suits must differ"):
-        pair.guest.session.choose_trump(pair.host.session.chain.referee.match.trumps[0])  # type: ignore[union-attr,arg-type]
+        pair.guest.session.floor.choose_trump(pair.host.session.chain.referee.match.trumps[0])  # type: ignore[union-attr,arg-type]
 
 
 def test_refused_rules_end_the_session() -> None:
     def refuse(s: Session, e: ev.Event) -> None:
         if isinstance(e, ev.RulesProposed):
-            s.refuse_rules()
+            s.floor.refuse_rules()
 
     pair = ConnectionPair(SHORT, guest=Script("guest", on_event=refuse))
     pair.run()
@@ -266,10 +266,10 @@ def test_connection_closed() -> None:
 def test_not_revealing_forfeits_provably() -> None:
     pair = ConnectionPair(SHORT)
     # The guest commits but never reveals (its reveal intent does nothing).
-    original_reveal = pair.guest.session.reveal
-    pair.guest.session.reveal = lambda: None  # type: ignore[method-assign]
+    original_reveal = pair.guest.session.floor.reveal
+    pair.guest.session.floor.reveal = lambda: None  # type: ignore[method-assign]
     pair.run()
-    pair.guest.session.reveal = original_reveal  # type: ignore[method-assign]
+    pair.guest.session.floor.reveal = original_reveal  # type: ignore[method-assign]
     verdict = verify_log(pair.host.log_bytes())
     assert verdict.status == "unfinished"
     assert verdict.waiting == (1, "reveal") and verdict.forfeit == 1

@@ -395,7 +395,7 @@ def claim_on_leaving(session: Session) -> str:
         return ("; no claim signed: after a restart nothing is signed before the peer has shown what it holds "
                 "(your log may have lost messages it has); resume again later")
     try:
-        session.claim()
+        session.floor.claim()
     except (LocalProtocolError, OSError):
         return ""
     claims = [] if ref.match is None else ref.match.claims

@@ -58,6 +58,7 @@ from ..rules import Move
 from ..seats import Player
 from ..wire import messages as m
 from ..wire.errors import LocalProtocolError
+from ..wire.floor import Floor
 from ..wire.referee import COMMIT, DISPUTED, DONE, MATCH_END, PLAY, TRUMP, Referee
 from ..wire.session import Session
 from . import clock as clocks
@@ -155,7 +156,7 @@ class NetMatch:
         """Send a chat line to the peer now (protocol/wire.md §9.7): the session signs it, a system task
         flushes it (a connection that ends meanwhile drops it).  Raises ValueError or
         :class:`LocalProtocolError` when the session refuses it (bad text, §5.1): nothing is sent."""
-        self.session.chat(text)
+        self.session.floor.chat(text)
 
         async def flush() -> None:
             with contextlib.suppress(TransportError):
@@ -197,8 +198,8 @@ class NetMatch:
                           "logged; the match stays complete")
             elif isinstance(ev, CommitDue):
                 await self._commit(ev.deal)
-            elif isinstance(ev, RevealDue) and not self.session.revealing(ev.deal):
-                await self.act(self.session.reveal)  # a restored session's commitment, made before the restart
+            elif isinstance(ev, RevealDue) and not self._floor().commitments.revealing(ev.deal):
+                await self.act(self.session.floor.reveal)  # a restored session's commitment, made before the restart
             elif isinstance(ev, (ProtocolViolation, Flooded)):
                 pass  # the transport's to report
             elif isinstance(ev, SEAT_EVENTS):
@@ -210,6 +211,11 @@ class NetMatch:
                 if isinstance(ev, ConnectionClosed) and self.on_closed is not None:
                     self.on_closed(ev.clean)
                 self._push(ev)  # type: ignore[arg-type]
+
+    def _floor(self) -> Floor:
+        floor = self.session.floor
+        assert floor is not None  # the match's events come after both hellos
+        return floor
 
     def _peer_left(self, peer: str) -> None:
         if self.on_left is not None:
@@ -230,13 +236,13 @@ class NetMatch:
             self.before_commit(deal, secret)  # on the disk before the commitment is signed (wire.md §14.4)
 
         def commit_and_reveal() -> None:
-            self.session.commit(secret)
-            self.session.reveal()
+            self.session.floor.commit(secret)
+            self.session.floor.reveal()
 
         await self.act(commit_and_reveal)
 
     async def act(self, intent: Callable[[], None]) -> None:
-        """Apply a session intent (e.g. ``session.resign``) and send what it produced.
+        """Apply a session intent (e.g. ``session.floor.resign``) and send what it produced.
 
         Raises:
             NetGameError: the session refused it (``LocalProtocolError``).
@@ -340,7 +346,9 @@ class NetSeat:
         self._peer_left = False
         self.over = False
         game.seat_events = self.feed
-        self.session.claim_check = self.check_claim
+        floor = self.session.floor
+        assert floor is not None  # the seat is made once the rules are agreed
+        floor.claim_check = self.check_claim
 
     @property
     def seat(self) -> int:
@@ -465,17 +473,17 @@ class NetSeat:
         session = self.session
         if step[0] == "trump":
             suit = int(decision)  # type: ignore[call-overload]
-            await self._send(lambda: session.choose_trump(suit), step)
+            await self._send(lambda: session.floor.choose_trump(suit), step)
         elif step[0] == "answer":
-            await self._send(lambda: session.answer_draw(bool(decision)), step)
+            await self._send(lambda: session.floor.answer_draw(bool(decision)), step)
         elif isinstance(decision, Move):
-            await self._send(lambda: session.play(decision), step)
+            await self._send(lambda: session.floor.play(decision), step)
         elif isinstance(decision, Resign):
-            await self._send(session.resign, step)
+            await self._send(session.floor.resign, step)
         elif isinstance(decision, OfferDraw) and machine_of(session).may_offer_draw(self.seat):
             # No clock runs while our own offer is open (wire.md §16): the peer has its move time to
             # answer, then we play on (the offer stays open: a move does not close it, §9.6).
-            await self._send(session.offer_draw, step)
+            await self._send(session.floor.offer_draw, step)
             self._offer = (step[1], step[2], trio.current_time() + self.game.clock.limit_s + clocks.CLAIM_GRACE_S)
 
     async def _send(self, intent: Callable[[], None], step: Step) -> None:
@@ -584,7 +592,8 @@ class NetSeat:
     def _note_dropped(self, signed: DealSigned) -> None:
         """Our move that crossed the peer's message and was not played (wire.md §8.3): said with the
         signed result of its deal."""
-        dropped = self.session.dropped
+        floor = self.session.floor
+        dropped = [] if floor is None else floor.dropped
         for body, _ in dropped[self._dropped_seen:]:
             if isinstance(body, m.MoveMsg):
                 self._dropped_moves.setdefault(body.deal, []).append(body.move)
@@ -663,7 +672,7 @@ class NetSeat:
         if clock_key(session) != key:
             return
         try:
-            session.claim()
+            session.floor.claim()
         except LocalProtocolError:  # its message came first (or crossed ours): the match goes on
             return
         await game.conn.send_pending()

@@ -342,11 +342,11 @@ class MatchSteps:
             refusal = await rules_refusal(cfg, proposed.rules, hello.name, proposed.move_time)
             ok, why = refusal is None, refusal or ""
         if not ok:
-            await game.act(session.refuse_rules)
+            await game.act(session.floor.refuse_rules)
             raise NetplayError(EXIT_RULES_REFUSED,
                                f"you refused the rules of {hello.name}" + (f": {why}" if why else ""))
         self.result.log_path = create_log(cfg, self.log, self.now, self.number, hello.name, before=self._resume_first)
-        await game.act(session.accept_rules)
+        await game.act(session.floor.accept_rules)
         return (await game.take(RulesAgreed)).rules
 
     def begin_hosted(self) -> bool:
@@ -449,7 +449,7 @@ class MatchSteps:
         if index == 0:
             return self.how()
         try:
-            await game.act(self.session.leave)
+            await game.act(self.session.floor.leave)
         except NetGameError:
             return "we-left"  # nothing to resign now (e.g. the match is decided)
         with trio.move_on_after(cfg.leave_wait_s):  # the closing signatures (§15); we show nothing more
@@ -531,7 +531,7 @@ class MatchSteps:
                 self.tell(f"{peer} left: no rematch")
             return False
         try:
-            await game.act(session.offer_rematch)
+            await game.act(session.floor.offer_rematch)
         except (NetGameError, TransportError):
             self.tell(f"{peer} left: no rematch")
             return False

@@ -60,9 +60,7 @@ from ..events import (
     DroppedAfterEnd,
     Event,
     Flooded,
-    HostRefused,
     MatchSigned,
-    PeerHello,
     ProtocolViolation,
     RematchAgreed,
     RematchOffered,
@@ -73,13 +71,16 @@ from ..events import (
     RulesProposed,
     RulesRefused,
 )
-from ..rules import Move, Position, RuleSet
-from . import framing, messages
+from ..rules import Position, RuleSet
+from . import framing
 from . import messages as m
 from .chain import JointChain
 from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
-from .identity import Identity, PublicKey
-from .referee import DISPUTED, DONE, MATCH_END, PLAY, REFUSED, REMATCHED, TRANSITIONS, Referee
+from .floor import Floor
+from .handshake import Handshake
+from .identity import Identity
+from .referee import DISPUTED, DONE, REFUSED, REMATCHED, Referee
+from .resume import Resumption, restore
 
 Role = Literal["host", "guest"]
 #: Events that report a peer's own message: never emitted for our own (the match machine's events are,
@@ -97,7 +98,7 @@ __all__ = ["Direction", "LocalProtocolError", "LogHook", "RemoteProtocolError", 
 
 
 class Session:
-    """One side of a networked match (protocol/wire.md).
+    """One side of a networked match (protocol/wire.md), made of the parts of the module docstring.
 
     Args:
         role: ``"host"`` (seat 0, proposes the rules, speaks first) or ``"guest"`` (seat 1).
@@ -118,105 +119,41 @@ class Session:
     The hello is queued at once: :meth:`data_to_send` returns it right away.
     """
 
-    def __init__(
-        self,
-        role: Role,
-        identity: Identity,
-        name: str,
-        nonce: bytes,
-        rules: RuleSet | None = None,
-        on_message: LogHook | None = None,
-        max_frame_bytes: int = framing.MAX_FRAME_BYTES,
-        move_time: int = 0,
-    ) -> None:
+    def __init__(self, role: Role, identity: Identity, name: str, nonce: bytes, rules: RuleSet | None = None,
+                 on_message: LogHook | None = None, max_frame_bytes: int = framing.MAX_FRAME_BYTES,
+                 move_time: int = 0) -> None:
         if role not in ("host", "guest"):
             raise ValueError(f"role must be 'host' or 'guest', not {role!r}")
         if not isinstance(nonce, bytes) or len(nonce) != 32:
             raise ValueError("nonce must be 32 bytes")
         if (role == "host") != (rules is not None):
             raise ValueError("the host proposes rules; the guest passes rules=None")
-        messages.check_name(name)
-        messages.check_move_time(move_time)
         if move_time and role != "host":
             raise ValueError("the host proposes the move clock; the guest passes move_time=0")
-        self._proposed_move_time = move_time
         self.role: Role = role
         self.seat: int = 0 if role == "host" else 1
-        self.identity = identity
-        self.name = name
-        self.nonce = nonce
-        self._proposed_rules = rules
+        self.identity, self.name, self.nonce = identity, name, nonce
+        self._handshake = Handshake(self.seat, identity, name, nonce, rules, move_time)
+        self._resumption = Resumption(self.seat, identity)
         self._on_message = on_message
         self._decoder = framing.FrameDecoder(max_frame_bytes)
         self._out = bytearray()
         self._events: deque[Event] = deque()
-        self._hellos: list[messages.Hello | None] = [None, None]
-        self._hello_frames: list[bytes | None] = [None, None]
-        self._peer_key: PublicKey | None = None
-        self._key_accepted = False
         self._chain: JointChain | None = None
+        self.floor = Floor(self.seat, identity, self._emit_signed, self._ready, self._current, self._publish,
+                           self._peer_gone)
         self._dead = False  # violation or closed
         self._closed = False
+        self._finished = False  # rematch agreed: stop reading
         self.violation: ProtocolViolation | None = None
         self._ping_counter = 0
-        #: Our last message (up to the match's end) may not be held by the peer yet; the ping whose
-        #: pong will say it is (protocol/wire.md §14.5).
-        self._unacked = False
-        self._ack_ping: int | None = None
-        self._pending_commit: tuple[int, bytes] | None = None  # (deal, secret) not yet sent
-        self._secrets: dict[int, bytes] = {}  # deal -> our secret (sent commitment)
-        self._reveal_wanted: set[int] = set()
-        self._announced: set[tuple[str, int]] = set()  # CommitDue/RevealDue already emitted
-        self._finished = False  # rematch agreed: stop reading
-        #: ``claim_check(step)``: whether our own clock ran out on ``step`` (``(step, deal, turn, seat)``,
-        #: protocol/wire.md §16) -- called when a claim against us falls due for our statement; False
-        #: sends a ``dispute`` instead.  None accepts every claim (a side without a clock of its own).
-        self.claim_check: Callable[[tuple[str, int, int, int]], bool] | None = None
         self._milestones: set[Event] = set()
-        self.dropped: list[tuple[m.Body, str]] = []  # withdrawn messages no longer allowed (with why)
-        #: Deals whose commitment of ours came back from the peer after a resume with its secret lost
-        #: (neither log nor resume file kept it): we cannot reveal (protocol/wire.md §14.4).
-        self.lost_secrets: set[int] = set()
         self.trailing_data: bytes = b""
-        #: A resume in progress (protocol/wire.md §14): our nonce, the peer's resume, proven yet.
-        self._resume_nonce: bytes | None = None
-        self._peer_resume: m.Resume | None = None
-        self._peer_resume_frame: bytes = b""
-        self._resume_sent = False
-        self.reconnections = 0
-        #: How many messages the peer's last proof says it holds (protocol/wire.md §14.2 step 5): while our
-        #: chain is shorter -- our log lost messages we had sent -- we sign nothing and take our own
-        #: messages back from the peer.  None: a session restored from its log whose first resume has not
-        #: been proven yet (it cannot know what it lost).
-        self._catch_up: int | None = 0
-        #: Deal secrets of the resume file (a restored session): the secret of a commitment of ours that
-        #: comes back from the peer (deal -> 32 bytes).
-        self._stored_secrets: dict[int, bytes] = {}
-        #: A restored session until :meth:`end_replay`: the events of what it places meanwhile are not
-        #: queued (like those of the log it was rebuilt from: its user reads the chain instead).
-        self._replaying = False
-        hello = messages.Hello(
-            version=messages.VERSION,
-            seat=self.seat,
-            name=name,
-            public_key=identity.public_bytes,
-            nonce=nonce,
-        )
-        payload = hello.encode()
-        self._hellos[self.seat] = hello
-        self._hello_frames[self.seat] = payload
-        self._emit_frame(payload, log=True)
+        self._emit_frame(self._handshake.payload, log=True)
 
     @classmethod
-    def restore(
-        cls,
-        identity: Identity,
-        frames: Sequence[bytes],
-        secrets: Mapping[int, bytes],
-        *,
-        on_message: LogHook | None = None,
-        max_frame_bytes: int = framing.MAX_FRAME_BYTES,
-    ) -> Session:
+    def restore(cls, identity: Identity, frames: Sequence[bytes], secrets: Mapping[int, bytes], *,
+                on_message: LogHook | None = None, max_frame_bytes: int = framing.MAX_FRAME_BYTES) -> Session:
         """The session that wrote a match log, rebuilt after its process died (protocol/wire.md §14.4).
 
         Args:
@@ -231,15 +168,11 @@ class Session:
         Returns a session holding the chain of the log, the peer's key accepted, no events
         queued and nothing to send; call :meth:`begin_resume` on a new connection.  It signs
         nothing (:attr:`catching_up`) until the peer's ``proof`` has checked out and the chain
-        holds every message the peer said it holds: our own messages that the log lost (a
-        restored backup, a disk that dropped written data) come back from the peer and are
-        adopted, never signed again (protocol/wire.md §14.2 step 5).  The chain
-        goes through the same checks as :func:`~p2ptrumps.wire.verify.verify_log` (both seats'
-        messages, withdrawals, ``resume`` frames counted in :attr:`reconnections`).
-
-        A complete match (phase done) is restored too: its last statement may not have reached
-        the peer, or the peer may wait for the acknowledgement of its own (protocol/wire.md §14.5);
-        :attr:`delivered` tells which.
+        holds every message the peer said it holds: our own messages that the log lost come back
+        from the peer and are adopted, never signed again (protocol/wire.md §14.2 step 5).  The chain
+        goes through the same checks as :func:`~p2ptrumps.wire.verify.verify_log`.  A complete match
+        (phase done) is restored too (protocol/wire.md §14.5): :attr:`delivered` tells whether the peer
+        holds our last statement.
 
         Raises:
             ValueError: the log does not start with our hello and the peer's, holds another
@@ -247,92 +180,29 @@ class Session:
                 has rules refused, a rematch agreed (or no rules yet), or a needed secret is
                 missing or does not open our commitment.
         """
-        decoded: list[m.Frame] = []
-        for i, frame in enumerate(frames):
-            try:
-                decoded.append(m.decode(frame[framing.HEADER_BYTES:]))
-            except RemoteProtocolError as exc:
-                raise ValueError(f"log frame #{i}: {exc.reason} [{exc.code}]") from None
-        if len(decoded) < 2 or not isinstance(decoded[0], m.Hello) or not isinstance(decoded[1], m.Hello):
-            raise ValueError("the log does not start with two hellos")
-        own, peer_hello = decoded[0], decoded[1]
-        if own.public_key != identity.public_bytes:
-            raise ValueError("the log was written with another identity key than ours")
-        role: Role = "host" if own.seat == 0 else "guest"
-        placeholder = RuleSet() if role == "host" else None  # never sent: the key is accepted already
-        s = cls(role, identity, own.name, own.nonce, rules=placeholder, max_frame_bytes=max_frame_bytes)
-        if s.data_to_send() != frames[0]:
-            raise ValueError("the log's first hello is not the hello this program would send (not canonical)")
-        try:
-            s._on_hello(frames[1], frames[1][framing.HEADER_BYTES:], peer_hello)
-        except RemoteProtocolError as exc:
-            raise ValueError(f"log frame #1: {exc.reason} [{exc.code}]") from None
-        s._key_accepted = True
-        chain = s._chain
-        assert chain is not None
-        for i, msg in enumerate(decoded[2:], start=2):
-            try:
-                if isinstance(msg, m.Resume):
-                    if msg.game_id != chain.game_id or msg.seat != 1 - s.seat:
-                        raise RemoteProtocolError("malformed", "a resume frame for another game or seat")
-                    s.reconnections += 1
-                    continue
-                if not isinstance(msg, m.Signed):
-                    raise RemoteProtocolError("malformed", f"a {type(msg).__name__.lower()} frame in a log")
-                events = chain.place_own(msg) if msg.seat == s.seat else chain.receive(msg).events
-            except RemoteProtocolError as exc:
-                raise ValueError(f"log frame #{i}: {exc.reason} [{exc.code}]") from None
-            if msg.seat == s.seat and isinstance(msg.body, m.CommitMsg):
-                secret = secrets.get(msg.body.deal)
-                if secret is not None and m.commitment(chain.game_id, msg.body.deal, s.seat,
-                                                       identity.public_bytes, secret) == msg.body.commitment:
-                    s._secrets[msg.body.deal] = secret
-            s._push_events(events)
-        ref = chain.referee
-        ends = [i for i, e in enumerate(chain.entries) if isinstance(e.body, m.MatchEndMsg)]
-        if ref.phase == DONE:  # our last statement may never have reached the peer (§14.5)
-            s._unacked = chain.entries[ends[-1]].seat == s.seat and all(
-                e.seat == s.seat for e in chain.entries[ends[-1]:])
-        else:
-            s._unacked = bool(chain.entries) and chain.entries[-1].seat == s.seat
-        if ref.rules is None or ref.phase in (REFUSED, REMATCHED):
-            raise ValueError(f"the match in the log is not in progress (phase {ref.phase})")
-        if ref.phase == "reveal" and s.seat in ref.commits and s.seat not in ref.secrets \
-                and ref.deal not in s._secrets:
-            raise ValueError(f"the secret of our commitment for deal {ref.deal} is missing from the resume file "
-                             "(or does not open it): we cannot reveal, which forfeits the match")
-        s._events.clear()
-        s._on_message = on_message
-        s._catch_up = None  # nothing is signed before the peer said what it holds (wire.md §14.2 step 5)
-        s._replaying = True
-        s._stored_secrets = {d: v for d, v in secrets.items() if isinstance(v, bytes) and len(v) == 32}
-        return s
+        return restore(cls, identity, frames, secrets, on_message=on_message, max_frame_bytes=max_frame_bytes)
 
     # ----- bytes in / bytes and events out -------------------------------------
 
     def receive_data(self, data: bytes) -> None:
         """Feed raw bytes from the socket (any split); ``b""`` means the peer closed.
 
-        Never raises for bad peer input: a fault becomes a
-        :class:`~p2ptrumps.events.ProtocolViolation` event (the offending
-        frame is handed to the log hook as ``"received"`` evidence) and the
+        Never raises for bad peer input: a fault becomes a :class:`~p2ptrumps.events.ProtocolViolation`
+        event (the offending frame is handed to the log hook as ``"received"`` evidence) and the
         session stops reading.  Raises only what the log hook raises.
         """
         if self._finished:
-            if self._dead:
-                return  # flooded after the rematch was agreed: nothing more is kept
-            self.trailing_data += data
-            if len(self.trailing_data) > MAX_TRAILING_BYTES:
-                self._flooded(f"more than {MAX_TRAILING_BYTES} bytes arrived after the rematch was agreed, "
-                              "before the new match began")
+            if not self._dead:  # after the rematch was agreed: kept for the next session, up to a bound
+                self.trailing_data += data
+                if len(self.trailing_data) > MAX_TRAILING_BYTES:
+                    self._flooded(f"more than {MAX_TRAILING_BYTES} bytes arrived after the rematch was agreed, "
+                                  "before the new match began")
             return
         if self._dead:
             return
         if not data:
-            clean = self.finished and not self._decoder.buffered
-            self._dead = True
-            self._closed = True
-            self._events.append(ConnectionClosed(clean))
+            self._dead = self._closed = True
+            self._events.append(ConnectionClosed(self.finished and not self._decoder.buffered))
             return
         self._decoder.feed(data)
         for _ in range(1 << 20):  # bounded: each pass consumes a frame
@@ -368,225 +238,74 @@ class Session:
         return out
 
     @property
-    def partial_frame(self) -> tuple[int, int] | None:
-        """The peer's frame being received, incomplete: ``(stream offset of its first byte, bytes
-        buffered)``, or None (the transport gives a frame a limited time to arrive whole,
-        protocol/wire.md §2, §17)."""
-        if self._dead or self._finished:
-            return None
-        return self._decoder.partial
-
-    @property
     def pending_bytes(self) -> int:
         """How many bytes are queued for the socket (not yet taken by :meth:`data_to_send`)."""
         return len(self._out)
 
+    @property
+    def partial_frame(self) -> tuple[int, int] | None:
+        """The peer's frame being received, incomplete: ``(stream offset of its first byte, bytes
+        buffered)``, or None (the transport gives a frame a limited time to arrive whole,
+        protocol/wire.md §2, §17)."""
+        return None if self._dead or self._finished else self._decoder.partial
+
     def ping(self) -> None:
-        """Queue a heartbeat ``ping`` (outside the chain, unsigned, not logged).  The peer
-        answers with ``pong`` automatically; any bytes received count as a sign of life.
-        Does nothing once the session is dead."""
+        """Queue a heartbeat ``ping`` (outside the chain, unsigned, not logged); its ``pong`` may
+        acknowledge our last message (protocol/wire.md §10, §14.5).  Nothing once the session is dead."""
         if self._dead:
             return
         self._ping_counter = (self._ping_counter + 1) & 0xFFFFFFFF
-        if self._unacked and self._ack_ping is None and self._resume_nonce is None:
-            self._ack_ping = self._ping_counter  # its pong acknowledges our last message (§10, §14.5)
+        self._resumption.pinging(self._ping_counter)
         self._out += framing.frame(m.Ping(self._ping_counter).encode())
-
-    @property
-    def delivered(self) -> bool:
-        """True when the peer holds every message we sent up to the match's end for sure: a message of
-        the peer came after it, or a pong answered a ping sent after it (protocol/wire.md §14.5).
-        Messages after the match's end (chat, rematch) do not count."""
-        return not self._unacked
 
     # ----- intents -------------------------------------------------------------
 
     def accept_key(self) -> None:
-        """Go on with the peer whose hello we got (after pinning / the user's confirmation).
-
-        The host then sends its rule proposal.  Raises :class:`LocalProtocolError`
-        before the peer's hello or when already accepted.
-        """
+        """Go on with the peer whose hello we got (after pinning / the user's confirmation); the host
+        then sends its rule proposal.  ``LocalProtocolError`` before the peer's hello or when already
+        accepted."""
         self._check_alive()
-        if self._chain is None:
-            raise LocalProtocolError("no hello from the peer yet: there is no key to accept")
-        if self._key_accepted:
-            raise LocalProtocolError("the peer's key is already accepted")
-        self._key_accepted = True
-        if self.role == "host":
-            assert self._proposed_rules is not None
-            self._send(m.RulesMsg(self._proposed_rules, self._proposed_move_time))
+        proposal = self._handshake.accept(self._chain is not None)
+        if proposal is not None:
+            self._publish(self.floor.sign(proposal))
         self._after_change()
-
-    def accept_rules(self) -> None:
-        """(guest) Accept the proposed rules.  ``LocalProtocolError`` unless a proposal waits."""
-        self._send(m.AgreeMsg(True))
-
-    def refuse_rules(self) -> None:
-        """(guest) Refuse the proposed rules: the session ends with no match."""
-        self._send(m.AgreeMsg(False))
-
-    def choose_trump(self, suit: int) -> None:
-        """Choose our own trump ``suit`` (0..3).  The host chooses first, the guest a
-        different suit.  ``LocalProtocolError`` out of turn or for a taken suit."""
-        if not isinstance(suit, int) or not 0 <= suit <= 3:
-            raise LocalProtocolError(f"{suit!r} is not a suit 0..3")
-        self._send(m.TrumpMsg(int(suit)))
-
-    def commit(self, secret: bytes) -> None:
-        """Give our 32-byte commit ``secret`` for the next deal (``os.urandom(32)``).
-
-        May be called any time after the trumps are chosen and before our
-        commitment for that deal is due (e.g. on :class:`CommitDue`); it is sent
-        when due.  Raises :class:`LocalProtocolError` when we already gave one for
-        that deal or no deal is coming; ``ValueError`` if ``secret`` is not 32 bytes.
-        """
-        if not isinstance(secret, bytes) or len(secret) != 32:
-            raise ValueError("a commit secret is 32 bytes")
-        self._check_alive()
-        deal = self._next_commit_deal()
-        if deal is None:
-            raise LocalProtocolError("no deal waits for our commitment now")
-        self._pending_commit = (deal, secret)
-        self._after_change()
-
-    def reveal(self) -> None:
-        """Reveal our secret of the current (or coming) deal when due; may be called
-        right after :meth:`commit`.  ``LocalProtocolError`` without a commitment to open."""
-        self._check_alive()
-        deal = None
-        if self._pending_commit is not None:
-            deal = self._pending_commit[0]
-        elif self._chain is not None:
-            ref = self._chain.referee
-            if ref.deal in self._secrets and self.seat not in ref.secrets:
-                deal = ref.deal
-        if deal is None and self._chain is not None and self._chain.referee.deal in self.lost_secrets:
-            raise LocalProtocolError(
-                f"our commitment for deal {self._chain.referee.deal} came back from the peer, but its secret is lost "
-                "(neither our log nor the resume file kept it): we cannot reveal")
-        if deal is None or deal in self._reveal_wanted:
-            raise LocalProtocolError("there is no commitment of ours waiting to be revealed")
-        self._reveal_wanted.add(deal)
-        self._after_change()
-
-    def revealing(self, deal: int) -> bool:
-        """Whether our reveal of ``deal`` is given already (sent, or held until it is due)."""
-        return deal in self._reveal_wanted
-
-    def play(self, move: Move) -> None:
-        """Play ``move`` (it must be our turn and legal in :attr:`position`); signs it
-        with the hash of the position it leads to.  ``LocalProtocolError`` otherwise
-        (the message says why, e.g. the engine's reason)."""
-        ref = self._ready()
-        pos = None if ref.match is None else ref.match.position
-        if ref.phase != PLAY or pos is None:
-            raise LocalProtocolError("no deal is being played")
-        if pos.to_move != self.seat:
-            raise LocalProtocolError("it is not our turn to move")
-        self._send(m.MoveMsg(ref.deal, move, b""))  # its position hash is the one the move reaches
-
-    def resign(self) -> None:
-        """Resign the current deal (allowed at any time during play, in turn or not)."""
-        self._send(m.ResignMsg(self._ready().deal))
-
-    def offer_draw(self) -> None:
-        """Offer a draw in the current deal (one open offer at a time; any time during play)."""
-        self._send(m.OfferDrawMsg(self._ready().deal))
-
-    def answer_draw(self, accept: bool) -> None:
-        """Answer the peer's open draw offer; accepting ends the deal as an agreed draw."""
-        self._send(m.AnswerDrawMsg(self._ready().deal, bool(accept)))
-
-    def chat(self, text: str) -> None:
-        """Send a chat line (1..500 characters, no control characters), signed and in the
-        chain.  Allowed from the trump choice (after the rules are agreed) until the session ends,
-        within the chat limits (protocol/wire.md §9.7: 10 a turn, 200 and 32768 bytes a match);
-        :class:`LocalProtocolError` names the limit reached."""
-        try:
-            m.check_chat(text)
-        except ValueError as exc:
-            raise LocalProtocolError(str(exc)) from None
-        why = self._ready().chat_refusal(self.seat, text)
-        if why is not None:
-            raise LocalProtocolError(why + (" (wait for the next move)" if "one turn" in why else ""))
-        self._send(m.ChatMsg(text))
-
-    def offer_rematch(self) -> None:
-        """Offer (or accept the peer's offer of) a rematch once the match has ended."""
-        self._send(m.RematchMsg())
-
-    def leave(self) -> None:
-        """Leave the match (protocol/wire.md §15): the deal in play is resigned, the deals not yet
-        dealt are forfeited, and both sides then sign the final score.  ``LocalProtocolError``
-        when leaving is not allowed now (before the trumps, at or after the match's end)."""
-        self._send(m.LeaveMsg())
-
-    def claim(self) -> None:
-        """Claim on time (protocol/wire.md §16): the match waits for the peer, whose move clock ran
-        out or who stayed away.  In phase play the deal ends won by us (reason ``"time"``);
-        between deals (trump, commit, reveal) every deal not yet dealt is ours and the match goes
-        to its signed end.  Also allowed once the peer closed the connection (the claim is then
-        only logged: the peer stayed away).  ``LocalProtocolError`` when the match does not wait
-        for the peer in one of those phases, or the session ended otherwise."""
-        if self._closed and self.violation is None and not self._finished and self._chain is not None \
-                and self._key_accepted:
-            self._check_caught_up()
-            self._send_now(m.ClaimMsg(max(self._chain.referee.deal, 1)))
-            for _ in range(2):  # our statements that fall due at once, as _after_change would send them
-                ref = self._chain.referee
-                seat, what = ref.waiting_for()
-                if seat != self.seat or what not in ("deal-end", MATCH_END):
-                    break
-                self._send_now(ref.expected_deal_end() if what == "deal-end" else ref.expected_match_end())
-            return
-        ref = self._ready()
-        self._send(m.ClaimMsg(max(ref.deal, 1)))
 
     def begin_resume(self, nonce: bytes, resume_sent: bool = False) -> None:
-        """Start again on a new connection (protocol/wire.md §14): forget the old connection's
-        bytes (half-read frames, unsent output: every chained message is sent again from the
-        chain), and, as the guest, queue our ``resume`` frame.  The host queues its own when
-        the guest's ``resume`` arrives.  Until the peer's ``proof`` checks out only ``resume``,
-        ``proof`` and heartbeats are taken; then the missing messages are sent and
-        :class:`~p2ptrumps.events.Resumed` is emitted.
+        """Start again on a new connection (protocol/wire.md §14): forget the old connection's bytes
+        (half-read frames, unsent output: every chained message is sent again from the chain), and, as
+        the guest, queue our ``resume`` frame (unless ``resume_sent``: the host's lobby sent it already,
+        §14.2 step 3).  Until the peer's ``proof`` checks out only ``resume``, ``proof`` and heartbeats are
+        taken; then the missing messages are sent and :class:`~p2ptrumps.events.Resumed` is emitted.
 
-        ``resume_sent``: our ``resume`` frame with this ``nonce`` has already gone out on the new
-        connection (the host's lobby sent it while the guest proved its key, §14.2 step 3); it
-        is not queued again.
-
-        Raises :class:`LocalProtocolError` when there is no match to resume (no handshake yet,
-        a protocol violation, or the match has ended); ``ValueError`` for a bad nonce.
+        Raises :class:`LocalProtocolError` when there is no match to resume (no handshake yet, a
+        protocol violation, or the match has ended); ``ValueError`` for a bad nonce.
         """
         if not isinstance(nonce, bytes) or len(nonce) != 32:
             raise ValueError("nonce must be 32 bytes")
-        if self._chain is None or not self._key_accepted or self.violation is not None or self._finished:
+        chain = self._chain
+        if chain is None or not self._handshake.key_accepted or self.violation is not None or self._finished:
             raise LocalProtocolError("there is no match in progress to resume")
-        self._dead = False
-        self._closed = False
+        self._dead = self._closed = False
         self._decoder = framing.FrameDecoder(self._decoder.max_frame_bytes)
         self._out.clear()
-        self._resume_nonce = nonce
-        self._peer_resume = None
-        self._peer_resume_frame = b""
-        self._resume_sent = resume_sent
-        self._ack_ping = None  # a pong on the old connection acknowledges nothing any more
+        self._resumption.begin(nonce, resume_sent)
         if self.role == "guest" and not resume_sent:
-            self._send_resume()
+            self._out += self._resumption.resume_frame(chain.game_id)
 
     def end_replay(self) -> None:
-        """(a session made by :meth:`restore`) From now on, queue the events of what the chain takes.  Until
-        then -- typically while it catches up after the resume (:attr:`catching_up`) -- a restored session
-        queues none for chain messages, so a caller that reads the chain once (when caught up) and then
-        follows the events sees every message exactly once."""
-        self._replaying = False
-
-    @property
-    def resuming(self) -> bool:
-        """True from :meth:`begin_resume` until the peer's proof checks out."""
-        return self._resume_nonce is not None
+        """(a session made by :meth:`restore`) From now on, queue the events of what the chain takes;
+        until then -- typically while it catches up after the resume -- a restored session queues none
+        for chain messages, so a caller that reads the chain once (when caught up) and then follows the
+        events sees every message exactly once."""
+        self._resumption.replaying = False
 
     # ----- queries -------------------------------------------------------------
+
+    @property
+    def chain(self) -> JointChain | None:
+        """The joint chain (read only), once both hellos are in: its referee and match machine
+        (``chain.referee.match``) hold the whole state of the match."""
+        return self._chain
 
     @property
     def game_id(self) -> bytes | None:
@@ -595,17 +314,11 @@ class Session:
 
     @property
     def peer_name(self) -> str | None:
-        hello = self._hellos[1 - self.seat]
-        return None if hello is None else hello.name
+        return self._handshake.peer_name
 
     @property
     def peer_fingerprint(self) -> str | None:
-        return None if self._peer_key is None else self._peer_key.fingerprint
-
-    @property
-    def chain(self) -> JointChain | None:
-        """The joint chain (read only, for status displays and tests)."""
-        return self._chain
+        return self._handshake.peer_fingerprint
 
     @property
     def rules(self) -> RuleSet | None:
@@ -626,9 +339,7 @@ class Session:
     def position(self) -> Position | None:
         """A copy of the current deal's position (None before the first deal is dealt)."""
         match = None if self._chain is None else self._chain.referee.match
-        if match is None or match.position is None:
-            return None
-        return match.position.copy()
+        return None if match is None or match.position is None else match.position.copy()
 
     @property
     def deal_number(self) -> int:
@@ -638,27 +349,20 @@ class Session:
     @property
     def score_halves(self) -> tuple[int, int]:
         """Match score in half-points (seat 0, seat 1)."""
-        if self._chain is None:
-            return (0, 0)
-        return self._chain.referee.score()
+        return (0, 0) if self._chain is None else self._chain.referee.score()
 
     def waiting_for(self) -> tuple[int | None, str]:
-        """Who the match waits for, and what: ``(seat, what)`` with ``what`` one of
-        ``"hello"``, ``"key"``, ``"rules"``, ``"agree"``, ``"trump"``, ``"commit"``,
-        ``"reveal"``, ``"move"``, ``"deal-end"``, ``"match-end"``, ``"rematch"``
-        (seat None: either side), ``"nothing"`` (finished / dead)."""
+        """Who the match waits for, and what: ``(seat, what)`` with ``what`` one of ``"hello"``,
+        ``"key"``, ``"rules"``, ``"agree"``, ``"trump"``, ``"commit"``, ``"reveal"``, ``"move"``,
+        ``"deal-end"``, ``"match-end"``, ``"rematch"`` (seat None: either side), ``"nothing"``
+        (finished / dead)."""
         if self._dead:
             return None, "nothing"
         if self._chain is None:
             return 1 - self.seat, "hello"
-        if not self._key_accepted:
+        if not self._handshake.key_accepted:
             return self.seat, "key"
         return self._chain.referee.waiting_for()
-
-    @property
-    def our_turn(self) -> bool:
-        """True when the match waits for us."""
-        return self.waiting_for()[0] == self.seat
 
     @property
     def finished(self) -> bool:
@@ -667,71 +371,86 @@ class Session:
             return True
         return self._chain is not None and self._chain.referee.phase in (DONE, REFUSED, REMATCHED, DISPUTED)
 
-    # ----- internals -----------------------------------------------------------
-
-    def _emit_frame(self, payload: bytes, log: bool) -> None:
-        frame = framing.frame(payload)
-        if log and self._on_message is not None:
-            self._on_message(frame, "sent")
-        if self._resume_nonce is not None and log:
-            return  # a chained message made while resuming goes out from the chain once the peer proved itself
-        self._out += frame
-
-    def _check_alive(self) -> None:
-        if self._dead:
-            raise LocalProtocolError(
-                "the session is over" + (f" ({self.violation.reason})" if self.violation else " (connection closed)")
-            )
-        if self._finished:
-            raise LocalProtocolError("the session is over (rematch agreed: start a new session)")
-
-    def _ready(self) -> Referee:
-        self._check_alive()
-        if self._chain is None or not self._key_accepted:
-            raise LocalProtocolError("the handshake is not done (no peer key accepted yet)")
-        self._check_caught_up()
-        return self._chain.referee
-
-    def _check_caught_up(self) -> None:
-        if self.catching_up:
-            held = "an unknown number of" if self._catch_up is None else str(self._catch_up)
-            raise LocalProtocolError(
-                f"catching up after a resume: the peer holds {held} messages, we {len(self._chain or ())}; nothing "
-                "is signed until the messages our log lost come back (protocol/wire.md §14.2)")
+    @property
+    def delivered(self) -> bool:
+        """True when the peer holds every message we sent up to the match's end for sure: a message of
+        the peer came after it, or a pong answered a ping sent after it (protocol/wire.md §14.5).
+        Messages after the match's end (chat, rematch) do not count."""
+        return self._resumption.delivered
 
     @property
     def catching_up(self) -> bool:
         """True while we may not sign (protocol/wire.md §14.2 step 5): a session restored from its log
         before its first resume is proven, or after a proven resume while our chain is shorter than the
         peer's ``confirmed`` count (our log lost messages the peer holds; they are coming back)."""
-        if self._chain is None:
-            return False
-        return self._catch_up is None or len(self._chain) < self._catch_up
+        return self._chain is not None and self._resumption.catching_up(len(self._chain))
 
-    def _send(self, body: m.Body) -> None:
-        """Sign, apply, log and queue one message of ours; LocalProtocolError if not allowed."""
-        self._ready()
-        self._send_now(body)
+    @property
+    def reconnections(self) -> int:
+        """How many times the peer proved its key on a new connection (protocol/wire.md §14)."""
+        return self._resumption.reconnections
+
+    # ----- internals -----------------------------------------------------------
+
+    def _emit_frame(self, payload: bytes, log: bool) -> None:
+        frame = framing.frame(payload)
+        if log and self._on_message is not None:
+            self._on_message(frame, "sent")
+        if self._resumption.resuming and log:
+            return  # a chained message made while resuming goes out from the chain once the peer proved itself
+        self._out += frame
+
+    def _emit_signed(self, msg: m.Signed, acked: bool) -> None:
+        self._resumption.sent(acked)
+        self._emit_frame(msg.payload, log=True)
+
+    def _check_alive(self) -> None:
+        if self._dead:
+            raise LocalProtocolError(
+                "the session is over" + (f" ({self.violation.reason})" if self.violation else " (connection closed)"))
+        if self._finished:
+            raise LocalProtocolError("the session is over (rematch agreed: start a new session)")
+
+    def _current(self) -> Referee | None:
+        self._check_alive()
+        return None if self._chain is None or not self._handshake.key_accepted else self._chain.referee
+
+    def _peer_gone(self) -> bool:
+        if self._closed and self.violation is None and not self._finished and self._handshake.key_accepted:
+            self._check_caught_up()
+            return True
+        return False
+
+    def _ready(self) -> Referee:
+        self._check_alive()
+        if self._chain is None or not self._handshake.key_accepted:
+            raise LocalProtocolError("the handshake is not done (no peer key accepted yet)")
+        self._check_caught_up()
+        return self._chain.referee
+
+    def _check_caught_up(self) -> None:
+        if self.catching_up:
+            held = "an unknown number of" if self._resumption.catch_up is None else str(self._resumption.catch_up)
+            raise LocalProtocolError(
+                f"catching up after a resume: the peer holds {held} messages, we {len(self._chain or ())}; nothing "
+                "is signed until the messages our log lost come back (protocol/wire.md §14.2)")
+
+    def _publish(self, events: list[Event]) -> None:
+        """The events of what we signed; then what falls due."""
+        self._push_events(events)
         self._after_change()
 
-    def _send_now(self, body: m.Body) -> None:
-        assert self._chain is not None
-        before = self._chain.referee.phase
-        if isinstance(body, m.MoveMsg):
-            msg, events = self._chain.play_local(self.identity, self.seat, body.deal, body.move)
-        else:
-            msg, events = self._chain.append_local(self.identity, self.seat, body)
-        if before != DONE:
-            self._unacked, self._ack_ping = True, None
-        self._emit_frame(msg.payload, log=True)
-        self._push_events(events)
-        if isinstance(body, m.CommitMsg):
-            assert self._pending_commit is not None
-            self._secrets[body.deal] = self._pending_commit[1]
-            self._pending_commit = None
+    def _after_change(self) -> None:
+        """Send what is due from us by itself (statements, a given commitment or reveal); say what is due."""
+        if self._chain is None or not self._handshake.key_accepted or self._dead or self._finished \
+                or self.catching_up:
+            return
+        due = self.floor.due()
+        self._events.extend(e for e in due if isinstance(e, (CommitDue, RevealDue)))
+        self._push_events([e for e in due if not isinstance(e, (CommitDue, RevealDue))])
 
     def _push_events(self, events: list[Event]) -> None:
-        quiet = self._replaying
+        quiet = self._resumption.replaying
         for ev in events:
             if isinstance(ev, _PEER_ONLY) and ev.seat == self.seat:
                 continue
@@ -742,63 +461,10 @@ class Session:
                     continue
                 self._milestones.add(ev)
             if quiet:
-                continue  # part of what the restored chain holds once caught up (see _replaying)
+                continue  # part of what the restored chain holds once caught up (see end_replay)
             self._events.append(ev)
             if isinstance(ev, RematchAgreed):
                 self._finished = True
-
-    def _next_commit_deal(self) -> int | None:
-        if self._chain is None or not self._key_accepted:
-            return None
-        ref = self._chain.referee
-        if ref.rules is None or ref.trumps_pair is None:
-            return None
-        if self._pending_commit is not None:
-            return None
-        if ref.phase == "commit" and self.seat not in ref.commits:
-            target = ref.deal
-        elif ref.phase in ("commit", "reveal", "play", "deal-end") and ref.deal < ref.rules.deals:
-            target = ref.deal + 1
-        else:
-            return None
-        return None if target in self._secrets else target
-
-    def _after_change(self) -> None:
-        """Send what is due from us automatically (statements, held commit/reveal); announce what is due."""
-        if self._chain is None or not self._key_accepted or self._dead or self._finished or self.catching_up:
-            return
-        ref = self._chain.referee
-        for _ in range(8):  # at most a few automatic messages in a row
-            seat, what = ref.waiting_for()
-            if seat != self.seat:
-                break
-            claimed = ref.claim_against(self.seat) if what in ("deal-end", MATCH_END) else None
-            if claimed is not None and self.claim_check is not None \
-                    and not self.claim_check(ref.claim_steps[ref.open_claim or 0]):
-                self._send_now(m.DisputeMsg(claimed))  # our clock had not run out (§16)
-            elif what == "deal-end":
-                self._send_now(ref.expected_deal_end())
-            elif what == MATCH_END:
-                self._send_now(ref.expected_match_end())
-            elif what == "commit" and self._pending_commit is not None and self._pending_commit[0] == ref.deal:
-                deal, secret = self._pending_commit
-                self._send_now(
-                    m.CommitMsg(deal, m.commitment(ref.game_id, deal, self.seat, self.identity.public_bytes, secret))
-                )
-            elif what == "reveal" and ref.deal in self._reveal_wanted and ref.deal in self._secrets:
-                self._send_now(m.RevealMsg(ref.deal, self._secrets[ref.deal]))
-            else:
-                break
-            ref = self._chain.referee
-        seat, what = ref.waiting_for()
-        if what in ("commit", "reveal") and (what, ref.deal) not in self._announced:
-            if what == "commit":
-                mine = self.seat not in ref.commits and self._pending_commit is None and ref.deal not in self._secrets
-            else:
-                mine = self.seat not in ref.secrets and ref.deal not in self._reveal_wanted
-            if mine:
-                self._announced.add((what, ref.deal))
-                self._events.append(CommitDue(ref.deal) if what == "commit" else RevealDue(ref.deal))
 
     def _violate(self, exc: RemoteProtocolError, evidence: bytes) -> None:
         self._dead = True
@@ -818,8 +484,7 @@ class Session:
 
     def _flooded(self, reason: str) -> None:
         """The peer went beyond a limit no log can show (protocol/wire.md §17): stop reading, log nothing."""
-        self._dead = True
-        self._closed = True
+        self._dead = self._closed = True
         self.trailing_data = b""
         self._events.append(Flooded(reason))
 
@@ -827,185 +492,86 @@ class Session:
         msg = m.decode_frame(payload)
         if isinstance(msg, m.Ping):
             self._out += framing.frame(m.Pong(msg.n).encode())
-            return
-        if isinstance(msg, m.Pong):
-            if self._ack_ping is not None and (msg.n - self._ack_ping) & 0xFFFFFFFF < (1 << 31):
-                self._unacked, self._ack_ping = False, None  # the peer holds all we sent (§14.5)
-            return
-        if isinstance(msg, (m.Resume, m.Proof)) or self._resume_nonce is not None:
+        elif isinstance(msg, m.Pong):
+            self._resumption.pong(msg.n)
+        elif isinstance(msg, (m.Resume, m.Proof)) or self._resumption.resuming:
             self._on_resume_frame(frame, msg)
-            return
-        if isinstance(msg, (m.Ticket, m.Refuse)):
-            self._on_admission(msg)
-            return
-        if isinstance(msg, m.Hello):
-            self._on_hello(frame, payload, msg)
-            return
-        if self._chain is None:
+        elif isinstance(msg, (m.Ticket, m.Refuse)):
+            refused = self._handshake.admission(msg, self._chain is None)
+            if refused is not None:
+                self._dead = self._closed = True
+                self._events.append(refused)
+        elif isinstance(msg, m.Hello):
+            self._take_hello(frame, payload, msg)
+        elif self._chain is None:
             raise RemoteProtocolError("out-of-turn", f"a {msg.kind} message arrived before the peer's hello")
-        self._place_received(frame, msg)
+        else:
+            self._place_received(frame, msg)
+
+    def _take_hello(self, frame: bytes, payload: bytes, hello: m.Hello) -> None:
+        """The peer's hello: checked (protocol/wire.md §7.1), logged, and the game's chain built."""
+        key = self._handshake.check_hello(hello)
+        if self._on_message is not None:
+            self._on_message(frame, "received")
+        self._chain, event = self._handshake.take_hello(payload, hello, key)
+        self.floor.attach(self._chain)
+        self._events.append(event)
 
     def _place_received(self, frame: bytes, msg: m.Signed | m.Envelope) -> None:
         """A ``msg`` of the chain from the peer (protocol/wire.md §8.2, §14.2 step 5)."""
-        assert self._chain is not None
-        if (self.reconnections and msg.seq < len(self._chain)
-                and self._chain.entries[msg.seq].hash == msg.hash):
+        chain, floor, resumption = self._chain, self.floor, self._resumption
+        assert chain is not None
+        if resumption.reconnections and msg.seq < len(chain) and chain.entries[msg.seq].hash == msg.hash:
             return  # sent again after a reconnection and already held (§14.2 step 5)
-        if msg.seat == self.seat and self._replaying and self.catching_up and self._catch_up is not None \
-                and msg.seq == len(self._chain) and msg.prev == self._chain.head:
+        if msg.seat == self.seat and resumption.replaying and self.catching_up and resumption.catch_up is not None \
+                and msg.seq == len(chain) and msg.prev == chain.head:
             # Only a restored session, before its user read the chain (end_replay): later, a message of
             # ours we never held was signed by another copy of us (§8.2), not lost from our log.
             self._adopt_own(frame, msg)  # ours, lost from our log, sent back by the peer (§14.2 step 5)
             return
-        result = self._chain.receive(msg)
+        result = chain.receive(msg)
         if result.superseded:
             return
-        self._unacked, self._ack_ping = False, None  # placed after ours: it acknowledges them (§14.5)
+        resumption.heard()  # placed after ours: it acknowledges them (§14.5)
         if self._on_message is not None:
             self._on_message(frame, "received")
         self._push_events(result.events)
-        for old in result.withdrawn:
-            # Our message crossed the host's: re-sign it on top if it is still allowed.
-            if self.catching_up:  # never while behind: the peer's re-signed copy, if it holds one, comes back
-                self.dropped.append((old.body, "withdrawn while catching up after a resume (wire.md §14.2 step 5)"))
-                continue
-            if isinstance(old.body, m.ClaimMsg) and TRANSITIONS[msg.kind][1] == "floor":
-                # The host made a step in time as the chain now shows: the claim is dropped (wire.md §16).
-                self.dropped.append((old.body, f"the host's {msg.kind} came first: its step was in time"))
-                continue
-            try:
-                self._send_now(self._refresh(old.body))
-            except LocalProtocolError as exc:
-                self.dropped.append((old.body, str(exc)))
+        if result.withdrawn:
+            self._push_events(floor.resign_withdrawn(result.withdrawn, chain.entries[msg.seq], self.catching_up))
         self._after_change()
-
-    def _on_admission(self, msg: m.Ticket | m.Refuse) -> None:
-        """A ``ticket`` or ``refuse`` frame (protocol/wire.md §7.3): before the peer's hello, an open
-        host reads past a ticket, and a guest stops on the host's refusal (:class:`HostRefused`,
-        nothing logged); anywhere else either is ``malformed``."""
-        before_hello = self._chain is None
-        if isinstance(msg, m.Ticket) and before_hello and self.seat == 0:
-            return
-        if isinstance(msg, m.Refuse) and before_hello and self.seat == 1:
-            self._dead = True
-            self._closed = True
-            self._events.append(HostRefused(msg.reason))
-            return
-        kind = type(msg).__name__.lower()
-        raise RemoteProtocolError("malformed", f"a {kind} frame after the hellos, or from the wrong side "
-                                  "(wire.md §7.3)")
 
     def _adopt_own(self, frame: bytes, msg: m.Signed | m.Envelope) -> None:
         """Place one of our own messages that the peer sent back after a resume while we catch up (our
         log had lost it, protocol/wire.md §14.2 step 5): it must carry our good signature and fit the end
         of our chain (else ``RemoteProtocolError``, as ``place_own``); it is logged, and a commitment of
         ours takes its secret from the resume file."""
-        assert self._chain is not None
-        self._chain.check_signature(msg)
+        chain, floor = self._chain, self.floor
+        assert chain is not None
+        chain.check_signature(msg)
         signed = msg if isinstance(msg, m.Signed) else msg.open()
-        events = self._chain.place_own(signed)
+        events = chain.place_own(signed)
         if self._on_message is not None:
             self._on_message(frame, "received")
         if isinstance(signed.body, m.CommitMsg):
-            deal = signed.body.deal
-            if self._pending_commit is not None and self._pending_commit[0] == deal:
-                self._pending_commit = None  # the commitment we had signed stands; a new secret is never used
-            secret = self._stored_secrets.get(deal)
-            if secret is not None and m.commitment(self._chain.game_id, deal, self.seat, self.identity.public_bytes,
-                                                   secret) == signed.body.commitment:
-                self._secrets[deal] = secret
-            else:
-                self.lost_secrets.add(deal)
+            floor.commitments.came_back(signed.body, chain.game_id)
         self._push_events(events)
         if not self.catching_up:
             self._after_change()
 
-    def _send_resume(self) -> None:
-        assert self._chain is not None and self._resume_nonce is not None
-        self._out += framing.frame(m.Resume(m.VERSION, self.seat, self._chain.game_id, self._resume_nonce).encode())
-        self._resume_sent = True
-
-    def _confirmed(self) -> int:
-        """Our ``confirmed`` count (§14.1): the host's chain length; the guest's chain up to its last host message."""
-        assert self._chain is not None
-        entries = self._chain.entries
-        if self.seat == 0:
-            return len(entries)
-        return max((i + 1 for i, e in enumerate(entries) if e.seat == 0), default=0)
-
-    def _refuse_resume(self, why: str) -> None:
-        """The new connection is not the peer: tell the transport (it closes this connection and
-        waits for another); the match and the chain are untouched."""
-        self._dead = True
-        self._closed = True
-        self._events.append(ResumeRefused(why))
-
     def _on_resume_frame(self, frame: bytes, msg: m.RawFrame) -> None:
-        chain, nonce = self._chain, self._resume_nonce
-        if chain is None or nonce is None or self._finished:
+        chain = self._chain
+        if chain is None or self._finished:
             raise RemoteProtocolError("out-of-turn", f"a {type(msg).__name__.lower()} frame outside a reconnection")
-        peer = 1 - self.seat
-        if isinstance(msg, m.Resume):
-            if self._peer_resume is not None:
-                self._refuse_resume("a second resume frame on one connection")
-            elif msg.game_id != chain.game_id or msg.seat != peer:
-                self._refuse_resume("the connection resumes another match (other game id or seat)")
-            elif msg.nonce == nonce:
-                self._refuse_resume("the peer's resume nonce repeats ours")
-            else:
-                self._peer_resume, self._peer_resume_frame = msg, frame
-                if not self._resume_sent:
-                    self._send_resume()
-                confirmed = self._confirmed()
-                sig = self.identity.sign(m.proof_input(chain.game_id, self.seat, confirmed, nonce, msg.nonce))
-                self._out += framing.frame(m.Proof(confirmed, sig).encode())
+        step = self._resumption.on_frame(frame, msg, chain)
+        self._out += step.out
+        if step.refused is not None:  # the new connection is not the peer: the match is untouched
+            self._dead = self._closed = True
+            self._events.append(ResumeRefused(step.refused))
+        if not step.proven:
             return
-        if not isinstance(msg, m.Proof) or self._peer_resume is None:
-            self._refuse_resume("the new connection sent something else than resume and proof first")
-            return
-        signed = m.proof_input(chain.game_id, peer, msg.confirmed, self._peer_resume.nonce, nonce)
-        if not chain.keys[peer].verify(msg.sig, signed):
-            self._refuse_resume("the proof does not verify with the key of this match's peer (a stranger?)")
-            return
-        # Proven: log the peer's resume (it marks the reconnection, §14.2), send what the peer may lack.
-        self._resume_nonce = None
-        self.reconnections += 1
-        self._catch_up = msg.confirmed  # we sign nothing until our chain holds as many (§14.2 step 5)
         if self._on_message is not None:
-            self._on_message(self._peer_resume_frame, "received")
-        entries = chain.entries
-        # From the peer's count when that is lower: its log lost its tail, and its messages come back.
-        start = min(msg.confirmed, len(entries) if self.seat == 0 else self._confirmed())
-        for e in entries[start:]:
+            self._on_message(step.log, "received")
+        for e in chain.entries[step.resend:]:
             self._out += framing.frame(e.payload)
-        self._events.append(Resumed(self.reconnections))
+        self._events.append(Resumed(self._resumption.reconnections))
         self._after_change()
-
-    def _refresh(self, body: m.Body) -> m.Body:
-        """A withdrawn body made current (a move gets the position hash of now)."""
-        if isinstance(body, m.MoveMsg):
-            ref = self._ready()
-            if ref.match is None or ref.match.position is None or ref.phase != PLAY:
-                raise LocalProtocolError("the deal ended before our move could be placed")
-        return body
-
-    def _on_hello(self, frame: bytes, payload: bytes, hello: m.Hello) -> None:
-        """The peer's hello: checks 8-11 of protocol/wire.md §7.1 (1-7 are in ``decode_frame``)."""
-        peer = 1 - self.seat
-        if self._hellos[peer] is not None:
-            raise RemoteProtocolError("out-of-turn", "the peer sent a second hello")
-        m.check_peer_hello(hello, self._hellos[self.seat])
-        key = PublicKey.from_bytes(hello.public_key)
-        self._hellos[peer] = hello
-        self._hello_frames[peer] = payload
-        if self._on_message is not None:
-            self._on_message(frame, "received")
-        self._peer_key = key
-        host_p, guest_p = self._hello_frames
-        assert host_p is not None and guest_p is not None
-        gid = m.game_id(host_p, guest_p)
-        mine = self.identity.public_key
-        keys = (mine, key) if self.seat == 0 else (key, mine)
-        self._chain = JointChain(gid, keys, self.seat)
-        self._events.append(PeerHello(hello.name, key.fingerprint, hello.public_key, peer))
-

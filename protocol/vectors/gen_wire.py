@@ -237,7 +237,7 @@ def short_match() -> ConnectionPair:
     """One deal of 32 cards that the host resigns at once: a complete match in 16 frames."""
     def resign_at_once(s: Session, ev: Event) -> None:
         if isinstance(ev, DealStarted):
-            s.resign()
+            s.floor.resign()
 
     return _honest(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=resign_at_once))
 
@@ -250,8 +250,8 @@ def named_match() -> ConnectionPair:
 
     def resign_at_once(s: Session, ev: Event) -> None:
         if isinstance(ev, DealStarted):
-            s.chat(heart)
-            s.resign()
+            s.floor.chat(heart)
+            s.floor.resign()
 
     pair = ConnectionPair(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=resign_at_once))
     from p2ptrumps.wire.testing import make_side
@@ -269,13 +269,13 @@ def draw_offer_match() -> ConnectionPair:
 
     def guest_offers(s: Session, ev: Event) -> None:
         if isinstance(ev, DealStarted) and ev.number == 1:
-            s.offer_draw()
+            s.floor.offer_draw()
 
     def host_waits(s: Session, ev: Event) -> None:
         if isinstance(ev, MovePlayed) and ev.seat == 1 and s.deal_number == 1:
             seen["moves"] += 1
             if seen["moves"] == 2:
-                s.answer_draw(True)
+                s.floor.answer_draw(True)
 
     return _honest(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=host_waits),
                    guest=Script("guest", on_event=guest_offers))
@@ -285,7 +285,7 @@ def leave_match() -> ConnectionPair:
     """Two deals of 32 cards; the guest leaves as deal 1 starts (protocol/wire.md §15)."""
     def guest_leaves(s: Session, ev: Event) -> None:
         if isinstance(ev, DealStarted) and ev.number == 1:
-            s.leave()
+            s.floor.leave()
 
     return _honest(RuleSet(pack_size=32, deals=2), guest=Script("guest", on_event=guest_leaves))
 
@@ -338,14 +338,14 @@ def crossing_match() -> tuple[ConnectionPair, bytes]:
     assert pos is not None
     if pos.to_move != 0:  # let the guest (elder) lead first: then the host is to move
         raise AssertionError("the host must be the elder here")
-    pair.guest.session.chat("good luck")
+    pair.guest.session.floor.chat("good luck")
     crossing = pair.guest.session.data_to_send()
-    pair.host.session.play(pos.legal_moves()[0])
+    pair.host.session.floor.play(pos.legal_moves()[0])
     pair.deliver(pair.host, pair.guest)  # the guest withdraws its chat and re-signs it
     pair.host.session.receive_data(crossing)  # superseded at the host
     pair.drain(pair.host)
     pair.host.script.paused = False
-    pair.host.session.resign()  # keep the logs short
+    pair.host.session.floor.resign()  # keep the logs short
     pair.drain(pair.host)
     pair.run()
     return pair, crossing
@@ -359,13 +359,13 @@ def chatty_match(line: str) -> ConnectionPair:
             return
         for _ in range(MAX_CHATS_PER_TURN + 1):
             try:
-                s.chat(line)
+                s.floor.chat(line)
             except LocalProtocolError:
                 return
 
     def host_chats(s: Session, ev: Event) -> None:
         if isinstance(ev, DealStarted):
-            s.chat("ok")
+            s.floor.chat("ok")
 
     return _honest(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=host_chats),
                    guest=Script("guest", on_event=guest_chats))
