@@ -1,4 +1,4 @@
-"""The claim race of issue 16, repeated: a hostile host claims at once as the guest's trump falls
+"""The claim race, repeated: a hostile host claims at once as the guest's trump falls
 due (the claim crosses the guest's trump, protocol/wire.md §16 races); the honest guest disputes.
 Counts the runs in which the two logs do not reach the same verdict -- before the transport's write
 was shielded from its caller, the guest's dispute was lost in about 1 run in 4 (the task sending it

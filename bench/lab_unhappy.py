@@ -1,4 +1,4 @@
-"""The unhappy paths of meeting, in the network lab, as users would meet them (issues 14 and 15).
+"""The unhappy paths of meeting, in the network lab, as users would meet them.
 
 Each trial runs the real ``p2ptrumps host`` / ``join`` (headless, greedy AI) inside the lab's homes, with
 a mailbox server and a transit relay of the lab's own in its internet namespace, and reports how it

@@ -1,4 +1,4 @@
-"""The kill -9 trial (issue 6): two headless AI peers over loopback, one killed at a chosen or random
+"""The kill -9 trial: two headless AI peers over loopback, one killed at a chosen or random
 moment, taken up again with ``p2ptrumps resume``; the match must complete with both logs valid and
 no message lost.
 
@@ -160,7 +160,7 @@ def _chain(data: bytes) -> list[bytes]:
 
 def lose_tail(path: Path, frames: int) -> int:
     """Cut the log at ``path`` back by its last ``frames`` whole frames (a restored backup, a disk that dropped
-    written data, issue 17), never into the hellos, the rules and the agreement (the first 4 frames);
+    written data), never into the hellos, the rules and the agreement (the first 4 frames);
     returns how many frames it cut."""
     data = path.read_bytes()
     whole = read_log(data).frames

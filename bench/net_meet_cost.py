@@ -1,4 +1,4 @@
-"""What meeting by code costs one process (issue 15 item 1): start-up, memory, the mailbox round.
+"""What meeting by code costs one process: start-up, memory, the mailbox round.
 
     python bench/net_meet_cost.py base                # trio and the net package, no mailbox
     python bench/net_meet_cost.py import              # + Twisted and the magic-wormhole client imported

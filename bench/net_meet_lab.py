@@ -1,4 +1,4 @@
-"""Meet by code between every pair of lab homes (issue 15 item 4): the matrix of paths and times.
+"""Meet by code between every pair of lab homes: the matrix of paths and times.
 
 A network lab (:mod:`p2ptrumps.net.lab`: homes behind NAT, carrier-grade NAT, IPv6 firewalls, on a
 lab-only internet) with a real magic-wormhole mailbox server and transit relay in its internet

@@ -1,4 +1,4 @@
-"""Time from a network cut to play going on again, over loopback (issue 6; protocol/wire.md §14).
+"""Time from a network cut to play going on again, over loopback (protocol/wire.md §14).
 
 Two AI peers (host and guest, ``random`` level, in one trio run) play through a TCP proxy
 (:class:`p2ptrumps.net.testing.CuttingProxy`) that resets every open connection at random moments.

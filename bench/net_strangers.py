@@ -1,4 +1,4 @@
-"""Strangers at the door (issue 7): a host under a crowd of stray connections while a real guest
+"""Strangers at the door: a host under a crowd of stray connections while a real guest
 joins and plays a whole match.  Loopback only; every wait bounded; it stops by itself.
 
 What it does:
@@ -280,7 +280,7 @@ def _check(rep: Report, homes: dict[str, Path], host: Child, guest: Child | None
                 rep.problems.append(f"verify of the {name} exited {code}")
 
 
-# ----- issue 17: a crowd that tries to decide who plays -------------------------------------------------------
+# ----- a crowd that tries to decide who plays ----------------------------------------------------------------
 
 #: The attacks (``--attack NAME``): see :func:`run_attack`.
 ATTACKS = ("person", "fast", "same-address", "ipv6-64", "resume-squat", "all")
@@ -499,7 +499,7 @@ def _in_ns(ns: str | None, argv: list[str]) -> list[str]:
 
 async def run_attack(work: Path, name: str, *, rate: float | None = None, tries: int | None = None,
                      open_host: bool = False) -> AttackReport:
-    """One attack of issue 17 against ``p2ptrumps host --headless --ai random --ticket T`` (or ``--open``):
+    """One admission attack against ``p2ptrumps host --headless --ai random --ticket T`` (or ``--open``):
 
     - ``person``: a guest that reads the fingerprint for 20 s before agreeing, while a crowd from 16
       other addresses (127.0.0.2-17) connects at 8/s (idle connections and hellos without the ticket);
@@ -652,7 +652,7 @@ def main() -> None:
     ap.add_argument("--guest-ai", default="normal", help="the guest AI's level (default normal)")
     ap.add_argument("--guest-think", type=float, default=0.2, help="the guest AI's seconds per move (default 0.2)")
     ap.add_argument("--attack", choices=ATTACKS, action="append", default=None,
-                    help="instead: one of the admission attacks of issue 17 (repeatable; 'all' runs each)")
+                    help="instead: one of the admission attacks (repeatable; 'all' runs each)")
     ap.add_argument("--rate", type=float, default=None, help="attack connections per second (default per attack)")
     ap.add_argument("--tries", type=int, default=None, help="tries per attack (default per attack)")
     ap.add_argument("--open", action="store_true", help="attack an open host (no join ticket): the fair rooms alone")

@@ -1,4 +1,4 @@
-"""From home to home in the network lab (issue 14): every guest home x host home, and resume across a NAT.
+"""From home to home in the network lab: every guest home x host home, and resume across a NAT.
 
 For each pair (host in a home of one kind, guest in a second home of a kind, ``"<kind>-2"``; see
 ``p2ptrumps/net/lab.py``) it starts ``p2ptrumps host --headless --ai random`` on port 4816 in the host's

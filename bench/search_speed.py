@@ -10,8 +10,8 @@ evaluations included).
 
 Rows:
 
-* ``normal``: ``p2ptrumps.ai.search``, the ``normal`` level's own search until issue 20 gave
-  ``normal`` and ``strong`` one core (only with an older checkout on ``PYTHONPATH``), ``--nodes`` per position;
+* ``normal``: ``p2ptrumps.ai.search``, the ``normal`` level's own search until
+  ``normal`` and ``strong`` got one core (only with an older checkout on ``PYTHONPATH``), ``--nodes`` per position;
 * ``core (Python)``: ``p2ptrumps.ai.core``, the pure-Python core, ``--nodes`` per position;
 * ``core (compiled)``: ``p2ptrumps.ai._core``, ``--nodes`` times ``--scale`` per position.
 

@@ -10,7 +10,7 @@ each disagreement is printed (position text, move, the value given, the value
 wanted), then the count of move values compared, of disagreements, and the seconds.
 
 Made to find the solver's lengths that rested on a depth too shallow (forced
-moves use up no depth; issue 21): 101 of 9,076 move values disagreed before that
+moves use up no depth): 101 of 9,076 move values disagreed before that
 fix, 0 of 9,311 after (``python bench/solver_consistency.py``).
 
 Usage: python bench/solver_consistency.py [--positions FILE] [--nodes N] [--child-nodes N]

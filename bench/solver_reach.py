@@ -13,12 +13,12 @@ line, as :func:`~p2ptrumps.notation.position_text` writes it), or, when FILE doe
 not exist yet, generated as above and written there: the same positions can
 then be solved by two checkouts (``PYTHONPATH=other/checkout``), whose AIs would
 have played other deals.  ``bench/solver_reach_positions.txt`` holds the
-positions the figures of issue 21 were measured on.
+positions the figures in ``p2ptrumps/ai/engine.py`` were measured on.
 
 With ``--nodes N1,N2,..`` the budgets are positions visited instead of
 seconds (the solver is deterministic in nodes: the table is the same on any
 machine and under any load).  The compiled solver visits about 5 million
-positions per second of one core of the machine of issue 21 (a 2-core VM), so
+positions per second of one core of a 2-core VM, so
 ``--nodes 500000,5000000,50000000`` is the table for 0.1 / 1 / 10 s there
 without its load.
 

@@ -1,4 +1,4 @@
-"""``verify`` on hostile and on long logs: seconds and peak memory against the log's size (issue 17 item 3).
+"""``verify`` on hostile and on long logs: seconds and peak memory against the log's size.
 
 Logs (written to a temporary directory):
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from .message import N_, Message
+
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 SUITS: tuple[int, ...] = (CLUBS, DIAMONDS, HEARTS, SPADES)
 SUIT_LETTERS = "CDHS"
@@ -29,6 +31,10 @@ RANK_CHARS = "23456789TJQKA"  # index = rank - 2
 RANK_LABELS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 ACE = 14
 SIX = 6
+#: The lowest rank of each pack size (RULES.md §1): 32 cards are 7..A, 36 are 6..A, 52 are 2..A.
+LOWEST_RANK: dict[int, int] = {32: 7, 36: 6, 52: 2}
+#: The pack sizes the rules allow, smallest first.
+PACK_SIZES: tuple[int, ...] = tuple(LOWEST_RANK)
 
 SUIT_MASKS: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in SUITS)
 FULL_MASK = (1 << 52) - 1
@@ -86,26 +92,26 @@ class Card(int):
         s = text.strip()
         if parse_rank(s.upper()) is not None:
             r = s.upper()
-            raise CardParseError(f"{raw!r} is not a card: the suit is missing (rank then suit, like {r}H or {r}♥)")
+            raise CardParseError(N_("%(text)s is not a card: the suit is missing (rank then suit, like %(rank)sH or "
+                                    "%(rank)s♥)", text=repr(raw), rank=r))
         if len(s) < 2:
-            raise CardParseError(f"{raw!r} is not a card: expected rank then suit, like 10H, TH or 10♥")
+            raise CardParseError(N_("%(text)s is not a card: expected rank then suit, like 10H, TH or 10♥",
+                                    text=repr(raw)))
         if parse_suit_char(s[0]) is not None and parse_rank(s[1:].strip().upper()) is not None:
-            raise CardParseError(
-                f"{raw!r} is not a card: write the rank then the suit, like {s[1:].strip().upper()}{s[0]}"
-            )
+            raise CardParseError(N_("%(text)s is not a card: write the rank then the suit, like %(rank)s%(suit)s",
+                                    text=repr(raw), rank=s[1:].strip().upper(), suit=s[0]))
         rank_part, suit_part = s[:-1].strip(), s[-1]
         suit = parse_suit_char(suit_part)
         if suit is None:
-            raise CardParseError(
-                f"{raw!r} is not a card: {suit_part!r} is not a suit (use C D H S or ♣ ♦ ♥ ♠)"
-            )
+            raise CardParseError(N_("%(text)s is not a card: %(suit)s is not a suit (use C D H S or ♣ ♦ ♥ ♠)",
+                                    text=repr(raw), suit=repr(suit_part)))
         rank = parse_rank(rank_part)
         if rank is None:
             if (run := _split_run(s)) is not None:
-                raise CardParseError(f"{raw!r} is not a card: put a space between cards, like {' '.join(run)}")
-            raise CardParseError(
-                f"{raw!r} is not a card: {rank_part!r} is not a rank (use 2-10, T, J, Q, K, A)"
-            )
+                raise CardParseError(N_("%(text)s is not a card: put a space between cards, like %(example)s",
+                                        text=repr(raw), example=" ".join(run)))
+            raise CardParseError(N_("%(text)s is not a card: %(rank)s is not a rank (use 2-10, T, J, Q, K, A)",
+                                    text=repr(raw), rank=repr(rank_part)))
         return cls(card_index(rank, suit))
 
     @property
@@ -182,12 +188,21 @@ def parse_suit(text: str) -> int:
     for i, name in enumerate(SUIT_NAMES):
         if low in (name, name[:-1]):
             return i
-    raise CardParseError(f"{text!r} is not a suit: use C D H S, ♣ ♦ ♥ ♠ or clubs/diamonds/hearts/spades")
+    raise CardParseError(N_("%(text)s is not a suit: use C D H S, ♣ ♦ ♥ ♠ or clubs/diamonds/hearts/spades",
+                            text=repr(text)))
 
 
 def parse_rank(text: str) -> int | None:
     """Rank 2..14 of a rank text (``"10"``, ``"T"``, ``"q"``) or None."""
     return _RANK_BY_TEXT.get(text)
+
+
+def card_names(cards: Iterable[int]) -> Message:
+    """The names of ``cards`` joined by spaces (``"10♥ Q♠"``) as a lazy message
+    (:meth:`p2ptrumps.message.Message.cards`): shown through the catalog, with the language's rank
+    letters (``"10♥ Д♠"``)."""
+    cards = [int(c) for c in cards]
+    return Message.cards(cards, (Card(c).label() for c in cards))
 
 
 def suit_label(suit: int, ascii_only: bool = False) -> str:
@@ -247,7 +262,7 @@ def pack_mask(pack_size: int) -> int:
 
     Raises ``ValueError`` for other sizes.  Source: RULES.md §1.
     """
-    low = {32: 7, 36: 6, 52: 2}.get(pack_size)
+    low = LOWEST_RANK.get(pack_size)
     if low is None:
         raise ValueError(f"pack size {pack_size} is not one of 32, 36, 52")
     m = 0

@@ -45,7 +45,8 @@ def _cards_text(cards: list[int]) -> str:
 
 
 def position_text(position: Position) -> str:
-    """The canonical position text of ``position`` (protocol/position.md §2)."""
+    """The canonical position text of ``position``: its eight fields (protocol/position.md §1, the rules
+    field §2), the trumps and cards in capitals, the hands in ascending card order."""
     return "/".join([
         VERSION_TAG,
         SUIT_LETTERS[position.trumps[0]] + SUIT_LETTERS[position.trumps[1]],
@@ -118,7 +119,7 @@ def _number(name: str, field: str, high: int) -> int:
 def parse_position(text: str) -> Position:
     """Read a position text (protocol/position.md): the :class:`Position` it names, which has
     occurred once.  Letters may be in either case; spaces and line breaks around the text and
-around each ``/`` are ignored (a text broken into lines after a ``/`` reads whole); the rules field
+    around each ``/`` are ignored (a text broken into lines after a ``/`` reads whole); the rules field
     may be left out (then the default rules).
 
     Raises :class:`PositionTextError` naming the field for any fault (protocol/position.md §3).

@@ -166,6 +166,19 @@ class DealRecord:
         }
 
 
+def match_winner(score_halves: tuple[int, int], deals: int) -> tuple[bool, int | None]:
+    """How a match of ``deals`` deals that ended with ``score_halves`` (half-points of seat 0 and seat 1:
+    win 2, draw 1, a deal forfeited or won by a claim 2) was decided (protocol/verify.md §5, ``decided``
+    and ``winner``): ``(decided, winner)``.  Every deal with a result gives 2 half-points in all, so the
+    deals without one (disputed, abandoned, not played) are ``2 * deals - a - b`` half-points; the match
+    is decided when there are none, or when the lead is larger than they are -- each could have gone to
+    either seat.  ``winner`` is the seat ahead when decided, None for a draw or a match not decided."""
+    a, b = score_halves
+    without = 2 * deals - a - b
+    decided = without <= 0 or abs(a - b) > without
+    return decided, (None if not decided or a == b else 0 if a > b else 1)
+
+
 @dataclass
 class MatchRecord:
     """A whole match: rules, trumps (suit of seat 0, seat 1), players, deals, start time (ISO 8601 text)."""
@@ -179,6 +192,22 @@ class MatchRecord:
     #: The ``score`` and ``finished`` a file stored (None if not read from a file); :meth:`check` compares them.
     claimed_score: tuple[float, float] | None = field(default=None, compare=False, repr=False)
     claimed_finished: bool | None = field(default=None, compare=False, repr=False)
+    #: Of a match read from a match log that verifies complete (``verify``): the deals without a result
+    #: and why (``"disputed"``, ``"not played"``: protocol/verify.md §5), so that what shows the record
+    #: names them as such; not written to a record file.  Empty otherwise.
+    no_result: dict[int, str] = field(default_factory=dict, compare=False, repr=False)
+    #: True for a match read from a match log that verifies complete (its end signed, or disputed).
+    complete: bool = field(default=False, compare=False, repr=False)
+
+    def deal_result_text(self, index: int, names: tuple[str, str]) -> str:
+        """How deal ``index`` (0-based) ended, in words: its outcome described with ``names``, or
+        ``"disputed: no result (a claim on time was disputed)"``, or ``"unfinished (not played to its end)"``."""
+        deal = self.deals[index]
+        if deal.outcome is not None:
+            return deal.outcome.describe(names)
+        if self.no_result.get(deal.number) == "disputed":
+            return "disputed: no result (a claim on time was disputed)"
+        return "unfinished (not played to its end)"
 
     # ----- derived ---------------------------------------------------------
 
@@ -456,8 +485,9 @@ class MatchRecord:
     def replay_deal(self, deal: DealRecord) -> Iterator[tuple[Move | None, Position]]:
         """Yield ``(None, start)`` then ``(move, position after it)`` for each move of ``deal``.
 
-        Each yielded position is a fresh copy.  Raises :class:`RecordError` naming
-        the first illegal move, or a result that differs from the one the moves reach.
+        Each yielded position is a fresh copy.  Raises :class:`RecordError` (as :meth:`start_of` does for
+        the hands) naming the first illegal move, a result that differs from the one the moves reach, or
+        a result for a deal the moves leave open that is not a resignation, an agreed draw or a claim on time.
         """
         pos = self.start_of(deal)
         yield None, pos.copy()

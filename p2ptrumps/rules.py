@@ -17,18 +17,23 @@ from typing import Any, NamedTuple
 from .cards import (
     ACE,
     BEATERS,
+    PACK_SIZES,
     Card,
     CardParseError,
     card_list,
+    card_names,
     cards_in,
     pack_mask,
     rank_of,
     suit_label,
     suit_of,
 )
+from .message import N_, Message, Nn_, message_of
 
 LEAD, BEAT, PICK_UP = 0, 1, 2
 NO_CARD = -1
+#: How a pick-up may be written in a move's code (any case): ``"pickup"`` is the canonical one.
+PICKUP_SPELLINGS = ("pickup", "pick up", "pick-up")
 
 
 class InvalidMoveError(ValueError):
@@ -73,7 +78,7 @@ class RuleSet:
                 raise RuleSetError(f"rule {f.name} must be true or false, not {value!r}")
             if not want_bool and type(value) is not int:
                 raise RuleSetError(f"rule {f.name} must be an integer, not {value!r}")
-        if self.pack_size not in (32, 36, 52):
+        if self.pack_size not in PACK_SIZES:
             raise RuleSetError(f"rule pack_size must be 32, 36 or 52, not {self.pack_size}")
         if self.repetition != 0 and not 2 <= self.repetition <= 100:
             raise RuleSetError(f"rule repetition must be 0 (off) or 2..100, not {self.repetition}")
@@ -106,15 +111,14 @@ class RuleSet:
 
     def describe(self) -> str:
         """One line for people: ``"36 cards, sixes on, must beat, repetition 3, limit 1000 turns, 1 deal"``."""
-        return ", ".join(
-            [
-                f"{self.pack_size} cards",
-                f"sixes {'on' if self.sixes else 'off'}",
-                "voluntary pick-up" if self.voluntary_pickup else "must beat",
-                f"repetition {self.repetition or 'off'}",
-                f"limit {self.turn_limit or 'off'} turns" if self.turn_limit else "no turn limit",
-                f"{self.deals} deal{'s' if self.deals != 1 else ''}",
-            ]
+        return N_(
+            "%(pack)s, %(sixes)s, %(pickup)s, %(repetition)s, %(limit)s, %(deals)s",
+            pack=Nn_("%(n)d card", "%(n)d cards", self.pack_size),
+            sixes=N_("sixes on") if self.sixes else N_("sixes off"),
+            pickup=N_("voluntary pick-up") if self.voluntary_pickup else N_("must beat"),
+            repetition=N_("repetition %(n)d", n=self.repetition) if self.repetition else N_("repetition off"),
+            limit=N_("limit %(n)d turns", n=self.turn_limit) if self.turn_limit else N_("no turn limit"),
+            deals=Nn_("%(n)d deal", "%(n)d deals", self.deals),
         )
 
 
@@ -153,22 +157,25 @@ class Move(NamedTuple):
         return Card(self.card).code + "/" + (Card(self.second).code if self.second >= 0 else "")
 
     def label(self, ascii_only: bool = False) -> str:
-        """For people: ``"lead 10♥"``, ``"beat 9♠ with 10♠, second card 7♥"`` is too long,
-        so: ``"10♠ then 7♥"``, ``"10♠ (last card)"``, ``"pick up"``."""
+        """For people: ``"lead 10♥"``, ``"beat 10♠, second 7♥"``, ``"beat 10♠ (last card)"`` (the
+        beating card was the last in hand) or ``"pick up"``; suits as letters (``"lead 10H"``) when
+        ``ascii_only``."""
         if self.kind == PICK_UP:
-            return "pick up"
-        c = Card(self.card).label(ascii_only)
+            return N_("pick up")
+        c = _named(self.card, ascii_only)
         if self.kind == LEAD:
-            return f"lead {c}"
+            return N_("lead %(card)s", card=c)
         if self.second < 0:
-            return f"beat {c} (last card)"
-        return f"beat {c}, second {Card(self.second).label(ascii_only)}"
+            return N_("beat %(card)s (last card)", card=c)
+        return N_("beat %(card)s, second %(second)s", card=c, second=_named(self.second, ascii_only))
 
     @classmethod
     def parse(cls, text: str) -> Move:
-        """Parse the :attr:`code` form; raises :class:`InvalidMoveError` quoting the text."""
+        """Parse the :attr:`code` form, in any case and with any card spelling of RULES.md §1
+        (``"ts/7h"``, ``"10♠/7♥"``, ``"pick up"``); raises :class:`InvalidMoveError` quoting the text.
+        Whether the move is legal is not checked (:meth:`Position.check`)."""
         s = text.strip()
-        if s.lower() in ("pickup", "pick up", "pick-up"):
+        if s.lower() in PICKUP_SPELLINGS:
             return PICKUP_MOVE
         try:
             if "/" in s:
@@ -187,6 +194,11 @@ class Move(NamedTuple):
 
 
 PICKUP_MOVE = Move(PICK_UP, NO_CARD, NO_CARD)
+
+
+def _named(card: int, ascii_only: bool) -> Message:
+    """One card's name as a lazy message (English ``"10♥"``, or ``"10H"`` with ``ascii_only``)."""
+    return Message.cards([card], [Card(card).label(ascii_only)])
 
 
 @dataclass(frozen=True)
@@ -222,19 +234,21 @@ class Outcome:
         return 2 if self.winner == seat else 0
 
     def describe(self, names: tuple[str, str] = ("seat 0", "seat 1")) -> str:
+        """One line for people (a lazy message, :mod:`p2ptrumps.message`): ``"Ann went out and won"``,
+        ``"drawn by repetition"``; ``names`` are the seats' names."""
         if self.winner is None:
             return {
-                "both-out": "drawn: both would go out",
-                "repetition": "drawn by repetition",
-                "turn-limit": "drawn at the turn limit",
-                "agreed-draw": "drawn by agreement",
+                "both-out": N_("drawn: both would go out"),
+                "repetition": N_("drawn by repetition"),
+                "turn-limit": N_("drawn at the turn limit"),
+                "agreed-draw": N_("drawn by agreement"),
             }[self.reason]
         w, l = names[self.winner], names[1 - self.winner]
-        return {
-            "out": f"{w} went out and won",
-            "resign": f"{l} resigned; {w} won",
-            "time": f"{l} ran out of time; {w} claimed the deal",
-        }[self.reason]
+        if self.reason == "out":
+            return N_("%(winner)s went out and won", winner=w)
+        if self.reason == "resign":
+            return N_("%(loser)s resigned; %(winner)s won", winner=w, loser=l)
+        return N_("%(loser)s ran out of time; %(winner)s claimed the deal", winner=w, loser=l)
 
 
 WIN_REASONS = ("out", "resign", "time")
@@ -368,7 +382,7 @@ class Position:
     def check(self, move: Move) -> None:
         """Raise :class:`IllegalMoveError` saying why ``move`` is not legal now; return if it is."""
         if self.outcome is not None:
-            raise IllegalMoveError("the deal is over")
+            raise IllegalMoveError(N_("the deal is over"))
         p = self.to_move
         hand = self.hands[p]
         trump = self.trumps[p]
@@ -377,50 +391,46 @@ class Position:
             raise IllegalMoveError(f"{move!r} is not a move")
         if move.kind == PICK_UP:
             if not self.pile:
-                raise IllegalMoveError("the pile is empty: nothing to pick up; lead a card")
+                raise IllegalMoveError(N_("the pile is empty: nothing to pick up; lead a card"))
             if not self.rules.voluntary_pickup:
                 beaters = hand & BEATERS[trump][self.pile[-1]]
                 if beaters:
-                    names = " ".join(c.label() for c in cards_in(beaters))
-                    raise IllegalMoveError(
-                        f"you must beat {Card(self.pile[-1]).label()} when you can (beating cards: {names})"
-                    )
+                    raise IllegalMoveError(N_("you must beat %(top)s when you can (beating cards: %(cards)s)",
+                                              top=card_names([self.pile[-1]]), cards=card_names(cards_in(beaters))))
             return
         for c in (move.card, move.second):
             if c != NO_CARD and not (0 <= c < 52):
                 raise IllegalMoveError(f"{c!r} is not a card")
         card = move.card
         if card == NO_CARD:
-            raise IllegalMoveError("no card given")
+            raise IllegalMoveError(N_("no card given"))
         if not hand >> card & 1:
-            raise IllegalMoveError(f"{Card(card).label()} is not in your hand")
+            raise IllegalMoveError(N_("%(card)s is not in your hand", card=card_names([card])))
         if move.kind == LEAD:
             if self.pile:
-                raise IllegalMoveError(
-                    f"the pile is not empty: beat {Card(self.pile[-1]).label()} or pick up"
-                )
+                raise IllegalMoveError(N_("the pile is not empty: beat %(top)s or pick up",
+                                          top=card_names([self.pile[-1]])))
             if move.second != NO_CARD:
-                raise IllegalMoveError("a lead is one card")
+                raise IllegalMoveError(N_("a lead is one card"))
             return
         # BEAT
         if not self.pile:
-            raise IllegalMoveError("the pile is empty: lead a card")
+            raise IllegalMoveError(N_("the pile is empty: lead a card"))
         top = self.pile[-1]
         if not BEATERS[trump][top] >> card & 1:
-            raise IllegalMoveError(
-                f"{Card(card).label()} does not beat {Card(top).label()} (your trump is {tl})"
-            )
+            raise IllegalMoveError(N_("%(card)s does not beat %(top)s (your trump is %(trump)s)",
+                                      card=card_names([card]), top=card_names([top]), trump=tl))
         rest = hand & ~(1 << card)
         if move.second == NO_CARD:
             if rest:
-                raise IllegalMoveError(f"after beating with {Card(card).label()} play a second card")
+                raise IllegalMoveError(N_("after beating with %(card)s play a second card", card=card_names([card])))
             return
         if move.second == card:
-            raise IllegalMoveError("the second card must differ from the beating card")
+            raise IllegalMoveError(N_("the second card must differ from the beating card"))
         if not rest >> move.second & 1:
             if not rest:
-                raise IllegalMoveError(f"{Card(card).label()} is your last card: no second card")
-            raise IllegalMoveError(f"{Card(move.second).label()} is not in your hand")
+                raise IllegalMoveError(N_("%(card)s is your last card: no second card", card=card_names([card])))
+            raise IllegalMoveError(N_("%(card)s is not in your hand", card=card_names([move.second])))
 
     # ----- make / unmake ---------------------------------------------------
 
@@ -534,7 +544,7 @@ class Position:
     def parse_move(self, text: str) -> Move:
         """Read a move as a person types it, in this position.
 
-        ``"p"``/``"pickup"``/``"pick up"``/``"take"`` picks up; one card leads
+        ``"p"``, ``"t"``, ``"take"``, ``"pickup"``, ``"pick up"`` or ``"pick-up"`` (any case) picks up; one card leads
         (empty pile) or beats with the last card; two cards (``"10s 7h"``,
         ``"TS/7H"``) beat then play the second.  Raises
         :class:`InvalidMoveError` if it does not parse, :class:`IllegalMoveError`
@@ -546,11 +556,12 @@ class Position:
         else:
             words = s.replace("/", " ").replace(",", " ").split()
             if not words or len(words) > 2:
-                raise InvalidMoveError(f"{text!r}: give one card, two cards (beat and second) or 'p' to pick up")
+                raise InvalidMoveError(N_("%(text)s: give one card, two cards (beat and second) or 'p' to pick up",
+                                          text=repr(text)))
             try:
                 cards = [int(Card.parse(w)) for w in words]
             except CardParseError as exc:
-                raise InvalidMoveError(str(exc)) from None
+                raise InvalidMoveError(message_of(exc)) from None
             if len(cards) == 1:
                 move = Move(LEAD if not self.pile else BEAT, cards[0], NO_CARD)
             else:

@@ -12,10 +12,17 @@ code points are all allowed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from .message import Message, Nn_
+
 #: The longest display name, in code points (hello ``name``, the name file, ``--name``).
 MAX_NAME_CHARS = 40
 #: The longest chat line, in code points.
 MAX_CHAT_CHARS = 500
+
+#: The AI's levels, weakest first, as typed after ``--ai`` and shown in a record (:mod:`p2ptrumps.ai`).
+AI_LEVELS: tuple[str, ...] = ("random", "greedy", "normal", "strong")
 
 #: Refused code point ranges (inclusive), each with what it is.
 REFUSED_RANGES: tuple[tuple[int, int, str], ...] = (
@@ -94,7 +101,7 @@ def names_apart(names: tuple[str, str], fingerprints: tuple[str, str]) -> tuple[
     """The two players' names as shown side by side: as they are when they differ; when they are
     the same, each followed by the first four characters of its key fingerprint
     (``("root (K7QX)", "root (3HAG)")``), or by its seat when a fingerprint is missing or both
-    begin alike (``("You (seat 0)", "You (seat 1)")``).  Names are labels, keys are identities (issue 19 §4)."""
+    begin alike (``("You (seat 0)", "You (seat 1)")``).  Names are labels, keys are identities."""
     if names[0] != names[1]:
         return names
     a, b = fingerprints[0][:4], fingerprints[1][:4]
@@ -103,7 +110,64 @@ def names_apart(names: tuple[str, str], fingerprints: tuple[str, str]) -> tuple[
     return f"{names[0]} ({a})", f"{names[1]} ({b})"
 
 
-def counted(n: int, word: str) -> str:
+def counted_words(singular: str, plural: str) -> tuple[str, str]:
+    """A marker for the catalog (its extractor reads the keyword ``counted_words``): the two English
+    forms of a counted phrase, ``("%(n)d byte", "%(n)d bytes")``, returned as they are."""
+    return singular, plural
+
+
+#: The phrases :func:`counted` says, by word: the English singular and plural, with ``%(n)d`` for the
+#: number (each language has its own plural forms in its catalog: three in Russian and Lithuanian).
+COUNTED: dict[str, tuple[str, str]] = {
+    "byte": counted_words("%(n)d byte", "%(n)d bytes"),
+    "zero byte": counted_words("%(n)d zero byte", "%(n)d zero bytes"),
+    "card": counted_words("%(n)d card", "%(n)d cards"),
+    "move": counted_words("%(n)d move", "%(n)d moves"),
+    "game": counted_words("%(n)d game", "%(n)d games"),
+    "pair": counted_words("%(n)d pair", "%(n)d pairs"),
+    "deal pair": counted_words("%(n)d deal pair", "%(n)d deal pairs"),
+    "deal": counted_words("%(n)d deal", "%(n)d deals"),
+    "match": counted_words("%(n)d match", "%(n)d matches"),
+    "ply": counted_words("%(n)d ply", "%(n)d plies"),
+    "character": counted_words("%(n)d character", "%(n)d characters"),
+    "element": counted_words("%(n)d element", "%(n)d elements"),
+    "blunder": counted_words("%(n)d blunder", "%(n)d blunders"),
+    "mistake": counted_words("%(n)d mistake", "%(n)d mistakes"),
+    "inaccuracy": counted_words("%(n)d inaccuracy", "%(n)d inaccuracies"),
+    "reconnection": counted_words("%(n)d reconnection", "%(n)d reconnections"),
+    "tentative guest message": counted_words("%(n)d tentative guest message", "%(n)d tentative guest messages"),
+}
+
+
+def counted(n: int, word: str, plural: str = "") -> Message:
     """``n`` and ``word`` for a line, the word plural unless ``n`` is 1: ``counted(1, "byte")`` ->
-    ``"1 byte"``, ``counted(3, "zero byte")`` -> ``"3 zero bytes"``."""
-    return f"{n} {word}" + ("" if n == 1 else "s")
+    ``"1 byte"``, ``counted(3, "zero byte")`` -> ``"3 zero bytes"``; ``plural`` when it is not ``word``
+    and an "s" (``counted(2, "match", "matches")`` -> ``"2 matches"``).  A lazy message
+    (:mod:`p2ptrumps.message`): shown through the catalog, it takes the language's plural form
+    (``"3 байта"``, ``"5 байт"``).  ``word`` is one of :data:`COUNTED` (another is said in English)."""
+    forms = COUNTED.get(word, (f"%(n)d {word}", f"%(n)d {plural or word + 's'}"))
+    return Nn_(forms[0], forms[1], n)
+
+
+def numbered(word: str, numbers: Sequence[int]) -> str:
+    """``word`` and one number, or the plural (``word`` and an "s") and several: ``"deal 3"``,
+    ``"deals 3, 4"``."""
+    return f"{word} {numbers[0]}" if len(numbers) == 1 else f"{word}s " + ", ".join(map(str, numbers))
+
+
+def clock_text(seconds: float) -> str:
+    """A move clock's time for a line: ``"1:05"`` for 65 seconds (whole seconds rounded up, never
+    below ``"0:00"``)."""
+    whole = max(0, int(-(-seconds // 1)))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def halves_text(halves: int, ascii_only: bool = False) -> str:
+    """A score kept in half points (a drawn deal is one half each), as points: ``3`` -> ``"1½"``
+    (``"1.5"`` in ASCII), ``1`` -> ``"½"`` (``"0.5"``), ``4`` -> ``"2"``."""
+    whole, half = divmod(halves, 2)
+    if not half:
+        return str(whole)
+    if ascii_only:
+        return f"{whole}.5"
+    return f"{whole}½" if whole else "½"

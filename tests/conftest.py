@@ -23,6 +23,10 @@ from tests.test_ui_tmux import Tmux
 # without it, inside the lab's namespaces.
 os.environ["P2PTRUMPS_NO_MAP"] = "1"
 
+# Every test speaks English, whatever the machine's language (p2ptrumps/i18n.py reads LANGUAGE first); a
+# test of another language asks for it (--lang, or LANGUAGE in a child's environment).
+os.environ["LANGUAGE"] = "en"
+
 # No property test fails on the clock: hypothesis's default deadline (200 ms an example) and its too-slow
 # health check measure the machine, and a loaded CI machine fails them now and then ("Flaky: Unreliable
 # test timings").  A test's own @settings still sets its example count.
@@ -63,6 +67,18 @@ def _sigint_handler_kept(request: pytest.FixtureRequest) -> Iterator[None]:
         pytest.fail(f"{request.node.nodeid} left SIGINT's handler {after!r} (it found {before!r})", pytrace=False)
 
 
+@pytest.fixture(autouse=True)
+def _english_again() -> Iterator[None]:
+    """A test that made the process speak another language (``main(["--lang", "ru", ...])``,
+    :func:`p2ptrumps.i18n.use`) leaves it speaking English, as every other test expects."""
+    yield
+    from p2ptrumps import i18n
+
+    if i18n.current() != i18n.SOURCE or os.environ.get("LANGUAGE") != "en":
+        i18n.use(i18n.SOURCE)
+        os.environ["LANGUAGE"] = "en"
+
+
 @pytest.fixture
 def tmux() -> Iterator[Tmux]:
     """A tmux server of the test's own (one socket per test: a server still shutting down from the
@@ -95,7 +111,7 @@ def load_bench(name: str) -> ModuleType:
 
 
 def pytest_report_header() -> str:
-    """One line at the top of every run: whether the network lab's tests can run here (issue 14)."""
+    """One line at the top of every run: whether the network lab's tests can run here."""
     from p2ptrumps.net import lab
 
     why = lab.unavailable()

@@ -324,7 +324,7 @@ def test_ai_player_rejects_bad_arguments() -> None:
         AIPlayer("normal", budget_s=0)
 
 
-# ----- the same answer to the same question (issue 21 item 2) -----------------------------
+# ----- the same answer to the same question ------------------------------------------
 
 
 def midgame(seed: bytes, plies: int) -> Position:

@@ -153,7 +153,7 @@ def test_solve_json_and_the_budget(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(data["moves"]) == 18 and all(m["result"] == "unknown" for m in data["moves"])
 
 
-#: A position whose solve with 5000 nodes settles half the moves (issue 21: the same answer to the same question).
+#: A position whose solve with 5000 nodes settles half the moves (the same answer to the same question).
 PARTLY = "v1/CH/AC7DAHTSQS/6DJH/TCQC9DJDJCKC7S9S7C8CTD6H7H9HAS8HKS6CQDTHAD9CQHKH8DKD8SJS6S/0/15/36.sixes.must.r3.t1000"
 
 
@@ -371,7 +371,7 @@ def test_analyse_a_shipped_record(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_analyse_a_match_log_through_the_verify_path(capsys: pytest.CaptureFixture[str]) -> None:
-    # a networked match is judged as an offline record is: every move proven or estimated (issue 19)
+    # a networked match is judged as an offline record is: every move proven or estimated
     assert main(["analyse", str(VECTORS / "wire" / "valid-host.log"), "--json", "--nodes", "2000",
                  "--depth", "2", "--estimate-nodes", "2000"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -484,7 +484,7 @@ def test_replay_viewer_shows_the_position_text_and_the_analysis() -> None:
 
 
 def test_the_replay_viewer_judges_every_move_as_analyse_does_and_draws_the_value_graph() -> None:
-    """issue 19 §3: the viewer's analysis is ``analyse``'s (proven, else estimated), and under the table
+    """The viewer's analysis is ``analyse``'s (proven, else estimated), and under the table
     a sparkline of the deal with an arrow at the move on the screen."""
     from p2ptrumps.commands.analyse import analyse_record
     from p2ptrumps.ui.replay import AnalysisBudget, ReplayViewer, load_any

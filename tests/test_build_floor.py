@@ -1,4 +1,4 @@
-"""Issue 18 item 4: the build floors in pyproject.toml are true.
+"""The build floors in pyproject.toml are true.
 
 ``license = "MIT"`` (an SPDX expression, PEP 639) needs setuptools >= 77: with the older floor of
 68 (Ubuntu 24.04's) ``pip install --no-build-isolation .`` failed.  platformdirs before 4.11.8
@@ -70,6 +70,14 @@ def test_install_with_the_floor_setuptools_and_no_build_isolation(tmp_path: Path
     shown = subprocess.run([*pip[:-1], "show", "p2ptrumps", "setuptools"], capture_output=True, text=True, timeout=60)
     versions = re.findall(r"^Version: (\S+)", shown.stdout, re.M)
     assert versions[0] == "0.1.0" and versions[1].startswith(f"{SETUPTOOLS_FLOOR}.")
+    # The compiled catalogs and the translated rule books come with it, no build step (p2ptrumps/locale/README.md).
+    installed = next(env.glob("lib/python*/site-packages/p2ptrumps"))
+    assert sorted(p.relative_to(installed).as_posix() for p in installed.glob("locale/*/*")
+                  if p.name in ("LC_MESSAGES", "RULES.md")) == [
+        f"locale/{code}/{name}" for code in ("ca", "lt", "ru", "vi") for name in ("LC_MESSAGES", "RULES.md")]
+    for code in ("ca", "lt", "ru", "vi"):
+        assert (installed / "locale" / code / "LC_MESSAGES" / "p2ptrumps.mo").read_bytes() == (
+            ROOT / "p2ptrumps" / "locale" / code / "LC_MESSAGES" / "p2ptrumps.mo").read_bytes()
 
 
 def _data_dir_with(wheel: Path, xdg: str, cwd: Path) -> str:

@@ -1,5 +1,5 @@
 """One voice on the command line: a subcommand's usage line and one line of error, the same
-words for the same option everywhere, defaults in the help, bad values refused (issue 9 §4)."""
+words for the same option everywhere, defaults in the help, bad values refused."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def test_an_unknown_option_shows_the_usage_of_its_subcommand(capsys: pytest.Capt
     ]
     assert refused(["bogus"], capsys)[1] == (
         "p2ptrumps: 'bogus' is not a command "
-        "(one of play, replay, arena, host, join, resume, verify, solve, analyse, history, id, rules)")
+        "(one of play, replay, arena, host, join, resume, verify, solve, analyse, history, id, block, unblock, "
+        "rules)")
 
 
 @pytest.mark.parametrize("command", [["play"], ["arena", "random", "greedy"]])
@@ -153,6 +154,8 @@ def test_rules_command_prints_the_installed_rule_book(capsys: pytest.CaptureFixt
 
 def test_rules_with_a_pager_that_is_not_there_prints_the_rules(capsys: pytest.CaptureFixture[str],
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import pydoc
+
     from p2ptrumps.ui import rulebook
 
     monkeypatch.setenv("PAGER", "/nonexistent/pager -R")
@@ -160,7 +163,7 @@ def test_rules_with_a_pager_that_is_not_there_prints_the_rules(capsys: pytest.Ca
     monkeypatch.setattr(rulebook.sys.stdout, "isatty", lambda: True)
     monkeypatch.setattr(rulebook.sys.stdin, "isatty", lambda: True)
     paged: list[str] = []
-    monkeypatch.setattr(rulebook.pydoc, "pager", paged.append)
+    monkeypatch.setattr(pydoc, "pager", paged.append)
     assert main(["rules"]) == 0
     captured = capsys.readouterr()
     assert paged == [] and captured.out.startswith("# Your own trumps")
@@ -175,7 +178,8 @@ def test_readme_marks_optional_arguments() -> None:
     block = readme.split("## Commands", 1)[1].split("```", 2)[1]
     lines = [line for line in block.splitlines() if line.startswith("p2ptrumps ")]
     assert [line.split()[1] for line in lines] == ["play", "replay", "arena", "host", "join", "resume", "verify",
-                                                   "solve", "analyse", "id", "history", "rules"]
+                                                   "solve", "analyse", "id", "history", "block", "unblock",
+                                                   "rules"]
     for line in lines:
         # Every option sits inside [...]: outside the brackets only the command and its positional words remain.
         outside = re.sub(r"\[[^\[\]]*(\[[^\[\]]*\][^\[\]]*)*\]", "", line)

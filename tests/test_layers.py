@@ -1,8 +1,8 @@
-"""The import arrows of DESIGN.md, checked by walking the source with ``ast``.
+"""The import arrows of ARCHITECTURE.md ("Layers"), checked by walking the source with ``ast``.
 
 Layers (a module's layer is found from its path):
 
-* ``core`` = ``cards``, ``rules``, ``shuffle``, ``text``, ``notation``: pure and deterministic.  They
+* ``core`` = ``cards``, ``rules``, ``shuffle``, ``text``, ``notation``, ``message``: pure and deterministic.  They
   import only each other and a short list of pure standard-library modules (no
   I/O, no clock, no randomness, nothing third-party).
 * ``game`` = ``record``, ``match`` (the match machine, sans-IO), ``events`` (the one event
@@ -41,7 +41,8 @@ from pathlib import Path
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "p2ptrumps"
 
-CORE = ("p2ptrumps.cards", "p2ptrumps.rules", "p2ptrumps.shuffle", "p2ptrumps.text", "p2ptrumps.notation")
+CORE = ("p2ptrumps.cards", "p2ptrumps.rules", "p2ptrumps.shuffle", "p2ptrumps.text", "p2ptrumps.notation",
+        "p2ptrumps.message")  # message: lazy messages, translated by the display layers (p2ptrumps/i18n.py)
 GAME = ("p2ptrumps.record", "p2ptrumps.match", "p2ptrumps.files",  # files: stdlib file helpers
         "p2ptrumps.events", "p2ptrumps.seats",  # the one event vocabulary; players and the in-process driver
         "p2ptrumps.system")  # system: what differs between operating systems, stdlib only
@@ -275,7 +276,7 @@ def test_every_module_has_a_layer() -> None:
     layers = {module_name(p, PACKAGE_ROOT): layer_of(module_name(p, PACKAGE_ROOT)) for p in PACKAGE_ROOT.rglob("*.py")}
     assert {m: layers[m] for m in (*CORE, *GAME)} == {
         "p2ptrumps.cards": "core", "p2ptrumps.rules": "core", "p2ptrumps.shuffle": "core", "p2ptrumps.text": "core",
-        "p2ptrumps.notation": "core",
+        "p2ptrumps.notation": "core", "p2ptrumps.message": "core",
         "p2ptrumps.record": "game", "p2ptrumps.match": "game", "p2ptrumps.files": "game",
         "p2ptrumps.events": "game", "p2ptrumps.seats": "game", "p2ptrumps.system": "game",
     }
@@ -284,6 +285,21 @@ def test_every_module_has_a_layer() -> None:
     assert (layers["p2ptrumps.net.transport"], layers["p2ptrumps.net.table"], layers["p2ptrumps.net.commands"]) == (
         "net", "net-table", "wiring")
 
+
+
+def test_architecture_names_every_package_and_module() -> None:
+    """ARCHITECTURE.md says what each module holds: a new module is named there too."""
+    text = (PACKAGE_ROOT.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    missing = []
+    for path in sorted(PACKAGE_ROOT.rglob("*.py")):
+        rel = path.relative_to(PACKAGE_ROOT)
+        if path.name == "__init__.py":
+            named = f"`{rel.parent.as_posix()}/`" in text if rel.parent.parts else True
+        else:
+            named = f"`{path.stem}`" in text or f"{path.name}`" in text
+        if not named:
+            missing.append(rel.as_posix())
+    assert missing == []
 
 SYNTHETIC = {
     "__init__.py": "",

@@ -1,4 +1,4 @@
-"""Addresses that survive the real internet (issue 6 §1): both families by default, IPv6 in
+"""Addresses that survive the real internet: both families by default, IPv6 in
 brackets, IDN names and names with ``_``, every resolved address tried, failures named."""
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def test_addresses_worth_giving_out_global_first() -> None:
     assert worth_giving_out(given, {socket.AF_INET}) == ["8.8.4.4", "192.168.1.20", "127.0.0.1"]
 
 
-# ----- the command line around the table (issue 6 §4, issue 9 network side) --------------------
+# ----- the command line around the table ---------------------------------------------
 
 
 @pytest.mark.parametrize("command", [["host", "--port", "0"], ["join", "127.0.0.1:1"],

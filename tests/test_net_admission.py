@@ -1,5 +1,5 @@
-"""Admission (issue 17 item 1, protocol/wire.md §7.3): the join ticket, an expected guest key, the
-refusals a guest reads, room shared by network prefix; and (item 4) nothing pinned by a guest for a
+"""Admission (protocol/wire.md §7.3): the join ticket, an expected guest key, the
+refusals a guest reads, room shared by network prefix; and nothing pinned by a guest for a
 host that never signed."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_a_full_room_replaces_the_oldest_of_the_busiest_network_never_another() 
 
 
 def test_in_a_ranked_room_a_member_that_sent_nothing_goes_before_one_that_did() -> None:
-    """wire.md §7.3 (issue 17): in the doorway a connection that has sent nothing yet (rank 0) is replaced
+    """wire.md §7.3: in the doorway a connection that has sent nothing yet (rank 0) is replaced
     before one that has (rank 1), oldest first within a rank -- an idle crowd on the guest's own address
     cannot push out the guest's connection, which starts its handshake at once."""
     heard: dict[str, bool] = {}

@@ -156,7 +156,7 @@ def test_a_headless_run_that_fails_says_one_line_not_a_traceback(
 
 def test_unicode_wins_on_the_network_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Under the C locale suits are letters unless --unicode asks for symbols: ``host``/``join``/``resume``
-    take the command line's choice as it is (issue 9 §1), not OR-ed with the locale."""
+    take the command line's choice as it is, not OR-ed with the locale."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     monkeypatch.setenv("LC_ALL", "C")
     seen: list[tuple[str, bool]] = []

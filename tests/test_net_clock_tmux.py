@@ -1,5 +1,5 @@
 """Two people at two tables (``host`` and ``join`` in two tmux servers, over 127.0.0.1) and the move
-clock where it used to hide (issue 16, protocol/wire.md §16, whose clock runs):
+clock where it used to hide (protocol/wire.md §16, whose clock runs):
 
 * a draw offer left open: the offerer's clock does not run while its offer waits -- neither table
   shows one on its line, and the other side is never asked to claim; its own table says so and lets

@@ -1,4 +1,4 @@
-"""A hostile guest over loopback TCP for each fault of issue 3 §2, and a guest killed mid-deal.
+"""A hostile guest over loopback TCP for each fault of protocol/wire.md §11, and a guest killed mid-deal.
 
 The honest side is the real host (``lobby.host``, the AI in its seat); the
 hostile guest is a real :class:`Session` whose bytes are tampered with at its

@@ -1,4 +1,4 @@
-"""Identity key storage and known-peer pinning (issue 3 §2, p2ptrumps/net/keystore.py)."""
+"""Identity key storage and known-peer pinning (protocol/files.md, p2ptrumps/net/keystore.py)."""
 
 from __future__ import annotations
 
@@ -256,7 +256,7 @@ def test_malformed_known_peers_not_overwritten(tmp_path: Path) -> None:
 
 
 def test_the_first_name_is_asked_once_offering_the_login_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """issue 19 §4: the first networked command asks for a name when none is set (an empty answer takes the
+    """The first networked command asks for a name when none is set (an empty answer takes the
     login name), stores it, and never asks again; a refused name is asked again with the fault."""
     monkeypatch.setattr(keystore, "default_name", lambda: "root")
     asked: list[str] = []

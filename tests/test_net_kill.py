@@ -1,4 +1,4 @@
-"""The kill -9 trial (issue 6): a headless AI peer killed at a chosen phase, taken up again with
+"""The kill -9 trial (README.md "When a process dies"): a headless AI peer killed at a chosen phase, taken up again with
 ``p2ptrumps resume``; the match completes, both logs verify and hold the same chain, and nothing the
 victim had logged is lost.  The trial itself lives in ``bench/net_kill.py`` (which also reports the
 figures); CI runs two kills at chosen phases, the ``slow`` marker runs 24 (both roles, every phase)."""
@@ -33,7 +33,7 @@ def test_a_peer_killed_mid_commit_reveal_resumes_and_the_match_completes(
 @pytest.mark.parametrize("victim", ["guest", "host"])
 def test_a_peer_whose_log_lost_its_tail_takes_its_own_messages_back_and_the_match_completes(
         tmp_path: Path, victim: str) -> None:
-    """Issue 17 item 2 (wire.md §14.2 step 5): killed mid-deal, the victim's log then loses its last 7 frames
+    """wire.md §14.2 step 5: killed mid-deal, the victim's log then loses its last 7 frames
     (a restored backup) -- messages of its own among them that the survivor holds.  Resumed, it takes them
     back from the survivor instead of signing others for those places: both exit 0, both logs verify and
     hold one chain (no equivocation), and the cut log is the start of the victim's final log."""

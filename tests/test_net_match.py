@@ -1,4 +1,4 @@
-"""Whole networked matches over loopback TCP (issue 3 §4): in one trio run, and as two processes."""
+"""Whole networked matches over loopback TCP: in one trio run, and as two processes."""
 
 from __future__ import annotations
 
@@ -201,6 +201,18 @@ def _env(tmp_path: Path, who: str) -> dict[str, str]:
     return env
 
 
+def host_port(out_path: Path, host: subprocess.Popen[str], timeout_s: float = 20) -> int:
+    """The port a host process says it waits on (``waiting for a guest on port P`` in its output file
+    ``out_path``), read until ``timeout_s`` seconds have passed or the host ended."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and host.poll() is None:
+        for line in out_path.read_text().splitlines():
+            if line.startswith("waiting for a guest on port "):
+                return int(line.split("port ")[1].split()[0])
+        time.sleep(0.05)
+    raise AssertionError(f"no port in the host's output: {out_path.read_text()!r}")
+
+
 def test_two_processes_play_a_match(tmp_path: Path) -> None:
     common = ["--headless", "--ai", "random", "--think", "0.01", "--timeout", "10", "--ascii"]
     # The host's progress goes to a file, not a pipe: a pipe nobody drains while the
@@ -213,14 +225,7 @@ def test_two_processes_play_a_match(tmp_path: Path) -> None:
             stdout=host_out_file, stderr=subprocess.PIPE, text=True, env=_env(tmp_path, "h"),
         )
     try:
-        port = None
-        deadline = time.monotonic() + 20
-        while port is None and time.monotonic() < deadline and host.poll() is None:
-            for line in host_out_path.read_text().splitlines():
-                if line.startswith("waiting for a guest on port "):
-                    port = int(line.split("port ")[1].split()[0])
-            time.sleep(0.05)
-        assert port is not None, host_out_path.read_text()
+        port = host_port(host_out_path, host)
         guest = subprocess.run(
             [sys.executable, "-m", "p2ptrumps", "join", f"127.0.0.1:{port}", "--accept-new", "--name", "procGuest",
              *common],
@@ -249,7 +254,7 @@ def test_two_processes_play_a_match(tmp_path: Path) -> None:
 
 
 async def test_the_guest_is_told_that_the_host_is_choosing_a_trump(tmp_path: Path) -> None:
-    """issue 19 §5: while the host chooses its trump, the guest is told why it waits."""
+    """While the host chooses its trump, the guest is told why it waits."""
     h, g = configs(tmp_path, deals=1)
     told: list[bool] = []
 
@@ -266,7 +271,7 @@ async def test_the_guest_is_told_that_the_host_is_choosing_a_trump(tmp_path: Pat
 
 
 async def test_headless_output_tells_equal_names_apart_by_their_keys(tmp_path: Path) -> None:
-    # issue 19 §4: two players called root read "root (XXXX)", the first characters of each key, not "root 0, root 1"
+    # Two players called root read "root (XXXX)", the first characters of each key, not "root 0, root 1"
     h, g = configs(tmp_path, deals=1, name="root")
     h.name = "root"
     rh, rg = await play_pair(h, g)

@@ -1,4 +1,4 @@
-"""Meeting by code (issue 15 items 1-2, protocol/rendezvous.md): ``host --code`` / ``join CODE``
+"""Meeting by code (protocol/rendezvous.md): ``host --code`` / ``join CODE``
 against a real magic-wormhole mailbox server and transit relay started on loopback for these tests
 (never the public ones): a direct and a relayed match verify as one chain, a wrong code fails with one
 line, neither a wrong code nor a stranger at the port takes the seat, kill -9 and ``resume`` across the

@@ -1,4 +1,4 @@
-"""Meet by code in the network lab (issue 15 item 4), CI-sized: between two carrier-grade-NAT homes (no
+"""Meet by code in the network lab, CI-sized: between two carrier-grade-NAT homes (no
 direct path: the relay carries the match), with the mailbox server and the transit relay in the lab's
 internet.  The whole matrix (every host home x every guest home, by address and by code, to a complete
 match verified as a pair) is ``bench/lab_matrix.py``; what goes wrong (router reboot, lease expiry, relay

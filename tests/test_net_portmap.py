@@ -1,4 +1,4 @@
-"""Port mapping and paths (p2ptrumps/net/portmap.py, issue 14 §2-3): the parts that need no router."""
+"""Port mapping and paths (p2ptrumps/net/portmap.py): the parts that need no router."""
 
 from __future__ import annotations
 

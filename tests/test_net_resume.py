@@ -1,4 +1,4 @@
-"""A match that survives a dropped connection (issue 6 §2, protocol/wire.md §14): a TCP proxy between
+"""A match that survives a dropped connection (protocol/wire.md §14): a TCP proxy between
 host and guest cuts every connection; the guest reconnects by itself, both prove their keys, the
 missing messages are sent again exactly as signed, and both logs verify as one complete match."""
 
@@ -256,7 +256,7 @@ class _DoorwayDrop(CuttingProxy):
 
 
 async def test_a_guest_dropped_unheard_by_a_crowded_doorway_connects_again(tmp_path: Path) -> None:
-    """Issue 17 item 1: a host that drops a connection from its doorway closes it without a word (wire.md
+    """A host that drops a connection from its doorway closes it without a word (wire.md
     §7.3).  The guest does not read that as "busy": it says what happened, connects again, and plays."""
     h, g = configs(tmp_path, deals=1)
     got: dict[str, Any] = {}

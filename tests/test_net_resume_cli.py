@@ -1,4 +1,4 @@
-"""``p2ptrumps resume`` (issue 6, protocol/wire.md §14.4, files.md "the resume file"): what it refuses,
+"""``p2ptrumps resume`` (protocol/wire.md §14.4, files.md "the resume file"): what it refuses,
 and a match taken up whose peer never comes back (the claim it then keeps)."""
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def test_resume_refuses_a_log_written_with_another_key(data: Path, tmp_path: Pat
 
 
 def test_the_resume_question_speaks_the_players_words(data: Path) -> None:
-    """issue 19 §5: where the match stopped, without message numbers, message kinds or seats."""
+    """Where the match stopped, without message numbers, message kinds or seats."""
     from p2ptrumps.net import resume
 
     log = _match_log(data, 30)

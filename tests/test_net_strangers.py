@@ -1,4 +1,4 @@
-"""A host that strangers cannot wedge, flood or poison (issue 7): each item attacked over 127.0.0.1,
+"""A host that strangers cannot wedge, flood or poison: each attack attacked over 127.0.0.1,
 each outcome asserted exactly.  The bounds are protocol/wire.md §17; the chat limits §9.7; what is
 logged after the match, and evidence of equivocation, §12; the waiting room §7.1.
 
@@ -885,7 +885,7 @@ async def test_two_hundred_strays_while_a_real_guest_plays(tmp_path: Path) -> No
 
 
 def test_the_time_up_question_speaks_the_players_words() -> None:
-    """issue 19 §5: the steps a clock runs for are named as players say them, never as messages."""
+    """The steps a clock runs for are named as players say them, never as messages."""
     from p2ptrumps.net.seat import step_words
 
     assert [step_words(w) for w in ("trump", "commit", "reveal", "rules", "deal-end")] == [

@@ -255,7 +255,8 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
     ai.thread.join(20)
     assert status == config.EXIT_LEFT
     assert re.fullmatch(r"connected True (60|[1-5]\d|[6-9])", seen[0]), seen[0]
-    assert seen[1] == "Leave? You resign the rest of the match (signed); its log is kept."
+    assert seen[1] == ("Leave the match? That resigns it: this deal and every deal not yet played count for Hana, "
+                       "signed (the match log is kept).")
     lines = err.getvalue().splitlines()
     assert lines[0] == "p2ptrumps join: you resigned and left the match (both signed the final score)"
     guest_log = Path(lines[1].removeprefix("match log (kept): "))
@@ -365,7 +366,7 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
     """The host leaves in deal 1 of 2: the person's end screen and status say "Hana resigned and left
     the match" (it used to say only "You won the match" and offer a rematch), Enter only leaves, no
     rematch question comes, and the note is printed with the score.  When both are called Hana, the
-    host is the table's "Hana (XXXX)" there too (issue 19 §4)."""
+    host is the table's "Hana (XXXX)" there too."""
     ai = AIHost(tmp_path, deals=2, leavable=True)
     ai.cfg.make_player = lambda cfg, seat: LeavingAI(cfg)
     ai.start()
@@ -616,7 +617,7 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
 
 
 def test_equal_names_are_shown_apart_by_their_keys() -> None:
-    """issue 19 §4: 'root vs root' shows each name with its key's first four characters."""
+    """'root vs root' shows each name with its key's first four characters."""
     from p2ptrumps.net.table import table_names as names_apart
 
     assert names_apart("root", "K7QX-AAAA-BBBB", "root", "3HAG-AQH3-NTA4") == ("root (K7QX)", "root (3HAG)")
@@ -632,7 +633,7 @@ def test_equal_names_are_shown_apart_by_their_keys() -> None:
 
 
 def test_a_peer_that_closes_after_the_match_leaves_no_rematch_on_the_end_screen() -> None:
-    """issue 19 §5: the end screen said "Enter rematch or leave" after the peer had left."""
+    """The end screen said "Enter rematch or leave" after the peer had left."""
     from types import SimpleNamespace
 
     from p2ptrumps.net.table import _closed_after_end

@@ -1,5 +1,5 @@
 """``host``, ``join`` and ``resume`` with the full-screen table in a real terminal (tmux), stopped by
-SIGTERM, SIGHUP or SIGINT (issue 9 §1): the match is left as ``q`` then ``y`` leaves it -- a signed
+SIGTERM, SIGHUP or SIGINT: the match is left as ``q`` then ``y`` leaves it -- a signed
 ``leave`` (protocol/wire.md §15), so both logs verify as complete with the deal in play resigned and the
 rest forfeited -- the terminal comes back (main screen, cursor shown, echo and line mode on), and the
 exit status is 128 + the signal's number, as ``play`` exits (the README's table).  The other side is
@@ -207,7 +207,7 @@ def test_a_signal_leaves_a_resumed_match_in_the_table_as_q_does(tmp_path: Path, 
 def test_a_signal_before_the_table_stops_at_once(tmp_path: Path, tmux: Tmux) -> None:
     """A host still waiting for its guest (no table yet, no match to leave) stops at once on SIGHUP."""
     run = TableRun(tmux, tmp_path, tmp_path / "me", ["host", "--port", "0"])
-    # The first networked command asks for a name once, offering the login name (issue 19 §4).
+    # The first networked command asks for a name once, offering the login name.
     wait_for("the name question", lambda: "Your name, as other players will see it [" in tmux.screen())
     tmux.run("send-keys", "-t", "t", "Hana", "Enter")
     port_in(tmux.screen)

@@ -199,7 +199,7 @@ class GatedStream(trio.abc.Stream):
 
 async def test_a_write_whose_caller_is_cancelled_still_goes_out_whole(autojump_clock: trio.testing.MockClock) -> None:
     """The bytes ``send_pending`` took from the session are written even when its caller is cancelled
-    mid-write (a task ended by the match's early end, issue 16): else they are lost, and the pong of a
+    mid-write (a task ended by the match's early end): else they are lost, and the pong of a
     later ping acknowledges a message the peer never got (protocol/wire.md §10, §14.5)."""
     a, b = trio.testing.memory_stream_pair()
     gated = GatedStream(a)

@@ -1,4 +1,4 @@
-"""The network lab itself (p2ptrumps/net/lab.py, issue 14 §1): what each home can reach and what can
+"""The network lab itself (p2ptrumps/net/lab.py): what each home can reach and what can
 reach it, before any port mapping."""
 
 from __future__ import annotations

@@ -378,7 +378,7 @@ def test_viewer_in_a_small_terminal_says_so() -> None:
 
 @pytest.mark.parametrize("width", [100, 80, 60])
 def test_the_position_text_breaks_only_after_a_slash(width: int) -> None:
-    """issue 19 §5: at 100 columns the position text was cut inside a field; now each line ends at a
+    """At 100 columns the position text was cut inside a field; now each line ends at a
     '/' and the lines pasted together (as a terminal copies them) read as the same position."""
     from p2ptrumps.notation import parse_position, position_text
 
@@ -396,8 +396,8 @@ def test_the_position_text_breaks_only_after_a_slash(width: int) -> None:
 
 
 def test_replay_analysis_with_a_node_budget_prints_the_same_every_run(capsys: pytest.CaptureFixture[str]) -> None:
-    """``replay --text --analyse --nodes N``: the verdicts depend on the record and N only (issue 21); a
-    move the solver leaves open gets analyse's estimate, as in ``analyse`` (issue 19)."""
+    """``replay --text --analyse --nodes N``: the verdicts depend on the record and N only; a
+    move the solver leaves open gets analyse's estimate, as in ``analyse``."""
     sample = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "record-sample.json"
     outputs = []
     for _ in range(2):

@@ -15,6 +15,9 @@ from p2ptrumps.text import (
     MAX_NAME_CHARS,
     check_chat,
     check_name,
+    clock_text,
+    counted,
+    numbered,
     quoted,
     refused_char,
     text_problem,
@@ -122,3 +125,13 @@ def test_our_own_name_must_draw_something(tmp_path: Path, monkeypatch: pytest.Mo
         "p2ptrumps id: --name: '\\u200b' draws nothing: a name needs at least one visible character")
     with pytest.raises(ValueError, match="at least one visible character"):
         keystore.clean_name("\u3164")
+
+
+def test_counted_numbered_and_clock_text_say_it_once_for_every_module() -> None:
+    assert [counted(n, "card") for n in (0, 1, 2)] == ["0 cards", "1 card", "2 cards"]
+    assert [counted(n, "inaccuracy", "inaccuracies") for n in (1, 3)] == ["1 inaccuracy", "3 inaccuracies"]
+    assert [counted(n, "match", "matches") for n in (1, 0)] == ["1 match", "0 matches"]
+    assert numbered("deal", [3]) == "deal 3" and numbered("deal", [3, 4, 5]) == "deals 3, 4, 5"
+    assert [clock_text(s) for s in (-1.0, 0.0, 0.2, 59.0, 65.0, 600.0)] == ["0:00", "0:00", "0:01", "0:59", "1:05",
+                                                                          "10:00"]
+

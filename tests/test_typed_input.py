@@ -1,5 +1,5 @@
 """What a user types -- addresses, ports, names, join tickets -- is read one way, or refused with one
-line that says how to write it (the defects of issues 15, 17, 18 found by a new user's try:
+line that says how to write it (the defects a new user's try found:
 ``join ::1:4000``, ``join 127.0.0.1:``, ``id --name`` with a line break, ``--ticket short``)."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return lines[1]
 
 
-# ----- item 1: an IPv6 address and a port, without brackets -------------------------------------------
+# ----- an IPv6 address and a port, without brackets ---------------------------------------------------
 
 
 @pytest.mark.parametrize(("typed", "line"), [
@@ -102,7 +102,7 @@ def test_relay_urls_read_addresses_as_join_does() -> None:
         assert str(err.value) == f"not a relay URL {url!r} (expected tcp:HOST:PORT): {why}"
 
 
-# ----- item 2: an empty port and other malformed ports -----------------------------------------------
+# ----- an empty port and other malformed ports -------------------------------------------------------
 
 
 @pytest.mark.parametrize(("typed", "line"), [
@@ -165,7 +165,7 @@ def test_a_resume_file_with_an_address_that_does_not_read_is_named(tmp_path: Pat
                                   "':' for the default port 4816)")
 
 
-# ----- item 3: the text rule of a name, wherever a name enters --------------------------------------
+# ----- the text rule of a name, wherever a name enters ----------------------------------------------
 
 
 @pytest.mark.parametrize(("name", "code", "kind"), [
@@ -212,7 +212,7 @@ def test_the_name_file_and_the_name_question_follow_the_same_rule(tmp_path: Path
     assert keystore.clean_name("  Аня  👩‍👩‍👧  ") == "Аня 👩‍👩‍👧"
 
 
-# ----- item 4: a join ticket is counted as typed ------------------------------------------------------
+# ----- a join ticket is counted as typed --------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("typed", "why"), [

@@ -398,7 +398,7 @@ def test_help_and_quit_confirmation(tmp_path: Path) -> None:
 
     session, result = run_play(cfg, script)
     assert result == QuitResult.QUIT
-    # No move was made: no record file (issue 19 §2).
+    # No move was made: no record file.
     assert session.record is None and session.saved == [] and list(tmp_path.iterdir()) == []
 
 
@@ -463,7 +463,7 @@ def test_a_whole_match_of_two_deals_through_the_ui(tmp_path: Path) -> None:
     assert session.table.state.score_halves == rec.score_halves()
 
 
-# ----- come back to a game: play again, --continue (issue 19 §2) --------------------------------
+# ----- come back to a game: play again, --continue ------------------------------------------
 
 
 def test_play_again_starts_a_new_match_with_the_same_level_and_rules(tmp_path: Path) -> None:
@@ -711,7 +711,7 @@ def test_draw_offer_to_the_ai_is_settled_either_way(tmp_path: Path) -> None:
         await quit_game(inp)
 
     run_play(cfg, script)
-    if not cfg.record_path.exists():  # declined, then quit without a move: no record (issue 19 §2)
+    if not cfg.record_path.exists():  # declined, then quit without a move: no record
         return
     deal = saved(cfg).deals[0]
     assert deal.moves == []
@@ -814,7 +814,7 @@ def test_draw_offer_asks_first_and_no_sends_nothing(tmp_path: Path) -> None:
         await quit_game(inp)
 
     run_play(cfg, script)
-    assert not cfg.record_path.exists()  # no move made: no record (issue 19 §2)
+    assert not cfg.record_path.exists()  # no move made: no record
 
 
 def test_help_names_the_draw_key_and_fits_the_smallest_terminal() -> None:

@@ -1,4 +1,4 @@
-"""Keys and what the table says (issue 9 §2, §3): any keyboard layout, unknown keys, typed
+"""Keys and what the table says: any keyboard layout, unknown keys, typed
 Russian card letters, the second-card step, repetition, pick-up counts, the last move at 60
 columns, the deal-over screen, the rule book.  The table runs on prompt_toolkit's pipe
 input with a dummy output; its intents are collected instead of reaching a match."""
@@ -265,7 +265,7 @@ def test_repeating_moves_are_exactly_those_that_draw() -> None:
 
 
 def test_a_forced_pick_up_that_repeats_a_position_is_named_not_asked() -> None:
-    """issue 19 §5: the only legal move is said to draw, and played without "Play it?"."""
+    """The only legal move is said to draw, and played without "Play it?"."""
     pos = repeat_position()
     assert pos.legal_moves() == [Move.pick_up()]
     seat = pos.to_move
@@ -590,3 +590,25 @@ def test_pasted_colour_codes_are_not_taken_for_a_mouse_report() -> None:
         await t.keys("x", lambda: s.message.startswith("'x'"), "a hint: the table still answers")
 
     assert run_table(my_turn(*BEAT_POS), script).sent == []
+
+
+@pytest.mark.parametrize(("where", "question"), [
+    ("trump", "Leave the match? That resigns it: every deal of the match counts for Bob, signed (the match log "
+              "is kept)."),
+    ("turn", "Leave the match? That resigns it: this deal and every deal not yet played count for Bob, signed "
+             "(the match log is kept)."),
+])
+def test_on_a_networked_table_q_says_that_leaving_resigns_the_match_also_on_the_trump_screen(
+        where: str, question: str) -> None:
+    """The trump screen asked "Quit the game?" and then resigned the whole match: a networked table
+    (``leave_resigns``) says what leaving resigns in every mode, before it does it."""
+    table = TableApp(UIOptions(leave_resigns=True), output=_Screen(100, 30))
+    table.set_players(("Ann", "Bob"), 0)
+    if where == "trump":
+        table.ask_trump()
+    else:
+        pos = position(*BEAT_POS)
+        table.show_event(DealStarted(1, 1, pos))
+        table.begin_turn(pos.copy(), 0)
+    table.ask_quit()
+    assert table.state.confirm is not None and table.state.confirm.question == question

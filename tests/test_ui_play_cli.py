@@ -205,7 +205,7 @@ def test_a_full_disk_mid_game_is_shown_at_once_and_the_record_saved_elsewhere(
 
 
 def test_continue_takes_the_newest_unfinished_game_or_says_there_is_none(tmp_path: Path) -> None:
-    """issue 19 §2: ``play --continue`` reopens the newest unfinished offline game with its level,
+    """``play --continue`` reopens the newest unfinished offline game with its level,
     rules, trumps and name, saved in place; without one it says where it looked."""
     from p2ptrumps.record import DealRecord, PlayerInfo
     from p2ptrumps.shuffle import deal_hands

@@ -1,4 +1,4 @@
-"""The terminal around the table (issue 9 §1): how wide the suit symbols are drawn (asked of
+"""The terminal around the table: how wide the suit symbols are drawn (asked of
 a pseudo-terminal that answers like a real one), ``--ascii``/``--unicode``, and SIGTERM /
 SIGHUP ending ``play`` and ``replay`` the way ``q`` does (in-process, through the real
 signal handlers; ``test_ui_tmux.py`` checks the real terminal afterwards)."""
@@ -91,7 +91,10 @@ def test_choose_ascii_by_flag_encoding_and_the_terminal() -> None:
 
 
 def test_termination_calls_back_and_gives_the_exit_status() -> None:
+    """SIGHUP leaves the table with status 129, and its handler is handed back as found: the default,
+    or ``SIG_IGN`` under ``nohup``."""
     calls: list[str] = []
+    found = signal.getsignal(signal.SIGHUP)
 
     async def main() -> Termination:
         with Termination(lambda: calls.append("leave")) as term:
@@ -105,7 +108,7 @@ def test_termination_calls_back_and_gives_the_exit_status() -> None:
     term = asyncio.run(main())
     assert calls == ["leave"]
     assert (term.signal, term.exit_status, term.name) == (signal.SIGHUP, 129, "SIGHUP")
-    assert signal.getsignal(signal.SIGHUP) == signal.SIG_DFL  # handed back
+    assert signal.getsignal(signal.SIGHUP) == found  # handed back
 
 
 def test_termination_hands_back_the_handlers_it_found() -> None:
@@ -209,7 +212,7 @@ def test_a_signal_ends_play_like_q_and_keeps_the_record(tmp_path: Path, sig: sig
             while session.table.state.mode != Mode.TURN:
                 assert loop.time() < deadline, "the table never reached my turn"
                 await asyncio.sleep(0.005)
-            if session.record is None:  # I lead: a record is written from the first move on (issue 19 §2)
+            if session.record is None:  # I lead: a record is written from the first move on
                 inp.send_text("\r")
             while not (session.table.state.mode == Mode.TURN and session.record is not None):
                 assert loop.time() < deadline, "the table never reached my turn after a move"

@@ -1,6 +1,6 @@
 """``play`` in a real terminal (tmux), stopped by SIGTERM or SIGHUP: the terminal comes back
 as ``q`` leaves it — main screen, cursor shown, echo and line mode on — and the record is
-saved (issue 9 §1).  Skipped where tmux is not installed.  Each run uses its own tmux
+saved.  Skipped where tmux is not installed.  Each run uses its own tmux
 server socket and kills it afterwards."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def test_a_signal_restores_the_terminal_and_keeps_the_record(tmp_path: Path, tmu
     tmux.run("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", f"{env} sh -c {shlex.quote(script)}")
     wait_for("the table", lambda: "Your lead" in tmux.screen() or "Beat " in tmux.screen())
     assert tmux.run("display", "-p", "-t", "t", "#{alternate_on}").strip() == "1"
-    if "Your lead" in tmux.screen():  # a record is written from the first move on (issue 19 §2)
+    if "Your lead" in tmux.screen():  # a record is written from the first move on
         tmux.run("send-keys", "-t", "t", "Enter")
         wait_for("my lead", lambda: "   1 You" in tmux.screen())
     os.kill(int(pid_file.read_text()), sig)

@@ -8,16 +8,16 @@ from prompt_toolkit.styles import Attrs
 
 from p2ptrumps.cards import Card, mask_of, parse_cards
 from p2ptrumps.rules import Move, Position, RuleSet
+from p2ptrumps.text import halves_text
+from p2ptrumps.ui.terminal import c_locale, wants_ascii
 from p2ptrumps.ui.view import (
     EndView,
     HistoryEntry,
     StatusView,
     TableView,
     asciify,
-    c_locale,
     clock_fragment,
     expect_text,
-    halves_text,
     hand_order,
     hand_rows,
     make_style,
@@ -28,7 +28,6 @@ from p2ptrumps.ui.view import (
     render_table,
     render_too_small,
     render_trump_choice,
-    wants_ascii,
     wants_color,
 )
 
@@ -260,7 +259,7 @@ def test_environment_and_encoding_detection() -> None:
     assert wants_color({}) is True
     assert wants_color({"NO_COLOR": "1"}) is False
     assert wants_color({"NO_COLOR": ""}) is True
-    # issue 19 §5: a terminal without colours gets none.
+    # A terminal without colours gets none.
     assert wants_color({"TERM": "xterm-mono"}) is False
     assert wants_color({"TERM": "vt100"}) is False
     assert wants_color({"TERM": "xterm-256color"}) is True
@@ -350,7 +349,7 @@ def test_long_record_path_wraps_on_the_end_screen() -> None:
     view = EndView(title="x", names=("A", "B"), trumps=(0, 1), hands=(0, 0), pile=(), deal_number=1, deals=1,
                    score_halves=(2, 0), match_over=True, record_path=path)
     lines = plain(render_end(view, 50, 8))
-    # Broken after a "/", never inside a name (issue 19 §5).
+    # Broken after a "/", never inside a name.
     assert lines[4:7] == [
         " Record saved: /home/someone/.local/share/",
         "   p2ptrumps/records/",
@@ -388,7 +387,7 @@ def test_a_small_screen_keeps_the_newest_chat_line() -> None:
 
 
 def test_move_100_does_not_touch_the_panel_border() -> None:
-    """issue 19 §5: "│100" touched the border; every number keeps a space after it, and the longest
+    """"│100" touched the border; every number keeps a space after it, and the longest
     line up to move 999 fits the panel."""
     from dataclasses import replace
 

@@ -171,7 +171,7 @@ def test_refused_rules_verdict_says_no_match_was_played() -> None:
         "VALID: the guest refused the rules, so no match was played; every message checks.")
 
 
-# ----- issue 8: an honest player is never proven a cheat; the owner is never named without proof -----
+# ----- an honest player is never proven a cheat; the owner is never named without proof -----
 
 CASES = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "wire"
 
@@ -208,13 +208,10 @@ def test_rules_with_both_limits_off_are_refused_and_the_message_says_why() -> No
 
 
 def test_deal_end_for_the_wrong_deal_is_out_of_turn_naming_both_numbers() -> None:
-    """wire.md §9.2: a deal field not the current deal is out-of-turn, deal-end's too (issue 17 item 5)."""
+    """wire.md §9.2: a deal field not the current deal is out-of-turn, deal-end's too."""
     v = verify_log((CASES / "case-dealend-wrong-deal.log").read_bytes())
     assert (v.status, v.code, v.index, v.offender, v.offender_proven) == ("invalid", "out-of-turn", 228, 0, True)
     assert v.reason == "frame #228: host sent deal-end for deal 2, the current deal is 1"
-    shared = Path("/work/shared/cases/protocol/dealend_wrong_deal.log")
-    if shared.exists():  # the same case as found by a second verifier
-        assert verdict_of(shared.read_bytes()) == ("invalid", "out-of-turn", 228, 0, True)
 
 
 @pytest.mark.parametrize(("zeros", "counted"), [(1, "1 zero byte"), (3, "3 zero bytes"), (4, "4 zero bytes"),

@@ -280,7 +280,7 @@ def test_restore_refuses_another_key_and_tells_who_awaits_an_acknowledgement() -
 
 @pytest.mark.parametrize("role", ["host", "guest"])
 def test_a_side_whose_log_lost_its_own_messages_adopts_them_back_and_signs_nothing_twice(role: str) -> None:
-    """Issue 17 item 2 (wire.md §14.2 step 5): one side's log is restored to an earlier state -- it lost
+    """wire.md §14.2 step 5: one side's log is restored to an earlier state -- it lost
     messages it had sent, which the other side holds (up to 6 of the peer's chain, its own among them).
     After the resume exchange it signs nothing while behind, takes its own messages back from the peer
     (logged), and the match ends exactly as the uninterrupted one did: no second message for any held

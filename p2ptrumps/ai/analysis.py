@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from ..cards import Card
 from ..rules import BEAT, NO_CARD, PICK_UP, Move, Position
+from ..text import counted
 from .core import SEARCH, WIN, WIN_BOUND
 from .engine import RUN, Solution, plies_of, solve, spec_of, verdict
 from .levels import position_seed
@@ -192,9 +193,9 @@ class PlayerSummary:
         else:
             acc = (f"accuracy {self.accuracy:.0%} ({self.kept} of {self.judged} judged moves kept the value, "
                    f"{self.estimated} estimated)")
-        return (f"seat {self.seat} {name}: {acc}, {self.blunders} blunder{'s' if self.blunders != 1 else ''}, "
-                f"{self.mistakes} mistake{'s' if self.mistakes != 1 else ''}, "
-                f"{self.inaccuracies} inaccurac{'ies' if self.inaccuracies != 1 else 'y'}, {self.unknown} unknown")
+        return (f"seat {self.seat} {name}: {acc}, {counted(self.blunders, 'blunder')}, "
+                f"{counted(self.mistakes, 'mistake')}, "
+                f"{counted(self.inaccuracies, 'inaccuracy', 'inaccuracies')}, {self.unknown} unknown")
 
 
 def short_label(move: Move, ascii_only: bool = False) -> str:

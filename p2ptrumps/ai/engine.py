@@ -189,7 +189,7 @@ def solve(position: Position, budget_s: float | None = 1.0, max_nodes: int = 0, 
             run and machine).  The prover runs on one thread.  ``p2ptrumps solve`` uses threads;
             ``analyse``, the hint and ``strong`` (the position's value only, :data:`~.core.SOLVE`)
             solve on one thread: measured on this project's 2-core machine (``bench/solver_reach.py
-            --threads``, ``bench/solver_threads.py``, issue 21), 2 threads settled no more of 123
+            --threads``, ``bench/solver_threads.py``), 2 threads settled no more of 123
             positions within 0.1 s or 1 s than one (30 / 43 against 31 / 42) and solved the value
             alone only 1.06 times faster (the helper thread mostly repeats the first one's work);
             every move's value (``every``) 1.28 times faster, up to 1.9 where the root moves share

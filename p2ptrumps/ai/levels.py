@@ -11,11 +11,14 @@ from __future__ import annotations
 import random
 
 from ..rules import Move, Position
+from ..text import AI_LEVELS
 from .core import WIN, WIN_BOUND, position_hash
 from .engine import NORMAL, STRONG, SearchResult, Settings, search, spec_of
 from .heuristics import greedy_move
 
-LEVELS = ("random", "greedy", "normal", "strong")
+#: The levels, weakest first (their names live in :mod:`p2ptrumps.text`, which the command line reads
+#: without loading the AI).
+LEVELS = AI_LEVELS
 
 #: The settings of each searching level.
 SETTINGS: dict[str, Settings] = {"normal": NORMAL, "strong": STRONG}

@@ -26,16 +26,16 @@ a thread finishes with is the exact value.
   list (``variant``); the first to finish gives the value and its
   best move, and stops the others.  The value is the single thread's; the move
   is a best move (the fastest win, a drawing move, the slowest loss), not
-  always the same one where several are equally good.  Measured (issue 21, 2
+  always the same one where several are equally good.  Measured (on 2
   cores): every move's value up to 1.9 times as fast; the value alone about
   1.06 (the helpers mostly repeat the first thread's work), so only ``p2ptrumps
   solve`` uses threads (see :func:`p2ptrumps.ai.engine.solve`).
 
 Only a time budget: which thread gets how far within a node budget depends on
-the machine, so a node budget stays on one thread (the same answer everywhere,
-issue 21).  Memory: one table of ``16 * 2**tt_bits`` bytes for all threads (64
-MiB at 22 bits), plus about 0.1 MiB a thread (and its move lists, up to 4 MiB
-of address space, touched only as deep as the search goes).
+the machine, so a node budget stays on one thread (the same answer everywhere).
+Memory: one table of ``16 * 2**tt_bits`` bytes for all threads (64 MiB at 22 bits), plus about
+0.1 MiB a thread (and its move lists, up to 4 MiB of address space, touched only as deep as the
+search goes).
 """
 
 from __future__ import annotations

@@ -164,8 +164,8 @@ def format_text(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]
     core = "compiled core" if COMPILED else "pure-Python core"
     per = f"{nodes} nodes" if nodes else f"{budget_s:g} s"
     lines = [f"analysis of {printable(path)} ({per} per position, {core})"]
-    for deal, deal_verdicts in zip(record.deals, verdicts, strict=True):
-        result = deal.outcome.describe(names) if deal.outcome is not None else "unfinished"
+    for i, (deal, deal_verdicts) in enumerate(zip(record.deals, verdicts, strict=True)):
+        result = record.deal_result_text(i, names)
         lines += ["", f"deal {deal.number}: {result}"]
         for v in deal_verdicts:
             who = f"seat {v.seat} {names[v.seat]}"

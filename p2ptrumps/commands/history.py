@@ -1,6 +1,6 @@
 """``p2ptrumps history``: every match this data directory holds, and a score per opponent.
 
-Source: issue 19 §1; the index file is specified in ``protocol/files.md`` ("history.json").
+Source: README.md "Commands"; the index file is specified in ``protocol/files.md`` ("history.json").
 
 The sources of truth are the files themselves: the offline game records in
 ``<data>/records/*.json`` (``protocol/record.md``) and the match logs of networked
@@ -37,6 +37,7 @@ from ..command import CommandError
 from ..files import UnreadableFileError, read_limited, write_atomic
 from ..record import FORMAT as RECORD_FORMAT
 from ..record import MatchRecord
+from ..text import counted, halves_text
 from ..wire.log import LOG_MAGIC
 from ..wire.verify import verify_log
 from .replay import started_from_name
@@ -46,11 +47,11 @@ from .verify import MAX_LOG_BYTES
 INDEX_NAME = "history.json"
 INDEX_FORMAT = "p2ptrumps-history-index"
 #: Bump when :class:`Entry` changes: an index of another version is rebuilt from the files.
-INDEX_VERSION = 2  # 2: a complete log's score is the signed one (with forfeited deals)
+INDEX_VERSION = 3  # 2: a complete log's score is the signed one; 3: results as verify decides them, disputes
 #: The largest offline record read (bytes): a 1000-deal record is a few MB.
 MAX_RECORD_BYTES = 64 * 2**20
 
-RESULTS = ("won", "drawn", "lost")
+RESULTS = ("won", "drawn", "lost", "undecided")
 
 
 @dataclass
@@ -67,12 +68,21 @@ class Entry:
         rules: the rules in a few words, e.g. ``"36 cards, 3 deals"``.
         score: points of ``me`` and of the opponent: a complete match log's signed score (which
             counts the deals a leave forfeited, ``wire.md`` §15), else over the finished deals.
-        result: ``"won"``, ``"drawn"``, ``"lost"`` or ``"unfinished"`` (from ``me``'s side).
+        result: ``"won"``, ``"drawn"``, ``"lost"`` (a complete match whose result is decided, as ``verify``
+            decides it: ``protocol/verify.md`` §5, ``decided``), ``"undecided"`` (complete, but its deals
+            without a result could change who won: never won or drawn), or ``"unfinished"``; from
+            ``me``'s side.
         check: ``"verified"`` (a valid, complete match log), ``"record"`` (an offline record that
             replays), or one line saying what is wrong (``"invalid: …"``, ``"unreadable: …"``,
             ``"unfinished log"``).
         counts: whether the result counts in the summary (finished, and verified or a good record).
-        claimed: the result rests on a claim on time (``wire.md`` §16), not on play.
+        claimed: the result rests on a claim on time that stands (``wire.md`` §16), not on play.
+        disputes: the claims on time disputed in the match (by either seat: a log cannot tell who was right).
+        no_result: the deals of a complete match without a result, ``[number, why]`` in order, ``why``
+            ``"disputed"`` or ``"not played"`` (``protocol/files.md``, "history.json").
+        abandoned: ``"me"`` or ``"opponent"``: who ended the match as abandoned by the other
+            (``wire.md`` §15.1); ``""`` for neither.
+        outages: the reconnections on ``me``'s steps and on the opponent's (``verify.md`` §5).
         match_id: which match of whose side the file holds, so that two copies of one are one
             match: ``"<game id>-<seat>"`` for a match log (``wire.md`` §13), ``"<started>-<first
             deal's seed>"`` for a record; ``""`` if unknown.
@@ -90,6 +100,10 @@ class Entry:
     check: str = ""
     counts: bool = False
     claimed: bool = False
+    disputes: int = 0
+    no_result: list[list[Any]] = field(default_factory=list)
+    abandoned: str = ""
+    outages: tuple[int, int] = (0, 0)
     match_id: str = ""
 
     @property
@@ -110,6 +124,7 @@ class Entry:
         """The entry as JSON (the index and ``--json`` use this shape)."""
         d = asdict(self)
         d["score"] = list(self.score)
+        d["outages"] = list(self.outages)
         return d
 
     @classmethod
@@ -122,8 +137,16 @@ class Entry:
         if not (isinstance(score, list) and len(score) == 2 and all(isinstance(x, int | float) for x in score)):
             raise ValueError("bad score")
         entry.score = (float(score[0]), float(score[1]))
+        outages = data.get("outages")
+        if not (isinstance(outages, list) and len(outages) == 2 and all(type(x) is int for x in outages)):
+            raise ValueError("bad outages")
+        entry.outages = (outages[0], outages[1])
+        if not (type(entry.disputes) is int and isinstance(entry.no_result, list)
+                and all(isinstance(d, list) and len(d) == 2 and type(d[0]) is int and isinstance(d[1], str)
+                        for d in entry.no_result)):
+            raise ValueError("bad disputes or no_result")
         for name in ("path", "kind", "started", "me", "opponent", "opponent_id", "rules", "result", "check",
-                     "match_id"):
+                     "abandoned", "match_id"):
             if not isinstance(getattr(entry, name), str):
                 raise ValueError(f"bad {name}")
         return entry
@@ -131,8 +154,7 @@ class Entry:
 
 def _rules_text(record: MatchRecord) -> str:
     r = record.rules
-    deals = f"{r.deals} deal" + ("s" if r.deals != 1 else "")
-    return f"{r.pack_size} cards, {deals}"
+    return f"{r.pack_size} cards, {counted(r.deals, 'deal')}"
 
 
 def _result(mine: float, theirs: float, finished: bool) -> str:
@@ -228,8 +250,15 @@ def read_log(path: Path, rel: str) -> Entry:
         entry.score = verdict.score_halves[seat] / 2, verdict.score_halves[1 - seat] / 2
     elif seat is not None:
         entry.score = _score(record, seat)
-    entry.result = _result(*entry.score, finished and seat is not None)
-    entry.claimed = bool(verdict.claims)
+    winner = verdict.winner  # as verify decides it (verify.md §5): deals without a result may leave it open
+    entry.result = ("unfinished" if not finished or seat is None else "undecided" if not verdict.decided
+                    else "drawn" if winner is None else "won" if winner == seat else "lost")
+    disputes = [x for x in verdict.disputed if x is not None]
+    entry.claimed = len(verdict.claims) > len(disputes)
+    entry.disputes = len(disputes)
+    entry.no_result = [[n, why] for n, why in verdict.no_result()]
+    if seat is not None:
+        entry.outages = (verdict.outages[seat], verdict.outages[1 - seat])
     entry.check = "verified" if finished else "unfinished log"
     entry.counts = finished and seat is not None
     return entry
@@ -364,7 +393,12 @@ class Tally:
     won: int = 0
     drawn: int = 0
     lost: int = 0
+    undecided: int = 0
     streak: str = ""
+    #: Claims on time disputed in these matches, by either seat (``wire.md`` §16: no log tells who was right).
+    disputes: int = 0
+    #: Reconnections on our steps and on the opponent's (``verify.md`` §5, ``outages``).
+    outages: list[int] = field(default_factory=lambda: [0, 0])
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -387,7 +421,7 @@ def newest_order(entry: Entry) -> tuple[str, str, int]:
 def tally(entries: Iterable[Entry]) -> list[Tally]:
     """The summary per opponent (by key for people, by level for the AI) of the entries that
     count, most played first.  ``streak`` is the run of equal results at the newest end:
-    ``"W3"`` (three wins), ``"D1"``, ``"L2"``, ``""`` for none."""
+    ``"W3"`` (three wins), ``"D1"``, ``"L2"``, ``"U1"`` (undecided), ``""`` for none."""
     by: dict[str, Tally] = {}
     newest_first: dict[str, list[str]] = {}
     for e in sorted(entries, key=newest_order, reverse=True):
@@ -397,6 +431,8 @@ def tally(entries: Iterable[Entry]) -> list[Tally]:
         t = by.setdefault(key, Tally(e.opponent_label, e.opponent_id))
         t.played += 1
         setattr(t, e.result, getattr(t, e.result) + 1)
+        t.disputes += e.disputes
+        t.outages = [t.outages[0] + e.outages[0], t.outages[1] + e.outages[1]]
         newest_first.setdefault(key, []).append(e.result)
     for key, results in newest_first.items():
         run = 0
@@ -422,11 +458,6 @@ def matches(entry: Entry, opponent: str | None, since: date | None) -> bool:
             return datetime.strptime(entry.started, "%Y-%m-%dT%H:%M:%SZ").date() >= since
         return False
     return True
-
-
-def _points(x: float) -> str:
-    whole, half = divmod(round(x * 2), 2)
-    return (str(whole) if whole or not half else "") + ("½" if half else "")
 
 
 def _when(started: str) -> str:
@@ -459,12 +490,14 @@ def format_text(history: History, shown: list[Entry], ascii_only: bool = False, 
         text = "\n".join([f"no matches in {history.data} (offline records in records/, match logs in logs/)",
                           *(["", *others] if others else [])])
         return text.replace("½", ".5") if ascii_only else text
-    lines = [f"{len(shown)} match{'es' if len(shown) != 1 else ''} in {history.data}", ""]
+    lines = [f"{counted(len(shown), 'match', 'matches')} in {history.data}", ""]
     rows = [("date", "opponent", "rules", "result", "check")]
     for e in shown:
-        result = e.result if e.result == "unfinished" else f"{e.result} {_points(e.score[0])}-{_points(e.score[1])}"
-        if e.claimed:
-            result += " (on time)"
+        a, b = (halves_text(round(points * 2)) for points in e.score)
+        result = e.result if e.result == "unfinished" else f"{e.result} {a}-{b}"
+        notes = result_notes(e)
+        if notes:
+            result += f" ({'; '.join(notes)})"
         check = e.check if e.counts or e.check in ("verified", "record") else f"{e.check} ({e.path})"
         rows.append((_when(e.started), e.opponent_label or "?", e.rules or "?", result, check))
     lines += _table(rows)
@@ -475,13 +508,36 @@ def format_text(history: History, shown: list[Entry], ascii_only: bool = False, 
     tallies = tally(shown)
     if tallies:
         lines += ["", "per opponent:"]
-        lines += _table([("opponent", "played", "won", "drawn", "lost", "streak")]
-                        + [(t.opponent, str(t.played), str(t.won), str(t.drawn), str(t.lost), t.streak or "-")
+        lines += _table([("opponent", "played", "won", "drawn", "lost", "undecided", "disputes",
+                          "outages you/them", "streak")]
+                        + [(t.opponent, str(t.played), str(t.won), str(t.drawn), str(t.lost), str(t.undecided),
+                            *(("-", "-") if t.opponent_id.startswith("ai:")  # offline: no clock, no link
+                              else (str(t.disputes), f"{t.outages[0]}/{t.outages[1]}")), t.streak or "-")
                            for t in tallies])
     if others:
         lines += ["", *others]
     text = "\n".join(lines)
     return text.replace("½", ".5") if ascii_only else text
+
+
+def result_notes(e: Entry) -> list[str]:
+    """What the result column says beside the score: the deals without a result named as such (never
+    won or drawn), who abandoned the match, a result that rests on a claim on time: ``["deal 3
+    disputed", "deals 4-5 not played"]``."""
+    notes = []
+    for why in ("disputed", "not played"):
+        numbers = [n for n, w in e.no_result if w == why]
+        if len(numbers) == 1:
+            notes.append(f"deal {numbers[0]} {why}")
+        elif numbers:
+            run = numbers == list(range(numbers[0], numbers[-1] + 1))
+            listed = f"{numbers[0]}-{numbers[-1]}" if run else ", ".join(map(str, numbers))
+            notes.append(f"deals {listed} {why}")
+    if e.abandoned:
+        notes.append("abandoned by them" if e.abandoned == "opponent" else "you abandoned it")
+    if e.claimed:
+        notes.append("on time")
+    return notes
 
 
 def _table(rows: Sequence[tuple[str, ...]]) -> list[str]:

@@ -24,12 +24,14 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from datetime import date
-from typing import NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
-from .. import __version__
-from ..cards import CardParseError, parse_suit
+from .. import __version__, i18n
+from ..cards import PACK_SIZES, CardParseError, parse_suit
 from ..command import PROG, CommandError, say
+from ..i18n import _
 from ..rules import RuleSet, RuleSetError
+from ..text import AI_LEVELS
 
 COMMANDS = {
     "play": "p2ptrumps.ui.play:run",
@@ -41,12 +43,12 @@ COMMANDS = {
     "solve": "p2ptrumps.commands.solve:run",
     "analyse": "p2ptrumps.commands.analyse:run",
     "id": "p2ptrumps.net.commands:run_id",
+    "block": "p2ptrumps.net.commands:run_block",
+    "unblock": "p2ptrumps.net.commands:run_unblock",
     "rules": "p2ptrumps.ui.rulebook:run",
     "resume": "p2ptrumps.net.commands:run_resume",
     "history": "p2ptrumps.commands.history:run",
 }
-
-AI_LEVELS = ("random", "greedy", "normal", "strong")
 
 #: The networked commands, whose table (unless ``--headless`` or ``--ai``) the command line prepares.
 _TABLE_COMMANDS = ("host", "join", "resume")
@@ -62,27 +64,38 @@ class HelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if "default" in text or not action.option_strings or action.default in (None, False, argparse.SUPPRESS):
+        # TRANSLATORS: the word of a help text that names an option's default value ("default: you play");
+        # a help text with it gets no "(default X)" added, so the translations use this same word there.
+        said = _("default")
+        if "default" in text or said in text or not action.option_strings or action.default in (
+                None, False, argparse.SUPPRESS):
             return text
         if text.endswith(")") and not text.endswith("))"):
-            return f"{text[:-1]}; default %(default)s)"
-        return f"{text} (default %(default)s)"
+            return _("%(help)s; default %%(default)s)", help=text[:-1])
+        return _("%(help)s (default %%(default)s)", help=text)
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        try:
+            return super()._expand_help(action)
+        except (KeyError, ValueError, TypeError):  # a translation that broke a placeholder: its text as written
+            return (action.help or "").replace("%%", "%")
 
 
 def tidy_message(message: str) -> str:
     """An argparse error message in the words the rest of p2ptrumps uses:
     ``"argument --seed: 'x' is not a whole number"`` -> ``"--seed: 'x' is not a whole number"``."""
     message = re.sub(r"^argument ", "", message)
-    message = message.replace("not allowed with argument ", "cannot be used with ")
+    if m := re.match(r"^(\S+): not allowed with argument (\S+)$", message):
+        return _("%(option)s: cannot be used with %(other)s", option=m[1], other=m[2])
     if m := re.match(r"^(\S+): expected one argument$", message):
-        return f"{m[1]} needs a value"
+        return _("%(what)s needs a value", what=m[1])
     if m := re.match(r"^(?:(\S+): )?invalid choice: (.*?) \(choose from (.*)\)$", message):
         choices = m[3].replace(chr(39), "")
         if m[1] == "COMMAND":
-            return f"{m[2]} is not a command (one of {choices})"
-        return f"{m[2]} is not one of {choices}"
+            return _("%(value)s is not a command (one of %(choices)s)", value=m[2], choices=choices)
+        return _("%(value)s is not one of %(choices)s", value=m[2], choices=choices)
     if m := re.match(r"^the following arguments are required: (.*)$", message):
-        return f"missing {m[1]}"
+        return _("missing %(what)s", what=m[1])
     return message
 
 
@@ -93,6 +106,11 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        # Every command takes --lang (read before the parser is built: language_option); a command's own
+        # leaves no default behind, so one given before the command's name stays.
+        self.add_argument("--lang", metavar="CODE", default=argparse.SUPPRESS,
+                          help=_("the language to speak: %(codes)s (default: as `p2ptrumps id --lang` saved "
+                                 "it, else the environment's)", codes=" ".join(i18n.available())))
 
     def short_usage(self) -> str:
         """``usage: p2ptrumps arena LEVEL_A LEVEL_B [options]  (--help lists them)``: one line."""
@@ -100,7 +118,8 @@ class Parser(argparse.ArgumentParser):
                  if not a.option_strings and not isinstance(a, argparse._SubParsersAction)]
         if any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
             words.insert(0, "COMMAND")
-        return f"usage: {' '.join([self.prog, *words])} [options]  ({self.prog} --help lists them)"
+        return _("usage: ") + " ".join([self.prog, *words]) + " " + _("[options]  (%(prog)s --help lists them)",
+                                                                       prog=self.prog)
 
     def error(self, message: str) -> NoReturn:
         self.fail(tidy_message(message))
@@ -127,9 +146,9 @@ def positive_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(_("%(text)s is not a number", text=repr(text))) from None
     if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+        raise argparse.ArgumentTypeError(_("%(text)s must be a positive number of seconds", text=repr(text)))
     return value
 
 
@@ -138,9 +157,9 @@ def nonnegative_float(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(_("%(text)s is not a number", text=repr(text))) from None
     if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or a positive number of seconds")
+        raise argparse.ArgumentTypeError(_("%(text)s must be 0 or a positive number of seconds", text=repr(text)))
     return value
 
 
@@ -148,14 +167,14 @@ def _whole(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(_("%(text)s is not a whole number", text=repr(text))) from None
 
 
 def positive_int(text: str) -> int:
     """argparse type: a whole number, at least 1."""
     value = _whole(text)
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+        raise argparse.ArgumentTypeError(_("%(text)s must be at least 1", text=repr(text)))
     return value
 
 
@@ -163,7 +182,7 @@ def count_arg(text: str) -> int:
     """argparse type: a whole number, 0 or more (a count that may be zero)."""
     value = _whole(text)
     if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
+        raise argparse.ArgumentTypeError(_("%(text)s must be 0 or more", text=repr(text)))
     return value
 
 
@@ -171,7 +190,7 @@ def int64_arg(text: str) -> int:
     """argparse type: a whole number that fits in a signed 64-bit integer (seeds)."""
     value = _whole(text)
     if not -(2**63) <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"{text!r} is out of range (a signed 64-bit number)")
+        raise argparse.ArgumentTypeError(_("%(text)s is out of range (a signed 64-bit number)", text=repr(text)))
     return value
 
 
@@ -183,7 +202,8 @@ def one_of(*values: object) -> Callable[[str], object]:
         for v in values:
             if text == str(v):
                 return v
-        raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(map(str, values))}")
+        raise argparse.ArgumentTypeError(_("%(text)s is not one of %(values)s",
+                                           text=repr(text), values=', '.join(map(str, values))))
 
     check.__name__ = "one_of"
     return check
@@ -203,11 +223,13 @@ def nodes_arg(text: str) -> int:
     try:
         value = int(digits) * scale
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of nodes (like 200000 or 200k)") from None
+        raise argparse.ArgumentTypeError(_("%(text)s is not a number of nodes (like 200000 or 200k)",
+                                           text=repr(text))) from None
     if value < 1000:
-        raise argparse.ArgumentTypeError(f"{text!r}: a node budget must be at least 1000")
+        raise argparse.ArgumentTypeError(_("%(text)s: a node budget must be at least 1000", text=repr(text)))
     if value > MAX_NODES:  # the core counts positions in a signed 64-bit number
-        raise argparse.ArgumentTypeError(f"{text!r}: a node budget must be at most {MAX_NODES} (1e12)")
+        raise argparse.ArgumentTypeError(_("%(text)s: a node budget must be at most %(most)s (1e12)",
+                                           text=repr(text), most=MAX_NODES))
     return value
 
 
@@ -218,7 +240,8 @@ def threads_arg(text: str) -> int:
 
     value = _whole(text)
     if not 1 <= value <= MAX_THREADS:
-        raise argparse.ArgumentTypeError(f"{text!r}: the number of threads must be 1 to {MAX_THREADS}")
+        raise argparse.ArgumentTypeError(_("%(text)s: the number of threads must be 1 to %(most)s",
+                                           text=repr(text), most=MAX_THREADS))
     return value
 
 
@@ -229,19 +252,19 @@ def _pair(text: str, one: Callable[[str], T], what: str) -> tuple[T, T]:
     """``X`` (both sides) or ``X,Y`` (A then B), each read by ``one``; ``what`` names the forms in the error."""
     parts = text.split(",")
     if len(parts) > 2:
-        raise argparse.ArgumentTypeError(f"{text!r}: give {what}")
+        raise argparse.ArgumentTypeError(_("%(text)s: give %(what)s", text=repr(text), what=what))
     values = [one(part) for part in parts]
     return (values[0], values[-1])
 
 
 def think_pair_arg(text: str) -> tuple[float, float]:
     """argparse type: ``S`` (both sides) or ``S,T`` (A then B) seconds per move, each as :func:`positive_float`."""
-    return _pair(text, positive_float, "S for both sides or S,T for A and B")
+    return _pair(text, positive_float, _("S for both sides or S,T for A and B"))
 
 
 def node_pair_arg(text: str) -> tuple[int, int]:
     """argparse type: ``N`` (both sides) or ``N,M`` (A then B) node budgets, each as :func:`nodes_arg`."""
-    return _pair(text, nodes_arg, "N for both sides or N,M for A and B")
+    return _pair(text, nodes_arg, _("N for both sides or N,M for A and B"))
 
 
 def sprt_arg(text: str) -> tuple[float, float]:
@@ -250,16 +273,17 @@ def sprt_arg(text: str) -> tuple[float, float]:
     try:
         elo0, elo1 = (float(x) for x in parts)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: give two Elo differences, like 0,50") from None
+        raise argparse.ArgumentTypeError(_("%(text)s: give two Elo differences, like 0,50", text=repr(text))) from None
     if not (math.isfinite(elo0) and math.isfinite(elo1)) or not elo0 < elo1 or max(abs(elo0), abs(elo1)) > 1000:
-        raise argparse.ArgumentTypeError(f"{text!r}: need ELO0 < ELO1, each between -1000 and 1000")
+        raise argparse.ArgumentTypeError(_("%(text)s: need ELO0 < ELO1, each between -1000 and 1000", text=repr(text)))
     return elo0, elo1
 
 
 def level_arg(text: str) -> str:
     """argparse type: an AI level, one of :data:`AI_LEVELS`."""
     if text not in AI_LEVELS:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an AI level (one of {', '.join(AI_LEVELS)})")
+        raise argparse.ArgumentTypeError(_("%(text)s is not an AI level (one of %(levels)s)",
+                                           text=repr(text), levels=', '.join(AI_LEVELS)))
     return text
 
 
@@ -281,17 +305,20 @@ def name_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{quoted(text)}: {why}")
     name = " ".join(text.split())
     if not name:
-        raise argparse.ArgumentTypeError(f"{text!r} is empty: a name needs at least one visible character")
+        raise argparse.ArgumentTypeError(_("%(text)s is empty: a name needs at least one visible character",
+                                           text=repr(text)))
     if len(name) > MAX_NAME_CHARS:
         shown = name[:20] + "…"
         raise argparse.ArgumentTypeError(
-            f"{shown!r} is {len(name)} characters long; a name has at most {MAX_NAME_CHARS}")
+            _("%(shown)s is %(length)s characters long; a name has at most %(most)s",
+              shown=repr(shown), length=len(name), most=MAX_NAME_CHARS))
     try:
         check_name(name)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{name!r}: {exc}") from None
     if is_blank(name):
-        raise argparse.ArgumentTypeError(f"{name!r} draws nothing: a name needs at least one visible character")
+        raise argparse.ArgumentTypeError(_("%(name)s draws nothing: a name needs at least one visible character",
+                                           name=repr(name)))
     return name
 
 
@@ -302,7 +329,8 @@ def move_time_arg(text: str) -> int:
     value = _whole(text)
     if not (value == 0 or MIN_MOVE_TIME_S <= value <= MAX_MOVE_TIME_S):
         raise argparse.ArgumentTypeError(
-            f"{text!r} must be 0 (no clock) or {MIN_MOVE_TIME_S}..{MAX_MOVE_TIME_S} seconds")
+            _("%(text)s must be 0 (no clock) or %(least)s..%(most)s seconds",
+              text=repr(text), least=MIN_MOVE_TIME_S, most=MAX_MOVE_TIME_S))
     return value
 
 
@@ -361,7 +389,7 @@ def ipv4_prefix_arg(text: str) -> int:
     except ValueError:
         value = -1
     if not 8 <= value <= 32:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number from 8 to 32")
+        raise argparse.ArgumentTypeError(_("%(text)s must be a whole number from 8 to 32", text=repr(text)))
     return value
 
 
@@ -401,16 +429,17 @@ def fingerprint_arg(text: str) -> str:
 
 def add_rule_options(p: argparse.ArgumentParser) -> None:
     """The rule-set options of RULES.md (defaults as there)."""
-    g = p.add_argument_group("rules (RULES.md variants; both players must agree)")
-    g.add_argument("--deals", type=positive_int, default=1, metavar="N", help="deals in the match")
-    g.add_argument("--pack", type=one_of(32, 36, 52), default=36, metavar="32|36|52", help="pack size")
-    g.add_argument("--no-sixes", action="store_true", help="turn off the sixes rule")
+    g = p.add_argument_group(_("rules (RULES.md variants; both players must agree)"))
+    g.add_argument("--deals", type=positive_int, default=1, metavar="N", help=_("deals in the match"))
+    g.add_argument("--pack", type=one_of(*PACK_SIZES), default=36, metavar="|".join(map(str, PACK_SIZES)),
+                   help=_("pack size"))
+    g.add_argument("--no-sixes", action="store_true", help=_("turn off the sixes rule"))
     g.add_argument(
-        "--voluntary-pickup", action="store_true", help="allow picking up even when you could beat"
+        "--voluntary-pickup", action="store_true", help=_("allow picking up even when you could beat")
     )
     g.add_argument("--repetition", type=count_arg, default=3, metavar="N",
-                   help="draw on the N-th occurrence of a position; 0 = off")
-    g.add_argument("--turn-limit", type=count_arg, default=1000, metavar="N", help="draw after N turns; 0 = off")
+                   help=_("draw on the N-th occurrence of a position; 0 = off"))
+    g.add_argument("--turn-limit", type=count_arg, default=1000, metavar="N", help=_("draw after N turns; 0 = off"))
 
 
 def rules_from_args(args: argparse.Namespace) -> RuleSet:
@@ -429,38 +458,39 @@ def add_suit_options(p: argparse.ArgumentParser) -> None:
     """``--ascii`` / ``--unicode``: how suits are drawn (else chosen from the terminal, see
     :func:`p2ptrumps.ui.terminal.choose_ascii`)."""
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--ascii", action="store_true", help="suits as letters S H D C (default: symbols if the "
-                   "terminal can draw them one column wide)")
-    g.add_argument("--unicode", action="store_true", help="suits as symbols ♠ ♥ ♦ ♣ even if the terminal "
-                   "does not seem to manage them")
+    g.add_argument("--ascii", action="store_true", help=_("suits as letters S H D C (default: symbols if the "
+                   "terminal can draw them one column wide)"))
+    g.add_argument("--unicode", action="store_true", help=_("suits as symbols ♠ ♥ ♦ ♣ even if the terminal "
+                   "does not seem to manage them"))
 
 
 def add_ai_options(p: argparse.ArgumentParser, *, level: str | None, think_s: float, think_help: str) -> None:
     """``--ai LEVEL`` and ``--think S``: the AI's level (``level`` None: the AI plays only if
     asked) and its time per move."""
     if level is None:
-        ai_help = f"let the AI play this seat, at this level ({', '.join(AI_LEVELS)}; default: you play)"
+        ai_help = _("let the AI play this seat, at this level (%(levels)s; default: you play)",
+                    levels=", ".join(AI_LEVELS))
     else:
-        ai_help = f"the AI's level: {', '.join(AI_LEVELS)}"
+        ai_help = _("the AI's level: %(levels)s", levels=", ".join(AI_LEVELS))
     p.add_argument("--ai", type=level_arg, default=level, metavar="LEVEL", help=ai_help)
     p.add_argument("--think", type=positive_float, default=think_s, metavar="S", help=think_help)
     p.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
-                   help="the AI's positions searched per move instead of --think: the same moves on any machine "
-                   "(normal and strong; 200k or 2m are read too; default: use --think)")
+                   help=_("the AI's positions searched per move instead of --think: the same moves on any machine "
+                   "(normal and strong; 200k or 2m are read too; default: use --think)"))
 
 
 def add_analysis_options(p: argparse.ArgumentParser) -> None:
     """How hard ``analyse`` and ``replay``'s analysis work: ``--budget``, ``--nodes``, ``--depth``,
     ``--estimate-nodes`` (the same options, so both judge a move alike)."""
     p.add_argument("--budget", type=positive_float, default=0.5, metavar="S",
-                   help="analysis: seconds to solve each position")
+                   help=_("analysis: seconds to solve each position"))
     p.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
-                   help="analysis: solve each position with N nodes instead of --budget (the same verdicts on every "
-                   "machine; 200k or 2m are read too)")
+                   help=_("analysis: solve each position with N nodes instead of --budget (the same verdicts on every "
+                   "machine; 200k or 2m are read too)"))
     p.add_argument("--depth", type=positive_int, default=6, metavar="PLIES",
-                   help="analysis: how far the estimate of a move the solver leaves unknown looks ahead")
+                   help=_("analysis: how far the estimate of a move the solver leaves unknown looks ahead"))
     p.add_argument("--estimate-nodes", type=positive_int, default=1_000_000, metavar="N",
-                   help="analysis: nodes at most of each estimate (the same on every machine)")
+                   help=_("analysis: nodes at most of each estimate (the same on every machine)"))
 
 
 def _since_arg(text: str) -> date:
@@ -468,223 +498,314 @@ def _since_arg(text: str) -> date:
     try:
         return date.fromisoformat(text.strip())
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a day as YYYY-MM-DD") from None
+        raise argparse.ArgumentTypeError(_("%(text)s is not a day as YYYY-MM-DD", text=repr(text))) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog=PROG,
-        description="Svoi Kozyri (your own trumps), the card duel: play the AI, or a person "
-        "over the network with no server between you.",
-    )
-    parser.add_argument("--version", action="version", version=f"p2ptrumps {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+if TYPE_CHECKING:
+    #: The subcommands of the parser, as ``add_subparsers`` gives them.
+    Commands = argparse._SubParsersAction[Parser]
 
-    play = sub.add_parser("play", help="play the AI in the terminal", description="Play a match against the AI.")
-    add_ai_options(play, level="normal", think_s=0.5, think_help="the AI's time per move, seconds")
+
+def _add_play(sub: Commands) -> None:
+    """``p2ptrumps play``: its options."""
+    play = sub.add_parser("play", help=_("play the AI in the terminal"), description=_("Play a match against the AI."))
+    add_ai_options(play, level="normal", think_s=0.5, think_help=_("the AI's time per move, seconds"))
     play.add_argument("--seed", type=int64_arg, default=None, metavar="N",
-                      help="seed the deals (repeatable matches; default: random)")
+                      help=_("seed the deals (repeatable matches; default: random)"))
     play.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT",
-                      help="your own trump: C D H S, ♣ ♦ ♥ ♠ or clubs ... spades (default: asked)")
-    play.add_argument("--name", type=name_arg, default=None, help="your name in the record (default: You)")
+                      help=_("your own trump: C D H S, ♣ ♦ ♥ ♠ or clubs ... spades (default: asked)"))
+    play.add_argument("--name", type=name_arg, default=None, help=_("your name in the record (default: You)"))
     add_suit_options(play)
     play.add_argument("--log-dir", default=None, metavar="DIR",
-                      help="where records go (default: <data dir>/records)")
+                      help=_("where records go (default: <data dir>/records)"))
     play.add_argument("--position", default=None, metavar="TEXT",
-                      help="play one deal from this position text (as replay shows it; protocol/position.md): "
-                      "you take seat 0, the rules and trumps come from the text (default: dealt deals)")
+                      help=_("play one deal from this position text (as replay shows it; protocol/position.md): "
+                      "you take seat 0, the rules and trumps come from the text (default: dealt deals)"))
     play.add_argument("--continue", dest="continue_", action="store_true",
-                      help="go on with the newest unfinished game in the records directory where it stopped "
+                      help=_("go on with the newest unfinished game in the records directory where it stopped "
                       "(its AI level, rules, trumps and name: an option asking for others is refused; "
-                      "the record is saved in place)")
+                      "the record is saved in place)"))
     add_rule_options(play)
 
+
+def _add_replay(sub: Commands) -> None:
+    """``p2ptrumps replay``: its options."""
     replay = sub.add_parser(
-        "replay", help="step through a saved match", description="Replay a saved record or match log."
+        "replay", help=_("step through a saved match"), description=_("Replay a saved record or match log.")
     )
-    replay.add_argument("file", metavar="FILE", help="a game record (.json) or a networked match log")
-    replay.add_argument("--text", action="store_true", help="print the match as plain text")
+    replay.add_argument("file", metavar="FILE", help=_("a game record (.json) or a networked match log"))
+    replay.add_argument("--text", action="store_true", help=_("print the match as plain text"))
     replay.add_argument("--analyse", action="store_true",
-                        help="analysis mode from the start (key a in the viewer): does each move keep the value?")
+                        help=_("analysis mode from the start (key a in the viewer): does each move keep the value?"))
     add_analysis_options(replay)
     add_suit_options(replay)
 
+
+def _add_arena(sub: Commands) -> None:
+    """``p2ptrumps arena``: its options."""
     arena = sub.add_parser(
         "arena",
-        help="AI against AI, headless",
-        description="Play duplicate deals between two AI levels and report the score with a 95% interval.",
+        help=_("AI against AI, headless"),
+        description=_("Play duplicate deals between two AI levels and report the score with a %(level)d%% interval.",
+                      level=95),
     )
-    arena.add_argument("level_a", type=level_arg, metavar="LEVEL_A", help=f"one of {', '.join(AI_LEVELS)}")
-    arena.add_argument("level_b", type=level_arg, metavar="LEVEL_B", help=f"one of {', '.join(AI_LEVELS)}")
-    arena.add_argument("--deals", type=positive_int, default=50, metavar="N", help="deal pairs to play")
-    arena.add_argument("--seed", type=int64_arg, default=0, metavar="N", help="seed of the deals")
+    levels = _("one of %(levels)s", levels=", ".join(AI_LEVELS))
+    arena.add_argument("level_a", type=level_arg, metavar="LEVEL_A", help=levels)
+    arena.add_argument("level_b", type=level_arg, metavar="LEVEL_B", help=levels)
+    arena.add_argument("--deals", type=positive_int, default=50, metavar="N", help=_("deal pairs to play"))
+    arena.add_argument("--seed", type=int64_arg, default=0, metavar="N", help=_("seed of the deals"))
     arena.add_argument("--think", type=think_pair_arg, default=(0.1, 0.1), metavar="S[,T]",
-                       help="each AI's time per move, seconds (default 0.1, shorter than play's 0.5: an arena plays "
-                       "hundreds of games, and the levels are compared at equal time); S,T: S for A and T for B")
+                       help=_("each AI's time per move, seconds (default 0.1, shorter than play's 0.5: an arena plays "
+                       "hundreds of games, and the levels are compared at equal time); S,T: S for A and T for B"))
     arena.add_argument("--nodes", type=node_pair_arg, default=None, metavar="N[,M]",
-                       help="positions searched per move instead of --think (N,M: N for A, M for B): results that "
-                       "do not depend on the machine or its load (default: use --think)")
+                       help=_("positions searched per move instead of --think (N,M: N for A, M for B): results that "
+                       "do not depend on the machine or its load (default: use --think)"))
     arena.add_argument("--sprt", type=sprt_arg, default=None, metavar="ELO0,ELO1",
-                       help="stop as soon as a sequential test decides between A stronger by ELO0 and by ELO1 "
-                       "(5%% error rates); --deals is then the most pairs played (default: play them all)")
-    arena.add_argument("--jobs", type=positive_int, default=1, metavar="J", help="processes")
-    arena.add_argument("--log-dir", default=None, metavar="DIR", help="write each game's record here (default: none)")
+                       help=_("stop as soon as a sequential test decides between A stronger by ELO0 and by ELO1 "
+                       "(5%% error rates); --deals is then the most pairs played (default: play them all)"))
+    arena.add_argument("--jobs", type=positive_int, default=1, metavar="J", help=_("processes"))
+    arena.add_argument("--log-dir", default=None, metavar="DIR",
+                       help=_("write each game's record here (default: none)"))
 
-    host = sub.add_parser("host", help="host a networked match", description="Wait for a guest and play a match.")
+
+def _add_host(sub: Commands) -> None:
+    """``p2ptrumps host``: its options."""
+    host = sub.add_parser("host", help=_("host a networked match"), description=_("Wait for a guest and play a match."))
     host.add_argument("--bind", type=bind_arg, default=None, metavar="ADDR",
-                      help="address to listen on: an IPv4 or IPv6 address or a host name "
-                      "(default: every address, IPv6 and IPv4)")
-    host.add_argument("--port", type=port_arg, default=4816, metavar="P", help="TCP port (0 = any free port)")
+                      help=_("address to listen on: an IPv4 or IPv6 address or a host name "
+                      "(default: every address, IPv6 and IPv4)"))
+    host.add_argument("--port", type=port_arg, default=4816, metavar="P", help=_("TCP port (0 = any free port)"))
     host.add_argument("--no-map", action="store_true",
-                      help="do not ask the home router to forward the port (UPnP-IGD, NAT-PMP); never asked for "
-                      "a loopback --bind, nor with P2PTRUMPS_NO_MAP=1")
+                      help=_("do not ask the home router to forward the port (UPnP-IGD, NAT-PMP); never asked for "
+                      "a loopback --bind, nor with P2PTRUMPS_NO_MAP=1"))
     _add_net_options(host)
     door = host.add_mutually_exclusive_group()
     door.add_argument("--open", action="store_true",
-                      help="admit any guest without a join ticket (the default with --ai: anyone may play the AI)")
+                      help=_("admit any guest without a join ticket (the default with --ai: anyone may play the AI)"))
     door.add_argument("--ticket", type=ticket_arg, default=None, metavar="TICKET",
-                      help="the join ticket to require (default: a new one, shown with the address, unless --ai)")
+                      help=_("the join ticket to require (default: a new one, shown with the address, unless --ai)"))
     host.add_argument("--ipv4-prefix", type=ipv4_prefix_arg, default=32, metavar="N",
-                      help="count IPv4 guests by their /N network for the host's caps (8..32; IPv6: /64)")
-    meet = host.add_argument_group("meet by code (protocol/rendezvous.md)")
+                      help=_("count IPv4 guests by their /N network for the host's caps (8..32; IPv6: /64)"))
+    meet = host.add_argument_group(_("meet by code (protocol/rendezvous.md)"))
     meet.add_argument("--code", action="store_true",
-                      help="print a one-use code for your opponent (p2ptrumps join 7-crossover-clockwork): no address "
-                      "or fingerprint to pass on, and a relay when no direct connection can be made")
+                      help=_("print a one-use code for your opponent (p2ptrumps join 7-crossover-clockwork): no "
+                             "address or fingerprint to pass on, and a relay when no direct connection can be made"))
     meet.add_argument("--rendezvous", type=rendezvous_arg, default=None, metavar="URL",
-                      help="the mailbox server for --code (default: the public one of magic-wormhole, "
-                      "ws://relay.magic-wormhole.io:4000/v1)")
+                      help=_("the mailbox server for --code (default: the public one of magic-wormhole, "
+                      "ws://relay.magic-wormhole.io:4000/v1)"))
     meet.add_argument("--relay", default=None, metavar="URL", type=relay_arg,
-                      help="the transit relay for --code, tcp:HOST:PORT (default: the public one of "
-                      "magic-wormhole, tcp:transit.magic-wormhole.io:4001; 'none': no relay)")
+                      help=_("the transit relay for --code, tcp:HOST:PORT (default: the public one of "
+                      "magic-wormhole, tcp:transit.magic-wormhole.io:4001; 'none': no relay)"))
     meet.add_argument("--no-direct", action="store_true", help=argparse.SUPPRESS)  # tests: offer only the relay
     host.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT",
-                      help="your own trump (the host chooses first; default: asked)")
+                      help=_("your own trump (the host chooses first; default: asked)"))
     add_rule_options(host)
     host.add_argument("--move-time", type=move_time_arg, default=60, metavar="S",
-                      help="the move clock, agreed with the rules: seconds per move (5..3600), after which the "
-                      "waiting side may claim the deal; 0 = no clock")
+                      help=_("the move clock, agreed with the rules: seconds per move (5..3600), after which the "
+                      "waiting side may claim the deal; 0 = no clock"))
 
-    join = sub.add_parser("join", help="join a networked match", description="Connect to a host and play.")
+
+def _add_join(sub: Commands) -> None:
+    """``p2ptrumps join``: its options."""
+    join = sub.add_parser("join", help=_("join a networked match"), description=_("Connect to a host and play."))
     join.add_argument("address", metavar="CODE|HOST:PORT[/TICKET]", type=address_arg,
-                      help="the code the host gave you (7-crossover-clockwork), or the address it printed with "
-                      "its join ticket (IPv6: [::1]:4816/abcd-efgh-...)")
+                      help=_("the code the host gave you (7-crossover-clockwork), or the address it printed with "
+                      "its join ticket (IPv6: [::1]:4816/abcd-efgh-...)"))
     join.add_argument("--rendezvous", type=rendezvous_arg, default=None, metavar="URL",
-                      help="the mailbox server for a code (default: the public one of magic-wormhole)")
+                      help=_("the mailbox server for a code (default: the public one of magic-wormhole)"))
     fp = join.add_mutually_exclusive_group()
     fp.add_argument("--fingerprint", metavar="FP", type=fingerprint_arg,
-                    help="the host's key fingerprint, as it gave it to you")
-    fp.add_argument("--accept-new", action="store_true", help="accept an unknown host's key (not a changed one)")
+                    help=_("the host's key fingerprint, as it gave it to you"))
+    fp.add_argument("--accept-new", action="store_true", help=_("accept an unknown host's key (not a changed one)"))
     _add_net_options(join)
-    join.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help="your own trump (default: asked)")
-    policy = join.add_argument_group("the rules accepted without asking (with --ai, or without a terminal)")
+    join.add_argument("--trump", type=suit_arg, default=None, metavar="SUIT", help=_("your own trump (default: asked)"))
+    policy = join.add_argument_group(_("the rules accepted without asking (with --ai, or without a terminal)"))
     policy.add_argument("--max-deals", type=positive_int, default=50, metavar="N",
-                        help="refuse a match of more deals")
+                        help=_("refuse a match of more deals"))
     policy.add_argument("--max-turn-limit", type=positive_int, default=1000, metavar="N",
-                        help="refuse a turn limit above N, or none (rules with repetition off are refused too)")
+                        help=_("refuse a turn limit above N, or none (rules with repetition off are refused too)"))
 
+
+def _add_resume(sub: Commands) -> None:
+    """``p2ptrumps resume``: its options."""
     resume = sub.add_parser(
-        "resume", help="take up an unfinished networked match after a crash",
-        description="Take up an unfinished networked match from its log after this side's process died "
+        "resume", help=_("take up an unfinished networked match after a crash"),
+        description=_("Take up an unfinished networked match from its log after this side's process died "
         "(a crash, kill, reboot): a host listens again on its port, a guest connects to the host again; the "
-        "match goes on from the last message both hold.")
+        "match goes on from the last message both hold."))
     resume.add_argument("log", metavar="LOG", nargs="?", default=None,
-                        help="the match log (default: the newest unfinished one, after asking)")
-    add_ai_options(resume, level=None, think_s=0.5, think_help="the AI's time per move, seconds (with --ai)")
-    resume.add_argument("--headless", action="store_true", help="no terminal UI: print progress and the result")
+                        help=_("the match log (default: the newest unfinished one, after asking)"))
+    add_ai_options(resume, level=None, think_s=0.5, think_help=_("the AI's time per move, seconds (with --ai)"))
+    resume.add_argument("--headless", action="store_true", help=_("no terminal UI: print progress and the result"))
     resume.add_argument("--no-map", action="store_true",
-                        help="(a host) do not ask the home router to forward the port again")
+                        help=_("(a host) do not ask the home router to forward the port again"))
     resume.add_argument("--rematch", type=count_arg, default=0, metavar="N",
-                        help="with --ai: offer/accept up to N rematches (default 0; a person is asked instead)")
+                        help=_("with --ai: offer/accept up to N rematches (default 0; a person is asked instead)"))
     add_suit_options(resume)
     resume.add_argument("--reconnect-wait", type=nonnegative_float, default=120.0, metavar="S",
-                        help="seconds to wait for the peer to come back, then keep the match unfinished")
+                        help=_("seconds to wait for the peer to come back, then keep the match unfinished"))
     resume.add_argument("--timeout", type=positive_float, default=30.0, metavar="S",
-                        help="seconds of silence (no heartbeat) before the peer is declared gone")
+                        help=_("seconds of silence (no heartbeat) before the peer is declared gone"))
 
+
+def _add_verify(sub: Commands) -> None:
+    """``p2ptrumps verify``: its options."""
     verify = sub.add_parser(
         "verify",
-        help="check a match log, or the two logs of one match against each other",
-        description="Check a match log: signatures, hash chain, commitments, deals, moves, result. "
+        help=_("check a match log, or the two logs of one match against each other"),
+        description=_("Check a match log: signatures, hash chain, commitments, deals, moves, result. "
         "Exit 0 valid and complete, 1 invalid, 2 unreadable, 3 valid so far but unfinished. "
         "Given the two logs of one match (the host's and the guest's, in either order), also check that they "
         "hold one chain and that no key signed two histories: exit 0 one chain and complete, 1 invalid "
         "(equivocation, or a fault in either log), 2 unreadable, logs of different games, or two logs of one "
-        "seat (not a pair), 3 unfinished.",
+        "seat (not a pair), 3 unfinished."),
     )
-    verify.add_argument("log", metavar="LOG", help="the match log file")
+    verify.add_argument("log", metavar="LOG", help=_("the match log file"))
     verify.add_argument("other_log", metavar="OTHER_LOG", nargs="?", default=None,
-                        help="the other seat's log of the same match, to check against LOG")
-    verify.add_argument("--json", action="store_true", help="print the verdict as JSON")
+                        help=_("the other seat's log of the same match, to check against LOG"))
+    verify.add_argument("--json", action="store_true", help=_("print the verdict as JSON"))
 
+
+def _add_solve(sub: Commands) -> None:
+    """``p2ptrumps solve``: its options."""
     solve = sub.add_parser(
-        "solve", help="the exact value of a position",
-        description="Solve a position exactly: win, draw or loss against best play and in how many turns, "
+        "solve", help=_("the exact value of a position"),
+        description=_("Solve a position exactly: win, draw or loss against best play and in how many turns, "
         "for the position and for each legal move (or unknown within the budget). POSITION is a position "
-        "text (protocol/position.md), as replay shows it.",
+        "text (protocol/position.md), as replay shows it."),
     )
-    solve.add_argument("position", metavar="POSITION", help="a position text, e.g. v1/SH/6S7SKS/9D6H/9CTC/0/12")
-    solve.add_argument("--budget", type=positive_float, default=10.0, metavar="S", help="seconds to think")
+    solve.add_argument("position", metavar="POSITION", help=_("a position text, e.g. v1/SH/6S7SKS/9D6H/9CTC/0/12"))
+    solve.add_argument("--budget", type=positive_float, default=10.0, metavar="S", help=_("seconds to think"))
     solve.add_argument("--nodes", type=nodes_arg, default=0, metavar="N",
-                       help="solve with N positions instead of --budget: the same answer and output on every "
-                       "machine (200k or 2m are read too); on one thread")
+                       help=_("solve with N positions instead of --budget: the same answer and output on every "
+                       "machine (200k or 2m are read too); on one thread"))
     solve.add_argument("--threads", type=threads_arg, default=None, metavar="N",
-                       help="with --budget: solve on N threads sharing one table (default: the cores, at most 8; "
-                       "1: one thread); the same exact values, sooner")
-    solve.add_argument("--json", action="store_true", help="print the result as JSON")
+                       help=_("with --budget: solve on N threads sharing one table (default: the cores, at most 8; "
+                       "1: one thread); the same exact values, sooner"))
+    solve.add_argument("--json", action="store_true", help=_("print the result as JSON"))
     add_suit_options(solve)
 
+
+def _add_analyse(sub: Commands) -> None:
+    """``p2ptrumps analyse``: its options."""
     analyse = sub.add_parser(
-        "analyse", help="judge every move of a saved match",
-        description="Solve the positions of a game record or match log and say which moves kept the value "
-        "(a forced win, a draw) and which threw it, with a summary per player.",
+        "analyse", help=_("judge every move of a saved match"),
+        description=_("Solve the positions of a game record or match log and say which moves kept the value "
+        "(a forced win, a draw) and which threw it, with a summary per player."),
     )
-    analyse.add_argument("file", metavar="RECORD_OR_LOG", help="a game record (.json) or a networked match log")
+    analyse.add_argument("file", metavar="RECORD_OR_LOG", help=_("a game record (.json) or a networked match log"))
     add_analysis_options(analyse)
-    analyse.add_argument("--svg", default=None, metavar="FILE", help="also write the value graph as an SVG file")
-    analyse.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    analyse.add_argument("--svg", default=None, metavar="FILE", help=_("also write the value graph as an SVG file"))
+    analyse.add_argument("--json", action="store_true", help=_("print the analysis as JSON"))
     add_suit_options(analyse)
 
+
+def _add_history(sub: Commands) -> None:
+    """``p2ptrumps history``: its options."""
     history = sub.add_parser(
-        "history", help="the matches you played and your score against each opponent",
-        description="List every match of your data directory (offline records and networked match logs): "
+        "history", help=_("the matches you played and your score against each opponent"),
+        description=_("List every match of your data directory (offline records and networked match logs): "
         "date, opponent, rules, result and whether the file checks; then a summary per opponent and AI level "
-        "(played, won, drawn, lost, current streak). Networked results count only from logs that verify.",
+        "(played, won, drawn, lost, current streak). Networked results count only from logs that verify."),
     )
     history.add_argument("--opponent", default=None, metavar="TEXT",
-                         help="only matches against an opponent whose name, fingerprint or AI level contains TEXT")
+                         help=_("only matches against an opponent whose name, fingerprint or AI level contains TEXT"))
     history.add_argument("--since", type=_since_arg, default=None, metavar="YYYY-MM-DD",
-                         help="only matches started on or after this day")
-    history.add_argument("--json", action="store_true", help="print the list and summary as JSON")
+                         help=_("only matches started on or after this day"))
+    history.add_argument("--json", action="store_true", help=_("print the list and summary as JSON"))
 
+
+def _add_id(sub: Commands) -> None:
+    """``p2ptrumps id``: its options."""
     ident = sub.add_parser(
-        "id", help="show your key fingerprint", description="Show (creating on first use) your identity."
+        "id", help=_("show your key fingerprint"), description=_("Show (creating on first use) your identity.")
     )
-    ident.add_argument("--name", type=name_arg, default=None, help="set the name you show to peers")
+    ident.add_argument("--name", type=name_arg, default=None, help=_("set the name you show to peers"))
     ident.add_argument("--forget", default=None, metavar="NAME_OR_FP",
-                       help="unpin a known peer (by fingerprint, name or address), e.g. after it made a new key")
+                       help=_("unpin a known peer (by fingerprint, name or address), e.g. after it made a new key"))
+    own = next(a for a in ident._actions if "--lang" in a.option_strings)  # id's --lang saves the choice
+    own.dest = "save_lang"
+    own.help = _("speak this language from now on, in every command: %(codes)s, or auto (the environment's "
+                 "again); saved beside your key", codes=" ".join(i18n.available()))
 
-    rules = sub.add_parser("rules", help="read the rules of the game",
-                           description="Show the rule book (RULES.md), through a pager on a terminal.")
-    rules.add_argument("--no-pager", action="store_true", help="print the rules without a pager")
+
+def _add_block(sub: Commands) -> None:
+    """``p2ptrumps block``: its argument (protocol/files.md, "blocked_peers.json")."""
+    block = sub.add_parser(
+        "block", help=_("refuse a key for good"),
+        description=_("Refuse a key for good: a host turns it away at the doorway, and you never join it, by "
+                      "address or by code; each side is told in one line and nothing is written.  Undo with "
+                      "unblock."))
+    block.add_argument("key", metavar="NAME_OR_FP",
+                       help=_("a key fingerprint, or the name (or address) of one known peer"))
+
+
+def _add_unblock(sub: Commands) -> None:
+    """``p2ptrumps unblock``: its argument."""
+    unblock = sub.add_parser("unblock", help=_("take back a block"),
+                             description=_("Take back the blocks of a key, by its fingerprint or the name it was "
+                                           "blocked under."))
+    unblock.add_argument("key", metavar="NAME_OR_FP", help=_("the fingerprint, or the name shown by block"))
+
+
+def _add_rules(sub: Commands) -> None:
+    """``p2ptrumps rules``: its options."""
+    rules = sub.add_parser("rules", help=_("read the rules of the game"),
+                           description=_("Show the rule book (RULES.md), through a pager on a terminal."))
+    rules.add_argument("--no-pager", action="store_true", help=_("print the rules without a pager"))
+
+
+#: One builder per command, in the order ``p2ptrumps --help`` lists them.
+BUILDERS: tuple[Callable[[Commands], None], ...] = (
+    _add_play,
+    _add_replay,
+    _add_arena,
+    _add_host,
+    _add_join,
+    _add_resume,
+    _add_verify,
+    _add_solve,
+    _add_analyse,
+    _add_history,
+    _add_id,
+    _add_block,
+    _add_unblock,
+    _add_rules,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line: the top level (``--version``) and one subparser per command, each made
+    by its builder in :data:`BUILDERS` (the order of ``--help``)."""
+    parser = Parser(
+        prog=PROG,
+        description=_("Svoi Kozyri (your own trumps), the card duel: play the AI, or a person "
+        "over the network with no server between you."),
+    )
+    parser.add_argument("--version", action="version", version=f"p2ptrumps {__version__}",
+                        help=_("show program's version number and exit"))
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in BUILDERS:
+        add(sub)
     return parser
 
 
 def _add_net_options(p: argparse.ArgumentParser) -> None:
-    add_ai_options(p, level=None, think_s=0.5, think_help="the AI's time per move, seconds (with --ai)")
-    p.add_argument("--headless", action="store_true", help="no terminal UI: print progress and the result")
-    p.add_argument("--log", default=None, metavar="PATH", help="match log path (default: <data dir>/logs/...)")
+    add_ai_options(p, level=None, think_s=0.5, think_help=_("the AI's time per move, seconds (with --ai)"))
+    p.add_argument("--headless", action="store_true", help=_("no terminal UI: print progress and the result"))
+    p.add_argument("--log", default=None, metavar="PATH", help=_("match log path (default: <data dir>/logs/...)"))
     p.add_argument("--rematch", type=count_arg, default=0, metavar="N",
-                   help="with --ai: offer/accept up to N rematches (default 0; a person is asked instead)")
+                   help=_("with --ai: offer/accept up to N rematches (default 0; a person is asked instead)"))
     p.add_argument("--name", type=name_arg, default=None,
-                   help="your name shown to the opponent (default: as set by `p2ptrumps id --name`)")
+                   help=_("your name shown to the opponent (default: as set by `p2ptrumps id --name`)"))
     add_suit_options(p)
     p.add_argument("--no-bell", action="store_true",
-                   help="no terminal bell when your move clock reaches its last 10 seconds")
+                   help=_("no terminal bell when your move clock reaches its last 10 seconds"))
     p.add_argument("--reconnect-wait", type=nonnegative_float, default=120.0, metavar="S",
-                   help="seconds to wait for the peer to come back after the connection drops, then keep the "
-                   "match unfinished (0 = do not wait)")
+                   help=_("seconds to wait for the peer to come back after the connection drops, then keep the "
+                   "match unfinished (0 = do not wait)"))
     p.add_argument("--timeout", type=positive_float, default=30.0, metavar="S",
-                   help="seconds of silence (no heartbeat) before the peer is declared gone")
+                   help=_("seconds of silence (no heartbeat) before the peer is declared gone"))
 
 
 _OPTION_OF_RULE = {
@@ -742,8 +863,25 @@ def given_options(command: argparse.ArgumentParser, words: Sequence[str]) -> fro
 def _unrecognized(extras: Sequence[str]) -> str:
     options = [x for x in extras if x.startswith("-")]
     if options:
-        return f"unknown option {options[0]}"
-    return f"unexpected argument {extras[0]!r}"
+        return _("unknown option %(option)s", option=options[0])
+    return _("unexpected argument %(argument)s", argument=repr(extras[0]))
+
+
+def language_option(words: Sequence[str]) -> str | None:
+    """The value of ``--lang`` among the command line's ``words`` (``--lang ru``, ``--lang=ru``, before
+    a ``--``; the last one given), read before the parser is built so that its help is in that
+    language; None when it is not given."""
+    found = None
+    for i, word in enumerate(words):
+        if word == "--":
+            break
+        name, sep, value = word.partition("=")
+        if name in ("--lang", "--lan", "--la"):
+            if sep:
+                found = value
+            elif i + 1 < len(words):
+                found = words[i + 1]
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -752,6 +890,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad arguments exit (``SystemExit(2)``) after the usage line and one line of error;
     a :class:`~p2ptrumps.command.CommandError` from the command is printed in the same
     voice and its status returned."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    language = language_option(words)
+    i18n.setup(language)
+    if language == "help":
+        print("\n".join(i18n.listing()))
+        return 0
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     command = subparser(parser, args.command)
@@ -761,7 +905,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     if args.command == "play":  # --continue compares what was asked for with the saved game
-        words = list(sys.argv[1:] if argv is None else argv)
         args.given = given_options(command, words[words.index("play") + 1:] if "play" in words else words)
     if hasattr(args, "repetition"):
         try:

@@ -42,6 +42,7 @@ from ..cards import suit_label
 from ..command import CommandError
 from ..notation import PositionTextError, parse_position, position_text
 from ..rules import Move, Position
+from ..text import counted
 from ..ui.terminal import choose_ascii
 
 
@@ -127,7 +128,7 @@ def _at_most(value: int) -> str:
 
 
 def _plies_text(plies: int | None) -> str:
-    return "" if plies is None else " (1 ply)" if plies == 1 else f" ({plies} plies)"
+    return "" if plies is None else f" ({counted(plies, 'ply', 'plies')})"
 
 
 def _known_moves(solution: Solution) -> dict[Move, tuple[int, bool]]:

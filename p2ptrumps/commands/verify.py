@@ -1,7 +1,6 @@
 """``p2ptrumps verify LOG [OTHER_LOG] [--json]``: check a match log, or two logs of one game, and say so.
 
-Source: ``protocol/verify.md`` (verdicts, exit codes, the JSON forms; §6 for two logs); issue 3 §3,
-issue 8 §3.
+Source: ``protocol/verify.md`` (verdicts, exit codes, the JSON forms; §6 for two logs).
 
 Exit status for one log: 0 valid and complete, 1 invalid, 2 unreadable, 3 valid
 so far but unfinished.  For two logs: 0 one chain and complete, 1 invalid (an

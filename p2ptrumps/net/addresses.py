@@ -1,7 +1,7 @@
 """Network addresses as the user types them and as the host gives them out.
 
-Source: issue 3 §3 (``join HOST:PORT``, ``--port P``, ``--fingerprint FP``), issue 6 §1
-(IPv6 in brackets, IDN names and names with ``_``, both address families, global
+Source: README.md "Playing over the network" (``join HOST:PORT``, ``--port P``,
+``--fingerprint FP``, IPv6 in brackets, IDN names and names with ``_``, both address families, global
 addresses first) and ``protocol/wire.md`` §4.3 (how a typed fingerprint is compared).
 
 The parsing functions open no socket (the command line checks its arguments with them

@@ -1,7 +1,7 @@
 """Admission to a host: the join ticket, network prefixes and a room that a crowd cannot steer.
 
 Source: ``protocol/wire.md`` §7.3 (the doorway, the join ticket, an expected guest key, refusals,
-room by network prefix) and §17 (the caps); issue 17 item 1.
+room by network prefix) and §17 (the caps).
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import ipaddress
 import os
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
+
+from ..text import counted
 
 #: Bytes of a join ticket drawn by the reference host (protocol/wire.md §7.3: 8..32 allowed).
 TICKET_BYTES = 10
@@ -63,7 +65,7 @@ def parse_ticket(text: str) -> bytes:
         raise TicketError(f"{shown} has {bad!r}, which no ticket has: a ticket is {form}")
     n = len(clean)
     if not MIN_TICKET_CHARS <= n <= MAX_TICKET_CHARS:
-        raise TicketError(f"{shown} has {n} character{'s' if n != 1 else ''}; a ticket has "
+        raise TicketError(f"{shown} has {counted(n, 'character')}; a ticket has "
                           f"{MIN_TICKET_CHARS} to {MAX_TICKET_CHARS} (dashes not counted): {form}")
     if n % 8 not in _WHOLE_BYTES:
         raise TicketError(f"{shown} has {n} characters, a count no ticket has: a character is missing or one "

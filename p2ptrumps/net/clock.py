@@ -12,6 +12,7 @@ from __future__ import annotations
 import trio
 
 from ..match import DEAL_END
+from ..wire.messages import STEPS
 from ..wire.referee import MATCH_END, PLAY
 from ..wire.session import Session
 from .config import NO_CLOCK_LIMIT_S
@@ -23,17 +24,11 @@ CLOCK_TICK_S = 0.25
 #: Steps whose used time :class:`MoveClock` remembers (for checking a claim against us, §16).
 SPENT_KEPT = 8
 #: The steps with a move clock (protocol/wire.md §16): the trump choice, each commitment and reveal, each move.
-CLOCKED = ("trump", "commit", "reveal", "move")
+CLOCKED = STEPS
 
 #: What the clock times: ``(step, deal, turn, seat)`` -- the step one of :data:`CLOCKED` or a statement
 #: (``"deal-end"``, ``"match-end"``), the turn of the deal for a move (else 0), the seat awaited.
 ClockKey = tuple[str, int, int, int]
-
-
-def clock_text(seconds: float) -> str:
-    """``"1:05"`` for 65 seconds (whole seconds rounded up, never below 0:00)."""
-    whole = max(0, int(-(-seconds // 1)))
-    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def clock_key(session: Session) -> ClockKey | None:
@@ -63,10 +58,10 @@ class MoveClock:
             ``no_clock_limit_s`` seconds, protocol/wire.md §16-§17: a seat that never moves cannot
             hold the other for ever).
 
-    :meth:`tick` (called every :data:`CLOCK_TICK_S` seconds by the seat driver) restarts the clock
-    whenever the match moves on to another step (:data:`ClockKey`), and counts time only while the
-    link is up.  ``seat`` is the seat whose clock runs (None when the match waits for nobody in
-    particular).
+    :meth:`tick` (called every :data:`CLOCK_TICK_S` seconds by
+    :meth:`~p2ptrumps.net.seat.NetMatch.run_clock`) restarts the clock whenever the match moves on to
+    another step (:data:`ClockKey`), and counts time only while the link is up.  ``seat`` is the seat
+    whose clock runs (None when the match waits for nobody in particular).
     """
 
     def __init__(self, move_time: int, no_clock_limit_s: float = NO_CLOCK_LIMIT_S) -> None:

@@ -1,6 +1,6 @@
 """The ``host``, ``join`` and ``id`` commands: arguments in, an exit status out.
 
-Source: issue 3 §3.  The person's seat plays in the full-screen table
+Source: README.md "Playing over the network".  The person's seat plays in the full-screen table
 (:mod:`p2ptrumps.net.table`) unless ``--ai`` or ``--headless``; then the match runs in
 plain trio and prints its progress (``--headless``) or each match's score at the end.
 """
@@ -17,10 +17,12 @@ from typing import TextIO
 
 import trio
 
+from .. import i18n
 from ..command import say
+from ..i18n import _, tr
 from ..system import signals as system_signals
-from ..text import quoted
-from . import config, keystore, resumefile
+from ..text import halves_text, quoted
+from . import blocked, config, keystore, resumefile
 from .admission import TicketError, new_ticket, split_ticket
 from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
 from .dial import join, parse_address
@@ -33,6 +35,7 @@ from .transport import single_errors
 def _config(args: argparse.Namespace, role: str) -> NetConfig:
     data = keystore.data_dir()
     keystore.check_ready(data)  # before a guest is admitted: pins and logs can be written there
+    blocked.BlockedPeers.open(data)  # a damaged block list stops here, not after a blocked key was let in
     identity, created = keystore.load_or_create_key(data)
     if created:
         print(f"created your identity key in {data / keystore.KEY_FILE}", file=sys.stderr)
@@ -124,7 +127,7 @@ def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetRes
                 if done.seat == 1:
                     names = names[::-1]
                 x, y = done.score_halves
-                _tell(f"match over: {names[0]} {x / 2:g}, {names[1]} {y / 2:g}", cfg_out)
+                _tell(f"match over: {names[0]} {halves_text(x, True)}, {names[1]} {halves_text(y, True)}", cfg_out)
     for path in log_paths(result):
         _tell(f"match log: {path}", cfg_out)
     return EXIT_OK
@@ -152,7 +155,7 @@ def _logs_since(cfg: NetConfig | None) -> list[Path]:
 
 
 def _run(args: argparse.Namespace, role: str) -> int:
-    from ..ui.replay import terminal_problem
+    from ..ui.terminal import terminal_problem
     from .addresses import unresolved_bind
 
     if role == "host" and (fault := unresolved_bind(getattr(args, "bind", None))):
@@ -294,7 +297,7 @@ def run_resume(args: argparse.Namespace) -> int:
 
     no_table = ""  # why the table cannot run here: said once we know there is something to resume
     if not args.headless and args.ai is None:
-        from ..ui.replay import terminal_problem
+        from ..ui.terminal import terminal_problem
 
         no_table = terminal_problem(sys.stdin, sys.stdout) or ""
     try:
@@ -359,6 +362,25 @@ def run_resume(args: argparse.Namespace) -> int:
                    lambda: trio.run(until_signalled, cfg, lambda: resume.resume_match(cfg, restored)), cfg)
 
 
+def _save_language(args: argparse.Namespace, data: Path) -> str:
+    """``id --lang CODE``: save the language every command speaks (protocol/files.md, ``language``;
+    ``auto`` forgets the choice); returns the line that says so, ``""`` without ``--lang``.
+    Raises ValueError for a language without a catalog (nothing is saved), OSError."""
+    wanted = getattr(args, "save_lang", None)
+    if wanted is None:
+        return ""
+    if wanted == i18n.AUTO:
+        i18n.save_language(None, data)
+        return _("the language follows the environment again (LANGUAGE, LC_ALL, LC_MESSAGES, LANG)")
+    code = i18n.code_of(wanted)
+    if code is None:
+        raise ValueError(_("--lang: no catalog for %(lang)s (one of %(codes)s, or auto); nothing saved",
+                           lang=repr(wanted), codes=", ".join(i18n.available())))
+    i18n.save_language(code, data)
+    return _("every command now speaks %(language)s (p2ptrumps id --lang auto follows the environment again)",
+             language=i18n.LANGUAGES.get(code, code))
+
+
 def run_id(args: argparse.Namespace) -> int:
     """``p2ptrumps id [--name N] [--forget NAME_OR_FP]``: print our key fingerprint and name
     (creating the key on first use; ``--name`` stores a new display name; ``--forget`` unpins
@@ -369,18 +391,50 @@ def run_id(args: argparse.Namespace) -> int:
         if forget:
             gone = keystore.KnownPeers.open(data).forget(forget)
             if not gone:
-                say(args, f"no known peer has the fingerprint, name or address {forget!r}")
+                say(args, _("no known peer has the fingerprint, name or address %(what)s", what=repr(forget)))
                 return EXIT_ERROR
             for p in gone:
-                print(f"forgot {quoted(p.name)} at {p.address} ({p.fingerprint}), pinned {p.first_seen}")
+                print(_("forgot %(name)s at %(address)s (%(fingerprint)s), pinned %(when)s", name=quoted(p.name),
+                        address=p.address, fingerprint=p.fingerprint, when=p.first_seen))
             return EXIT_OK
         identity, created = keystore.load_or_create_key(data)
         name = keystore.save_name(args.name, data) if args.name else keystore.load_name(data)
-    except (keystore.KeyStoreError, ValueError) as exc:
-        say(args, str(exc))
+        saved = _save_language(args, data)
+    except (keystore.KeyStoreError, ValueError, OSError) as exc:
+        say(args, tr(exc))
         return EXIT_ERROR
     if created:
-        print(f"created a new identity key: {data / keystore.KEY_FILE}")
-    print(f"name:        {name}")
-    print(f"fingerprint: {identity.fingerprint}")
+        print(_("created a new identity key: %(path)s", path=data / keystore.KEY_FILE))
+    if saved:
+        print(saved)
+    rows = [(_("name:"), name), (_("fingerprint:"), identity.fingerprint)]
+    code = i18n.current()
+    if code != i18n.SOURCE or i18n.saved_language(data):  # English by default says nothing more
+        rows.append((_("language:"), f"{i18n.LANGUAGES.get(code, code)} ({code})"))
+    width = max(i18n.columns(label) for label, _value in rows) + 1
+    for label, value in rows:
+        print(label + " " * (width - i18n.columns(label)) + value)
+    return EXIT_OK
+
+
+def run_block(args: argparse.Namespace) -> int:
+    """``p2ptrumps block NAME_OR_FP``: refuse a key for good (protocol/files.md, "blocked_peers.json"):
+    a fingerprint as typed, or the one pinned key of that name or address.  Prints one line; returns 0,
+    or 1 with the line saying what to type instead (a name of several keys, or of none) or why the
+    peers files cannot be read or written."""
+    return _peers_change(args, blocked.block)
+
+
+def run_unblock(args: argparse.Namespace) -> int:
+    """``p2ptrumps unblock NAME_OR_FP``: take back the blocks of that fingerprint or name.  Prints one
+    line; returns 0, or 1 when none matched or the file cannot be read or written."""
+    return _peers_change(args, blocked.unblock)
+
+
+def _peers_change(args: argparse.Namespace, change: Callable[[Path, str], str]) -> int:
+    try:
+        print(change(keystore.data_dir(), args.key))
+    except (blocked.BlockError, keystore.KeyStoreError) as exc:
+        say(args, str(exc))
+        return EXIT_ERROR
     return EXIT_OK

@@ -2,8 +2,8 @@
 :class:`NetplayError` and the exit statuses of ``host`` and ``join``; and :class:`MatchView`, what
 the table sees of a match in play (the configuration never names the game object itself).
 
-Source: issue 3 §2-§3 and issue 6.  Every other module of :mod:`p2ptrumps.net` may import
-this one; it imports none of them.
+Source: README.md "Playing over the network" (the options and exit statuses).
+Every other module of :mod:`p2ptrumps.net` may import this one; it imports none of them.
 
 Exit statuses (each with a one-line message on stderr, and the log path when a
 log was started):
@@ -75,7 +75,7 @@ EXIT_PEER_GONE = 4
 EXIT_PEER_FAULT = 5
 EXIT_KEY_REFUSED = 6
 EXIT_RULES_REFUSED = 7
-EXIT_REFUSED = 8  # the host refused this guest before its hello (wire.md §7.3): ticket, key, busy
+EXIT_REFUSED = 8  # the host refused this guest before its hello (wire.md §7.3): ticket, key, blocked, busy
 EXIT_LEFT = 130  # we quit (q, Ctrl-C): the match was resigned when it could be; a signal: 128 + its number
 
 

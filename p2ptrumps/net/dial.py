@@ -1,6 +1,6 @@
 """``p2ptrumps join``: reach the host at a typed address and play as the guest.
 
-Source: issue 3 §3, issue 6 §1 (any host name, every address it resolves to).
+Source: README.md "Playing over the network" (any host name, every address it resolves to).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ..wire import framing, messages
 from . import addresses
 from .addresses import DEFAULT_PORT, family_missing, format_address, sockaddr_text
 from .admission import TicketError, split_ticket
+from .blocked import blocked_key, refusal_note
 from .config import (
     EXIT_CONNECT,
     EXIT_KEY_REFUSED,
@@ -230,6 +231,33 @@ async def join(cfg: NetConfig, address: str) -> NetResult:
     raise AssertionError("unreachable")
 
 
+#: Seconds a guest gives its ``refuse`` frame to a host whose key it blocked (protocol/wire.md §7.3).
+REFUSE_SEND_S = 2.0
+
+
+async def turn_away_blocked(cfg: NetConfig, stream: SecureStream, where: str) -> None:
+    """(guest) When this user blocked the key the host's handshake proved (protocol/wire.md §7.3),
+    send ``["refuse", "blocked"]`` as the first frame (for at most :data:`REFUSE_SEND_S` seconds), close
+    the connection and raise; nothing is written.  ``where``: ``"at HOST:PORT"``, for the line.
+
+    Raises:
+        NetplayError: status 6 (a key refused), one line naming the key and how to unblock it.
+    """
+    key = stream.peer_key
+    if key is None:
+        return
+    entry, trouble = blocked_key(cfg.data, key)
+    if trouble:
+        say(cfg, trouble)
+    if entry is None:
+        return
+    with trio.move_on_after(REFUSE_SEND_S), contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError,
+                                                                 OSError):
+        await stream.send_all(framing.frame(messages.Refuse("blocked").encode()))
+    await trio.aclose_forcefully(stream)
+    raise NetplayError(EXIT_KEY_REFUSED, refusal_note(entry, "", where, "the host") + "; nothing was written")
+
+
 class _Unheard(Exception):
     """The encrypted handshake of a join was cut short by the host (closed, not refused)."""
 
@@ -250,6 +278,7 @@ async def _join_once(cfg: NetConfig, host_name: str, port: int, where: str, tick
             raise _Unheard(f"cannot connect to {where}: {exc}") from None
         raise NetplayError(EXIT_KEY_REFUSED if exc.kind == "key" else EXIT_CONNECT,
                            f"cannot connect to {where}: {exc}") from None
+    await turn_away_blocked(cfg, stream, f"at {where}")
     say(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")
     if ticket is not None:  # the first frame, right before the hello (protocol/wire.md §7.3)
         try:

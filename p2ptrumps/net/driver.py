@@ -2,7 +2,7 @@
 same stream), reconnecting when the link drops, and how the connection ended (the exit status).
 
 Source: ``protocol/wire.md`` §7 (the handshake), §9.4 (rematch), §12 (the log), §14 (reconnecting),
-§16 (claims), issue 3 §2-§3.  :func:`play_over` runs a :class:`~p2ptrumps.wire.session.Session` over
+§16 (claims).  :func:`play_over` runs a :class:`~p2ptrumps.wire.session.Session` over
 a :class:`~p2ptrumps.net.transport.Connection`; each match on it is a
 :class:`~p2ptrumps.net.steps.MatchSteps` (its steps, from the hellos to the rematch question, are
 listed in :mod:`p2ptrumps.net.steps`).  Here:
@@ -26,12 +26,11 @@ from pathlib import Path
 import trio
 
 from ..events import ProtocolViolation
-from ..text import quoted
+from ..text import clock_text, numbered, quoted
 from ..wire.chain import OTHER_COPY
 from ..wire.errors import LocalProtocolError
 from ..wire.referee import PLAY
 from ..wire.session import Session
-from .clock import clock_text
 from .config import (
     EXIT_ERROR,
     EXIT_LEFT,
@@ -338,7 +337,7 @@ class _Matches:
         """The peer broke the protocol (status 5), with a hint when it is our own key; a message in our
         own seat signed by our own key is no fault of the peer: another copy of us runs (status 1)."""
         violation = self.current.violation
-        if violation is not None and OTHER_COPY in violation.reason:  # not the peer's fault (issue 18)
+        if violation is not None and OTHER_COPY in violation.reason:  # not the peer's fault: our own key signed it
             return NetplayError(EXIT_ERROR, f"stopped: {violation.reason}; stop the other one (is the match log "
                                 f"{self.matches[-1].log.path} resumed twice? do two processes share the data directory "
                                 f"{self.cfg.data}?)")
@@ -400,8 +399,7 @@ def claim_on_leaving(session: Session) -> str:
         return ""
     claims = [] if ref.match is None else ref.match.claims
     won = claims[-1][1] if claims else ()
-    what = f"deal {won[0]}" if len(won) == 1 else "deals " + ", ".join(map(str, won))
-    return f"; you claimed {what} on time (your log keeps the signed claim)"
+    return f"; you claimed {numbered('deal', won)} on time (your log keeps the signed claim)"
 
 
 def _forfeit_note(session: Session) -> str:

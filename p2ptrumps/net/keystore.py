@@ -1,6 +1,6 @@
 """The user's identity key, display name and known peers, in the user data directory.
 
-Source: issue 3 §2 (identity key created on first use, mode 0600; known peers
+Source: ``protocol/files.md`` (the identity key, created on first use, mode 0600; known peers
 pinned on first use; a changed key for a known peer is refused loudly) and
 ``protocol/wire.md`` (the fingerprint of a key is defined there and computed by
 :mod:`p2ptrumps.wire.identity`; this module only stores and compares it).
@@ -291,11 +291,13 @@ def save_name(name: str, directory: Path | None = None) -> str:
     Raises ValueError (a name the text rule refuses) / KeyStoreError (cannot write)."""
     cleaned = clean_name(name)
     directory = directory or data_dir()
-    _atomic_write(directory / NAME_FILE, cleaned + "\n")
+    atomic_write(directory / NAME_FILE, cleaned + "\n")
     return cleaned
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file beside it, then rename), creating the data
+    directory (mode 0700) if needed.  Raises KeyStoreError (one line) when it cannot be written."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
         write_atomic(path, text, prefix=f".{path.name}.")
@@ -316,6 +318,48 @@ def check_ready(directory: Path) -> None:
 
 
 # ----- known peers ----------------------------------------------------------------
+
+
+def read_entries(path: Path, fmt: str, version: int, fields: tuple[str, ...], what: str, item: str,
+                 after: str = "") -> list[tuple[str, ...]]:
+    """The entries of a peers file (``{"format": fmt, "version": version, "peers": [...]}``,
+    protocol/files.md): for each, its text ``fields`` in order; ``[]`` for a missing file.
+
+    Raises:
+        KeyStoreError: ``"cannot read {what} {path}: ..."``, or ``"{what} {path} is malformed (why); fix or
+            remove it by hand{after}"`` (another format or version, an ``item`` that is no object or
+            lacks a field's text, JSON nested too deeply).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KeyStoreError(f"cannot read {what} {path}: {exc}") from None
+    try:
+        data: Any = json.loads(text)
+        if not isinstance(data, dict) or data.get("format") != fmt:
+            raise ValueError(f"not a {fmt} file")
+        if data.get("version") != version:
+            raise ValueError(f"unsupported version {data.get('version')!r}")
+        entries = []
+        for i, p in enumerate(data["peers"]):
+            if not isinstance(p, dict):
+                raise ValueError(f"{item} {i + 1} is not an object")
+            values = [p.get(k) for k in fields]
+            if not all(isinstance(v, str) for v in values):
+                raise ValueError(f"{item} {i + 1} lacks {'/'.join(fields)} text")
+            entries.append(tuple(str(v) for v in values))
+        return entries
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+        raise malformed(path, what, "nested too deeply" if isinstance(exc, RecursionError) else str(exc),
+                        after) from None
+
+
+def malformed(path: Path, what: str, why: str, after: str = "") -> KeyStoreError:
+    """The error of a peers file that does not read: ``"{what} {path} is malformed ({why}); fix or remove it
+    by hand{after}"``."""
+    return KeyStoreError(f"{what} {path} is malformed ({why}); fix or remove it by hand{after}")
 
 
 @dataclass(frozen=True)
@@ -379,35 +423,9 @@ class KnownPeers:
         return cls((directory or data_dir()) / KNOWN_PEERS_FILE)
 
     def _read(self) -> list[KnownPeer]:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return []
-        except (OSError, UnicodeDecodeError) as exc:
-            raise KeyStoreError(f"cannot read known peers file {self.path}: {exc}") from None
-        try:
-            data: Any = json.loads(text)
-            if not isinstance(data, dict) or data.get("format") != KNOWN_PEERS_FORMAT:
-                raise ValueError(f"not a {KNOWN_PEERS_FORMAT} file")
-            if data.get("version") != KNOWN_PEERS_VERSION:
-                raise ValueError(f"unsupported version {data.get('version')!r}")
-            peers = []
-            for i, p in enumerate(data["peers"]):
-                if not isinstance(p, dict):
-                    raise ValueError(f"peer {i + 1} is not an object")
-                fields = [p.get(k) for k in ("fingerprint", "name", "address", "first_seen")]
-                if not all(isinstance(v, str) for v in fields):
-                    raise ValueError(f"peer {i + 1} lacks fingerprint/name/address/first_seen text")
-                peers.append(KnownPeer(*(str(v) for v in fields)))
-            return peers
-        except (ValueError, KeyError, TypeError) as exc:
-            raise KeyStoreError(
-                f"known peers file {self.path} is malformed ({exc}); fix or remove it by hand"
-            ) from None
-        except RecursionError:
-            raise KeyStoreError(
-                f"known peers file {self.path} is malformed (nested too deeply); fix or remove it by hand"
-            ) from None
+        fields = ("fingerprint", "name", "address", "first_seen")
+        return [KnownPeer(*entry) for entry in read_entries(self.path, KNOWN_PEERS_FORMAT, KNOWN_PEERS_VERSION,
+                                                            fields, "known peers file", "peer")]
 
     def _update(self, change: Callable[[list[KnownPeer]], list[KnownPeer] | None]) -> None:
         """Under the lock: read the file again, ``change(peers)`` -> the new list (None: no change),
@@ -460,7 +478,7 @@ class KnownPeers:
     def _write(self) -> None:
         data = {"format": KNOWN_PEERS_FORMAT, "version": KNOWN_PEERS_VERSION,
                 "peers": [p.to_json() for p in self.peers]}
-        _atomic_write(self.path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        atomic_write(self.path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
     def forget(self, name_or_fingerprint: str) -> list[KnownPeer]:
         """Unpin every peer whose fingerprint (compared with :func:`normalise_fingerprint`),

@@ -1,5 +1,5 @@
 """A network lab of homes and routers in Linux network namespaces, for tests and benches only
-(nothing here is used by a match; issue 14 §1).
+(nothing here is used by a match).
 
 Every namespace, veth pair, address and firewall rule of a lab exists only inside the lab: nothing
 is added to the machine's own namespace, and nothing in the lab has a route out of it.  The lab's

@@ -1,9 +1,9 @@
 """``p2ptrumps host``: listen, print the addresses to give out, and the waiting room that
 lets connections say hello and gives the match to the first valid guest.
 
-Source: issue 3 §3, ``protocol/wire.md`` §7.1 (the waiting room: a host drops connections that
+Source: ``protocol/wire.md`` §7.1 (the waiting room: a host drops connections that
 say no valid hello in time, carries several handshakes at once and gives the match to the first
-guest whose ``agree`` checks out), §17 (its caps), issue 6 §1 (addresses), issue 7 (strangers
+guest whose ``agree`` checks out), §17 (its caps: strangers
 cannot wedge, flood or poison the host).
 """
 
@@ -23,6 +23,7 @@ from ..wire import framing, messages
 from ..wire.errors import RemoteProtocolError
 from .addresses import family_missing, format_address, is_ipv6, local_addresses, worth_giving_out
 from .admission import FairRoom, network_prefix, ticket_text
+from .blocked import blocked_key, guest_refusal_note, refusal_note
 from .config import EXIT_CONNECT, NetConfig, NetplayError, NetResult, say
 from .driver import Restored, play_over
 from .logfile import check_log_free
@@ -459,12 +460,18 @@ class Lobby:
                         await _refuse(stream, "ticket")
                         self.note(f"refused a connection from {ip}: no join ticket, or a wrong one")
                         return
+                    if isinstance(first, messages.Refuse):  # a guest that blocked our key (wire.md §7.3)
+                        self.note(guest_refusal_note(getattr(stream, "peer_key", None), first.reason, f"from {ip}",
+                                                     self.cfg.data))
+                        return
                     if not isinstance(first, messages.Hello):
                         self.note(f"dropped a connection from {ip}: it sent no hello first; still waiting for a guest")
                         return
                     if self.cfg.guest_key is not None and first.public_key != self.cfg.guest_key:
                         await _refuse(stream, "key")
                         self.note(f"refused {quoted(first.name)} from {ip}: not the guest key expected")
+                        return
+                    if await self._turned_away(stream, first, ip):
                         return
                     let_in = True
                 if timer.cancelled_caught:
@@ -501,6 +508,18 @@ class Lobby:
                       f"{MAX_WAITING_CONNECTIONS} in all)")
         self.room.add(token, prefix, entry)
         await self._candidate(token, entry, _Prefixed(stream, bytes(buf)), ip, nursery)
+
+    async def _turned_away(self, stream: trio.abc.Stream, hello: messages.Hello, ip: str) -> bool:
+        """Refuse (``["refuse", "blocked"]``, protocol/wire.md §7.3) the guest of ``hello`` if this user
+        blocked its key, with one line naming it; nothing is written.  True when it was turned away."""
+        entry, trouble = blocked_key(self.cfg.data, hello.public_key)
+        if trouble:
+            self.note(trouble)
+        if entry is None:
+            return False
+        await _refuse(stream, "blocked")
+        self.note(refusal_note(entry, hello.name, f"from {ip}"))
+        return True
 
     def _leave(self, token: object) -> _Waiting | None:
         for prefix, members in list(self.room.by_prefix.items()):

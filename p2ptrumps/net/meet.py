@@ -29,7 +29,7 @@ from ..text import quoted
 from ..wire.identity import fingerprint
 from . import addresses, mailbox
 from .config import EXIT_CONNECT, EXIT_KEY_REFUSED, EXIT_PEER_FAULT, NetConfig, NetplayError, NetResult, say
-from .dial import ConnectError, client_handshake, connect
+from .dial import ConnectError, client_handshake, connect, turn_away_blocked
 from .driver import GUEST_BACKOFF_S, play_over
 from .lobby import Lobby, addresses_to_give, open_listeners
 from .logfile import check_log_free
@@ -499,6 +499,7 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
     except SecureError as exc:
         raise NetplayError(EXIT_KEY_REFUSED if exc.kind == "key" else EXIT_CONNECT,
                            f"cannot connect to the host: {exc}") from None
+    await turn_away_blocked(cfg, stream, "on the code")
     cfg.path = _how(path)
     say(cfg, f"connected {path_words(path)}; the host's key came with the code ({cfg.code_fingerprint})")
     return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)

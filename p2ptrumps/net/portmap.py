@@ -1,4 +1,4 @@
-"""Asking the home router to forward the host's port (issue 14 §2), and naming the path a match uses (§3).
+"""Asking the home router to forward the host's port, and naming the path a match uses.
 
 The router is asked with UPnP-IGD (v1 and v2: ``WANIPConnection``/``WANPPPConnection``
 ``AddPortMapping``; an IPv6 pinhole with ``WANIPv6FirewallControl`` ``AddPinhole``) through the
@@ -586,7 +586,7 @@ def order_given(given: list[str], reach: Reach) -> list[str]:
 
 
 def tell_lines(given: list[str], reach: Reach, ticket: str = "") -> list[str]:
-    """What the host prints for its opponent (issue 14 §3): one line to pass on, ``Tell your opponent:
+    """What the host prints for its opponent: one line to pass on, ``Tell your opponent:
     p2ptrumps join ADDRESS`` with the first of ``given`` (the ``HOST:PORT`` texts in order of use, from
     :func:`order_given`); then, in parentheses, the other addresses (loopback ones only when there is
     nothing else) and what the join ``ticket`` (``"/abcd-..."``, or '') is; and when none of them can be

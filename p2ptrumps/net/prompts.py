@@ -1,7 +1,7 @@
 """Our seat when there is no full-screen table: the AI, or a person at plain line prompts,
 and the progress printed for ``--headless``.
 
-Source: issue 3 §3 (``--ai LEVEL``, ``--headless``).  The questions asked before the
+Source: README.md "Playing over the network" (``--ai LEVEL``, ``--headless``).  The questions asked before the
 match (the trump, the rules) are here too, so the match driver asks without knowing
 who answers.
 """
@@ -22,6 +22,7 @@ from ..match import Action, OfferDraw, Resign
 from ..record import PlayerInfo
 from ..rules import Position, RuleSet
 from ..seats import Player
+from ..text import halves_text
 from .config import EXIT_ERROR, EXIT_USAGE, NetConfig, NetplayError, say
 
 
@@ -51,10 +52,10 @@ class ProgressPrinter:
         elif isinstance(event, DealEnded):
             x, y = event.score_halves
             say(self.cfg, f"deal {event.number}: {event.outcome.describe(self.names)}; "
-                   f"score {x / 2:g}-{y / 2:g}")
+                   f"score {halves_text(x, True)}-{halves_text(y, True)}")
         elif isinstance(event, MatchEnded):
             x, y = event.score_halves
-            say(self.cfg, f"match over: {self.names[0]} {x / 2:g}, {self.names[1]} {y / 2:g}")
+            say(self.cfg, f"match over: {self.names[0]} {halves_text(x, True)}, {self.names[1]} {halves_text(y, True)}")
         await self.inner.observe(event)
 
 
@@ -180,7 +181,7 @@ def policy_refusal(cfg: NetConfig, rules: RuleSet) -> str | None:
     """Why a guest with nobody to ask (the AI, or no terminal) refuses ``rules``, or None: more deals
     than ``cfg.max_deals`` (``--max-deals``), no turn limit or one above ``cfg.max_turn_limit``
     (``--max-turn-limit``), or repetition off -- a deal with neither could go on for a million
-    turns (issue 7 item 9)."""
+    turns."""
     if rules.deals > cfg.max_deals:
         return f"{rules.deals} deals is more than --max-deals {cfg.max_deals}"
     if rules.turn_limit == 0:

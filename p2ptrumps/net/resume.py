@@ -1,7 +1,7 @@
 """``p2ptrumps resume``: take up an unfinished match from its log after this side's process died.
 
 Source: ``protocol/wire.md`` §14.4 (after a restart), ``protocol/files.md`` (the resume file,
-resuming), issue 6 §2.  The log is checked as ``verify`` checks it, the session rebuilt from it
+resuming).  The log is checked as ``verify`` checks it, the session rebuilt from it
 (:meth:`~p2ptrumps.wire.session.Session.restore`) with the deal secrets of the resume file, the
 log reopened (an incomplete last frame cut off) and locked; then a host listens again on its
 port and a guest connects again to the address it joined, and the match goes on from the last
@@ -17,7 +17,7 @@ import trio
 
 from ..files import UnreadableFileError, read_limited
 from ..system import locks
-from ..text import counted
+from ..text import counted, halves_text
 from ..wire import messages
 from ..wire.errors import RemoteProtocolError
 from ..wire.log import LOG_MAGIC, read_log
@@ -87,7 +87,7 @@ def stopped_where(v: Verdict, seat: int) -> str:
     if not v.deals or v.rules is None:
         return f"stopped before the first deal, {doing}"
     a, b = v.score_halves[seat], v.score_halves[1 - seat]
-    score = f"{a / 2:g} : {b / 2:g}"
+    score = f"{halves_text(a, True)} : {halves_text(b, True)}"
     return f"stopped in deal {len(v.deals)} of {v.rules.deals} (you {score} {peer}), {doing}"
 
 

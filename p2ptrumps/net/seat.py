@@ -56,13 +56,15 @@ from ..events import (
 from ..match import DEAL_END, Match, OfferDraw, Resign
 from ..rules import Move
 from ..seats import Player
+from ..system.boottime import SleepMeter
+from ..text import clock_text
 from ..wire import messages as m
 from ..wire.errors import LocalProtocolError
 from ..wire.floor import Floor
 from ..wire.referee import COMMIT, DISPUTED, DONE, MATCH_END, PLAY, TRUMP, Referee
 from ..wire.session import Session
 from . import clock as clocks
-from .clock import CLOCK_TICK_S, ClockKey, MoveClock, clock_key, clock_text
+from .clock import CLOCK_TICK_S, ClockKey, MoveClock, clock_key
 from .config import LinkState, NetConfig, say
 from .race import unless
 from .transport import Connection, PeerTimeout, TransportError
@@ -116,6 +118,11 @@ class NetMatch:
         self.before_commit: Callable[[int, bytes], None] | None = None
         self.seat_events: Callable[[Event], None] | None = None
         self.clock = MoveClock(session.move_time)
+        #: ``slept()``: the seconds the machine slept since the last call (protocol/wire.md §16: our own
+        #: steps count them, the time our player lived; the peer's steps do not).  A stand-in in tests.
+        self.slept: Callable[[], float] = SleepMeter().slept
+        #: ``ticked()`` after each tick of the clock (the seat looks again at what it waits for).
+        self.ticked: Callable[[], None] | None = None
         self._queue: deque[Event] = deque()
         self._arrived = trio.Event()
 
@@ -170,6 +177,23 @@ class NetMatch:
         left = clock.remaining_s()
         return LinkState(failed=conn.error is not None, up=conn.link_up, silent_s=conn.silent_s,
                          clock_seat=clock.seat if left is not None else None, clock_left_s=left)
+
+    async def run_clock(self) -> None:
+        """Tick the move clock every :data:`~p2ptrumps.net.clock.CLOCK_TICK_S` seconds (run beside the
+        match): the step awaited, the link up or not, and the time our own steps took -- the sleep of
+        this machine counted too (protocol/wire.md §16, "the own clock")."""
+        clock, conn = self.clock, self.conn
+        last = trio.current_time()
+        for _ in range(1 << 62):  # ends with the match's nursery
+            await trio.sleep(CLOCK_TICK_S)
+            now, slept = trio.current_time(), self.slept()
+            key = clock_key(self.session)
+            clock.move_time = self.session.move_time  # agreed with the rules, after this game began
+            ours = key is not None and key[3] == self.session.seat
+            clock.tick(key, None if key is None else key[3], conn.link_up, now - last + (slept if ours else 0.0))
+            last = now
+            if self.ticked is not None:
+                self.ticked()
 
     # ----- the pump ------------------------------------------------------------------
 
@@ -346,6 +370,7 @@ class NetSeat:
         self._peer_left = False
         self.over = False
         game.seat_events = self.feed
+        game.ticked = self._wake  # our draw offer's wait, and whatever the clock decides
         floor = self.session.floor
         assert floor is not None  # the seat is made once the rules are agreed
         floor.claim_check = self.check_claim
@@ -605,19 +630,6 @@ class NetSeat:
                            f"the signed result is {signed.outcome.describe(self.game.names)}")
 
     # ----- the clock ---------------------------------------------------------------------------
-
-    async def run_clock(self) -> None:
-        """Tick the move clock every :data:`CLOCK_TICK_S` seconds (run beside the match)."""
-        clock, conn = self.game.clock, self.game.conn
-        last = trio.current_time()
-        for _ in range(1 << 62):  # ends with the match's nursery
-            await trio.sleep(CLOCK_TICK_S)
-            now = trio.current_time()
-            key = clock_key(self.session)
-            clock.move_time = self.session.move_time  # agreed with the rules, after this game began
-            clock.tick(key, None if key is None else key[3], conn.link_up, now - last)
-            last = now
-            self._wake()  # our offer's wait, and whatever the clock decides
 
     def check_claim(self, step: ClockKey) -> bool:
         """The session's ``claim_check``: accept a claim against us on ``step`` only when our own clock

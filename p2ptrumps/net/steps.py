@@ -240,7 +240,7 @@ class MatchSteps:
                     nursery.start_soon(game.pump)
                     name, rules = await self.agree()
                     self.ready(rules, name)
-                    nursery.start_soon(self.seat.run_clock)
+                    nursery.start_soon(game.run_clock)
                     nursery.start_soon(self.seat.watch_claims)
                     await self.play()
                     if self.restored:

@@ -1,6 +1,6 @@
 """The person's seat of a networked match in the full-screen table (``host`` / ``join`` without ``--ai``).
 
-Source: issue 3 §3 (the same terminal UI as offline, showing the opponent's
+Source: README.md "Playing over the network" (the same terminal UI as offline, showing the opponent's
 name and fingerprint, chat, resign, draw offer, connection state, and at the
 end the path of the match log).
 
@@ -29,7 +29,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from ..command import say
-from ..record import PlayerInfo
+from ..record import PlayerInfo, match_winner
 from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
 from ..ui.bridge import GuestCancelled, TrioGuest
@@ -54,8 +54,8 @@ def display_name(name: str, columns: int = MAX_NAME_COLUMNS) -> str:
 
 def table_names(mine: str, my_fingerprint: str, theirs: str, their_fingerprint: str) -> tuple[str, str]:
     """The display names of us and the peer (:func:`display_name`); when they are the same, each
-    followed by its key's first four characters, ``("root (K7QX)", "root (3HAG)")`` (issue 19 §4:
-    names are labels, keys are identities)."""
+    followed by its key's first four characters, ``("root (K7QX)", "root (3HAG)")`` (names are
+    labels, keys are identities)."""
     me, peer = display_name(mine), display_name(theirs)
     if me == peer:
         short = MAX_NAME_COLUMNS - 7
@@ -158,8 +158,7 @@ class TableSeat:
         self.table = TableApp(UIOptions(ascii_only=cfg.ascii_only, color=wants_color(), allow_undo=False,
                                         allow_hint=False, allow_draw_offer=True, allow_chat=True,
                                         waiting_text="{name} is thinking…",
-                                        quit_question="Leave? You resign the rest of the match (signed); "
-                                                      "its log is kept.",
+                                        leave_resigns=True,
                                         match_end_enter="rematch or leave"),
                               input=input, output=output)
         self.table.record_label = "Match log saved"
@@ -302,7 +301,7 @@ class TableSeat:
         if last.score_halves is not None:  # the signed score: the table never saw a peer that left before a deal
             self.table.state.score_halves = last.score_halves
         s = self.table.state
-        session = [(r.score_halves[r.seat], r.score_halves[1 - r.seat], "disputed" if r.disputed else "")
+        session = [(r.score_halves[r.seat], r.score_halves[1 - r.seat], _undecided(r))
                    for r in (result, *result.rematches) if r.score_halves is not None]
         if len(session) > 1:  # rematches: the whole session, each match, as `play` after "play again"
             for line in session_score_lines((s.names[s.my_seat], s.names[1 - s.my_seat]), session,
@@ -379,7 +378,7 @@ class TableSeat:
                                result.peer_fingerprint or "")
         table.set_players((me, peer) if game.seat == 0 else (peer, me), game.seat)
         self.peer_shown = {result.peer_name or "peer": peer}
-        # the key, and which path the match took (issue 14 §3)
+        # the key, and which path the match took (direct, mapped port, relay)
         table.set_opponent_detail(f"key {result.peer_fingerprint}" + (f" · {cfg.path}" if cfg.path else ""))
         table.set_connection("connected")
         table.record_path = str(result.log_path)
@@ -500,6 +499,14 @@ class TableSeat:
                                            else "{name} is thinking…")
 
 
+def _undecided(result: NetResult) -> str:
+    """``"undecided"`` for a match whose deals without a result (a claim disputed, deals not played) could
+    change who won -- it counts as no match won (protocol/verify.md §5, ``decided``); else ``""``."""
+    if result.score_halves is None or result.rules is None:
+        return ""
+    return "" if match_winner(result.score_halves, result.rules.deals)[0] else "undecided"
+
+
 def _line(text: str, file: TextIO) -> None:
     """Print one closing line; the terminal may be gone after SIGHUP."""
     with contextlib.suppress(OSError):
@@ -524,7 +531,7 @@ def _failure(guest: TrioGuest[NetResult]) -> NetplayError | None:
 
 def _closed_after_end(table: TableApp, game: MatchView, clean: bool, shown: str | None = None) -> None:
     """The peer closed the connection after the match's end: no rematch any more, so the end
-    screen's Enter only leaves and says so (issue 19 §5: it kept saying "Enter rematch or leave");
+    screen's Enter only leaves and says so (not "Enter rematch or leave");
     ``shown``: the peer's name as the table shows it (default: its name, cut)."""
     if not clean or table.state.mode != Mode.MATCH_END or table.options.match_end_enter == "leave":
         return

@@ -8,7 +8,7 @@
   (protocol/rendezvous.md) without the public ones;
 * :func:`encrypted` -- a connection through the encrypted layer with a key of one's own;
 * :func:`stray` -- one stranger's connection to a host doing one of :data:`STRAY_KINDS`: the
-  attacks of issue 7 that need no seat (junk, silence, a trickle, heartbeats only, hellos with
+  attacks on a host that need no seat (junk, silence, a trickle, heartbeats only, hellos with
   random keys that never agree, refusing the key or the rules, ping floods, signed messages out of
   turn, a run of crossing messages, two messages for one place, a stranger's resume).  Whatever the
   stray does, the host must shrug it off, write nothing for it and stay within the bounds of
@@ -55,18 +55,18 @@ STRAY_KINDS = (
     "junk",  # an HTTP request inside the encrypted connection
     "oversized",  # a length prefix of 1 MiB
     "reset",  # connect and reset at once
-    "hello-leave",  # a valid hello with a random key, then close (issue 7 items 2, 5)
-    "hello-stall",  # a valid hello, then heartbeats only: the rules never answered (items 5, 6)
+    "hello-leave",  # a valid hello with a random key, then close
+    "hello-stall",  # a valid hello, then heartbeats only: the rules never answered
     "refuse-key",  # a valid hello, read the host's, close (as a guest that refused the host's key)
-    "refuse-rules",  # a valid hello, then refuse the rules, signed (item 7)
-    "dribble",  # a hello frame, one byte at a time (item 6: frame completion)
+    "refuse-rules",  # a valid hello, then refuse the rules, signed
+    "dribble",  # a hello frame, one byte at a time (frame completion)
     "ping-flood",  # a valid hello, then pings without reading the pongs
     "resume-stranger",  # a resume for a made-up game, and a proof that proves nothing
     "garbage-after-hello",  # a valid hello, then a frame that does not decode
-    "ping-only",  # heartbeats and nothing else: no hello ever (item 6)
-    "chat-flood",  # a valid hello, then a thousand signed chats before agreeing (item 4: out of turn)
-    "crossing-flood",  # a valid hello, then signed chats that all cross the host's messages (item 8)
-    "equivocate",  # a valid hello, then two different signed chats for one superseded place (item 8)
+    "ping-only",  # heartbeats and nothing else: no hello ever
+    "chat-flood",  # a valid hello, then a thousand signed chats before agreeing (out of turn)
+    "crossing-flood",  # a valid hello, then signed chats that all cross the host's messages
+    "equivocate",  # a valid hello, then two different signed chats for one superseded place
     "tls-junk",  # an HTTP request instead of the encrypted handshake (as "junk" did before it)
     "tls-stall",  # half a TLS ClientHello, then silence (the handshake's deadline, wire.md §18.4)
 )

@@ -1,6 +1,6 @@
 """Runs a sans-IO peer :class:`~p2ptrumps.wire.session.Session` over a trio stream.
 
-Source: issue 3 §2 (the peer) and ``protocol/wire.md`` (framing, heartbeats).
+Source: ``protocol/wire.md`` §2 (framing), §10 (heartbeats).
 
 The session holds every protocol rule; this module only moves bytes and keeps
 time (the session reads no clock):
@@ -79,7 +79,8 @@ class PeerGone(TransportError):
 
 class PeerRefused(TransportError):
     """(guest) The host refused the connection before its hello (protocol/wire.md §7.3); the message
-    says why in the user's words.  ``reason`` is the host's word (``"ticket"``, ``"key"``, ``"busy"``)."""
+    says why in the user's words.  ``reason`` is the host's word (``"ticket"``, ``"key"``, ``"blocked"``,
+    ``"busy"``)."""
 
     kind = "refused"
 
@@ -94,6 +95,7 @@ def refusal_text(reason: str) -> str:
         "ticket": ("the host admits only guests with its join ticket, and refused ours (none, or a wrong one): "
                    "use the whole HOST:PORT/TICKET it shows"),
         "key": "the host expects another guest (it admits one key only, and yours is not it)",
+        "blocked": "the host blocked your key: it plays no match with you",
         "busy": "the host is busy with another match; try again later",
     }
     return known.get(reason, f"the host refused the connection ({reason!r})")

@@ -1,4 +1,4 @@
-"""What differs between operating systems, one small module per concern (issue 18).
+"""What differs between operating systems, one small module per concern.
 
 * :mod:`.signals` -- the signals that mean "leave now" (SIGTERM, SIGHUP; on Windows SIGBREAK,
   which a closed console window raises) and handlers where asyncio cannot install them.
@@ -10,6 +10,11 @@
 * :mod:`.keyfile` -- a private file (mode 0600 on POSIX; on Windows the user profile's ACLs)
   and publishing a new file under a name only if the name is free (a hard link, or where the
   file system has none a placeholder taken with ``O_EXCL`` and replaced).
+* :mod:`.uilanguage` -- the user's interface language where the environment has none (Windows:
+  ``GetUserDefaultUILanguage``).
+* :mod:`.boottime` -- seconds on a clock that keeps counting while the machine sleeps
+  (``CLOCK_BOOTTIME``; ``CLOCK_MONOTONIC_RAW`` on macOS; the biased interrupt time on Windows),
+  and the seconds slept between two readings, for the move clock (``protocol/wire.md`` §16).
 
 Standard library only; nothing here knows about cards, logs or keys.  Each module picks its
 branch with ``sys.platform`` (so ``mypy --platform win32`` / ``darwin`` check the branch that

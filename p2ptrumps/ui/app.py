@@ -90,7 +90,9 @@ from prompt_toolkit.layout import Layout
 from prompt_toolkit.output import ColorDepth, Output
 
 from ..events import DealEnded, MatchEnded, MatchEvent
+from ..i18n import _, tr
 from ..match import Action, ChooseTrump, OfferDraw, Resign, Undo
+from ..message import N_
 from ..record import PlayerInfo
 from ..rules import Move, Position
 from .bindings import SILENT_KEYS as _SILENT_KEYS
@@ -99,7 +101,7 @@ from .events import show_end, show_event
 from .intents import ChatSend, Continue, DrawAnswer, HintRequest, Intent, PlayAgain
 from .moves import Turn, legal_cards, repeating_moves
 from .opponent import Opponent
-from .overlays import HELP_CLOSING, HELP_TEXT, RuleBook, overlay_lines
+from .overlays import RuleBook, overlay_lines
 from .prompt import MoveCompleter, Prompt
 from .questions import Questions
 from .screen import LinesControl as _LinesControl
@@ -109,8 +111,8 @@ from .status import fit_keys, keys_items, status_view
 from .view import Line, StatusView, TableView, make_style, score_text
 
 __all__ = [
-    "ESC_TIMEOUT_S", "HELP_CLOSING", "HELP_TEXT", "_SILENT_KEYS", "ChatSend", "ChooseTrump", "Continue",
-    "DrawAnswer", "HintRequest", "HumanPlayer", "Intent", "Mode", "MoveCompleter", "QuitResult", "TableApp",
+    "ESC_TIMEOUT_S", "_SILENT_KEYS", "ChatSend", "ChooseTrump", "Continue", "DrawAnswer",
+    "HintRequest", "HumanPlayer", "Intent", "Mode", "MoveCompleter", "QuitResult", "TableApp",
     "UIOptions", "_LinesControl", "describe_score", "fit_keys", "repeating_moves",
 ]
 
@@ -142,7 +144,7 @@ class TableApp:
         self.state: TableState = core.state
         #: Shown on the end-of-match screen, after ``record_label`` ("Match log saved" over the network).
         self.record_path: str | None = None
-        self.record_label = "Record saved"
+        self.record_label: str = N_("Record saved")
         self.rules = RuleBook(core)
         self.screen = Screen(core, self.rules)
         self.prompt = Prompt(core, home=self.screen.body, on_move=self.submit_typed)
@@ -386,9 +388,9 @@ class HumanPlayer:
         Hint requests are answered here (the ``hint`` function in a worker thread)."""
         if self._offered_draw:
             self._offered_draw = False
-            self._table.show_message(f"{self._table.opponent_name} declined the draw.", "info")
+            self._table.show_message(_("%(name)s declined the draw.", name=self._table.opponent_name), "info")
         if self.note_once:
-            self._table.show_message(f"{self.note_once} {self._table.state.message}".strip())
+            self._table.show_message(f"{tr(self.note_once)} {self._table.state.message}".strip())
             self.note_once = ""
         self._table.begin_turn(position, seat)
         try:

@@ -8,7 +8,7 @@ Then every letter key is bound again at its place in the Russian layout (:mod:`.
 
 Which group is active follows ``state`` through the filters of :class:`_When`.  A new key
 joins the group of its job (a key of a new end screen goes to :func:`end_keys`); the help box
-(:data:`~.overlays.HELP_TEXT`) and the keys line (:func:`~.status.keys_items`) name it.
+(:func:`~.overlays.help_keys`) and the keys line (:func:`~.status.keys_items`) name it.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from ..cards import suit_label
+from ..i18n import _
 from ..match import Undo
 from .intents import Continue, HintRequest, PlayAgain
 from .keys import add_layout_aliases, key_name
@@ -249,7 +250,7 @@ def move_keys(kb: KeyBindings, when: _When, parts: Parts) -> None:
     def _undo(event: KeyPressEvent) -> None:
         """Undo your last move (against the AI)."""
         if not core.options.allow_undo:
-            core.show_message("undo is only allowed against the AI", "error")
+            core.show_message(_("undo is only allowed against the AI"), "error")
             return
         parts.turn.end()
         core.send(Undo())
@@ -258,9 +259,9 @@ def move_keys(kb: KeyBindings, when: _When, parts: Parts) -> None:
     def _hint(event: KeyPressEvent) -> None:
         """Hint: the AI's suggestion (against the AI)."""
         if not core.options.allow_hint:
-            core.show_message("hints are only given against the AI", "error")
+            core.show_message(_("hints are only given against the AI"), "error")
             return
-        core.show_message("Thinking about a hint…", "hint")
+        core.show_message(_("Thinking about a hint…"), "hint")
         core.send(HintRequest())
 
     @kb.add("d", filter=turn)
@@ -357,4 +358,5 @@ def unknown_key(kb: KeyBindings, free: Filter, parts: Parts) -> None:
         key = event.key_sequence[0].key
         if key in SILENT_KEYS or not isinstance(key, str):
             return
-        parts.core.show_message(f"{key_name(key)} does nothing here: {what_helps(parts.core)}", "hint")
+        said = _("%(key)s does nothing here: %(help)s", key=key_name(key), help=what_helps(parts.core))
+        parts.core.show_message(said, "hint")

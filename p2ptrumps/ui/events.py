@@ -11,8 +11,9 @@ modes of :class:`~.state.Mode` with their keys in :func:`.bindings.end_keys`.
 from __future__ import annotations
 
 from ..events import DealEnded, DealStarted, MatchEnded, MatchEvent, MovePlayed, MovesTakenBack, Withdrawn
-from ..rules import PICK_UP
-from ..text import counted
+from ..i18n import _, ngettext, tr
+from ..record import match_winner
+from ..rules import PICK_UP, Outcome
 from .state import Mode, TableCore
 from .view import EndView, HistoryEntry
 
@@ -28,9 +29,9 @@ def show_event(core: TableCore, event: MatchEvent) -> None:
         s.position = event.position
         del s.history[len(s.history) - event.count:]
         if event.count:
-            core.show_message(f"Took back {counted(event.count, 'move')}.")
+            core.show_message(ngettext("Took back %(n)d move.", "Took back %(n)d moves.", event.count))
         else:
-            core.show_message("Nothing to take back yet.", "error")
+            core.show_message(_("Nothing to take back yet."), "error")
     elif isinstance(event, Withdrawn):  # our crossing moves gave way to the host's message (wire.md §8.3)
         s.position = event.position
         del s.history[len(s.history) - event.count:]
@@ -52,13 +53,21 @@ def _deal_started(core: TableCore, event: DealStarted) -> None:
     s.end = None
     s.mode = Mode.IDLE
     s.selected = None
-    dealer = "you" if event.dealer == s.my_seat else s.names[event.dealer]
-    elder = "you lead" if event.dealer != s.my_seat else f"{s.names[1 - event.dealer]} leads"
+    number, deals = event.number, s.deals
     if event.position.pile or event.position.turn:  # a deal set up from a position (play --position)
-        mover = "you are" if event.position.to_move == s.my_seat else f"{s.names[event.position.to_move]} is"
-        core.show_message(f"Deal {event.number} of {s.deals}: from a set-up position; {mover} to move.")
+        if event.position.to_move == s.my_seat:
+            text = _("Deal %(number)d of %(deals)d: from a set-up position; you are to move.", number=number,
+                     deals=deals)
+        else:
+            text = _("Deal %(number)d of %(deals)d: from a set-up position; %(name)s is to move.", number=number,
+                     deals=deals, name=s.names[event.position.to_move])
+    elif event.dealer == s.my_seat:
+        text = _("Deal %(number)d of %(deals)d: you dealt; %(name)s leads.", number=number, deals=deals,
+                 name=s.names[1 - event.dealer])
     else:
-        core.show_message(f"Deal {event.number} of {s.deals}: {dealer} dealt; {elder}.")
+        text = _("Deal %(number)d of %(deals)d: %(name)s dealt; you lead.", number=number, deals=deals,
+                 name=s.names[event.dealer])
+    core.show_message(text)
 
 
 def _move_played(core: TableCore, event: MovePlayed) -> None:
@@ -70,16 +79,17 @@ def _move_played(core: TableCore, event: MovePlayed) -> None:
     s.position = event.position
     s.history.append(HistoryEntry(len(s.history) + 1, event.seat, event.move, picked))
     if event.seat != s.my_seat:
-        what = event.move.label()
+        what = tr(event.move.label())
         if picked:
-            what += f" ({counted(picked, 'card')})"
+            what += " (" + ngettext("%(n)d card", "%(n)d cards", picked) + ")"
         # My own pick-up stays said beside the reply that follows it.
         before_reply = f"{s.pickup_note} " if s.pickup_note else ""
         core.show_message(f"{before_reply}{s.names[event.seat]}: {what}")
         s.pickup_note = ""
     elif picked:
         n = bin(event.position.hands[event.seat]).count("1")
-        s.pickup_note = f"You picked up {counted(picked, 'card')} (now {n} in hand)."
+        s.pickup_note = ngettext("You picked up %(n)d card (now %(hand)d in hand).",
+                                 "You picked up %(n)d cards (now %(hand)d in hand).", picked, hand=n)
         core.show_message(s.pickup_note)
     else:
         s.pickup_note = ""
@@ -94,17 +104,20 @@ def show_end(core: TableCore, event: DealEnded | MatchEnded, record_path: str | 
     if pos is None or s.trumps is None:
         return
     if isinstance(event, DealEnded):
-        text = event.outcome.describe(_you_names(core))
+        text = _deal_result(core, event.outcome)
         title = text[0].upper() + text[1:] + "."
         match_over = False
         s.mode = Mode.DEAL_END
     else:
-        a, b = event.score_halves[s.my_seat], event.score_halves[1 - s.my_seat]
-        verdict = "You won the match" if a > b else ("You lost the match" if a < b else "The match is drawn")
+        deals = event.record.rules.deals if event.record is not None else s.deals
+        decided, winner = match_winner(event.score_halves, deals)  # verify.md §5
+        verdict = (_("The match has no winner: deals without a result could change it") if not decided
+                   else _("The match is drawn") if winner is None
+                   else _("You won the match") if winner == s.my_seat else _("You lost the match"))
         last = event.record.deals[-1] if event.record is not None and event.record.deals else None
         title = verdict
         if last is not None and last.outcome is not None and not s.end_note:  # a note says how it ended
-            title = f"{verdict}. Last deal: {last.outcome.describe(_you_names(core))}"
+            title = _("%(verdict)s. Last deal: %(result)s", verdict=verdict, result=_deal_result(core, last.outcome))
         match_over = True
         s.mode = Mode.MATCH_END
     s.end = EndView(
@@ -119,7 +132,19 @@ def show_end(core: TableCore, event: DealEnded | MatchEnded, record_path: str | 
     core.show_message(s.end_note if match_over else "")
 
 
-def _you_names(core: TableCore) -> tuple[str, str]:
-    names = list(core.state.names)
-    names[core.state.my_seat] = "you"
-    return names[0], names[1]
+def _deal_result(core: TableCore, outcome: Outcome) -> str:
+    """How a deal ended, the person called "you": ``"you went out and won"``, ``"Gus resigned; you won"``."""
+    if outcome.winner is None:
+        return tr(outcome.describe())
+    other = core.opponent_name
+    if outcome.winner == core.state.my_seat:
+        if outcome.reason == "out":
+            return _("you went out and won")
+        if outcome.reason == "resign":
+            return _("%(name)s resigned; you won", name=other)
+        return _("%(name)s ran out of time; you claimed the deal", name=other)
+    if outcome.reason == "out":
+        return _("%(name)s went out and won", name=other)
+    if outcome.reason == "resign":
+        return _("you resigned; %(name)s won", name=other)
+    return _("you ran out of time; %(name)s claimed the deal", name=other)

@@ -9,11 +9,12 @@ it; an illegal one only says why on the message line.  Nothing here draws the ta
 from __future__ import annotations
 
 from ..cards import Card, CardParseError, cards_in
+from ..i18n import _, card_label, tr
 from ..rules import LEAD, NO_CARD, PICK_UP, IllegalMoveError, InvalidMoveError, Move, Position
 from .keys import latin_move_text
 from .prompt import Prompt
 from .state import Confirm, Mode, TableCore, TableState
-from .view import hand_order, suit_rows
+from .view import hand_order, or_list, suit_rows
 
 #: Words of a typed move that pick up rather than name a card.
 _PICK_WORDS = ("p", "pickup", "take", "t")
@@ -37,12 +38,12 @@ def repeating_moves(position: Position) -> frozenset[Move]:
 def _move_words(move: Move) -> str:
     """``"playing 9♦"``, ``"beating with 10♠ then 7♥"``, ``"picking up"`` (for the repetition warning)."""
     if move.kind == PICK_UP:
-        return "picking up"
+        return _("picking up")
     if move.kind == LEAD:
-        return f"playing {Card(move.card).label()}"
+        return _("playing %(card)s", card=card_label(move.card))
     if move.second < 0:
-        return f"beating with {Card(move.card).label()}"
-    return f"beating with {Card(move.card).label()} then {Card(move.second).label()}"
+        return _("beating with %(card)s", card=card_label(move.card))
+    return _("beating with %(card)s then %(second)s", card=card_label(move.card), second=card_label(move.second))
 
 
 def legal_cards(s: TableState) -> int:
@@ -86,7 +87,7 @@ class Turn:
         if s.repeating:
             warning = self.repetition_warning(sorted(s.repeating))
             if len(position.legal_moves()) == 1:  # forced: nothing to choose, nothing to confirm
-                warning = f"Your only move: {warning}."
+                warning = _("Your only move: %(move)s.", move=warning)
             self._core.show_message(warning, "hint")
         self._core.invalidate()
 
@@ -105,15 +106,20 @@ class Turn:
         (RULES.md §7 repetition; the count is the rule set's)."""
         pos = self._core.state.position
         n = pos.rules.repetition if pos is not None else 3
-        nth = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}.get(n, f"{n}th")
-        labels = [_move_words(m) for m in moves[:3]] + (["another move"] if len(moves) > 3 else [])
-        what = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
-        return f"{what} repeats a position a {nth} time: the deal is drawn"
+        labels = [_move_words(m) for m in moves[:3]] + ([_("another move")] if len(moves) > 3 else [])
+        what = or_list(labels)
+        if n == 2:
+            return _("%(move)s repeats a position a second time: the deal is drawn", move=what)
+        if n == 3:
+            return _("%(move)s repeats a position a third time: the deal is drawn", move=what)
+        return _("%(move)s repeats a position for the %(n)dth time: the deal is drawn", move=what, n=n)
 
     def show_hint(self, move: Move, note: str = "") -> None:
         """Show the AI's suggested ``move`` (with ``note``, e.g. "wins by force in 3") and put the
         cursor on its card."""
-        self._core.show_message(f"Hint: {move.label()}" + (f" — {note}" if note else ""), "hint")
+        hint = tr(move.label())
+        self._core.show_message(_("Hint: %(move)s — %(note)s", move=hint, note=tr(note)) if note
+                                else _("Hint: %(move)s", move=hint), "hint")
         if move.card != NO_CARD and self._core.state.mode == Mode.TURN:
             self._core.state.selected = move.card
 
@@ -128,7 +134,7 @@ class Turn:
         try:
             pos.check(move)
         except IllegalMoveError as exc:
-            self._core.show_message(str(exc), "error")
+            self._core.show_message(tr(exc), "error")
             return False
         if move in s.repeating and not confirmed and len(pos.legal_moves()) > 1:
             warning = self.repetition_warning([move])
@@ -137,7 +143,7 @@ class Turn:
                 if s.mode in (Mode.TURN, Mode.SECOND) and s.position is pos:
                     self.play(move, confirmed=True)
 
-            s.confirm = Confirm(f"{warning[0].upper()}{warning[1:]}. Play it?", on_yes=yes)
+            s.confirm = Confirm(_("%(warning)s. Play it?", warning=warning[0].upper() + warning[1:]), on_yes=yes)
             self._core.invalidate()
             return True
         self._core.show_message("")
@@ -155,7 +161,7 @@ class Turn:
         hand = pos.hands[s.my_seat]
         if s.mode == Mode.SECOND and s.pending_beat is not None:
             if card == s.pending_beat:
-                self._core.show_message("choose a different card as the second card (Esc takes the beat back)",
+                self._core.show_message(_("choose a different card as the second card (Esc takes the beat back)"),
                                         "error")
                 return
             self.play(Move.beat(s.pending_beat, card))
@@ -168,7 +174,7 @@ class Turn:
         try:
             pos.check(probe)
         except IllegalMoveError as exc:
-            self._core.show_message(str(exc), "error")
+            self._core.show_message(tr(exc), "error")
             return
         if not rest:
             self.play(Move.beat(card))
@@ -177,8 +183,8 @@ class Turn:
         s.mode = Mode.SECOND
         order = [c for c in hand_order(hand, pos.trumps[s.my_seat]) if c != card]
         s.selected = order[0] if order else None
-        top = Card(pos.pile[-1]).label()
-        self._core.show_message(f"{Card(card).label()} beats {top}: now choose the second card to put on it.")
+        self._core.show_message(_("%(card)s beats %(top)s: now choose the second card to put on it.",
+                                  card=card_label(card), top=card_label(pos.pile[-1])))
 
     def cancel_beat(self) -> None:
         """Esc after choosing a beating card: back to choosing the beating card."""
@@ -193,7 +199,7 @@ class Turn:
         """``p``: pick up (RULES.md §6), or say why not.  While a beating card waits for
         its second card, ``p`` only says so (Esc takes the beat back first)."""
         if self._core.state.mode == Mode.SECOND:
-            self._core.show_message("choose the second card (Esc takes the beat back)", "error")
+            self._core.show_message(_("choose the second card (Esc takes the beat back)"), "error")
             return
         self.play(Move.pick_up())
 
@@ -207,7 +213,7 @@ class Turn:
         s = self._core.state
         pos = s.position
         if pos is None or s.mode not in (Mode.TURN, Mode.SECOND):
-            self._core.show_message("it is not your move", "error")
+            self._core.show_message(_("it is not your move"), "error")
             return False
         text = latin_move_text(text)
         words = text.replace("/", " ").replace(",", " ").split()
@@ -231,7 +237,7 @@ class Turn:
             else:
                 move = pos.parse_move(text)
         except (InvalidMoveError, CardParseError, IllegalMoveError) as exc:
-            self._core.show_message(str(exc), "error")
+            self._core.show_message(tr(exc), "error")
             return False
         return self.play(move)
 

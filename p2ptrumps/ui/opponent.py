@@ -7,6 +7,7 @@ The networked table glue (``net/table.py``) calls these through
 
 from __future__ import annotations
 
+from ..i18n import _, tr
 from .prompt import Prompt
 from .state import Mode, TableCore
 
@@ -46,8 +47,8 @@ class Opponent:
     def chat_refused(self, why: str) -> None:
         """A chat line of the person was not sent (``why``, e.g. too long): a note in the chat panel,
         where it stays (the line itself is not shown as said), and on the message line."""
-        self._core.state.chat.append(f"(your line was not sent: {why})")
-        self._core.show_message(f"chat not sent: {why}", "error")
+        self._core.state.chat.append(_("(your line was not sent: %(why)s)", why=tr(why)))
+        self._core.show_message(_("chat not sent: %(why)s", why=tr(why)), "error")
 
     def left(self, text: str) -> None:
         """The opponent left the match: ``text`` (e.g. ``"Gus resigned and left the match"``) goes

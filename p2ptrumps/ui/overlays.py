@@ -1,7 +1,7 @@
 """What opens over the table: the y/n dialog, the help box and the rule book.
 
 * :func:`overlay_lines` — the open dialog (a :class:`~.state.Confirm` question) or the help
-  (:data:`HELP_TEXT`, RULES.md in brief plus the keys) as a framed box;
+  (:func:`help_rules`, RULES.md in brief, and :func:`help_keys`) as a framed box;
 * :class:`RuleBook` — the whole rule book (RULES.md, installed with the package) read in
   place of the table, scrolled by the keys of :func:`.bindings.rule_book_keys`.
 """
@@ -10,65 +10,87 @@ from __future__ import annotations
 
 from prompt_toolkit.utils import get_cwidth
 
+from ..i18n import _
 from .rulebook import rule_book
-from .state import Mode, TableCore
-from .view import asciify, printable, wrap_text, wrapped_lines
+from .state import Mode, TableCore, UIOptions
+from .view import MIN_HEIGHT, asciify, printable, wrap_text, wrapped_lines
 
-HELP_TEXT = """\
-Svoi Kozyri: each player has an own trump suit; it
-counts only on its owner's turn. Pile empty: lead any
-card. Else beat the top card, then put any second card
-on it; or pick up. A card beats the top if it is the
-same suit and higher, or your trump on a non-trump top
-(on a top of your trump, a higher trump). You must beat
-if you can. Picking up takes 3 cards (5 if the top is
-your trump, all if it is its ace). First out of cards
-wins; a draw if the other's last card beats the new
-top. A third repetition or the turn limit draws.
 
-←→ h l select   ↑↓ k j suit   Enter play, then 2nd card
-Esc take the beat back   p pick up   ? help   q ^C quit
-: or / type a move (QS, 10s 7h, p); Tab completes it
-  Russian letters: В Д К Т = J Q K A, П Ч Б Т = ♠ ♥ ♦ ♣
-u undo, i hint (vs AI)  o hand  d offer a draw  R resign
-In a Russian layout the keys work by position (з = p)."""
+def help_rules() -> str:
+    """The rules in brief, the first part of the help box (one paragraph, wrapped to the box)."""
+    return _("Svoi Kozyri: each player has an own trump suit; it counts only on its owner's turn. Pile empty: "
+             "lead any card. Else beat the top card, then put any second card on it; or pick up. A card beats "
+             "the top if it is the same suit and higher, or your trump on a non-trump top (on a top of your "
+             "trump, a higher trump). You must beat if you can. Picking up takes 3 cards (5 if the top is "
+             "your trump, all if it is its ace). First out of cards wins; a draw if the other's last card "
+             "beats the new top. A third repetition or the turn limit draws.")
 
-#: The last line of the help box.
-HELP_CLOSING = "r reads the whole rule book; any other key closes"
-#: The help box's line of the keys against the AI, and the same with ``a`` (play again at the end of
-#: the match, named as the status line names it) where the table offers it
-#: (``UIOptions.allow_play_again``: ``p2ptrumps play``, always against the AI); as wide as the box.
-HELP_VS_AI = "u undo, i hint (vs AI)  o hand  d offer a draw  R resign"
-HELP_VS_AI_AGAIN = "u undo, i hint, a play again  o hand  d draw  R resign"
-#: The same line on a networked table (``UIOptions.allow_chat`` once; no undo, no hint there).
-HELP_VS_PEER = "t chat  o hand  d offer a draw  R resign"
-#: The help box's line of the selection keys, and the one that replaces it on the trump screen.
-HELP_SELECT = "←→ h l select   ↑↓ k j suit   Enter play, then 2nd card"
-HELP_TRUMP = "Own trump: c d h s, 1-4 or ↑↓ mark a suit, Enter chooses"
+
+# TRANSLATORS: the lines of keys in the help box ("←→ h l select ...") are at most 56 columns wide; the
+# keys themselves (←→ h l, Enter, Esc, p, ?, q, ^C, :, /, Tab, u, i, a, o, d, R, t, c d h s, 1-4, r) stay.
+
+
+def help_keys(options: UIOptions, trump_screen: bool) -> list[str]:
+    """The keys part of the help box for a table with ``options`` (on the trump screen: its keys)."""
+    if trump_screen:
+        select = _("Own trump: c d h s, 1-4 or ↑↓ mark a suit, Enter chooses")
+    else:
+        select = _("←→ h l select   ↑↓ k j suit   Enter play, then 2nd card")
+    if options.allow_play_again:
+        table = _("u undo, i hint, a play again  o hand  d draw  R resign")
+    elif options.allow_undo or options.allow_hint:
+        table = _("u undo, i hint (vs AI)  o hand  d offer a draw  R resign")
+    else:  # a networked table
+        table = _("t chat  o hand  d offer a draw  R resign")
+    return [select,
+            _("Esc take the beat back   p pick up   ? help   q ^C quit"),
+            _(": or / type a move (QS, 10s 7h, p); Tab completes it"),
+            _("  Russian letters: В Д К Т = J Q K A, П Ч Б Т = ♠ ♥ ♦ ♣"),
+            table,
+            _("In a Russian layout the keys work by position (з = p)."),
+            _("r reads the whole rule book; any other key closes")]
+
+
+def wrap_keys(line: str, width: int) -> list[str]:
+    """A line of the help box's keys in lines of at most ``width`` columns, broken between its groups
+    (``"o hand  d draw"``: two spaces apart) so that a key stays with its word; a line without
+    groups (a sentence) or a group too long is broken at spaces (:func:`~.view.wrap_text`)."""
+    if get_cwidth(line) <= width:
+        return [line]
+    groups = [g for g in line.split("  ") if g.strip()]
+    if len(groups) < 2:
+        return wrap_text(line, width, "")
+    lines: list[str] = []
+    for group in groups:
+        if lines and get_cwidth(lines[-1] + "  " + group) <= width:
+            lines[-1] += "  " + group
+        else:
+            lines += wrap_text(group.strip(), width, "")
+    return lines
 
 
 def overlay_lines(core: TableCore) -> list[str]:
     """The open dialog (a confirmation or the help) as framed text lines, no wider than the
-    terminal (a long question wraps at spaces)."""
+    terminal (a long question wraps at spaces).  The help box is as wide as its widest line of keys,
+    the rules in brief wrapped to it, and leaves the rules out when the box would be taller than the
+    terminal (``r`` still reads them)."""
     s = core.state
+    columns, rows = core.terminal_size()
+    room = max(20, columns - 4)
     if s.confirm is not None:
-        room = max(20, core.terminal_size()[0] - 4)
-        body = [*wrap_text(printable(core.t(s.confirm.question)), room, ""), "", "y yes    n no"]
+        body = [*wrap_text(printable(core.t(s.confirm.question)), room, ""), "", _("y yes    n no")]
     else:
-        body = [*HELP_TEXT.splitlines(), HELP_CLOSING]
-        o = core.options
-        if o.allow_play_again:
-            body[body.index(HELP_VS_AI)] = HELP_VS_AI_AGAIN
-        elif not (o.allow_undo or o.allow_hint):  # a networked table
-            body[body.index(HELP_VS_AI)] = HELP_VS_PEER
-        if s.mode == Mode.TRUMP:
-            body[body.index(HELP_SELECT)] = HELP_TRUMP
+        keys = help_keys(core.options, s.mode == Mode.TRUMP)
         if core.options.ascii_only:  # a terminal without Unicode cannot show the Russian letters either
-            body = [line for line in body if asciify(line).isascii()]
+            keys = [line for line in keys if asciify(line).isascii()]
+        keys = [part for line in keys for part in wrap_keys(line, room)]
+        width = max(get_cwidth(line) for line in keys)
+        brief = [*wrap_text(help_rules(), width, ""), ""]
+        body = brief + keys if len(brief) + len(keys) + 2 <= max(rows, MIN_HEIGHT) else keys
     body = [printable(core.t(line)) for line in body]
     width = max(get_cwidth(line) for line in body)
-    tl, tr, bl, br, h, v = "┌┐└┘─│"
-    lines = [tl + h * (width + 2) + tr]
+    tl, tr_, bl, br, h, v = "┌┐└┘─│"
+    lines = [tl + h * (width + 2) + tr_]
     lines += [f"{v} {line}{' ' * (width - get_cwidth(line))} {v}" for line in body]
     lines.append(bl + h * (width + 2) + br)
     return [core.t(line) for line in lines]
@@ -88,7 +110,7 @@ class RuleBook:
             try:
                 self._text = self._core.t(rule_book()).splitlines()
             except OSError as exc:  # an installation without its package data
-                self._text = [f"The rule book is missing from this installation: {exc}"]
+                self._text = [_("The rule book is missing from this installation: %(why)s", why=exc)]
         return self._text
 
     def open(self) -> None:

@@ -58,6 +58,7 @@ from ..ai.core import WIN, WIN_BOUND
 from ..cards import suit_label
 from ..command import CommandError, say
 from ..files import prepare_dir, unused_path
+from ..i18n import _, ngettext, pgettext, tr
 from ..match import Match
 from ..notation import PositionTextError, parse_position
 from ..record import MatchRecord, PlayerInfo, RecordError, parse_json
@@ -162,23 +163,25 @@ def where_stopped(record: MatchRecord) -> str:
     """Where an unfinished game stopped: ``"deal 1 of 3, after 7 moves"`` or ``"after deal 1 of 3"``."""
     last = record.deals[-1]
     if last.outcome is None:
-        return f"deal {last.number} of {record.rules.deals}, after {len(last.moves)} move{'s' * (len(last.moves) != 1)}"
-    return f"after deal {last.number} of {record.rules.deals}"
+        return ngettext("deal %(number)d of %(deals)d, after %(n)d move",
+                        "deal %(number)d of %(deals)d, after %(n)d moves",
+                        len(last.moves), number=last.number, deals=record.rules.deals)
+    return _("after deal %(number)d of %(deals)d", number=last.number, deals=record.rules.deals)
 
 
 def short_rules(rules: RuleSet) -> str:
     """The rules in a few words: ``"36 cards, 1 deal"``, and each variant that is not RULES.md's
     default (``"32 cards, 3 deals, sixes off, voluntary pick-up, repetition off, limit 200 turns"``)."""
     default = RuleSet()
-    words = [f"{rules.pack_size} cards", f"{rules.deals} deal{'s' * (rules.deals != 1)}"]
+    words = [ngettext("%(n)d card", "%(n)d cards", rules.pack_size), ngettext("%(n)d deal", "%(n)d deals", rules.deals)]
     if not rules.sixes:
-        words.append("sixes off")
+        words.append(_("sixes off"))
     if rules.voluntary_pickup:
-        words.append("voluntary pick-up")
+        words.append(_("voluntary pick-up"))
     if rules.repetition != default.repetition:
-        words.append(f"repetition {rules.repetition}" if rules.repetition else "repetition off")
+        words.append(_("repetition %(n)d", n=rules.repetition) if rules.repetition else _("repetition off"))
     if rules.turn_limit != default.turn_limit:
-        words.append(f"limit {rules.turn_limit} turns" if rules.turn_limit else "no turn limit")
+        words.append(_("limit %(n)d turns", n=rules.turn_limit) if rules.turn_limit else _("no turn limit"))
     return ", ".join(words)
 
 
@@ -211,8 +214,8 @@ def continue_conflicts(args: argparse.Namespace, record: MatchRecord) -> list[st
         "name": (record.players[0].name, record.players[0].name),
         "deals": (r.deals, str(r.deals)),
         "pack": (r.pack_size, str(r.pack_size)),
-        "no_sixes": (not r.sixes, "the sixes rule on" if r.sixes else "the sixes rule off"),
-        "voluntary_pickup": (r.voluntary_pickup, "voluntary pick-up" if r.voluntary_pickup else "must beat"),
+        "no_sixes": (not r.sixes, _("the sixes rule on") if r.sixes else _("the sixes rule off")),
+        "voluntary_pickup": (r.voluntary_pickup, _("voluntary pick-up") if r.voluntary_pickup else _("must beat")),
         "repetition": (r.repetition, str(r.repetition)),
         "turn_limit": (r.turn_limit, str(r.turn_limit)),
     }
@@ -223,7 +226,7 @@ def continue_conflicts(args: argparse.Namespace, record: MatchRecord) -> list[st
         option = "--" + dest.replace("_", "-")
         value = getattr(args, dest, None)
         if dest == "position":
-            out.append(f"{option} (the game goes on from where it stopped)")
+            out.append(_("%(option)s (the game goes on from where it stopped)", option=option))
             continue
         want, words = saved[dest]
         if dest == "name" and value is not None:
@@ -232,7 +235,7 @@ def continue_conflicts(args: argparse.Namespace, record: MatchRecord) -> list[st
             continue
         shown = "" if isinstance(value, bool) else " " + (suit_label(value) if dest == "trump" and
                                                           isinstance(value, int) else str(value))
-        out.append(f"{option}{shown} (the game has {words})")
+        out.append(_("%(option)s (the game has %(value)s)", option=option + shown, value=words))
     return out
 
 
@@ -254,14 +257,16 @@ def config_from_args(args: argparse.Namespace, now: datetime | None = None,
     if getattr(args, "continue_", False):
         found = newest_unfinished(records_dir(args.log_dir))
         if found is None:
-            raise NoGameToContinue(f"no unfinished game to continue in {records_dir(args.log_dir)}")
+            raise NoGameToContinue(_("no unfinished game to continue in %(dir)s", dir=records_dir(args.log_dir)))
         path, record = found
         conflicts = continue_conflicts(args, record)
         if conflicts:
-            raise ContinueConflict(
-                f"--continue goes on with {path.name} as it was saved, its AI level and rules included: "
-                f"{'; '.join(conflicts)}. Leave {'that option' if len(conflicts) == 1 else 'those options'} "
-                "out, or start a new game without --continue")
+            raise ContinueConflict(ngettext(
+                "--continue goes on with %(file)s as it was saved, its AI level and rules included: %(options)s. "
+                "Leave that option out, or start a new game without --continue",
+                "--continue goes on with %(file)s as it was saved, its AI level and rules included: %(options)s. "
+                "Leave those options out, or start a new game without --continue",
+                len(conflicts), file=path.name, options="; ".join(conflicts)))
         return PlayConfig(
             rules=record.rules, level=record.players[1].kind.removeprefix("ai:"), think_s=args.think,
             seed=args.seed, trump=record.trumps[0], name=record.players[0].name, ascii_only=ascii_only,
@@ -273,7 +278,8 @@ def config_from_args(args: argparse.Namespace, now: datetime | None = None,
     if getattr(args, "position", None):
         position = parse_position(args.position)
         if position.outcome is not None:
-            raise PositionTextError(f"the deal is already over in that position ({position.outcome.describe()})")
+            raise PositionTextError(_("the deal is already over in that position (%(result)s)",
+                                      result=position.outcome.describe()))
         rules = position.rules
         trump = position.trumps[0]
     return PlayConfig(
@@ -341,7 +347,8 @@ class PlaySession:
             record.save(path)
         except OSError as exc:
             self.save_error = self._save_elsewhere(path, record, exc)
-            self.table.set_fault(f"{self.save_error} (retrying {path.name} after each move)")
+            self.table.set_fault(_("%(fault)s (retrying %(file)s after each move)", fault=self.save_error,
+                                   file=path.name))
             return
         if self.faults.pop(path, None) is not None:
             self.save_error = None
@@ -351,18 +358,19 @@ class PlaySession:
             if path not in self.lost:
                 with contextlib.suppress(OSError):
                     fallback.unlink()  # an older copy: the path holds the whole game again
-                    note = f" (its older copy {fallback} is removed)"
+                    note = " " + _("(its older copy %(path)s is removed)", path=fallback)
             self.lost.discard(path)
-            self.table.show_message(f"The record is saved again to {path}{note}.", "hint")
+            self.table.show_message(_("The record is saved again to %(path)s", path=path) + note + ".", "hint")
 
-    def _save_elsewhere(self, path: Path, record: MatchRecord, exc: OSError | None = None) -> str:
+    def _save_elsewhere(self, path: Path, record: MatchRecord, exc: OSError | None = None, lost: str = "") -> str:
         """Save ``record``, which cannot be saved to ``path`` (``exc``; None: the fault already noted),
         to the temporary directory: one unused name a match (:attr:`fallbacks`), kept until the path
         takes it again.  Notes the fault (:attr:`faults`) and returns the line that says where the
         record is: ``"cannot save the record to PATH: No space left on device; saved to /tmp/NAME
-        instead"``, or, when that fails too, ``"...; nor to /tmp/NAME: ...; the game is kept in memory"``."""
+        instead"``, or, when that fails too, ``"...; nor to /tmp/NAME: ...; the game is kept in memory"``
+        (``lost``, when given, instead of "the game is kept in memory")."""
         if exc is not None:
-            self.faults[path] = f"cannot save the record to {path}: {exc.strerror or exc}"
+            self.faults[path] = _("cannot save the record to %(path)s: %(why)s", path=path, why=exc.strerror or exc)
         fallback = self.fallbacks.get(path)
         if fallback is None:
             fallback = self.fallbacks[path] = unused_path(Path(tempfile.gettempdir()), path.stem, path.suffix)
@@ -370,15 +378,16 @@ class PlaySession:
             record.save(fallback)
         except OSError as again:
             self.lost.add(path)
-            return f"{self.faults[path]}; nor to {fallback}: {again.strerror or again}; the game is kept in memory"
+            return _("%(fault)s; nor to %(path)s: %(why)s; %(lost)s", fault=self.faults[path], path=fallback,
+                     why=again.strerror or again, lost=lost or _("the game is kept in memory"))
         self.lost.discard(path)
-        return f"{self.faults[path]}; saved to {fallback} instead"
+        return _("%(fault)s; saved to %(path)s instead", fault=self.faults[path], path=fallback)
 
     def _hint(self, position: Position) -> tuple[Move, str]:
         """The ``strong`` level's move for the person, and "wins by force in N" when the win is proven."""
         move, result = self._hints(position, self.config.think_s, self.config.nodes)
         if result.exact and result.value > WIN_BOUND:
-            return move, f"wins by force in {(WIN - result.value + 1) // 2}"
+            return move, _("wins by force in %(n)d", n=(WIN - result.value + 1) // 2)
         return move, ""
 
     async def _seed(self, deal_number: int) -> bytes:
@@ -390,7 +399,7 @@ class PlaySession:
         c = self.config
         human = HumanPlayer(self.table, PlayerInfo(c.name, "human"), hint=self._hint)
         ai = AIPlayer(c.level, budget_s=c.think_s, seed=c.seed, name=f"AI {c.level}", max_nodes=c.nodes)
-        self.table.set_players((human.info.name, ai.info.name), 0)
+        self.table.set_players((shown_name(human.info.name), shown_name(ai.info.name)), 0)
         resume = c.resume
         if resume is not None:
             my_trump, ai_trump = resume.trumps
@@ -403,11 +412,13 @@ class PlaySession:
                           allow_undo=True, start=c.position if resume is None else None, resume=resume)
             if resume is not None:
                 self.table.state.score_halves = resume.score_halves()
-                human.note_once = (f"Continued where you stopped ({where_stopped(resume)}), with the saved "
-                                   f"game's level and rules: AI {c.level}, {short_rules(c.rules)}.")
+                human.note_once = _("Continued where you stopped (%(where)s), with the saved game's level and rules: "
+                                    "AI %(level)s, %(rules)s.", where=where_stopped(resume), level=c.level,
+                                    rules=short_rules(c.rules))
             else:
-                self.table.show_message(
-                    f"Your trump is {suit_label(my_trump)}; {ai.info.name} takes {suit_label(ai_trump)}.")
+                self.table.show_message(_("Your trump is %(mine)s; %(name)s takes %(theirs)s.",
+                                          mine=suit_label(my_trump), name=shown_name(ai.info.name),
+                                          theirs=suit_label(ai_trump)))
             record = await play(match, (human, ai), seed_source=self._seed, on_record=self._save)
             if not human.play_again:
                 return record
@@ -435,6 +446,23 @@ class PlaySession:
         return result
 
 
+def shown_name(name: str) -> str:
+    """A player's name as the table shows it: the record's ``"You"`` (the person's name when
+    ``--name`` is not given) and ``"AI normal"`` in the person's language, any other as it is."""
+    if name == "You":
+        return _("You")
+    if name.startswith("AI ") and name[3:] in ("random", "greedy", "normal", "strong"):
+        return _("AI %(level)s", level=level_name(name[3:]))
+    return name
+
+
+def level_name(level: str) -> str:
+    """An AI level (``random``, ``greedy``, ``normal``, ``strong``: the values of ``--ai``) as the table says it."""
+    names = {"random": pgettext("AI level", "random"), "greedy": pgettext("AI level", "greedy"),
+             "normal": pgettext("AI level", "normal"), "strong": pgettext("AI level", "strong")}
+    return names.get(level, level)
+
+
 def score_lines(records: list[MatchRecord], ascii_only: bool = False) -> list[str]:
     """The closing score of a ``play`` session (:func:`~.view.session_score_lines`), the person in
     seat 0 of each record (protocol/record.md): one match -> ``["Score: Ann 1 : 0 AI random"]``;
@@ -442,7 +470,7 @@ def score_lines(records: list[MatchRecord], ascii_only: bool = False) -> list[st
     marking a match not played to its end."""
     if not records:
         return []
-    names = (records[-1].players[0].name, records[-1].players[1].name)
+    names = (shown_name(records[-1].players[0].name), shown_name(records[-1].players[1].name))
     return session_score_lines(names, [(*r.score_halves(), "" if r.finished else "unfinished") for r in records],
                                ascii_only)
 
@@ -458,11 +486,11 @@ def _config(args: argparse.Namespace, ascii_only: bool) -> PlayConfig:
     try:
         return config_from_args(args, ascii_only=ascii_only)
     except PositionTextError as exc:
-        raise CommandError(f"--position: {exc}", usage=True) from None
+        raise CommandError(f"--position: {tr(exc)}", usage=True) from None
     except ContinueConflict as exc:
         raise CommandError(str(exc), usage=True) from None
     except NoGameToContinue as exc:
-        raise CommandError(f"{exc} (start one with `p2ptrumps play`)") from None
+        raise CommandError(_("%(why)s (start one with `p2ptrumps play`)", why=exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -473,21 +501,22 @@ def run(args: argparse.Namespace) -> int:
     or with an unwritable records directory."""
     if why := terminal_problem(sys.stdin, sys.stdout):
         _config(args, bool(args.ascii))  # a fault of the options is named first (it reads, writes nothing)
-        raise CommandError(f"this needs a full-screen terminal: {why} (for a match between AIs use "
-                           "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)")
+        raise CommandError(_("this needs a full-screen terminal: %(why)s (for a match between AIs use "
+                             "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)", why=tr(why)))
     ascii_only, note = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)),
                                     probe_fds=std_fds())
     config = _config(args, ascii_only)
     try:
         prepare_dir(config.record_path.parent)
     except OSError as exc:
-        raise CommandError(f"cannot write records to {config.record_path.parent}: {exc.strerror or exc} "
-                           "(choose another directory with --log-dir)") from None
+        raise CommandError(_("cannot write records to %(dir)s: %(why)s (choose another directory with --log-dir)",
+                             dir=config.record_path.parent, why=exc.strerror or exc)) from None
     if note:
         say(args, note)
     if config.resume is not None:
-        _print(f"Continuing {config.record_path} ({where_stopped(config.resume)}) with the saved game's level "
-               f"and rules: AI {config.level}; {config.rules.describe()}")
+        _print(_("Continuing %(path)s (%(where)s) with the saved game's level and rules: AI %(level)s; %(rules)s",
+                 path=config.record_path, where=where_stopped(config.resume), level=config.level,
+                 rules=config.rules.describe()))
     session = PlaySession(config)
     try:
         asyncio.run(session.run())  # finished or quit: each record says whether its match is finished
@@ -510,20 +539,20 @@ def closing(args: argparse.Namespace, session: PlaySession) -> int:
             _print(line)
         for path in session.saved:
             if path not in session.faults:
-                _print(f"Record saved: {path}")
+                _print(_("Record saved: %(path)s", path=path))
                 continue
             status = 1
-            line = session._save_elsewhere(path, session.records[path])  # once more: the last try may have failed
-            say(args, line.replace("the game is kept in memory", "the record is lost") if path in session.lost
-                else line)
+            # once more: the last try may have failed
+            say(args, session._save_elsewhere(path, session.records[path], lost=_("the record is lost")))
         if not session.record.finished and session.record_path not in session.lost:
             where = session.fallbacks[session.record_path].parent if session.record_path in session.faults else (
                 args.log_dir)
             option = f" --log-dir {shlex.quote(str(where))}" if where else ""
-            _print(f"Go on with it later: p2ptrumps play --continue{option}")
+            command = "p2ptrumps play --continue" + option
+            _print(_("Go on with it later: %(command)s", command=command))
     elif not session.saved:
-        _print("No move was made: no record saved.")
+        _print(_("No move was made: no record saved."))
     if stopped.signal is not None:
-        say(args, f"stopped by {stopped.name}")
+        say(args, _("stopped by %(signal)s", signal=stopped.name))
         return status or stopped.exit_status or 1
     return status

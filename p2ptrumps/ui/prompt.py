@@ -19,6 +19,7 @@ from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.processors import BeforeInput
 
 from ..cards import Card, CardParseError
+from ..i18n import _, card_label
 from ..rules import BEAT, LEAD, PICK_UP
 from .intents import ChatSend
 from .keys import latin_move_text
@@ -54,13 +55,13 @@ class MoveCompleter(Completer):
         if pending is not None and not done:
             for m in legal:
                 if m.kind == BEAT and m.card == pending and m.second >= 0:
-                    candidates[m.second] = "second card"
+                    candidates[m.second] = _("second card")
         elif not done:
             for m in legal:
                 if m.kind == LEAD:
-                    candidates[m.card] = "lead"
+                    candidates[m.card] = _("lead")
                 elif m.kind == BEAT:
-                    candidates[m.card] = "beat" if m.second >= 0 else "beat (last card)"
+                    candidates[m.card] = _("beat") if m.second >= 0 else _("beat (last card)")
         elif len(done) == 1:
             try:
                 first = int(Card.parse(done[0]))
@@ -68,18 +69,19 @@ class MoveCompleter(Completer):
                 return
             for m in legal:
                 if m.kind == BEAT and m.card == first and m.second >= 0:
-                    candidates[m.second] = "second card"
+                    candidates[m.second] = _("second card")
         else:
             return
         low = current.lower()
         ascii_only = self._core.options.ascii_only
         for card, meta in candidates.items():
             c = Card(card)
-            shown = c.label(ascii_only=ascii_only)  # as the table shows it: 8♣ (8C under --ascii)
-            if any(name.lower().startswith(low) for name in (shown, c.label(ascii_only=True), c.code)):
+            shown = card_label(card, ascii_only)  # as the table shows it: 8♣ (8C under --ascii; Д♠ in Russian)
+            names = (shown, card_label(card, True), c.label(), c.label(ascii_only=True), c.code)
+            if any(name.lower().startswith(low) for name in names):
                 yield Completion(shown, start_position=-len(current), display=shown, display_meta=meta)
         if not done and pending is None and any(m.kind == PICK_UP for m in legal) and "pickup".startswith(low):
-            yield Completion("p", start_position=-len(current), display="p", display_meta="pick up")
+            yield Completion("p", start_position=-len(current), display="p", display_meta=_("pick up"))
 
 
 class Prompt:
@@ -104,7 +106,7 @@ class Prompt:
         )
 
     def _label(self) -> str:
-        return "chat: " if self._core.state.prompt_kind == "chat" else "move: "
+        return _("chat: ") if self._core.state.prompt_kind == "chat" else _("move: ")
 
     def open(self, kind: str = "move") -> None:
         """Open the typed-move (``"move"``) or chat (``"chat"``) prompt."""

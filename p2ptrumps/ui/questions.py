@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..cards import SUIT_NAMES, suit_label
+from ..cards import suit_label
+from ..i18n import _, tr
 from ..match import ChooseTrump, OfferDraw, Resign
 from .intents import Continue, DrawAnswer
 from .moves import Turn
 from .state import Confirm, Mode, QuitResult, TableCore
+from .view import suit_name
 
 
 class Questions:
@@ -62,9 +64,11 @@ class Questions:
             core.exit(QuitResult.FINISHED)
             return
         s.help_open = False
-        question = core.options.quit_question
-        if s.mode in (Mode.TRUMP, Mode.IDLE):
-            question = "Quit the game?"
+        question = tr(core.options.quit_question)
+        if core.options.leave_resigns:
+            question = leave_question(s.mode, core.opponent_name)
+        elif s.mode in (Mode.TRUMP, Mode.IDLE):
+            question = _("Quit the game?")
         self._ask(Confirm(question, on_yes=lambda: core.exit(QuitResult.QUIT)))
 
     def ask_draw(self) -> None:
@@ -72,7 +76,7 @@ class Questions:
         :class:`~.intents.DrawAnswer`)."""
         core = self._core
         self._ask(Confirm(
-            f"{core.opponent_name} offers a draw. Accept?",
+            _("%(name)s offers a draw. Accept?", name=core.opponent_name),
             on_yes=lambda: core.send(DrawAnswer(True)),
             on_no=lambda: core.send(DrawAnswer(False)),
         ))
@@ -81,7 +85,7 @@ class Questions:
         """``d``: confirm, then offer the opponent a draw of this deal (RULES.md §7)."""
         core = self._core
         if not core.options.allow_draw_offer:
-            core.show_message("draw offers are not available here", "error")
+            core.show_message(_("draw offers are not available here"), "error")
             return
         if core.state.mode not in (Mode.TURN, Mode.SECOND):
             return
@@ -89,10 +93,11 @@ class Questions:
         def yes() -> None:
             if core.state.mode in (Mode.TURN, Mode.SECOND):
                 self._turn.end()
-                core.show_message(f"You offered a draw; waiting for {core.opponent_name}.")
+                core.show_message(_("You offered a draw; waiting for %(name)s.", name=core.opponent_name))
                 core.send(OfferDraw())
 
-        self._ask(Confirm(f"Offer {core.opponent_name} a draw? If accepted, the deal is drawn.", on_yes=yes))
+        self._ask(Confirm(_("Offer %(name)s a draw? If accepted, the deal is drawn.", name=core.opponent_name),
+                          on_yes=yes))
 
     def ask_resign(self) -> None:
         """``R``: confirm, then resign the deal (RULES.md §7)."""
@@ -105,7 +110,7 @@ class Questions:
                 self._turn.end()
                 core.send(Resign())
 
-        self._ask(Confirm("Resign this deal? The opponent wins it.", on_yes=yes))
+        self._ask(Confirm(_("Resign this deal? The opponent wins it."), on_yes=yes))
 
     # ----- one's own trump (RULES.md §2) ---------------------------------------------------
 
@@ -117,14 +122,15 @@ class Questions:
         s.trump_choice = next(x for x in (2, 3, 1, 0) if x != taken)
         s.mode = Mode.TRUMP
         if taken is not None:  # replaces "… is choosing a trump; you choose yours next"
-            self._core.show_message(f"{self._core.opponent_name} chose {suit_label(taken)}: now choose yours.")
+            self._core.show_message(_("%(name)s chose %(suit)s: now choose yours.", name=self._core.opponent_name,
+                                      suit=suit_label(taken)))
         self._core.invalidate()
 
     def step_trump(self, step: int) -> None:
         """Move the suit cursor ``step`` suits on (wrapping), past the opponent's trump."""
         s = self._core.state
         x = s.trump_choice
-        for _ in range(4):
+        for _step in range(4):
             x = (x + step) % 4
             if x != s.trump_taken:
                 break
@@ -136,8 +142,8 @@ class Questions:
         if not self._trump_open_to(suit):
             return
         self._core.state.trump_choice = suit
-        self._core.show_message(f"{suit_label(suit)} {SUIT_NAMES[suit]} marked: Enter chooses it as your trump",
-                                "hint")
+        self._core.show_message(_("%(suit)s %(name)s marked: Enter chooses it as your trump", suit=suit_label(suit),
+                                  name=suit_name(suit)), "hint")
 
     def _trump_open_to(self, suit: int) -> bool:
         """Whether the trump screen is up and ``suit`` may be taken (else says why, for the opponent's)."""
@@ -145,7 +151,8 @@ class Questions:
         if core.state.mode != Mode.TRUMP:
             return False
         if suit == core.state.trump_taken:
-            core.show_message(f"{suit_label(suit)} is your opponent's trump: choose another suit", "error")
+            core.show_message(_("%(suit)s is your opponent's trump: choose another suit", suit=suit_label(suit)),
+                              "error")
             return False
         return True
 
@@ -159,3 +166,17 @@ class Questions:
         s.mode = Mode.IDLE
         core.show_message("")
         core.send(ChooseTrump(suit))
+
+
+def leave_question(mode: Mode, opponent: str) -> str:
+    """What ``q`` and Ctrl-C ask on a networked table, where quitting leaves the match (protocol/wire.md
+    §15: ``leave`` resigns the rest of it): exactly what is resigned in ``mode`` -- on the trump screen
+    every deal, on the "deal over" screen the deals not yet played, in a deal that deal too."""
+    if mode == Mode.TRUMP:
+        return _("Leave the match? That resigns it: every deal of the match counts for %(name)s, signed "
+                 "(the match log is kept).", name=opponent)
+    if mode == Mode.DEAL_END:
+        return _("Leave the match? That resigns it: every deal not yet played counts for %(name)s, signed "
+                 "(the match log is kept).", name=opponent)
+    return _("Leave the match? That resigns it: this deal and every deal not yet played count for %(name)s, "
+             "signed (the match log is kept).", name=opponent)

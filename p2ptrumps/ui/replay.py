@@ -72,10 +72,10 @@ from ..cards import Card, suit_label
 from ..command import CommandError
 from ..files import UnreadableFileError, read_limited
 from ..notation import position_text
-from ..record import FORMAT, MatchRecord, RecordError, parse_json
+from ..record import FORMAT, MatchRecord, RecordError, match_winner, parse_json
 from ..rules import PICK_UP, Move, Position
 from ..system.signals import exit_status, hangup_signal
-from ..text import names_apart
+from ..text import counted, names_apart
 from .app import _SILENT_KEYS, ESC_TIMEOUT_S, _LinesControl, fit_keys
 from .keys import add_layout_aliases, key_name
 from .terminal import Termination, choose_ascii, ignore_mouse_reports, std_fds
@@ -305,15 +305,12 @@ def _move_text(step: Step, ascii_only: bool) -> str:
     assert step.move is not None
     text = step.move.label(ascii_only)
     if step.move.kind == PICK_UP:
-        text += f" ({step.picked} card{'s' if step.picked != 1 else ''})"
+        text += f" ({counted(step.picked, 'card')})"
     return text
 
 
 def _result_text(record: MatchRecord, index: int) -> str:
-    deal = record.deals[index]
-    if deal.outcome is None:
-        return "unfinished (not played to its end)"
-    return deal.outcome.describe(player_names(record))
+    return record.deal_result_text(index, player_names(record))
 
 
 def replay_text(record: MatchRecord, ascii_only: bool = False,
@@ -366,8 +363,15 @@ def replay_text(record: MatchRecord, ascii_only: bool = False,
         after = score_before(record, i + 1)
         lines.append(f"  score: {score_text(names, after, 0, a)}")
     total = record.score_halves()
-    state = "finished" if record.finished else "unfinished"
+    state = "finished" if record.finished else "complete" if record.complete else "unfinished"
     lines += ["", f"match {state}: {score_text(names, total, 0, a)}"]
+    missing = sorted(record.no_result.items())
+    if missing:
+        decided, winner = match_winner(total, record.rules.deals)
+        said = "; ".join(f"deal {n} {why}" for n, why in missing)
+        lines.append(f"  without a result: {said} -- " + (
+            f"{names[winner]} won the match all the same" if winner is not None
+            else "the match is drawn all the same" if decided else "they could change who won: no winner"))
     if analysis is not None:
         lines += ["", "analysis (forced moves and moves in lost positions not counted):"]
         for summary in summarize([v for d in analysis for v in d]):

@@ -21,6 +21,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.utils import get_cwidth
 
+from ..i18n import _
 from .moves import legal_cards
 from .overlays import RuleBook, overlay_lines
 from .state import Mode, TableCore
@@ -124,11 +125,11 @@ class Screen:
         if self._core.too_small():
             lines = render_too_small(*self._core.terminal_size())
             if s.confirm is not None:  # the dialog cannot be drawn: ask on the note's last lines
-                lines[-2:] = [[("class:dialog", printable(self._core.t(f"{s.confirm.question} y/n")))], [("", "")]]
+                lines[-2:] = [[("class:dialog", printable(self._core.t(s.confirm.question) + " y/n"))], [("", "")]]
             return lines[:height]
         if s.rules_top is not None:
             return render_text_page(self._rules.lines(), s.rules_top, width, height, self._core.t(
-                "The rules of Svoi Kozyri (RULES.md)"))
+                _("The rules of Svoi Kozyri (RULES.md)")))
         if s.mode == Mode.TRUMP:
             return render_trump_choice(s.trump_choice, s.trump_taken, a, width, height, chat=s.chat[-3:])
         if s.mode in (Mode.DEAL_END, Mode.MATCH_END) and s.end is not None:

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 from prompt_toolkit.application import Application
 
+from ..i18n import tr
+from ..message import N_
 from ..rules import Move, Position
 from .intents import Intent
 from .view import MIN_HEIGHT, MIN_WIDTH, EndView, HistoryEntry, asciify
@@ -71,10 +73,17 @@ class UIOptions:
     allow_hint: bool = False
     allow_draw_offer: bool = True
     allow_chat: bool = False
-    waiting_text: str = "{name} is thinking…"
-    quit_question: str = "Quit? The record is saved."
+    waiting_text: str = N_("{name} is thinking…")
+    quit_question: str = N_("Quit? The record is saved.")
+    #: Quitting leaves a networked match, resigning the rest of it (protocol/wire.md §15): ``q`` and
+    #: Ctrl-C say so, in every mode (:func:`~p2ptrumps.ui.questions.leave_question`).
+    leave_resigns: bool = False
     match_end_enter: str = "leave"
     allow_play_again: bool = False
+
+
+#: The values of ``UIOptions.match_end_enter`` and how the footer says them.
+MATCH_END_ENTER = {"leave": N_("leave"), "rematch or leave": N_("rematch or leave")}
 
 
 @dataclass
@@ -154,7 +163,9 @@ class TableCore:
         self._application = application
 
     def t(self, text: str) -> str:
-        """``text`` as this terminal can show it (ASCII signs under ``ascii_only``)."""
+        """``text`` as this terminal can show it: in the person's language (a lazy message is
+        translated: :func:`p2ptrumps.i18n.tr`) and with ASCII signs under ``ascii_only``."""
+        text = tr(text)
         return asciify(text) if self.options.ascii_only else text
 
     @property

@@ -11,19 +11,27 @@ from __future__ import annotations
 
 from prompt_toolkit.utils import get_cwidth
 
+from ..i18n import _, tr
+from ..text import clock_text
 from .overlays import RuleBook
-from .state import Mode, TableCore
-from .view import CLOCK_WARN_S, StatusView, clock_text, expect_text, wrapped_lines
+from .state import MATCH_END_ENTER, Mode, TableCore
+from .view import CLOCK_WARN_S, StatusView, expect_text, wrapped_lines
 
-#: Key hints dropped first when the keys line is too narrow (``? help`` lists them all).
-_DROPPABLE = ("o hand", "R resign", "d draw", ": type", "u undo", "i hint", "t chat", "Esc back")
+# TRANSLATORS: the key hints of the bottom line ("o hand", "Enter play", ...) start with their keys, which
+# stay as they are (o, R, Enter, Esc, ...); only the words after the first space are translated.
 
 
-def fit_keys(items: list[str], width: int, droppable: tuple[str, ...] = _DROPPABLE) -> str:
+def dropped_first() -> tuple[str, ...]:
+    """Key hints dropped first when the keys line is too narrow (``? help`` lists them all)."""
+    return (_("o hand"), _("R resign"), _("d draw"), _(": type"), _("u undo"), _("i hint"), _("t chat"),
+            _("Esc back"))
+
+
+def fit_keys(items: list[str], width: int, droppable: tuple[str, ...] | None = None) -> str:
     """Key hints joined by two spaces (one if need be), dropping the ``droppable`` ones
-    (default :data:`_DROPPABLE`), first ones first, until the line fits ``width`` columns."""
+    (default :func:`dropped_first`), first ones first, until the line fits ``width`` columns."""
     items = list(items)
-    drop = [d for d in droppable if d in items]
+    drop = [d for d in (dropped_first() if droppable is None else droppable) if d in items]
     while True:
         for sep in ("  ", " "):
             text = sep.join(items)
@@ -41,7 +49,8 @@ def status_view(core: TableCore, rules: RuleBook, width: int = 80) -> StatusView
     keys = fit_keys(keys_items(core), width - 1)
     if s.rules_top is not None:
         total = len(wrapped_lines(rules.lines(), width))
-        return StatusView(expect=f"The rule book, line {s.rules_top + 1} of {total}; the game waits.",
+        return StatusView(expect=_("The rule book, line %(line)d of %(lines)d; the game waits.",
+                                   line=s.rules_top + 1, lines=total),
                           fault=s.fault, keys=keys, ascii_only=a)
     return StatusView(expect=_expect(core), fault=s.fault, message=s.message, message_kind=s.message_kind,
                       keys=keys, ascii_only=a)
@@ -60,31 +69,34 @@ def _expect(core: TableCore) -> str:
     theirs = seat != s.my_seat and (s.mode == Mode.DEAL_END or (s.mode == Mode.IDLE and s.position is None))
     if mine or theirs:
         warn = "!" if left <= CLOCK_WARN_S else ""
-        who = "Your time" if mine else f"{core.opponent_name}'s time"
-        text = (text + " " if text else "") + f"{who}: {warn}{clock_text(left)}{warn}"
+        clock = f"{warn}{clock_text(left)}{warn}"
+        said = _("Your time: %(clock)s", clock=clock) if mine else _("%(name)s's time: %(clock)s",
+                                                                      name=core.opponent_name, clock=clock)
+        text = (text + " " if text else "") + said
     return text
 
 
 def _expect_mode(core: TableCore) -> str:
     s = core.state
     # Before the first deal no opponent line shows the connection: a lost one is said here.
-    link = f" ({s.connection})" if s.connection not in ("", "connected") else ""
+    link = f" ({tr(s.connection)})" if s.connection not in ("", "connected") else ""
     if s.mode == Mode.TRUMP:
-        return f"Your trump stays yours for every deal of the match.{link}"
+        return _("Your trump stays yours for every deal of the match.") + link
     if s.mode in (Mode.TURN, Mode.SECOND) and s.position is not None:
-        return expect_text(s.position, s.my_seat, s.pending_beat if s.mode == Mode.SECOND else None)
+        return expect_text(s.position, s.my_seat, s.pending_beat if s.mode == Mode.SECOND else None,
+                           core.opponent_name)
     if s.mode == Mode.WAIT or (
             s.mode == Mode.IDLE and s.position is not None and s.position.outcome is None
             and s.position.to_move != s.my_seat):
         if s.confirm is not None:  # the opponent's draw offer, a claim: the wait is on us, not on them
-            return "Answer the question above: y or n."
-        return core.options.waiting_text.format(name=core.opponent_name)
+            return _("Answer the question above: y or n.")
+        return _(core.options.waiting_text).replace("{name}", core.opponent_name)
     if s.mode == Mode.IDLE and s.position is None and s.connection:
-        return f"Waiting for {core.opponent_name}…{link}"
+        return _("Waiting for %(name)s…", name=core.opponent_name) + link
     if s.mode == Mode.DEAL_END:
-        return "Deal over. Enter starts the next deal."
+        return _("Deal over. Enter starts the next deal.")
     if s.mode == Mode.MATCH_END:
-        return "Match over."
+        return _("Match over.")
     return ""
 
 
@@ -93,56 +105,64 @@ def keys_items(core: TableCore) -> list[str]:
     s = core.state
     o = core.options
     if s.confirm is not None:  # an open question takes only y, n and Esc (bindings.dialog_keys)
-        return ["y yes", "n no"]
+        return [_("y yes"), _("n no")]
     if s.rules_top is not None:
-        return ["↑↓ PgUp PgDn scroll", "Home End", "q Esc close the rules"]
+        return [_("↑↓ PgUp PgDn scroll"), "Home End", _("q Esc close the rules")]
     if s.prompt_kind == "move":
-        items = ["Tab complete", "Enter play", "Esc close"]
+        items = [_("Tab complete"), _("Enter play"), _("Esc close")]
     elif s.prompt_kind == "chat":
-        items = ["Enter send", "Esc close"]
+        items = [_("Enter send"), _("Esc close")]
     elif s.mode == Mode.TURN:
-        items = ["←→↑↓ select", "Enter play", "p pick up", ": type"]
+        items = [_("←→↑↓ select"), _("Enter play"), _("p pick up"), _(": type")]
         if o.allow_undo:
-            items.append("u undo")
+            items.append(_("u undo"))
         if o.allow_hint:
-            items.append("i hint")
+            items.append(_("i hint"))
         if o.allow_draw_offer:
-            items.append("d draw")
-        items += ["o hand", "R resign", "? help", "q quit"]
+            items.append(_("d draw"))
+        items += [_("o hand"), _("R resign"), _("? help"), _("q quit")]
     elif s.mode == Mode.SECOND:
-        items = ["←→↑↓ select", "Enter second card", "Esc back", ": type", "? help", "q quit"]
+        items = [_("←→↑↓ select"), _("Enter second card"), _("Esc back"), _(": type"), _("? help"), _("q quit")]
     elif s.mode == Mode.WAIT:
-        items = ["o hand", "? help", "q quit"]
+        items = [_("o hand"), _("? help"), _("q quit")]
     elif s.mode == Mode.TRUMP:
-        items = ["↑↓ or c d h s mark", "Enter choose", "q quit"]
+        items = [_("↑↓ or c d h s mark"), _("Enter choose"), _("q quit")]
     elif s.mode == Mode.DEAL_END:
-        items = ["Enter next deal", "q quit"]
+        items = [_("Enter next deal"), _("q quit")]
     elif s.mode == Mode.MATCH_END:
-        items = [f"Enter {o.match_end_enter}"]
+        items = ["Enter " + match_end_enter(core)]
         if o.allow_play_again:
-            items.insert(0, "a play again")
+            items.insert(0, _("a play again"))
     else:
-        items = ["q quit"]
+        items = [_("q quit")]
     if o.allow_chat and s.mode != Mode.MATCH_END and s.prompt_kind is None:
-        items.insert(-1, "t chat")
+        items.insert(-1, _("t chat"))
     return items
+
+
+def match_end_enter(core: TableCore) -> str:
+    """What Enter does on the end-of-match screen (``UIOptions.match_end_enter``), in the person's language."""
+    said = core.options.match_end_enter
+    return tr(MATCH_END_ENTER.get(said, said))
 
 
 def what_helps(core: TableCore) -> str:
     """For a key that does nothing now: what would help in the current mode."""
     s = core.state
     if s.mode == Mode.TURN:
-        pick = ", p picks up" if s.position is not None and s.position.can_pick_up() else ""
-        return f"choose a card with the arrows and press Enter{pick}; ? lists every key"
+        if s.position is not None and s.position.can_pick_up():
+            return _("choose a card with the arrows and press Enter, p picks up; ? lists every key")
+        return _("choose a card with the arrows and press Enter; ? lists every key")
     if s.mode == Mode.SECOND:
-        return "choose the second card and press Enter, Esc takes the beat back; ? lists every key"
+        return _("choose the second card and press Enter, Esc takes the beat back; ? lists every key")
     if s.mode == Mode.TRUMP:
-        return "mark a suit with c d h s or the arrows, then press Enter; q quits"
+        return _("mark a suit with c d h s or the arrows, then press Enter; q quits")
     if s.mode == Mode.DEAL_END:
-        return "Enter starts the next deal, q quits"
+        return _("Enter starts the next deal, q quits")
     if s.mode == Mode.MATCH_END:
-        again = "a: play again; " if core.options.allow_play_again else ""
-        return f"{again}Enter: {core.options.match_end_enter}"
+        if core.options.allow_play_again:
+            return _("a: play again; Enter: %(what)s", what=match_end_enter(core))
+        return _("Enter: %(what)s", what=match_end_enter(core))
     if s.mode == Mode.WAIT:
-        return f"it is {core.opponent_name}'s move; ? lists the keys, q quits"
-    return "? lists the keys, q quits"
+        return _("it is %(name)s's move; ? lists the keys, q quits", name=core.opponent_name)
+    return _("? lists the keys, q quits")

@@ -29,20 +29,55 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.keys import Keys
+if TYPE_CHECKING:  # prompt_toolkit is imported where a table starts, not by a headless command
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from ..cards import SUIT_SYMBOLS
+from ..i18n import _
+from ..message import N_
 from ..system import signals as system_signals
 from ..system.signals import LEAVING_SIGNALS as LEAVING_SIGNALS
 from ..system.signals import TERMINATING_SIGNALS as TERMINATING_SIGNALS
 from ..system.termmodes import quiet
-from .view import wants_ascii
 
 #: TERM values of terminals that cannot draw a full screen.
 DUMB_TERMS = ("", "dumb", "unknown")
+
+
+#: The ``LC_CTYPE`` values Python's C-locale coercion (PEP 538) puts in the environment.
+_COERCED_CTYPES = ("C.UTF-8", "C.utf8", "UTF-8")
+
+
+def c_locale(environ: Mapping[str, str] | None = None) -> bool:
+    """True when the locale of ``environ`` (default ``os.environ``) is ``C`` or ``POSIX``.
+
+    The first non-empty one of ``LC_ALL``, ``LC_CTYPE``, ``LANG`` decides (POSIX
+    order); none set means the C locale too.  Python's C-locale coercion makes
+    stdout UTF-8 and sets ``LC_CTYPE=C.UTF-8`` itself, so an ``LC_CTYPE`` of that
+    kind beside a C ``LANG`` (or none) counts as the C locale.
+    """
+    env = os.environ if environ is None else environ
+    if env.get("LC_ALL"):
+        return env["LC_ALL"] in ("C", "POSIX")
+    lang = env.get("LANG") or "C"
+    ctype = env.get("LC_CTYPE")
+    if ctype and not (ctype in _COERCED_CTYPES and lang in ("C", "POSIX")):
+        return ctype in ("C", "POSIX")
+    return lang in ("C", "POSIX")
+
+
+def wants_ascii(encoding: str | None, environ: Mapping[str, str] | None = None) -> bool:
+    """True when a stream of this ``encoding`` (e.g. ``sys.stdout.encoding``) cannot write ``♠``,
+    or when the locale is C/POSIX (:func:`c_locale` of ``environ``, default ``os.environ``)."""
+    if not encoding or c_locale(environ):
+        return True
+    try:
+        "♣♦♥♠…─│".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return True
+    return False
 
 
 def _has_cursor_addressing(term: str, fd: int) -> bool | None:
@@ -74,17 +109,18 @@ def terminal_problem(stdin: object, stdout: object, environ: Mapping[str, str] |
         except (OSError, ValueError):  # closed
             tty = False
         if not tty:
-            return f"{name} is not a tty"
+            return N_("%(stream)s is not a tty", stream=name)
     if os.name != "posix":
         return None
     env = os.environ if environ is None else environ
     term = env.get("TERM", "")
     if term in DUMB_TERMS:
-        return "TERM is not set" if not term else f"TERM is {term!r}: that terminal cannot move the cursor"
+        return N_("TERM is not set") if not term else N_("TERM is %(term)s: that terminal cannot move the cursor",
+                                                         term=repr(term))
     fileno = getattr(stdout, "fileno", None)
     with contextlib.suppress(OSError, ValueError):
         if fileno is not None and _has_cursor_addressing(term, fileno()) is False:
-            return f"TERM is {term!r}: that terminal cannot move the cursor"
+            return N_("TERM is %(term)s: that terminal cannot move the cursor", term=repr(term))
     return None
 
 
@@ -143,7 +179,7 @@ def choose_ascii(ascii_flag: bool, unicode_flag: bool, stream: TextIO | None = N
 
     ``--ascii`` (``ascii_flag``) and ``--unicode`` (``unicode_flag``) decide.
     Otherwise letters when ``stream`` (default stdout) cannot encode the symbols
-    or the locale is C/POSIX (:func:`~.view.wants_ascii`), or when ``probe_fds``
+    or the locale is C/POSIX (:func:`wants_ascii`), or when ``probe_fds``
     (the terminal's input and output) is a terminal that draws the four suit symbols in more than four columns
     (:func:`measure_columns`); the note then says so, for the person to read.
     """
@@ -157,8 +193,8 @@ def choose_ascii(ascii_flag: bool, unicode_flag: bool, stream: TextIO | None = N
     if probe_fds is not None:
         columns = measure_columns(SUIT_SYMBOLS, *probe_fds)
         if columns is not None and columns != len(SUIT_SYMBOLS):
-            return True, (f"this terminal draws the four suit symbols in {columns} columns, not 4: suits are "
-                          "shown as letters C D H S (--unicode shows the symbols anyway)")
+            return True, _("this terminal draws the four suit symbols in %(columns)d columns, not 4: suits are "
+                           "shown as letters C D H S (--unicode shows the symbols anyway)", columns=columns)
     return False, ""
 
 
@@ -334,6 +370,7 @@ def ignore_mouse_reports(kb: KeyBindings) -> None:
     other escape sequences for mouse reports too -- ``ESC [ 3 1 m`` in pasted coloured text --
     which prompt_toolkit's own mouse handler cannot parse: it failed with a traceback over the
     screen."""
+    from prompt_toolkit.keys import Keys
 
     @kb.add(Keys.Vt100MouseEvent)
     @kb.add(Keys.WindowsMouseEvent)

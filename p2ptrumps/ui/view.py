@@ -23,7 +23,7 @@ Screens:
 
 Pure helpers used by the app: :func:`expect_text` (what RULES.md §4 expects of
 the player to move), :func:`hand_order` (the display order of a hand),
-:func:`asciify`, :func:`printable`, :func:`wants_ascii`, :func:`wants_color`,
+:func:`asciify`, :func:`printable`, :func:`wants_color`,
 :func:`score_text`.
 
 Nothing from a record or a peer reaches the terminal raw: every line goes
@@ -43,9 +43,11 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
-from ..cards import SUITS, Card, cards_in, suit_label, suit_of
+from ..cards import SUITS, cards_in, suit_label, suit_of
+from ..i18n import _, card_label, ngettext, pgettext, tr
+from ..message import N_
 from ..rules import BEAT, LEAD, Move, Position
-from ..text import refused_char
+from ..text import clock_text, halves_text, refused_char
 
 Line = list[tuple[str, str]]
 
@@ -95,40 +97,6 @@ def printable(text: str) -> str:
         elif kind != "Cf":
             out.append("?")
     return "".join(out)
-
-
-#: The ``LC_CTYPE`` values Python's C-locale coercion (PEP 538) puts in the environment.
-_COERCED_CTYPES = ("C.UTF-8", "C.utf8", "UTF-8")
-
-
-def c_locale(environ: Mapping[str, str] | None = None) -> bool:
-    """True when the locale of ``environ`` (default ``os.environ``) is ``C`` or ``POSIX``.
-
-    The first non-empty one of ``LC_ALL``, ``LC_CTYPE``, ``LANG`` decides (POSIX
-    order); none set means the C locale too.  Python's C-locale coercion makes
-    stdout UTF-8 and sets ``LC_CTYPE=C.UTF-8`` itself, so an ``LC_CTYPE`` of that
-    kind beside a C ``LANG`` (or none) counts as the C locale.
-    """
-    env = os.environ if environ is None else environ
-    if env.get("LC_ALL"):
-        return env["LC_ALL"] in ("C", "POSIX")
-    lang = env.get("LANG") or "C"
-    ctype = env.get("LC_CTYPE")
-    if ctype and not (ctype in _COERCED_CTYPES and lang in ("C", "POSIX")):
-        return ctype in ("C", "POSIX")
-    return lang in ("C", "POSIX")
-
-
-def wants_ascii(encoding: str | None, environ: Mapping[str, str] | None = None) -> bool:
-    """True when a stream of this ``encoding`` (e.g. ``sys.stdout.encoding``) cannot write ``♠``,
-    or when the locale is C/POSIX (:func:`c_locale` of ``environ``, default ``os.environ``)."""
-    if not encoding or c_locale(environ):
-        return True
-    try:
-        "♣♦♥♠…─│".encode(encoding)
-    except (UnicodeEncodeError, LookupError):
-        return True
-    return False
 
 
 #: ``TERM`` values of terminals without colours (besides the terminfo suffixes ``-mono`` and ``-m``).
@@ -304,22 +272,12 @@ class EndView:
     match_over: bool = False
     record_path: str | None = None
     ascii_only: bool = False
-    record_label: str = "Record saved"
+    record_label: str = N_("Record saved")
     history: tuple[HistoryEntry, ...] = ()
     note: str = ""
 
 
 # ----- small text helpers ------------------------------------------------------
-
-
-def halves_text(halves: int, ascii_only: bool = False) -> str:
-    """A half-point count as points: ``3`` -> ``"1½"`` (``"1.5"`` in ASCII), ``1`` -> ``"½"``."""
-    whole, half = divmod(halves, 2)
-    if not half:
-        return str(whole)
-    if ascii_only:
-        return f"{whole}.5"
-    return f"{whole}½" if whole else "½"
 
 
 def score_text(names: tuple[str, str], score_halves: tuple[int, int], my_seat: int = 0,
@@ -335,7 +293,7 @@ def session_score_lines(names: tuple[str, str], matches: Sequence[tuple[int, int
     """The closing score of a session of matches between the same two players (``play`` with "play
     again", a networked match and its rematches).  ``names``: mine first; ``matches``: per match, in
     order, my half-points, the other's, and ``""`` for a match played to its end or why it does not
-    count (``"unfinished"``, ``"disputed"``).  One match: ``["Score: Ann 1 : 0 Bob"]``; several: the
+    count (``"unfinished"``, ``"undecided"``).  One match: ``["Score: Ann 1 : 0 Bob"]``; several: the
     matches won (a drawn match ½; one that does not count, nothing) over all of them, then each
     match's score in deals::
 
@@ -348,21 +306,48 @@ def session_score_lines(names: tuple[str, str], matches: Sequence[tuple[int, int
     rows: list[str] = []
     counts: dict[str, int] = {"won": 0, "drawn": 0, "lost": 0}
     for mine, theirs, note in matches:
-        rows.append(score_text(names, (mine, theirs), 0, ascii_only) + (f" ({note})" if note else ""))
+        rows.append(score_text(names, (mine, theirs), 0, ascii_only) + (f" ({_match_note(note)})" if note else ""))
         what = note or ("won" if mine > theirs else "lost" if mine < theirs else "drawn")
         counts[what] = counts.get(what, 0) + 1
     if len(rows) <= 1:
-        return [f"Score: {row}" for row in rows]
+        return [_("Score: %(score)s", score=row) for row in rows]
     won, drawn, lost = counts["won"], counts["drawn"], counts["lost"]
-    said = ", ".join(f"{n} {what}" for what, n in counts.items() if n)
+    said = ", ".join(_matches_counted(what, n) for what, n in counts.items() if n)
     total = score_text(names, (2 * won + drawn, 2 * lost + drawn), 0, ascii_only)
-    return [f"Score: {total} in {len(rows)} matches ({said})",
-            *(f"  match {i}: {row}" for i, row in enumerate(rows, 1))]
+    return [ngettext("Score: %(score)s in %(n)d match (%(counts)s)", "Score: %(score)s in %(n)d matches (%(counts)s)",
+                     len(rows), score=total, counts=said),
+            *(_("  match %(number)d: %(score)s", number=i, score=row) for i, row in enumerate(rows, 1))]
+
+
+def _match_note(note: str) -> str:
+    """Why a match does not count (``"unfinished"``, ``"disputed"``), in the person's language."""
+    if note == "unfinished":
+        return _("unfinished")
+    if note == "disputed":
+        return _("disputed")
+    return tr(note)
+
+
+def _matches_counted(what: str, n: int) -> str:
+    """``"2 won"``: ``n`` matches of a result (``won``, ``drawn``, ``lost`` or a note such as ``unfinished``)."""
+    if what == "won":
+        return ngettext("%(n)d won", "%(n)d won", n)
+    if what == "drawn":
+        return ngettext("%(n)d drawn", "%(n)d drawn", n)
+    if what == "lost":
+        return ngettext("%(n)d lost", "%(n)d lost", n)
+    return f"{n} {_match_note(what)}"
 
 
 def card_text(card: int, ascii_only: bool) -> str:
-    """Display name of a card: ``"10♥"`` or ``"10H"``."""
-    return Card(card).label(ascii_only)
+    """Display name of a card in the person's language: ``"10♥"`` or ``"10H"``; ``"Д♠"`` in Russian."""
+    return card_label(card, ascii_only)
+
+
+def pad(text: str, columns: int) -> str:
+    """``text`` followed by spaces up to ``columns`` terminal columns (wide characters count 2,
+    combining marks 0: :func:`prompt_toolkit.utils.get_cwidth`)."""
+    return text + " " * max(0, columns - get_cwidth(text))
 
 
 def hand_order(hand: int, trump: int) -> list[int]:
@@ -459,11 +444,14 @@ def hand_rows(hand: int, trump: int, *, ascii_only: bool, legal: int = 0, select
     shows ``-``.
     """
     rows: list[Line] = []
+    # TRANSLATORS: the mark of the own-trump row of a hand, "♥ trump  6♥ 10♥"; 7 columns at most.
+    trump_word = _("trump")
+    room = max(5, get_cwidth(trump_word))
     for suit in suit_rows(trump):
         sl = suit_label(suit, ascii_only)
-        tag = "trump" if (suit == trump and mark_trump) else ""
+        tag = trump_word if (suit == trump and mark_trump) else ""
         line: Line = [("", "  "), ("class:trump" if tag else ("class:suit.red" if suit in (1, 2) else ""), sl),
-                      ("class:trump" if tag else "", f" {tag:<5} ")]
+                      ("class:trump" if tag else "", f" {pad(tag, room)} ")]
         cards = [int(c) for c in cards_in(hand) if suit_of(c) == suit]
         if not cards:
             line.append(("class:dim", " -"))
@@ -497,17 +485,20 @@ def history_text(entry: HistoryEntry, names: tuple[str, str], ascii_only: bool =
     """One history line: ``"  12 You   beat 10♠ 7♥"`` — a space (so that move 100 does not
     touch the panel's border), the number, who (the first word of the name, at most 5
     columns), the move in short: at most 23 columns up to move 999."""
-    who = (names[entry.seat].split() or ["?"])[0][:5]
+    who = cut_to_width((names[entry.seat].split() or ["?"])[0], 5, "")
     m = entry.move
     if m.kind == LEAD:
-        what = f"lead {card_text(m.card, ascii_only)}"
+        # TRANSLATORS: a lead in the Moves panel ("lead 10♠"); the verb has 4 columns at most.
+        what = _("lead %(card)s", card=card_text(m.card, ascii_only))
     elif m.kind == BEAT:
-        what = f"beat {card_text(m.card, ascii_only)}"
-        if m.second >= 0:
-            what += f" {card_text(m.second, ascii_only)}"
+        cards = card_text(m.card, ascii_only) + (f" {card_text(m.second, ascii_only)}" if m.second >= 0 else "")
+        # TRANSLATORS: a beat in the Moves panel ("beat 10♠ 7♥": the beating card, then the second card);
+        # the verb has 4 columns at most.
+        what = _("beat %(cards)s", cards=cards)
     else:
-        what = f"pick up {entry.picked}" if entry.picked else "pick up"
-    return f" {entry.number:>3} {who:<5} {what}"
+        # TRANSLATORS: a pick-up in the Moves panel, with the cards taken ("pick up 3"); 10 columns at most.
+        what = _("pick up %(n)d", n=entry.picked) if entry.picked else _("pick up")
+    return f" {entry.number:>3} {pad(who, 5)} {what}"
 
 
 def _pile_line(view: TableView, width: int = 80) -> Line:
@@ -517,11 +508,13 @@ def _pile_line(view: TableView, width: int = 80) -> Line:
     a = view.ascii_only
     pile = view.pile
     if not pile:
-        return [("class:name", " Pile"), ("", " (empty)")]
-    head: Line = [("class:name", " Pile"), ("", f" ({len(pile)}): ")]
-    tail: Line = [("", "top ▶"), ("class:top", f" {card_text(pile[-1], a)} "), ("", "◀")]
+        return [("class:name", " " + _("Pile")), ("", " " + _("(empty)"))]
+    head: Line = [("class:name", " " + _("Pile")), ("", f" ({len(pile)}): ")]
+    # TRANSLATORS: before the top card of the pile: "top ▶ J♠ ◀".
+    tail: Line = [("", _("top") + " ▶"), ("class:top", f" {card_text(pile[-1], a)} "), ("", "◀")]
     if view.pending_beat is not None:
-        tail += [("", " "), ("class:card.pending", f"*{card_text(view.pending_beat, a)}*"), ("class:dim", " beats it")]
+        tail += [("", " "), ("class:card.pending", f"*{card_text(view.pending_beat, a)}*"),
+                 ("class:dim", " " + _("beats it"))]
     room = width - _width(head) - _width(tail) - 2
     below: list[int] = []
     for c in reversed(pile[:-1][-PILE_SHOWN:]):
@@ -548,33 +541,35 @@ def last_move_line(history: Sequence[HistoryEntry], names: tuple[str, str], seat
     entry = next((e for e in reversed(history) if e.seat == seat), None)
     if entry is None:
         return []
-    what = entry.move.label(ascii_only)
+    what = tr(entry.move.label(ascii_only))
     if entry.picked:
-        what += f" ({entry.picked} card{'s' if entry.picked != 1 else ''})"
-    return [("class:dim", f" Last move of {names[seat]}: "), ("class:history.theirs", what)]
+        what += " (" + ngettext("%(n)d card", "%(n)d cards", entry.picked) + ")"
+    return [("class:dim", " " + _("Last move of %(name)s:", name=names[seat]) + " "), ("class:history.theirs", what)]
 
 
-def cut_to_width(text: str, columns: int) -> str:
-    """``text`` cut to at most ``columns`` terminal columns (wide characters count 2), ending in
-    ``…`` when cut (``columns`` >= 1)."""
+def cut_to_width(text: str, columns: int, mark: str = "…") -> str:
+    """``text`` cut to at most ``columns`` terminal columns (wide characters count 2, combining
+    marks 0 and kept with their letter), ending in ``mark`` when cut (``columns`` >= 1)."""
     if get_cwidth(text) <= columns:
         return text
     out, used = "", 0
+    room = columns - get_cwidth(mark)
     for ch in text:
         w = get_cwidth(ch)
-        if used + w > columns - 1:
+        if used + w > room:
             break
         out += ch
         used += w
-    return out + "…"
+    return out + mark
 
 
 def _player_line(view: TableView, seat: int) -> Line:
     n = bin(view.hands[seat]).count("1")
     t = suit_label(view.trumps[seat], view.ascii_only)
     mover = "▶ " if view.to_move == seat else "  "
-    line: Line = [("", " " + mover), ("class:name", view.names[seat]), ("", "  trump "), ("class:trump", t),
-                  ("", f"  {n} card{'s' if n != 1 else ''}")]
+    # TRANSLATORS: on a player's line, before the suit of their own trump: "Ann  trump ♥  18 cards".
+    line: Line = [("", " " + mover), ("class:name", view.names[seat]), ("", "  " + _("trump") + " "),
+                  ("class:trump", t), ("", "  " + ngettext("%(n)d card", "%(n)d cards", n))]
     if view.clock is not None and view.clock[0] == seat:
         line += [("", "  "), clock_fragment(view.clock[1])]
     return line
@@ -582,12 +577,6 @@ def _player_line(view: TableView, seat: int) -> Line:
 
 #: The last seconds of a move clock, drawn in the warning style (and the bell once, protocol/wire.md §16).
 CLOCK_WARN_S = 10.0
-
-
-def clock_text(seconds: float) -> str:
-    """``"1:05"`` for 65 seconds (whole seconds rounded up, never below 0:00)."""
-    whole = max(0, int(-(-seconds // 1)))
-    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def clock_fragment(left_s: float) -> tuple[str, str]:
@@ -612,8 +601,9 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
     show_history = width >= HISTORY_MIN_WIDTH
     left_w = width - HISTORY_WIDTH if show_history else width
 
-    header: Line = [("class:header", " Svoi Kozyri"),
-                    ("", f"   deal {view.deal_number}/{view.deals}   "),
+    header: Line = [("class:header", " " + game_name()),
+                    # TRANSLATORS: the header of the table: "deal 2/3", this deal of the match's deals.
+                    ("", "   " + _("deal %(number)d/%(deals)d", number=view.deal_number, deals=view.deals) + "   "),
                     ("class:name", score_text(view.names, view.score_halves, me, a))]
     left: list[Line] = [header, [("class:rule", "─" * left_w)]]
 
@@ -633,7 +623,7 @@ def render_table(view: TableView, width: int = 80, height: int = 20) -> list[Lin
     if view.show_opponent:
         left.extend(hand_rows(view.hands[opp], view.trumps[opp], ascii_only=a))
     else:
-        left.append([("class:dim", "    hand hidden (o shows it)")])
+        left.append([("class:dim", "    " + _("hand hidden (o shows it)"))])
     left.append([])
     left.append(_pile_line(view, left_w))
     if not show_history and (last := last_move_line(view.history, view.names, opp, a)):
@@ -659,7 +649,7 @@ def _with_history(left: list[Line], history: Sequence[HistoryEntry], names: tupl
                   ascii_only: bool, height: int) -> list[Line]:
     """``left`` (``height`` fitted lines) with the Moves panel (:data:`HISTORY_WIDTH` columns) on its right."""
     a = ascii_only
-    right: list[Line] = [[("class:rule", "│"), ("class:history.title", " Moves")]]
+    right: list[Line] = [[("class:rule", "│"), ("class:history.title", " " + _("Moves"))]]
     room = height - 1
     entries = history[-room:] if room > 0 else ()
     for e in entries:
@@ -729,31 +719,31 @@ def render_status(view: StatusView, width: int = 80) -> list[Line]:
 def render_too_small(width: int, height: int, need: tuple[int, int] = (MIN_WIDTH, MIN_HEIGHT)) -> list[Line]:
     """The screen shown instead of the game when the terminal is smaller than ``need``
     (columns, rows): ``"terminal too small: need at least 60x20 (now 30x10)"``, wrapped."""
-    text = f"terminal too small: need at least {need[0]}x{need[1]} (now {width}x{height}); q quits"
+    text = _("terminal too small: need at least %(columns)dx%(rows)d (now %(width)dx%(height)d); q quits",
+             columns=need[0], rows=need[1], width=width, height=height)
     lines: list[Line] = [[("class:message.error", t)] for t in wrap_text(text, width, "")]
     return _screen(lines, width, height)
 
 
 def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, width: int = 80,
-                        height: int = 20, title: str = "Choose your own trump",
-                        chat: Sequence[str] = ()) -> list[Line]:
+                        height: int = 20, title: str = "", chat: Sequence[str] = ()) -> list[Line]:
     """The trump-choice screen (RULES.md §2): the four suits, ``selected`` one
     bracketed, a suit already ``taken`` by the opponent marked and not choosable; then the
-    latest ``chat`` lines (a networked match), as many as fit."""
+    latest ``chat`` lines (a networked match), as many as fit.  ``title``: "Choose your own trump"
+    in the person's language when empty."""
     lines: list[Line] = [
-        [("class:header", " Svoi Kozyri")],
+        [("class:header", " " + game_name())],
         [("class:rule", "─" * width)],
         [],
-        [("class:name", f" {title}")],
-        [("", " Your trump beats any card of another suit, on your turn.")],
+        [("class:name", " " + (title or _("Choose your own trump")))],
+        *([("", t)] for t in wrap_text(_("Your trump beats any card of another suit, on your turn."), width)),
         [],
     ]
     for i, s in enumerate(SUITS):
         mark = "▶ " if s == selected else "  "
-        name = ("clubs", "diamonds", "hearts", "spades")[s]
         style = "class:card.selected" if s == selected else ("class:dim" if s == taken else "")
-        text = f"{suit_label(s, ascii_only)} {name}"
-        note = "  (taken by your opponent)" if s == taken else ""
+        text = f"{suit_label(s, ascii_only)} {suit_name(s)}"
+        note = "  " + _("(taken by your opponent)") if s == taken else ""
         lines.append([("", f"   {i + 1}. {mark}"), (style, text), ("class:dim", note)])
     lines.append([])
     return _screen(with_chat(lines, chat, height), width, height, ascii_only)
@@ -762,7 +752,7 @@ def render_trump_choice(selected: int, taken: int | None, ascii_only: bool, widt
 def render_setup(chat: Sequence[str], ascii_only: bool, width: int = 80, height: int = 20) -> list[Line]:
     """The screen before the first deal ("Setting up the match…"; a networked match waits for the
     trumps here), with the latest ``chat`` lines below as many as fit."""
-    lines: list[Line] = [[("class:header", " Svoi Kozyri")], [("", " Setting up the match…")], []]
+    lines: list[Line] = [[("class:header", " " + game_name())], [("", " " + _("Setting up the match…"))], []]
     return _screen(with_chat(lines, chat, height), width, height, ascii_only)
 
 
@@ -823,17 +813,18 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
     me, opp = view.my_seat, 1 - view.my_seat
     show_history = width >= HISTORY_MIN_WIDTH and bool(view.history)
     left_w = width - HISTORY_WIDTH if show_history else width
-    head = "Match over" if view.match_over else f"Deal {view.deal_number} of {view.deals} over"
+    head = _("Match over") if view.match_over else _("Deal %(number)d of %(deals)d over", number=view.deal_number,
+                                                      deals=view.deals)
     lines: list[Line] = [
-        [("class:header", f" Svoi Kozyri   {head}")],
+        [("class:header", f" {game_name()}   {head}")],
         [("class:rule", "─" * left_w)],
         *([("class:result", t)] for t in wrap_text(view.title, left_w)),  # long names at 60 columns
     ]
     if view.note:
         lines += [[("class:result", t)] for t in wrap_text(view.note, left_w)]
-    lines.append([("class:name", " Score: " + score_text(view.names, view.score_halves, me, a))])
+    lines.append([("class:name", " " + _("Score: %(score)s", score=score_text(view.names, view.score_halves, me, a)))])
     if view.match_over and view.record_path:
-        lines += [[("", t)] for t in wrap_after(f" {view.record_label}: {view.record_path}", left_w, "   ")]
+        lines += [[("", t)] for t in wrap_after(f" {tr(view.record_label)}: {view.record_path}", left_w, "   ")]
     if not show_history and view.history:
         last = view.history[-1]
         lines.append(last_move_line(view.history, view.names, last.seat, a))
@@ -841,11 +832,13 @@ def render_end(view: EndView, width: int = 80, height: int = 20) -> list[Line]:
     for seat in (opp, me):
         n = bin(view.hands[seat]).count("1")
         lines.append([("class:name", f" {view.names[seat]}"),
-                      ("", f"  trump {suit_label(view.trumps[seat], a)}  {n} card{'s' if n != 1 else ''} left")])
+                      ("", "  " + _("trump") + f" {suit_label(view.trumps[seat], a)}  "
+                       + ngettext("%(n)d card left", "%(n)d cards left", n))])
         if view.hands[seat]:
             lines.extend(hand_rows(view.hands[seat], view.trumps[seat], ascii_only=a))
-    pile = [card_text(c, a) for c in view.pile] or ["(empty)"]
-    for text in _wrap_words(pile, left_w - 1, " Pile:", "       "):
+    pile = [card_text(c, a) for c in view.pile] or [_("(empty)")]
+    label = " " + _("Pile") + ":"
+    for text in _wrap_words(pile, left_w - 1, label, " " * (get_cwidth(label) + 1)):
         lines.append([("", text)])
     lines = _screen(lines, left_w, height, a)
     return _with_history(lines, view.history, view.names, me, a, height) if show_history else lines
@@ -902,36 +895,58 @@ def wrapped_lines(text_lines: Sequence[str], width: int) -> list[str]:
 
 
 def expect_text(position: Position, seat: int, pending_beat: int | None = None,
-                opponent_name: str = "the opponent") -> str:
+                opponent_name: str = "") -> str:
     """What RULES.md §4 expects of ``seat`` now, for the status line.
 
     Lead on an empty pile; beat (naming the beating cards) then a second card;
     pick up when nothing beats (naming how many cards); the second card when
     ``pending_beat`` is chosen; or waiting for the opponent.  Unicode suits
-    (the caller applies :func:`asciify`).
+    (the caller applies :func:`asciify`).  ``opponent_name``: "the opponent" when empty.
     """
     if position.outcome is not None:
-        return "The deal is over."
+        return _("The deal is over.")
     if position.to_move != seat:
-        return f"{opponent_name} to move…"
+        return _("%(name)s to move…", name=opponent_name or _("the opponent"))
     if pending_beat is not None:
-        return (f"Second card: any card on top of {Card(pending_beat).label()} "
-                "(Enter plays it, Esc takes the beat back)")
+        return _("Second card: any card on top of %(card)s (Enter plays it, Esc takes the beat back)",
+                 card=card_label(pending_beat))
     if not position.pile:
-        return "Your lead: play any card (Enter)."
-    top = Card(position.pile[-1]).label()
+        return _("Your lead: play any card (Enter).")
+    top = card_label(position.pile[-1])
     beating = position.beating_cards(seat)
-    beaters = [Card(c).label() for c in hand_order(beating, position.trumps[seat])]
-    k = position.pickup_size()
-    take = f"pick up (p) takes {k} card{'s' if k != 1 else ''}"
+    beaters = [card_label(c) for c in hand_order(beating, position.trumps[seat])]
+    take = ngettext("pick up (p) takes %(n)d card", "pick up (p) takes %(n)d cards", position.pickup_size())
     if not beaters:
-        return f"Nothing beats {top}: {take}."
+        return _("Nothing beats %(top)s: %(take)s.", top=top, take=take)
     if len(beaters) > 6:
-        names = f"one of the {len(beaters)} highlighted cards"
+        names = ngettext("one of the %(n)d highlighted cards", "one of the %(n)d highlighted cards", len(beaters))
     else:
-        names = ", ".join(beaters[:-1]) + (" or " if len(beaters) > 1 else "") + beaters[-1]
+        names = or_list(beaters)
     last = bin(position.hands[seat]).count("1") == 1
-    then = "" if last else ", then a second card"
     if position.rules.voluntary_pickup:
-        return f"Beat {top} with {names}{then}; or {take}."
-    return f"Beat {top} with {names}{then}."
+        if last:
+            return _("Beat %(top)s with %(cards)s; or %(take)s.", top=top, cards=names, take=take)
+        return _("Beat %(top)s with %(cards)s, then a second card; or %(take)s.", top=top, cards=names, take=take)
+    if last:
+        return _("Beat %(top)s with %(cards)s.", top=top, cards=names)
+    return _("Beat %(top)s with %(cards)s, then a second card.", top=top, cards=names)
+
+
+def or_list(items: Sequence[str]) -> str:
+    """``"a, b or c"`` in the person's language (one item: itself)."""
+    if len(items) <= 1:
+        return "".join(items)
+    return _("%(items)s or %(last)s", items=", ".join(items[:-1]), last=items[-1])
+
+
+def game_name() -> str:
+    """The game's name as its players say it: "Svoi Kozyri" (Свои козыри)."""
+    # TRANSLATORS: the game's name in the header of every screen; keep "Svoi Kozyri" where the Russian name
+    # is not said in your language (in Russian: Свои козыри).
+    return _("Svoi Kozyri")
+
+
+def suit_name(suit: int) -> str:
+    """The name of ``suit`` (0..3: clubs, diamonds, hearts, spades) in the person's language."""
+    return (pgettext("suit", "clubs"), pgettext("suit", "diamonds"), pgettext("suit", "hearts"),
+            pgettext("suit", "spades"))[suit]

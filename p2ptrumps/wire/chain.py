@@ -29,7 +29,7 @@ _T = TypeVar("_T")
 #: shorter: at most two floor messages in a row, 10 chats a turn and a few other interjections.
 MAX_SUPERSEDED = 64
 
-#: How a live session names a message in its own seat signed by its own key (issue 18): the peer
+#: How a live session names a message in its own seat signed by its own key: the peer
 #: only relayed it; another process with this identity and this match signed it.
 OTHER_COPY = ("another copy of this side is running (the same match resumed twice, or two processes sharing "
               "one identity key)")

@@ -31,7 +31,7 @@ class FrameDecoder:
         max_frame_bytes: the largest payload accepted, bytes.
 
     ``feed(data)`` adds bytes (any split); ``next_frame()`` returns the next
-    whole frame as ``(frame_with_prefix, payload)`` or None.  A length of 0 raises
+    whole frame as ``(frame_with_prefix, payload)`` or None.  There a length of 0 raises
     ``RemoteProtocolError("garbage-frame")``, a length above the maximum
     ``RemoteProtocolError("oversized-frame")``, as soon as the 4 prefix bytes are in.
     """

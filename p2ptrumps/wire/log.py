@@ -6,9 +6,9 @@ A log is the 16-byte header :data:`LOG_MAGIC` followed by frames (4-byte
 big-endian length + payload) in the order the logging side handled them: its
 own hello and the peer's, then each message it sent (logged before sending)
 or received (logged once it checked out).  Pings and pongs are never logged.
-The transport appends and fsyncs each frame: :func:`log_header` once, then
-:func:`log_entry` per frame handed to the session's log hook (this module does
-no file I/O itself).  Reading is tolerant of a torn tail (a crash mid-write: an
+The writer (:mod:`p2ptrumps.net.logfile`) appends and fsyncs :data:`LOG_MAGIC` once, then each
+frame handed to the session's log hook, unchanged (:func:`log_header` and :func:`log_entry` name
+those bytes; this module does no file I/O itself).  Reading is tolerant of a torn tail (a crash mid-write: an
 incomplete final frame, or a run of zero bytes a file system may leave): the
 whole frames before it are returned and the tail reported (protocol/verify.md §1).
 """
@@ -74,7 +74,7 @@ def read_log(data: bytes, max_frame_bytes: int = MAX_FRAME_BYTES) -> LogContents
 
 def walk_log(data: bytes, out: LogContents, max_frame_bytes: int = MAX_FRAME_BYTES) -> Iterator[tuple[int, int]]:
     """The ``(start, end)`` byte offsets of each whole frame of a log, in file order, without copying
-    any (so a reader's memory does not grow with the frame count: issue 17 item 3); once exhausted,
+    any (so a reader's memory does not grow with the frame count); once exhausted,
     ``out`` holds the torn tail and a length fault (its ``frames`` and ``offsets`` stay as they were).
 
     Raises:

@@ -21,9 +21,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..cards import RANK_CHARS, SUIT_LETTERS, Card
-from ..rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, Move, Outcome, Position, RuleSet
-from ..text import MAX_CHAT_CHARS, MAX_NAME_CHARS, text_problem
+from ..cards import PACK_SIZES, RANK_CHARS, SUIT_LETTERS, Card, parse_rank, parse_suit_char
+from ..rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, PICKUP_SPELLINGS, Move, Outcome, Position, RuleSet
+from ..text import MAX_CHAT_CHARS, MAX_NAME_CHARS, counted, text_problem
 from . import encoding
 from .errors import RemoteProtocolError
 from .identity import PublicKey
@@ -40,6 +40,9 @@ POSITION_TAG = b"p2ptrumps/position/v1"
 RESUME_TAG = b"p2ptrumps/resume/v1"
 
 REASONS = ("out", "resign", "time", "both-out", "repetition", "turn-limit", "agreed-draw")
+#: A seat's steps (protocol/wire.md §16): what a move clock times -- its trump, one commitment, one
+#: reveal, one move.
+STEPS = ("trump", "commit", "reveal", "move")
 
 
 def _bad(reason: str) -> RemoteProtocolError:
@@ -189,8 +192,9 @@ class Ticket:
 @dataclass(frozen=True)
 class Refuse:
     """``["refuse", reason]``: the host will not play with this connection (protocol/wire.md
-    §7.3): ``reason`` is ``"ticket"``, ``"key"`` or ``"busy"`` (1..64 bytes of UTF-8).  Unsigned,
-    never logged; the host closes the connection after it."""
+    §7.3): ``reason`` is ``"ticket"``, ``"key"``, ``"blocked"`` or ``"busy"`` (1..64 bytes of UTF-8);
+    or, as a guest's first frame, ``"blocked"``: the guest will not play with this host.  Unsigned,
+    never logged; its sender closes the connection after it."""
 
     reason: str
 
@@ -238,7 +242,7 @@ def _type_name(v: object) -> str:
 
 def _count(items: list[Any], n: int, kind: str) -> None:
     if len(items) != n:
-        raise _bad(f"a {kind} body has {n} element{'s' if n != 1 else ''}, not {len(items)}")
+        raise _bad(f"a {kind} body has {counted(n, 'element')}, not {len(items)}")
 
 
 def _uint(v: object, kind: str, what: str, lo: int, hi: int) -> int:
@@ -319,7 +323,7 @@ class RulesMsg(Body):
         if len(items) != 7:
             _count(items, 6, k)
         pack = _uint_any(items[0], k, "pack_size")
-        if pack not in (32, 36, 52):
+        if pack not in PACK_SIZES:
             raise _bad(f"rules: pack_size {pack} is not 32, 36 or 52")
         sixes = _bool(items[1], k, "sixes")
         voluntary = _bool(items[2], k, "voluntary_pickup")
@@ -409,27 +413,20 @@ class RevealMsg(Body):
 
 # ----- move codes (protocol/wire.md §9.5) -------------------------------------------
 
-_RANK_SPELLINGS = {c: c for c in RANK_CHARS} | {c.lower(): c for c in "TJQKA"} | {"10": "T"}
-_SUIT_SPELLINGS = (
-    {c: c for c in SUIT_LETTERS}
-    | {c.lower(): c for c in SUIT_LETTERS}
-    | dict(zip("♣♦♥♠", SUIT_LETTERS, strict=True))
-    | dict(zip("♧♢♡♤", SUIT_LETTERS, strict=True))
-)
-_PICKUP_SPELLINGS = ("pickup", "pick up", "pick-up")
 
 
 def _card_spelling(text: str) -> str | None:
-    """The canonical code of a card spelled as protocol/wire.md §9.5 allows, else None."""
-    rank = _RANK_SPELLINGS.get(text[:-1])
-    suit = _SUIT_SPELLINGS.get(text[-1:])
-    return None if rank is None or suit is None else rank + suit
+    """The canonical code of a card spelled as protocol/wire.md §9.5 allows (the spellings of
+    RULES.md §1, read by :mod:`p2ptrumps.cards`), else None."""
+    rank = parse_rank(text[:-1])
+    suit = parse_suit_char(text[-1:])
+    return None if rank is None or suit is None else RANK_CHARS[rank - 2] + SUIT_LETTERS[suit]
 
 
 def canonical_move_code(code: str) -> str | None:
     """The canonical move code that ``code`` spells (``code`` itself when it is canonical),
     or None when it spells no move (protocol/wire.md §9.5: ``non-canonical`` vs ``malformed``)."""
-    if code.isascii() and code.lower() in _PICKUP_SPELLINGS:
+    if code.isascii() and code.lower() in PICKUP_SPELLINGS:
         return "pickup"
     first, slash, second = code.partition("/")
     beat = _card_spelling(first)
@@ -715,7 +712,7 @@ class Signed:
     @property
     def sig(self) -> bytes:
         """The 64-byte signature: the last element of the canonical payload (a bin8 of 64 bytes), cut
-        from it rather than kept twice (a long log keeps every message, issue 17)."""
+        from it rather than kept twice (a long log keeps every message)."""
         return self.payload[-64:]
 
     def unsigned(self) -> bytes:
@@ -877,7 +874,7 @@ def _decode_msg(v: list[Any], payload: bytes) -> Envelope:
         raise _bad(f"msg: the {kind} body must be an array, not {_type_name(body)}")
     if not isinstance(sig, bytes) or len(sig) != 64:
         raise _bad("msg: sig must be 64 bytes")
-    # One object for values every message of a game repeats (a long log keeps them all, issue 17).
+    # One object for values every message of a game repeats (a long log keeps them all).
     kind = _KIND_NAMES[kind]
     game = _GAMES.setdefault(game, game) if len(_GAMES) < 64 else game
     return Envelope(game, seat, seq, prev, kind, body, sig, payload, message_hash(payload))

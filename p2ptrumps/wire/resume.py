@@ -1,8 +1,9 @@
 """Reconnecting: one match over several connections, and the acknowledgement of our last message.
 
 Source: ``protocol/wire.md`` §14.1-§14.2 (the ``resume`` and ``proof`` frames, what is sent again,
-catching up), §14.4 (a side that restarted: the session rebuilt from its log, :func:`restore`) and
-§14.5 (the last message: when the peer holds it for sure).
+catching up), §14.4 (a side that restarted: its session rebuilt from its log by
+:meth:`Session.restore <p2ptrumps.wire.session.Session.restore>`) and §14.5 (the last message: when
+the peer holds it for sure).
 
 :class:`Resumption` is the state of that exchange; the session feeds it the frames and sends what it
 says.  It reads no clock: the transport decides when a link is lost and a new one begins.
@@ -10,20 +11,13 @@ says.  It reads no clock: the transport decides when a link is lost and a new on
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from ..rules import RuleSet
 from . import framing
 from . import messages as m
 from .chain import JointChain
 from .errors import RemoteProtocolError
 from .identity import Identity
-from .referee import DONE, REFUSED, REMATCHED, REVEAL
-
-if TYPE_CHECKING:
-    from .session import LogHook, Session
 
 
 @dataclass
@@ -155,67 +149,3 @@ class Resumption:
         held = len(chain.entries) if self.seat == 0 else self.confirmed(chain)
         # From the peer's count when that is lower: its log lost its tail, and its messages come back.
         return ResumeStep(proven=True, log=self.peer_resume_frame, resend=min(msg.confirmed, held))
-
-
-def restore(cls: type[Session], identity: Identity, frames: Sequence[bytes], secrets: Mapping[int, bytes], *,
-            on_message: LogHook | None = None, max_frame_bytes: int = framing.MAX_FRAME_BYTES) -> Session:
-    """The session that wrote a match log, rebuilt after its process died (§14.4); see
-    :meth:`Session.restore <p2ptrumps.wire.session.Session.restore>`."""
-    decoded: list[m.Frame] = []
-    for i, frame in enumerate(frames):
-        try:
-            decoded.append(m.decode(frame[framing.HEADER_BYTES:]))
-        except RemoteProtocolError as exc:
-            raise ValueError(f"log frame #{i}: {exc.reason} [{exc.code}]") from None
-    if len(decoded) < 2 or not isinstance(decoded[0], m.Hello) or not isinstance(decoded[1], m.Hello):
-        raise ValueError("the log does not start with two hellos")
-    own, peer_hello = decoded[0], decoded[1]
-    if own.public_key != identity.public_bytes:
-        raise ValueError("the log was written with another identity key than ours")
-    role = "host" if own.seat == 0 else "guest"
-    placeholder = RuleSet() if role == "host" else None  # never sent: the key is accepted already
-    s = cls(role, identity, own.name, own.nonce, rules=placeholder, max_frame_bytes=max_frame_bytes)  # type: ignore[arg-type]
-    if s.data_to_send() != frames[0]:
-        raise ValueError("the log's first hello is not the hello this program would send (not canonical)")
-    try:
-        s._take_hello(frames[1], frames[1][framing.HEADER_BYTES:], peer_hello)
-    except RemoteProtocolError as exc:
-        raise ValueError(f"log frame #1: {exc.reason} [{exc.code}]") from None
-    s._handshake.key_accepted = True
-    chain, floor = s._chain, s.floor
-    assert chain is not None
-    resumption = s._resumption
-    for i, msg in enumerate(decoded[2:], start=2):
-        try:
-            if isinstance(msg, m.Resume):
-                if msg.game_id != chain.game_id or msg.seat != 1 - s.seat:
-                    raise RemoteProtocolError("malformed", "a resume frame for another game or seat")
-                resumption.reconnections += 1
-                continue
-            if not isinstance(msg, m.Signed):
-                raise RemoteProtocolError("malformed", f"a {type(msg).__name__.lower()} frame in a log")
-            events = chain.place_own(msg) if msg.seat == s.seat else chain.receive(msg).events
-        except RemoteProtocolError as exc:
-            raise ValueError(f"log frame #{i}: {exc.reason} [{exc.code}]") from None
-        if msg.seat == s.seat and isinstance(msg.body, m.CommitMsg):
-            floor.commitments.came_back(msg.body, chain.game_id, dict(secrets))
-        s._push_events(events)
-    ref = chain.referee
-    ends = [i for i, e in enumerate(chain.entries) if isinstance(e.body, m.MatchEndMsg)]
-    if ref.phase == DONE:  # our last statement may never have reached the peer (§14.5)
-        resumption.unacked = chain.entries[ends[-1]].seat == s.seat and all(
-            e.seat == s.seat for e in chain.entries[ends[-1]:])
-    else:
-        resumption.unacked = bool(chain.entries) and chain.entries[-1].seat == s.seat
-    if ref.rules is None or ref.phase in (REFUSED, REMATCHED):
-        raise ValueError(f"the match in the log is not in progress (phase {ref.phase})")
-    if ref.phase == REVEAL and s.seat in ref.commits and s.seat not in ref.secrets \
-            and ref.deal not in floor.commitments.secrets:
-        raise ValueError(f"the secret of our commitment for deal {ref.deal} is missing from the resume file "
-                         "(or does not open it): we cannot reveal, which forfeits the match")
-    s._events.clear()
-    s._on_message = on_message
-    resumption.catch_up = None  # nothing is signed before the peer said what it holds (§14.2 step 5)
-    resumption.replaying = True
-    floor.commitments.stored = {d: v for d, v in secrets.items() if isinstance(v, bytes) and len(v) == 32}
-    return s

@@ -13,7 +13,7 @@ results) is checked by the same :class:`~p2ptrumps.wire.chain.JointChain` that
 Use (the transport's loop)::
 
     def to_log(frame, direction):         # append + flush + fsync (protocol/wire.md §12)
-        logfile.append(log_entry(frame))
+        logfile.append(frame)             # the frame as it is (wire/log.py)
     s = Session("guest", identity, "Ann", nonce=os.urandom(32), on_message=to_log)
     sock.send(s.data_to_send())           # our hello
     while True:
@@ -79,8 +79,8 @@ from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
 from .floor import Floor
 from .handshake import Handshake
 from .identity import Identity
-from .referee import DISPUTED, DONE, REFUSED, REMATCHED, Referee
-from .resume import Resumption, restore
+from .referee import DISPUTED, DONE, REFUSED, REMATCHED, REVEAL, Referee
+from .resume import Resumption
 
 Role = Literal["host", "guest"]
 #: Events that report a peer's own message: never emitted for our own (the match machine's events are,
@@ -180,7 +180,7 @@ class Session:
                 has rules refused, a rematch agreed (or no rules yet), or a needed secret is
                 missing or does not open our commitment.
         """
-        return restore(cls, identity, frames, secrets, on_message=on_message, max_frame_bytes=max_frame_bytes)
+        return _restore(cls, identity, frames, secrets, on_message=on_message, max_frame_bytes=max_frame_bytes)
 
     # ----- bytes in / bytes and events out -------------------------------------
 
@@ -575,3 +575,67 @@ class Session:
             self._out += framing.frame(e.payload)
         self._events.append(Resumed(self._resumption.reconnections))
         self._after_change()
+
+
+def _restore(cls: type[Session], identity: Identity, frames: Sequence[bytes], secrets: Mapping[int, bytes], *,
+             on_message: LogHook | None = None, max_frame_bytes: int = framing.MAX_FRAME_BYTES) -> Session:
+    """The session that wrote a match log, rebuilt after its process died (§14.4); see
+    :meth:`Session.restore <p2ptrumps.wire.session.Session.restore>`."""
+    decoded: list[m.Frame] = []
+    for i, frame in enumerate(frames):
+        try:
+            decoded.append(m.decode(frame[framing.HEADER_BYTES:]))
+        except RemoteProtocolError as exc:
+            raise ValueError(f"log frame #{i}: {exc.reason} [{exc.code}]") from None
+    if len(decoded) < 2 or not isinstance(decoded[0], m.Hello) or not isinstance(decoded[1], m.Hello):
+        raise ValueError("the log does not start with two hellos")
+    own, peer_hello = decoded[0], decoded[1]
+    if own.public_key != identity.public_bytes:
+        raise ValueError("the log was written with another identity key than ours")
+    role: Role = "host" if own.seat == 0 else "guest"
+    placeholder = RuleSet() if role == "host" else None  # never sent: the key is accepted already
+    s = cls(role, identity, own.name, own.nonce, rules=placeholder, max_frame_bytes=max_frame_bytes)
+    if s.data_to_send() != frames[0]:
+        raise ValueError("the log's first hello is not the hello this program would send (not canonical)")
+    try:
+        s._take_hello(frames[1], frames[1][framing.HEADER_BYTES:], peer_hello)
+    except RemoteProtocolError as exc:
+        raise ValueError(f"log frame #1: {exc.reason} [{exc.code}]") from None
+    s._handshake.key_accepted = True
+    chain, floor = s._chain, s.floor
+    assert chain is not None
+    resumption = s._resumption
+    for i, msg in enumerate(decoded[2:], start=2):
+        try:
+            if isinstance(msg, m.Resume):
+                if msg.game_id != chain.game_id or msg.seat != 1 - s.seat:
+                    raise RemoteProtocolError("malformed", "a resume frame for another game or seat")
+                resumption.reconnections += 1
+                continue
+            if not isinstance(msg, m.Signed):
+                raise RemoteProtocolError("malformed", f"a {type(msg).__name__.lower()} frame in a log")
+            events = chain.place_own(msg) if msg.seat == s.seat else chain.receive(msg).events
+        except RemoteProtocolError as exc:
+            raise ValueError(f"log frame #{i}: {exc.reason} [{exc.code}]") from None
+        if msg.seat == s.seat and isinstance(msg.body, m.CommitMsg):
+            floor.commitments.came_back(msg.body, chain.game_id, dict(secrets))
+        s._push_events(events)
+    ref = chain.referee
+    ends = [i for i, e in enumerate(chain.entries) if isinstance(e.body, m.MatchEndMsg)]
+    if ref.phase == DONE:  # our last statement may never have reached the peer (§14.5)
+        resumption.unacked = chain.entries[ends[-1]].seat == s.seat and all(
+            e.seat == s.seat for e in chain.entries[ends[-1]:])
+    else:
+        resumption.unacked = bool(chain.entries) and chain.entries[-1].seat == s.seat
+    if ref.rules is None or ref.phase in (REFUSED, REMATCHED):
+        raise ValueError(f"the match in the log is not in progress (phase {ref.phase})")
+    if ref.phase == REVEAL and s.seat in ref.commits and s.seat not in ref.secrets \
+            and ref.deal not in floor.commitments.secrets:
+        raise ValueError(f"the secret of our commitment for deal {ref.deal} is missing from the resume file "
+                         "(or does not open it): we cannot reveal, which forfeits the match")
+    s._events.clear()
+    s._on_message = on_message
+    resumption.catch_up = None  # nothing is signed before the peer said what it holds (§14.2 step 5)
+    resumption.replaying = True
+    floor.commitments.stored = {d: v for d, v in secrets.items() if isinstance(v, bytes) and len(v) == 32}
+    return s

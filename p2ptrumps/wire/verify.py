@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cards import SUIT_LETTERS
-from ..record import DealRecord, MatchRecord, PlayerInfo
+from ..record import DealRecord, MatchRecord, PlayerInfo, match_winner
 from ..rules import RuleSet
-from ..text import counted
+from ..text import counted, halves_text, numbered
 from . import messages as m
 from .chain import JointChain
 from .errors import RemoteProtocolError
@@ -60,7 +60,8 @@ class Verdict:
 
     Attributes:
         status: ``"valid"``, ``"invalid"``, ``"unreadable"`` or ``"unfinished"``.
-        reason: a sentence (why invalid / unreadable / where it stops; "" when valid).
+        reason: a sentence (why invalid / unreadable / where it stops); when valid, "" or what
+            else is worth saying (the guest refused the rules, a torn tail after the last frame).
         code: the fault code when invalid (protocol/wire.md §11), else None.
         index: 0-based index of the offending frame in the log (invalid), else None.
         offender: seat (0 host, 1 guest) to blame for the offending frame (protocol/verify.md
@@ -110,6 +111,8 @@ class Verdict:
     forfeit: int | None = None
     truncated_bytes: int = 0
     reconnections: int = 0
+    #: Of :attr:`reconnections`, those on seat 0's and on seat 1's steps (verify.md §5, ``outages``).
+    outages: tuple[int, int] = (0, 0)
     left: tuple[int, int] | None = None
     forfeited: list[int] = field(default_factory=list)
     claims: list[tuple[int, int, list[int]]] = field(default_factory=list)
@@ -168,6 +171,52 @@ class Verdict:
     def _disputes(self) -> list[tuple[int, int] | None]:
         return self.disputed + [None] * (len(self.claims) - len(self.disputed))
 
+    def no_result(self) -> list[tuple[int, str]]:
+        """The deals of a complete match that have no result, in order, each with why: ``"disputed"``
+        (its claim on time was disputed: the deal in play, or the deal being prepared), ``"not played"``
+        (never dealt, and neither forfeited nor won by a claim).  ``[]`` for a verdict that is not
+        ``valid``, or has no match (protocol/verify.md §5, ``decided``)."""
+        if self.status != "valid" or self.rules is None:
+            return []
+        claims = list(zip(self.claims, self._disputes(), strict=True))
+        first_disputed = {won[0] for (_, _, won), x in claims if x}
+        standing = {n for (_, _, won), x in claims if not x for n in won}
+        ended = {d.number for d in self.deals if d.reason is not None}
+        return [(n, "disputed" if n in first_disputed else "not played") for n in range(1, self.rules.deals + 1)
+                if n not in ended and n not in self.forfeited and n not in standing]
+
+    @property
+    def decided(self) -> bool:
+        """Whether the deals without a result cannot change who won (protocol/verify.md §5): a valid
+        verdict of a match whose lead, in points, is larger than the number of deals without a result
+        (each could have given its point to either seat), or that has none.  False otherwise."""
+        return self.status == "valid" and self.rules is not None and match_winner(self.score_halves,
+                                                                                    self.rules.deals)[0]
+
+    @property
+    def winner(self) -> int | None:
+        """The seat that won the match when it is :attr:`decided` (protocol/verify.md §5), else None (a
+        draw, a match not decided, no match, not valid)."""
+        if self.status != "valid" or self.rules is None:
+            return None
+        return match_winner(self.score_halves, self.rules.deals)[1]
+
+    def result_line(self) -> str:
+        """For a valid verdict of a match, how the match ended (protocol/verify.md §5.1): ``"result: seat
+        0 (host) won the match"``, ``"result: drawn"``, ``"result: no winner -- deals 2, 3 have no result,
+        and could change who won"``; ``""`` otherwise."""
+        if self.status != "valid" or self.rules is None:
+            return ""
+        missing = [n for n, _ in self.no_result()]
+        what = (f"deal {missing[0]} has" if len(missing) == 1
+                else "deals " + ", ".join(map(str, missing)) + " have")
+        if not self.decided:
+            return f"result: no winner -- {what} no result, and could change who won"
+        if self.winner is None:
+            return "result: drawn"
+        cannot = f" ({what} no result, and cannot change that)" if missing else ""
+        return f"result: seat {self.winner} ({SEAT_NAMES[self.winner]}) won the match{cannot}"
+
     @property
     def owner(self) -> int | None:
         """The seat of the log's owner (the seat of its first frame's hello: 0 host, 1 guest), or
@@ -195,6 +244,8 @@ class Verdict:
         match = ch.referee.match
         for d in [] if match is None else match.deals:
             rec.deals.append(DealRecord(d.number, d.dealer, d.seed, d.hands, list(d.moves), d.outcome))
+        rec.no_result = dict(self.no_result())
+        rec.complete = self.status == "valid"
         return rec
 
     def summary(self, ascii_only: bool = True) -> str:
@@ -244,7 +295,7 @@ class Verdict:
         disputed = {n for (_, _, won), x in zip(self.claims, self._disputes(), strict=True) if x for n in won}
         for d in self.deals:
             if d.reason is None and d.number in disputed:
-                res = "claimed on time and disputed: no result"
+                res = "disputed: no result (claimed on time, and disputed)"
             elif d.reason is None:
                 res = "unfinished"
             elif d.winner is None:
@@ -254,32 +305,40 @@ class Verdict:
             else:
                 res = f"won by seat {d.winner} ({d.reason})"
             lines.append(f"deal {d.number}: dealer seat {d.dealer}, {res}")
+        dealt = {d.number for d in self.deals}
+        missing = self.no_result()
+        lines += [f"deal {n}: not dealt -- disputed while it was prepared: no result"
+                  for n, why in missing if why == "disputed" and n not in dealt]
+        unplayed = [n for n, why in missing if why == "not played"]
+        if unplayed:
+            lines.append(f"deal {unplayed[0]}: not played" if len(unplayed) == 1
+                         else f"deals {unplayed[0]}-{unplayed[-1]}: not played")
         if self.left is not None:
             gone = f"; deals {', '.join(map(str, self.forfeited))} forfeited" if self.forfeited else ""
             lines.append(f"seat {self.left[0]} ({SEAT_NAMES[self.left[0]]}) left the match at message "
                          f"{self.left[1]}{gone}")
         for (seat, at, won), dispute in zip(self.claims, self._disputes(), strict=True):
-            what = f"deal {won[0]}" if len(won) == 1 else "deals " + ", ".join(map(str, won))
+            what = numbered("deal", won)
             if dispute is not None:
                 lines.append(f"DISPUTED: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at message {at}; "
                              f"seat {dispute[0]} ({SEAT_NAMES[dispute[0]]}) disputed it at message {dispute[1]}: "
-                             "the match ended decided by no one (wire.md §16)")
+                             f"deal {won[0]} has no result (wire.md §16)")
                 continue
             lines.append(f"CLAIMED, not proven: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at "
                          f"message {at} (the log cannot prove time; wire.md §16)")
         a, b = self.score_halves
-        lines.append(f"score: {_half(a)} - {_half(b)}")
+        lines.append(f"score: {halves_text(a)} - {halves_text(b)}")
+        if self.result_line():
+            lines.append(self.result_line())
         counts = f"{self.frames} frames, {self.messages} chained messages"
         if self.superseded or self.withdrawn:
             counts += f" ({self.superseded} superseded, {self.withdrawn} withdrawn)"
         if self.reconnections:
-            counts += f", {self.reconnections} reconnection{'s' if self.reconnections != 1 else ''}"
+            counts += f", {counted(self.reconnections, 'reconnection')}"
+            if any(self.outages):
+                counts += f" (on seat 0's steps {self.outages[0]}, on seat 1's steps {self.outages[1]})"
         lines.append(counts)
         return "\n".join(lines)
-
-
-def _half(h: int) -> str:
-    return f"{h // 2}" + ("½" if h % 2 else "") if h != 1 else "½"
 
 
 def verify_log(data: bytes) -> Verdict:
@@ -340,7 +399,7 @@ def check_log(data: bytes) -> LogCheck:
 
 def _verify(data: bytes, check: _Checker) -> Verdict:
     # Two passes over the bytes, no frame copied until it is checked: memory grows with what the
-    # log proves (its signed messages), never with its frame count (issue 17 item 3).
+    # log proves (its signed messages), never with its frame count.
     contents = LogContents()
     try:
         n_frames = sum(1 for _ in walk_log(data, contents))
@@ -450,6 +509,7 @@ class _Checker:
         self.players: list[tuple[str, str]] = []
         self.nobody = False  # the fault found names nobody (a well-formed heartbeat)
         self.reconnections = 0  # resume frames of the peer (wire.md §14.3)
+        self.outages = [0, 0]  # of them, those on seat 0's and on seat 1's steps (verify.md §5)
         self.hellos: dict[int, bytes] = {}  # seat -> hello payload that checked out (verify.md §6.1)
         self.signed: list[SignedRef] = []  # every message checked past, in file order
         self.placed: set[int] = set()  # frame indices of the messages placed in the chain
@@ -480,6 +540,9 @@ class _Checker:
                     "malformed", "a resume frame before both hellos, or for another game or seat than the "
                     "owner's peer (wire.md §14.3)")
             self.reconnections += 1
+            seat, what = chain.referee.waiting_for()
+            if seat is not None and what in m.STEPS:
+                self.outages[seat] += 1
             return
         if i == 0:
             self._owner_hello(msg, payload)
@@ -539,6 +602,7 @@ class _Checker:
 
 def _fill(v: Verdict, check: _Checker) -> None:
     v.reconnections = check.reconnections
+    v.outages = (check.outages[0], check.outages[1])
     chain = check.chain
     if chain is None:
         return
@@ -777,7 +841,7 @@ def _relation_reason(pv: PairVerdict, names: tuple[str, str], logs: tuple[LogChe
     else:
         other = 1 - pv.leading
         n = len(logs[other].chain) - pv.common
-        what = (f"{names[other]} ends with {n} tentative guest message{'s' if n != 1 else ''} from place "
+        what = (f"{names[other]} ends with {counted(n, 'tentative guest message')} from place "
                 f"{pv.common}, displaced by the host's message there in {names[pv.leading]} "
                 f"({pv.messages} messages; wire.md §8.3)")
     end = ("the match is complete and every message checks" if lead.status == "valid"

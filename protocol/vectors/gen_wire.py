@@ -903,7 +903,7 @@ def build_all() -> tuple[list[Case], list[PairCase]]:
         "writes (it drops such a chat, wire.md §12), invalid", "wire.md §9.7, §12; verify.md §3",
         ("invalid", "chat-limit", len(done), 1, True), log([*done, sf_next(done, 1, "chat", ["bye"])]))
 
-    # -- the hand-made logs of issue 8 (kept as they are) --
+    # -- the hand-made logs (kept as they are) --
     for name, expect in [
         ("case-third-hello", ("invalid", "out-of-turn", 2, 1, False)),
         ("case-prehello-forged", ("invalid", "out-of-turn", 1, None, False)),
