@@ -23,6 +23,10 @@ from tests.test_ui_tmux import Tmux
 # without it, inside the lab's namespaces.
 os.environ["P2PTRUMPS_NO_MAP"] = "1"
 
+# The program's hints print its commands as the person can type them (p2ptrumps.command.typed_program):
+# here, as with the virtual environment active, `p2ptrumps ...` (tests/test_typed_hints.py checks the rest).
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
 # Every test speaks English, whatever the machine's language (p2ptrumps/i18n.py reads LANGUAGE first); a
 # test of another language asks for it (--lang, or LANGUAGE in a child's environment).
 os.environ["LANGUAGE"] = "en"

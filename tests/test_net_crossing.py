@@ -1,8 +1,8 @@
 """A host resignation that crosses a guest move (protocol/wire.md §8.3): the guest's match
-loop, its MatchRecord and both logs must all follow the signed chain.
+machine, its MatchRecord and both logs must all follow the signed chain.
 
-The guest is the real networked stack (``driver.play_over``: Session, Connection,
-NetGame, LocalSeat/RemotePlayer, MatchRunner); the host is a scripted Session over an
+The guest is the real networked stack (``driver.play_over``: Session, Connection, the match
+machine in the session's referee, our seat of net/seat.py); the host is a scripted Session over an
 in-memory stream which, when the guest's move arrives, resigns *before* reading it --
 a true crossing: both messages claim the same place in the chain, the host's wins,
 the guest's move is withdrawn and dropped.

@@ -254,3 +254,22 @@ def test_resume_of_a_running_match_without_a_terminal_says_so_before_asking_for_
     assert (log.read_bytes(), copy.read_bytes()) == (before, before)
     assert main(["resume", str(copy)]) == 2  # nobody plays it now: only the terminal is missing
     assert "the table needs a terminal" in capsys.readouterr().err
+
+
+def test_ctrl_c_at_the_resume_question_ends_its_line(data: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C at "resume it? [y/N]" left the shell's prompt on the question's line: now the line ends
+    first, the run says it was interrupted (status 130) and nothing is touched."""
+    log = _match_log(data, 30)
+    before = log.read_bytes()
+
+    def ctrl_c(prompt: str = "") -> str:
+        print(prompt, end="")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", ctrl_c)
+    assert main(["resume"]) == 130
+    out, err = capsys.readouterr()
+    assert out.endswith("resume it? [y/N] ") and err == "\np2ptrumps resume: interrupted\n"
+    assert log.read_bytes() == before and path_for(log).exists()

@@ -780,7 +780,7 @@ def test_a_full_disk_everywhere_stops_the_match_at_once_and_resume_finishes(tmp_
         await wait_until(lambda: table.state.fault != "", "the fault line")
         seen["fault"], seen["message"] = table.state.fault, table.state.message
         seen["after"] = len(table.state.history)
-        await leave(inp, table)
+        inp.send_text("q")  # the match stopped: q leaves at once, nothing is asked (there is nothing to resign)
 
     status = asyncio.run(drive_table(cfg, ai, person, tables, out, err))
     guest_log = next((mine / "logs").glob("*.p2plog"))
@@ -791,7 +791,7 @@ def test_a_full_disk_everywhere_stops_the_match_at_once_and_resume_finishes(tmp_
     assert (seen["message"], seen["after"]) == ("Press q to leave.", seen["history"])  # the move was not sent
     assert err.getvalue().splitlines() == [
         f"p2ptrumps join: cannot write the match log {guest_log}: No space left on device",
-        f"match log (kept): {guest_log}"]
+        f"match log (kept): {guest_log}", f"take it up when you both can: p2ptrumps resume {guest_log}"]
     assert list((mine / "tmp").iterdir()) == []  # nothing half-moved left there
     kept = guest_log.read_bytes()
     assert verify_log(kept).status == "unfinished"

@@ -36,11 +36,11 @@ class Peers:
     def __init__(self) -> None:
         self.procs: list[subprocess.Popen[str]] = []
 
-    def start(self, data: Path, out: Path, *args: str) -> subprocess.Popen[str]:
+    def start(self, data: Path, out: Path, *args: str, prefix: tuple[str, ...] = ()) -> subprocess.Popen[str]:
         env = {**os.environ, "XDG_DATA_HOME": str(data), "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}  # its moves now
         with open(out, "w") as f:
-            proc = subprocess.Popen([*P2PTRUMPS, *args], stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
-                                    text=True, env=env)
+            proc = subprocess.Popen([*prefix, *P2PTRUMPS, *args], stdin=subprocess.DEVNULL, stdout=f,
+                                    stderr=subprocess.STDOUT, text=True, env=env)
         self.procs.append(proc)
         return proc
 
@@ -78,10 +78,11 @@ class TableRun:
     """One command run in tmux with the table; its pid, exit status and terminal modes afterwards
     land in files under ``tmp``."""
 
-    def __init__(self, tmux: Tmux, tmp: Path, data: Path, args: list[str]) -> None:
+    def __init__(self, tmux: Tmux, tmp: Path, data: Path, args: list[str], prefix: tuple[str, ...] = ()) -> None:
+        """``prefix``: words that run the command (``ip netns exec NAME`` ...; none: as it is)."""
         self.tmux = tmux
         self.pid_file, self.status_file, self.stty_file = tmp / "pid", tmp / "status", tmp / "stty"
-        command = shlex.join([*P2PTRUMPS, *args])
+        command = shlex.join([*prefix, *P2PTRUMPS, *args])
         inner = f"echo $$ > {shlex.quote(str(self.pid_file))}; exec {command}"  # the pid is the command's
         script = (f"sh -c {shlex.quote(inner)}; echo $? > {shlex.quote(str(self.status_file))}; "
                   f"stty -a > {shlex.quote(str(self.stty_file))}; sleep 60")

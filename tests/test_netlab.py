@@ -257,3 +257,28 @@ def test_a_router_that_restarts_or_stops_answering_gets_the_mapping_and_pinhole_
     assert _line(p) == "released\n"
     p.wait(10)
     assert netlab.mappings(home) == []
+
+
+def test_a_nat_pmp_router_that_maps_another_port_has_that_mapping_removed_when_the_host_stops() -> None:
+    """External port 4816 is taken on the router (another mapping of this machine's, to its port 5000), so
+    miniupnpd's NAT-PMP maps the host's 4816 to another external port: the host gives that port out, and on
+    stop removes that very mapping (by its internal port, RFC 6886 §3.4) -- the other one stays."""
+    import sys
+
+    from p2ptrumps.net import lab
+
+    if (why := lab.unavailable(("upnp",))) is not None:
+        import pytest
+
+        pytest.skip(f"network lab unavailable: {why}")
+    with Lab(("upnp",), services={"upnp": "natpmp"}) as net:
+        taken = net.run("upnp", [sys.executable, "-c", "from p2ptrumps.net import natpmp; "
+                                 "print(natpmp.map_tcp(natpmp.default_gateway(), 5000, 4816, 600).external_port)"])
+        assert taken.stdout.strip() == "4816", taken.stdout + taken.stderr
+        before = net.mappings("upnp")
+        got, held, last = _ask(net, "upnp")
+        assert isinstance(got["given"], list) and len(got["given"]) == 1
+        external = int(str(got["given"][0]).rsplit(":", 1)[1])
+        assert external != 4816 and got["given"] == [f"{net.wan_address('upnp')}:{external}"]
+        assert len(held) == len(before) + 2 and any(f"dport {external}" in rule for rule in held), held
+        assert (last, net.mappings("upnp")) == ("released\n", before)

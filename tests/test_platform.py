@@ -635,7 +635,8 @@ def test_one_guest_log_resumed_twice_names_the_other_copy(tmp_path: Path) -> Non
     from p2ptrumps.wire.chain import OTHER_COPY
     from p2ptrumps.wire.verify import check_log, verify_pair
 
-    common = ["--headless", "--ai", "random", "--think", "0.05", "--reconnect-wait", "60", "--timeout", "20"]
+    # "normal" thinks its 0.05 s a move (random chooses at once): the match outlasts a copy's start-up
+    common = ["--headless", "--ai", "normal", "--think", "0.05", "--reconnect-wait", "60", "--timeout", "20"]
     host_out = tmp_path / "host.out"
     with open(host_out, "wb") as ho:
         host = subprocess.Popen(peer_command("host", *common, "--bind", "127.0.0.1", "--port", "0", "--deals", "2",

@@ -10,6 +10,7 @@ import pytest
 from p2ptrumps.commands.main import main
 from p2ptrumps.net import keystore
 from p2ptrumps.net.keystore import is_blank
+from p2ptrumps.rules import Move
 from p2ptrumps.text import (
     MAX_CHAT_CHARS,
     MAX_NAME_CHARS,
@@ -22,7 +23,8 @@ from p2ptrumps.text import (
     refused_char,
     text_problem,
 )
-from p2ptrumps.wire.messages import canonical_move_code
+from p2ptrumps.wire.errors import RemoteProtocolError
+from p2ptrumps.wire.messages import _MOVES, MoveMsg, canonical_move_code
 
 
 @pytest.mark.parametrize(
@@ -135,3 +137,43 @@ def test_counted_numbered_and_clock_text_say_it_once_for_every_module() -> None:
     assert [clock_text(s) for s in (-1.0, 0.0, 0.2, 59.0, 65.0, 600.0)] == ["0:00", "0:00", "0:01", "0:59", "1:05",
                                                                           "10:00"]
 
+
+_SPELLINGS = [("QS", "QS"), ("qs", "QS"), ("TS/7H", "TS/7H"), ("10h/7♥", "TH/7H"), ("TS/", "TS/"),
+              ("pickup", "pickup"), ("PICKUP", "pickup"), ("QS/QS", None), ("QS ", None), ("", None)]
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_a_move_body_reads_each_code_the_same_the_first_time_and_after(rounds: int) -> None:
+    """A canonical code met once is looked up afterwards (messages._MOVES): the second reading of
+    every spelling, right after its canonical form was read, gives the same move or the same fault."""
+    position = bytes(range(32))
+    for _ in range(rounds):
+        for code, canonical in _SPELLINGS:
+            if canonical is not None:
+                assert MoveMsg.parse([3, canonical, position]) == MoveMsg(3, Move.parse(canonical), position)
+            if canonical == code:
+                continue
+            with pytest.raises(RemoteProtocolError) as info:
+                MoveMsg.parse([3, code, position])
+            want = ("non-canonical", f"move code {code!r} is not canonical (write {canonical!r})") if canonical \
+                else ("malformed", f"move: {code!r} is not a move code (like QS, TS/7H, TS/ or pickup)")
+            assert (info.value.code, info.value.reason) == want
+    assert {"QS", "TS/7H", "TS/", "pickup"} <= set(_MOVES) and not {"qs", "PICKUP", "QS/QS", ""} & set(_MOVES)
+
+
+@pytest.mark.parametrize(
+    ("items", "reason"),
+    [
+        ([3, "QS"], "a move body has 3 elements, not 2"),
+        ([0, "QS", bytes(32)], "move: the deal number 0 is outside 1..1000"),
+        ([True, "QS", bytes(32)], "move: the deal number must be an integer, not a boolean"),
+        ([3, b"QS", bytes(32)], "move: the move code must be text, not bytes"),
+        ([3, "QS", bytes(31)], "move: the position hash must be 32 bytes, not 31"),
+        ([3, "QS", "x" * 32], "move: the position hash must be bytes, not text"),
+    ],
+)
+def test_a_move_body_with_a_known_code_is_still_checked_field_by_field(items: list[object], reason: str) -> None:
+    MoveMsg.parse([1, "QS", bytes(32)])  # "QS" is known from now on
+    with pytest.raises(RemoteProtocolError) as info:
+        MoveMsg.parse(items)
+    assert (info.value.code, info.value.reason) == ("malformed", reason)

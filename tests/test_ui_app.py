@@ -22,7 +22,7 @@ from prompt_toolkit.output import DummyOutput
 from p2ptrumps.ai import choose_trump
 from p2ptrumps.cards import Card, cards_in
 from p2ptrumps.record import MatchRecord
-from p2ptrumps.rules import BEAT, PICK_UP, IllegalMoveError, Move, Position, RuleSet
+from p2ptrumps.rules import BEAT, NO_CARD, PICK_UP, IllegalMoveError, Move, Position, RuleSet
 from p2ptrumps.shuffle import deal_hands, first_dealer
 from p2ptrumps.ui.app import DrawAnswer, Intent, Mode, QuitResult, TableApp, UIOptions
 from p2ptrumps.ui.play import PlayConfig, PlaySession, deal_seed, record_name
@@ -951,3 +951,30 @@ def test_a_lost_connection_shows_before_the_first_deal_where_no_opponent_line_do
                                           " (connection lost — reconnecting (1:42 left))")
     table.set_connection("connected")
     assert table.status_view().expect == "Your trump stays yours for every deal of the match."
+
+
+def test_the_hint_s_beat_comes_with_its_second_card_selected(tmp_path: Path) -> None:
+    """The hint gives a beat and a second card: Enter on the hinted (selected) beating card goes on to
+    the second card with the hint's second card selected, not the first of the hand; Enter plays both."""
+    cfg = config(tmp_path, AI_LEADS)
+    seen: list[Move] = []
+
+    async def script(session: PlaySession, inp: PipeInput) -> None:
+        table = session.table
+        await wait_until(my_turn(session), "my first turn")
+        inp.send_text("i")
+        await wait_until(lambda: table.state.message.startswith("Hint: "), "the hint")
+        pos = position(session)
+        move = next(m for m in pos.legal_moves() if m.label() == table.state.message.removeprefix("Hint: "))
+        seen.append(move)
+        assert move.kind == BEAT and move.second != NO_CARD, "this seed's hint is a beat with a second card"
+        assert table.state.selected == move.card
+        inp.send_text(ENTER)
+        await wait_until(lambda: table.state.mode == Mode.SECOND, "the second card's choice")
+        assert table.state.selected == move.second
+        inp.send_text(ENTER)
+        await wait_until(lambda: len(table.state.history) >= 2, "the beat played")
+        await quit_game(inp)
+
+    run_play(cfg, script)
+    assert saved(cfg).deals[0].moves[1] == seen[0]

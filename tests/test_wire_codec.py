@@ -74,7 +74,13 @@ _values = st.recursive(
 def test_fast_and_stepwise_decoding_agree(value: object, data: st.DataObject) -> None:
     """``unpack`` takes the C decoder when it can; whatever it says, the one-pass decoding of
     protocol/wire.md §3.5 says the same (on canonical bytes and on mutated ones)."""
-    raw = bytearray(msgpack.packb(value, use_bin_type=True))  # not encoding.pack: deep values too
+    raw = _mutated(msgpack.packb(value, use_bin_type=True), data)  # not encoding.pack: deep values too
+    assert _outcome(encoding.unpack, raw) == _outcome(encoding.unpack_stepwise, raw)
+
+
+def _mutated(packed: bytes, data: st.DataObject) -> bytes:
+    """``packed`` as it is, or with one byte changed, cut short, or a few bytes added or inserted."""
+    raw = bytearray(packed)
     mutation = data.draw(st.sampled_from(["none", "flip", "cut", "append", "insert"]))
     if mutation == "flip" and raw:
         i = data.draw(st.integers(0, len(raw) - 1))
@@ -86,7 +92,24 @@ def test_fast_and_stepwise_decoding_agree(value: object, data: st.DataObject) ->
     elif mutation == "insert":
         i = data.draw(st.integers(0, len(raw)))
         raw[i:i] = data.draw(st.binary(min_size=1, max_size=3))
-    assert _outcome(encoding.unpack, bytes(raw)) == _outcome(encoding.unpack_stepwise, bytes(raw))
+    return bytes(raw)
+
+
+#: Values of every kind msgpack packs: the allowed types, and floats, timestamps (an ext of
+#: type -1, which the C decoder hands back without calling ``ext_hook``) and arrays nested
+#: deeper than the limit -- all of which the re-encoding check alone would let through.
+_any_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=4) | st.binary(max_size=4)
+    | st.floats(allow_nan=False) | st.builds(msgpack.Timestamp, st.integers(0, 2**32 - 1)),
+    lambda inner: st.lists(inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_any_values, st.data())
+def test_fast_and_stepwise_agree_on_floats_timestamps_and_depth(value: object, data: st.DataObject) -> None:
+    raw = _mutated(msgpack.packb(value, use_bin_type=True), data)
+    assert _outcome(encoding.unpack, raw) == _outcome(encoding.unpack_stepwise, raw)
 
 
 @given(st.binary(max_size=40))

@@ -37,6 +37,7 @@ from ..command import CommandError
 from ..files import UnreadableFileError, read_limited, write_atomic
 from ..record import FORMAT as RECORD_FORMAT
 from ..record import MatchRecord
+from ..rules import RuleSet
 from ..text import counted, halves_text
 from ..wire.log import LOG_MAGIC
 from ..wire.verify import verify_log
@@ -152,8 +153,7 @@ class Entry:
         return entry
 
 
-def _rules_text(record: MatchRecord) -> str:
-    r = record.rules
+def _rules_text(r: RuleSet) -> str:
     return f"{r.pack_size} cards, {counted(r.deals, 'deal')}"
 
 
@@ -209,7 +209,7 @@ def read_record(path: Path, rel: str) -> Entry | None:
     entry.me = record.players[me].name
     entry.opponent = f"AI {them.kind.removeprefix('ai:')}" if them.kind.startswith("ai:") else them.name
     entry.opponent_id = them.kind if them.kind.startswith("ai:") else them.name
-    entry.rules = _rules_text(record)
+    entry.rules = _rules_text(record.rules)
     entry.score = _score(record, me)
     entry.result = _result(*entry.score, record.finished)
     entry.check = "record"
@@ -240,15 +240,19 @@ def read_log(path: Path, rel: str) -> Entry:
         entry.check = f"{verdict.status}: {verdict.reason}"
         return entry
     try:
-        record = verdict.to_record()
-    except ValueError:  # no rules agreed yet: nothing was played
+        record: MatchRecord | None = verdict.to_record()
+    except ValueError:  # no trumps chosen: no deal was played
+        record = None
+    finished = verdict.status == "valid"
+    # Complete with no deal played: a side left at the trump choice and forfeited every deal (wire.md §15).
+    rules = record.rules if record is not None else verdict.rules if finished else None
+    if rules is None:
         entry.check = "unfinished log (no deal was played)"
         return entry
-    entry.rules = _rules_text(record)
-    finished = verdict.status == "valid"
+    entry.rules = _rules_text(rules)
     if seat is not None and finished:  # the signed score: it counts deals forfeited by a leave (wire.md §15)
         entry.score = verdict.score_halves[seat] / 2, verdict.score_halves[1 - seat] / 2
-    elif seat is not None:
+    elif seat is not None and record is not None:
         entry.score = _score(record, seat)
     winner = verdict.winner  # as verify decides it (verify.md §5): deals without a result may leave it open
     entry.result = ("unfinished" if not finished or seat is None else "undecided" if not verdict.decided

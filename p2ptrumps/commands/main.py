@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 from .. import __version__, i18n
 from ..cards import PACK_SIZES, CardParseError, parse_suit
-from ..command import PROG, CommandError, say
+from ..command import PROG, CommandError, say, tolerant_streams
 from ..i18n import _
 from ..rules import RuleSet, RuleSetError
 from ..text import AI_LEVELS
@@ -358,13 +358,16 @@ def bind_arg(text: str) -> str:
 def address_arg(text: str) -> str:
     """argparse type: a code (``7-crossover-clockwork``, protocol/rendezvous.md §1) or ``HOST:PORT`` /
     ``[v6]:PORT`` / ``HOST``, each maybe with ``/TICKET`` (the host's join ticket, protocol/wire.md §7.3)
-    (checked, returned as typed)."""
+    (checked; an address is returned as typed, a code as read: lower case, one dash between its parts)."""
     from ..net.addresses import AddressError, parse_address
     from ..net.admission import TicketError, split_ticket
-    from ..net.meet import is_code
+    from ..net.meet import check_code, is_code
 
-    if is_code(text):
-        return text
+    if is_code(text):  # as typed: a newline, spaces, capitals (protocol/rendezvous.md §1)
+        try:
+            return check_code(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     try:
         parse_address(split_ticket(text)[0])
     except (AddressError, TicketError) as exc:
@@ -890,6 +893,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Bad arguments exit (``SystemExit(2)``) after the usage line and one line of error;
     a :class:`~p2ptrumps.command.CommandError` from the command is printed in the same
     voice and its status returned."""
+    tolerant_streams()  # a peer's name the terminal cannot encode is escaped, never a crash
     words = list(sys.argv[1:] if argv is None else argv)
     language = language_option(words)
     i18n.setup(language)

@@ -39,6 +39,16 @@ def started_from_name(path: Path) -> str:
     return local.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+#: The seat whose log each match log loaded here is (the log's owner, verify.md §3), by path.
+_OWNERS: dict[Path, int] = {}
+
+
+def owner_seat(path: Path) -> int:
+    """The seat of the player whose match log ``path`` is (after :func:`load_match_log` read it): the
+    replay shows that seat at the bottom, as its player saw the table; 0 for anything else."""
+    return _OWNERS.get(path, 0)
+
+
 def load_match_log(path: Path, data: bytes) -> MatchRecord | None:
     """A replay loader for match logs: None if ``data`` is not a match log; else the
     checked part of the match as a :class:`MatchRecord`.
@@ -57,10 +67,12 @@ def load_match_log(path: Path, data: bytes) -> MatchRecord | None:
         raise RecordError(f"{path}: {exc}") from None
     if not record.started:
         record.started = started_from_name(path)
+    if verdict.owner is not None:
+        _OWNERS[path] = verdict.owner
     return record
 
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of ``p2ptrumps replay``: as :func:`p2ptrumps.ui.replay.run`, match logs included."""
     replay.register_loader(load_match_log)
-    return replay.run(args)
+    return replay.run(args, seat_of=owner_seat)

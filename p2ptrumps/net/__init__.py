@@ -6,6 +6,7 @@
 * :mod:`.addresses` -- typed addresses, ports and fingerprints; the addresses to give out;
 * :mod:`.secure` -- the encrypted connection under the frames: TLS 1.3 with certificates made
   from the identity keys (``protocol/wire.md`` §18);
+* :mod:`.tlscheck` -- whether this machine's TLS library can make that connection (a local policy);
 * :mod:`.transport` -- a sans-IO session over a trio stream: framing, heartbeats, timeouts;
 * :mod:`.logfile` -- the match log on disk (append, fsync, lock, names);
 * :mod:`.resumefile` -- the resume file beside an unfinished log: the address and the deal

@@ -16,6 +16,7 @@ import errno
 import ipaddress
 import re
 import socket
+import sys
 
 import idna
 import ifaddr
@@ -132,6 +133,9 @@ def parse_address(text: str, default_port: int | None = DEFAULT_PORT) -> tuple[s
         host, port_text = s, None
     if not host:
         raise AddressError(f"address {text!r} has no host (expected HOST:PORT)")
+    if port_text is None and re.fullmatch(r"[0-9]{1,5}", host):
+        raise AddressError(f"address {text!r} is a port alone: write the host's address before it "
+                           f"(HOST:{host}, as the host printed it), or give the host's code (7-crossover-clockwork)")
     if ":" not in host:
         check_host_name(host, text)
     if port_text is None:
@@ -203,9 +207,12 @@ def check_host_name(host: str, typed: str | None = None) -> str:
     if host.isascii():
         if not _HOSTNAME.fullmatch(host):
             raise AddressError(f"{where}{host!r} is not a host name or IP address")
-        if re.fullmatch(r"\d+(\.\d+){3}\.?", host) and not _is_ipv4(host.rstrip(".")):
+        if re.fullmatch(r"[0-9.]+", host) and not _is_ipv4(host.rstrip(".")):
+            # A resolver reads numbers as an address of its own (``12.34`` is 12.0.0.34): never a name.
             raise AddressError(f"{where}{host!r} is not an IPv4 address: its four numbers are each 0 to 255, "
-                               "without leading zeros")
+                               "without leading zeros" if host.rstrip(".").count(".") == 3 else
+                               f"{where}{host!r} is not an IPv4 address: four numbers joined by dots, each 0 to "
+                               "255, without leading zeros")
         return host
     try:
         idna.encode(host, uts46=True)
@@ -291,11 +298,47 @@ def worth_giving_out(addresses: list[str], families: set[int]) -> list[str]:
     return [text for *_, text in sorted(keep)]
 
 
+#: Linux's flags of an IPv6 address (``IFA_F_*``, /proc/net/if_inet6) and the BSDs' and macOS's
+#: (``IN6_IFF_*``) that make an address one not to give out: temporary (RFC 8981: it changes daily and
+#: vanishes, and a guest redialling it after a cut finds nobody), deprecated (its preferred lifetime is
+#: over), tentative or a duplicate (not usable yet, or ever).
+_LINUX_UNSTABLE = 0x01 | 0x08 | 0x20 | 0x40  # TEMPORARY, DADFAILED, DEPRECATED, TENTATIVE
+_BSD_UNSTABLE = 0x02 | 0x04 | 0x08 | 0x10 | 0x80  # TENTATIVE, DUPLICATED, DETACHED, DEPRECATED, TEMPORARY
+
+
+def unstable_ipv6() -> set[str]:
+    """This machine's IPv6 addresses not to give out (temporary, deprecated, tentative: see
+    :data:`_LINUX_UNSTABLE`), as text without a zone.  Linux: ``/proc/net/if_inet6``; macOS and the BSDs:
+    the flags ``netifaces-plus`` reads (``SIOCGIFAFLAG_IN6``); elsewhere (Windows) none is known, and every
+    address is given out.  Never raises."""
+    found: set[str] = set()
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/net/if_inet6", encoding="ascii") as f:
+            for line in f.read().splitlines()[:4096]:  # bounded: one line per address
+                fields = line.split()
+                if len(fields) >= 5 and int(fields[4], 16) & _LINUX_UNSTABLE:
+                    found.add(str(ipaddress.IPv6Address(int(fields[0], 16))))
+        return found
+    if sys.platform == "win32":
+        return found
+    with contextlib.suppress(ImportError, OSError, ValueError, TypeError, AttributeError):
+        import netifaces
+
+        temporary = int(getattr(netifaces, "IN6_IFF_TEMPORARY", 0x80))
+        for per_family in netifaces.allifaddresses().values():
+            for entry in per_family.get(netifaces.AF_INET6, []):
+                flags = int(entry.get("flags", 0) or 0)
+                if flags & (_BSD_UNSTABLE | temporary) and entry.get("addr"):
+                    found.add(str(entry["addr"]).split("%")[0])
+    return found
+
+
 def local_addresses(families: set[int] | None = None) -> list[str]:
     """This machine's addresses worth giving out (see :func:`worth_giving_out`), of
     ``families`` (default both), from every network interface; no packet is sent.
     Loopback addresses come last (``127.0.0.1``, ``::1``), so the list is never empty
-    for a family this machine has."""
+    for a family this machine has.  IPv6 addresses that are temporary or deprecated
+    (:func:`unstable_ipv6`) are left out: the stable one is given, which outlives a match."""
     families = families if families is not None else {socket.AF_INET, socket.AF_INET6}
     found: list[str] = []
     with contextlib.suppress(OSError, ValueError):
@@ -309,7 +352,8 @@ def local_addresses(families: set[int] | None = None) -> list[str]:
             s.connect((probe, 9))
             found.append(str(s.getsockname()[0]))
     found += ["127.0.0.1", "::1"]
-    return worth_giving_out(found, families)
+    unstable = unstable_ipv6() if socket.AF_INET6 in families else set()
+    return worth_giving_out([a for a in found if a.split("%")[0] not in unstable], families)
 
 
 def sockaddr_text(sockaddr: tuple[object, ...]) -> str:

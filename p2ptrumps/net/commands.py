@@ -112,10 +112,8 @@ def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetRes
     except NetplayError as exc:
         say(args, str(exc))
         res: NetResult | None = getattr(exc, "result", None)
-        for path in log_paths(res):
-            _tell(f"match log (kept): {path}", sys.stderr)
-            if resumefile.path_for(path).exists():  # unfinished, and it can be taken up (wire.md §14.4)
-                _tell(f"take it up when you both can: p2ptrumps resume {path}", sys.stderr)
+        for line in resumefile.kept_lines(log_paths(res)):
+            _tell(line, sys.stderr)
         return exc.status
     except keystore.KeyStoreError as exc:
         say(args, str(exc))
@@ -154,6 +152,14 @@ def _logs_since(cfg: NetConfig | None) -> list[Path]:
     return []
 
 
+def _local_tls_fault() -> str | None:
+    """Why this machine's own TLS library cannot make the encrypted connection (a local policy), said
+    before anything is written or dialled (:mod:`.tlscheck`); None when it can."""
+    from .tlscheck import local_tls_problem
+
+    return local_tls_problem()
+
+
 def _run(args: argparse.Namespace, role: str) -> int:
     from ..ui.terminal import terminal_problem
     from .addresses import unresolved_bind
@@ -165,6 +171,9 @@ def _run(args: argparse.Namespace, role: str) -> int:
         say(args, f"the table needs a terminal: {why} (for a match without one, add --headless, with --ai LEVEL "
             "to let the AI play)")
         return EXIT_USAGE
+    if (fault := _local_tls_fault()) is not None:
+        say(args, fault)
+        return EXIT_ERROR
     try:
         cfg = _config(args, role)
     except NetplayError as exc:
@@ -325,9 +334,16 @@ def run_resume(args: argparse.Namespace) -> int:
             answer = input(f"resume {about}\n  log {newest}\nresume it? [y/N] ")
         except EOFError:
             answer = ""
+        except KeyboardInterrupt:  # Ctrl-C at the question: end its line, so the shell's prompt starts clean
+            _tell("", sys.stderr)
+            say(args, "interrupted")
+            return EXIT_LEFT
         if answer.strip().lower() not in ("y", "yes"):
             return EXIT_ERROR
         path = newest
+    if (fault := _local_tls_fault()) is not None:
+        say(args, fault)
+        return EXIT_ERROR
     if no_table:
         try:
             _, resume_file = resume.check_resumable(path)

@@ -24,6 +24,7 @@ log was started):
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -312,6 +313,10 @@ def say(cfg: NetConfig, text: str) -> None:
     on to its end, its log complete -- never mistaken for a failure to write the match log."""
     try:
         print(text, file=cfg.out, flush=True)
+    except UnicodeEncodeError:  # a peer's name or chat the terminal's encoding cannot hold: escaped, never fatal
+        encoding = getattr(cfg.out, "encoding", None) or "ascii"
+        with contextlib.suppress(OSError, LookupError):
+            print(text.encode(encoding, "backslashreplace").decode(encoding), file=cfg.out, flush=True)
     except OSError:
         return
 

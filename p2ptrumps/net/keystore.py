@@ -36,6 +36,7 @@ from typing import Any
 
 import platformdirs
 
+from ..command import typed
 from ..files import probe_dir, write_atomic
 from ..system import keyfile, locks
 from ..text import MAX_NAME_CHARS as MAX_NAME_CHARS  # the one name length (protocol/wire.md §5.1)
@@ -238,12 +239,12 @@ def load_name(directory: Path | None = None) -> str:
         return default_name()
     except (OSError, UnicodeDecodeError) as exc:
         raise KeyStoreError(f"cannot read the name file {path}: {getattr(exc, 'strerror', None) or exc}; "
-                            "set your name again with `p2ptrumps id --name NAME`") from None
+                            f"set your name again with `{typed('id --name NAME')}`") from None
     try:
         return clean_name(text.removesuffix("\n"))
     except ValueError as exc:
         raise KeyStoreError(f"the name file {path} holds no usable name: {exc}; set your name again with "
-                            "`p2ptrumps id --name NAME`") from None
+                            f"`{typed('id --name NAME')}`") from None
 
 
 #: Times :func:`first_name` asks before it takes the login name.
@@ -269,7 +270,7 @@ def first_name(directory: Path, ask: Callable[[str], str | None] | None) -> tupl
         return load_name(directory), ""
     login = default_name()
     unset = (f"no name set: other players see your login name {quoted(login)} "
-             "(set one with `p2ptrumps id --name NAME`)")
+             f"(set one with `{typed('id --name NAME')}`)")
     if ask is None:
         return login, unset
     fault = ""
@@ -282,7 +283,7 @@ def first_name(directory: Path, ask: Callable[[str], str | None] | None) -> tupl
         except ValueError as exc:
             fault = f"{exc}. "
             continue
-        return name, f"your name {quoted(name)} is saved; change it with `p2ptrumps id --name NAME`"
+        return name, f"your name {quoted(name)} is saved; change it with `{typed('id --name NAME')}`"
     return login, unset
 
 
@@ -553,8 +554,8 @@ def forget_hint(namesakes: Sequence[KnownPeer]) -> str:
     them all)."""
     keys = _keys_of(namesakes)
     if len(keys) == 1:
-        return f"`p2ptrumps id --forget {keys[0][0].fingerprint}` forgets that one"
-    return "`p2ptrumps id --forget FINGERPRINT` forgets one"
+        return f"`{typed('id --forget ' + keys[0][0].fingerprint)}` forgets that one"
+    return f"`{typed('id --forget FINGERPRINT')}` forgets one"
 
 
 def changed_key_message(check: PinCheck, path: Path) -> str:
@@ -564,7 +565,7 @@ def changed_key_message(check: PinCheck, path: Path) -> str:
         f"KEY CHANGED: {quoted(check.name)} at {check.address or '?'} now shows key {check.fingerprint}, "
         f"but {quoted(old.name)} at {old.address} was pinned on {old.first_seen} with key {old.fingerprint}. "
         f"Someone may be impersonating this peer. Refused. If the change is expected (they made a "
-        f"new key), run `p2ptrumps id --forget {old.fingerprint}` (or remove the entry from {path}) "
+        f"new key), run `{typed('id --forget ' + old.fingerprint)}` (or remove the entry from {path}) "
         f"and join again."
     )
 

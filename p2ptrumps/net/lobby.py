@@ -115,6 +115,10 @@ async def open_listeners(bind: str | None, port: int, notes: list[str] | None = 
         raise NetplayError(EXIT_CONNECT, str(exc)) from None
 
 
+class PortInUse(NetplayError):
+    """(status 3) The port asked for is in use on this machine (another host running?)."""
+
+
 class _PickedPortTaken(Exception):
     """With port 0: the port the first listener picked is in use on another address."""
 
@@ -144,7 +148,7 @@ async def _open_listeners(bind: str | None, port: int, notes: list[str] | None) 
                     why = f"address {where} is in use (another host running? choose another --port)"
                     if picked and listeners:
                         raise _PickedPortTaken(why) from None
-                    raise NetplayError(EXIT_CONNECT, why) from None
+                    raise PortInUse(EXIT_CONNECT, why) from None
                 failures.append(f"{where}: {exc.strerror or exc}")
                 continue
             port = int(sock.getsockname()[1])

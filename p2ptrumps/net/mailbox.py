@@ -28,6 +28,7 @@ CODE`` pay it, the imports are lazy):
 from __future__ import annotations
 
 import contextlib
+import importlib
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -43,12 +44,35 @@ DEFAULT_MAILBOX_URL = "ws://relay.magic-wormhole.io:4000/v1"
 CODE_WORDS = 2
 #: Seconds given to closing the mailbox when we stop (so the nameplate is released).
 CLOSE_WAIT_S = 2.0
+#: Seconds a joiner waits for its code's nameplate among those the mailbox lists in use, and how often it
+#: looks (rendezvous.md §1: a code whose host is gone fails at once, its nameplate never claimed).
+LIST_WAIT_S = 5.0
+LIST_POLL_S = 0.05
 #: Seconds the mailbox server has to welcome us (a server that drops the connection silently is
 #: named in one line after this, not after the system's 30 s or more).
 WELCOME_WAIT_S = 12.0
 
 _lock = threading.Lock()
 _reactor: Any = None
+
+
+def code_words() -> tuple[frozenset[str], frozenset[str]] | None:
+    """The words a code may have in each place after its number (rendezvous.md §1): the odd words of the
+    PGP word list first, then the even ones, lower case (magic-wormhole allocates codes from them); None
+    where the list cannot be had from the library (then no word is refused)."""
+    try:
+        _wordlist: Any = importlib.import_module("wormhole._wordlist")
+    except ImportError:
+        return None
+    odd, even = getattr(_wordlist, "odd_words_lowercase", None), getattr(_wordlist, "even_words_lowercase", None)
+    if not odd or not even:
+        return None
+    return frozenset(odd), frozenset(even)
+
+
+class NobodyOnCode(Exception):
+    """No host holds the code's nameplate on the mailbox (it stopped, or the number is mistyped): found out
+    before claiming it (rendezvous.md §1)."""
 
 
 class WrongCode(Exception):
@@ -118,7 +142,7 @@ async def exchange(url: str, code: str | None, message: bytes, on_code: Callable
             if code is None:
                 w.allocate_code(CODE_WORDS)
             else:
-                w.set_code(code)
+                await _open_listed(reactor, w, code)
             got_code = await w.get_code()
             token.run_sync_soon(on_code, str(got_code))
             w.send_message(message)
@@ -164,6 +188,8 @@ async def exchange(url: str, code: str | None, message: bytes, on_code: Callable
     ok, value = outcome[0]
     if ok:
         return bytes(value)
+    if isinstance(value, NobodyOnCode):
+        raise NobodyOnCode(str(value))
     if isinstance(value, WrongPasswordError):
         raise WrongCode(str(value).strip() or "wrong code")
     if isinstance(value, ServerConnectionError):
@@ -175,6 +201,28 @@ async def exchange(url: str, code: str | None, message: bytes, on_code: Callable
     if isinstance(value, Exception):
         raise MailboxError(f"the mailbox at {url} failed: {type(value).__name__}: {value}")
     raise MailboxError(f"the mailbox at {url} failed")
+
+
+async def _open_listed(reactor: Any, w: Any, code: str) -> None:
+    """Open ``code`` on the wormhole ``w`` (in the reactor's thread) only if its nameplate is in use on the
+    mailbox: the client protocol's ``list``, asked again every few polls, for at most :data:`LIST_WAIT_S`
+    seconds.  Raises :class:`NobodyOnCode` (the nameplate unclaimed by us) when it never shows."""
+    from twisted.internet.task import deferLater
+
+    nameplate, _, words = code.partition("-")
+    helper = w.input_code()  # asks the mailbox for the nameplates in use
+    polls = int(LIST_WAIT_S / LIST_POLL_S)
+    for i in range(polls + 1):
+        if f"{nameplate}-" in helper.get_nameplate_completions(nameplate):
+            break
+        if i == polls:
+            raise NobodyOnCode(code)
+        if i % 20 == 19:
+            helper.refresh_nameplates()
+        await deferLater(reactor, LIST_POLL_S, lambda: None)
+    helper.choose_nameplate(nameplate)
+    await helper.when_wordlist_is_available()
+    helper.choose_words(words)
 
 
 def _why_unreachable(reason: Any) -> str:

@@ -31,7 +31,7 @@ from . import addresses, mailbox
 from .config import EXIT_CONNECT, EXIT_KEY_REFUSED, EXIT_PEER_FAULT, NetConfig, NetplayError, NetResult, say
 from .dial import ConnectError, client_handshake, connect, turn_away_blocked
 from .driver import GUEST_BACKOFF_S, play_over
-from .lobby import Lobby, addresses_to_give, open_listeners
+from .lobby import Lobby, PortInUse, addresses_to_give, open_listeners
 from .logfile import check_log_free
 from .portmap import describe_path, mapping_wanted, order_given, port_mapping
 from .secure import SecureError, SecureStream
@@ -56,13 +56,50 @@ MAX_RELAY_LINE = 64
 #: Pause before the host waits at the relay again after a failed try, seconds.
 RELAY_RETRY_S = 1.0
 
-CODE_RE = re.compile(r"^[0-9]+(-[a-z]+)+$")
+CODE_RE = re.compile(r"[0-9]+(-[a-z]+)+")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
+def as_typed(text: str) -> str:
+    """``text`` read as a code is typed (rendezvous.md §1, "a code as people type it"): spaces and line
+    ends around it dropped, letters in lower case, each run of spaces or dashes inside one ``-``:
+    ``" 7 Crossover-Clockwork\n"`` -> ``"7-crossover-clockwork"``.  (Whether that is a code at all is
+    :func:`is_code`'s.)"""
+    return re.sub(r"[\s-]+", "-", text.strip().lower())
+
+
 def is_code(text: str) -> bool:
-    """True when ``join`` reads ``text`` as a code, not an address (rendezvous.md §1)."""
-    return bool(CODE_RE.match(text))
+    """True when ``join`` reads ``text`` as a code, not an address: :func:`as_typed` has the form of
+    one (rendezvous.md §1)."""
+    return CODE_RE.fullmatch(as_typed(text)) is not None
+
+
+def check_code(text: str) -> str:
+    """A code as typed (:func:`is_code` holds) -> the code to open (:func:`as_typed`), checked before
+    anything is sent: a number and :data:`mailbox.CODE_WORDS` words, each a word of the PGP word list
+    in its place (rendezvous.md §1), so that a slip is caught here and never spends the host's code.
+
+    Raises:
+        ValueError: one line saying what is wrong (``"the code '7-crossovr-clockwork': 'crossovr' is not
+            one of the code words (check its spelling with the host)"``).
+    """
+    code = as_typed(text)
+    number, *words = code.split("-")
+    example = "7-crossover-clockwork"
+    if len(words) != mailbox.CODE_WORDS:
+        raise ValueError(f"the code {text.strip()!r} has {len(words)} word{'s' if len(words) != 1 else ''}: a code "
+                         f"is a number and {mailbox.CODE_WORDS} words, as the host printed it (e.g. {example})")
+    lists = mailbox.code_words()
+    if lists is not None:
+        for place, (word, known) in enumerate(zip(words, lists, strict=True)):
+            if word in known:
+                continue
+            elsewhere = lists[1 - place] if len(lists) == 2 else set()
+            why = (f"{word!r} is a code word, but never the {('first', 'second')[place]} one (are the words "
+                   "swapped?)" if word in elsewhere else f"{word!r} is not one of the code words (check its "
+                   "spelling with the host)")
+            raise ValueError(f"the code {text.strip()!r}: {why}")
+    return f"{int(number)}-{'-'.join(words)}"
 
 
 def parse_relay_url(url: str) -> tuple[str, int]:
@@ -217,6 +254,10 @@ async def open_relay(relay: Relay, side: bytes, timeout_s: float | None) -> trio
                 line += byte
         if line != b"ok\n":
             raise RelayRefused(f"the relay {relay_host(relay.url)} said {line.strip()!r}")
+    except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:  # reset while it answered (it went away)
+        await trio.aclose_forcefully(stream)
+        why = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
+        raise RelayRefused(f"the relay {relay_host(relay.url)} broke the connection ({_why(why)})") from None
     except BaseException:
         await trio.aclose_forcefully(stream)
         raise
@@ -384,7 +425,7 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
             codes spent by wrong tries), else as :func:`.lobby.host`.
     """
     check_log_free(cfg)
-    listeners = await open_listeners(bind, port)
+    listeners = await _listen_for_code(cfg, bind, port)
     try:
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound
@@ -439,6 +480,20 @@ async def host_by_code(cfg: NetConfig, bind: str | None, port: int, *, rendezvou
                 await lst.aclose()
 
 
+async def _listen_for_code(cfg: NetConfig, bind: str | None, port: int) -> list[trio.SocketListener]:
+    """Listen as :func:`.lobby.open_listeners` does; a port in use (another host on 4816) is no reason to
+    stop, since the code carries whatever port is bound: then any free port, said in one line."""
+    try:
+        return await open_listeners(bind, port)
+    except PortInUse:
+        if port == 0:
+            raise
+    listeners = await open_listeners(bind, 0)
+    say(cfg, f"note: port {port} is in use here; listening on port {listeners[0].socket.getsockname()[1]} "
+        "instead (the code tells the guest)")
+    return listeners
+
+
 async def join_by_code(cfg: NetConfig, code: str, *, rendezvous: str = DEFAULT_MAILBOX_URL) -> NetResult:
     """``join CODE``: open the code on the mailbox at ``rendezvous``, send our key, take the host's
     offer, connect (:func:`connect_offer`) and play one match as the guest with the host's key
@@ -455,6 +510,9 @@ async def join_by_code(cfg: NetConfig, code: str, *, rendezvous: str = DEFAULT_M
     try:
         with trio.move_on_after(cfg.timeout_s):
             got = await mailbox.exchange(rendezvous, code, mine.encode(), lambda c: None)
+    except mailbox.NobodyOnCode:
+        raise NetplayError(EXIT_CONNECT, f"nobody is waiting on code {code} (the host stopped, or the number is "
+                           "mistyped)") from None
     except (mailbox.WrongCode, mailbox.MailboxError) as exc:
         raise _mailbox_error(exc, code) from None
     if got is None:

@@ -3,7 +3,7 @@
 The router is asked with UPnP-IGD (v1 and v2: ``WANIPConnection``/``WANPPPConnection``
 ``AddPortMapping``; an IPv6 pinhole with ``WANIPv6FirewallControl`` ``AddPinhole``) through the
 ``async-upnp-client`` library, else with NAT-PMP (RFC 6886, which PCP servers such as miniupnpd also
-answer) through the ``nat-pmp`` library.  Both libraries block or run their own asyncio loop, so
+answer), spoken by :mod:`.natpmp`.  The library runs its own asyncio loop and NAT-PMP blocks, so
 every call runs in a worker thread (:func:`trio.to_thread.run_sync`, abandoned on cancel) and every
 step has a deadline: a router that does not answer costs at most :data:`START_BUDGET_S` seconds of
 start-up (one that answered may take :data:`ANSWERED_S` more to map).
@@ -11,8 +11,9 @@ start-up (one that answered may take :data:`ANSWERED_S` more to map).
 Chosen with figures (the lab of ``p2ptrumps/net/lab.py``, miniupnpd 2.3.1; see ``bench/netlab.py``):
 ``async-upnp-client`` (kept: releases through 2026; IGD v1/v2 and the IPv6 pinhole service) over
 ``miniupnpc`` 2.3.3 (the C library's binding: no pinhole call in Python, and its blocking discovery
-took 1.09 s in the UPnP home and 4.1 s where no router answers, which cannot be cut short); ``nat-pmp``
-1.3.2 is the only NAT-PMP client on PyPI, and PyPI has no PCP client.
+took 1.09 s in the UPnP home and 4.1 s where no router answers, which cannot be cut short); PyPI's
+NAT-PMP clients are unmaintained and one needs a C compiler (:mod:`.natpmp` says which), and PyPI has
+no PCP client.
 
 What the host learns is a :class:`Reach`: its case (:data:`CASES`), the mapping or pinhole made, and
 one line to print.  A mapped external address in a reserved range (private, shared 100.64.0.0/10,
@@ -38,6 +39,9 @@ from typing import Any
 
 import trio
 
+from ..command import typed
+from . import natpmp
+
 #: Seconds the host's start-up may spend asking the router (discovery, mapping, pinhole).
 START_BUDGET_S = 2.0
 #: Seconds to wait for a router's answer to a discovery (SSDP, NAT-PMP) before giving up on it.
@@ -54,6 +58,9 @@ MIN_RENEW_S = 5.0
 #: the mapping has it back within this time.
 CHECK_S = 30.0
 DESCRIPTION = "p2ptrumps"
+#: UPnP-IGD's error ``OnlyPermanentLeasesSupported``: the router takes a mapping only with lease 0
+#: (MikroTik, some Zyxel); it is asked again so, and the mapping is removed when the host stops.
+ONLY_PERMANENT_LEASES = 725
 #: Environment variable that turns port mapping off (as ``--no-map``).
 NO_MAP_ENV = "P2PTRUMPS_NO_MAP"
 
@@ -184,11 +191,13 @@ def mapping_wanted(bind: str | None, enabled: bool) -> bool:
 class _Backend:
     method = ""
 
-    def add(self, port: int, internal: str, lease_s: int) -> tuple[int, int]:
-        """Map ``port`` (TCP) to ``internal``:``port``; returns (external port, lease granted)."""
+    def add(self, port: int, internal: str, lease_s: int, external: int | None = None) -> tuple[int, int]:
+        """Map TCP ``external`` (default: ``port``) to ``internal``:``port``; returns (external port granted,
+        lease granted: 0 is a permanent mapping)."""
         raise NotImplementedError
 
-    def remove(self, port: int) -> None:
+    def remove(self, external: int, internal_port: int) -> None:
+        """Remove the mapping made: UPnP names it by its ``external`` port, NAT-PMP by ``internal_port``."""
         raise NotImplementedError
 
 
@@ -227,19 +236,28 @@ class _Upnp(_Backend):
             return str(got.get("NewExternalIPAddress") or "")
         return asyncio.run(run())
 
-    def add(self, port: int, internal: str, lease_s: int) -> tuple[int, int]:
+    def add(self, port: int, internal: str, lease_s: int, external: int | None = None) -> tuple[int, int]:
+        outside = port if external is None else external
+
         async def run() -> tuple[int, int]:
             await self._load()
-            await self._call(self.wan, "AddPortMapping", NewRemoteHost="", NewExternalPort=port, NewProtocol="TCP",
-                             NewInternalPort=port, NewInternalClient=internal, NewEnabled=True,
-                             NewPortMappingDescription=DESCRIPTION, NewLeaseDuration=lease_s)
-            return port, lease_s
+            for lease in dict.fromkeys((lease_s, 0)):  # a router that takes only permanent leases: 0, once
+                try:
+                    await self._call(self.wan, "AddPortMapping", NewRemoteHost="", NewExternalPort=outside,
+                                     NewProtocol="TCP", NewInternalPort=port, NewInternalClient=internal,
+                                     NewEnabled=True, NewPortMappingDescription=DESCRIPTION, NewLeaseDuration=lease)
+                    return outside, lease
+                except Exception as exc:
+                    if lease == 0 or _upnp_error_code(exc) != ONLY_PERMANENT_LEASES:
+                        raise
+            raise _Refused("no lease was granted")
         return asyncio.run(run())
 
-    def remove(self, port: int) -> None:
+    def remove(self, external: int, internal_port: int) -> None:
         async def run() -> None:
             await self._load()
-            await self._call(self.wan, "DeletePortMapping", NewRemoteHost="", NewExternalPort=port, NewProtocol="TCP")
+            await self._call(self.wan, "DeletePortMapping", NewRemoteHost="", NewExternalPort=external,
+                             NewProtocol="TCP")
         asyncio.run(run())
 
     def has_pinholes(self) -> bool:
@@ -264,23 +282,27 @@ class _Upnp(_Backend):
 
 
 class _NatPmp(_Backend):
-    """A NAT-PMP gateway (RFC 6886) at ``gateway``."""
+    """A NAT-PMP gateway (RFC 6886) at ``gateway`` (its NAT-PMP port ``pmp_port``: 5351)."""
 
     method = "NAT-PMP"
 
-    def __init__(self, gateway: str) -> None:
+    def __init__(self, gateway: str, pmp_port: int = natpmp.PORT) -> None:
         self.gateway = gateway
+        self.pmp_port = pmp_port
 
-    def add(self, port: int, internal: str, lease_s: int) -> tuple[int, int]:
-        import natpmp
+    def add(self, port: int, internal: str, lease_s: int, external: int | None = None) -> tuple[int, int]:
+        got = natpmp.map_tcp(self.gateway, port, port if external is None else external, lease_s, port=self.pmp_port)
+        return got.external_port, got.lifetime_s
 
-        got = natpmp.map_tcp_port(port, port, lease_s, gateway_ip=self.gateway, retry=2)
-        return int(got.public_port), int(got.lifetime)
+    def remove(self, external: int, internal_port: int) -> None:
+        natpmp.unmap_tcp(self.gateway, internal_port, port=self.pmp_port)
 
-    def remove(self, port: int) -> None:
-        import natpmp
 
-        natpmp.map_tcp_port(0, port, 0, gateway_ip=self.gateway, retry=2, use_exception=False)
+def _upnp_error_code(exc: BaseException) -> int | None:
+    """The UPnP error code of a refused action (``async-upnp-client``'s ``UpnpActionResponseError``), or
+    None for any other failure."""
+    code = getattr(exc, "error_code", None)
+    return code if isinstance(code, int) else None
 
 
 class _Refused(Exception):
@@ -342,13 +364,13 @@ def _interface_index(address: str) -> int | None:
 
 def _find_natpmp(timeout_s: float) -> tuple[str, str] | None:
     """(gateway, its public IPv4 address) from a NAT-PMP gateway at the default route, or None when
-    none answers (two tries, 0.25 s and 0.5 s)."""
+    none answers (two tries, 0.25 s and 0.5 s: :mod:`.natpmp`)."""
+    gateway = natpmp.default_gateway()
+    if gateway is None:
+        return None
     try:
-        import natpmp
-
-        gateway = str(natpmp.get_gateway_addr())
-        return gateway, str(natpmp.get_public_address(gateway, retry=2))
-    except Exception:  # no default route, no answer, an error answer: no NAT-PMP here
+        return gateway, natpmp.public_address(gateway)
+    except natpmp.NatPmpError:  # no answer, an error answer: no NAT-PMP here
         return None
 
 
@@ -364,7 +386,7 @@ def _load_libraries() -> None:
     """Import the client libraries (aiohttp and all: a few tenths of a second, more on a loaded machine)
     before the clock of the router's answers starts."""
     for name in ("async_upnp_client.aiohttp", "async_upnp_client.client_factory", "async_upnp_client.search",
-                 "natpmp"):
+                 "netifaces"):
         importlib.import_module(name)
 
 
@@ -458,8 +480,9 @@ async def _map(reach: Reach, backend: _Backend, external: str, port: int) -> Non
         return
     reach.case = "mapped"
     reach.mapped = Mapped(backend.method, external, got_port, internal, port, lease)
-    reach.note = (f"your router ({backend.method}) forwards {external}:{got_port} to this machine "
-                  f"(renewed while hosting, removed when you stop)")
+    how = ("a permanent mapping, the only kind your router makes: removed when you stop" if lease == 0 else
+           "renewed while hosting, removed when you stop")
+    reach.note = f"your router ({backend.method}) forwards {external}:{got_port} to this machine ({how})"
 
 
 async def _open_pinhole(reach: Reach, up: _Upnp, address: str, port: int) -> None:
@@ -487,7 +510,9 @@ async def _keep(reach: Reach, note: Callable[[str], None] | None = None, *, chec
         return
     lost = False
     for _ in range(10_000_000):  # bounded: one check per pause
-        lease = min(x.lease_s for x in (reach.mapped, reach.pinhole) if x is not None)
+        # A permanent mapping (lease 0) never runs out: it is only checked.
+        lease = min((x.lease_s for x in (reach.mapped, reach.pinhole) if x is not None and x.lease_s > 0),
+                    default=2 * CHECK_S)
         await trio.sleep(max(MIN_RENEW_S, min(CHECK_S if check_s is None else check_s, lease / 2)))
         was = reach.public_addresses()
         held = False  # a router that does not answer within the time has not held it
@@ -509,8 +534,9 @@ async def _refresh(reach: Reach) -> bool:
     ok = True
     m = reach.mapped
     if m is not None and reach._backend is not None:
+        lease = 0 if m.lease_s == 0 else LEASE_S  # a router that takes only permanent ones is asked so
         try:
-            _, m.lease_s = await _in_thread(reach._backend.add, m.internal_port, m.internal, LEASE_S)
+            m.port, m.lease_s = await _in_thread(reach._backend.add, m.internal_port, m.internal, lease, m.port)
         except Exception:
             ok = False
             if isinstance(reach._backend, _Upnp):
@@ -519,7 +545,7 @@ async def _refresh(reach: Reach) -> bool:
                     up = _Upnp(location)
                     with contextlib.suppress(Exception):
                         external = await _in_thread(up.external_address)
-                        _, m.lease_s = await _in_thread(up.add, m.internal_port, m.internal, LEASE_S)
+                        m.port, m.lease_s = await _in_thread(up.add, m.internal_port, m.internal, lease, m.port)
                         reach._backend, m.external, ok = up, external or m.external, True
     if reach.pinhole is not None and reach.pinhole_backend is not None:
         p = reach.pinhole
@@ -541,10 +567,14 @@ async def release(reach: Reach) -> None:
     cancellation: also when the host is stopped by a signal).  Never raises."""
     backend = reach._backend
     with trio.CancelScope(shield=True), trio.move_on_after(START_BUDGET_S):
-        gone = reach.mapped.port if reach.mapped is not None else reach.asked_port
+        # The mapping made (UPnP names it by its external port, NAT-PMP by ours), or the one asked for whose
+        # answer never came.
+        m = reach.mapped
+        gone = (m.port, m.internal_port) if m is not None else (
+            (reach.asked_port, reach.asked_port) if reach.asked_port is not None else None)
         if gone is not None and backend is not None:
             with contextlib.suppress(Exception):
-                await _in_thread(backend.remove, gone)
+                await _in_thread(backend.remove, *gone)
             reach.mapped = reach.asked_port = None
         if reach.pinhole is not None and reach.pinhole_backend is not None:
             with contextlib.suppress(Exception):
@@ -608,7 +638,7 @@ def tell_lines(given: list[str], reach: Reach, ticket: str = "") -> list[str]:
             and not any(is_public(a.rsplit(":", 1)[0].strip("[]")) and a.rsplit(":", 1)[0].strip("[]")
                         != reach.unopened_v6 for a in usable):
         out.append("a guest in another home cannot reach these addresses (see above): meet by code instead, "
-                   "p2ptrumps host --code")
+                   + typed("host --code"))
     return out
 
 

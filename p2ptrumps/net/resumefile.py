@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..command import typed
 from ..system.dirsync import sync_dir
 
 FORMAT = "p2ptrumps-resume"
@@ -34,6 +35,18 @@ class ResumeFileError(ValueError):
 def path_for(log_path: Path) -> Path:
     """The resume file of the match log ``log_path``: the same name with ``.resume`` added."""
     return log_path.with_name(log_path.name + SUFFIX)
+
+
+def kept_lines(logs: list[Path]) -> list[str]:
+    """What a run that stopped says of each match log it keeps: ``match log (kept): PATH``, and where its
+    resume file is beside it (an unfinished match that can be taken up, wire.md §14.4) the command that
+    does it as the person can type it, ``take it up when you both can: p2ptrumps resume PATH``."""
+    out: list[str] = []
+    for path in logs:
+        out.append(f"match log (kept): {path}")
+        if path_for(path).exists():
+            out.append(f"take it up when you both can: {typed('resume')} {path}")
+    return out
 
 
 @dataclass

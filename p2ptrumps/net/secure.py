@@ -55,6 +55,13 @@ RECEIVE_BYTES = 65536
 #: ``["hello", 2]``, which a version-1 peer refuses as fault ``version`` (wire.md §18.5).
 OLD_PEER_ANSWER = bytes.fromhex("00000008" "92" "a568656c6c6f" "02")
 TLS_HANDSHAKE_RECORD = 0x16
+#: A TLS alert record: a peer that refused our ClientHello (its own policy, say) answers with one; TLS
+#: reads it and names the alert.
+TLS_ALERT_RECORD = 0x15
+#: OpenSSL's ``X509_V_FLAG_NO_CHECK_TIME``: the peer's certificate is checked without the local clock
+#: (wire.md §18.2: its validity is fixed bytes, no statement about time).  Python's ``ssl`` passes the
+#: bit through to ``X509_VERIFY_PARAM_set_flags`` though it has no name for it.
+NO_CHECK_TIME = 0x200000
 
 
 class SecureError(trio.BrokenResourceError):
@@ -136,6 +143,7 @@ def _context(identity: Identity, server: bool) -> ssl.SSLContext:
     ctx.minimum_version = ctx.maximum_version = ssl.TLSVersion.TLSv1_3
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_REQUIRED
+    ctx.verify_flags |= NO_CHECK_TIME  # a machine whose clock reads 1970 (no NTP yet) plays as well
     ctx.load_verify_locations(cadata=issuer_certificate())
     ctx.set_alpn_protocols([ALPN])
     if server:
@@ -245,7 +253,7 @@ class SecureStream(trio.abc.HalfCloseableStream):
                 raise SecureError("the peer closed the connection during the encrypted handshake"
                                   + (" (is it an older p2ptrumps, protocol version 1? it cannot talk to this one, "
                                      "version 2)" if received == 0 and not self.server else ""), "closed")
-            if received == 0 and data[0] != TLS_HANDSHAKE_RECORD:
+            if received == 0 and data[0] not in (TLS_HANDSHAKE_RECORD, TLS_ALERT_RECORD):
                 await self._not_tls(data[0])
             received += len(data)
             if received > MAX_HANDSHAKE_BYTES:

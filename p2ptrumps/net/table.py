@@ -28,7 +28,7 @@ import trio
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from ..command import say
+from ..command import say, typed
 from ..record import PlayerInfo, match_winner
 from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
@@ -39,6 +39,8 @@ from .config import EXIT_LEFT, EXIT_OK, MatchView, NetConfig, NetplayError, NetR
 from .dial import join
 from .driver import LogWriteError
 from .lobby import host
+from .resumefile import kept_lines
+from .transport import single_errors
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
 #: would push the opponent's trump and card count off their row).
@@ -119,11 +121,12 @@ async def play_in_table(
 
     async def trio_main() -> NetResult:
         cfg.leave_requested = trio.Event()
-        if main is not None:
-            return await main()
-        if role == "host":
-            return await host(cfg, bind, port)
-        return await join(cfg, address)
+        with single_errors():  # one failure is reported as itself, as the headless run does, never as a group
+            if main is not None:
+                return await main()
+            if role == "host":
+                return await host(cfg, bind, port)
+            return await join(cfg, address)
 
     return await seat.run(trio_main)
 
@@ -330,8 +333,8 @@ class TableSeat:
         if (exc.status == EXIT_LEFT and result is not None and self.human is not None
                 and any(r.score_halves is not None for r in (result, *result.rematches))):
             self.report_score(result)  # we left, and both signed the final score: it counts, as after `q` in play
-        for kept_path in log_paths(result):
-            _line(f"match log (kept): {kept_path}", self.err)
+        for line in kept_lines(log_paths(result)):  # and how to take it up, as the headless run says
+            _line(line, self.err)
         return exc.status
 
     # ----- what the trio side and the signals tell us --------------------------------------
@@ -353,11 +356,12 @@ class TableSeat:
         table.set_connection("disconnected")
         table.options.allow_chat = False  # nobody to talk to, offer a draw or a rematch any more
         table.options.allow_draw_offer = False
+        table.options.quit_question = ""  # q leaves at once: there is nothing left to resign
         table.close_question()
         if isinstance(failure, LogWriteError):  # not the connection: our disk (a line that stays)
             table.options.waiting_text = "The match log cannot be written: the match stops here."
             table.set_fault(f"{failure}. The match stops here; everything played so far is kept in that log. "
-                            f"Free some space, then `p2ptrumps resume {failure.path}` goes on with it.")
+                            f"Free some space, then `{typed('resume')} {failure.path}` goes on with it.")
             table.show_message("Press q to leave.", "error")
             return
         table.options.waiting_text = "The connection is lost: the match stops here."

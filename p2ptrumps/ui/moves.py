@@ -71,6 +71,8 @@ class Turn:
     def __init__(self, core: TableCore, prompt: Prompt) -> None:
         self._core = core
         self._prompt = prompt
+        #: The AI's hint for this turn (``i``): its beat's second card is preselected after that beat.
+        self._hint: Move | None = None
 
     def begin(self, position: Position, seat: int) -> None:
         """It is the person's move in ``position`` (a copy): enable the move keys."""
@@ -79,6 +81,7 @@ class Turn:
         s.my_seat = seat
         s.mode = Mode.TURN
         s.pending_beat = None
+        self._hint = None
         legal = legal_cards(s)
         order = hand_order(position.hands[seat], position.trumps[seat])
         if s.selected not in order or not (legal >> (s.selected or 0) & 1):
@@ -120,8 +123,12 @@ class Turn:
         hint = tr(move.label())
         self._core.show_message(_("Hint: %(move)s — %(note)s", move=hint, note=tr(note)) if note
                                 else _("Hint: %(move)s", move=hint), "hint")
-        if move.card != NO_CARD and self._core.state.mode == Mode.TURN:
-            self._core.state.selected = move.card
+        s = self._core.state
+        self._hint = move
+        if move.card != NO_CARD and s.mode == Mode.TURN:
+            s.selected = move.card
+        elif s.mode == Mode.SECOND and s.pending_beat == move.card and move.second != NO_CARD:
+            s.selected = move.second  # the beat is chosen already: on to the hint's second card
 
     def play(self, move: Move, *, confirmed: bool = False) -> bool:
         """Check ``move`` against the position; send it, or show why it is illegal.  A move
@@ -182,7 +189,11 @@ class Turn:
         s.pending_beat = card
         s.mode = Mode.SECOND
         order = [c for c in hand_order(hand, pos.trumps[s.my_seat]) if c != card]
-        s.selected = order[0] if order else None
+        hinted = self._hint
+        if hinted is not None and hinted.card == card and hinted.second in order:
+            s.selected = hinted.second  # the beat the hint gave: its second card too
+        else:
+            s.selected = order[0] if order else None
         self._core.show_message(_("%(card)s beats %(top)s: now choose the second card to put on it.",
                                   card=card_label(card), top=card_label(pos.pile[-1])))
 

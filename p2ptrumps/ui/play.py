@@ -56,7 +56,7 @@ from prompt_toolkit.output import Output
 from ..ai import AIPlayer, Hints, choose_trump
 from ..ai.core import WIN, WIN_BOUND
 from ..cards import suit_label
-from ..command import CommandError, say
+from ..command import CommandError, say, typed
 from ..files import prepare_dir, unused_path
 from ..i18n import _, ngettext, pgettext, tr
 from ..match import Match
@@ -490,7 +490,7 @@ def _config(args: argparse.Namespace, ascii_only: bool) -> PlayConfig:
     except ContinueConflict as exc:
         raise CommandError(str(exc), usage=True) from None
     except NoGameToContinue as exc:
-        raise CommandError(_("%(why)s (start one with `p2ptrumps play`)", why=exc)) from None
+        raise CommandError(_("%(why)s (start one with `%(command)s`)", why=exc, command=typed("play"))) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -502,7 +502,8 @@ def run(args: argparse.Namespace) -> int:
     if why := terminal_problem(sys.stdin, sys.stdout):
         _config(args, bool(args.ascii))  # a fault of the options is named first (it reads, writes nothing)
         raise CommandError(_("this needs a full-screen terminal: %(why)s (for a match between AIs use "
-                             "`p2ptrumps arena`; to print a saved match, `p2ptrumps replay FILE --text`)", why=tr(why)))
+                             "`%(arena)s`; to print a saved match, `%(replay)s`)", why=tr(why), arena=typed("arena"),
+                             replay=typed("replay FILE --text")))
     ascii_only, note = choose_ascii(bool(args.ascii), bool(getattr(args, "unicode", False)),
                                     probe_fds=std_fds())
     config = _config(args, ascii_only)
@@ -548,8 +549,7 @@ def closing(args: argparse.Namespace, session: PlaySession) -> int:
             where = session.fallbacks[session.record_path].parent if session.record_path in session.faults else (
                 args.log_dir)
             option = f" --log-dir {shlex.quote(str(where))}" if where else ""
-            command = "p2ptrumps play --continue" + option
-            _print(_("Go on with it later: %(command)s", command=command))
+            _print(_("Go on with it later: %(command)s", command=typed("play --continue") + option))
     elif not session.saved:
         _print(_("No move was made: no record saved."))
     if stopped.signal is not None:

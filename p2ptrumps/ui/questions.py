@@ -64,6 +64,9 @@ class Questions:
             core.exit(QuitResult.FINISHED)
             return
         s.help_open = False
+        if not core.options.quit_question:  # nothing is lost by leaving (the match stopped already): no question
+            core.exit(QuitResult.QUIT)
+            return
         question = tr(core.options.quit_question)
         if core.options.leave_resigns:
             question = leave_question(s.mode, core.opponent_name)

@@ -393,14 +393,17 @@ class ReplayViewer:
         nodes: analysis mode: positions to solve each position with instead of ``budget_s`` (0: none;
             the same verdicts on every machine; ``budget`` None).
         budget: analysis mode: the whole :class:`AnalysisBudget` (as ``analyse``'s options).
+        seat: the seat shown at the bottom, as its player saw the table (0: the host, or the person of
+            an offline game; a guest's own match log: 1).
     Raises:
         RecordError: a deal does not replay (illegal move, wrong result).
     """
 
     def __init__(self, record: MatchRecord, *, ascii_only: bool = False, color: bool = True,
                  input: Input | None = None, output: Output | None = None, budget_s: float = 0.5,
-                 nodes: int = 0, budget: AnalysisBudget | None = None) -> None:
+                 nodes: int = 0, budget: AnalysisBudget | None = None, seat: int = 0) -> None:
         self.record = record
+        self.seat = seat
         self.steps = replay_steps(record)
         self.ascii_only = ascii_only
         self.deal_index = 0
@@ -602,7 +605,8 @@ class ReplayViewer:
             score = score_before(rec, self.deal_index + 1)
         pos = step.position
         return TableView(
-            my_seat=0, names=player_names(rec), trumps=rec.trumps, hands=(pos.hands[0], pos.hands[1]), pile=pos.pile,
+            my_seat=self.seat, names=player_names(rec), trumps=rec.trumps, hands=(pos.hands[0], pos.hands[1]),
+            pile=pos.pile,
             to_move=pos.to_move if pos.outcome is None else None, deal_number=deal.number, deals=rec.rules.deals,
             score_halves=score,
             history=history, show_opponent=True, ascii_only=self.ascii_only,
@@ -707,9 +711,10 @@ class ReplayViewer:
         return term
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, seat_of: Callable[[Path], int] | None = None) -> int:
     """Entry point of ``p2ptrumps replay``; returns 0, or 128 + the signal's number after
-    SIGTERM/SIGHUP.  Raises :class:`~p2ptrumps.command.CommandError` (status 2) when the file
+    SIGTERM/SIGHUP.  ``seat_of``: the seat to show at the bottom for a loaded file (its owner's; default
+    0).  Raises :class:`~p2ptrumps.command.CommandError` (status 2) when the file
     is unreadable or broken, or when the viewer (no ``--text``) has no full-screen terminal."""
     unicode_flag = bool(getattr(args, "unicode", False))
     try:
@@ -734,7 +739,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"the viewer needs a full-screen terminal: {why} (replay --text prints the match)")
     ascii_only, note = choose_ascii(bool(args.ascii), unicode_flag,
                                     probe_fds=std_fds())
-    viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color(), budget=budget)
+    viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color(), budget=budget,
+                          seat=seat_of(Path(args.file)) if seat_of is not None else 0)
     if note:
         viewer.note = note
     if analyse:

@@ -60,7 +60,8 @@ class UIOptions:
         allow_chat: the ``t`` key opens a chat prompt sending :class:`~.intents.ChatSend` (on every
             screen, the trump choice too).
         waiting_text: the status while the opponent moves; ``{name}`` is replaced.
-        quit_question: the confirmation ``q`` asks during a match.
+        quit_question: the confirmation ``q`` asks during a match ('': ``q`` leaves at once, as when the
+            match already stopped and leaving loses nothing).
         match_end_enter: what Enter does on the end-of-match screen, as the footer says it
             ("leave"; over the network "rematch or leave": the rematch question comes next).
         allow_play_again: the ``a`` key on the end-of-match screen sends :class:`~.intents.PlayAgain`

@@ -79,22 +79,32 @@ def unpack(data: bytes) -> Any:
         )
     except Exception:  # any refusal at all (hostile bytes): the step-by-step pass names it
         return unpack_stepwise(data)
-    if not _shape_ok(value, 0) or msgpack.packb(value, use_bin_type=True) != data:
+    # Packing the value back finds every header that is not the shortest and any trailing byte, but
+    # not a float (a float64 packs back the same), a timestamp (an ext the C decoder hands back
+    # without calling ext_hook) or an array too deep: one walk over the arrays finds those.
+    if not (_items_ok(value, 0) if type(value) is list else type(value) in _SCALARS) \
+            or msgpack.packb(value, use_bin_type=True) != data:
         return unpack_stepwise(data)
     return value
 
 
-_SCALARS = (type(None), bool, int, str, bytes)
+_SCALARS = frozenset({type(None), bool, int, str, bytes})
 
 
-def _shape_ok(value: Any, depth: int) -> bool:
-    """Only allowed types (no float), and no value deeper than :data:`MAX_DEPTH` (the top
-    value at ``depth``); for decoded values."""
-    if type(value) is not list:
-        return type(value) in _SCALARS and depth <= MAX_DEPTH
+def _items_ok(items: list[Any], depth: int) -> bool:
+    """The elements of the decoded array ``items`` (itself at ``depth``) are of allowed types (no
+    float, no timestamp: the re-encoding check cannot see them) and none is deeper than
+    :data:`MAX_DEPTH` (protocol/wire.md §3.1, §3.2).  One call per array, not per element."""
     if depth >= MAX_DEPTH:
-        return depth == MAX_DEPTH and not value
-    return all(_shape_ok(v, depth + 1) for v in value)
+        return not items
+    for v in items:
+        t = type(v)
+        if t is list:
+            if not _items_ok(v, depth + 1):
+                return False
+        elif t not in _SCALARS:
+            return False
+    return True
 
 
 # ----- the step-by-step decoding of protocol/wire.md §3.5 ------------------------------

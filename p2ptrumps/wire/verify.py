@@ -525,6 +525,9 @@ class _Checker:
     def frame(self, i: int, payload: bytes) -> None:
         """Check frame ``i``; ``RemoteProtocolError`` on a fault."""
         msg = m.decode_frame(payload)
+        if type(msg) is m.Envelope and i >= 2:  # nearly every frame: a message for the chain
+            self._chained(i, msg)
+            return
         if isinstance(msg, (m.Ping, m.Pong, m.Proof, m.Ticket, m.Refuse)):
             self.nobody = True
             kind = type(msg).__name__.lower()
@@ -553,11 +556,15 @@ class _Checker:
                 "out-of-turn", f"a second hello (it claims seat {msg.seat}, "
                 f"{SEAT_NAMES[msg.seat]}): a session sends one hello")
         else:
-            assert self.chain is not None
-            got = self.chain.receive(msg, own=msg.seat == self.owner)
-            self.signed.append(SignedRef(msg.seat, msg.seq, msg.prev, msg.hash, msg.kind, i))
-            if not got.superseded:
-                self.placed.add(i)
+            self._chained(i, msg)
+
+    def _chained(self, i: int, msg: m.Envelope) -> None:
+        """Frame ``i`` (after the hellos) holds the message ``msg``: check and place it (verify.md §3)."""
+        assert self.chain is not None
+        got = self.chain.receive(msg, own=msg.seat == self.owner)
+        self.signed.append(SignedRef(msg.seat, msg.seq, msg.prev, msg.hash, msg.kind, i))
+        if not got.superseded:
+            self.placed.add(i)
 
     def peer_signed(self, payload: bytes) -> bool:
         """Whether the frame ``payload`` is a message of the peer's seat whose signature verifies with
