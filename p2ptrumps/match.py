@@ -150,9 +150,9 @@ class Mark(NamedTuple):
     moves: int
     outcome: Outcome | None
     draw_offer: int | None
-    draw_offer_turns: tuple[tuple[int, int], ...]
+    draw_offer_turns: dict[int, int]
     left: int | None
-    awarded: tuple[tuple[int, int], ...]
+    awarded: dict[int, int]
     forfeited: tuple[int, ...]
     claims: int
     disputes: int
@@ -175,6 +175,7 @@ class Match:
             ``RecordError`` from :meth:`MatchRecord.start_of` or ``IllegalActionError`` if they do not),
             and the record grows in place.
         allow_undo: :class:`Undo` is allowed (offline against the AI).
+        quiet: :meth:`send` returns no events (``verify`` reads none: it saves making them).
 
     Raises:
         ValueError: trumps that are not two different suits.
@@ -183,7 +184,7 @@ class Match:
     def __init__(self, rules: RuleSet, *, trumps: tuple[int, int] | None = None,
                  players: tuple[PlayerInfo, PlayerInfo] | None = None, started: str = "",
                  source: str = "offline", dealer: int | None = None, start: Position | None = None,
-                 resume: MatchRecord | None = None, allow_undo: bool = False) -> None:
+                 resume: MatchRecord | None = None, allow_undo: bool = False, quiet: bool = False) -> None:
         if resume is not None:
             rules, trumps = resume.rules, resume.trumps
         if start is not None:
@@ -193,6 +194,7 @@ class Match:
             raise ValueError(f"trumps must be two different suits 0..3, not {trumps!r}")
         self.rules = rules
         self.allow_undo = allow_undo
+        self.quiet = quiet
         self.players = players or (PlayerInfo("seat 0"), PlayerInfo("seat 1"))
         self.started = started
         self.source = source
@@ -206,11 +208,12 @@ class Match:
         self.position: Position | None = None
         #: The seat whose draw offer is open, and the turn in which each seat last offered (wire.md §9.6).
         self.draw_offer: int | None = None
-        self.draw_offer_turns: dict[int, int] = {}
+        self.draw_offer_turns: dict[int, int] = {}  # replaced, never changed in place (see mark)
         #: The seat that left the match, and the deals forfeited to the other seat (protocol/wire.md §15).
         self.left: int | None = None
-        self.forfeited: list[int] = []
-        #: Deals decided without being dealt: deal number -> the seat that won it (forfeits, claims).
+        self.forfeited: tuple[int, ...] = ()
+        #: Deals decided without being dealt: deal number -> the seat that won it (forfeits, claims);
+        #: replaced, never changed in place.
         self.awarded: dict[int, int] = {}
         #: Each claim on time: the claimant and the deals it won (protocol/wire.md §16), in order.
         self.claims: list[tuple[int, tuple[int, ...]]] = []
@@ -393,16 +396,17 @@ class Match:
         self.draw_offer, self.draw_offer_turns = None, {}
         self.record.deals.append(deal)
         self.phase = PLAY
-        return [DealStarted(number, dealer, pos.copy(), deal.seed)]
+        return [] if self.quiet else [DealStarted(number, dealer, pos.copy(), deal.seed)]
 
     def _move(self, seat: int, move: Move) -> list[MatchEvent]:
         pos = self._in_play("moved")
         if pos.to_move != seat:
             raise IllegalActionError("moved out of turn")
         pos.push(move)  # the one check of the rules (IllegalMoveError)
-        deal = self.deal
-        assert deal is not None
-        deal.moves.append(move)
+        deals = self.record.deals  # type: ignore[union-attr]  # a deal is in play
+        deals[-1].moves.append(move)
+        if self.quiet:
+            return self._end_deal() if pos.outcome is not None else []
         events: list[MatchEvent] = [MovePlayed(seat, move, pos.copy())]
         if pos.outcome is not None:
             events += self._end_deal()
@@ -414,7 +418,7 @@ class Match:
         deal.outcome = pos.outcome
         self.draw_offer = None
         self.phase = DEAL_END
-        return [DealEnded(self.number, pos.outcome, pos.copy(), self.score_halves())]
+        return [] if self.quiet else [DealEnded(self.number, pos.outcome, pos.copy(), self.score_halves())]
 
     def _resign(self, seat: int) -> list[MatchEvent]:
         self._in_play("resigned").resign(seat)
@@ -434,7 +438,7 @@ class Match:
         if why is not None:
             raise IllegalActionError(why)
         assert self.position is not None
-        self.draw_offer_turns[seat] = self.position.turn
+        self.draw_offer_turns = {**self.draw_offer_turns, seat: self.position.turn}
         self.draw_offer = seat
         return [DrawOffered(self.number, seat)]
 
@@ -489,8 +493,7 @@ class Match:
     def _award_rest(self, first: int, winner: int) -> tuple[int, ...]:
         """Decide deals ``first`` .. the last as won by ``winner`` without dealing them; phase over."""
         deals = tuple(range(first, self.rules.deals + 1))
-        for d in deals:
-            self.awarded[d] = winner
+        self.awarded = {**self.awarded, **dict.fromkeys(deals, winner)}
         self.position = None if self.phase in (TRUMP, DEAL) else self.position
         self.phase = OVER
         return deals
@@ -511,7 +514,7 @@ class Match:
             self.position.resign(seat)
             events += self._end_deal()
         elif self.phase in (TRUMP, DEAL):
-            self.forfeited = list(self._award_rest(self.number + 1, 1 - seat))
+            self.forfeited = self._award_rest(self.number + 1, 1 - seat)
             events.append(self._match_ended())
         return events
 
@@ -521,7 +524,7 @@ class Match:
         deal = self.deal
         assert deal is not None and deal.outcome is not None
         if self.left is not None:
-            self.forfeited = list(self._award_rest(self.number + 1, 1 - self.left))
+            self.forfeited = self._award_rest(self.number + 1, 1 - self.left)
             return [self._match_ended()]
         if self.number >= self.rules.deals:
             return [self._match_ended()]
@@ -540,8 +543,7 @@ class Match:
         if len(won) == 1 and deal is not None and deal.number == won[0] and deal.outcome is not None:
             deal.outcome = None  # the claim in play: its deal has no result
         else:
-            for d in won:
-                self.awarded.pop(d, None)
+            self.awarded = {d: s for d, s in self.awarded.items() if d not in won}
         self.disputes.append((len(self.claims) - 1, seat))
         self.phase = DISPUTED
         return [Disputed(seat, claimant, won[0])]
@@ -552,14 +554,27 @@ class Match:
 
     # ----- going back (protocol/wire.md §8.3) ------------------------------------------------
 
-    def mark(self) -> Mark:
-        """The state now, to :meth:`rewind` to later (cheap: nothing is copied that grows with the match)."""
+    def unmove(self, draw_offer: int | None) -> None:
+        """Take back the move just applied by :meth:`send` (a move whose message fails a later check:
+        its position hash), ``draw_offer`` the open offer before it; the match is as before it."""
         pos, deal = self.position, self.deal
+        assert pos is not None and deal is not None and deal.moves
+        pos.pop()
+        deal.moves.pop()
+        deal.outcome = None
+        self.phase, self.draw_offer = PLAY, draw_offer
+
+    def mark(self) -> Mark:
+        """The state now, to :meth:`rewind` to later (cheap: nothing is copied; the containers a mark keeps
+        are replaced, never changed in place, and the lists that only grow are kept by length)."""
+        pos = self.position
+        deals = self.record.deals if self.record is not None else []
+        deal = deals[-1] if deals else None
         return Mark(
-            self.phase, self.number, self.dealer, self.trumps, pos, 0 if pos is None else pos.undo_depth(),
-            len(self.deals), 0 if deal is None else len(deal.moves), None if deal is None else deal.outcome,
-            self.draw_offer, tuple(self.draw_offer_turns.items()), self.left, tuple(self.awarded.items()),
-            tuple(self.forfeited), len(self.claims), len(self.disputes))
+            self.phase, self.number, self.dealer, self.trumps, pos, 0 if pos is None else len(pos._stack),
+            len(deals), 0 if deal is None else len(deal.moves), None if deal is None else deal.outcome,
+            self.draw_offer, self.draw_offer_turns, self.left, self.awarded, self.forfeited, len(self.claims),
+            len(self.disputes))
 
     def rewind(self, mark: Mark) -> list[MatchEvent]:
         """Take the match back to ``mark`` (made by :meth:`mark` on this match, which has only gone on
@@ -577,12 +592,14 @@ class Match:
             mark.position.pop_to(mark.depth)
         self.phase, self.number, self.dealer, self.trumps = mark.phase, mark.number, mark.dealer, mark.trumps
         self.position, self.draw_offer = mark.position, mark.draw_offer
-        self.draw_offer_turns = dict(mark.draw_offer_turns)
-        self.left, self.awarded, self.forfeited = mark.left, dict(mark.awarded), list(mark.forfeited)
+        self.draw_offer_turns = mark.draw_offer_turns
+        self.left, self.awarded, self.forfeited = mark.left, mark.awarded, mark.forfeited
         del self.claims[mark.claims:]
         del self.disputes[mark.disputes:]
         if None in self.trumps:
             self.record = None
+        if self.quiet:
+            return []
         if dealt_since:
             return [Withdrawn(0, None if self.position is None else self.position.copy()), *self.replay_events()]
         taken = moves_before - mark.moves

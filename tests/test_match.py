@@ -214,10 +214,10 @@ def test_leaving_in_play_resigns_the_deal_and_forfeits_the_rest_after_its_end() 
     assert events[0] == Left(1)
     assert isinstance(events[1], DealEnded) and events[1].outcome == Outcome(0, "resign")
     assert events[1].score_halves == (2, 0)  # the forfeited deals are not in it yet (wire.md §15)
-    assert match.forfeited == []
+    assert match.forfeited == ()
     [ended] = match.send(None, NextDeal())
     assert isinstance(ended, MatchEnded) and ended.score_halves == (6, 0)
-    assert match.forfeited == [2, 3]
+    assert match.forfeited == (2, 3)
     with pytest.raises(IllegalActionError, match=r"^left a match already left$"):
         match.send(0, Leave())
 
@@ -225,7 +225,7 @@ def test_leaving_in_play_resigns_the_deal_and_forfeits_the_rest_after_its_end() 
 def test_leaving_between_deals_forfeits_at_once() -> None:
     match = Match(RULES, trumps=(2, 3))
     assert match.send(0, Leave()) == [Left(0), MatchEnded((0, 6), match.record)]
-    assert match.forfeited == [1, 2, 3]
+    assert match.forfeited == (1, 2, 3)
 
 
 def test_undo_takes_back_to_the_seats_own_last_turn_when_allowed() -> None:
@@ -315,3 +315,22 @@ def test_a_deal_set_up_from_a_position() -> None:
     [started] = match.send(None, Deal(b""))
     assert isinstance(started, DealStarted) and (started.dealer, started.seed) == (1, b"")
     assert match.deal is not None and match.deal.start is not None and match.deal.seed == b""
+
+
+def test_a_move_taken_back_at_once_leaves_the_match_as_before_it() -> None:
+    """unmove: the move just applied goes (the wire referee's answer to a wrong position hash)."""
+    match = dealt()
+    match.send(1, first(match))
+    match.send(0, OfferDraw())
+    before = state(match)
+    match.send(0, first(match))
+    match.unmove(0)
+    assert state(match) == before
+    ended = Match(RULES, trumps=(2, 3), dealer=0)
+    ended.send(None, Deal(seed(1)))
+    play_out(ended)
+    assert ended.phase == "deal-end"
+    last = ended.deal.moves[-1] if ended.deal is not None else None
+    ended.unmove(None)
+    assert (ended.phase, ended.deal.outcome if ended.deal else "?") == ("play", None)
+    assert last is not None and ended.send(ended.waiting_for()[0], last)[-1].outcome is not None  # type: ignore[arg-type, union-attr]

@@ -57,7 +57,7 @@ class JointChain:
         game_id: 32 bytes.
         keys: the checked public keys of seat 0 and seat 1.
         viewpoint: our seat in a live session (0 host, 1 guest), or None for
-            ``verify`` (messages of both seats arrive in log order).
+            ``verify`` (messages of both seats arrive in log order; no events are made).
 
     Placement: message ``i`` has ``seq == i`` and ``prev == hash(message i-1)``
     (``prev`` of message 0 is the game id).  When a host message arrives for a
@@ -71,7 +71,7 @@ class JointChain:
         self.game_id = game_id
         self.keys = keys
         self.viewpoint = viewpoint
-        self.referee = Referee(game_id, (keys[0].raw, keys[1].raw))
+        self.referee = Referee(game_id, (keys[0].raw, keys[1].raw), quiet=viewpoint is None)
         self.entries: list[m.Signed] = []
         self._confirmed = 0  # entries[:_confirmed] can no longer be withdrawn
         self._snapshot: RefereeMark | None = None  # referee at len == _confirmed, while tentative entries exist

@@ -80,6 +80,9 @@ TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
     "claim": (frozenset({TRUMP, COMMIT, REVEAL, PLAY}), "any"),
 }
 
+#: The method of :class:`Referee` that applies each kind.
+_HANDLERS = {kind: "_on_" + kind.replace("-", "_") for kind in TRANSITIONS}
+
 #: Kinds that either seat may send whoever holds the floor (protocol/wire.md §8.3).
 INTERJECTIONS = frozenset(k for k, (_, who) in TRANSITIONS.items() if who == "any")
 
@@ -95,14 +98,13 @@ def first_committer(deal: int) -> int:
     return 0 if deal % 2 == 1 else 1
 
 
-@dataclass
-class ChatCount:
+class ChatCount(NamedTuple):
     """What each seat has said (protocol/wire.md §9.7): chats in the current turn, in the match, and
-    bytes of chat text in the match."""
+    bytes of chat text in the match.  A value: :meth:`count` and :meth:`new_turn` give the next one."""
 
-    in_turn: list[int] = field(default_factory=lambda: [0, 0])
-    in_match: list[int] = field(default_factory=lambda: [0, 0])
-    text_bytes: list[int] = field(default_factory=lambda: [0, 0])
+    in_turn: tuple[int, int] = (0, 0)
+    in_match: tuple[int, int] = (0, 0)
+    text_bytes: tuple[int, int] = (0, 0)
 
     def refusal(self, seat: int, text: str) -> str | None:
         """Why ``seat`` may not send the chat line ``text`` now, in words; None when it may."""
@@ -116,17 +118,21 @@ class ChatCount:
                     f"({self.text_bytes[seat]} used, this line has {size})")
         return None
 
-    def count(self, seat: int, text: str) -> None:
-        self.in_turn[seat] += 1
-        self.in_match[seat] += 1
-        self.text_bytes[seat] += len(text.encode("utf-8"))
+    def said(self, seat: int, text: str) -> ChatCount:
+        """The count with ``seat``'s chat line ``text`` added."""
+        def more(pair: tuple[int, int], n: int) -> tuple[int, int]:
+            return (pair[0] + n, pair[1]) if seat == 0 else (pair[0], pair[1] + n)
+        size = len(text.encode("utf-8"))
+        return ChatCount(more(self.in_turn, 1), more(self.in_match, 1), more(self.text_bytes, size))
 
-    def copy(self) -> ChatCount:
-        return ChatCount(list(self.in_turn), list(self.in_match), list(self.text_bytes))
+    def new_turn(self) -> ChatCount:
+        """The count after a floor message of either seat: a new turn for chat."""
+        return self._replace(in_turn=(0, 0)) if self.in_turn != (0, 0) else self
 
 
 class RefereeMark(NamedTuple):
-    """A state of a :class:`Referee` to come back to (:meth:`Referee.rewind`); opaque."""
+    """A state of a :class:`Referee` to come back to (:meth:`Referee.rewind`); opaque.  Its containers
+    are the referee's own: the referee replaces them, never changes them in place."""
 
     phase: str
     proposed: tuple[RuleSet | None, int]
@@ -134,8 +140,8 @@ class RefereeMark(NamedTuple):
     match: Match | None
     match_mark: Mark | None
     deal: int
-    commits: tuple[tuple[int, bytes], ...]
-    secrets: tuple[tuple[int, bytes], ...]
+    commits: dict[int, bytes]
+    secrets: dict[int, bytes]
     statements: frozenset[int]
     rematch: frozenset[int]
     open_claim: int | None
@@ -153,7 +159,8 @@ class Referee:
 
     :meth:`apply` checks and applies one message; it raises ``RemoteProtocolError`` (changing
     nothing) when the message is not allowed.  :attr:`match` is the match machine, from the agreed
-    rules on.
+    rules on.  ``quiet``: the machine makes no events (``verify`` reads none).  The containers below
+    are replaced, never changed in place (a mark keeps them as they are).
     """
 
     game_id: bytes
@@ -169,14 +176,15 @@ class Referee:
     commits: dict[int, bytes] = field(default_factory=dict)
     secrets: dict[int, bytes] = field(default_factory=dict)
     #: The seats that signed the statement due (deal-end, match-end).
-    statements: set[int] = field(default_factory=set)
-    rematch: set[int] = field(default_factory=set)
+    statements: frozenset[int] = frozenset()
+    rematch: frozenset[int] = frozenset()
     #: The open claim (protocol/wire.md §16): its index in the machine's claims, until the claimed seat signs.
     open_claim: int | None = None
     #: The step each claim was made on, as the clock times it: ``(step, deal, turn, seat awaited)``,
     #: the turn the moves of the deal for a move, else 0 (protocol/wire.md §16).
     claim_steps: list[tuple[str, int, int, int]] = field(default_factory=list)
     chat: ChatCount = field(default_factory=ChatCount)
+    quiet: bool = False
 
     # ----- queries ---------------------------------------------------------------
 
@@ -248,11 +256,11 @@ class Referee:
         Raises ``RemoteProtocolError`` (out-of-turn, illegal-move, wrong-position-hash,
         bad-commitment, bad-reveal, wrong-result, malformed) leaving the state unchanged.
         """
-        self._check_floor(seat, body.KIND)
-        handler = getattr(self, "_on_" + body.KIND.replace("-", "_"))
-        events: list[Event] = handler(seat, body)
-        if TRANSITIONS[body.KIND][1] == "floor":
-            self.chat.in_turn = [0, 0]  # a new turn for chat (protocol/wire.md §9.7)
+        kind = body.KIND
+        self._check_floor(seat, kind)
+        events: list[Event] = getattr(self, _HANDLERS[kind])(seat, body)
+        if TRANSITIONS[kind][1] == "floor":
+            self.chat = self.chat.new_turn()  # a new turn for chat (protocol/wire.md §9.7)
         return events
 
     def play_own(self, seat: int, deal: int, move: Move) -> tuple[m.MoveMsg, list[Event]]:
@@ -263,7 +271,7 @@ class Referee:
         self._check_floor(seat, "move")
         self._check_deal(seat, "move", deal)
         events, reached = self._move(seat, move, None)
-        self.chat.in_turn = [0, 0]
+        self.chat = self.chat.new_turn()
         return m.MoveMsg(deal, move, reached), events
 
     def _check_floor(self, seat: int, kind: str) -> None:
@@ -304,10 +312,10 @@ class Referee:
         assert self.match is not None
         phase = self.match.phase
         if phase == DEAL_END and self.phase != DEAL_END:
-            self.statements = set()
+            self.statements = frozenset()
             self.phase = DEAL_END
         elif phase == "over":
-            self.statements = set()
+            self.statements = frozenset()
             self.phase = MATCH_END
 
     def _on_rules(self, seat: int, body: m.Body) -> list[Event]:
@@ -323,7 +331,7 @@ class Referee:
             self.phase = REFUSED
             return [RulesRefused()]
         self.match = Match(self.proposed, players=(PlayerInfo("host", "remote"), PlayerInfo("guest", "remote")),
-                           source="network")
+                           source="network", quiet=self.quiet)
         self.move_time = self.proposed_move_time
         self.phase = TRUMP
         return [RulesAgreed(self.proposed, self.move_time)]
@@ -344,7 +352,7 @@ class Referee:
     def _on_commit(self, seat: int, body: m.Body) -> list[Event]:
         assert isinstance(body, m.CommitMsg)
         self._check_deal(seat, "commit", body.deal)
-        self.commits[seat] = body.commitment
+        self.commits = {**self.commits, seat: body.commitment}
         if len(self.commits) == 2:
             self.phase = REVEAL
         return []
@@ -360,7 +368,7 @@ class Referee:
                 f"the {SEAT_NAMES[seat]}'s reveal for deal {body.deal} does not open its commitment "
                 f"({want.hex()[:16]}…, the secret gives {got.hex()[:16]}…)",
             )
-        self.secrets[seat] = body.secret
+        self.secrets = {**self.secrets, seat: body.secret}
         if len(self.secrets) < 2:
             return []
         assert self.match is not None
@@ -378,7 +386,7 @@ class Referee:
         """Play ``move`` of ``seat``; the position hash it reaches must be ``claimed`` (None: ours, to sign)."""
         match = self.match
         assert match is not None
-        mark = match.mark() if claimed is not None else None
+        offer = match.draw_offer
         try:
             events: list[Event] = [*match.send(seat, move)]
         except IllegalMoveError as exc:
@@ -389,8 +397,8 @@ class Referee:
             ) from None
         assert match.position is not None
         reached = m.position_hash(match.position)
-        if mark is not None and reached != claimed:
-            match.rewind(mark)
+        if claimed is not None and reached != claimed:
+            match.unmove(offer)
             raise RemoteProtocolError(
                 "wrong-position-hash",
                 f"the {SEAT_NAMES[seat]}'s move {move.code} in deal {self.deal} claims position "
@@ -423,7 +431,7 @@ class Referee:
         why = self.chat.refusal(seat, body.text)
         if why is not None:
             raise RemoteProtocolError("chat-limit", f"the {SEAT_NAMES[seat]} sent a chat beyond its limits: {why}")
-        self.chat.count(seat, body.text)
+        self.chat = self.chat.said(seat, body.text)
         return [ChatReceived(seat, body.text)]
 
     def _on_deal_end(self, seat: int, body: m.Body) -> list[Event]:
@@ -435,13 +443,13 @@ class Referee:
                 "wrong-result", f"the {SEAT_NAMES[seat]}'s deal-end differs from the statement due: "
                 + "; ".join(_deal_end_differences(body, want)))
         self._sign_open_claim(seat)
-        self.statements.add(seat)
+        self.statements = self.statements | {seat}
         if len(self.statements) < 2:
             return []
         deal = self.match.deal
         assert deal is not None and deal.outcome is not None
         events: list[Event] = [DealSigned(self.deal, deal.outcome, self.score())]
-        self.statements = set()
+        self.statements = frozenset()
         events += self.match.send(None, NextDeal())
         if self.match.phase == "over":
             self.phase = MATCH_END
@@ -459,7 +467,7 @@ class Referee:
                 f"the deals give {want.score[0]}:{want.score[1]} (half-points)",
             )
         self._sign_open_claim(seat)
-        self.statements.add(seat)
+        self.statements = self.statements | {seat}
         if len(self.statements) < 2:
             return []
         self.phase = DONE
@@ -504,14 +512,14 @@ class Referee:
                 "out-of-turn", f"the {SEAT_NAMES[seat]} disputed deal {body.deal}, the claim is on deal {deal}")
         events = self._game(seat, Dispute())
         self.open_claim = None
-        self.statements = set()
+        self.statements = frozenset()
         self.phase = DISPUTED
         return [*events]
 
     def _on_rematch(self, seat: int, body: m.Body) -> list[Event]:
         if seat in self.rematch:
             raise RemoteProtocolError("out-of-turn", f"the {SEAT_NAMES[seat]} offered a rematch twice")
-        self.rematch.add(seat)
+        self.rematch = self.rematch | {seat}
         if len(self.rematch) == 2:
             self.phase = REMATCHED
             return [RematchOffered(seat), RematchAgreed()]
@@ -523,20 +531,19 @@ class Referee:
         """The state now, to :meth:`rewind` to later (cheap: nothing is copied that grows with the match)."""
         return RefereeMark(
             self.phase, (self.proposed, self.proposed_move_time), self.move_time, self.match,
-            None if self.match is None else self.match.mark(), self.deal, tuple(self.commits.items()),
-            tuple(self.secrets.items()), frozenset(self.statements), frozenset(self.rematch), self.open_claim,
-            len(self.claim_steps), self.chat.copy())
+            None if self.match is None else self.match.mark(), self.deal, self.commits, self.secrets,
+            self.statements, self.rematch, self.open_claim, len(self.claim_steps), self.chat)
 
     def rewind(self, mark: RefereeMark) -> list[MatchEvent]:
         """Take the referee back to ``mark`` (made on it by :meth:`mark`; it has only gone on since); the
         machine's events that say so (:meth:`~p2ptrumps.match.Match.rewind`).  The mark stays usable."""
         self.phase, (self.proposed, self.proposed_move_time) = mark.phase, mark.proposed
         self.move_time, self.match, self.deal = mark.move_time, mark.match, mark.deal
-        self.commits, self.secrets = dict(mark.commits), dict(mark.secrets)
-        self.statements, self.rematch = set(mark.statements), set(mark.rematch)
+        self.commits, self.secrets = mark.commits, mark.secrets
+        self.statements, self.rematch = mark.statements, mark.rematch
         self.open_claim = mark.open_claim
         del self.claim_steps[mark.claim_steps:]
-        self.chat = mark.chat.copy()
+        self.chat = mark.chat
         if self.match is None or mark.match_mark is None:
             return []
         return self.match.rewind(mark.match_mark)
