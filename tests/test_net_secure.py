@@ -23,7 +23,8 @@ import trio
 
 from p2ptrumps import events as wev
 from p2ptrumps.net import config, dial, lobby, secure, testing
-from p2ptrumps.net.transport import Connection, single_errors
+from p2ptrumps.net.race import single_errors
+from p2ptrumps.net.transport import Connection
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire import messages
 from p2ptrumps.wire.errors import RemoteProtocolError

@@ -29,7 +29,7 @@ from .dial import join, parse_address
 from .lobby import host
 from .logfile import check_place
 from .prompts import read_line
-from .transport import single_errors
+from .race import first_of, single_errors
 
 
 def _config(args: argparse.Namespace, role: str) -> NetConfig:
@@ -245,32 +245,23 @@ async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult
 
 async def _run_watched(cfg: NetConfig, main: Callable[[], Awaitable[NetResult]], got: list[NetResult],
                        signalled: list[int]) -> None:
-    async with trio.open_nursery() as nursery:
 
-        async def run() -> None:
-            got.append(await main())
-            nursery.cancel_scope.cancel()
-
-        async def give_up() -> None:
-            await trio.sleep(cfg.leave_wait_s + 2.0)  # the leaving match ends by itself before
-            nursery.cancel_scope.cancel()
-
-        async def watch() -> None:
-            with trio.open_signal_receiver(*LEAVING_SIGNALS) as signals:
-                async for signum in signals:
-                    if signalled:  # a second signal (Ctrl-C again): stop now, without waiting
-                        nursery.cancel_scope.cancel()
+    async def watch() -> None:
+        with trio.open_signal_receiver(*LEAVING_SIGNALS) as signals:
+            async for signum in signals:
+                signalled.append(signum)
+                if not _logs_since(cfg):  # no match begun (its log is made when the rules are agreed)
+                    return
+                assert cfg.leave_requested is not None
+                cfg.leave_requested.set()
+                with trio.move_on_after(cfg.leave_wait_s + 2.0):  # the leaving match ends by itself before
+                    async for _ in signals:  # a second signal (Ctrl-C again): stop now, without waiting
                         return
-                    signalled.append(signum)
-                    if not _logs_since(cfg):  # no match begun (its log is made when the rules are agreed)
-                        nursery.cancel_scope.cancel()
-                        return
-                    assert cfg.leave_requested is not None
-                    cfg.leave_requested.set()
-                    nursery.start_soon(give_up)
+                return
 
-        nursery.start_soon(watch)
-        nursery.start_soon(run)
+    index, result = await first_of(main, watch)
+    if index == 0:
+        got.append(result)
 
 
 def run_host(args: argparse.Namespace) -> int:

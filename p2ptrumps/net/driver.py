@@ -44,6 +44,7 @@ from .config import (
     shared_key_hint,
 )
 from .logfile import MatchLogFile
+from .race import first_of
 from .resumefile import ResumeFile
 from .seat import NetGameError
 from .steps import MatchSteps, match_complete, note_disputed, open_match
@@ -112,39 +113,35 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
         deadline = started + cfg.reconnect_wait_s
         if str(why) != RESTARTED and (conn.reconnections == 0 or trio.current_time() - started < 0.5):
             say(cfg, f"connection lost ({why}); reconnecting for up to {cfg.reconnect_wait_s:g} s ...")
-        got: list[Link] = []
-        async with trio.open_nursery() as nursery:
 
-            async def countdown() -> None:
-                while True:
-                    if cfg.on_link is not None:
-                        left = clock_text(deadline - trio.current_time())
-                        cfg.on_link(f"connection lost — reconnecting ({left} left)")
-                    await trio.sleep(1.0)
+        async def countdown() -> None:
+            while True:
+                if cfg.on_link is not None:
+                    left = clock_text(deadline - trio.current_time())
+                    cfg.on_link(f"connection lost — reconnecting ({left} left)")
+                await trio.sleep(1.0)
 
-            async def tries() -> None:
-                for i in range(1_000_000):
-                    left = deadline - trio.current_time()
-                    if left <= 0:
-                        break
-                    with trio.move_on_after(left):
-                        stream = await redial(left)
-                        if stream is not None:
-                            got.append(stream)
-                            break
-                        await trio.sleep(backoff_s[min(i, len(backoff_s) - 1)])
-                nursery.cancel_scope.cancel()
+        async def tries() -> Link | None:
+            for i in range(1_000_000):
+                left = deadline - trio.current_time()
+                if left <= 0:
+                    break
+                with trio.move_on_after(left):
+                    stream = await redial(left)
+                    if stream is not None:
+                        return stream
+                    await trio.sleep(backoff_s[min(i, len(backoff_s) - 1)])
+            return None
 
-            nursery.start_soon(countdown)
-            nursery.start_soon(tries)
-        if not got:
+        _, link = await first_of(tries, countdown)
+        if link is None:
             if str(why) == RESTARTED:
                 raise PeerGone(f"the peer did not come back within {cfg.reconnect_wait_s:g} s of this side's restart")
             raise PeerGone(f"{why}; the peer did not come back within {cfg.reconnect_wait_s:g} s"
                            + (f" (the last try: {cfg.last_try})" if cfg.last_try else ""))
         if cfg.on_link is not None:
             cfg.on_link("reconnecting: checking the peer's key")
-        return got[0]
+        return link  # type: ignore[no-any-return]
 
     return reconnect
 

@@ -660,7 +660,7 @@ class NetSeat:
                 if clock.used_s >= cfg.statement_wait_s:
                     self.game.conn.stop(PeerTimeout(f"the peer did not sign its {key[0]} statement within "
                                                     f"{cfg.statement_wait_s:g} s (it is due at once)"))
-                    return
+                    await trio.sleep_forever()  # the connection ends the match
                 continue
             if clock.expired(key):
                 handled.add(key)

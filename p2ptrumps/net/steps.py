@@ -65,7 +65,7 @@ from .config import (
 from .logfile import MatchLogFile, create_log
 from .matchlock import hold_match
 from .prompts import ProgressPrinter, choose_trump, our_player, rules_refusal
-from .race import first_of, single_errors
+from .race import first_of
 from .resumefile import ResumeFile, path_for
 from .seat import NetGameError, NetMatch, NetSeat, machine_of
 from .transport import Connection, TransportError
@@ -235,28 +235,34 @@ class MatchSteps:
                                      on_note=lambda text: self.say(f"note: {text}"))
         game.clock.no_clock_limit_s = cfg.no_clock_limit_s
         try:
-            with single_errors():
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(game.pump)
-                    name, rules = await self.agree()
-                    self.ready(rules, name)
-                    nursery.start_soon(game.run_clock)
-                    nursery.start_soon(self.seat.watch_claims)
-                    await self.play()
-                    if self.restored:
-                        await self.rejoined()
-                    await self.acknowledged()
-                    if self.resume is not None and match_complete(session) and session.delivered:
-                        # Nothing left to resume (files.md): gone now, not when the process ends -- a person
-                        # may quit at the end screen, which cancels this side before it ends on its own.
-                        self.resume.delete()
-                    again = False if self.result.left else await self.rematch(rematches_left)
-                    if not again:
-                        conn.closing_ok = True
-                    nursery.cancel_scope.cancel()
+            _, again = await first_of(lambda: self._steps(conn, rematches_left), game.pump)
         finally:
             if self.resume is not None and session.violation is not None:
                 self.resume.delete()  # ended on the peer's fault: nothing left to resume
+        return bool(again)
+
+    async def _steps(self, conn: Connection, rematches_left: int) -> bool:
+        """The steps in order: the match agreed, then (with the move clock and its claims beside them)
+        played, acknowledged, and the rematch question."""
+        name, rules = await self.agree()
+        self.ready(rules, name)
+        _, again = await first_of(lambda: self._after_ready(conn, rematches_left), self.game.run_clock,
+                                  self.seat.watch_claims)
+        return bool(again)
+
+    async def _after_ready(self, conn: Connection, rematches_left: int) -> bool:
+        session = self.session
+        await self.play()
+        if self.restored:
+            await self.rejoined()
+        await self.acknowledged()
+        if self.resume is not None and match_complete(session) and session.delivered:
+            # Nothing left to resume (files.md): gone now, not when the process ends -- a person
+            # may quit at the end screen, which cancels this side before it ends on its own.
+            self.resume.delete()
+        again = False if self.result.left else await self.rematch(rematches_left)
+        if not again:
+            conn.closing_ok = True
         return again
 
     async def agree(self) -> tuple[str, RuleSet]:

@@ -39,8 +39,8 @@ from .config import EXIT_LEFT, EXIT_OK, MatchView, NetConfig, NetplayError, NetR
 from .dial import join
 from .driver import LogWriteError
 from .lobby import host
+from .race import single_errors
 from .resumefile import kept_lines
-from .transport import single_errors
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
 #: would push the opponent's trump and card count off their row).

@@ -31,12 +31,13 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import NamedTuple, Protocol, TypeVar
 
 import trio
 
 from .config import FRAME_TIME_S, RESUME_TIME_S
+from .race import single_errors
 from .secure import SecureError, key_mismatch
 
 T = TypeVar("T")
@@ -106,32 +107,6 @@ class PeerFlood(TransportError):
     logged.  The match does not wait for a reconnection."""
 
     kind = "flood"
-
-
-@contextlib.contextmanager
-def single_errors() -> Iterator[None]:
-    """Re-raise an exception group from a nursery as its one real exception.
-
-    trio wraps a task's exception in an ``ExceptionGroup``; when the group holds
-    exactly one exception besides cancellations, that one is raised instead (so
-    callers can catch ``NetplayError`` or ``TransportError`` plainly).
-    """
-    try:
-        yield
-    except BaseExceptionGroup as group:
-        leaves: list[BaseException] = []
-
-        def walk(g: BaseExceptionGroup[BaseException]) -> None:
-            for e in g.exceptions:
-                if isinstance(e, BaseExceptionGroup):
-                    walk(e)
-                elif not isinstance(e, trio.Cancelled):
-                    leaves.append(e)
-
-        walk(group)
-        if len(leaves) == 1:
-            raise leaves[0] from None
-        raise
 
 
 class SessionLike(Protocol):
