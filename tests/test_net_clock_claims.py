@@ -136,8 +136,9 @@ async def run(tmp_path: Path, claim_after_s: float, step: str = "move", *, claim
     cfg = config.NetConfig(role="guest" if honest else "host", identity=GUEST_KEY if honest else HOST_KEY,
                            name="Gus" if honest else "Hana", data=tmp_path, accept_new=True, out=io.StringIO(),
                            timeout_s=10, log_path=tmp_path / "honest.p2plog",
-                           make_player=lambda c, seat: SlowThinker(c.name), trump=None if trump_s is not None else 1,
-                           choose_trump_fn=slow_trump(trump_s) if trump_s is not None else None)
+                           hooks=config.SeatHooks(make_player=lambda c, seat: SlowThinker(c.name),
+                                                  choose_trump=slow_trump(trump_s) if trump_s is not None else None),
+                           trump=None if trump_s is not None else 1)
     if not honest:
         cfg.rules, cfg.move_time = RuleSet(pack_size=32, deals=deals, voluntary_pickup=True), MOVE_TIME
     log: list[bytes] = []
@@ -349,7 +350,7 @@ async def test_an_honest_claim_ends_with_both_sides_done_and_one_verdict(
             role="host" if seat == 0 else "guest", identity=HOST_KEY if seat == 0 else GUEST_KEY,
             name="Hana" if seat == 0 else "Gus", data=tmp_path / str(seat), accept_new=True, out=io.StringIO(),
             timeout_s=10, log_path=tmp_path / f"{seat}.p2plog", trump=seat,
-            make_player=lambda c, s: Thinker(c.name, 30.0 if s == slow_seat else 0.0)))
+            hooks=config.SeatHooks(make_player=lambda c, s: Thinker(c.name, 30.0 if s == slow_seat else 0.0))))
     cfgs[0].rules, cfgs[0].move_time = RuleSet(pack_size=32, deals=2, voluntary_pickup=True), MOVE_TIME
     a, b = trio.testing.memory_stream_pair()
     results: list[config.NetResult] = []

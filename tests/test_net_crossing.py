@@ -124,7 +124,7 @@ async def test_crossed_resignation_records_and_logs_agree(tmp_path: Path,
     host_stream, guest_stream = trio.testing.memory_stream_pair()
     cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path, accept_new=True,
                             out=io.StringIO(), timeout_s=10, log_path=tmp_path / "guest.p2plog",
-                            make_player=lambda c, seat: FirstLegal(), trump=1)
+                            hooks=config.SeatHooks(make_player=lambda c, seat: FirstLegal()), trump=1)
     host_log: list[bytes] = []
     crossed: list[int] = []
     with trio.fail_after(20):
@@ -183,7 +183,7 @@ async def test_draw_offer_then_move_then_accepted(tmp_path: Path) -> None:
     host_stream, guest_stream = trio.testing.memory_stream_pair()
     cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path, accept_new=True,
                             out=io.StringIO(), timeout_s=10, log_path=tmp_path / "guest.p2plog",
-                            make_player=lambda c, seat: DrawTaker(), trump=1)
+                            hooks=config.SeatHooks(make_player=lambda c, seat: DrawTaker()), trump=1)
     host_log: list[bytes] = []
     with trio.fail_after(20):
         async with trio.open_nursery() as n:

@@ -608,7 +608,7 @@ async def test_6_without_a_move_clock_a_stalled_move_is_still_claimed(tmp_path: 
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(clock, "CLAIM_GRACE_S", 0.0)
     cfg = host_cfg(tmp_path, move_time=0, no_clock_limit_s=1.5)
-    g = guest_cfg(tmp_path, make_player=lambda cfg, seat: Stalling("Gus"), no_clock_limit_s=1.5)
+    g = guest_cfg(tmp_path, hooks=config.SeatHooks(make_player=lambda cfg, seat: Stalling("Gus")), no_clock_limit_s=1.5)
     got = await hosting(cfg, lambda port: trio.sleep(0), g)
     for side in ("h", "g"):
         v = verify_log(got[side].log_path.read_bytes())

@@ -255,7 +255,7 @@ def test_a_resume_file_that_cannot_take_a_secret_moves_with_its_log(tmp_path: Pa
     resume.save()
     told: list[str] = []
     cfg = config.NetConfig(role="guest", identity=Identity.from_seed(bytes(32)), name="t", data=tmp_path,
-                           on_log_moved=lambda old, new, line: told.append(line))
+                           hooks=config.SeatHooks(on_log_moved=lambda old, new, line: told.append(line)))
     steps = MatchSteps(cfg, None, log, config.NetResult(None, 1), datetime.now(), 0, "", None,  # type: ignore[arg-type]
                        None, None, resume=resume)
     real_save = ResumeFile.save

@@ -105,7 +105,7 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
     """The ``reconnect`` of a :class:`~p2ptrumps.net.transport.Connection`: calls ``redial(seconds
     left)`` (a new :class:`~p2ptrumps.net.transport.Link`, or None for "not now") with
     ``backoff_s`` between tries, until ``cfg.reconnect_wait_s`` seconds after the link went
-    down; meanwhile ``cfg.on_link`` shows "connection lost — reconnecting (1:42 left)" each
+    down; meanwhile ``cfg.hooks.on_link`` shows "connection lost — reconnecting (1:42 left)" each
     second.  Raises :class:`PeerGone` when the wait runs out (protocol/wire.md §14)."""
 
     async def reconnect(conn: Connection, why: TransportError) -> Link:
@@ -116,9 +116,9 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
 
         async def countdown() -> None:
             while True:
-                if cfg.on_link is not None:
+                if cfg.hooks.on_link is not None:
                     left = clock_text(deadline - trio.current_time())
-                    cfg.on_link(f"connection lost — reconnecting ({left} left)")
+                    cfg.hooks.on_link(f"connection lost — reconnecting ({left} left)")
                 await trio.sleep(1.0)
 
         async def tries() -> Link | None:
@@ -138,9 +138,9 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
             if str(why) == RESTARTED:
                 raise PeerGone(f"the peer did not come back within {cfg.reconnect_wait_s:g} s of this side's restart")
             raise PeerGone(f"{why}; the peer did not come back within {cfg.reconnect_wait_s:g} s"
-                           + (f" (the last try: {cfg.last_try})" if cfg.last_try else ""))
-        if cfg.on_link is not None:
-            cfg.on_link("reconnecting: checking the peer's key")
+                           + (f" (the last try: {cfg.report.last_try})" if cfg.report.last_try else ""))
+        if cfg.hooks.on_link is not None:
+            cfg.hooks.on_link("reconnecting: checking the peer's key")
         return link  # type: ignore[no-any-return]
 
     return reconnect

@@ -365,7 +365,7 @@ class Lobby:
             other.scope.cancel()
         say(self.cfg, f"guest {quoted(result.peer_name or '')} accepted the rules")
         if entry is not None and entry.path:
-            self.cfg.path = entry.path
+            self.cfg.report.path = entry.path
             say(self.cfg, f"path: {entry.path}")
         return True
 

@@ -676,7 +676,7 @@ class NetSeat:
         else:
             text = f"{self.peer}'s time is up ({clock_text(clock.limit_s)} {step_words(what)}): claim the rest " \
                    "of the match?"
-        ask = self.cfg.ask_claim
+        ask = self.cfg.hooks.ask_claim
         if ask is not None:
             answered, yes = await unless(lambda: ask(text), lambda: self._until_key_changes(key))
             if not answered or not yes:

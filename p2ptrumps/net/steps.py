@@ -18,7 +18,7 @@ The steps, in the order :meth:`MatchSteps.run` takes them (each a method of :cla
 3. **play** (:meth:`~MatchSteps.play`): our seat plays the trumps and the deals -- the match machine
    in the session's referee decides them, our player acts for our seat, the peer's messages are the
    other seat's -- up to the signed end, or the early one, raced against our leaving
-   (:meth:`~MatchSteps.play_or_leave`: ``cfg.leave_requested``).
+   (:meth:`~MatchSteps.play_or_leave`: ``cfg.hooks.leave_requested``).
 4. **rejoin** (:meth:`~MatchSteps.rejoined`, a restarted side): wait until the peer is back.
 5. **acknowledgement** (:meth:`~MatchSteps.acknowledged`): ping until the peer holds our last statement.
 6. **rematch** (:meth:`~MatchSteps.rematch`): offer or accept a rematch, or close.
@@ -162,7 +162,7 @@ class MatchSteps:
     def relocate(self, exc: OSError) -> None:
         """The match log or its resume file cannot be written any more (``exc``): move both to the
         temporary directory (``protocol/files.md``: a disk that fails mid-match) -- the resume file
-        first, then the log, then the old ones removed -- and say so at once (``cfg.on_log_moved`` for
+        first, then the log, then the old ones removed -- and say so at once (``cfg.hooks.on_log_moved`` for
         the table, else a line of progress).  Raises OSError when the match cannot go there either; the
         log and the resume file then stay where they were."""
         log, old = self.log, self.log.path
@@ -189,8 +189,8 @@ class MatchSteps:
         self.result.log_path = new
         line = (f"cannot write the match log {old}: {exc.strerror or exc}; it is saved to {new} instead, "
                 "and the match goes on")
-        if self.cfg.on_log_moved is not None:
-            self.cfg.on_log_moved(old, new, line)
+        if self.cfg.hooks.on_log_moved is not None:
+            self.cfg.hooks.on_log_moved(old, new, line)
         else:
             self.say(f"note: {line}")
 
@@ -399,7 +399,7 @@ class MatchSteps:
 
     def ready(self, rules: RuleSet, name: str) -> None:
         """The rules are agreed: note them (the result, a line of progress), let the resume file keep our
-        deal secrets, start the table (``cfg.on_ready``; ``cfg.on_rematch`` for a rematch), and seat our
+        deal secrets, start the table (``cfg.hooks.on_ready``; ``cfg.hooks.on_rematch`` for a rematch), and seat our
         player (the AI, a line prompt or the table's person; headless, its progress printed).  ``name``:
         the peer's."""
         cfg, game, result, session = self.cfg, self.game, self.result, self.session
@@ -408,10 +408,10 @@ class MatchSteps:
             game.before_commit = self.add_secret
         clock = f"; move clock {session.move_time} s" if session.move_time else ""
         self.say(f"rules: {rules.describe()}{clock}")
-        if self.rematch_of is None and cfg.on_ready is not None:
-            cfg.on_ready(game, result)
-        elif self.rematch_of is not None and cfg.on_rematch is not None:
-            cfg.on_rematch(game, result)
+        if self.rematch_of is None and cfg.hooks.on_ready is not None:
+            cfg.hooks.on_ready(game, result)
+        elif self.rematch_of is not None and cfg.hooks.on_rematch is not None:
+            cfg.hooks.on_rematch(game, result)
         seat = session.seat
         player = our_player(cfg, seat)
         if cfg.headless:  # equal names told apart by their keys: "root (K7QX)"
@@ -443,11 +443,11 @@ class MatchSteps:
         raise NetplayError(EXIT_LEFT, "you resigned and left the match (the peer did not sign the end in time)")
 
     async def play_or_leave(self) -> str:
-        """Run our seat until the match is decided and signed, or our user leaves (``cfg.leave_requested``
+        """Run our seat until the match is decided and signed, or our user leaves (``cfg.hooks.leave_requested``
         is set: we send ``leave`` and let the seat run up to ``cfg.leave_wait_s`` seconds more for the
         closing signatures, protocol/wire.md §15).  Returns how the match ended (:meth:`how`)."""
         cfg, game, seat = self.cfg, self.game, self.seat
-        leave = cfg.leave_requested
+        leave = cfg.hooks.leave_requested
         if leave is None:
             await seat.run()
             return self.how()
@@ -508,7 +508,7 @@ class MatchSteps:
         """After the match: offer / accept a rematch (protocol/wire.md §9.4).
 
         The AI (``--ai``) says yes while ``rematches_left`` allows, a person is asked
-        (``cfg.ask_rematch``, else a line prompt when there is a terminal), nobody else
+        (``cfg.hooks.ask_rematch``, else a line prompt when there is a terminal), nobody else
         wants one.  Declining is closing the connection.  Returns True once both sides
         sent ``rematch`` (the session's ``RematchAgreed``), False if we declined or the
         peer left (or declined) first.
@@ -522,14 +522,14 @@ class MatchSteps:
             return False
 
         async def ask() -> bool:
-            if cfg.ask_rematch is not None:
-                return await cfg.ask_rematch(peer, peer_offered)
+            if cfg.hooks.ask_rematch is not None:
+                return await cfg.hooks.ask_rematch(peer, peer_offered)
             if cfg.ai is not None:
                 return rematches_left > 0
-            if cfg.confirm is None:
+            if cfg.hooks.confirm is None:
                 return False
             question = f"{peer} offers a rematch; play again? [y/N] " if peer_offered else "rematch? [y/N] "
-            return await trio.to_thread.run_sync(cfg.confirm, question, abandon_on_cancel=True)
+            return await trio.to_thread.run_sync(cfg.hooks.confirm, question, abandon_on_cancel=True)
 
         want = await _unless_closed(game, ask)
         if not want:
@@ -629,7 +629,7 @@ async def _pin(cfg: NetConfig, hello: PeerHello, peer_address: str) -> Callable[
 
     def decide() -> str:
         return keystore.decide_pin(check, later, expected_fingerprint=cfg.fingerprint,  # type: ignore[arg-type]
-                                   accept_new=cfg.accept_new, confirm=cfg.confirm)
+                                   accept_new=cfg.accept_new, confirm=cfg.hooks.confirm)
 
     def write() -> None:
         try:
