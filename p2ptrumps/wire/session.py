@@ -133,6 +133,11 @@ class Session:
         self.role: Role = role
         self.seat: int = 0 if role == "host" else 1
         self.identity, self.name, self.nonce = identity, name, nonce
+        #: The 32-byte game id (protocol/wire.md §7.2), the peer's display name and key fingerprint:
+        #: None until the peer's hello.
+        self.game_id: bytes | None = None
+        self.peer_name: str | None = None
+        self.peer_fingerprint: str | None = None
         self._handshake = Handshake(self.seat, identity, name, nonce, rules, move_time)
         self._resumption = Resumption(self.seat, identity)
         self._on_message = on_message
@@ -191,41 +196,7 @@ class Session:
         event (the offending frame is handed to the log hook as ``"received"`` evidence) and the
         session stops reading.  Raises only what the log hook raises.
         """
-        if self._finished:
-            if not self._dead:  # after the rematch was agreed: kept for the next session, up to a bound
-                self.trailing_data += data
-                if len(self.trailing_data) > MAX_TRAILING_BYTES:
-                    self._flooded(f"more than {MAX_TRAILING_BYTES} bytes arrived after the rematch was agreed, "
-                                  "before the new match began")
-            return
-        if self._dead:
-            return
-        if not data:
-            self._dead = self._closed = True
-            self._events.append(ConnectionClosed(self.finished and not self._decoder.buffered))
-            return
-        self._decoder.feed(data)
-        for _ in range(1 << 20):  # bounded: each pass consumes a frame
-            if self._dead or self._finished:
-                break
-            try:
-                got = self._decoder.next_frame()
-            except RemoteProtocolError as exc:
-                self._violate(exc, self._decoder.buffered)
-                return
-            if got is None:
-                break
-            frame, payload = got
-            try:
-                self._handle(frame, payload)
-            except RemoteProtocolError as exc:
-                self._violate(exc, frame)
-                return
-            except PeerFlood as exc:
-                self._flooded(str(exc))
-                return
-        if self._finished:
-            self.trailing_data += self._decoder.buffered
+        _receive(self, data)
 
     def next_event(self) -> Event | None:
         """The next event, or None when there is none until more data arrives."""
@@ -306,19 +277,6 @@ class Session:
         """The joint chain (read only), once both hellos are in: its referee and match machine
         (``chain.referee.match``) hold the whole state of the match."""
         return self._chain
-
-    @property
-    def game_id(self) -> bytes | None:
-        """The 32-byte game id (protocol/wire.md §7.2), once both hellos are known."""
-        return None if self._chain is None else self._chain.game_id
-
-    @property
-    def peer_name(self) -> str | None:
-        return self._handshake.peer_name
-
-    @property
-    def peer_fingerprint(self) -> str | None:
-        return self._handshake.peer_fingerprint
 
     @property
     def rules(self) -> RuleSet | None:
@@ -416,24 +374,27 @@ class Session:
         return None if self._chain is None or not self._handshake.key_accepted else self._chain.referee
 
     def _peer_gone(self) -> bool:
+        """Whether the peer closed the connection once the match began (a claim is then only logged)."""
         if self._closed and self.violation is None and not self._finished and self._handshake.key_accepted:
-            self._check_caught_up()
+            self._signing()
             return True
         return False
 
     def _ready(self) -> Referee:
+        """The referee, when we may sign now; else ``LocalProtocolError`` says why."""
         self._check_alive()
+        return self._signing()
+
+    def _signing(self) -> Referee:
+        """The referee, once the handshake is done and we are not catching up (``LocalProtocolError``)."""
         if self._chain is None or not self._handshake.key_accepted:
             raise LocalProtocolError("the handshake is not done (no peer key accepted yet)")
-        self._check_caught_up()
-        return self._chain.referee
-
-    def _check_caught_up(self) -> None:
         if self.catching_up:
             held = "an unknown number of" if self._resumption.catch_up is None else str(self._resumption.catch_up)
             raise LocalProtocolError(
                 f"catching up after a resume: the peer holds {held} messages, we {len(self._chain or ())}; nothing "
                 "is signed until the messages our log lost come back (protocol/wire.md §14.2)")
+        return self._chain.referee
 
     def _publish(self, events: list[Event]) -> None:
         """The events of what we signed; then what falls due."""
@@ -466,115 +427,159 @@ class Session:
             if isinstance(ev, RematchAgreed):
                 self._finished = True
 
-    def _violate(self, exc: RemoteProtocolError, evidence: bytes) -> None:
-        self._dead = True
-        if self._chain is not None and self._chain.referee.phase == DONE:
-            # After the match nothing but chat and rematch is logged: junk is dropped, not evidence
-            # (protocol/wire.md §12, "After the match"); the match stays complete.
-            self._closed = True
-            self._events.append(DroppedAfterEnd(exc.code, exc.reason))
-            self._events.append(ConnectionClosed(False))  # the session reads nothing more
+
+# ----- receiving: frames in, handed to the session's parts ------------------------------------
+
+
+def _receive(s: Session, data: bytes) -> None:
+    """:meth:`Session.receive_data`."""
+    if s._finished:
+        if not s._dead:  # after the rematch was agreed: kept for the next session, up to a bound
+            s.trailing_data += data
+            if len(s.trailing_data) > MAX_TRAILING_BYTES:
+                _flooded(s, f"more than {MAX_TRAILING_BYTES} bytes arrived after the rematch was agreed, "
+                              "before the new match began")
+        return
+    if s._dead:
+        return
+    if not data:
+        s._dead = s._closed = True
+        s._events.append(ConnectionClosed(s.finished and not s._decoder.buffered))
+        return
+    s._decoder.feed(data)
+    for _ in range(1 << 20):  # bounded: each pass consumes a frame
+        if s._dead or s._finished:
+            break
+        try:
+            got = s._decoder.next_frame()
+        except RemoteProtocolError as exc:
+            _violate(s, exc, s._decoder.buffered)
             return
-        self.violation = ProtocolViolation(exc.code, exc.reason, evidence)
-        if evidence and self._on_message is not None:
-            for payload in exc.evidence:  # superseded messages the offending one equivocates against (§12)
-                self._on_message(framing.frame(payload), "received")
-            self._on_message(evidence, "received")
-        self._events.append(self.violation)
-
-    def _flooded(self, reason: str) -> None:
-        """The peer went beyond a limit no log can show (protocol/wire.md §17): stop reading, log nothing."""
-        self._dead = self._closed = True
-        self.trailing_data = b""
-        self._events.append(Flooded(reason))
-
-    def _handle(self, frame: bytes, payload: bytes) -> None:
-        msg = m.decode_frame(payload)
-        if isinstance(msg, m.Ping):
-            self._out += framing.frame(m.Pong(msg.n).encode())
-        elif isinstance(msg, m.Pong):
-            self._resumption.pong(msg.n)
-        elif isinstance(msg, (m.Resume, m.Proof)) or self._resumption.resuming:
-            self._on_resume_frame(frame, msg)
-        elif isinstance(msg, (m.Ticket, m.Refuse)):
-            refused = self._handshake.admission(msg, self._chain is None)
-            if refused is not None:
-                self._dead = self._closed = True
-                self._events.append(refused)
-        elif isinstance(msg, m.Hello):
-            self._take_hello(frame, payload, msg)
-        elif self._chain is None:
-            raise RemoteProtocolError("out-of-turn", f"a {msg.kind} message arrived before the peer's hello")
-        else:
-            self._place_received(frame, msg)
-
-    def _take_hello(self, frame: bytes, payload: bytes, hello: m.Hello) -> None:
-        """The peer's hello: checked (protocol/wire.md §7.1), logged, and the game's chain built."""
-        key = self._handshake.check_hello(hello)
-        if self._on_message is not None:
-            self._on_message(frame, "received")
-        self._chain, event = self._handshake.take_hello(payload, hello, key)
-        self.floor.attach(self._chain)
-        self._events.append(event)
-
-    def _place_received(self, frame: bytes, msg: m.Signed | m.Envelope) -> None:
-        """A ``msg`` of the chain from the peer (protocol/wire.md §8.2, §14.2 step 5)."""
-        chain, floor, resumption = self._chain, self.floor, self._resumption
-        assert chain is not None
-        if resumption.reconnections and msg.seq < len(chain) and chain.entries[msg.seq].hash == msg.hash:
-            return  # sent again after a reconnection and already held (§14.2 step 5)
-        if msg.seat == self.seat and resumption.replaying and self.catching_up and resumption.catch_up is not None \
-                and msg.seq == len(chain) and msg.prev == chain.head:
-            # Only a restored session, before its user read the chain (end_replay): later, a message of
-            # ours we never held was signed by another copy of us (§8.2), not lost from our log.
-            self._adopt_own(frame, msg)  # ours, lost from our log, sent back by the peer (§14.2 step 5)
+        if got is None:
+            break
+        frame, payload = got
+        try:
+            _handle(s, frame, payload)
+        except RemoteProtocolError as exc:
+            _violate(s, exc, frame)
             return
-        result = chain.receive(msg)
-        if result.superseded:
+        except PeerFlood as exc:
+            _flooded(s, str(exc))
             return
-        resumption.heard()  # placed after ours: it acknowledges them (§14.5)
-        if self._on_message is not None:
-            self._on_message(frame, "received")
-        self._push_events(result.events)
-        if result.withdrawn:
-            self._push_events(floor.resign_withdrawn(result.withdrawn, chain.entries[msg.seq], self.catching_up))
-        self._after_change()
+    if s._finished:
+        s.trailing_data += s._decoder.buffered
 
-    def _adopt_own(self, frame: bytes, msg: m.Signed | m.Envelope) -> None:
-        """Place one of our own messages that the peer sent back after a resume while we catch up (our
-        log had lost it, protocol/wire.md §14.2 step 5): it must carry our good signature and fit the end
-        of our chain (else ``RemoteProtocolError``, as ``place_own``); it is logged, and a commitment of
-        ours takes its secret from the resume file."""
-        chain, floor = self._chain, self.floor
-        assert chain is not None
-        chain.check_signature(msg)
-        signed = msg if isinstance(msg, m.Signed) else msg.open()
-        events = chain.place_own(signed)
-        if self._on_message is not None:
-            self._on_message(frame, "received")
-        if isinstance(signed.body, m.CommitMsg):
-            floor.commitments.came_back(signed.body, chain.game_id)
-        self._push_events(events)
-        if not self.catching_up:
-            self._after_change()
 
-    def _on_resume_frame(self, frame: bytes, msg: m.RawFrame) -> None:
-        chain = self._chain
-        if chain is None or self._finished:
-            raise RemoteProtocolError("out-of-turn", f"a {type(msg).__name__.lower()} frame outside a reconnection")
-        step = self._resumption.on_frame(frame, msg, chain)
-        self._out += step.out
-        if step.refused is not None:  # the new connection is not the peer: the match is untouched
-            self._dead = self._closed = True
-            self._events.append(ResumeRefused(step.refused))
-        if not step.proven:
-            return
-        if self._on_message is not None:
-            self._on_message(step.log, "received")
-        for e in chain.entries[step.resend:]:
-            self._out += framing.frame(e.payload)
-        self._events.append(Resumed(self._resumption.reconnections))
-        self._after_change()
+def _violate(s: Session, exc: RemoteProtocolError, evidence: bytes) -> None:
+    s._dead = True
+    if s._chain is not None and s._chain.referee.phase == DONE:
+        # After the match nothing but chat and rematch is logged: junk is dropped, not evidence
+        # (protocol/wire.md §12, "After the match"); the match stays complete.
+        s._closed = True
+        s._events.append(DroppedAfterEnd(exc.code, exc.reason))
+        s._events.append(ConnectionClosed(False))  # the session reads nothing more
+        return
+    s.violation = ProtocolViolation(exc.code, exc.reason, evidence)
+    if evidence and s._on_message is not None:
+        for payload in exc.evidence:  # superseded messages the offending one equivocates against (§12)
+            s._on_message(framing.frame(payload), "received")
+        s._on_message(evidence, "received")
+    s._events.append(s.violation)
+
+def _flooded(s: Session, reason: str) -> None:
+    """The peer went beyond a limit no log can show (protocol/wire.md §17): stop reading, log nothing."""
+    s._dead = s._closed = True
+    s.trailing_data = b""
+    s._events.append(Flooded(reason))
+
+def _handle(s: Session, frame: bytes, payload: bytes) -> None:
+    msg = m.decode_frame(payload)
+    if isinstance(msg, m.Ping):
+        s._out += framing.frame(m.Pong(msg.n).encode())
+    elif isinstance(msg, m.Pong):
+        s._resumption.pong(msg.n)
+    elif isinstance(msg, (m.Resume, m.Proof)) or s._resumption.resuming:
+        _on_resume_frame(s, frame, msg)
+    elif isinstance(msg, (m.Ticket, m.Refuse)):
+        refused = s._handshake.admission(msg, s._chain is None)
+        if refused is not None:
+            s._dead = s._closed = True
+            s._events.append(refused)
+    elif isinstance(msg, m.Hello):
+        _take_hello(s, frame, payload, msg)
+    elif s._chain is None:
+        raise RemoteProtocolError("out-of-turn", f"a {msg.kind} message arrived before the peer's hello")
+    else:
+        _place_received(s, frame, msg)
+
+def _take_hello(s: Session, frame: bytes, payload: bytes, hello: m.Hello) -> None:
+    """The peer's hello: checked (protocol/wire.md §7.1), logged, and the game's chain built."""
+    key = s._handshake.check_hello(hello)
+    if s._on_message is not None:
+        s._on_message(frame, "received")
+    s._chain, event = s._handshake.take_hello(payload, hello, key)
+    s.game_id, s.peer_name, s.peer_fingerprint = s._chain.game_id, hello.name, key.fingerprint
+    s.floor.attach(s._chain)
+    s._events.append(event)
+
+def _place_received(s: Session, frame: bytes, msg: m.Signed | m.Envelope) -> None:
+    """A ``msg`` of the chain from the peer (protocol/wire.md §8.2, §14.2 step 5)."""
+    chain, floor, resumption = s._chain, s.floor, s._resumption
+    assert chain is not None
+    if resumption.reconnections and msg.seq < len(chain) and chain.entries[msg.seq].hash == msg.hash:
+        return  # sent again after a reconnection and already held (§14.2 step 5)
+    if msg.seat == s.seat and resumption.replaying and s.catching_up and resumption.catch_up is not None \
+            and msg.seq == len(chain) and msg.prev == chain.head:
+        # Only a restored session, before its user read the chain (end_replay): later, a message of
+        # ours we never held was signed by another copy of us (§8.2), not lost from our log.
+        _adopt_own(s, frame, msg)  # ours, lost from our log, sent back by the peer (§14.2 step 5)
+        return
+    result = chain.receive(msg)
+    if result.superseded:
+        return
+    resumption.heard()  # placed after ours: it acknowledges them (§14.5)
+    if s._on_message is not None:
+        s._on_message(frame, "received")
+    s._push_events(result.events)
+    if result.withdrawn:
+        s._push_events(floor.resign_withdrawn(result.withdrawn, chain.entries[msg.seq], s.catching_up))
+    s._after_change()
+
+def _adopt_own(s: Session, frame: bytes, msg: m.Signed | m.Envelope) -> None:
+    """Place one of our own messages that the peer sent back after a resume while we catch up (our
+    log had lost it, protocol/wire.md §14.2 step 5): it must carry our good signature and fit the end
+    of our chain (else ``RemoteProtocolError``, as ``place_own``); it is logged, and a commitment of
+    ours takes its secret from the resume file."""
+    chain, floor = s._chain, s.floor
+    assert chain is not None
+    chain.check_signature(msg)
+    signed = msg if isinstance(msg, m.Signed) else msg.open()
+    events = chain.place_own(signed)
+    if s._on_message is not None:
+        s._on_message(frame, "received")
+    if isinstance(signed.body, m.CommitMsg):
+        floor.commitments.came_back(signed.body, chain.game_id)
+    s._push_events(events)
+    if not s.catching_up:
+        s._after_change()
+
+def _on_resume_frame(s: Session, frame: bytes, msg: m.RawFrame) -> None:
+    chain = s._chain
+    if chain is None or s._finished:
+        raise RemoteProtocolError("out-of-turn", f"a {type(msg).__name__.lower()} frame outside a reconnection")
+    step = s._resumption.on_frame(frame, msg, chain)
+    s._out += step.out
+    if step.refused is not None:  # the new connection is not the peer: the match is untouched
+        s._dead = s._closed = True
+        s._events.append(ResumeRefused(step.refused))
+    if not step.proven:
+        return
+    if s._on_message is not None:
+        s._on_message(step.log, "received")
+    for e in chain.entries[step.resend:]:
+        s._out += framing.frame(e.payload)
+    s._events.append(Resumed(s._resumption.reconnections))
+    s._after_change()
 
 
 def _restore(cls: type[Session], identity: Identity, frames: Sequence[bytes], secrets: Mapping[int, bytes], *,
@@ -598,7 +603,7 @@ def _restore(cls: type[Session], identity: Identity, frames: Sequence[bytes], se
     if s.data_to_send() != frames[0]:
         raise ValueError("the log's first hello is not the hello this program would send (not canonical)")
     try:
-        s._take_hello(frames[1], frames[1][framing.HEADER_BYTES:], peer_hello)
+        _take_hello(s, frames[1], frames[1][framing.HEADER_BYTES:], peer_hello)
     except RemoteProtocolError as exc:
         raise ValueError(f"log frame #1: {exc.reason} [{exc.code}]") from None
     s._handshake.key_accepted = True
