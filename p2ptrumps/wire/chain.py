@@ -50,6 +50,87 @@ class Received:
     withdrawn: list[m.Signed] = field(default_factory=list)
 
 
+class Crossed:
+    """The guest messages that crossed a host message (protocol/wire.md §8.3): a live host's superseded
+    ones, kept as possible evidence (§12) and bounded (§17); in ``verify``, the places of those found
+    superseded or withdrawn (verify.md §3 step 4).  Another message for one of those places is
+    equivocation."""
+
+    def __init__(self) -> None:
+        #: Hash of each guest message found superseded -> the message (a live host keeps it as possible
+        #: evidence, at most :data:`MAX_SUPERSEDED` since the guest's last message placed; verify: None).
+        self.stale: dict[bytes, m.Signed | None] = {}
+        #: (seq, prev) -> hash of each guest message found superseded (and, in verify, withdrawn)
+        #: (protocol/verify.md §3 step 4): another message for one of these places is equivocation.
+        #: A live host forgets them with the superseded messages, once a guest message is placed.
+        self.gone: dict[tuple[int, bytes], bytes] = {}
+
+    def superseded(self, msg: m.Signed, entries: list[m.Signed], hash_before: Callable[[int], bytes]) -> bool:
+        """(host view) a guest message that crossed a host message: ignore it, the guest re-sends."""
+        if msg.prev in self.stale:
+            return True
+        n = len(entries)
+        return msg.seq < n and msg.prev == hash_before(msg.seq) and entries[msg.seq].seat == 0
+
+    def note(self, msg: m.Signed) -> None:
+        """(verify) ``msg`` was found superseded: its place is remembered."""
+        self.gone.setdefault((msg.seq, msg.prev), msg.hash)
+        self.stale[msg.hash] = None
+
+    def hold(self, msg: m.Signed) -> None:
+        """(live host) Keep a superseded guest message: a different one for its place (seq and prev) is
+        equivocation, proven with the kept one (and those it builds on) logged first as evidence
+        (protocol/wire.md §12); the same bytes again change nothing.  :class:`PeerFlood` beyond
+        :data:`MAX_SUPERSEDED` (protocol/wire.md §17)."""
+        other = self.gone.get((msg.seq, msg.prev))
+        if other is not None and other != msg.hash:
+            exc = RemoteProtocolError(
+                "equivocation",
+                f"the guest signed two different messages for place {msg.seq} on one history ({msg.kind} "
+                f"{msg.hash.hex()[:16]}…, after a superseded one, {other.hex()[:16]}…)",
+                proven_by=1,
+            )
+            exc.evidence = self._evidence_of(other)
+            raise exc
+        if msg.hash in self.stale:
+            return
+        if len(self.stale) >= MAX_SUPERSEDED:
+            raise PeerFlood(f"the guest sent more than {MAX_SUPERSEDED} messages in a row that crossed ours "
+                            "(superseded): it floods us")
+        self.gone[(msg.seq, msg.prev)] = msg.hash
+        self.stale[msg.hash] = msg
+
+    def forget(self) -> None:
+        """(live host) The guest placed a message: nothing it sent before can cross ours any more."""
+        self.stale.clear()
+        self.gone.clear()
+
+    def _evidence_of(self, digest: bytes) -> tuple[bytes, ...]:
+        """The payloads of the kept superseded message ``digest`` and of the superseded ones it builds
+        on, oldest first (a verifier needs them all to find it superseded too)."""
+        out: list[bytes] = []
+        msg = self.stale.get(digest)
+        for _ in range(MAX_SUPERSEDED + 1):
+            if msg is None:
+                break
+            out.append(msg.payload)
+            msg = self.stale.get(msg.prev)
+        return tuple(reversed(out))
+
+    def check(self, msg: m.Signed) -> None:
+        """(verify) A guest message for the place (seq and prev) of a guest message found superseded
+        or withdrawn, with other bytes, is equivocation proven by the guest's signature, whatever
+        placement row would apply to it otherwise (protocol/verify.md §3 step 4)."""
+        other = self.gone.get((msg.seq, msg.prev))
+        if other is not None and other != msg.hash:
+            raise RemoteProtocolError(
+                "equivocation",
+                f"the guest signed two different messages for place {msg.seq} on one history (the second, "
+                f"{msg.kind} {msg.hash.hex()[:16]}…, after one withdrawn or superseded, {other.hex()[:16]}…)",
+                proven_by=1,
+            )
+
+
 class JointChain:
     """The one hash chain of a match, over both seats' messages (protocol/wire.md §8).
 
@@ -75,13 +156,8 @@ class JointChain:
         self.entries: list[m.Signed] = []
         self._confirmed = 0  # entries[:_confirmed] can no longer be withdrawn
         self._snapshot: RefereeMark | None = None  # referee at len == _confirmed, while tentative entries exist
-        #: Hash of each guest message found superseded -> the message (a live host keeps it as possible
-        #: evidence, at most :data:`MAX_SUPERSEDED` since the guest's last message placed; verify: None).
-        self._stale: dict[bytes, m.Signed | None] = {}
-        #: (seq, prev) -> hash of each guest message found superseded (and, in verify, withdrawn)
-        #: (protocol/verify.md §3 step 4): another message for one of these places is equivocation.
-        #: A live host forgets them with the superseded messages, once a guest message is placed.
-        self._gone: dict[tuple[int, bytes], bytes] = {}
+        #: The guest messages found superseded (and, in verify, withdrawn).
+        self._crossed = Crossed()
         #: How many guest messages were superseded (ignored) and withdrawn (protocol/wire.md §8.3 rows a, g).
         self.superseded = 0
         self.withdrawn = 0
@@ -209,14 +285,14 @@ class JointChain:
                 "malformed", f"message {msg.seq} ({msg.kind}) claims to come from seat {msg.seat} ({who}), the log's "
                 f"owner, but is not its message of this game ({exc.code})") from None
         signed = _open(msg)
+        crossed = self._crossed
         if signed.seat == 1 and self.viewpoint is None:
-            self._check_gone(signed)
-        if signed.seat == 1 and self.viewpoint != 1 and self._is_stale(signed):
+            crossed.check(signed)
+        if signed.seat == 1 and self.viewpoint != 1 and crossed.superseded(signed, self.entries, self.hash_before):
             if self.viewpoint is None:
-                self._gone.setdefault((signed.seq, signed.prev), signed.hash)
-                self._stale[signed.hash] = None
+                crossed.note(signed)
             else:
-                self._hold_superseded(signed)
+                crossed.hold(signed)
             self.superseded += 1
             return Received(superseded=True)
         try:
@@ -249,8 +325,7 @@ class JointChain:
             if msg.seat == 1 and self.viewpoint == 0:
                 # The guest has seen every host message before this one: nothing it sent earlier can
                 # cross them any more (TCP keeps order), so the superseded ones are forgotten.
-                self._stale.clear()
-                self._gone.clear()
+                self._crossed.forget()
             return received
         # The place is taken.
         taken = self.entries[msg.seq]
@@ -270,7 +345,7 @@ class JointChain:
                 confirmed, withdrawn_before = self._confirmed, self.withdrawn
                 tail = self.entries[confirmed:]
                 added = [] if self.viewpoint is not None else [
-                    (e.seq, e.prev) for e in self.entries[msg.seq:] if (e.seq, e.prev) not in self._gone]
+                    (e.seq, e.prev) for e in self.entries[msg.seq:] if (e.seq, e.prev) not in self._crossed.gone]
                 withdrawn, events = self._withdraw_from(msg.seq)
                 try:
                     events += self._apply_and_append(msg)
@@ -282,7 +357,7 @@ class JointChain:
                         self.entries.append(e)
                     self._confirmed, self._snapshot, self.withdrawn = confirmed, snapshot, withdrawn_before
                     for key in added:
-                        self._gone.pop(key, None)
+                        self._crossed.gone.pop(key, None)
                     raise
                 return Received(events=events, withdrawn=withdrawn)
             return self._proven(msg, place)
@@ -304,61 +379,6 @@ class JointChain:
             exc.proven_by = msg.seat
             raise
 
-    def _is_stale(self, msg: m.Signed) -> bool:
-        """(host view) a guest message that crossed a host message: ignore it, the guest re-sends."""
-        if msg.prev in self._stale:
-            return True
-        n = len(self.entries)
-        return msg.seq < n and msg.prev == self.hash_before(msg.seq) and self.entries[msg.seq].seat == 0
-
-    def _hold_superseded(self, msg: m.Signed) -> None:
-        """(live host) Keep a superseded guest message: a different one for its place (seq and prev) is
-        equivocation, proven with the kept one (and those it builds on) logged first as evidence
-        (protocol/wire.md §12); the same bytes again change nothing.  :class:`PeerFlood` beyond
-        :data:`MAX_SUPERSEDED` (protocol/wire.md §17)."""
-        other = self._gone.get((msg.seq, msg.prev))
-        if other is not None and other != msg.hash:
-            exc = RemoteProtocolError(
-                "equivocation",
-                f"the guest signed two different messages for place {msg.seq} on one history ({msg.kind} "
-                f"{msg.hash.hex()[:16]}…, after a superseded one, {other.hex()[:16]}…)",
-                proven_by=1,
-            )
-            exc.evidence = self._evidence_of(other)
-            raise exc
-        if msg.hash in self._stale:
-            return
-        if len(self._stale) >= MAX_SUPERSEDED:
-            raise PeerFlood(f"the guest sent more than {MAX_SUPERSEDED} messages in a row that crossed ours "
-                            "(superseded): it floods us")
-        self._gone[(msg.seq, msg.prev)] = msg.hash
-        self._stale[msg.hash] = msg
-
-    def _evidence_of(self, digest: bytes) -> tuple[bytes, ...]:
-        """The payloads of the kept superseded message ``digest`` and of the superseded ones it builds
-        on, oldest first (a verifier needs them all to find it superseded too)."""
-        out: list[bytes] = []
-        msg = self._stale.get(digest)
-        for _ in range(MAX_SUPERSEDED + 1):
-            if msg is None:
-                break
-            out.append(msg.payload)
-            msg = self._stale.get(msg.prev)
-        return tuple(reversed(out))
-
-    def _check_gone(self, msg: m.Signed) -> None:
-        """(verify) A guest message for the place (seq and prev) of a guest message found superseded
-        or withdrawn, with other bytes, is equivocation proven by the guest's signature, whatever
-        placement row would apply to it otherwise (protocol/verify.md §3 step 4)."""
-        other = self._gone.get((msg.seq, msg.prev))
-        if other is not None and other != msg.hash:
-            raise RemoteProtocolError(
-                "equivocation",
-                f"the guest signed two different messages for place {msg.seq} on one history (the second, "
-                f"{msg.kind} {msg.hash.hex()[:16]}…, after one withdrawn or superseded, {other.hex()[:16]}…)",
-                proven_by=1,
-            )
-
     def _withdraw_from(self, seq: int) -> tuple[list[m.Signed], list[Event]]:
         """Take the guest's tentative messages from place ``seq`` on out of the chain (protocol/wire.md
         §8.3 row g): the referee goes back to the last confirmed place and takes the ones before ``seq``
@@ -369,7 +389,7 @@ class JointChain:
         self.withdrawn += len(withdrawn)
         if self.viewpoint is None:
             for e in withdrawn:
-                self._gone.setdefault((e.seq, e.prev), e.hash)
+                self._crossed.gone.setdefault((e.seq, e.prev), e.hash)
         events: list[Event] = [*self.referee.rewind(self._snapshot)]
         self._snapshot = None
         del self.entries[self._confirmed :]

@@ -14,6 +14,7 @@ and ``verify`` runs it over a log, through :class:`~p2ptrumps.wire.chain.JointCh
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -79,9 +80,6 @@ TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
     "leave": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END}), "any"),
     "claim": (frozenset({TRUMP, COMMIT, REVEAL, PLAY}), "any"),
 }
-
-#: The method of :class:`Referee` that applies each kind.
-_HANDLERS = {kind: "_on_" + kind.replace("-", "_") for kind in TRANSITIONS}
 
 #: Kinds that either seat may send whoever holds the floor (protocol/wire.md §8.3).
 INTERJECTIONS = frozenset(k for k, (_, who) in TRANSITIONS.items() if who == "any")
@@ -221,9 +219,6 @@ class Referee:
             return None, "rematch"
         return None, "nothing"
 
-    def floor_seat(self) -> int | None:
-        return self.waiting_for()[0]
-
     def score(self) -> tuple[int, int]:
         """The match score in half-points (seat 0, seat 1)."""
         return (0, 0) if self.match is None else self.match.score_halves()
@@ -258,7 +253,7 @@ class Referee:
         """
         kind = body.KIND
         self._check_floor(seat, kind)
-        events: list[Event] = getattr(self, _HANDLERS[kind])(seat, body)
+        events: list[Event] = _HANDLERS[kind](self, seat, body)
         if TRANSITIONS[kind][1] == "floor":
             self.chat = self.chat.new_turn()  # a new turn for chat (protocol/wire.md §9.7)
         return events
@@ -269,8 +264,8 @@ class Referee:
         ``IllegalMoveError`` for an illegal move, ``RemoteProtocolError`` when no move of ``seat`` is
         allowed now (nothing changed either way)."""
         self._check_floor(seat, "move")
-        self._check_deal(seat, "move", deal)
-        events, reached = self._move(seat, move, None)
+        _check_deal(self, seat, "move", deal)
+        events, reached = _move(self, seat, move, None)
         self.chat = self.chat.new_turn()
         return m.MoveMsg(deal, move, reached), events
 
@@ -291,239 +286,6 @@ class Referee:
         if seat is None:
             return f"phase {self.phase}"
         return f"phase {self.phase} (waiting for the {SEAT_NAMES[seat]}: {what})"
-
-    def _check_deal(self, seat: int, kind: str, deal: int) -> None:
-        if deal != self.deal:
-            code = "bad-commitment" if kind in ("commit", "reveal") else "out-of-turn"
-            raise RemoteProtocolError(
-                code, f"{SEAT_NAMES[seat]} sent {kind} for deal {deal}, the current deal is {self.deal}"
-            )
-
-    def _game(self, seat: int, action: object) -> list[MatchEvent]:
-        """Hand ``action`` of ``seat`` to the machine; what it refuses is ``out-of-turn``."""
-        assert self.match is not None
-        try:
-            return self.match.send(seat, action)  # type: ignore[arg-type]
-        except IllegalActionError as exc:
-            raise RemoteProtocolError("out-of-turn", f"the {SEAT_NAMES[seat]} {exc}") from None
-
-    def _after_game(self, events: list[MatchEvent]) -> None:
-        """Follow the machine into the statements: a deal's end (deal-end) or the match decided (match-end)."""
-        assert self.match is not None
-        phase = self.match.phase
-        if phase == DEAL_END and self.phase != DEAL_END:
-            self.statements = frozenset()
-            self.phase = DEAL_END
-        elif phase == "over":
-            self.statements = frozenset()
-            self.phase = MATCH_END
-
-    def _on_rules(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.RulesMsg)
-        self.proposed = body.rules
-        self.proposed_move_time = body.move_time
-        self.phase = AGREE
-        return [RulesProposed(body.rules, body.move_time)]
-
-    def _on_agree(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.AgreeMsg) and self.proposed is not None
-        if not body.accept:
-            self.phase = REFUSED
-            return [RulesRefused()]
-        self.match = Match(self.proposed, players=(PlayerInfo("host", "remote"), PlayerInfo("guest", "remote")),
-                           source="network", quiet=self.quiet)
-        self.move_time = self.proposed_move_time
-        self.phase = TRUMP
-        return [RulesAgreed(self.proposed, self.move_time)]
-
-    def _on_trump(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.TrumpMsg)
-        events: list[Event] = [*self._game(seat, ChooseTrump(body.suit))]
-        if seat == 1:
-            self._start_commits(1)
-        return events
-
-    def _start_commits(self, deal: int) -> None:
-        self.deal = deal
-        self.commits = {}
-        self.secrets = {}
-        self.phase = COMMIT
-
-    def _on_commit(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.CommitMsg)
-        self._check_deal(seat, "commit", body.deal)
-        self.commits = {**self.commits, seat: body.commitment}
-        if len(self.commits) == 2:
-            self.phase = REVEAL
-        return []
-
-    def _on_reveal(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.RevealMsg)
-        self._check_deal(seat, "reveal", body.deal)
-        want = self.commits[seat]
-        got = m.commitment(self.game_id, body.deal, seat, self.keys[seat], body.secret)
-        if got != want:
-            raise RemoteProtocolError(
-                "bad-reveal",
-                f"the {SEAT_NAMES[seat]}'s reveal for deal {body.deal} does not open its commitment "
-                f"({want.hex()[:16]}…, the secret gives {got.hex()[:16]}…)",
-            )
-        self.secrets = {**self.secrets, seat: body.secret}
-        if len(self.secrets) < 2:
-            return []
-        assert self.match is not None
-        seed = m.deal_seed(self.game_id, self.deal, self.secrets[0], self.secrets[1])
-        events: list[Event] = [*self.match.send(None, Deal(seed))]
-        self.phase = PLAY
-        return events
-
-    def _on_move(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.MoveMsg)
-        self._check_deal(seat, "move", body.deal)
-        return self._move(seat, body.move, body.position)[0]
-
-    def _move(self, seat: int, move: Move, claimed: bytes | None) -> tuple[list[Event], bytes]:
-        """Play ``move`` of ``seat``; the position hash it reaches must be ``claimed`` (None: ours, to sign)."""
-        match = self.match
-        assert match is not None
-        offer = match.draw_offer
-        try:
-            events: list[Event] = [*match.send(seat, move)]
-        except IllegalMoveError as exc:
-            if claimed is None:
-                raise  # our own move: the caller says so in its words
-            raise RemoteProtocolError(
-                "illegal-move", f"the {SEAT_NAMES[seat]}'s move {move.code} in deal {self.deal} is illegal: {exc}"
-            ) from None
-        assert match.position is not None
-        reached = m.position_hash(match.position)
-        if claimed is not None and reached != claimed:
-            match.unmove(offer)
-            raise RemoteProtocolError(
-                "wrong-position-hash",
-                f"the {SEAT_NAMES[seat]}'s move {move.code} in deal {self.deal} claims position "
-                f"{(claimed or b'').hex()[:16]}…, the engine reaches {reached.hex()[:16]}…",
-            )
-        self._after_game(events)  # type: ignore[arg-type]
-        return events, reached
-
-    def _on_resign(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.ResignMsg)
-        self._check_deal(seat, "resign", body.deal)
-        events = self._game(seat, Resign())
-        self._after_game(events)
-        return [*events]
-
-    def _on_offer_draw(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.OfferDrawMsg)
-        self._check_deal(seat, "offer-draw", body.deal)
-        return [*self._game(seat, OfferDraw())]
-
-    def _on_answer_draw(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.AnswerDrawMsg)
-        self._check_deal(seat, "answer-draw", body.deal)
-        events = self._game(seat, AnswerDraw(body.accept))
-        self._after_game(events)
-        return [*events]
-
-    def _on_chat(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.ChatMsg)
-        why = self.chat.refusal(seat, body.text)
-        if why is not None:
-            raise RemoteProtocolError("chat-limit", f"the {SEAT_NAMES[seat]} sent a chat beyond its limits: {why}")
-        self.chat = self.chat.said(seat, body.text)
-        return [ChatReceived(seat, body.text)]
-
-    def _on_deal_end(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.DealEndMsg) and self.match is not None
-        want = self.expected_deal_end()
-        self._check_deal(seat, "deal-end", body.deal)  # the deal field first, as in every body (wire.md §9.2)
-        if body != want:
-            raise RemoteProtocolError(
-                "wrong-result", f"the {SEAT_NAMES[seat]}'s deal-end differs from the statement due: "
-                + "; ".join(_deal_end_differences(body, want)))
-        self._sign_open_claim(seat)
-        self.statements = self.statements | {seat}
-        if len(self.statements) < 2:
-            return []
-        deal = self.match.deal
-        assert deal is not None and deal.outcome is not None
-        events: list[Event] = [DealSigned(self.deal, deal.outcome, self.score())]
-        self.statements = frozenset()
-        events += self.match.send(None, NextDeal())
-        if self.match.phase == "over":
-            self.phase = MATCH_END
-        else:
-            self._start_commits(self.deal + 1)
-        return events
-
-    def _on_match_end(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.MatchEndMsg)
-        want = self.expected_match_end()
-        if body != want:
-            raise RemoteProtocolError(
-                "wrong-result",
-                f"the {SEAT_NAMES[seat]} signed the match score {body.score[0]}:{body.score[1]}; "
-                f"the deals give {want.score[0]}:{want.score[1]} (half-points)",
-            )
-        self._sign_open_claim(seat)
-        self.statements = self.statements | {seat}
-        if len(self.statements) < 2:
-            return []
-        self.phase = DONE
-        return [MatchSigned(self.score())]
-
-    def _on_leave(self, seat: int, body: m.Body) -> list[Event]:
-        events = self._game(seat, Leave())
-        self._after_game(events)
-        return [*events]
-
-    def _on_claim(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.ClaimMsg) and self.match is not None
-        floor, what = self.waiting_for()
-        if floor != 1 - seat:
-            raise RemoteProtocolError(
-                "out-of-turn", f"the {SEAT_NAMES[seat]} claimed, but the match waits for itself ({what}): "
-                "only the waiting seat may claim")
-        due = max(self.deal, 1)
-        if body.deal != due:
-            raise RemoteProtocolError(
-                "out-of-turn", f"the {SEAT_NAMES[seat]} claimed deal {body.deal}, the deal at stake is {due}")
-        pos = self.match.position
-        turn = pos.turn if self.phase == PLAY and pos is not None else 0
-        events = self._game(seat, Claim())
-        self.claim_steps.append((what, self.deal, turn, 1 - seat))
-        self._after_game(events)
-        self.open_claim = len(self.match.claims) - 1
-        return [*events]
-
-    def _sign_open_claim(self, seat: int) -> None:
-        if self.open_claim is not None and self.match is not None and self.match.claims[self.open_claim][0] == 1 - seat:
-            self.open_claim = None  # the claimed seat accepted
-
-    def _on_dispute(self, seat: int, body: m.Body) -> list[Event]:
-        assert isinstance(body, m.DisputeMsg)
-        deal = self.claim_against(seat)
-        if deal is None:
-            raise RemoteProtocolError(
-                "out-of-turn", f"the {SEAT_NAMES[seat]} disputed, but no claim against it is open")
-        if body.deal != deal:
-            raise RemoteProtocolError(
-                "out-of-turn", f"the {SEAT_NAMES[seat]} disputed deal {body.deal}, the claim is on deal {deal}")
-        events = self._game(seat, Dispute())
-        self.open_claim = None
-        self.statements = frozenset()
-        self.phase = DISPUTED
-        return [*events]
-
-    def _on_rematch(self, seat: int, body: m.Body) -> list[Event]:
-        if seat in self.rematch:
-            raise RemoteProtocolError("out-of-turn", f"the {SEAT_NAMES[seat]} offered a rematch twice")
-        self.rematch = self.rematch | {seat}
-        if len(self.rematch) == 2:
-            self.phase = REMATCHED
-            return [RematchOffered(seat), RematchAgreed()]
-        return [RematchOffered(seat)]
 
     # ----- going back (protocol/wire.md §8.3) ------------------------------------------------
 
@@ -547,6 +309,275 @@ class Referee:
         if self.match is None or mark.match_mark is None:
             return []
         return self.match.rewind(mark.match_mark)
+
+
+
+
+# ----- the transition table's rows: what each message does (protocol/wire.md §9.2) ----------------
+
+
+def _check_deal(ref: Referee, seat: int, kind: str, deal: int) -> None:
+    if deal != ref.deal:
+        code = "bad-commitment" if kind in ("commit", "reveal") else "out-of-turn"
+        raise RemoteProtocolError(
+            code, f"{SEAT_NAMES[seat]} sent {kind} for deal {deal}, the current deal is {ref.deal}"
+        )
+
+
+def _game(ref: Referee, seat: int, action: object) -> list[MatchEvent]:
+    """Hand ``action`` of ``seat`` to the machine; what it refuses is ``out-of-turn``."""
+    assert ref.match is not None
+    try:
+        return ref.match.send(seat, action)  # type: ignore[arg-type]
+    except IllegalActionError as exc:
+        raise RemoteProtocolError("out-of-turn", f"the {SEAT_NAMES[seat]} {exc}") from None
+
+
+def _after_game(ref: Referee, events: list[MatchEvent]) -> None:
+    """Follow the machine into the statements: a deal's end (deal-end) or the match decided (match-end)."""
+    assert ref.match is not None
+    phase = ref.match.phase
+    if phase == DEAL_END and ref.phase != DEAL_END:
+        ref.statements = frozenset()
+        ref.phase = DEAL_END
+    elif phase == "over":
+        ref.statements = frozenset()
+        ref.phase = MATCH_END
+
+
+def _on_rules(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.RulesMsg)
+    ref.proposed = body.rules
+    ref.proposed_move_time = body.move_time
+    ref.phase = AGREE
+    return [RulesProposed(body.rules, body.move_time)]
+
+
+def _on_agree(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.AgreeMsg) and ref.proposed is not None
+    if not body.accept:
+        ref.phase = REFUSED
+        return [RulesRefused()]
+    ref.match = Match(ref.proposed, players=(PlayerInfo("host", "remote"), PlayerInfo("guest", "remote")),
+                       source="network", quiet=ref.quiet)
+    ref.move_time = ref.proposed_move_time
+    ref.phase = TRUMP
+    return [RulesAgreed(ref.proposed, ref.move_time)]
+
+
+def _on_trump(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.TrumpMsg)
+    events: list[Event] = [*_game(ref, seat, ChooseTrump(body.suit))]
+    if seat == 1:
+        _start_commits(ref, 1)
+    return events
+
+
+def _start_commits(ref: Referee, deal: int) -> None:
+    ref.deal = deal
+    ref.commits = {}
+    ref.secrets = {}
+    ref.phase = COMMIT
+
+
+def _on_commit(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.CommitMsg)
+    _check_deal(ref, seat, "commit", body.deal)
+    ref.commits = {**ref.commits, seat: body.commitment}
+    if len(ref.commits) == 2:
+        ref.phase = REVEAL
+    return []
+
+
+def _on_reveal(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.RevealMsg)
+    _check_deal(ref, seat, "reveal", body.deal)
+    want = ref.commits[seat]
+    got = m.commitment(ref.game_id, body.deal, seat, ref.keys[seat], body.secret)
+    if got != want:
+        raise RemoteProtocolError(
+            "bad-reveal",
+            f"the {SEAT_NAMES[seat]}'s reveal for deal {body.deal} does not open its commitment "
+            f"({want.hex()[:16]}…, the secret gives {got.hex()[:16]}…)",
+        )
+    ref.secrets = {**ref.secrets, seat: body.secret}
+    if len(ref.secrets) < 2:
+        return []
+    assert ref.match is not None
+    seed = m.deal_seed(ref.game_id, ref.deal, ref.secrets[0], ref.secrets[1])
+    events: list[Event] = [*ref.match.send(None, Deal(seed))]
+    ref.phase = PLAY
+    return events
+
+
+def _on_move(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.MoveMsg)
+    _check_deal(ref, seat, "move", body.deal)
+    return _move(ref, seat, body.move, body.position)[0]
+
+
+def _move(ref: Referee, seat: int, move: Move, claimed: bytes | None) -> tuple[list[Event], bytes]:
+    """Play ``move`` of ``seat``; the position hash it reaches must be ``claimed`` (None: ours, to sign)."""
+    match = ref.match
+    assert match is not None
+    offer = match.draw_offer
+    try:
+        events: list[Event] = [*match.send(seat, move)]
+    except IllegalMoveError as exc:
+        if claimed is None:
+            raise  # our own move: the caller says so in its words
+        raise RemoteProtocolError(
+            "illegal-move", f"the {SEAT_NAMES[seat]}'s move {move.code} in deal {ref.deal} is illegal: {exc}"
+        ) from None
+    assert match.position is not None
+    reached = m.position_hash(match.position)
+    if claimed is not None and reached != claimed:
+        match.unmove(offer)
+        raise RemoteProtocolError(
+            "wrong-position-hash",
+            f"the {SEAT_NAMES[seat]}'s move {move.code} in deal {ref.deal} claims position "
+            f"{(claimed or b'').hex()[:16]}…, the engine reaches {reached.hex()[:16]}…",
+        )
+    _after_game(ref, events)  # type: ignore[arg-type]
+    return events, reached
+
+
+def _on_resign(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.ResignMsg)
+    _check_deal(ref, seat, "resign", body.deal)
+    events = _game(ref, seat, Resign())
+    _after_game(ref, events)
+    return [*events]
+
+
+def _on_offer_draw(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.OfferDrawMsg)
+    _check_deal(ref, seat, "offer-draw", body.deal)
+    return [*_game(ref, seat, OfferDraw())]
+
+
+def _on_answer_draw(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.AnswerDrawMsg)
+    _check_deal(ref, seat, "answer-draw", body.deal)
+    events = _game(ref, seat, AnswerDraw(body.accept))
+    _after_game(ref, events)
+    return [*events]
+
+
+def _on_chat(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.ChatMsg)
+    why = ref.chat.refusal(seat, body.text)
+    if why is not None:
+        raise RemoteProtocolError("chat-limit", f"the {SEAT_NAMES[seat]} sent a chat beyond its limits: {why}")
+    ref.chat = ref.chat.said(seat, body.text)
+    return [ChatReceived(seat, body.text)]
+
+
+def _on_deal_end(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.DealEndMsg) and ref.match is not None
+    want = ref.expected_deal_end()
+    _check_deal(ref, seat, "deal-end", body.deal)  # the deal field first, as in every body (wire.md §9.2)
+    if body != want:
+        raise RemoteProtocolError(
+            "wrong-result", f"the {SEAT_NAMES[seat]}'s deal-end differs from the statement due: "
+            + "; ".join(_deal_end_differences(body, want)))
+    _sign_open_claim(ref, seat)
+    ref.statements = ref.statements | {seat}
+    if len(ref.statements) < 2:
+        return []
+    deal = ref.match.deal
+    assert deal is not None and deal.outcome is not None
+    events: list[Event] = [DealSigned(ref.deal, deal.outcome, ref.score())]
+    ref.statements = frozenset()
+    events += ref.match.send(None, NextDeal())
+    if ref.match.phase == "over":
+        ref.phase = MATCH_END
+    else:
+        _start_commits(ref, ref.deal + 1)
+    return events
+
+
+def _on_match_end(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.MatchEndMsg)
+    want = ref.expected_match_end()
+    if body != want:
+        raise RemoteProtocolError(
+            "wrong-result",
+            f"the {SEAT_NAMES[seat]} signed the match score {body.score[0]}:{body.score[1]}; "
+            f"the deals give {want.score[0]}:{want.score[1]} (half-points)",
+        )
+    _sign_open_claim(ref, seat)
+    ref.statements = ref.statements | {seat}
+    if len(ref.statements) < 2:
+        return []
+    ref.phase = DONE
+    return [MatchSigned(ref.score())]
+
+
+def _on_leave(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    events = _game(ref, seat, Leave())
+    _after_game(ref, events)
+    return [*events]
+
+
+def _on_claim(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.ClaimMsg) and ref.match is not None
+    floor, what = ref.waiting_for()
+    if floor != 1 - seat:
+        raise RemoteProtocolError(
+            "out-of-turn", f"the {SEAT_NAMES[seat]} claimed, but the match waits for itself ({what}): "
+            "only the waiting seat may claim")
+    due = max(ref.deal, 1)
+    if body.deal != due:
+        raise RemoteProtocolError(
+            "out-of-turn", f"the {SEAT_NAMES[seat]} claimed deal {body.deal}, the deal at stake is {due}")
+    pos = ref.match.position
+    turn = pos.turn if ref.phase == PLAY and pos is not None else 0
+    events = _game(ref, seat, Claim())
+    ref.claim_steps.append((what, ref.deal, turn, 1 - seat))
+    _after_game(ref, events)
+    ref.open_claim = len(ref.match.claims) - 1
+    return [*events]
+
+
+def _sign_open_claim(ref: Referee, seat: int) -> None:
+    if ref.open_claim is not None and ref.match is not None and ref.match.claims[ref.open_claim][0] == 1 - seat:
+        ref.open_claim = None  # the claimed seat accepted
+
+
+def _on_dispute(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.DisputeMsg)
+    deal = ref.claim_against(seat)
+    if deal is None:
+        raise RemoteProtocolError(
+            "out-of-turn", f"the {SEAT_NAMES[seat]} disputed, but no claim against it is open")
+    if body.deal != deal:
+        raise RemoteProtocolError(
+            "out-of-turn", f"the {SEAT_NAMES[seat]} disputed deal {body.deal}, the claim is on deal {deal}")
+    events = _game(ref, seat, Dispute())
+    ref.open_claim = None
+    ref.statements = frozenset()
+    ref.phase = DISPUTED
+    return [*events]
+
+
+def _on_rematch(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    if seat in ref.rematch:
+        raise RemoteProtocolError("out-of-turn", f"the {SEAT_NAMES[seat]} offered a rematch twice")
+    ref.rematch = ref.rematch | {seat}
+    if len(ref.rematch) == 2:
+        ref.phase = REMATCHED
+        return [RematchOffered(seat), RematchAgreed()]
+    return [RematchOffered(seat)]
+
+
+#: What applies each kind of message (the handlers above), by kind.
+_HANDLERS: dict[str, Callable[[Referee, int, m.Body], list[Event]]] = {
+    "rules": _on_rules, "agree": _on_agree, "trump": _on_trump, "commit": _on_commit, "reveal": _on_reveal,
+    "move": _on_move, "resign": _on_resign, "offer-draw": _on_offer_draw, "answer-draw": _on_answer_draw,
+    "chat": _on_chat, "deal-end": _on_deal_end, "match-end": _on_match_end, "leave": _on_leave,
+    "claim": _on_claim, "dispute": _on_dispute, "rematch": _on_rematch,
+}
 
 
 def _deal_end_differences(got: m.DealEndMsg, want: m.DealEndMsg) -> list[str]:
