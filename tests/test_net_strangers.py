@@ -728,7 +728,7 @@ def test_8_the_same_crossing_message_again_and_again_costs_nothing() -> None:
     for _ in range(1000):
         host.receive_data(framing.frame(msg.payload))
     assert host.violation is None and not host.finished
-    assert len(chain._stale) == 1 and chain.superseded == 1000
+    assert len(chain._crossed.stale) == 1 and chain.superseded == 1000
 
 
 # ----- 9. the AI has a rules policy ----------------------------------------------------------------------
