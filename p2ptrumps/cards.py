@@ -70,14 +70,14 @@ class Card(int):
 
     def __new__(cls, value: int) -> Card:
         if not 0 <= int(value) < 52:
-            raise ValueError(f"card index {value!r} is outside 0..51")
+            raise ValueError(N_("card index %(value)s is outside 0..51", value=repr(value)))
         return super().__new__(cls, value)
 
     @classmethod
     def of(cls, rank: int, suit: int) -> Card:
         """The card of ``rank`` (2..14) and ``suit`` (0..3); ``ValueError`` if out of range."""
         if not 2 <= rank <= 14 or not 0 <= suit <= 3:
-            raise ValueError(f"no card of rank {rank} and suit {suit}")
+            raise ValueError(N_("no card of rank %(rank)s and suit %(suit)s", rank=str(rank), suit=str(suit)))
         return cls(card_index(rank, suit))
 
     @classmethod
@@ -264,7 +264,7 @@ def pack_mask(pack_size: int) -> int:
     """
     low = LOWEST_RANK.get(pack_size)
     if low is None:
-        raise ValueError(f"pack size {pack_size} is not one of 32, 36, 52")
+        raise ValueError(N_("pack size %(size)s is not one of 32, 36, 52", size=str(pack_size)))
     m = 0
     for s in SUITS:
         for r in range(low, 15):

@@ -6,18 +6,39 @@ No game logic here; nothing in ``cards``/``rules``/``wire`` imports this module.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from .message import N_
 from .system.dirsync import sync_dir
 
 
 class UnreadableFileError(ValueError):
     """A file cannot be read as a saved match: missing, not a regular file, or too large.
-    The message is one line and names the path."""
+    The message is one line and names the path (a lazy message)."""
+
+
+#: The operating system's words for the faults a person meets most with a file, said in their
+#: language (the English is what the C library says).
+_OS_REASONS = {
+    errno.ENOENT: N_("No such file or directory"),
+    errno.EACCES: N_("Permission denied"),
+    errno.EPERM: N_("Operation not permitted"),
+    errno.EISDIR: N_("Is a directory"),
+    errno.ENOTDIR: N_("Not a directory"),
+    errno.ENOSPC: N_("No space left on device"),
+    errno.EROFS: N_("Read-only file system"),
+}
+
+
+def os_reason(exc: OSError) -> str:
+    """Why an operation on a file failed, for a person: the system's words for ``exc``'s errno (a lazy
+    message for the common ones, :data:`_OS_REASONS`; else ``strerror`` as it is, or the exception)."""
+    return _OS_REASONS.get(exc.errno or -1) or exc.strerror or str(exc)
 
 
 def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
@@ -31,24 +52,25 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
     try:
         info = os.stat(p)
         if not stat.S_ISREG(info.st_mode):
-            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe, device or socket)"
-            raise UnreadableFileError(f"{p} is {kind}: give the path of a saved file")
+            if stat.S_ISDIR(info.st_mode):
+                raise UnreadableFileError(N_("%(path)s is a directory: give the path of a saved file", path=str(p)))
+            raise UnreadableFileError(N_("%(path)s is not a regular file (a pipe, device or socket): give the path "
+                                         "of a saved file", path=str(p)))
         if info.st_size > limit:
-            raise UnreadableFileError(f"{p} is {info.st_size} bytes: too large for a match ({_mib(limit)} at most)")
+            raise UnreadableFileError(N_("%(path)s is %(size)d bytes: too large for a match (%(most)d MiB at most)",
+                                         path=str(p), size=info.st_size, most=limit // 2**20))
         fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # swapped since the stat above
-                raise UnreadableFileError(f"{p} is not a regular file (a pipe, device or socket)")
+                raise UnreadableFileError(N_("%(path)s is not a regular file (a pipe, device or socket)",
+                                             path=str(p)))
             data = f.read(limit + 1)
     except OSError as exc:
-        raise UnreadableFileError(f"cannot read {p}: {exc.strerror or exc}") from None
+        raise UnreadableFileError(N_("cannot read %(path)s: %(reason)s", path=str(p), reason=os_reason(exc))) from None
     if len(data) > limit:
-        raise UnreadableFileError(f"{p} is over {limit} bytes: too large for a match ({_mib(limit)} at most)")
+        raise UnreadableFileError(N_("%(path)s is over %(limit)d bytes: too large for a match (%(most)d MiB at most)",
+                                     path=str(p), limit=limit, most=limit // 2**20))
     return data
-
-
-def _mib(n: int) -> str:
-    return f"{n // 2**20} MiB"
 
 
 def unused_path(directory: Path, stem: str, suffix: str,

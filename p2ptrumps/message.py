@@ -57,6 +57,14 @@ class Message(str):
         display draws each card again with its language's rank letters."""
         return cls(" ".join(labels), "", card_list=tuple(int(c) for c in cards))
 
+    def with_args(self, **changes: object) -> Message:
+        """The same message with the arguments ``changes`` put in place of (or beside) its own, its
+        English text made again: ``N_("%(card)s is not in seat %(seat)d's hand").with_args(card=..., seat=0)``
+        (a template marked once, filled where the values are known)."""
+        args = {**self.args, **changes}
+        english_template = self.plural if self.plural is not None and self.n != 1 else self.template
+        return Message(english(english_template, args), self.template, self.plural, self.n, args, self.card_list)
+
     def __reduce__(self) -> tuple[object, ...]:  # a copy or a pickle keeps the template
         return (Message, (str(self), self.template, self.plural, self.n, dict(self.args), self.card_list))
 

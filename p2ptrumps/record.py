@@ -20,8 +20,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .cards import SUIT_LETTERS, Card, CardParseError, card_list, parse_suit
+from .cards import SUIT_LETTERS, Card, CardParseError, card_list, card_names, parse_suit
 from .files import write_atomic
+from .message import N_, Message, Nn_, message_of
 from .notation import PositionTextError, parse_position
 from .rules import (
     IllegalMoveError,
@@ -45,13 +46,15 @@ MAX_MESSAGE_CHARS = 400
 
 class RecordError(ValueError):
     """A record is unreadable or inconsistent; the message (one line, at most
-    :data:`MAX_MESSAGE_CHARS` characters) names the field or the move."""
+    :data:`MAX_MESSAGE_CHARS` characters) names the field or the move.  A lazy message
+    (:mod:`p2ptrumps.message`) that is already one short line is kept as it is, to be shown in
+    the person's language."""
 
     def __init__(self, message: str) -> None:
         text = " ".join(message.split())
         if len(text) > MAX_MESSAGE_CHARS:
             text = text[: MAX_MESSAGE_CHARS - 1] + "…"
-        super().__init__(text)
+        super().__init__(message if text == message and isinstance(message, Message) else text)
 
 
 def _short(value: Any) -> str:
@@ -59,61 +62,89 @@ def _short(value: Any) -> str:
     if value is None or isinstance(value, bool):
         return json.dumps(value)
     if isinstance(value, int):
-        return str(value) if abs(value) < 10**15 else "a very large number"
+        return str(value) if abs(value) < 10**15 else N_("a very large number")
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, str):
         return repr(value if len(value) <= 20 else value[:20] + "…")
     if isinstance(value, list):
-        return f"a list of {len(value)}"
+        return Nn_("a list of %(n)d", "a list of %(n)d", len(value))
     if isinstance(value, dict):
-        return "an object"
+        return AN_OBJECT
     return type(value).__name__
+
+
+#: The faults of :meth:`Position.check` said to the player ("your hand"), as said of a seat in a record.
+_OF_A_SEAT: dict[str, Message] = {
+    "%(card)s is not in your hand": N_("%(card)s is not in seat %(seat)d's hand"),
+    "%(card)s does not beat %(top)s (your trump is %(trump)s)": N_(
+        "%(card)s does not beat %(top)s (seat %(seat)d's trump is %(trump)s)"),
+    "%(card)s is your last card: no second card": N_("%(card)s is seat %(seat)d's last card: no second card"),
+}
+
+
+def seats_words(fault: str, seat: int) -> str:
+    """An illegal move's fault (:meth:`Position.check`, said to the player) said of ``seat``:
+    ``"7♠ is not in your hand"`` -> ``"7♠ is not in seat 1's hand"``; another fault as it is."""
+    if isinstance(fault, Message) and fault.template in _OF_A_SEAT:
+        return _OF_A_SEAT[fault.template].with_args(**fault.args, seat=seat)
+    return fault
 
 
 def _is_number(value: Any) -> bool:
     return (type(value) is int and abs(value) <= 10**9) or (isinstance(value, float) and math.isfinite(value))
 
 
+#: What a field of a record should hold, for the messages (lazy messages).
+AN_OBJECT = N_("an object")
+
+
 def _member(data: dict[str, Any], key: str, kind: type, what: str) -> Any:
     """``data[key]`` if it is a ``kind``; else :class:`RecordError` naming the field."""
     if key not in data:
-        raise RecordError(f"missing field {key!r}")
+        raise RecordError(N_("missing field %(field)s", field=repr(key)))
     value = data[key]
     if not isinstance(value, kind):
-        raise RecordError(f"{key}: expected {what}, not {_short(value)}")
+        raise RecordError(N_("%(field)s: expected %(what)s, not %(value)s", field=key, what=what, value=_short(value)))
     return value
 
 
 def _player_from_json(seat: int, p: Any) -> PlayerInfo:
-    where = f"players, seat {seat}"
+    where = N_("players, seat %(seat)d", seat=seat)
     if not isinstance(p, dict):
-        raise RecordError(f"{where}: expected an object with a name")
+        raise RecordError(N_("%(where)s: expected an object with a name", where=where))
     name = p.get("name")
     if not isinstance(name, str):
-        raise RecordError(f"{where}: name must be text, not {_short(name)}")
+        raise RecordError(N_("%(where)s: %(field)s must be text, not %(value)s", where=where, field="name",
+                             value=_short(name)))
     kind = p.get("kind", "human")
     if not isinstance(kind, str):
-        raise RecordError(f"{where}: kind must be text, not {_short(kind)}")
+        raise RecordError(N_("%(where)s: %(field)s must be text, not %(value)s", where=where, field="kind",
+                             value=_short(kind)))
     fingerprint = p.get("fingerprint")
     if fingerprint is not None and not isinstance(fingerprint, str):
-        raise RecordError(f"{where}: fingerprint must be text or null, not {_short(fingerprint)}")
+        raise RecordError(N_("%(where)s: %(field)s must be text or null, not %(value)s", where=where,
+                             field="fingerprint", value=_short(fingerprint)))
     return PlayerInfo(name, kind, fingerprint)
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise ValueError(N_("%(name)s is not JSON", name=name))
 
 
-def parse_json(text: str, name: str = "the record") -> Any:
+#: What :func:`parse_json` calls the text it reads, unless told otherwise.
+THE_RECORD = N_("the record")
+
+
+def parse_json(text: str, name: str = THE_RECORD) -> Any:
     """Parse strict JSON text (no ``NaN``/``Infinity``); raises :class:`RecordError` naming
     ``name`` for anything unparseable (bad syntax, an over-long integer, too deep nesting)."""
     try:
         return json.loads(text, parse_constant=_no_constant)
     except RecursionError:
-        raise RecordError(f"{name} is not JSON: nested too deeply") from None
+        raise RecordError(N_("%(name)s is not JSON: nested too deeply", name=name)) from None
     except ValueError as exc:  # JSONDecodeError, and int() beyond the digit limit
-        raise RecordError(f"{name} is not JSON: {exc}") from None
+        raise RecordError(N_("%(name)s is not JSON: %(fault)s", name=name, fault=message_of(exc))) from None
 
 
 def result_json(outcome: Outcome | None) -> str:
@@ -206,8 +237,8 @@ class MatchRecord:
         if deal.outcome is not None:
             return deal.outcome.describe(names)
         if self.no_result.get(deal.number) == "disputed":
-            return "disputed: no result (a claim on time was disputed)"
-        return "unfinished (not played to its end)"
+            return N_("disputed: no result (a claim on time was disputed)")
+        return N_("unfinished (not played to its end)")
 
     # ----- derived ---------------------------------------------------------
 
@@ -260,48 +291,55 @@ class MatchRecord:
         except RecordError:
             raise
         except (RuleSetError, CardParseError, InvalidMoveError) as exc:
-            raise RecordError(f"malformed record: {exc}") from None
+            raise RecordError(N_("malformed record: %(fault)s", fault=message_of(exc))) from None
         except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
             # A safety net: the checks below name the field; this names the kind of fault.
-            raise RecordError(f"malformed record: {type(exc).__name__} while reading the fields") from None
+            raise RecordError(N_("malformed record: %(error)s while reading the fields",
+                                 error=type(exc).__name__)) from None
 
     @classmethod
     def _from_json(cls, data: Any) -> MatchRecord:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise RecordError(f"not a {FORMAT} file")
+            raise RecordError(N_("not a %(format)s file", format=FORMAT))
         if "version" not in data:
-            raise RecordError("missing field 'version'")
+            raise RecordError(N_("missing field %(field)s", field=repr("version")))
         version = data["version"]
         if type(version) is not int or version != VERSION:
-            raise RecordError(f"unsupported record version {_short(version)} (this program reads {VERSION})")
-        rules = RuleSet.from_dict(_member(data, "rules", dict, "an object"))
-        trumps_raw = _member(data, "trumps", list, "two suits")
+            raise RecordError(N_("unsupported record version %(version)s (this program reads %(known)d)",
+                                 version=_short(version), known=VERSION))
+        rules = RuleSet.from_dict(_member(data, "rules", dict, AN_OBJECT))
+        two_suits = N_("two suits")
+        trumps_raw = _member(data, "trumps", list, two_suits)
         if len(trumps_raw) != 2 or not all(isinstance(t, str) for t in trumps_raw):
-            raise RecordError("trumps: expected two suits")
+            raise RecordError(N_("%(field)s: expected %(what)s", field="trumps", what=two_suits))
         trumps = (parse_suit(trumps_raw[0]), parse_suit(trumps_raw[1]))
         if trumps[0] == trumps[1]:
-            raise RecordError("trumps: the two suits must differ")
-        players_raw = _member(data, "players", list, "two players")
+            raise RecordError(N_("%(field)s: the two suits must differ", field="trumps"))
+        players_raw = _member(data, "players", list, N_("two players"))
         if len(players_raw) != 2:
-            raise RecordError("players: expected two")
+            raise RecordError(N_("%(field)s: expected two", field="players"))
         players = tuple(_player_from_json(i, p) for i, p in enumerate(players_raw))
-        deals_raw = _member(data, "deals", list, "a list of deals")
+        deals_raw = _member(data, "deals", list, N_("a list of deals"))
         deals = [cls._deal_from_json(i, d) for i, d in enumerate(deals_raw)]
         started = data.get("started", "")
         if not isinstance(started, str):
-            raise RecordError(f"started: expected a time as text, not {_short(started)}")
+            raise RecordError(N_("%(field)s: expected %(what)s, not %(value)s", field="started",
+                                 what=N_("a time as text"), value=_short(started)))
         source = data.get("source", "offline")
         if not isinstance(source, str):
-            raise RecordError(f"source: expected text, not {_short(source)}")
+            raise RecordError(N_("%(field)s: expected %(what)s, not %(value)s", field="source", what=N_("text"),
+                                 value=_short(source)))
         claimed_score: tuple[float, float] | None = None
         if "score" in data:
             score = data["score"]
             if not (isinstance(score, list) and len(score) == 2 and all(_is_number(x) for x in score)):
-                raise RecordError(f"score: expected two numbers, not {_short(score)}")
+                raise RecordError(N_("%(field)s: expected %(what)s, not %(value)s", field="score",
+                                     what=N_("two numbers"), value=_short(score)))
             claimed_score = (float(score[0]), float(score[1]))
         claimed_finished = data.get("finished")
         if claimed_finished is not None and type(claimed_finished) is not bool:
-            raise RecordError(f"finished: expected true or false, not {_short(claimed_finished)}")
+            raise RecordError(N_("%(field)s: expected %(what)s, not %(value)s", field="finished",
+                                 what=N_("true or false"), value=_short(claimed_finished)))
         return cls(
             rules=rules,
             trumps=trumps,
@@ -315,69 +353,79 @@ class MatchRecord:
 
     @staticmethod
     def _deal_from_json(i: int, d: Any) -> DealRecord:
-        where = f"deal {i + 1}"
+        where = N_("deal %(number)d", number=i + 1)
         if not isinstance(d, dict):
-            raise RecordError(f"{where}: not an object")
+            raise RecordError(N_("%(where)s: not an object", where=where))
         number = d.get("number", i + 1)
         if type(number) is not int:
-            raise RecordError(f"{where}: number must be an integer, not {_short(number)}")
+            raise RecordError(N_("%(where)s: %(field)s must be an integer, not %(value)s", where=where, field="number",
+                                 value=_short(number)))
         dealer = d.get("dealer")
         if type(dealer) is not int or dealer not in (0, 1):
-            raise RecordError(f"{where}: dealer must be 0 or 1")
+            raise RecordError(N_("%(where)s: %(field)s must be 0 or 1", where=where, field="dealer"))
         hands = d.get("hands")
         if not (isinstance(hands, list) and len(hands) == 2 and all(isinstance(h, list) for h in hands)):
-            raise RecordError(f"{where}: hands must be two lists of cards")
+            raise RecordError(N_("%(where)s: %(field)s must be two lists of cards", where=where, field="hands"))
         masks = []
         for hand in hands:
             mask = 0
             for c in hand:
                 if not isinstance(c, str):
-                    raise RecordError(f"{where}, hands: {_short(c)} is not a card")
+                    raise RecordError(N_("%(where)s, %(field)s: %(value)s is not a card", where=where, field="hands",
+                                         value=_short(c)))
                 try:
                     card = Card.parse(c)
                 except CardParseError as exc:
-                    raise RecordError(f"{where}, hands: {exc}") from None
+                    raise RecordError(N_("%(where)s, %(field)s: %(fault)s", where=where, field="hands",
+                                         fault=message_of(exc))) from None
                 if mask >> card & 1:
-                    raise RecordError(f"{where}, hands: {card.label()} appears twice")
+                    raise RecordError(N_("%(where)s, %(field)s: %(card)s appears twice", where=where, field="hands",
+                                         card=card_names([card])))
                 mask |= 1 << card
             masks.append(mask)
         moves_raw = d.get("moves")
         if not isinstance(moves_raw, list):
-            raise RecordError(f"{where}: moves must be a list of moves")
+            raise RecordError(N_("%(where)s: %(field)s must be a list of moves", where=where, field="moves"))
         moves = []
         for j, m in enumerate(moves_raw):
             if not isinstance(m, str):
-                raise RecordError(f"{where}, move {j + 1}: {_short(m)} is not a move")
+                raise RecordError(N_("%(where)s, move %(move)d: %(value)s is not a move", where=where, move=j + 1,
+                                     value=_short(m)))
             try:
                 moves.append(Move.parse(m))
             except InvalidMoveError as exc:
-                raise RecordError(f"{where}, move {j + 1}: {exc}") from None
+                raise RecordError(N_("%(where)s, move %(move)d: %(fault)s", where=where, move=j + 1,
+                                     fault=message_of(exc))) from None
         result = d.get("result")
         outcome = None
         if result is not None:
             if not isinstance(result, dict) or not isinstance(result.get("reason"), str):
-                raise RecordError(f"{where}: result must be null or {{\"winner\": 0, 1 or null, \"reason\": text}}")
+                raise RecordError(N_("%(where)s: %(field)s must be null or %(shape)s", where=where, field="result",
+                                     shape='{"winner": 0, 1 or null, "reason": text}'))
             try:
                 outcome = Outcome(result.get("winner"), result["reason"])
             except ValueError as exc:
-                raise RecordError(f"{where}: bad result: {exc}") from None
+                raise RecordError(N_("%(where)s: bad result: %(fault)s", where=where, fault=message_of(exc))) from None
         seed_text = d.get("seed")
         if not isinstance(seed_text, str):
-            raise RecordError(f"{where}: seed must be hex text")
+            raise RecordError(N_("%(where)s: %(field)s must be hex text", where=where, field="seed"))
         if len(seed_text) > 2 * 65535:
-            raise RecordError(f"{where}: seed is longer than 65535 bytes")
+            raise RecordError(N_("%(where)s: %(field)s is longer than 65535 bytes", where=where, field="seed"))
         try:
             seed = bytes.fromhex(seed_text)
         except ValueError:
             seed = b""
         if seed.hex() != seed_text.lower():
-            raise RecordError(f"{where}: seed {_short(seed_text)} is not hex")
+            raise RecordError(N_("%(where)s: %(field)s %(value)s is not hex", where=where, field="seed",
+                                 value=_short(seed_text)))
         start = d.get("start")
         if start is not None:
             if not isinstance(start, str):
-                raise RecordError(f"{where}: start must be a position text, not {_short(start)}")
+                raise RecordError(N_("%(where)s: %(field)s must be a position text, not %(value)s", where=where,
+                                     field="start", value=_short(start)))
             if seed:
-                raise RecordError(f"{where}: a deal with a start position has the seed \"\"")
+                raise RecordError(N_("%(where)s: a deal with a start position has the seed %(empty)s", where=where,
+                                     empty='""'))
         return DealRecord(
             number=number,
             dealer=dealer,
@@ -397,7 +445,7 @@ class MatchRecord:
         try:
             text = Path(path).read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
-            raise RecordError(f"cannot read {path}: {exc}") from None
+            raise RecordError(N_("cannot read %(path)s: %(fault)s", path=str(path), fault=str(exc))) from None
         return cls.from_json(parse_json(text, str(path)))
 
     # ----- whole-record consistency -----------------------------------------------------
@@ -418,34 +466,42 @@ class MatchRecord:
                 for _ in self.replay_deal(deal):
                     pass
         if len(self.deals) > self.rules.deals:
-            raise RecordError(f"deals: {len(self.deals)} deals recorded but the rules agree {self.rules.deals}")
+            raise RecordError(N_("%(field)s: %(recorded)d deals recorded but the rules agree %(agreed)d", field="deals",
+                                 recorded=len(self.deals), agreed=self.rules.deals))
         for i, deal in enumerate(self.deals):
             if deal.number != i + 1:
-                raise RecordError(f"deal {i + 1}: numbered {deal.number}; deals are numbered 1, 2, 3, ... in order")
+                raise RecordError(N_("deal %(number)d: numbered %(numbered)d; deals are numbered 1, 2, 3, ... in order",
+                                     number=i + 1, numbered=deal.number))
             if not i:
                 continue
             prev = self.deals[i - 1]
             if prev.outcome is None:
-                raise RecordError(
-                    f"deal {i + 1}: deal {i} before it has no result (only the last deal may be unfinished)"
-                )
+                raise RecordError(N_("deal %(number)d: deal %(before)d before it has no result (only the last deal "
+                                     "may be unfinished)", number=i + 1, before=i))
             dealer = next_dealer(prev.dealer, prev.outcome)
             if deal.dealer != dealer:
-                raise RecordError(
-                    f"deal {i + 1}: dealt by seat {deal.dealer}, but after deal {i} seat {dealer} deals "
-                    "(RULES.md §3: the loser deals; after a draw the other player)"
-                )
+                raise RecordError(N_("deal %(number)d: dealt by seat %(seat)d, but after deal %(before)d seat "
+                                     "%(dealer)d deals (RULES.md §3: the loser deals; after a draw the other player)",
+                                     number=i + 1, seat=deal.dealer, before=i, dealer=dealer))
         a, b = self.score_halves()
         if self.claimed_score is not None and self.claimed_score != (a / 2, b / 2):
             c0, c1 = self.claimed_score
-            raise RecordError(f"score: recorded [{c0:g}, {c1:g}] but the deals give [{a / 2:g}, {b / 2:g}]")
+            recorded, given = f"[{c0:g}, {c1:g}]", f"[{a / 2:g}, {b / 2:g}]"
+            raise RecordError(N_("%(field)s: recorded %(recorded)s but the deals give %(given)s", field="score",
+                                 recorded=recorded, given=given))
         if self.claimed_finished is not None and self.claimed_finished != self.finished:
-            open_last = bool(self.deals) and self.deals[-1].outcome is None
-            raise RecordError(
-                f"finished: recorded {str(self.claimed_finished).lower()} but the match is "
-                f"{'finished' if self.finished else 'not finished'} ({len(self.deals)} of {self.rules.deals} "
-                f"deals recorded{', the last without a result' if open_last else ''})"
-            )
+            args = {"field": "finished", "recorded": str(self.claimed_finished).lower(), "played": len(self.deals),
+                    "agreed": self.rules.deals}
+            if self.finished:
+                why = N_("%(field)s: recorded %(recorded)s but the match is finished (%(played)d of %(agreed)d deals "
+                         "recorded)")
+            elif self.deals and self.deals[-1].outcome is None:
+                why = N_("%(field)s: recorded %(recorded)s but the match is not finished (%(played)d of %(agreed)d "
+                         "deals recorded, the last without a result)")
+            else:
+                why = N_("%(field)s: recorded %(recorded)s but the match is not finished (%(played)d of %(agreed)d "
+                         "deals recorded)")
+            raise RecordError(why.with_args(**args))
 
     # ----- replay ------------------------------------------------------------
 
@@ -457,29 +513,32 @@ class MatchRecord:
             return self._start_position(deal)
         expected = deal_hands(deal.seed, self.rules, self.trumps, deal.dealer) if deal.seed else None
         if expected is not None and expected != tuple(deal.hands):
-            raise RecordError(f"deal {deal.number}: the hands are not the deal of its seed")
+            raise RecordError(N_("deal %(number)d: the hands are not the deal of its seed", number=deal.number))
         a, b = deal.hands
         if a & b or a | b != self.rules.pack:
-            raise RecordError(f"deal {deal.number}: the hands do not split the {self.rules.pack_size}-card pack")
+            raise RecordError(N_("deal %(number)d: the hands do not split the %(size)d-card pack", number=deal.number,
+                                 size=self.rules.pack_size))
         return Position.start(self.rules, self.trumps, deal.hands, deal.dealer)
 
     def _start_position(self, deal: DealRecord) -> Position:
-        where = f"deal {deal.number}, start"
+        where = N_("deal %(number)d, start", number=deal.number)
         try:
             pos = parse_position(deal.start or "")
         except PositionTextError as exc:
-            raise RecordError(f"{where}: {exc}") from None
+            raise RecordError(N_("deal %(number)d, start: %(fault)s", number=deal.number,
+                                 fault=message_of(exc))) from None
         if replace(pos.rules, deals=self.rules.deals) != self.rules:
-            raise RecordError(f"{where}: its rules ({pos.rules.describe()}) are not the record's")
+            raise RecordError(N_("%(where)s: its rules (%(rules)s) are not the record's", where=where,
+                                 rules=pos.rules.describe()))
         if pos.trumps != self.trumps:
-            raise RecordError(f"{where}: its trumps are not the record's")
+            raise RecordError(N_("%(where)s: its trumps are not the record's", where=where))
         if tuple(pos.hands) != tuple(deal.hands):
-            raise RecordError(f"{where}: its hands are not the deal's hands")
+            raise RecordError(N_("%(where)s: its hands are not the deal's hands", where=where))
         if deal.dealer != 1 - pos.to_move:
-            raise RecordError(f"{where}: the dealer of a deal with a start position is the seat not to move "
-                              f"(seat {1 - pos.to_move})")
+            raise RecordError(N_("%(where)s: the dealer of a deal with a start position is the seat not to move "
+                                 "(seat %(seat)d)", where=where, seat=1 - pos.to_move))
         if pos.outcome is not None:
-            raise RecordError(f"{where}: the deal is already over in its start position")
+            raise RecordError(N_("%(where)s: the deal is already over in its start position", where=where))
         return Position(self.rules, pos.trumps, list(pos.hands), pos.pile, pos.to_move, pos.turn)
 
     def replay_deal(self, deal: DealRecord) -> Iterator[tuple[Move | None, Position]]:
@@ -496,17 +555,14 @@ class MatchRecord:
             try:
                 pos.push(move)
             except IllegalMoveError as exc:
-                why = str(exc)
-                for yours in ("your trump", "your hand", "your last card"):
-                    why = why.replace(yours, yours.replace("your", f"seat {seat}'s"))
-                raise RecordError(f"deal {deal.number}, move {j + 1} ({move.code}): {why}") from None
+                raise RecordError(N_("deal %(number)d, move %(move)d (%(code)s): %(fault)s", number=deal.number,
+                                     move=j + 1, code=move.code, fault=seats_words(message_of(exc), seat))) from None
             yield move, pos.copy()
         reached = pos.outcome
         if reached is not None and deal.outcome != reached:
-            raise RecordError(
-                f"deal {deal.number}: recorded result {result_json(deal.outcome)} "
-                f"but the moves reach {result_json(reached)}"
-            )
+            raise RecordError(N_("deal %(number)d: recorded result %(recorded)s but the moves reach %(reached)s",
+                                 number=deal.number, recorded=result_json(deal.outcome), reached=result_json(reached)))
         if reached is None and deal.outcome is not None and deal.outcome.reason not in (
                 "resign", "agreed-draw", "time"):
-            raise RecordError(f"deal {deal.number}: result {deal.outcome.reason} recorded but the deal is not over")
+            raise RecordError(N_("deal %(number)d: result %(reason)s recorded but the deal is not over",
+                                 number=deal.number, reason=deal.outcome.reason))

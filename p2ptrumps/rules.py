@@ -45,7 +45,24 @@ class IllegalMoveError(ValueError):
 
 
 class RuleSetError(ValueError):
-    """A rule set value is out of range or malformed; the message names the field."""
+    """A rule set value is out of range or malformed; the message (a lazy message) names the field:
+    its argument ``rule`` is :func:`rule_name` of the field (``rules``: two of them), so that the
+    command line can name its option instead (``--repetition``)."""
+
+
+#: The templates of :func:`rule_name` and :func:`rule_pair` (the command line puts its options in their place).
+RULE_NAME = "rule %(name)s"
+RULE_PAIR = "rules %(first)s and %(second)s"
+
+
+def rule_name(name: str) -> Message:
+    """A rule in an error message: ``"rule turn_limit"`` (``name`` is a field of :class:`RuleSet`)."""
+    return N_("rule %(name)s", name=name)
+
+
+def rule_pair(first: str, second: str) -> Message:
+    """Two rules in an error message: ``"rules repetition and turn_limit"``."""
+    return N_("rules %(first)s and %(second)s", first=first, second=second)
 
 
 @dataclass(frozen=True)
@@ -75,19 +92,25 @@ class RuleSet:
             value = getattr(self, f.name)
             want_bool = f.type in ("bool", bool)
             if want_bool and type(value) is not bool:
-                raise RuleSetError(f"rule {f.name} must be true or false, not {value!r}")
+                raise RuleSetError(N_("%(rule)s must be true or false, not %(value)s", rule=rule_name(f.name),
+                                      value=repr(value)))
             if not want_bool and type(value) is not int:
-                raise RuleSetError(f"rule {f.name} must be an integer, not {value!r}")
+                raise RuleSetError(N_("%(rule)s must be an integer, not %(value)s", rule=rule_name(f.name),
+                                      value=repr(value)))
         if self.pack_size not in PACK_SIZES:
-            raise RuleSetError(f"rule pack_size must be 32, 36 or 52, not {self.pack_size}")
+            raise RuleSetError(N_("%(rule)s must be 32, 36 or 52, not %(value)s", rule=rule_name("pack_size"),
+                                  value=self.pack_size))
         if self.repetition != 0 and not 2 <= self.repetition <= 100:
-            raise RuleSetError(f"rule repetition must be 0 (off) or 2..100, not {self.repetition}")
+            raise RuleSetError(N_("%(rule)s must be 0 (off) or 2..100, not %(value)s", rule=rule_name("repetition"),
+                                  value=self.repetition))
         if not 0 <= self.turn_limit <= 1_000_000:
-            raise RuleSetError(f"rule turn_limit must be 0 (off) or up to 1000000, not {self.turn_limit}")
+            raise RuleSetError(N_("%(rule)s must be 0 (off) or up to 1000000, not %(value)s",
+                                  rule=rule_name("turn_limit"), value=self.turn_limit))
         if self.repetition == 0 and self.turn_limit == 0:
-            raise RuleSetError("rules repetition and turn_limit cannot both be off: a deal could go on for ever")
+            raise RuleSetError(N_("%(rules)s cannot both be off: a deal could go on for ever",
+                                  rules=rule_pair("repetition", "turn_limit")))
         if not 1 <= self.deals <= 1000:
-            raise RuleSetError(f"rule deals must be 1..1000, not {self.deals}")
+            raise RuleSetError(N_("%(rule)s must be 1..1000, not %(value)s", rule=rule_name("deals"), value=self.deals))
 
     def to_dict(self) -> dict[str, Any]:
         """The rule set as a plain dict (field name -> int/bool), for records."""
@@ -97,11 +120,11 @@ class RuleSet:
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
         """Inverse of :meth:`to_dict`; raises :class:`RuleSetError` on unknown or bad fields."""
         if not isinstance(data, Mapping):
-            raise RuleSetError(f"rule set must be a map, not {type(data).__name__}")
+            raise RuleSetError(N_("rule set must be a map, not %(kind)s", kind=type(data).__name__))
         known = {f.name for f in fields(cls)}
         unknown = sorted(str(k) for k in data if k not in known)
         if unknown:
-            raise RuleSetError(f"unknown rule(s): {', '.join(unknown)}")
+            raise RuleSetError(N_("unknown rule(s): %(names)s", names=", ".join(unknown)))
         return cls(**dict(data))
 
     @property
@@ -183,11 +206,12 @@ class Move(NamedTuple):
                 first = Card.parse(a)
                 second = Card.parse(b) if b.strip() else NO_CARD
                 if second == first:
-                    raise InvalidMoveError(f"{text!r}: the second card repeats the beating card")
+                    raise InvalidMoveError(N_("%(text)s: the second card repeats the beating card", text=repr(text)))
                 return cls(BEAT, int(first), int(second))
             return cls(LEAD, int(Card.parse(s)), NO_CARD)
         except CardParseError as exc:
-            raise InvalidMoveError(f"{text!r} is not a move: {exc}") from None
+            raise InvalidMoveError(N_("%(text)s is not a move: %(fault)s", text=repr(text),
+                                      fault=message_of(exc))) from None
 
     def __str__(self) -> str:
         return self.code
@@ -217,11 +241,12 @@ class Outcome:
 
     def __post_init__(self) -> None:
         if self.reason not in REASONS:
-            raise ValueError(f"unknown end-of-deal reason {self.reason!r}")
+            raise ValueError(N_("unknown end-of-deal reason %(reason)s", reason=repr(self.reason)))
         if self.winner is not None and (type(self.winner) is not int or self.winner not in (0, 1)):
-            raise ValueError(f"winner must be 0, 1 or None, not {self.winner!r}")
+            raise ValueError(N_("winner must be 0, 1 or None, not %(winner)s", winner=repr(self.winner)))
         if (self.winner is None) != (self.reason in DRAW_REASONS):
-            raise ValueError(f"reason {self.reason!r} does not fit winner {self.winner!r}")
+            raise ValueError(N_("reason %(reason)s does not fit winner %(winner)s", reason=repr(self.reason),
+                                winner=repr(self.winner)))
 
     @property
     def is_draw(self) -> bool:
@@ -303,7 +328,7 @@ class Position:
 
     def __post_init__(self) -> None:
         if len(self.trumps) != 2 or self.trumps[0] == self.trumps[1] or not all(0 <= t <= 3 for t in self.trumps):
-            raise ValueError(f"trumps must be two different suits 0..3, not {self.trumps!r}")
+            raise ValueError(N_("trumps must be two different suits 0..3, not %(trumps)s", trumps=repr(self.trumps)))
         self.trumps = (int(self.trumps[0]), int(self.trumps[1]))
         self.hands = [int(self.hands[0]), int(self.hands[1])]
         self.pile = tuple(int(c) for c in self.pile)
@@ -523,7 +548,7 @@ class Position:
 
     def _end(self, outcome: Outcome) -> None:
         if self.outcome is not None:
-            raise IllegalMoveError("the deal is over")
+            raise IllegalMoveError(N_("the deal is over"))
         self._stack.append(_Undo((self.hands[0], self.hands[1]), self.pile, self.to_move, self.turn, None, None))
         self.outcome = outcome
 

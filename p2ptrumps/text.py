@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .message import Message, Nn_
+from .message import N_, Message, Nn_
 
 #: The longest display name, in code points (hello ``name``, the name file, ``--name``).
 MAX_NAME_CHARS = 40
@@ -24,26 +24,35 @@ MAX_CHAT_CHARS = 500
 #: The AI's levels, weakest first, as typed after ``--ai`` and shown in a record (:mod:`p2ptrumps.ai`).
 AI_LEVELS: tuple[str, ...] = ("random", "greedy", "normal", "strong")
 
-#: Refused code point ranges (inclusive), each with what it is.
+_CONTROL = N_("a control character")
+_BIDI = N_("a bidirectional formatting character")
+_NONCHARACTER = N_("a noncharacter")
+
+#: Refused code point ranges (inclusive), each with what it is (a lazy message).
 REFUSED_RANGES: tuple[tuple[int, int, str], ...] = (
-    (0x0000, 0x001F, "a control character"),
-    (0x007F, 0x009F, "a control character"),
-    (0x061C, 0x061C, "a bidirectional formatting character"),
-    (0x200E, 0x200F, "a bidirectional formatting character"),
-    (0x2028, 0x2029, "a line or paragraph separator"),
-    (0x202A, 0x202E, "a bidirectional formatting character"),
-    (0x2066, 0x2069, "a bidirectional formatting character"),
-    (0xFDD0, 0xFDEF, "a noncharacter"),
+    (0x0000, 0x001F, _CONTROL),
+    (0x007F, 0x009F, _CONTROL),
+    (0x061C, 0x061C, _BIDI),
+    (0x200E, 0x200F, _BIDI),
+    (0x2028, 0x2029, N_("a line or paragraph separator")),
+    (0x202A, 0x202E, _BIDI),
+    (0x2066, 0x2069, _BIDI),
+    (0xFDD0, 0xFDEF, _NONCHARACTER),
 )
+
+#: What :func:`text_problem` and :func:`refused_in` call the texts they check (lazy messages).
+A_NAME = N_("a name")
+A_CHAT_LINE = N_("a chat line")
 
 
 def refused_char(ch: str) -> str | None:
-    """What the single character ``ch`` is if the text rule refuses it, else None."""
+    """What the single character ``ch`` is if the text rule refuses it (a lazy message:
+    ``"a control character"``), else None."""
     cp = ord(ch)
     if cp & 0xFFFE == 0xFFFE:  # U+FFFE, U+FFFF, U+1FFFE, ... U+10FFFF
-        return "a noncharacter"
+        return _NONCHARACTER
     if 0xD800 <= cp <= 0xDFFF:
-        return "a surrogate"
+        return N_("a surrogate")
     for lo, hi, what in REFUSED_RANGES:
         if lo <= cp <= hi:
             return what
@@ -52,30 +61,32 @@ def refused_char(ch: str) -> str | None:
 
 def text_problem(text: object, what: str, max_chars: int) -> str | None:
     """None if ``text`` is a str of 1..``max_chars`` code points with no refused code point,
-    else a sentence saying why not, naming the field as ``what`` (e.g. ``"a name"``)."""
+    else a sentence saying why not (a lazy message), naming the field as ``what`` (e.g. :data:`A_NAME`)."""
     if not isinstance(text, str):
-        return f"{what} must be text"
+        return N_("%(what)s must be text", what=what)
     if not 1 <= len(text) <= max_chars:
-        return f"{what} must be 1..{max_chars} characters, not {len(text)}"
+        return N_("%(what)s must be 1..%(most)d characters, not %(length)d", what=what, most=max_chars,
+                  length=len(text))
     return refused_in(text, what)
 
 
 def refused_in(text: str, what: str) -> str | None:
     """None if no code point of ``text`` is refused by the text rule (protocol/wire.md §5.1), else a
     sentence naming the first, as :func:`text_problem` does (``"a name contains U+000A, a control
-    character"``).  For text as typed, checked before any spaces are tidied: a line break is refused,
+    character"``, a lazy message).  For text as typed, checked before any spaces are tidied: a line break is refused,
     never turned into a space."""
     for ch in text:
         kind = refused_char(ch)
         if kind is not None:
-            return f"{what} contains U+{ord(ch):04X}, {kind}"
+            code = format(ord(ch), "04X")
+            return N_("%(what)s contains U+%(code)s, %(kind)s", what=what, code=code, kind=kind)
     return None
 
 
 def check_name(name: object) -> None:
     """``ValueError`` (naming the fault) unless ``name`` is a valid display name:
     1..:data:`MAX_NAME_CHARS` code points, none refused (protocol/wire.md §5.1)."""
-    why = text_problem(name, "a name", MAX_NAME_CHARS)
+    why = text_problem(name, A_NAME, MAX_NAME_CHARS)
     if why:
         raise ValueError(why)
 
@@ -83,7 +94,7 @@ def check_name(name: object) -> None:
 def check_chat(text: object) -> None:
     """``ValueError`` unless ``text`` is a valid chat line: 1..:data:`MAX_CHAT_CHARS` code
     points, none refused (protocol/wire.md §5.1)."""
-    why = text_problem(text, "a chat line", MAX_CHAT_CHARS)
+    why = text_problem(text, A_CHAT_LINE, MAX_CHAT_CHARS)
     if why:
         raise ValueError(why)
 
@@ -101,12 +112,14 @@ def names_apart(names: tuple[str, str], fingerprints: tuple[str, str]) -> tuple[
     """The two players' names as shown side by side: as they are when they differ; when they are
     the same, each followed by the first four characters of its key fingerprint
     (``("root (K7QX)", "root (3HAG)")``), or by its seat when a fingerprint is missing or both
-    begin alike (``("You (seat 0)", "You (seat 1)")``).  Names are labels, keys are identities."""
+    begin alike (``("You (seat 0)", "You (seat 1)")``, lazy messages).  Names are labels, keys are
+    identities."""
     if names[0] != names[1]:
         return names
     a, b = fingerprints[0][:4], fingerprints[1][:4]
     if not a or not b or a == b:
-        a, b = "seat 0", "seat 1"
+        return (N_("%(name)s (seat %(seat)d)", name=names[0], seat=0),
+                N_("%(name)s (seat %(seat)d)", name=names[1], seat=1))
     return f"{names[0]} ({a})", f"{names[1]} ({b})"
 
 
@@ -149,10 +162,18 @@ def counted(n: int, word: str, plural: str = "") -> Message:
     return Nn_(forms[0], forms[1], n)
 
 
-def numbered(word: str, numbers: Sequence[int]) -> str:
+#: The words :func:`numbered` says, singular and plural, with ``%(numbers)s`` for the numbers.
+NUMBERED: dict[str, tuple[str, str]] = {
+    "deal": counted_words("deal %(numbers)s", "deals %(numbers)s"),
+}
+
+
+def numbered(word: str, numbers: Sequence[int]) -> Message:
     """``word`` and one number, or the plural (``word`` and an "s") and several: ``"deal 3"``,
-    ``"deals 3, 4"``."""
-    return f"{word} {numbers[0]}" if len(numbers) == 1 else f"{word}s " + ", ".join(map(str, numbers))
+    ``"deals 3, 4"``; a lazy message, in the language's plural form for ``word`` of :data:`NUMBERED`
+    (another is said in English)."""
+    forms = NUMBERED.get(word, (f"{word} %(numbers)s", f"{word}s %(numbers)s"))
+    return Nn_(forms[0], forms[1], len(numbers), numbers=", ".join(map(str, numbers)))
 
 
 def clock_text(seconds: float) -> str:

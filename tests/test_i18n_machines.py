@@ -5,6 +5,7 @@ text for people differs (the witness that the language did change)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -68,11 +69,21 @@ def test_history_json_and_its_cache_are_the_same_in_every_language(tmp_path: Pat
         (data / "logs").mkdir()
         shutil.copy2(RECORD, data / "records" / RECORD.name)  # the same bytes and times in every home
         shutil.copy2(LOG, data / "logs" / "2026-01-01_1200_host_vs-Gus.p2plog")
+        # files that are no match: their faults are said in English in --json and in the cache
+        bad = json.loads(RECORD.read_text(encoding="utf-8"))
+        bad["deals"][0]["moves"][3] = "7S"
+        (data / "records" / "bad.json").write_text(json.dumps(bad), encoding="utf-8")
+        (data / "records" / "cut.json").write_text(RECORD.read_text(encoding="utf-8")[:200], encoding="utf-8")
+        (data / "logs" / "junk.p2plog").write_bytes(b"junk")
+        for written in ("records/bad.json", "records/cut.json", "logs/junk.p2plog"):
+            os.utime(data / written, ns=(1_767_225_600 * 10**9, 1_767_225_600 * 10**9))  # the same in every home
         homes.append(data)
     status, out = _same_in_every_language(["history", "--json"], tmp_path)
     assert status == 0 and b'"matches"' in out
+    assert b'"why": "damaged record: deal 1, move 4 (7S): the pile is not empty: beat 7\xe2\x99\xa3 or pick up"' in out
     caches = {(home / "history.json").read_bytes() for home in homes}
     assert len(caches) == 1
+    assert b"damaged record: the JSON stops early" in caches.pop()
 
 
 def test_arena_writes_the_same_records_in_every_language(tmp_path: Path) -> None:

@@ -15,8 +15,10 @@ module means adding its commands here.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import io
+import json
 import os
 import re
 import shlex
@@ -32,12 +34,17 @@ from babel.messages.pofile import read_po
 
 from p2ptrumps import i18n
 from p2ptrumps.commands.main import main
+from p2ptrumps.rules import RuleSet
 from p2ptrumps.text import AI_LEVELS
 from tests.test_ui_tmux import Tmux, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "p2ptrumps"
 PSEUDO = "en_XA"
+VECTORS = ROOT / "protocol" / "vectors"
+RECORD = VECTORS / "record-sample.json"
+UNFINISHED = VECTORS / "record-unfinished.json"
+MATCH_LOG = VECTORS / "wire" / "valid-guest.log"
 
 _MARKED = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
@@ -71,11 +78,29 @@ def make_pseudo(root: Path) -> Path:
     return root
 
 
+def fill_data_dir(data: Path) -> None:
+    """A data directory for ``history`` and the faults of ``replay``: two offline records (one finished, one
+    not), a networked match log, a record whose fourth move is illegal, one cut short, a JSON file that is
+    no record and a text that is no JSON."""
+    (data / "records").mkdir(parents=True)
+    (data / "logs").mkdir()
+    shutil.copy2(RECORD, data / "records" / RECORD.name)
+    shutil.copy2(UNFINISHED, data / "records" / UNFINISHED.name)
+    shutil.copy2(MATCH_LOG, data / "logs" / "2026-01-01_1200_guest_vs-host.p2plog")
+    bad = json.loads(RECORD.read_text(encoding="utf-8"))
+    bad["deals"][0]["moves"][3] = "7S"
+    (data / "records" / "bad.json").write_text(json.dumps(bad), encoding="utf-8")
+    (data / "records" / "cut.json").write_text(RECORD.read_text(encoding="utf-8")[:200], encoding="utf-8")
+    (data / "records" / "list.json").write_text("[1, 2]", encoding="utf-8")
+    (data / "records" / "notes.json").write_text("hello", encoding="utf-8")
+
+
 @pytest.fixture
 def pseudo_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     root = make_pseudo(tmp_path / "locale")
     monkeypatch.setenv(i18n.LOCALEDIR_VARIABLE, str(root))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    fill_data_dir(tmp_path / "data" / "p2ptrumps")
     yield root
 
 
@@ -111,9 +136,18 @@ def source_of(phrase: str) -> str:
     return "?"
 
 
+#: What a machine reads, shown as it is in every language: position texts (and the lines of one broken
+#: after its "/"), seeds in hex, key fingerprints (and the start of one beside a name).
+_NOT_WORDS = re.compile(r"v1/[0-9A-Za-z/.-]*|(?m:^ [0-9A-Z][0-9A-Z/-]*/(?:[0-9a-z.]*)$)"
+                        r"|\b\d+\.(?:no)?sixes\.\w+\.r\d+\.t\d+\b|\b[0-9a-f]{16,}\b"
+                        r"|\b[A-Z2-7]{4}(?:-[A-Z2-7]{4}){7}\b|\([A-Z2-7]{4}\)")
+
+
 def unmarked(text: str, allowed: tuple[str, ...] = ()) -> list[str]:
     """The English left unmarked in ``text`` (runs of ASCII words of two letters or more), each with
-    where it comes from; ``allowed`` are texts that are no words of ours (names, paths, fingerprints)."""
+    where it comes from; ``allowed`` are texts that are no words of ours (names, paths, fingerprints),
+    and so are position texts, seeds and fingerprints (:data:`_NOT_WORDS`)."""
+    text = _NOT_WORDS.sub(" ", text)
     for item in sorted(allowed, key=len, reverse=True):
         text = text.replace(item, " ")
     return [f"{m[0]!r} from {source_of(m[0])}" for m in _WORD.finditer(text)]
@@ -149,7 +183,35 @@ SURFACE: list[tuple[list[str], int]] = [
     (["id", "--frobnicate"], 2),
     (["--lang", PSEUDO, "solve", "--threads", "0", "v1/SH/6S/9D/9C/0/1"], 2),
     (["nosuchcommand"], 2),
+    # history's report, replay --text of a record and of a match log, and their faults ("{data}": the data
+    # directory of fill_data_dir)
+    (["history"], 0),
+    (["history", "--opponent", "greedy"], 0),
+    (["history", "--since", "2100-01-01"], 0),
+    (["replay", "--text", str(RECORD)], 0),
+    (["replay", "--text", str(UNFINISHED)], 0),
+    (["replay", "--text", str(MATCH_LOG)], 0),
+    (["replay", "--text", "{data}/records/bad.json"], 2),
+    (["replay", "--text", "{data}/records/cut.json"], 2),
+    (["replay", "--text", "{data}/records/list.json"], 2),
+    (["replay", "--text", "{data}/records/none.json"], 2),
+    (["replay", "--text", "{data}"], 2),
+    (["replay", str(RECORD)], 2),  # the viewer without a terminal
+    (["play", "--position", "v1/SH/6S7SKS/9D6H"], 2),
+    (["play", "--position", "v1/SH/6S7SXS/9D6H/9CTC/0/12"], 2),
+    (["play", "--position", "v1/SH/6S7SKS/9D6H/9CTC/0/12/36.sixes.must.r1.t1000"], 2),
+    (["play", "--repetition", "1"], 2),
+    (["play", "--repetition", "0", "--turn-limit", "0"], 2),
+    (["play", "--trump", "x"], 2),
+    (["play", "--name", "a\tb"], 2),
 ]
+
+#: What others wrote that the surface shows as it is: the players' names in the files of fill_data_dir,
+#: Python's own words for a JSON text that does not parse, a stream's name, a name quoted with its
+#: escapes, the rules' names and the format's name in a record (protocol/record.md), the files' names.
+THEIR_WORDS = ("greedy AI", "Ann", "host", "guest", "Expecting ',' delimiter", "Expecting value", "line", "column",
+               "char", "stdin", "a\\tb", *(f.name for f in dataclasses.fields(RuleSet)), "p2ptrumps-record",
+               *(f"records/{name}.json" for name in ("bad", "cut", "list", "notes")))
 
 
 def _parser_words() -> tuple[str, ...]:
@@ -174,6 +236,7 @@ def test_a_command_leaves_no_english_unmarked(pseudo_dir: Path, argv: list[str],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     data = Path(os.environ["XDG_DATA_HOME"]) / "p2ptrumps"
     monkeypatch.setenv("LANGUAGE", PSEUDO)
+    argv = [word.replace("{data}", str(data)) for word in argv]
     try:
         assert main(argv) == status
     except SystemExit as exc:
@@ -182,8 +245,8 @@ def test_a_command_leaves_no_english_unmarked(pseudo_dir: Path, argv: list[str],
     out = capsys.readouterr()
     from p2ptrumps.net.keystore import load_name, load_or_create_key
 
-    theirs = (load_or_create_key(data)[0].fingerprint, load_name(data), str(data / "identity.key"),
-              *i18n.available())  # the language codes
+    theirs = (load_or_create_key(data)[0].fingerprint, load_name(data), str(data / "identity.key"), str(data),
+              *i18n.available(), *THEIR_WORDS)  # the language codes
     argparse_words = _parser_words() if "--help" in argv or status == 2 else ()
     assert unmarked(out.out + out.err, (*theirs, *argparse_words, *argv)) == []
 
@@ -213,4 +276,22 @@ def test_the_table_leaves_no_english_unmarked(pseudo_dir: Path, tmux: Tmux, tmp_
     problems = []
     for screen in _screens(tmux, steps):
         problems += unmarked(screen)
+    assert problems == []
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize("size", [(100, 32), (60, 20)])
+def test_the_replay_viewer_leaves_no_english_unmarked(pseudo_dir: Path, tmux: Tmux, size: tuple[int, int]) -> None:
+    """``p2ptrumps replay RECORD``: a deal's start, a move, its end (the result), a key that does nothing, the
+    next deal, back past the first deal and the first move (the notes); the players' names are the record's."""
+    replay = shlex.join([sys.executable, "-m", "p2ptrumps", "replay", str(RECORD)])
+    env = (f"env LANGUAGE={PSEUDO} {i18n.LOCALEDIR_VARIABLE}={shlex.quote(str(pseudo_dir))} "
+           f"XDG_DATA_HOME={shlex.quote(os.environ['XDG_DATA_HOME'])} LANG=C.UTF-8 TERM=xterm-256color")
+    tmux.run("new-session", "-d", "-s", "t", "-x", str(size[0]), "-y", str(size[1]),
+             f"{env} sh -c {shlex.quote(replay + '; sleep 30')}")
+    steps = [("", "move 0/20"), ("n", "move 1/20"), ("End", "Result:"), ("z", "does nothing"), ("]", "Deal 2/3"),
+             ("[", "Deal 1/3"), ("[", "This is the first deal."), ("p", "This is the start of the match.")]
+    problems = []
+    for screen in _screens(tmux, steps):
+        problems += unmarked(screen, ("greedy AI", "greed", "Ann", "'z'"))  # the Moves panel cuts names
     assert problems == []

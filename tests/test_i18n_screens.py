@@ -2,10 +2,13 @@
 ``view.MIN_HEIGHT``) and 100x32, no line of the table, the status lines, the help box, a question,
 the trump screen or the end screen is wider than the terminal (counted in terminal columns:
 Vietnamese letters with combining marks, long Catalan and Lithuanian words), the help box and the
-questions are no taller than it, and the player's four suit rows stay on screen under the status.
-``play`` itself in tmux, in Russian and Vietnamese, is ``test_i18n_tmux.py``."""
+questions are no taller than it, and the player's four suit rows stay on screen under the status; and
+the replay viewer's screens fit too.  ``play`` and ``replay`` themselves in tmux, in Russian and
+Vietnamese, are ``test_i18n_tmux.py``."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from prompt_toolkit.data_structures import Size
@@ -16,12 +19,15 @@ from p2ptrumps import i18n
 from p2ptrumps.cards import mask_of as m_of
 from p2ptrumps.cards import parse_cards
 from p2ptrumps.events import DealStarted
+from p2ptrumps.record import MatchRecord
 from p2ptrumps.rules import Outcome, Position, RuleSet
 from p2ptrumps.ui.app import TableApp, UIOptions
+from p2ptrumps.ui.replay import ReplayViewer
 from p2ptrumps.ui.view import EndView, plain, render_end, render_trump_choice
 
 LANGUAGES = list(i18n.LANGUAGES)
 SIZES = [(60, 20), (100, 32)]
+RECORD = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "record-sample.json"
 
 
 class _Screen(DummyOutput):
@@ -78,3 +84,39 @@ def test_every_screen_fits_in_every_language(code: str, width: int, height: int)
                   pile=pos.pile, deal_number=3, deals=3, score_halves=(3, 3), match_over=True,
                   record_path="/home/ann/.local/share/p2ptrumps/records/2026-12-02_0437_vs-normal.json")
     _fits(plain(render_end(end, width, height)), width, "the end screen")
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_replay_viewer_fits_in_every_language(code: str, width: int, height: int) -> None:
+    """The replay viewer (``p2ptrumps replay``): at a deal's start, after a move, at its end with the result
+    and a key that does nothing, at the match's end, with analysis on (the verdict line and the value
+    graph of a deal without moves): no line wider than the terminal, and the keys line fitted whole
+    (hints dropped, never cut), ending in the way out."""
+    i18n.use(code)
+    record = MatchRecord.load(RECORD)
+    record.deals[1].moves.clear()  # a deal without moves: its value graph says there is none
+    record.deals[1].outcome, record.deals[2:] = Outcome(0, "resign"), []
+    record.claimed_score = record.claimed_finished = None
+    viewer = ReplayViewer(record, output=_Screen(width, height))
+
+    def screen(what: str) -> None:
+        status = plain(viewer._render_status(width, height))
+        body = plain(viewer._render_body(width, max(1, height - len(status))))
+        print(f"--- {code} {width}x{height}: {what}", *body, *status, sep="\n")
+        _fits(body + status, width, f"the replay viewer, {what}")
+        keys = viewer.status_view(width).keys
+        assert get_cwidth(keys) <= width - 1 and keys.endswith(i18n._("q quit")), keys
+
+    screen("a deal's start")
+    viewer.step(1)
+    screen("after a move")
+    viewer.to_end(True)
+    viewer.note = i18n._("%(key)s does nothing here: → next move, ← back, ] next deal, q quits", key="'z'")
+    screen("a deal's end")
+    viewer.show_analysis = True
+    viewer.analysis = {0: [], 1: []}
+    viewer.deal(1)
+    screen("analysis, a deal without moves")
+    viewer.step(1)
+    screen("the match's end")

@@ -24,7 +24,7 @@ SAMPLE_TEXT = """\
 p2ptrumps match (offline), started 2025-01-01T12:00:00Z
 rules: 36 cards, sixes on, must beat, repetition 3, limit 1000 turns, 3 deals
 seat 0: Ann (human), trump ♥
-seat 1: greedy AI (ai:greedy), trump ♠
+seat 1: greedy AI (AI greedy), trump ♠
 
 deal 1
   seed: 14c822f53fab1f1f489d7f2babf7d102467d5bba3ef3e58ffa7403bde4a1fe74

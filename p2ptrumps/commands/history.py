@@ -35,6 +35,8 @@ import platformdirs
 
 from ..command import CommandError
 from ..files import UnreadableFileError, read_limited, write_atomic
+from ..i18n import _, columns, ngettext, pgettext, tr
+from ..message import N_, Message, message_of
 from ..record import FORMAT as RECORD_FORMAT
 from ..record import MatchRecord
 from ..rules import RuleSet
@@ -154,7 +156,7 @@ class Entry:
 
 
 def _rules_text(r: RuleSet) -> str:
-    return f"{r.pack_size} cards, {counted(r.deals, 'deal')}"
+    return N_("%(pack)s, %(deals)s", pack=counted(r.pack_size, "card"), deals=counted(r.deals, "deal"))
 
 
 def _result(mine: float, theirs: float, finished: bool) -> str:
@@ -176,29 +178,34 @@ def read_record(path: Path, rel: str) -> Entry | None:
         text = data.decode("utf-8")
         raw = json.loads(text)
         if not (isinstance(raw, dict) and raw.get("format") == RECORD_FORMAT):
-            entry.check = f"not a record: JSON, but not a {RECORD_FORMAT} file"
+            entry.check = N_("not a record: JSON, but not a %(format)s file", format=RECORD_FORMAT)
             return entry
         record = MatchRecord.from_json(raw)
         record.check()
     except UnreadableFileError as exc:
-        entry.check = f"unreadable: {exc}"
+        entry.check = N_("unreadable: %(fault)s", fault=message_of(exc))
         return entry
     except UnicodeDecodeError:
-        entry.check = "not a record: not UTF-8 text"
+        entry.check = N_("not a record: not UTF-8 text")
         return entry
     except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
+        where = {"line": exc.lineno, "column": exc.colno}
         if RECORD_FORMAT.encode() in data:
-            cut = exc.pos >= len(text.rstrip())
-            entry.check = f"damaged record: {'the JSON stops early' if cut else exc.msg} at {where}"
+            if exc.pos >= len(text.rstrip()):
+                entry.check = N_("damaged record: the JSON stops early at line %(line)d column %(column)d", **where)
+            else:
+                entry.check = N_("damaged record: %(fault)s at line %(line)d column %(column)d", fault=exc.msg, **where)
         else:
-            entry.check = f"not a record: not JSON ({exc.msg} at {where})"
+            entry.check = N_("not a record: not JSON (%(fault)s at line %(line)d column %(column)d)", fault=exc.msg,
+                             **where)
         return entry
     except RecursionError:
-        entry.check = "not a record: JSON nested too deeply"
+        entry.check = N_("not a record: JSON nested too deeply")
         return entry
     except ValueError as exc:  # RecordError: a record of ours whose fields or deals do not check
-        entry.check = f"damaged record: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        said = str(exc)
+        fault = message_of(exc) if said and "\n" not in said else said.splitlines()[0] if said else type(exc).__name__
+        entry.check = N_("damaged record: %(fault)s", fault=fault)
         return entry
     humans = [i for i, p in enumerate(record.players) if p.kind == "human"]
     if not humans:
@@ -224,10 +231,10 @@ def read_log(path: Path, rel: str) -> Entry:
     try:
         data = read_limited(path, MAX_LOG_BYTES)
     except UnreadableFileError as exc:
-        entry.check = f"unreadable: {exc}"
+        entry.check = N_("unreadable: %(fault)s", fault=message_of(exc))
         return entry
     if not data.startswith(LOG_MAGIC[:-2]):
-        entry.check = "not a match log (it does not start as one)"
+        entry.check = N_("not a match log (it does not start as one)")
         return entry
     verdict = verify_log(data)
     seat = verdict.owner
@@ -236,8 +243,11 @@ def read_log(path: Path, rel: str) -> Entry:
     if verdict.players and seat is not None:
         entry.me = verdict.players[seat][0]
         entry.opponent, entry.opponent_id = verdict.players[1 - seat]
-    if verdict.status in ("invalid", "unreadable"):
-        entry.check = f"{verdict.status}: {verdict.reason}"
+    if verdict.status == "invalid":
+        entry.check = N_("invalid: %(fault)s", fault=verdict.reason)
+        return entry
+    if verdict.status == "unreadable":
+        entry.check = N_("unreadable: %(fault)s", fault=verdict.reason)
         return entry
     try:
         record: MatchRecord | None = verdict.to_record()
@@ -247,7 +257,7 @@ def read_log(path: Path, rel: str) -> Entry:
     # Complete with no deal played: a side left at the trump choice and forfeited every deal (wire.md §15).
     rules = record.rules if record is not None else verdict.rules if finished else None
     if rules is None:
-        entry.check = "unfinished log (no deal was played)"
+        entry.check = N_("unfinished log (no deal was played)")
         return entry
     entry.rules = _rules_text(rules)
     if seat is not None and finished:  # the signed score: it counts deals forfeited by a leave (wire.md §15)
@@ -315,7 +325,8 @@ def _read_all(files: list[tuple[Path, str]], progress: Callable[[str], None] | N
             yield read_file(path, rel)
         return
     if progress is not None:
-        progress(f"reading {len(files)} match files not read before (each log is verified once) ...")
+        progress(ngettext("reading %(n)d match file not read before (each log is verified once) ...",
+                          "reading %(n)d match files not read before (each log is verified once) ...", len(files)))
     workers = max(1, min(os.cpu_count() or 1, 8))
     with ProcessPoolExecutor(max_workers=workers) as pool:
         yield from pool.map(read_file, *zip(*files, strict=True), chunksize=8)
@@ -354,7 +365,7 @@ def load_history(data: Path, *, write_index: bool = True,
                     history.entries.append(entry)
                 continue
         stale.append((path, rel, stamp))
-    for (_, rel, stamp), entry in zip(stale, _read_all([(p, r) for p, r, _ in stale], progress), strict=True):
+    for (_path, rel, stamp), entry in zip(stale, _read_all([(p, r) for p, r, _s in stale], progress), strict=True):
         history.read += 1
         fresh[rel] = {"stamp": stamp, "entry": None if entry is None else entry.to_json()}
         if entry is not None:
@@ -384,7 +395,7 @@ def _count_copies_once(entries: list[Entry]) -> None:
         for e in same:
             if e is not kept:
                 e.counts = False
-                e.check = f"a copy of {kept.path} (one match, counted once)"
+                e.check = N_("a copy of %(path)s (one match, counted once)", path=kept.path)
 
 
 @dataclass
@@ -472,51 +483,123 @@ def _when(started: str) -> str:
     return f"{t:%Y-%m-%d %H:%M}"
 
 
-def others_lines(others: Sequence[Entry], filtered: bool = False) -> list[str]:
+# ----- the report, in the person's language ---------------------------------------------------------
+# What an entry holds is English (history.json and --json are the same in every language); the report
+# says it again in the person's language: the fixed words by their English, the rules by their numbers,
+# and a file's fault from a fresh reading of the file when the index gave only its English.
+
+
+def result_word(result: str) -> str:
+    """A result of :data:`RESULTS` (or ``unfinished``) in the person's language."""
+    words = {"won": pgettext("result", "won"), "drawn": pgettext("result", "drawn"),
+             "lost": pgettext("result", "lost"), "undecided": pgettext("result", "undecided"),
+             "unfinished": pgettext("result", "unfinished")}
+    return words.get(result, result)
+
+
+_RULES_WORDS = re.compile(r"(\d+) cards?, (\d+) deals?")
+
+
+def rules_words(rules: str) -> str:
+    """An entry's rules (``"36 cards, 3 deals"``) in the person's language; another text as it is."""
+    m = _RULES_WORDS.fullmatch(rules)
+    if m is None:
+        return rules
+    return _("%(pack)s, %(deals)s", pack=tr(counted(int(m[1]), "card")), deals=tr(counted(int(m[2]), "deal")))
+
+
+def opponent_words(opponent: str, opponent_id: str) -> str:
+    """The opponent's label as the report shows it: an AI level (``ai:normal``) said in the person's
+    language, a person's name (and the start of a key) as it is."""
+    if opponent_id.startswith("ai:"):
+        from ..ui.play import level_name
+
+        return _("AI %(level)s", level=level_name(opponent_id.removeprefix("ai:")))
+    return opponent
+
+
+def check_words(entry: Entry, data: Path) -> str:
+    """An entry's check in the person's language: ``verified``, ``record`` and ``unfinished log`` by
+    their English; a fault as it was made (a lazy message) or, when the index gave only its English,
+    from the file read again (a file that changed since says its English)."""
+    check = entry.check
+    fixed = {"verified": pgettext("check", "verified"), "record": pgettext("check", "record"),
+             "unfinished log": pgettext("check", "unfinished log")}
+    if check in fixed:
+        return fixed[check]
+    if not isinstance(check, Message) and not check.startswith("a copy of "):
+        with contextlib.suppress(OSError, ValueError):
+            again = read_file(data / entry.path, entry.path)
+            if again is not None and again.check == check:
+                check = again.check
+    return tr(check)
+
+
+def others_lines(others: Sequence[Entry], filtered: bool = False, data: Path | None = None) -> list[str]:
     """The files of ``records/`` and ``logs/`` that are no match (or too damaged to name one): a count,
     then one line per file with why (``"  records/notes.json: not a record: not JSON (…)"``); with
-    ``filtered`` (``--opponent``/``--since`` given) the count only."""
+    ``filtered`` (``--opponent``/``--since`` given) the count only.  In the person's language
+    (``data``: the data directory, where a fault is read again: :func:`check_words`)."""
     if not others:
         return []
     n = len(others)
-    head = (f"{n} files in records/ and logs/ are not match files" if n != 1
-            else "1 file in records/ and logs/ is not a match file")
+    head = ngettext("%(n)d file in records/ and logs/ is not a match file",
+                    "%(n)d files in records/ and logs/ are not match files", n)
     if filtered:
-        return [f"{head} (listed by `p2ptrumps history` without --opponent and --since)."]
-    return [f"{head} (not listed, not counted):", *(f"  {e.path}: {e.check}" for e in others)]
+        return [_("%(files)s (listed by `p2ptrumps history` without --opponent and --since).", files=head)]
+    where = data if data is not None else Path()
+    return [_("%(files)s (not listed, not counted):", files=head),
+            *(f"  {e.path}: {check_words(e, where)}" for e in others)]
 
 
 def format_text(history: History, shown: list[Entry], ascii_only: bool = False, filtered: bool = False) -> str:
-    """The report ``history`` prints: the list (newest first), the summary per opponent, then the files
-    that are no match (:func:`others_lines`; ``filtered``: only their count)."""
-    others = others_lines(history.others, filtered)
+    """The report ``history`` prints, in the person's language: the list (newest first), the summary per
+    opponent, then the files that are no match (:func:`others_lines`; ``filtered``: only their count)."""
+    others = others_lines(history.others, filtered, history.data)
     if not shown:
-        text = "\n".join([f"no matches in {history.data} (offline records in records/, match logs in logs/)",
-                          *(["", *others] if others else [])])
+        text = "\n".join([_("no matches in %(path)s (offline records in records/, match logs in logs/)",
+                            path=str(history.data)), *(["", *others] if others else [])])
         return text.replace("½", ".5") if ascii_only else text
-    lines = [f"{counted(len(shown), 'match', 'matches')} in {history.data}", ""]
-    rows = [("date", "opponent", "rules", "result", "check")]
+    lines = [ngettext("%(n)d match in %(path)s", "%(n)d matches in %(path)s", len(shown), path=str(history.data)),
+             ""]
+    # TRANSLATORS: the heads of the columns of `p2ptrumps history`: short words.
+    rows = [(pgettext("history", "date"), pgettext("history", "opponent"), pgettext("history", "rules"),
+             pgettext("history", "result"), pgettext("history", "check"))]
     for e in shown:
         a, b = (halves_text(round(points * 2)) for points in e.score)
-        result = e.result if e.result == "unfinished" else f"{e.result} {a}-{b}"
+        result = result_word(e.result) if e.result == "unfinished" else f"{result_word(e.result)} {a}-{b}"
         notes = result_notes(e)
         if notes:
             result += f" ({'; '.join(notes)})"
-        check = e.check if e.counts or e.check in ("verified", "record") else f"{e.check} ({e.path})"
-        rows.append((_when(e.started), e.opponent_label or "?", e.rules or "?", result, check))
+        check = check_words(e, history.data)
+        if not (e.counts or e.check in ("verified", "record")):
+            check = f"{check} ({e.path})"
+        rows.append((_when(e.started), opponent_words(e.opponent_label, e.opponent_id) or "?",
+                     rules_words(e.rules) if e.rules else "?", result, check))
     lines += _table(rows)
     not_counted = [e for e in shown if not e.counts]
     if not_counted:
-        copy = ", or a copy of a match counted" if any(e.check.startswith("a copy of ") for e in not_counted) else ""
-        lines += ["", f"{len(not_counted)} not counted below (unfinished, or the file does not check{copy})."]
+        n = len(not_counted)
+        if any(e.check.startswith("a copy of ") for e in not_counted):
+            said = ngettext("%(n)d not counted below (unfinished, or the file does not check, or a copy of a match "
+                            "counted).", "%(n)d not counted below (unfinished, or the file does not check, or a copy "
+                            "of a match counted).", n)
+        else:
+            said = ngettext("%(n)d not counted below (unfinished, or the file does not check).",
+                            "%(n)d not counted below (unfinished, or the file does not check).", n)
+        lines += ["", said]
     tallies = tally(shown)
     if tallies:
-        lines += ["", "per opponent:"]
-        lines += _table([("opponent", "played", "won", "drawn", "lost", "undecided", "disputes",
-                          "outages you/them", "streak")]
-                        + [(t.opponent, str(t.played), str(t.won), str(t.drawn), str(t.lost), str(t.undecided),
+        lines += ["", _("per opponent:")]
+        # TRANSLATORS: the heads of the columns of the summary of `p2ptrumps history`: short words.
+        lines += _table([(pgettext("history", "opponent"), pgettext("history", "played"), pgettext("history", "won"),
+                          pgettext("history", "drawn"), pgettext("history", "lost"), pgettext("history", "undecided"),
+                          pgettext("history", "disputes"), pgettext("history", "outages you/them"),
+                          pgettext("history", "streak"))]
+                        + [(opponent_words(t.opponent, t.opponent_id), str(t.played), str(t.won), str(t.drawn),
+                            str(t.lost), str(t.undecided),
                             *(("-", "-") if t.opponent_id.startswith("ai:")  # offline: no clock, no link
-                              else (str(t.disputes), f"{t.outages[0]}/{t.outages[1]}")), t.streak or "-")
+                              else (str(t.disputes), f"{t.outages[0]}/{t.outages[1]}")), streak_words(t.streak))
                            for t in tallies])
     if others:
         lines += ["", *others]
@@ -524,29 +607,45 @@ def format_text(history: History, shown: list[Entry], ascii_only: bool = False, 
     return text.replace("½", ".5") if ascii_only else text
 
 
+def streak_words(streak: str) -> str:
+    """A :class:`Tally`'s streak (``"W3"``) in the person's language: its letter said in it; ``"-"`` for none."""
+    if not streak:
+        return "-"
+    # TRANSLATORS: the mark of a streak of won (W), drawn (D), lost (L), undecided (U) matches, before its
+    # length ("W3"): a letter, or two where the first letters clash.
+    letters = {"W": pgettext("streak", "W"), "D": pgettext("streak", "D"), "L": pgettext("streak", "L"),
+               "U": pgettext("streak", "U")}
+    return letters.get(streak[0], streak[0]) + streak[1:]
+
+
 def result_notes(e: Entry) -> list[str]:
-    """What the result column says beside the score: the deals without a result named as such (never
-    won or drawn), who abandoned the match, a result that rests on a claim on time: ``["deal 3
-    disputed", "deals 4-5 not played"]``."""
+    """What the result column says beside the score, in the person's language: the deals without a
+    result named as such (never won or drawn), who abandoned the match, a result that rests on a claim
+    on time: ``["deal 3 disputed", "deals 4-5 not played"]``."""
     notes = []
     for why in ("disputed", "not played"):
         numbers = [n for n, w in e.no_result if w == why]
-        if len(numbers) == 1:
-            notes.append(f"deal {numbers[0]} {why}")
-        elif numbers:
-            run = numbers == list(range(numbers[0], numbers[-1] + 1))
-            listed = f"{numbers[0]}-{numbers[-1]}" if run else ", ".join(map(str, numbers))
-            notes.append(f"deals {listed} {why}")
+        if not numbers:
+            continue
+        run = numbers == list(range(numbers[0], numbers[-1] + 1))
+        listed = f"{numbers[0]}-{numbers[-1]}" if run and len(numbers) > 1 else ", ".join(map(str, numbers))
+        if why == "disputed":
+            notes.append(ngettext("deal %(numbers)s disputed", "deals %(numbers)s disputed", len(numbers),
+                                  numbers=listed))
+        else:
+            notes.append(ngettext("deal %(numbers)s not played", "deals %(numbers)s not played", len(numbers),
+                                  numbers=listed))
     if e.abandoned:
-        notes.append("abandoned by them" if e.abandoned == "opponent" else "you abandoned it")
+        notes.append(_("abandoned by them") if e.abandoned == "opponent" else _("you abandoned it"))
     if e.claimed:
-        notes.append("on time")
+        notes.append(_("on time"))
     return notes
 
 
 def _table(rows: Sequence[tuple[str, ...]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    """Rows of cells in columns, each as wide as its widest cell in terminal columns (:func:`i18n.columns`)."""
+    widths = [max(columns(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c + " " * (w - columns(c)) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -556,7 +655,7 @@ def run(args: argparse.Namespace) -> int:
     data = Path(args.data_dir) if getattr(args, "data_dir", None) else Path(
         platformdirs.user_data_dir("p2ptrumps", appauthor=False))
     if data.exists() and not data.is_dir():
-        raise CommandError(f"{data} is not a directory")
+        raise CommandError(_("%(path)s is not a directory", path=str(data)))
     history = load_history(data, progress=lambda line: print(line, file=sys.stderr, flush=True))
     shown = [e for e in history.entries if matches(e, args.opponent, args.since)]
     if args.json:

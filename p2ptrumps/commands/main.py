@@ -30,7 +30,8 @@ from .. import __version__, i18n
 from ..cards import PACK_SIZES, CardParseError, parse_suit
 from ..command import PROG, CommandError, say, tolerant_streams
 from ..i18n import _
-from ..rules import RuleSet, RuleSetError
+from ..message import Message, message_of
+from ..rules import RULE_NAME, RULE_PAIR, RuleSet, RuleSetError
 from ..text import AI_LEVELS
 
 COMMANDS = {
@@ -138,7 +139,7 @@ def suit_arg(text: str) -> int:
     try:
         return parse_suit(text)
     except CardParseError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(i18n.tr(exc)) from None
 
 
 def positive_float(text: str) -> float:
@@ -298,11 +299,11 @@ def name_arg(text: str) -> str:
     as the name file's (:func:`p2ptrumps.net.keystore.clean_name`).
     """
     from ..net.keystore import is_blank
-    from ..text import MAX_NAME_CHARS, check_name, quoted, refused_in
+    from ..text import A_NAME, MAX_NAME_CHARS, check_name, quoted, refused_in
 
-    why = refused_in(text, "a name")
+    why = refused_in(text, A_NAME)
     if why:
-        raise argparse.ArgumentTypeError(f"{quoted(text)}: {why}")
+        raise argparse.ArgumentTypeError(f"{quoted(text)}: {i18n.tr(why)}")
     name = " ".join(text.split())
     if not name:
         raise argparse.ArgumentTypeError(_("%(text)s is empty: a name needs at least one visible character",
@@ -315,7 +316,7 @@ def name_arg(text: str) -> str:
     try:
         check_name(name)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{name!r}: {exc}") from None
+        raise argparse.ArgumentTypeError(f"{name!r}: {i18n.tr(exc)}") from None
     if is_blank(name):
         raise argparse.ArgumentTypeError(_("%(name)s draws nothing: a name needs at least one visible character",
                                            name=repr(name)))
@@ -341,7 +342,7 @@ def port_arg(text: str) -> int:
     try:
         return parse_port(text)
     except AddressError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(i18n.tr(exc)) from None
 
 
 def bind_arg(text: str) -> str:
@@ -352,7 +353,7 @@ def bind_arg(text: str) -> str:
     try:
         return parse_bind(text)
     except AddressError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(i18n.tr(exc)) from None
 
 
 def address_arg(text: str) -> str:
@@ -371,7 +372,7 @@ def address_arg(text: str) -> str:
     try:
         parse_address(split_ticket(text)[0])
     except (AddressError, TicketError) as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(i18n.tr(exc)) from None
     return text
 
 
@@ -382,7 +383,7 @@ def ticket_arg(text: str) -> bytes:
     try:
         return parse_ticket(text)
     except TicketError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(i18n.tr(exc)) from None
 
 
 def ipv4_prefix_arg(text: str) -> int:
@@ -405,7 +406,7 @@ def relay_arg(text: str) -> str:
     try:
         parse_relay_url(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(i18n.tr(exc)) from None
     return text
 
 
@@ -417,7 +418,7 @@ def rendezvous_arg(text: str) -> str:
     try:
         return check_mailbox_url(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(i18n.tr(exc)) from None
 
 
 def fingerprint_arg(text: str) -> str:
@@ -427,7 +428,7 @@ def fingerprint_arg(text: str) -> str:
     try:
         return check_fingerprint(text)
     except AddressError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(i18n.tr(exc)) from None
 
 
 def add_rule_options(p: argparse.ArgumentParser) -> None:
@@ -821,11 +822,22 @@ _OPTION_OF_RULE = {
 }
 
 
-def _option_words(message: str) -> str:
-    """A :class:`RuleSetError` message in the words of the command line (``--turn-limit``, not ``turn_limit``)."""
-    for field_name, option in _OPTION_OF_RULE.items():
-        message = re.sub(rf"\b(rules? )?{field_name}\b", option, message)
-    return message
+def _option_words(exc: RuleSetError) -> str:
+    """A :class:`RuleSetError` in the words of the command line, in the person's language: each rule
+    named by its option (``--turn-limit``, not ``rule turn_limit``)."""
+    message = message_of(exc)
+    if not isinstance(message, Message):
+        return message
+
+    def option(value: object) -> object:
+        if isinstance(value, Message) and value.template == RULE_NAME:
+            return _OPTION_OF_RULE.get(str(value.args["name"]), value)
+        if isinstance(value, Message) and value.template == RULE_PAIR:
+            # TRANSLATORS: two options of the command line, in an error ("--repetition and --turn-limit").
+            return _("%(first)s and %(second)s", first=option(value.args["first"]), second=option(value.args["second"]))
+        return _OPTION_OF_RULE.get(value, value) if isinstance(value, str) else value
+
+    return i18n.tr(message.with_args(**{name: option(value) for name, value in message.args.items()}))
 
 
 def _prepare_table(args: argparse.Namespace) -> None:
@@ -914,7 +926,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             args.rules = rules_from_args(args)
         except RuleSetError as exc:
-            command.fail(_option_words(str(exc)))
+            command.fail(_option_words(exc))
     module_name, func_name = COMMANDS[args.command].split(":")
     func = getattr(importlib.import_module(module_name), func_name)
     try:
@@ -925,10 +937,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CommandError as exc:
         if exc.usage:
             command._print_message(command.short_usage() + "\n", sys.stderr)
-        say(args, exc.message)
+        say(args, i18n.tr(exc.message))
         return exc.status
     except KeyboardInterrupt:
-        say(args, "interrupted")
+        say(args, _("interrupted"))
         return 130
     except BrokenPipeError:
         # The reader went away (`p2ptrumps verify LOG | head -1`): not an error of ours.

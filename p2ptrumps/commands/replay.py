@@ -17,6 +17,8 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..i18n import tr
+from ..message import N_
 from ..record import MatchRecord, RecordError
 from ..ui import replay
 from ..wire.log import LOG_MAGIC
@@ -59,12 +61,14 @@ def load_match_log(path: Path, data: bytes) -> MatchRecord | None:
     if not data.startswith(LOG_MAGIC[:-2]):
         return None
     verdict = verify_log(data)
-    if verdict.status in ("invalid", "unreadable"):
-        raise RecordError(f"{path}: {verdict.status} match log: {verdict.reason}")
+    if verdict.status == "invalid":
+        raise RecordError(N_("%(path)s: invalid match log: %(reason)s", path=str(path), reason=verdict.reason))
+    if verdict.status == "unreadable":
+        raise RecordError(N_("%(path)s: unreadable match log: %(reason)s", path=str(path), reason=verdict.reason))
     try:
         record = verdict.to_record()
     except ValueError as exc:
-        raise RecordError(f"{path}: {exc}") from None
+        raise RecordError(f"{path}: {tr(exc)}") from None
     if not record.started:
         record.started = started_from_name(path)
     if verdict.owner is not None:

@@ -20,6 +20,7 @@ import stat
 import sys
 from pathlib import Path
 
+from ..message import N_
 from .dirsync import sync_dir
 
 #: The size of the placeholder a reader may meet while a key is published without hard links.
@@ -35,7 +36,7 @@ def private_problem(path: Path) -> str | None:
     if sys.platform == "win32":
         return None
     mode = stat.S_IMODE(path.stat().st_mode)
-    return f"mode {mode:04o}" if mode & 0o077 else None
+    return N_("mode %(mode)s", mode=format(mode, "04o")) if mode & 0o077 else None
 
 
 def publish(tmp: Path, path: Path) -> bool:

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..message import N_
+
 #: errno values meaning "this file system cannot lock", not "someone holds it".
 UNSUPPORTED = frozenset(e for e in (errno.ENOLCK, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP),
                                     errno.ENOSYS, errno.EINVAL) if e is not None)
@@ -96,7 +98,7 @@ def lock_flock(fd: int, fcntl: Any) -> Lock:
     except OSError as exc:
         if exc.errno in UNSUPPORTED:
             raise _Unsupported from None
-        raise LockBusy("another process holds the lock") from None
+        raise LockBusy(N_("another process holds the lock")) from None
     return Lock("flock", lambda: fcntl.flock(fd, fcntl.LOCK_UN))
 
 
@@ -116,7 +118,7 @@ def lock_msvcrt(fd: int, msvcrt: Any) -> Lock:
         at_offset(msvcrt.LK_NBLCK)
     except OSError as exc:
         if exc.errno in HELD:
-            raise LockBusy("another process holds the lock") from None
+            raise LockBusy(N_("another process holds the lock")) from None
         raise _Unsupported from None
     return Lock("msvcrt", lambda: at_offset(msvcrt.LK_UNLCK))
 
@@ -175,16 +177,19 @@ def lock_file(path: Path) -> Lock:
                     os.unlink(lock)
                 continue
             owner = _owner(lock)
-            who = f"process {owner[0]} on {owner[1]}" if owner else "a process starting"
-            raise LockBusy(f"{who} holds the lock file {lock} (remove it if no p2ptrumps "
-                           "process runs there)") from None
+            if owner:
+                raise LockBusy(N_("process %(pid)s on %(host)s holds the lock file %(lock)s (remove it if no "
+                                  "p2ptrumps process runs there)", pid=str(owner[0]), host=owner[1],
+                                  lock=str(lock))) from None
+            raise LockBusy(N_("a process starting holds the lock file %(lock)s (remove it if no p2ptrumps process "
+                              "runs there)", lock=str(lock))) from None
         try:
             os.write(fd, f"{LOCK_FILE_TAG} {os.getpid()} {socket.gethostname()}\n".encode())
             os.fsync(fd)
         finally:
             os.close(fd)
         return Lock("lockfile", lambda: os.unlink(lock))
-    raise LockBusy(f"the lock file {lock} keeps coming back")
+    raise LockBusy(N_("the lock file %(lock)s keeps coming back", lock=str(lock)))
 
 
 def is_locked(path: Path) -> bool:

@@ -68,9 +68,11 @@ from ..ai.analysis import (
     sparkline,
     summarize,
 )
-from ..cards import Card, suit_label
+from ..cards import suit_label
 from ..command import CommandError
 from ..files import UnreadableFileError, read_limited
+from ..i18n import _, card_label, pgettext, tr
+from ..message import N_, Message, message_of
 from ..notation import position_text
 from ..record import FORMAT, MatchRecord, RecordError, match_winner, parse_json
 from ..rules import PICK_UP, Move, Position
@@ -78,6 +80,7 @@ from ..system.signals import exit_status, hangup_signal
 from ..text import counted, names_apart
 from .app import _SILENT_KEYS, ESC_TIMEOUT_S, _LinesControl, fit_keys
 from .keys import add_layout_aliases, key_name
+from .play import level_name, shown_name
 from .terminal import Termination, choose_ascii, ignore_mouse_reports, std_fds
 from .terminal import terminal_problem as terminal_problem  # also imported from here by net.commands
 from .view import (
@@ -89,8 +92,10 @@ from .view import (
     TableView,
     _fit,
     asciify,
+    cut_to_width,
     hand_order,
     make_style,
+    pad,
     printable,
     render_status,
     render_table,
@@ -105,6 +110,11 @@ from .view import (
 
 class _Closing(Exception):
     """The viewer is closing: a background analysis stops."""
+
+
+#: What the background analysis of a deal is doing (lazy messages, said on the analysis line).
+SOLVING = N_("solving the positions of this deal")
+ESTIMATING = N_("estimating the moves the solver left open")
 
 
 #: A loader gets the path and the file's bytes; it returns the match, returns
@@ -127,7 +137,7 @@ def read_file_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     try:
         return read_limited(path, limit)
     except UnreadableFileError as exc:
-        raise RecordError(str(exc)) from None
+        raise RecordError(message_of(exc)) from None
 
 
 def _load_game_record(path: Path, data: bytes) -> MatchRecord | None:
@@ -138,11 +148,14 @@ def _load_game_record(path: Path, data: bytes) -> MatchRecord | None:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RecordError(f"{path}: not valid JSON (not UTF-8: {exc.reason} at byte {exc.start})") from None
+        raise RecordError(N_("%(path)s: not valid JSON (not UTF-8: %(reason)s at byte %(byte)d)", path=str(path),
+                             reason=exc.reason, byte=exc.start)) from None
     try:
         obj = parse_json(text)
     except RecordError as exc:
-        raise RecordError(f"{path}: not valid JSON ({str(exc).removeprefix('the record is not JSON: ')})") from None
+        fault = message_of(exc)  # "the record is not JSON: <why>"
+        why = fault.args.get("fault", fault) if isinstance(fault, Message) else fault
+        raise RecordError(N_("%(path)s: not valid JSON (%(fault)s)", path=str(path), fault=why)) from None
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
         return None
     return MatchRecord.from_json(obj)
@@ -170,7 +183,7 @@ def load_any(path: str | Path) -> MatchRecord:
         record = loader(p, data)
         if record is not None:
             return record
-    raise RecordError(f"{p}: unknown file format (not a p2ptrumps game record or match log)")
+    raise RecordError(N_("%(path)s: unknown file format (not a p2ptrumps game record or match log)", path=str(p)))
 
 
 # ----- the replayed match --------------------------------------------------------------
@@ -224,6 +237,15 @@ def player_names(record: MatchRecord) -> tuple[str, str]:
                        (printable(p[0].fingerprint or ""), printable(p[1].fingerprint or "")))
 
 
+def shown_names(record: MatchRecord) -> tuple[str, str]:
+    """:func:`player_names` as the table shows them, in the person's language: the default names
+    ``You`` and ``AI normal`` said in it (:func:`~.play.shown_name`)."""
+    p = record.players
+    a, b = names_apart((shown_name(printable(p[0].name)), shown_name(printable(p[1].name))),
+                       (printable(p[0].fingerprint or ""), printable(p[1].fingerprint or "")))
+    return tr(a), tr(b)
+
+
 @dataclass(frozen=True)
 class AnalysisBudget:
     """How hard the analysis works on each deal, as ``p2ptrumps analyse``'s options: ``budget_s``
@@ -253,20 +275,20 @@ class AnalysisBudget:
 
 
 def value_label(names: tuple[str, str]) -> str:
-    """The words before a deal's sparkline: ``value (seat 0 Ann high): ``."""
-    return f"value (seat 0 {names[0]} high): "
+    """The words before a deal's sparkline, in the person's language: ``value (seat 0 Ann high): ``."""
+    return _("value (seat 0 %(name)s high):", name=tr(names[0])) + " "
 
 
 #: What stands in place of the value graph of a deal without moves (resigned or drawn at once).
-NO_MOVES_TEXT = "no moves in this deal: nothing to judge, no value graph"
+NO_MOVES_TEXT = N_("no moves in this deal: nothing to judge, no value graph")
 
 
 def value_text(names: tuple[str, str], verdicts: Sequence[MoveVerdict], ascii_only: bool = False) -> str:
-    """A deal's value line as ``analyse`` and ``replay --text --analyse`` print it:
-    ``value (seat 0 Ann high): ▁▃▅`` (:func:`~p2ptrumps.ai.analysis.sparkline`), or
+    """A deal's value line as ``analyse`` and ``replay --text --analyse`` print it, in the person's
+    language: ``value (seat 0 Ann high): ▁▃▅`` (:func:`~p2ptrumps.ai.analysis.sparkline`), or
     :data:`NO_MOVES_TEXT` for a deal without moves."""
     if not verdicts:
-        return NO_MOVES_TEXT
+        return tr(NO_MOVES_TEXT)
     return value_label(names) + sparkline(seat0_advantages(verdicts), ascii_only)
 
 
@@ -284,33 +306,55 @@ def value_window(spark: str, current: int, room: int, marks: tuple[str, str] = (
     return left + spark[first:first + inner] + right, len(left) + current - first if current >= 0 else -1
 
 
-def _verb(name: str, verb: str) -> str:
-    """``"Ann leads"`` but ``"You lead"`` (a player called "You", the default name)."""
-    return f"{name} {verb}" if name.lower() != "you" else f"{name} {verb.removesuffix('s')}"
+def _is_you(name: str) -> bool:
+    """Whether a player is called "You" (the default name of the person in ``play``)."""
+    return name.lower() == "you"
 
 
 def _kind_text(kind: str, seat: int) -> str:
     """Who played a seat, for people: a networked player (kind ``remote``) is the host
-    in seat 0 and the guest in seat 1 (``protocol/wire.md`` §1)."""
+    in seat 0 and the guest in seat 1 (``protocol/wire.md`` §1); ``human``, ``ai:LEVEL``."""
     if kind == "remote":
-        return "host" if seat == 0 else "guest"
+        return _("host") if seat == 0 else _("guest")
+    if kind == "human":
+        return pgettext("player", "human")
+    if kind.startswith("ai:"):
+        return _("AI %(level)s", level=level_name(printable(kind.removeprefix("ai:"))))
     return printable(kind)
 
 
+def _source_text(source: str) -> str:
+    """Where a record comes from (``protocol/record.md``, ``source``), for people."""
+    known = {"offline": pgettext("source", "offline"), "arena": pgettext("source", "arena"),
+             "network": pgettext("source", "network")}
+    return known.get(source, printable(source))
+
+
 def _hand(mask: int, trump: int, ascii_only: bool) -> str:
-    return " ".join(Card(c).label(ascii_only) for c in hand_order(mask, trump)) or "-"
+    return " ".join(card_label(c, ascii_only) for c in hand_order(mask, trump)) or "-"
 
 
 def _move_text(step: Step, ascii_only: bool) -> str:
     assert step.move is not None
-    text = step.move.label(ascii_only)
+    text = tr(step.move.label(ascii_only))
     if step.move.kind == PICK_UP:
-        text += f" ({counted(step.picked, 'card')})"
+        text += f" ({tr(counted(step.picked, 'card'))})"
     return text
 
 
-def _result_text(record: MatchRecord, index: int) -> str:
-    return record.deal_result_text(index, player_names(record))
+def _result_text(record: MatchRecord, index: int, names: tuple[str, str]) -> str:
+    return tr(record.deal_result_text(index, names))
+
+
+def _no_result_text(number: int, why: str) -> str:
+    """A deal of a complete match without a result, and why (``protocol/verify.md`` §5)."""
+    if why == "disputed":
+        return _("deal %(number)d disputed", number=number)
+    if why == "abandoned":
+        return _("deal %(number)d abandoned", number=number)
+    if why == "not played":
+        return _("deal %(number)d not played", number=number)
+    return _("deal %(number)d: %(why)s", number=number, why=printable(why))
 
 
 def replay_text(record: MatchRecord, ascii_only: bool = False,
@@ -322,60 +366,74 @@ def replay_text(record: MatchRecord, ascii_only: bool = False,
     Raises :class:`RecordError` naming the first illegal move or wrong result.
     """
     steps = replay_steps(record)
-    names = player_names(record)
+    names = shown_names(record)
     a = ascii_only
-    started = f"started {printable(record.started)}" if record.started else "start time not recorded"
+    source = _source_text(record.source)
     lines = [
-        f"p2ptrumps match ({printable(record.source)}), {started}",
-        f"rules: {record.rules.describe()}",
+        _("p2ptrumps match (%(source)s), started %(time)s", source=source, time=printable(record.started))
+        if record.started else _("p2ptrumps match (%(source)s), start time not recorded", source=source),
+        _("rules: %(rules)s", rules=tr(record.rules.describe())),
     ]
     for seat in (0, 1):
         p = record.players[seat]
-        fp = f", fingerprint {printable(p.fingerprint)}" if p.fingerprint else ""
         trump = suit_label(record.trumps[seat], a)
-        lines.append(f"seat {seat}: {names[seat]} ({_kind_text(p.kind, seat)}{fp}), trump {trump}")
+        kind = _kind_text(p.kind, seat)
+        lines.append(_("seat %(seat)d: %(name)s (%(kind)s, fingerprint %(fingerprint)s), trump %(trump)s", seat=seat,
+                       name=names[seat], kind=kind, fingerprint=printable(p.fingerprint), trump=trump) if p.fingerprint
+                     else _("seat %(seat)d: %(name)s (%(kind)s), trump %(trump)s", seat=seat, name=names[seat],
+                            kind=kind, trump=trump))
+    who = [_("seat %(seat)d %(name)s", seat=seat, name=names[seat]) for seat in (0, 1)]
+    who_width = 20
     for i, (deal, deal_steps) in enumerate(zip(record.deals, steps, strict=True)):
         dealer = deal.dealer
         lines += [
             "",
-            f"deal {deal.number}",
-            f"  start: {deal.start}" if deal.start is not None else f"  seed: {deal.seed.hex()}",
-            f"  dealer: seat {dealer} ({names[dealer]}); elder: seat {1 - dealer} ({names[1 - dealer]})",
-            f"  trumps: seat 0 {suit_label(record.trumps[0], a)}, seat 1 {suit_label(record.trumps[1], a)}",
+            _("deal %(number)d", number=deal.number),
+            "  " + (_("start: %(position)s", position=deal.start) if deal.start is not None
+                    else _("seed: %(seed)s", seed=deal.seed.hex())),
+            "  " + _("dealer: seat %(dealer)d (%(dealer_name)s); elder: seat %(elder)d (%(elder_name)s)", dealer=dealer,
+                     dealer_name=names[dealer], elder=1 - dealer, elder_name=names[1 - dealer]),
+            "  " + _("trumps: seat 0 %(first)s, seat 1 %(second)s", first=suit_label(record.trumps[0], a),
+                     second=suit_label(record.trumps[1], a)),
         ]
         for seat in (0, 1):
             h = deal.hands[seat]
-            lines.append(f"  hand seat {seat} ({h.bit_count()}): {_hand(h, record.trumps[seat], a)}")
+            lines.append("  " + _("hand seat %(seat)d (%(count)d): %(cards)s", seat=seat, count=h.bit_count(),
+                                  cards=_hand(h, record.trumps[seat], a)))
         verdicts = analysis[i] if analysis is not None else None
         if verdicts is not None:
-            lines.append(f"  position: {position_text(deal_steps[0].position)}")
+            lines.append("  " + _("position: %(position)s", position=position_text(deal_steps[0].position)))
         for n, step in enumerate(deal_steps[1:], 1):
             h0, h1 = (step.position.hands[0].bit_count(), step.position.hands[1].bit_count())
-            who = f"seat {step.seat} {names[step.seat]}"
-            line = f"  {n:>4}. {who:<20} {_move_text(step, a):<30} hands {h0}/{h1}"
+            line = (f"  {n:>4}. {pad(who[step.seat], who_width)} {pad(_move_text(step, a), 30)} "
+                    + _("hands %(first)d/%(second)d", first=h0, second=h1))
             if verdicts is not None:
-                line += f"  {verdicts[n - 1].text(a)}"
+                line += f"  {tr(verdicts[n - 1].text(a))}"
             lines.append(line)
         if verdicts is not None:
-            lines.append(f"  position: {position_text(deal_steps[-1].position)}")
+            lines.append("  " + _("position: %(position)s", position=position_text(deal_steps[-1].position)))
             lines.append(f"  {value_text(names, verdicts, a)}")
-        lines.append(f"  result: {_result_text(record, i)}")
+        lines.append("  " + _("result: %(result)s", result=_result_text(record, i, names)))
         after = score_before(record, i + 1)
-        lines.append(f"  score: {score_text(names, after, 0, a)}")
+        lines.append("  " + _("score: %(score)s", score=score_text(names, after, 0, a)))
     total = record.score_halves()
-    state = "finished" if record.finished else "complete" if record.complete else "unfinished"
-    lines += ["", f"match {state}: {score_text(names, total, 0, a)}"]
+    score = score_text(names, total, 0, a)
+    lines += ["", _("match finished: %(score)s", score=score) if record.finished
+              else _("match complete: %(score)s", score=score) if record.complete
+              else _("match unfinished: %(score)s", score=score)]
     missing = sorted(record.no_result.items())
     if missing:
         decided, winner = match_winner(total, record.rules.deals)
-        said = "; ".join(f"deal {n} {why}" for n, why in missing)
-        lines.append(f"  without a result: {said} -- " + (
-            f"{names[winner]} won the match all the same" if winner is not None
-            else "the match is drawn all the same" if decided else "they could change who won: no winner"))
+        said = "; ".join(_no_result_text(n, why) for n, why in missing)
+        lines.append("  " + (
+            _("without a result: %(deals)s -- %(name)s won the match all the same", deals=said, name=names[winner])
+            if winner is not None
+            else _("without a result: %(deals)s -- the match is drawn all the same", deals=said) if decided
+            else _("without a result: %(deals)s -- they could change who won: no winner", deals=said)))
     if analysis is not None:
-        lines += ["", "analysis (forced moves and moves in lost positions not counted):"]
+        lines += ["", _("analysis (forced moves and moves in lost positions not counted):")]
         for summary in summarize([v for d in analysis for v in d]):
-            lines.append("  " + summary.text(names[summary.seat]))
+            lines.append("  " + tr(summary.text(names[summary.seat])))
     return [printable(asciify(line) if a else line) for line in lines]
 
 
@@ -454,14 +512,14 @@ class ReplayViewer:
                 self.deal_index += 1
                 self.step_index = 0
             else:
-                self.note = "This is the end of the match."
+                self.note = _("This is the end of the match.")
             return
         if n < 0 and self.step_index == 0:
             if self.deal_index > 0:
                 self.deal_index -= 1
                 self.step_index = len(self.steps[self.deal_index]) - 1
             else:
-                self.note = "This is the start of the match."
+                self.note = _("This is the start of the match.")
             return
         self.step_index = max(0, min(last, self.step_index + n))
 
@@ -476,7 +534,7 @@ class ReplayViewer:
         if self.steps:
             index = max(0, min(len(self.steps) - 1, self.deal_index + n))
             if index == self.deal_index and n:
-                self.note = "This is the last deal." if n > 0 else "This is the first deal."
+                self.note = _("This is the last deal.") if n > 0 else _("This is the first deal.")
                 return
             self.deal_index = index
             self.step_index = 0
@@ -497,14 +555,14 @@ class ReplayViewer:
             return
         steps = self.steps[index]
 
-        def progress(done: int, total: int, what: str = "solving the positions of this deal") -> None:
+        def progress(done: int, total: int, what: str = SOLVING) -> None:
             if self._closing.is_set():
                 raise _Closing
             self._progress[index] = (what, done, total)
             self.application.invalidate()
 
         def estimating(done: int, total: int) -> None:
-            progress(done, total, "estimating the moves the solver left open")
+            progress(done, total, ESTIMATING)
 
         def work() -> None:
             try:
@@ -535,12 +593,11 @@ class ReplayViewer:
             return ""
         verdicts = self.analysis.get(self.deal_index)
         if verdicts is None:
-            what, done, total = self._progress.get(
-                self.deal_index, ("solving the positions of this deal", 0, len(self.steps[self.deal_index])))
-            return f"Analysis: {what} ({done}/{total})…"
+            what, done, total = self._progress.get(self.deal_index, (SOLVING, 0, len(self.steps[self.deal_index])))
+            return _("Analysis: %(what)s (%(done)d/%(total)d)…", what=tr(what), done=done, total=total)
         if step.move is None:
-            return "Analysis: on (the verdict of each move shows here; a turns it off)."
-        return f"Analysis: {verdicts[self.step_index - 1].text(self.ascii_only)}"
+            return _("Analysis: on (the verdict of each move shows here; a turns it off).")
+        return _("Analysis: %(verdict)s", verdict=tr(verdicts[self.step_index - 1].text(self.ascii_only)))
 
     def extra_lines(self, width: int) -> list[Line]:
         """The lines under the status: the position text (and the analysis line in analysis mode)."""
@@ -548,8 +605,8 @@ class ReplayViewer:
         if step is None:
             return []
         # Broken only after a "/": the lines pasted together (into `solve`) read whole (position.md).
-        lines: list[Line] = [[("class:keys", t)] for t in wrap_after(f" position {position_text(step.position)}",
-                                                                      width, " ", "/")]
+        text = " " + _("position %(position)s", position=position_text(step.position))
+        lines: list[Line] = [[("class:keys", t)] for t in wrap_after(text, width, " ", "/")]
         if self.show_analysis:
             text = asciify(self.analysis_text()) if self.ascii_only else self.analysis_text()
             lines += [[("class:message.hint", t)] for t in wrap_text(text, width)]
@@ -565,24 +622,27 @@ class ReplayViewer:
         if not self.show_analysis or verdicts is None:
             return []
         if not verdicts:
-            return [[("class:dim", " " + NO_MOVES_TEXT)]]
-        label = " " + value_label(player_names(self.record))
+            return [[("class:dim", line)] for line in wrap_text(tr(NO_MOVES_TEXT), width)]
+        label = " " + value_label(shown_names(self.record))
         if get_cwidth(label) > width // 2:
-            label = " value: "
+            label = " " + _("value:") + " "
         room = max(3, width - get_cwidth(label) - 1)
         spark, column = value_window(sparkline(seat0_advantages(verdicts), self.ascii_only), self.step_index - 1,
                                      room, ("<", ">") if self.ascii_only else ("…", "…"))
         lines: list[Line] = [[("class:keys", label), ("class:message.hint", spark)]]
         if column < 0:
-            lines.append([("class:dim", " " * get_cwidth(label) + "(the value after each move; n steps through them)")])
+            hint = _("(the value after each move; n steps through them)")
+            lines += [[("class:dim", line)] for line in wrap_text(hint, width, " " * get_cwidth(label))]
             return lines
         at = get_cwidth(label) + column
-        tag = f"{'^' if self.ascii_only else '↑'} move {self.step_index}"
-        if at + len(tag) <= width - 1:
+        arrow = "^" if self.ascii_only else "↑"
+        tag = _("%(arrow)s move %(number)d", arrow=arrow, number=self.step_index)
+        if at + get_cwidth(tag) <= width - 1:
             text = " " * at + tag
         else:
-            text = " " * max(0, at - len(tag) + 1) + f"move {self.step_index} {'^' if self.ascii_only else '↑'}"
-        lines.append([("class:dim", text)])
+            tag = _("move %(number)d %(arrow)s", arrow=arrow, number=self.step_index)
+            text = " " * max(0, at - get_cwidth(tag) + 1) + tag
+        lines.append([("class:dim", cut_to_width(text, width - 1))])
         return lines
 
     # ----- rendering ----------------------------------------------------------------
@@ -605,7 +665,7 @@ class ReplayViewer:
             score = score_before(rec, self.deal_index + 1)
         pos = step.position
         return TableView(
-            my_seat=self.seat, names=player_names(rec), trumps=rec.trumps, hands=(pos.hands[0], pos.hands[1]),
+            my_seat=self.seat, names=shown_names(rec), trumps=rec.trumps, hands=(pos.hands[0], pos.hands[1]),
             pile=pos.pile,
             to_move=pos.to_move if pos.outcome is None else None, deal_number=deal.number, deals=rec.rules.deals,
             score_halves=score,
@@ -616,24 +676,33 @@ class ReplayViewer:
         """The bottom lines: where the cursor is and the move just played, the result at
         the end of a deal, the keys (fitted to ``width`` columns)."""
         step = self.current
-        keys = fit_keys(["→/n next", "←/p back", "Home/End", "PgDn PgUp/] [ next/previous deal", "a analysis",
-                         "q quit"], width - 1, droppable=("a analysis", "Home/End"))
+        # TRANSLATORS: the keys line of the replay viewer; each hint starts with its keys, kept as they are.
+        analysis, home_end = _("a analysis"), _("Home/End")
+        keys = fit_keys([_("→/n next"), _("←/p back"), home_end, _("PgDn PgUp/] [ next/previous deal"), analysis,
+                         _("q quit")], width - 1, droppable=(analysis, home_end))
         if step is None:
-            return StatusView(expect="This match has no deals.", keys="q quit", ascii_only=self.ascii_only)
-        names = player_names(self.record)
+            return StatusView(expect=_("This match has no deals."), keys=_("q quit"), ascii_only=self.ascii_only)
+        names = shown_names(self.record)
+        english = player_names(self.record)
         total = len(self.steps[self.deal_index]) - 1
-        where = f"Deal {self.deal_index + 1}/{len(self.steps)}, move {self.step_index}/{total}"
+        where = _("Deal %(deal)d/%(deals)d, move %(move)d/%(moves)d", deal=self.deal_index + 1, deals=len(self.steps),
+                  move=self.step_index, moves=total)
         if step.move is None:
             dealer = self.record.deals[self.deal_index].dealer
             if self.record.deals[self.deal_index].start is not None:
-                expect = f"{where}: set up from a position; {_verb(names[step.position.to_move], 'moves')}."
+                seat = step.position.to_move
+                expect = (_("%(where)s: set up from a position; You move.", where=where) if _is_you(english[seat])
+                          else _("%(where)s: set up from a position; %(name)s moves.", where=where, name=names[seat]))
+            elif _is_you(english[1 - dealer]):
+                expect = _("%(where)s: dealt by %(dealer)s; You lead.", where=where, dealer=names[dealer])
             else:
-                expect = f"{where}: dealt by {names[dealer]}; {_verb(names[1 - dealer], 'leads')}."
+                expect = _("%(where)s: dealt by %(dealer)s; %(name)s leads.", where=where, dealer=names[dealer],
+                           name=names[1 - dealer])
         else:
             expect = f"{where}: {names[step.seat]} — {_move_text(step, False)}"
         message = ""
         if self.step_index == total:
-            message = f"Result: {_result_text(self.record, self.deal_index)}"
+            message = _("Result: %(result)s", result=_result_text(self.record, self.deal_index, names))
         if self.note:
             message = f"{message}  {self.note}" if message else self.note
         return StatusView(expect=expect, message=message, message_kind="hint" if message else "info",
@@ -662,7 +731,7 @@ class ReplayViewer:
             return render_too_small(size.columns, size.rows)[:height]
         view = self.table_view()
         if view is None:
-            return [[("class:header", " Svoi Kozyri replay")]]
+            return [[("class:header", " " + _("Svoi Kozyri replay"))]]
         return render_table(view, width, height)
 
     def _key_bindings(self) -> KeyBindings:
@@ -693,7 +762,7 @@ class ReplayViewer:
             key = event.key_sequence[0].key
             if key in _SILENT_KEYS or not isinstance(key, str):
                 return
-            self.note = f"{key_name(key)} does nothing here: → next move, ← back, ] next deal, q quits"
+            self.note = _("%(key)s does nothing here: → next move, ← back, ] next deal, q quits", key=key_name(key))
 
         return add_layout_aliases(kb)
 
@@ -734,9 +803,10 @@ def run(args: argparse.Namespace, seat_of: Callable[[Path], int] | None = None) 
             return 0
         replay_steps(record)  # report a broken record before asking for a terminal
     except RecordError as exc:
-        raise CommandError(str(exc)) from None
+        raise CommandError(tr(exc)) from None
     if why := terminal_problem(sys.stdin, sys.stdout):
-        raise CommandError(f"the viewer needs a full-screen terminal: {why} (replay --text prints the match)")
+        raise CommandError(_("the viewer needs a full-screen terminal: %(why)s (replay --text prints the match)",
+                             why=tr(why)))
     ascii_only, note = choose_ascii(bool(args.ascii), unicode_flag,
                                     probe_fds=std_fds())
     viewer = ReplayViewer(record, ascii_only=ascii_only, color=wants_color(), budget=budget,
