@@ -202,5 +202,5 @@ async def test_a_machine_asleep_in_its_own_move_counts_the_sleep_and_accepts_the
     # the step is first seen at the first tick (0.25 s): 1.75 s of trio's clock, plus the sleep for the mover
     assert sleeper.clock.spent[key] == 31.75
     assert watcher.clock.spent[key] == 1.75
-    assert sleeper.clock.ran_out(key)  # a claim is accepted (NetSeat.check_claim): the sleeper's own clock ran out
+    assert sleeper.clock.ran_out(key)  # a claim is accepted (Claims.check): the sleeper's own clock ran out
     assert not watcher.clock.ran_out(key)

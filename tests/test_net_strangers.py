@@ -886,7 +886,7 @@ async def test_two_hundred_strays_while_a_real_guest_plays(tmp_path: Path) -> No
 
 def test_the_time_up_question_speaks_the_players_words() -> None:
     """The steps a clock runs for are named as players say them, never as messages."""
-    from p2ptrumps.net.seat import step_words
+    from p2ptrumps.net.clock import step_words
 
     assert [step_words(w) for w in ("trump", "commit", "reveal", "rules", "deal-end")] == [
         "to choose a trump", "to shuffle the deal", "to shuffle the deal", "to agree the rules",

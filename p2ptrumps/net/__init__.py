@@ -15,7 +15,9 @@
 * :mod:`.keystore` -- the identity key, the display name and the pinned peers;
 * :mod:`.clock` -- the move clock as this side runs it, and the step it times;
 * :mod:`.seat` -- our seat of a networked match: the match's events shown to our player, its
-  actions handed to the session, each deal's commit-reveal, the claims the clock gives;
+  actions handed to the session, each deal's commit-reveal;
+* :mod:`.claims` -- the claims the move clock gives: ours when the peer's step is over its time,
+  and our answer to the peer's;
 * :mod:`.prompts` -- our seat without the table: the AI or line prompts, headless progress;
 * :mod:`.steps` -- one match as named steps: hello, pinning, rules, our seat playing the
   trumps and the deals, leave, the signed end, acknowledgement, rematch;

@@ -3,8 +3,8 @@
 Time is not part of the chain: each side runs the clock of the seat awaited on its own monotonic clock,
 only while the link is up.  :class:`MoveClock` keeps the seconds the step awaited has used and the record
 of the last few steps (to check a claim made against us); :func:`clock_key` says which step the match
-waits for, as the clock times it.  The claims themselves are the seat driver's
-(:class:`~p2ptrumps.net.seat.NetSeat`).
+waits for, as the clock times it.  The claims themselves are
+:class:`~p2ptrumps.net.claims.Claims`'.
 """
 
 from __future__ import annotations
@@ -29,6 +29,19 @@ CLOCKED = STEPS
 #: What the clock times: ``(step, deal, turn, seat)`` -- the step one of :data:`CLOCKED` or a statement
 #: (``"deal-end"``, ``"match-end"``), the turn of the deal for a move (else 0), the seat awaited.
 ClockKey = tuple[str, int, int, int]
+
+
+#: What a player was doing at each step of the match a clock runs for (protocol/wire.md §16), in
+#: the players' words ("to shuffle the deal", never "for its commit").
+STEP_WORDS = {"rules": "to agree the rules", "agree": "to agree the rules", "trump": "to choose a trump",
+              "commit": "to shuffle the deal", "reveal": "to shuffle the deal", "move": "to move",
+              "deal-end": "to sign the deal's result", "match-end": "to sign the match's result"}
+
+
+def step_words(what: str) -> str:
+    """The player's words for the step ``what`` a clock ran for (:data:`STEP_WORDS`)."""
+    return STEP_WORDS.get(what, "to act")
+
 
 
 def clock_key(session: Session) -> ClockKey | None:

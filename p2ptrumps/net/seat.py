@@ -15,7 +15,7 @@ the match a second time.  Beside the steps of :mod:`p2ptrumps.net.steps`, three 
   printer, the AI -- holding a deal's end (and the match's) until both seats signed it; when the
   match waits for our seat (its trump, its move, the answer to the peer's draw offer) it asks our
   player, racing whatever changes that step, and hands the answer to the session;
-* the **clock** (:meth:`NetSeat.run_clock`, :meth:`NetSeat.watch_claims`) ticks the move clock;
+* the **clock** (:meth:`NetMatch.run_clock`, and :mod:`p2ptrumps.net.claims`) ticks the move clock;
   when the step awaited from the peer is over its time it claims (a person is asked first), and
   when the peer's statement is late it stops.
 """
@@ -64,27 +64,15 @@ from ..wire.floor import Floor
 from ..wire.referee import COMMIT, DISPUTED, DONE, MATCH_END, PLAY, TRUMP, Referee
 from ..wire.session import Session
 from . import clock as clocks
-from .clock import CLOCK_TICK_S, ClockKey, MoveClock, clock_key
+from .clock import CLOCK_TICK_S, MoveClock, clock_key
 from .config import LinkState, NetConfig, say
 from .race import unless
-from .transport import Connection, PeerTimeout, TransportError
+from .transport import Connection, TransportError
 
 E = TypeVar("E")
 
 #: The events the seat takes: the match machine's and the signed statements of its results.
 SEAT_EVENTS = (*MatchEvent.__args__, DealSigned, MatchSigned)
-
-#: What a player was doing at each step of the match a clock runs for (protocol/wire.md §16), in
-#: the players' words ("to shuffle the deal", never "for its commit").
-STEP_WORDS = {"rules": "to agree the rules", "agree": "to agree the rules", "trump": "to choose a trump",
-              "commit": "to shuffle the deal", "reveal": "to shuffle the deal", "move": "to move",
-              "deal-end": "to sign the deal's result", "match-end": "to sign the match's result"}
-
-
-def step_words(what: str) -> str:
-    """The player's words for the step ``what`` a clock ran for (:data:`STEP_WORDS`)."""
-    return STEP_WORDS.get(what, "to act")
-
 
 class NetGameError(RuntimeError):
     """The session refused one of our own actions for no reason the match explains; the message says
@@ -371,9 +359,6 @@ class NetSeat:
         self.over = False
         game.seat_events = self.feed
         game.ticked = self._wake  # our draw offer's wait, and whatever the clock decides
-        floor = self.session.floor
-        assert floor is not None  # the seat is made once the rules are agreed
-        floor.claim_check = self.check_claim
 
     @property
     def seat(self) -> int:
@@ -628,73 +613,3 @@ class NetSeat:
             codes = " ".join(mv.code for mv in moves)
             self.game.note(f"deal {signed.number}: your move {codes} crossed the peer's message and was not played; "
                            f"the signed result is {signed.outcome.describe(self.game.names)}")
-
-    # ----- the clock ---------------------------------------------------------------------------
-
-    def check_claim(self, step: ClockKey) -> bool:
-        """The session's ``claim_check``: accept a claim against us on ``step`` only when our own clock
-        of it ran out (protocol/wire.md §16); else the session disputes it."""
-        clock = self.game.clock
-        clock.move_time = self.session.move_time
-        ok = clock.ran_out(step)
-        if not ok:
-            used = clock.spent.get(step, 0.0)
-            self.game.note(f"the opponent claimed on time after {used:.0f} s of your {clock_text(clock.limit_s)}: "
-                           "disputed (the match ends disputed, no one wins it)")
-        return ok
-
-    async def watch_claims(self) -> None:
-        """The claims beside the match (protocol/wire.md §16, §17): when the peer's step -- its trump,
-        commitment, reveal or move -- has used its time (the move clock, or ``cfg.no_clock_limit_s``
-        without one) plus the grace, claim (a person is asked first, once a step); when its deal-end or
-        match-end statement is ``cfg.statement_wait_s`` late, stop.  Only time with the link up counts."""
-        clock, cfg = self.game.clock, self.cfg
-        peer = 1 - self.seat
-        handled: set[ClockKey] = set()
-        for _ in range(1 << 62):  # one pass per tick of the clock
-            await clock.next_tick()
-            key = clock.key
-            if key is None or key[3] != peer or key in handled:
-                continue
-            if key[0] in (DEAL_END, MATCH_END):
-                if clock.used_s >= cfg.statement_wait_s:
-                    self.game.conn.stop(PeerTimeout(f"the peer did not sign its {key[0]} statement within "
-                                                    f"{cfg.statement_wait_s:g} s (it is due at once)"))
-                    await trio.sleep_forever()  # the connection ends the match
-                continue
-            if clock.expired(key):
-                handled.add(key)
-                await self._claim(key)
-
-    async def _claim(self, key: ClockKey) -> None:
-        """The peer's step ``key`` is over its time: claim (protocol/wire.md §16) unless the person says no
-        or the peer's message came first."""
-        game, session, clock = self.game, self.session, self.game.clock
-        what = key[0]
-        if what == "move":
-            text = f"{self.peer}'s time is up ({clock_text(clock.limit_s)} a move): claim the deal?"
-        else:
-            text = f"{self.peer}'s time is up ({clock_text(clock.limit_s)} {step_words(what)}): claim the rest " \
-                   "of the match?"
-        ask = self.cfg.hooks.ask_claim
-        if ask is not None:
-            answered, yes = await unless(lambda: ask(text), lambda: self._until_key_changes(key))
-            if not answered or not yes:
-                return  # no; or the peer acted while we asked (the question is then closed)
-        if clock_key(session) != key:
-            return
-        try:
-            session.floor.claim()
-        except LocalProtocolError:  # its message came first (or crossed ours): the match goes on
-            return
-        await game.conn.send_pending()
-        won = machine_of(session).claims[-1][1] if machine_of(session).claims else ()
-        if what == "move":
-            game.note(f"{self.peer}'s time ran out: you claimed deal {key[1]}")
-        else:
-            game.note(f"{self.peer}'s time ran out ({step_words(what)}): you claimed deals {', '.join(map(str, won))}")
-
-    async def _until_key_changes(self, key: ClockKey) -> None:
-        while clock_key(self.session) == key:
-            await self.game.clock.next_tick()
-

@@ -25,7 +25,7 @@ The steps, in the order :meth:`MatchSteps.run` takes them (each a method of :cla
 
 Beside the steps, for the whole match: the event pump (:meth:`~p2ptrumps.net.seat.NetMatch.pump`), the
 move clock and the claims it gives (:meth:`~p2ptrumps.net.seat.NetSeat.run_clock`,
-:meth:`~p2ptrumps.net.seat.NetSeat.watch_claims`).  Reconnecting is the connection's
+:meth:`~p2ptrumps.net.claims.Claims.watch`).  Reconnecting is the connection's
 (:func:`~p2ptrumps.net.driver.make_reconnect`), and so is the claim signed when the peer stays away
 (:func:`~p2ptrumps.net.driver.claim_on_leaving`).
 """
@@ -51,6 +51,7 @@ from ..wire.log import LOG_MAGIC
 from ..wire.referee import DISPUTED, DONE, REMATCHED
 from ..wire.session import Session
 from . import keystore
+from .claims import Claims
 from .config import (
     EXIT_ERROR,
     EXIT_KEY_REFUSED,
@@ -153,6 +154,7 @@ class MatchSteps:
     resume: ResumeFile | None = None
     _game: NetMatch | None = field(default=None, repr=False)
     _seat: NetSeat | None = field(default=None, repr=False)
+    _claims: Claims | None = field(default=None, repr=False)
     #: (guest) pins the host's key once it has signed its rules (protocol/wire.md §7.1), or None.
     _pin_host: Callable[[], None] | None = field(default=None, repr=False)
 
@@ -246,8 +248,9 @@ class MatchSteps:
         played, acknowledged, and the rematch question."""
         name, rules = await self.agree()
         self.ready(rules, name)
+        assert self._claims is not None
         _, again = await first_of(lambda: self._after_ready(conn, rematches_left), self.game.run_clock,
-                                  self.seat.watch_claims)
+                                  self._claims.watch)
         return bool(again)
 
     async def _after_ready(self, conn: Connection, rematches_left: int) -> bool:
@@ -421,6 +424,7 @@ class MatchSteps:
             player = ProgressPrinter(player, cfg, names)
         self._seat = NetSeat(game, cfg, player, lambda taken: choose_trump(cfg, taken))
         self._seat.start()
+        self._claims = Claims(game, cfg)
 
     async def play(self) -> None:
         """The trumps and the deals, played by our seat up to the signed end, or the match's early end:
