@@ -13,8 +13,9 @@ from p2ptrumps.ai.engine import search, solve, spec_of, to_move, to_move_int
 from p2ptrumps.ai.heuristics import greedy_move
 from p2ptrumps.ai.player import draw_acceptable
 from p2ptrumps.cards import BEATERS, HEARTS, SPADES, card_list, mask_of, pack_mask, parse_cards
-from p2ptrumps.match import MatchRunner
+from p2ptrumps.match import Match
 from p2ptrumps.rules import NO_CARD, PICK_UP, Move, Position, RuleSet
+from p2ptrumps.seats import play
 from p2ptrumps.shuffle import start_position
 
 C, D, H, S = 0, 1, 2, 3
@@ -263,9 +264,9 @@ async def test_ai_players_play_a_match() -> None:
     async def seeds(n: int) -> bytes:
         return bytes([n]) * 8
 
-    runner = MatchRunner(rules, (SPADES, HEARTS), (a, b), seed_source=seeds, dealer=0)
+    match = Match(rules, trumps=(SPADES, HEARTS), players=(a.info, b.info), dealer=0)
     with trio.fail_after(60):
-        record = await runner.run()
+        record = await play(match, (a, b), seed_source=seeds)
     assert record.finished and len(record.deals) == 2
     for deal in record.deals:
         steps = list(record.replay_deal(deal))

@@ -33,10 +33,11 @@ from p2ptrumps.ai.analysis import (
 from p2ptrumps.ai.core import WIN
 from p2ptrumps.ai.engine import COMPILED
 from p2ptrumps.commands.main import main
-from p2ptrumps.match import MatchRunner, Undo
+from p2ptrumps.match import Match, Undo
 from p2ptrumps.notation import parse_position, position_text
 from p2ptrumps.record import DealRecord, MatchRecord, PlayerInfo, RecordError
 from p2ptrumps.rules import Move, Position, RuleSet
+from p2ptrumps.seats import play
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 POSITION_RECORD = VECTORS / "record-position.json"
@@ -689,10 +690,10 @@ async def test_a_match_runner_starts_from_a_position_and_undoes_back_to_it() -> 
     async def no_seed(n: int) -> bytes:
         return b"\x00" * 32
 
-    runner = MatchRunner(RuleSet(), start.trumps, (Undoer(), AIPlayer("strong", 0.05, seed=1)), seed_source=no_seed,
-                         allow_undo=True, start=start)
+    players = (Undoer(), AIPlayer("strong", 0.05, seed=1))
+    match = Match(RuleSet(), players=(players[0].info, players[1].info), allow_undo=True, start=start)
     with trio.fail_after(60):
-        record = await runner.run()
+        record = await play(match, players, seed_source=no_seed)
     deal = record.deals[0]
     assert deal.start == START and deal.hands == (start.hands[0], start.hands[1])
     record.check()

@@ -16,9 +16,12 @@ import threading
 import trio
 
 from ..cards import suit_label
-from ..match import Action, DealEnded, DealStarted, Event, MatchEnded, MovePlayed, OfferDraw, Player, Resign
+from ..events import DealEnded, DealStarted, MatchEnded, MovePlayed
+from ..events import MatchEvent as Event
+from ..match import Action, OfferDraw, Resign
 from ..record import PlayerInfo
 from ..rules import Position, RuleSet
+from ..seats import Player
 from ..text import halves_text
 from .config import EXIT_ERROR, EXIT_USAGE, NetConfig, NetplayError, say
 
@@ -105,7 +108,7 @@ class LinePlayer:
         text = await trio.to_thread.run_sync(read_line, prompt, abandon_on_cancel=True)
         if text is None:
             self.eof = True
-            leave = self.cfg.leave_requested
+            leave = self.cfg.hooks.leave_requested
             if leave is not None:
                 say(self.cfg, "the input ended (EOF): leaving the match (the rest of it is resigned)")
                 leave.set()
@@ -136,8 +139,8 @@ class LinePlayer:
 
 
 def our_player(cfg: NetConfig, seat: int) -> Player:
-    if cfg.make_player is not None:
-        return cfg.make_player(cfg, seat)
+    if cfg.hooks.make_player is not None:
+        return cfg.hooks.make_player(cfg, seat)
     if cfg.ai is not None:
         from ..ai import AIPlayer
 
@@ -150,9 +153,9 @@ async def choose_trump(cfg: NetConfig, taken: int | None) -> int:
         return cfg.trump
     if cfg.trump is not None:
         say(cfg, f"your trump {suit_label(cfg.trump, cfg.ascii_only)} is taken by the host; choosing another")
-    if cfg.choose_trump_fn is not None:
-        return await cfg.choose_trump_fn(taken)
-    if cfg.ai is not None or cfg.confirm is None:
+    if cfg.hooks.choose_trump is not None:
+        return await cfg.hooks.choose_trump(taken)
+    if cfg.ai is not None or cfg.hooks.confirm is None:
         from ..ai import choose_trump
 
         return choose_trump(taken, random.Random())
@@ -196,7 +199,7 @@ async def rules_refusal(cfg: NetConfig, rules: RuleSet, host_name: str, move_tim
     terminal follow :func:`policy_refusal`; a person is asked."""
     clock = f", move clock {move_time} s a move" if move_time else ", no move clock"
     say(cfg, f"{host_name} proposes: {rules.describe()}{clock}")
-    if cfg.ai is not None or cfg.confirm is None:
+    if cfg.ai is not None or cfg.hooks.confirm is None:
         return policy_refusal(cfg, rules)
     question = "accept these rules? [Y/n] "
     answer = await trio.to_thread.run_sync(input, question, abandon_on_cancel=True)
