@@ -8,7 +8,11 @@
 * :mod:`.secure` -- the encrypted connection under the frames: TLS 1.3 with certificates made
   from the identity keys (``protocol/wire.md`` §18);
 * :mod:`.tlscheck` -- whether this machine's TLS library can make that connection (a local policy);
-* :mod:`.transport` -- a sans-IO session over a trio stream: framing, heartbeats, timeouts;
+* :mod:`.link` -- one link to the peer: its reader, writer, heartbeat and watchdog (silence, a
+  frame that does not arrive whole, a resume that does not finish); the links one after another as
+  the peer comes back; the ways a connection stops (``TransportError`` and its kinds);
+* :mod:`.transport` -- a sans-IO session over a trio stream, on those links: the events to the
+  game, our writes, the end of the run;
 * :mod:`.logfile` -- the match log on disk (append, fsync, lock, names);
 * :mod:`.resumefile` -- the resume file beside an unfinished log: the address and the deal
   secrets a restarted peer needs (``protocol/files.md``);
