@@ -34,6 +34,10 @@
 * :mod:`.dial` -- ``join``: resolve and connect;
 * :mod:`.resume` -- ``resume``: take up an unfinished match from its log after a crash;
 * :mod:`.testing` -- a TCP proxy that cuts or freezes connections (tests and benchmarks only);
+* :mod:`.netns` -- network namespaces and the processes started in them, removed together (tests
+  and benchmarks only);
+* :mod:`.lab` -- a network of homes and routers (NAT, firewalls, miniupnpd) in those namespaces
+  (tests and benchmarks only);
 * :mod:`.table` -- the person's seat in the full-screen table (the only module here that
   knows the UI);
 * :mod:`.commands` -- the ``host``, ``join``, ``resume`` and ``id`` commands.
