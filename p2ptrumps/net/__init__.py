@@ -30,6 +30,8 @@
   trumps and the deals, leave, the signed end, acknowledgement, rematch;
 * :mod:`.driver` -- one connection: its matches (the first, then each rematch), reconnecting,
   and how it ended (the exit status);
+* :mod:`.doorway` -- one new connection at the host: its first frames read before it has a session,
+  a refusal, a resume of the match proven with the guest's key before the match takes it;
 * :mod:`.lobby` -- ``host``: listen and the waiting room;
 * :mod:`.dial` -- ``join``: resolve and connect;
 * :mod:`.resume` -- ``resume``: take up an unfinished match from its log after a crash;
