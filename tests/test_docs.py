@@ -92,7 +92,7 @@ def _section_tables(doc: str, heading: str) -> dict[str, str]:
 def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
     """Every deadline and cap that protocol/wire.md §17 (and the chat limits of §9.7) states is the
     value the reference peer uses."""
-    from p2ptrumps.net import admission, clock, config, lobby, secure, transport
+    from p2ptrumps.net import admission, clock, config, doorway, lobby, secure, transport
     from p2ptrumps.wire import chain, framing, referee
 
     host = build_parser().parse_args(["host"])
@@ -123,14 +123,14 @@ def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
         "connections let in, not yet agreed (the waiting room, §7.3)":
             f"{lobby.MAX_WAITING_CONNECTIONS}, at most {lobby.MAX_WAITING_PER_ADDRESS} from one network prefix",
         "frames read in the doorway":
-            f"the first frame, after at most {lobby.MAX_PINGS_BEFORE_HELLO} pings; with a ticket, the hello after it",
+            f"the first frame, after at most {doorway.MAX_PINGS_BEFORE_HELLO} pings; with a ticket, the hello after it",
         "connections that resumed the match (its game id and seat), waiting for their proof":
-            str(lobby.MAX_RESUME_CANDIDATES),
+            str(doorway.MAX_RESUME_CANDIDATES),
         "bytes queued for a peer that does not read them (e.g. pongs for a ping flood)":
             f"{lobby.WAITING_PENDING_BYTES // 1024} KiB before the match, "
             f"{transport.MAX_PENDING_BYTES >> 20} MiB in it",
         "guest messages held as superseded (§8.3), since the guest's last message placed": str(chain.MAX_SUPERSEDED),
-        "heartbeats before a resuming guest's proof": str(lobby.MAX_HEARTBEATS_BEFORE_PROOF),
+        "heartbeats before a resuming guest's proof": str(doorway.MAX_HEARTBEATS_BEFORE_PROOF),
         "bytes from a peer before the encrypted handshake is complete": str(secure.MAX_HANDSHAKE_BYTES),
         "notes shown about dropped connections (a scanner would fill the screen)": str(lobby.MAX_DROP_NOTES),
     }

@@ -23,8 +23,8 @@ import trio
 
 from p2ptrumps import events as wev
 from p2ptrumps.net import config, dial, lobby, secure, testing
+from p2ptrumps.net.link import key_refused
 from p2ptrumps.net.race import single_errors
-from p2ptrumps.net.transport import Connection
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire import messages
 from p2ptrumps.wire.errors import RemoteProtocolError
@@ -346,13 +346,11 @@ async def test_a_resume_by_another_key_is_refused_before_the_proof(tmp_path: Pat
         chain = FakeChain()
 
     server, client = await _pair(client_key=OTHER_KEY)
-    conn = Connection.__new__(Connection)
-    conn.session = FakeSession()  # type: ignore[assignment]
-    assert conn._key_refused(server) == (f"the peer's certificate holds key {OTHER_KEY.fingerprint}, but the "
-                                         f"peer's key of the match is {GUEST_KEY.fingerprint}: refused "
-                                         "(protocol/wire.md §18.3)")
+    assert key_refused(server, FakeSession()) == (f"the peer's certificate holds key {OTHER_KEY.fingerprint}, but the "
+                                                 f"peer's key of the match is {GUEST_KEY.fingerprint}: refused "
+                                                 "(protocol/wire.md §18.3)")
     good, good_client = await _pair()
-    assert conn._key_refused(good) is None
+    assert key_refused(good, FakeSession()) is None
     await close(server, client, good, good_client)
     assert secure.key_mismatch(object(), GUEST_KEY.public_bytes, "x") is None  # a test's memory stream: no check
 

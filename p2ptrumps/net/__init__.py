@@ -8,7 +8,11 @@
 * :mod:`.secure` -- the encrypted connection under the frames: TLS 1.3 with certificates made
   from the identity keys (``protocol/wire.md`` §18);
 * :mod:`.tlscheck` -- whether this machine's TLS library can make that connection (a local policy);
-* :mod:`.transport` -- a sans-IO session over a trio stream: framing, heartbeats, timeouts;
+* :mod:`.link` -- one link to the peer: its reader, writer, heartbeat and watchdog (silence, a
+  frame that does not arrive whole, a resume that does not finish); the links one after another as
+  the peer comes back; the ways a connection stops (``TransportError`` and its kinds);
+* :mod:`.transport` -- a sans-IO session over a trio stream, on those links: the events to the
+  game, our writes, the end of the run;
 * :mod:`.logfile` -- the match log on disk (append, fsync, lock, names);
 * :mod:`.resumefile` -- the resume file beside an unfinished log: the address and the deal
   secrets a restarted peer needs (``protocol/files.md``);
@@ -26,10 +30,16 @@
   trumps and the deals, leave, the signed end, acknowledgement, rematch;
 * :mod:`.driver` -- one connection: its matches (the first, then each rematch), reconnecting,
   and how it ended (the exit status);
+* :mod:`.doorway` -- one new connection at the host: its first frames read before it has a session,
+  a refusal, a resume of the match proven with the guest's key before the match takes it;
 * :mod:`.lobby` -- ``host``: listen and the waiting room;
 * :mod:`.dial` -- ``join``: resolve and connect;
 * :mod:`.resume` -- ``resume``: take up an unfinished match from its log after a crash;
 * :mod:`.testing` -- a TCP proxy that cuts or freezes connections (tests and benchmarks only);
+* :mod:`.netns` -- network namespaces and the processes started in them, removed together (tests
+  and benchmarks only);
+* :mod:`.lab` -- a network of homes and routers (NAT, firewalls, miniupnpd) in those namespaces
+  (tests and benchmarks only);
 * :mod:`.table` -- the person's seat in the full-screen table (the only module here that
   knows the UI);
 * :mod:`.commands` -- the ``host``, ``join``, ``resume`` and ``id`` commands.

@@ -51,14 +51,15 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from types import TracebackType
+
+from .netns import LabError, Namespaces, end, kill_all_in
+
+__all__ = ["HOMES", "INTERNET_V4", "INTERNET_V6", "MAPPING_HOMES", "MAX_LEASE_S", "MIN_LEASE_S", "PREFIX",
+           "V6_PREFIX", "Lab", "LabError", "kind", "sweep", "unavailable", "until"]
 
 #: The lab's internet: the internet namespace's bridge has ``.0.1``, the open host ``.0.10``, the
 #: router of home number i ``11.47.i.1``.  Outside every reserved range; it exists only in the lab.
@@ -76,7 +77,6 @@ HOMES = ("open", "upnp", "plain", "cgnat", "v6", "v6pin")
 #: Which homes' routers run miniupnpd.
 MAPPING_HOMES = frozenset({"upnp", "cgnat", "v6pin"})
 _V6_HOMES = frozenset({"open", "v6", "v6pin"})
-_TIMEOUT_S = 20.0
 #: Lease bounds miniupnpd grants (seconds): short, so that a killed host's mapping expires in the lab.
 MIN_LEASE_S = 30
 MAX_LEASE_S = 600
@@ -87,10 +87,6 @@ def kind(home: str) -> str:
     second home of the kind ``"upnp"``: a lab may have several of a kind)."""
     base, _, number = home.partition("-")
     return base if number.isdigit() else home
-
-
-class LabError(RuntimeError):
-    """A lab command failed (the message has the command and its error output)."""
 
 
 def unavailable(homes: Iterable[str] = HOMES) -> str | None:
@@ -141,7 +137,7 @@ def sweep() -> list[str]:
                 continue
         if pid == os.getpid():
             continue
-        _kill_all_in(name)
+        kill_all_in(name)
         subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=10, check=False)
         gone.append(name)
     return gone
@@ -150,15 +146,6 @@ def sweep() -> list[str]:
 def _netns_names() -> list[str]:
     r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=10, check=False)
     return [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
-
-
-def _kill_all_in(ns: str) -> None:
-    if sys.platform == "win32":  # the lab is Linux's (network namespaces)
-        return
-    r = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True, timeout=10, check=False)
-    for pid in r.stdout.split():
-        with contextlib.suppress(ProcessLookupError, ValueError):
-            os.kill(int(pid), signal.SIGKILL)
 
 
 def until(check: Callable[[], bool], timeout_s: float, poll_s: float = 0.2) -> bool:
@@ -172,7 +159,7 @@ def until(check: Callable[[], bool], timeout_s: float, poll_s: float = 0.2) -> b
     return False
 
 
-class Lab:
+class Lab(Namespaces):
     """The lab: an internet namespace (``"inet"``) and, for each of ``homes`` (see :data:`HOMES`), the
     namespace of its machine (named by the home, e.g. ``"upnp"``) and of its router(s)
     (``"upnp-r"``; ``"cgnat-isp"`` for the provider's NAT of the home ``"cgnat"``).
@@ -196,10 +183,7 @@ class Lab:
         #: What a home's miniupnpd offers: ``"igd2"`` (the default: UPnP-IGD v2 and NAT-PMP/PCP), ``"igd1"``
         #: (it describes itself as IGD v1) or ``"natpmp"`` (NAT-PMP/PCP only, no UPnP).
         self.services = dict(services or {})
-        self.tag = f"{PREFIX}{os.getpid()}x{secrets.token_hex(2)}"
-        self.made: list[str] = []
-        self.procs: list[subprocess.Popen[bytes]] = []
-        self.dir = Path(tempfile.mkdtemp(prefix=f"{self.tag}-"))
+        super().__init__(f"{PREFIX}{os.getpid()}x{secrets.token_hex(2)}")
         #: The internet namespace's own address: where a shared service listens.
         self.service_address = "11.47.0.1"
         self.service_address6 = "2a0b:bd40::1"
@@ -208,11 +192,7 @@ class Lab:
         self._daemons: dict[str, subprocess.Popen[bytes]] = {}
         self._number: dict[str, int] = {}
 
-    # -- names and commands
-
-    def ns(self, role: str) -> str:
-        """The namespace name of ``role`` (``"inet"``, a home, ``"<home>-r"``, ``"cgnat-isp"``)."""
-        return f"{self.tag}-{role}"
+    # -- addresses
 
     def address(self, home: str) -> str:
         """The IPv4 address of ``home``'s machine (a LAN address behind its router; public for ``open``)."""
@@ -225,31 +205,6 @@ class Lab:
     def wan_address(self, home: str) -> str:
         """The public IPv4 address the home's traffic leaves from (its router's, the provider's for cgnat)."""
         return self._wan[home]
-
-    def run(self, role: str, argv: Sequence[str], *, check: bool = True, timeout: float = _TIMEOUT_S,
-            input: str | None = None) -> subprocess.CompletedProcess[str]:
-        """Run ``argv`` in ``role``'s namespace and wait (``timeout`` seconds at most).
-
-        Raises:
-            LabError: ``check`` and the command failed.
-        """
-        cmd = ["ip", "netns", "exec", self.ns(role), *argv]
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, input=input, check=False)
-        if check and r.returncode != 0:
-            raise LabError(f"{' '.join(cmd)}: {r.stderr.strip() or r.stdout.strip() or r.returncode}")
-        return r
-
-    def popen(self, role: str, argv: Sequence[str], **kwargs: object) -> subprocess.Popen[bytes]:
-        """Start ``argv`` in ``role``'s namespace (``subprocess.Popen`` keyword arguments pass on); the
-        lab ends it when it closes (SIGTERM, then SIGKILL after 3 s)."""
-        proc: subprocess.Popen[bytes] = subprocess.Popen(
-            ["ip", "netns", "exec", self.ns(role), *argv], **kwargs)  # type: ignore[call-overload]
-        self.procs.append(proc)
-        return proc
-
-    def start(self, role: str, argv: Sequence[str], **kwargs: object) -> subprocess.Popen[bytes]:
-        """:meth:`popen` (the name another fixture uses to start a service, e.g. in ``"inet"``)."""
-        return self.popen(role, argv, **kwargs)
 
     # -- building
 
@@ -266,26 +221,6 @@ class Lab:
         except BaseException:
             self.close()
             raise
-
-    def _add_ns(self, role: str) -> None:
-        name = self.ns(role)
-        r = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True, timeout=10, check=False)
-        if r.returncode != 0:
-            raise LabError(f"ip netns add {name}: {r.stderr.strip()}")
-        self.made.append(name)
-        self.run(role, ["ip", "link", "set", "lo", "up"])
-        self.run(role, ["sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
-                        "net.ipv6.conf.default.accept_ra=0"])
-
-    def _link(self, a: str, a_if: str, b: str, b_if: str) -> None:
-        """A veth pair between namespaces ``a`` and ``b``, named ``a_if`` there and ``b_if`` here; both up."""
-        subprocess.run(["ip", "-n", self.ns(a), "link", "add", a_if, "type", "veth", "peer", "name", b_if,
-                        "netns", self.ns(b)], capture_output=True, text=True, timeout=10, check=True)
-        self.run(a, ["ip", "link", "set", a_if, "up"])
-        self.run(b, ["ip", "link", "set", b_if, "up"])
-
-    def _ip(self, role: str, *args: str) -> None:
-        self.run(role, ["ip", *args])
 
     def _build(self) -> None:
         self._add_ns("inet")
@@ -461,29 +396,6 @@ table inet netlab {{
             time.sleep(0.05)
         raise LabError(f"miniupnpd of the {home} home did not start in 10 s: {self.miniupnpd_log(home)[-800:]}")
 
-    def connects(self, role: str, host: str, port: int, timeout_s: float = 2.0) -> bool:
-        """Whether a TCP connection from ``role``'s namespace to ``host``:``port`` is accepted within
-        ``timeout_s`` seconds (a probe for reachability; sends nothing)."""
-        code = ("import socket,sys\n"
-                "try:\n socket.create_connection((sys.argv[1], int(sys.argv[2])), float(sys.argv[3])).close()\n"
-                "except OSError: sys.exit(1)\n")
-        r = self.run(role, [sys.executable, "-c", code, host, str(port), str(timeout_s)], check=False,
-                     timeout=timeout_s + 10)
-        return r.returncode == 0
-
-    def listen(self, role: str, address: str, port: int) -> subprocess.Popen[bytes]:
-        """A TCP listener in ``role``'s namespace on ``address``:``port`` that accepts and closes every
-        connection (for reachability probes); ended with the lab."""
-        code = ("import socket,sys\n"
-                "s = socket.create_server((sys.argv[1], int(sys.argv[2])), family=socket.AF_INET6 "
-                "if ':' in sys.argv[1] else socket.AF_INET, dualstack_ipv6=sys.argv[1] == '::')\n"
-                "print('ready', flush=True)\n"
-                "for _ in range(100000):\n c, _ = s.accept(); c.close()\n")
-        proc = self.popen(role, [sys.executable, "-c", code, address, str(port)], stdout=subprocess.PIPE)
-        assert proc.stdout is not None
-        proc.stdout.readline()
-        return proc
-
     # -- reading the routers
 
     def miniupnpd_log(self, home: str) -> str:
@@ -509,7 +421,7 @@ table inet netlab {{
         ``forget``: its mappings and pinholes go too (the rules and the lease file: a router that rebooted)."""
         proc = self._daemons.pop(home, None)
         if proc is not None:
-            _end(proc)
+            end(proc)
         if forget:
             for chain in ("prerouting_miniupnpd", "miniupnpd", "postrouting_miniupnpd"):
                 self.run(f"{home}-r", ["nft", "flush", "chain", "inet", "netlab", chain])
@@ -526,33 +438,3 @@ table inet netlab {{
         again (:meth:`stop_miniupnpd` with ``forget``, then :meth:`start_miniupnpd`)."""
         self.stop_miniupnpd(home, forget=True)
         self.start_miniupnpd(home)
-
-    # -- teardown
-
-    def close(self) -> None:
-        """End every process started in the lab, then remove every namespace made (never raises)."""
-        for proc in reversed(self.procs):
-            with contextlib.suppress(Exception):
-                _end(proc)
-        for name in reversed(self.made):
-            with contextlib.suppress(Exception):
-                _kill_all_in(name)
-                subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=10, check=False)
-        self.made.clear()
-        with contextlib.suppress(Exception):
-            shutil.rmtree(self.dir)
-
-
-def _end(proc: subprocess.Popen[bytes]) -> None:
-    """Terminate ``proc`` (SIGKILL after 3 s) and close its pipes."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(3)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(3)
-    for pipe in (proc.stdin, proc.stdout, proc.stderr):
-        if pipe is not None:
-            with contextlib.suppress(OSError):
-                pipe.close()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import math
 import os
 import socket
 from collections.abc import Sequence
@@ -19,18 +18,26 @@ from collections.abc import Sequence
 import trio
 
 from ..text import quoted
-from ..wire import framing, messages
+from ..wire import messages
 from ..wire.errors import RemoteProtocolError
 from .addresses import family_missing, format_address, is_ipv6, local_addresses, worth_giving_out
 from .admission import FairRoom, network_prefix, ticket_text
 from .blocked import blocked_key, guest_refusal_note, refusal_note
 from .config import EXIT_CONNECT, NetConfig, NetplayError, NetResult, say
+from .doorway import (
+    Heard,
+    Prefixed,
+    ResumeDoor,
+    SlowFrame,
+    read_past_pings,
+    refuse,
+)
 from .driver import Restored, play_over
 from .logfile import check_log_free
 from .portmap import describe_path, mapping_wanted, order_given, port_mapping, tell_lines
 from .race import first_of, single_errors
-from .secure import key_mismatch, secure
-from .transport import MAX_PENDING_BYTES, Connection, Link
+from .secure import secure
+from .transport import MAX_PENDING_BYTES, Connection
 
 #: Connections whose first frame is not read yet (the doorway, protocol/wire.md §7.3, §17), and the
 #: share of one network prefix (/64 for IPv6, ``--ipv4-prefix`` for IPv4): a newcomer replaces the
@@ -46,21 +53,11 @@ MAX_WAITING_PER_ADDRESS = 4
 #: Most bytes queued for a connection that has not signed yet and does not read them (pongs
 #: for a ping flood): a waiting room full of them stays small (protocol/wire.md §17).
 WAITING_PENDING_BYTES = 64 * 1024
-#: Connections that resumed the match (its game id and seat) and owe their proof (more are closed at once).
-MAX_RESUME_CANDIDATES = 8
-#: Heartbeats a resuming connection may send before its proof (protocol/wire.md §17); then it is dropped.
-MAX_HEARTBEATS_BEFORE_PROOF = 8
-#: Pings read past before a connection's first other frame (protocol/wire.md §7.1).
-MAX_PINGS_BEFORE_HELLO = 8
-#: Reads one frame may take (each reads more bytes; a frame is at most 16 KiB).
-MAX_FRAME_READS = 4200
 #: Dropped connections the host tells about (a scanner could fill the screen otherwise).
 MAX_DROP_NOTES = 20
 #: Seconds the doorway waits beyond the hello deadline, so that the encrypted handshake's own deadline
 #: (the same length, protocol/wire.md §18.4) names a connection that never started it.
 HANDSHAKE_MARGIN_S = 0.5
-#: Seconds the host tries to deliver a refusal (protocol/wire.md §7.3) before it closes anyway.
-REFUSE_SEND_S = 1.0
 
 LISTEN_BACKLOG = 128
 
@@ -249,73 +246,6 @@ class _Waiting:
         return self.conn is not None and getattr(self.conn.session, "chain", None) is not None
 
 
-class _Prefixed(trio.abc.HalfCloseableStream):
-    """A stream whose first bytes were already read (by the doorway): they are received first."""
-
-    def __init__(self, stream: trio.abc.Stream, first: bytes) -> None:
-        self.stream = stream
-        self.first = first
-
-    @property
-    def peer_key(self) -> object:
-        """The key the encrypted connection proved (:func:`~p2ptrumps.net.secure.key_mismatch`), if any."""
-        return getattr(self.stream, "peer_key", None)
-
-    @property
-    def transport(self) -> object:
-        """The TCP stream below the encryption, if any."""
-        return getattr(self.stream, "transport", None)
-
-    async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        if self.first:
-            data, self.first = self.first, b""
-            await trio.lowlevel.checkpoint()
-            return data
-        return bytes(await self.stream.receive_some(max_bytes))
-
-    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        await self.stream.send_all(data)
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await self.stream.wait_send_all_might_not_block()
-
-    async def send_eof(self) -> None:
-        send_eof = getattr(self.stream, "send_eof", None)
-        if send_eof is not None:
-            await send_eof()
-
-    async def aclose(self) -> None:
-        await self.stream.aclose()
-
-
-class _Heard(trio.abc.Stream):
-    """A connection's TCP stream that notes whether the peer has sent a byte yet (:attr:`heard`): in the
-    doorway, a connection that sent nothing is replaced before one that did (protocol/wire.md §7.3) --
-    a guest starts its encrypted handshake at once, an idle crowd never does.  Other attributes
-    (``socket``) are the stream's."""
-
-    def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
-        self.heard = False
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.stream, name)
-
-    async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        data = bytes(await self.stream.receive_some(max_bytes))
-        self.heard = self.heard or bool(data)
-        return data
-
-    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        await self.stream.send_all(data)
-
-    async def wait_send_all_might_not_block(self) -> None:
-        await self.stream.wait_send_all_might_not_block()
-
-    async def aclose(self) -> None:
-        await self.stream.aclose()
-
-
 class Lobby:
     """The host's doorway and waiting room (protocol/wire.md §7.1, §7.3): reads the first frame of
     every connection before anything is sent (the join ticket, a resume, or a hello), lets each
@@ -328,7 +258,7 @@ class Lobby:
         self.mapped = mapped  # the router forwards our port (the path of an outside guest is through it)
         self.owner: object | None = None  # the connection holding the match
         #: (a connection's cancel scope, its TCP stream): one that sent nothing goes first (wire.md §7.3).
-        self.door: FairRoom[object, tuple[trio.CancelScope, _Heard]] = FairRoom(
+        self.door: FairRoom[object, tuple[trio.CancelScope, Heard]] = FairRoom(
             MAX_DOORWAY, DOORWAY_SHARE, rank=lambda entry: int(entry[1].heard))
         self.room: FairRoom[object, _Waiting] = FairRoom(MAX_WAITING_CONNECTIONS, MAX_WAITING_PER_ADDRESS)
         self.notes = 0
@@ -336,8 +266,7 @@ class Lobby:
         self.fatal: list[NetplayError] = []
         #: Connections that start with a ``resume`` frame (the guest coming back, protocol/wire.md
         #: §14), with the bytes read from them, for the match to try in turn.
-        self.inbox_send, self.inbox = trio.open_memory_channel[Link](MAX_RESUME_CANDIDATES)
-        self.resuming = 0
+        self.comebacks = ResumeDoor(self.note)
         #: The connection of the match being played (set by :func:`play_over`).
         self.conn: Connection | None = None
 
@@ -387,7 +316,7 @@ class Lobby:
     async def serve_restored(self, listeners: Sequence[trio.abc.Listener[trio.SocketStream]],
                              restored: Restored) -> NetResult:
         """Play a match taken up after a restart (protocol/wire.md §14.4): every connection must
-        resume it (see :meth:`_resume_candidate`); the first proven one carries the match on."""
+        resume it (see :meth:`ResumeDoor.candidate`); the first proven one carries the match on."""
         self.owner = restored
 
         async def accept() -> None:
@@ -395,8 +324,8 @@ class Lobby:
                 for lst in listeners:
                     nursery.start_soon(self._accept_loop, lst, nursery)
 
-        _, result = await first_of(lambda: play_over(None, self.cfg, "", redial=self._redial, restored=restored,
-                                                     on_connection=self.on_connection), accept)
+        _, result = await first_of(lambda: play_over(None, self.cfg, "", redial=self.comebacks.redial,
+                                                     restored=restored, on_connection=self.on_connection), accept)
         return result  # type: ignore[no-any-return]
 
     async def _accept_loop(self, lst: trio.abc.Listener[trio.SocketStream], nursery: trio.Nursery) -> None:
@@ -421,7 +350,7 @@ class Lobby:
                 scope.cancel()
                 self.note(f"dropped the oldest connection of the busiest network in the doorway: room for one from "
                           f"{ip} (at most {DOORWAY_SHARE} from one network, {MAX_DOORWAY} in all, say no first frame)")
-            token, scope, heard = object(), trio.CancelScope(), _Heard(raw)
+            token, scope, heard = object(), trio.CancelScope(), Heard(raw)
             self.door.add(token, prefix, (scope, heard))
             stream = secure(heard, self.cfg.identity, server=True,  # every connection (wire.md §18)
                             handshake_time_s=self.cfg.hello_timeout_s)
@@ -430,7 +359,7 @@ class Lobby:
     async def _doorway(self, token: object, scope: trio.CancelScope, stream: trio.abc.Stream, ip: str,
                        prefix: str, path: str, nursery: trio.Nursery) -> None:
         """Read a new connection's first frame before sending anything (protocol/wire.md §7.3): a
-        ``resume`` of the match goes to :meth:`_resume_candidate`; with a match on, anything else is
+        ``resume`` of the match goes to :meth:`ResumeDoor.candidate`; with a match on, anything else is
         refused as ``busy``; else the join ticket (when required), then the hello (its key, when one
         is expected).  A connection let in goes to the waiting room (:meth:`_candidate`); nothing is
         sent to one dropped for room or for junk."""
@@ -441,11 +370,11 @@ class Lobby:
                 # the encrypted handshake's own deadline (wire.md §18.4) ends a silent connection first
                 with trio.move_on_after(self.cfg.hello_timeout_s + HANDSHAKE_MARGIN_S) as timer:
                     first: messages.Frame | None
-                    first, at = await _read_past_pings(stream, buf, 0, self.cfg.frame_time_s)
+                    first, at = await read_past_pings(stream, buf, 0, self.cfg.frame_time_s)
                     if isinstance(first, messages.Resume):
                         if self.owner is not None:
                             self.door.remove(token, prefix)
-                            await self._resume_candidate(stream, first, buf, at)
+                            await self.comebacks.candidate(self.conn, stream, first, buf, at)
                             stream = None  # type: ignore[assignment]  # closed there
                         else:
                             self.note(f"dropped a connection from {ip}: the peer broke the protocol: a resume "
@@ -453,16 +382,16 @@ class Lobby:
                         return
                     if self.owner is not None:
                         if isinstance(first, (messages.Hello, messages.Ticket)):
-                            await _refuse(stream, "busy")
+                            await refuse(stream, "busy")
                         return
                     if isinstance(first, messages.Ticket):
                         ticket, first = first.ticket, None
                         if self.cfg.ticket is None or ticket == self.cfg.ticket:
-                            first, at = await _read_past_pings(stream, buf, at, self.cfg.frame_time_s)
+                            first, at = await read_past_pings(stream, buf, at, self.cfg.frame_time_s)
                     elif self.cfg.ticket is not None and isinstance(first, messages.Hello):
                         first = None
                     if first is None:
-                        await _refuse(stream, "ticket")
+                        await refuse(stream, "ticket")
                         self.note(f"refused a connection from {ip}: no join ticket, or a wrong one")
                         return
                     if isinstance(first, messages.Refuse):  # a guest that blocked our key (wire.md §7.3)
@@ -473,7 +402,7 @@ class Lobby:
                         self.note(f"dropped a connection from {ip}: it sent no hello first; still waiting for a guest")
                         return
                     if self.cfg.guest_key is not None and first.public_key != self.cfg.guest_key:
-                        await _refuse(stream, "key")
+                        await refuse(stream, "key")
                         self.note(f"refused {quoted(first.name)} from {ip}: not the guest key expected")
                         return
                     if await self._turned_away(stream, first, ip):
@@ -486,7 +415,7 @@ class Lobby:
             self.note(f"dropped a connection from {ip}: the connection ended before the guest's hello "
                       f"({getattr(exc, 'strerror', None) or exc or 'closed'}); still waiting for a guest")
             return
-        except _SlowFrame as exc:
+        except SlowFrame as exc:
             self.note(f"dropped a connection from {ip}: no hello from the peer: {exc} (not a p2ptrumps peer?); "
                       "still waiting for a guest")
             return
@@ -512,7 +441,7 @@ class Lobby:
                       f"{ip} (at most {MAX_WAITING_PER_ADDRESS} from one network, "
                       f"{MAX_WAITING_CONNECTIONS} in all)")
         self.room.add(token, prefix, entry)
-        await self._candidate(token, entry, _Prefixed(stream, bytes(buf)), ip, nursery)
+        await self._candidate(token, entry, Prefixed(stream, bytes(buf)), ip, nursery)
 
     async def _turned_away(self, stream: trio.abc.Stream, hello: messages.Hello, ip: str) -> bool:
         """Refuse (``["refuse", "blocked"]``, protocol/wire.md §7.3) the guest of ``hello`` if this user
@@ -522,7 +451,7 @@ class Lobby:
             self.note(trouble)
         if entry is None:
             return False
-        await _refuse(stream, "blocked")
+        await refuse(stream, "blocked")
         self.note(refusal_note(entry, hello.name, f"from {ip}"))
         return True
 
@@ -532,65 +461,8 @@ class Lobby:
                 return self.room.remove(token, prefix)
         return None
 
-    async def _redial(self, seconds_left: float) -> Link | None:
-        """(for the match) The next connection that proved the guest's key (see :meth:`_resume_candidate`)."""
-        return await self.inbox.receive()
-
     def on_connection(self, conn: Connection) -> None:
         self.conn = conn
-
-    async def _resume_candidate(self, stream: trio.abc.Stream, first: messages.Frame, buf: bytearray,
-                                at: int) -> None:
-        """A connection while a guest holds the match (protocol/wire.md §14.2), whose first frame
-        ``first`` (ending at ``at`` in ``buf``) is a ``resume``: it must be the guest's for the match's
-        game id; the host answers with its own ``resume`` (a fresh nonce) and the guest's ``proof``
-        must verify with the guest's key of the match.  Only then is the connection handed to the
-        match -- which drops its old link if that still looked alive -- and only then does the host
-        sign its own proof.  Anything else is closed; nothing is written to disk."""
-        handed = False
-        if self.resuming >= MAX_RESUME_CANDIDATES:
-            await trio.aclose_forcefully(stream)
-            return
-        self.resuming += 1
-        try:
-            conn = self.conn
-            session = None if conn is None else conn.session
-            chain = getattr(session, "chain", None)
-            if (not isinstance(first, messages.Resume) or first.seat != 1 or chain is None
-                    or first.game_id != chain.game_id or conn is None or not conn.resumable):
-                return
-            refused = key_mismatch(stream, chain.keys[1].raw, "the guest's key of the match")
-            if refused is not None:
-                self.note(f"dropped a connection that offered to resume the match: {refused}")
-                return
-            nonce = os.urandom(32)
-            if nonce == first.nonce:
-                return
-            await stream.send_all(framing.frame(
-                messages.Resume(messages.VERSION, 0, chain.game_id, nonce).encode()))
-            proof = None
-            for _ in range(MAX_HEARTBEATS_BEFORE_PROOF):  # heartbeats may come before the proof
-                proof, at = await _read_frame(stream, buf, at)
-                if not isinstance(proof, (messages.Ping, messages.Pong)):
-                    break
-            if not isinstance(proof, messages.Proof) or not chain.keys[1].verify(
-                    proof.sig, messages.proof_input(chain.game_id, 1, proof.confirmed, first.nonce, nonce)):
-                self.note("dropped a connection that offered to resume the match without the guest's key")
-                return
-            try:
-                self.inbox_send.send_nowait(Link(stream, bytes(buf), nonce))
-                handed = True
-            except trio.WouldBlock:
-                return
-            if conn.link_up:
-                conn.drop_link("the guest came back on a new connection")
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError, RemoteProtocolError):
-            return
-        finally:
-            self.resuming -= 1
-            if not handed:
-                with contextlib.suppress(Exception):
-                    await trio.aclose_forcefully(stream)
 
     async def _candidate(self, token: object, entry: _Waiting, stream: trio.abc.Stream, ip: str,
                          nursery: trio.Nursery) -> None:
@@ -605,7 +477,7 @@ class Lobby:
         with entry.scope:
             try:
                 finished.append(await play_over(stream, cfg, ip, claim=lambda res: self.claim(token, res),
-                                                redial=self._redial, on_connection=on_connection,
+                                                redial=self.comebacks.redial, on_connection=on_connection,
                                                 max_pending_bytes=WAITING_PENDING_BYTES))
             except NetplayError as exc:
                 if self.owner is not token:
@@ -628,58 +500,3 @@ class Lobby:
             return
         self.done.append(finished[0])
         nursery.cancel_scope.cancel()
-
-
-async def _refuse(stream: trio.abc.Stream, reason: str) -> None:
-    """Send ``["refuse", reason]`` (protocol/wire.md §7.3), for at most :data:`REFUSE_SEND_S` seconds;
-    the caller closes the connection."""
-    with trio.move_on_after(REFUSE_SEND_S), contextlib.suppress(trio.BrokenResourceError, OSError):
-        await stream.send_all(framing.frame(messages.Refuse(reason).encode()))
-
-
-async def _read_past_pings(stream: trio.abc.Stream, buf: bytearray, offset: int,
-                           frame_time_s: float) -> tuple[messages.Frame, int]:
-    """The first frame from ``offset`` that is not a ping or pong (at most :data:`MAX_PINGS_BEFORE_HELLO`
-    of them; protocol/wire.md §7.1), and the offset after it; see :func:`_read_frame`."""
-    for _ in range(MAX_PINGS_BEFORE_HELLO + 1):
-        frame, offset = await _read_frame(stream, buf, offset, frame_time_s)
-        if not isinstance(frame, (messages.Ping, messages.Pong)):
-            return frame, offset
-    raise RemoteProtocolError("malformed", f"more than {MAX_PINGS_BEFORE_HELLO} heartbeats before the hello")
-
-
-class _SlowFrame(Exception):
-    """A frame did not arrive whole within the frame deadline of its first byte (protocol/wire.md §17)."""
-
-
-async def _read_frame(stream: trio.abc.Stream, buf: bytearray, offset: int,
-                      frame_time_s: float = math.inf) -> tuple[messages.Frame, int]:
-    """Read from ``stream`` into ``buf`` (everything read is kept) until a whole frame starts at
-    ``offset``; return it decoded and the offset after it.  Raises RemoteProtocolError (a bad
-    length or frame), ``trio.BrokenResourceError`` (the connection closed first) or
-    :class:`_SlowFrame` (the frame is not whole ``frame_time_s`` seconds after its first byte)."""
-    started = trio.current_time() if len(buf) > offset else None
-    for _ in range(MAX_FRAME_READS):  # bounded: each pass reads more bytes
-        have = len(buf) - offset
-        if have >= framing.HEADER_BYTES:
-            n = int.from_bytes(buf[offset:offset + framing.HEADER_BYTES], "big")
-            if n == 0:
-                raise RemoteProtocolError("garbage-frame", f"frame at stream byte {offset} has length 0")
-            if n > framing.MAX_FRAME_BYTES:
-                raise RemoteProtocolError("oversized-frame", f"frame at stream byte {offset} announces {n} bytes, "
-                                          f"more than the maximum {framing.MAX_FRAME_BYTES}")
-            end = offset + framing.HEADER_BYTES + n
-            if len(buf) >= end:
-                return messages.decode(bytes(buf[offset + framing.HEADER_BYTES:end])), end
-        chunk: bytes | bytearray = b""
-        with trio.move_on_at(math.inf if started is None else started + frame_time_s):
-            chunk = await stream.receive_some(4096)
-            if not chunk:
-                raise trio.BrokenResourceError("closed")
-        if not chunk:
-            raise _SlowFrame(f"a frame of the peer did not arrive whole within {frame_time_s:g} s of its first "
-                             f"byte ({len(buf) - offset} bytes of it came)")
-        if started is None:
-            started = trio.current_time()
-        buf += chunk
-    raise RemoteProtocolError("garbage-frame", "a frame that does not end")

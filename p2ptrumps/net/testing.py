@@ -125,13 +125,21 @@ class CuttingProxy:
             self._downs[id(scope)] = down
 
             async def pipe(a: trio.SocketStream, b: trio.SocketStream) -> None:
-                while data := await a.receive_some(65536):
-                    if id(scope) in self.frozen:
-                        await trio.sleep_forever()  # swallow it, keep both ends open
-                    self.bytes += len(data)
-                    if self.recorded is not None:
-                        self.recorded += data
-                    await b.send_all(data)
+                try:
+                    while data := await a.receive_some(65536):
+                        if id(scope) in self.frozen:
+                            await trio.sleep_forever()  # swallow it, keep both ends open
+                        self.bytes += len(data)
+                        if self.recorded is not None:
+                            self.recorded += data
+                        await b.send_all(data)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    if id(scope) not in self.frozen:
+                        raise
+                    # A frozen or stranded connection keeps its other end open and silent, also when this
+                    # end resets: a stranded end that is shut down resets itself when the dialler's bytes
+                    # still in flight arrive (TCP in FIN-WAIT with its reading shut down).
+                    await trio.sleep_forever()
 
             try:
                 async with trio.open_nursery() as n:
