@@ -61,7 +61,7 @@ from ..text import clock_text
 from ..wire import messages as m
 from ..wire.errors import LocalProtocolError
 from ..wire.floor import Floor
-from ..wire.referee import COMMIT, DISPUTED, DONE, MATCH_END, PLAY, TRUMP, Referee
+from ..wire.referee import ABANDONED, COMMIT, DONE, MATCH_END, PLAY, TRUMP, Referee
 from ..wire.session import Session
 from . import clock as clocks
 from .clock import CLOCK_TICK_S, MoveClock, clock_key
@@ -401,7 +401,7 @@ class NetSeat:
             self._held_match = MatchEnded(match.score_halves(), match.record)
         if ref.phase == DONE:
             self._events.append(MatchSigned(match.score_halves()))
-        if ref.phase == DISPUTED:
+        if ref.phase == ABANDONED:
             self.over = True
 
     async def run(self) -> None:
@@ -428,7 +428,7 @@ class NetSeat:
     async def until_over(self) -> None:
         """Wait, showing nothing more to our player, until the match is signed complete or disputed (we
         left it: protocol/wire.md §15)."""
-        while referee_of(self.session).phase not in (DONE, DISPUTED):
+        while referee_of(self.session).phase not in (DONE, ABANDONED):
             await self._changed.wait()
 
     async def _take(self, step: Step) -> None:

@@ -48,7 +48,7 @@ from ..files import unused_path
 from ..rules import RuleSet
 from ..text import names_apart, quoted
 from ..wire.log import LOG_MAGIC
-from ..wire.referee import DISPUTED, DONE, REMATCHED
+from ..wire.referee import ABANDONED, DONE, REMATCHED
 from ..wire.session import Session
 from . import keystore
 from .claims import Claims
@@ -103,7 +103,7 @@ def open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetR
 def match_complete(session: Session) -> bool:
     """True when the match in ``session`` is complete: both signed the end (its log verifies as valid)."""
     chain = session.chain
-    return session.violation is None and chain is not None and chain.referee.phase in (DONE, REMATCHED, DISPUTED)
+    return session.violation is None and chain is not None and chain.referee.phase in (DONE, REMATCHED, ABANDONED)
 
 
 def note_disputed(cfg: NetConfig, session: Session, result: NetResult) -> None:

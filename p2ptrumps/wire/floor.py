@@ -60,6 +60,9 @@ class Floor:
         self.commitments = Commitments(seat, identity.public_bytes)
         self.claim_check: ClaimCheck | None = None
         self.dropped: list[tuple[m.Body, str]] = []
+        #: Our floor messages a host claim displaced (protocol/wire.md §16): due again, and signed again,
+        #: once our dispute (the deal's first) took the claim back.
+        self.displaced: list[m.Body] = []
 
     def attach(self, chain: JointChain) -> None:
         """The match's chain, once both hellos are in."""
@@ -157,6 +160,23 @@ class Floor:
             return
         self._send(m.ClaimMsg(max(self.guard().deal, 1)))
 
+    def abandon(self) -> None:
+        """End the match as abandoned by the peer, which stayed away past our reconnect wait
+        (protocol/wire.md §15.1): the decided deals stand, the deal at stake has no result.  Signed and
+        logged even while the peer is away (it learns it when it comes back).  ``LocalProtocolError``
+        when the match cannot be abandoned now (before the trumps are due, at its signed end, or
+        abandoned already)."""
+        ref = self.guard() if not self.gone() or self.chain is None else self.chain.referee
+        self.publish(self.sign(m.AbandonMsg(max(ref.deal, 1))))
+
+    def take_back_abandonment(self) -> None:
+        """Send ``continue``: the peer we said stayed away came back, and the match goes on where our
+        abandonment found it (protocol/wire.md §15.1).  ``LocalProtocolError`` unless the match stands
+        abandoned by us."""
+        ref = self.guard()
+        deal = ref.abandoned[4] if ref.abandoned is not None else max(ref.deal, 1)
+        self._send(m.ContinueMsg(deal))
+
     # ----- what the session asks ----------------------------------------------------
 
 
@@ -194,6 +214,8 @@ class Floor:
             if body is None:
                 break
             events += self.sign(body)
+            if isinstance(body, m.DisputeMsg):
+                events += self._sign_displaced()
         announced = self.commitments.announce(ref)
         if announced is not None:
             events.append(announced)
@@ -210,10 +232,23 @@ class Floor:
             return m.DisputeMsg(claimed)  # our clock had not run out (§16)
         return ref.expected_deal_end() if what == DEAL_END else ref.expected_match_end()
 
+    def _sign_displaced(self) -> list[Event]:
+        """After our dispute: our floor messages the claim displaced, signed again where the match is back
+        at our step (protocol/wire.md §16: a deal's first dispute); dropped otherwise."""
+        events: list[Event] = []
+        displaced, self.displaced = self.displaced, []
+        for body in displaced:
+            try:
+                events += self.sign(self._refresh(body))
+            except LocalProtocolError as exc:
+                self.dropped.append((body, str(exc)))
+        return events
+
     def resign_withdrawn(self, withdrawn: list[m.Signed], host_msg: m.Signed, catching_up: bool) -> list[Event]:
         """Our messages the host's ``host_msg`` displaced (protocol/wire.md §8.3): each re-signed on top if
         it is still allowed, else dropped (:attr:`dropped`, with why); the events."""
         events: list[Event] = []
+        self.commitments.announced.clear()  # what we were asked for may be asked again once it is due again
         for old in withdrawn:
             if catching_up:  # never while behind: the peer's re-signed copy, if it holds one, comes back
                 self.dropped.append((old.body, "withdrawn while catching up after a resume (wire.md §14.2 step 5)"))
@@ -222,10 +257,16 @@ class Floor:
                 # The host made a step in time as the chain now shows: the claim is dropped (wire.md §16).
                 self.dropped.append((old.body, f"the host's {host_msg.kind} came first: its step was in time"))
                 continue
+            if isinstance(old.body, m.AbandonMsg):
+                # The host's message shows that the host is back: the abandonment is dropped (wire.md §15.1).
+                self.dropped.append((old.body, f"the host's {host_msg.kind} came first: the host is back"))
+                continue
             try:
                 events += self.sign(self._refresh(old.body))
             except LocalProtocolError as exc:
                 self.dropped.append((old.body, str(exc)))
+                if host_msg.kind == "claim" and TRANSITIONS[old.body.KIND][1] == "floor":
+                    self.displaced.append(old.body)
         return events
 
     def _refresh(self, body: m.Body) -> m.Body:

@@ -79,7 +79,7 @@ from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
 from .floor import Floor
 from .handshake import Handshake
 from .identity import Identity
-from .referee import DISPUTED, DONE, REFUSED, REMATCHED, REVEAL, Referee
+from .referee import ABANDONED, DONE, REFUSED, REMATCHED, REVEAL, Referee
 from .resume import Resumption
 
 Role = Literal["host", "guest"]
@@ -327,7 +327,7 @@ class Session:
         """Match ended (both signed), rules refused, rematch agreed, violation or closed."""
         if self._dead or self._finished:
             return True
-        return self._chain is not None and self._chain.referee.phase in (DONE, REFUSED, REMATCHED, DISPUTED)
+        return self._chain is not None and self._chain.referee.phase in (DONE, REFUSED, REMATCHED, ABANDONED)
 
     @property
     def delivered(self) -> bool:
