@@ -116,7 +116,7 @@ class Raw:
 
             self.side.log.append(LoggedFrame(frame, direction))  # type: ignore[arg-type]
 
-        session._on_message = hook
+        session._outbox.on_message = hook
         hook(session.data_to_send(), "sent")  # our hello (queued at once; sent by the first flush)
         self._hello = self.side.log[-1].frame
         self.sent_hello = False

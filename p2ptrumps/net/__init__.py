@@ -19,6 +19,9 @@
 * :mod:`.claims` -- the claims the move clock gives: ours when the peer's step is over its time,
   and our answer to the peer's;
 * :mod:`.prompts` -- our seat without the table: the AI or line prompts, headless progress;
+* :mod:`.agreement` -- the hellos, the keys (pinned once signed) and the rules of one match;
+* :mod:`.ending` -- after the last move: the peer back after our restart, the acknowledgement of our
+  last statement, the rematch question;
 * :mod:`.steps` -- one match as named steps: hello, pinning, rules, our seat playing the
   trumps and the deals, leave, the signed end, acknowledgement, rematch;
 * :mod:`.driver` -- one connection: its matches (the first, then each rematch), reconnecting,

@@ -6,22 +6,23 @@ Source: ``protocol/wire.md`` §7 (the handshake), §9 (the match), §9.4 (rematc
 :class:`~p2ptrumps.wire.session.Session`, its log and its result; :func:`~p2ptrumps.net.driver.play_over`
 runs the matches of one connection (the first, then each rematch) and says how the connection ended.
 
-The steps, in the order :meth:`MatchSteps.run` takes them (each a method of :class:`MatchSteps`):
+The steps, in the order :meth:`MatchSteps.run` takes them:
 
-1. **agree** (:meth:`~MatchSteps.agree`): our hello out, the peer's in (:meth:`~MatchSteps.hello`;
-   the guest pins the host's key there); the rules: the host proposes and waits for the answer
-   (:meth:`~MatchSteps.host_rules`; the guest's signed ``agree`` takes the match, its key is pinned,
-   the log file created: :meth:`~MatchSteps.begin_hosted`), the guest accepts or refuses
-   (:meth:`~MatchSteps.guest_rules`).  A match taken up after a restart has all this in its chain.
+1. **agree** (:meth:`~MatchSteps.agree`, running :class:`~p2ptrumps.net.agreement.Agreement`): our hello
+   out, the peer's in (``Agreement.hello``; the guest pins the host's key there); the rules: the host
+   proposes and waits for the answer (``Agreement.host_rules``; the guest's signed ``agree`` takes the
+   match, its key is pinned, the log file created: :meth:`~MatchSteps.begin_hosted`), the guest accepts
+   or refuses (``Agreement.guest_rules``).  A match taken up after a restart has all this in its chain.
 2. **ready** (:meth:`~MatchSteps.ready`): the rules noted; the table starts (``on_ready`` /
    ``on_rematch``); our seat (:class:`~p2ptrumps.net.seat.NetSeat`) takes its player.
 3. **play** (:meth:`~MatchSteps.play`): our seat plays the trumps and the deals -- the match machine
    in the session's referee decides them, our player acts for our seat, the peer's messages are the
    other seat's -- up to the signed end, or the early one, raced against our leaving
    (:meth:`~MatchSteps.play_or_leave`: ``cfg.hooks.leave_requested``).
-4. **rejoin** (:meth:`~MatchSteps.rejoined`, a restarted side): wait until the peer is back.
-5. **acknowledgement** (:meth:`~MatchSteps.acknowledged`): ping until the peer holds our last statement.
-6. **rematch** (:meth:`~MatchSteps.rematch`): offer or accept a rematch, or close.
+4. **rejoin** (:meth:`MatchEnd.rejoined <p2ptrumps.net.ending.MatchEnd.rejoined>`, a restarted side): wait
+   until the peer is back.
+5. **acknowledgement** (``MatchEnd.acknowledged``): ping until the peer holds our last statement.
+6. **rematch** (``MatchEnd.rematch``): offer or accept a rematch, or close.
 
 Beside the steps, for the whole match: the event pump (:meth:`~p2ptrumps.net.seat.NetMatch.pump`), the
 move clock and the claims it gives (:meth:`~p2ptrumps.net.seat.NetSeat.run_clock`,
@@ -33,43 +34,39 @@ move clock and the claims it gives (:meth:`~p2ptrumps.net.seat.NetSeat.run_clock
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 import trio
 
-from ..events import ConnectionClosed, PeerHello, RematchAgreed, RulesAgreed, RulesProposed, RulesRefused
 from ..files import unused_path
 from ..rules import RuleSet
-from ..text import names_apart, quoted
+from ..text import names_apart
 from ..wire.log import LOG_MAGIC
 from ..wire.referee import ABANDONED, DONE, REMATCHED
 from ..wire.session import Session
-from . import keystore
+from .agreement import Agreement, pin_guest
 from .claims import Claims
 from .config import (
     EXIT_ERROR,
-    EXIT_KEY_REFUSED,
     EXIT_LEFT,
-    EXIT_PEER_GONE,
-    EXIT_RULES_REFUSED,
     NetConfig,
     NetplayError,
     NetResult,
     say,
 )
+from .ending import MatchEnd
 from .logfile import MatchLogFile, create_log
 from .matchlock import hold_match
-from .prompts import ProgressPrinter, choose_trump, our_player, rules_refusal
+from .prompts import ProgressPrinter, choose_trump, our_player
 from .race import first_of
 from .resumefile import ResumeFile, path_for
 from .seat import NetGameError, NetMatch, NetSeat, machine_of
-from .transport import Connection, TransportError
+from .transport import Connection
 
 
 def open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetResult]:
@@ -155,8 +152,6 @@ class MatchSteps:
     _game: NetMatch | None = field(default=None, repr=False)
     _seat: NetSeat | None = field(default=None, repr=False)
     _claims: Claims | None = field(default=None, repr=False)
-    #: (guest) pins the host's key once it has signed its rules (protocol/wire.md §7.1), or None.
-    _pin_host: Callable[[], None] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.log.relocate = self.relocate
@@ -256,14 +251,15 @@ class MatchSteps:
     async def _after_ready(self, conn: Connection, rematches_left: int) -> bool:
         session = self.session
         await self.play()
+        end = MatchEnd(self.cfg, self.game, self.result.peer_name)
         if self.restored:
-            await self.rejoined()
-        await self.acknowledged()
+            await end.rejoined()
+        await end.acknowledged()
         if self.resume is not None and match_complete(session) and session.delivered:
             # Nothing left to resume (files.md): gone now, not when the process ends -- a person
             # may quit at the end screen, which cancels this side before it ends on its own.
             self.resume.delete()
-        again = False if self.result.left else await self.rematch(rematches_left)
+        again = False if self.result.left else await end.rematch(rematches_left)
         if not again:
             conn.closing_ok = True
         return again
@@ -281,82 +277,17 @@ class MatchSteps:
             rules = session.rules
             assert rules is not None
             return name, rules
-        hello = await self.hello()
+        agreement = Agreement(self.cfg, self.game, self.result, self.rematch_of, self.hello_deadline, self.peer_address,
+                              self.claim is not None, self.begin_hosted, self._create_log)
+        hello = await agreement.hello()
         if self.cfg.role == "host":
-            return hello.name, await self.host_rules(hello)
-        return hello.name, await self.guest_rules(hello)
+            return hello.name, await agreement.host_rules(hello)
+        return hello.name, await agreement.guest_rules(hello)
 
-    async def hello(self) -> PeerHello:
-        """Our hello out, the peer's in by :attr:`hello_deadline` (a rematch's must show the key of the
-        match before); (guest) the host's key is pinned here -- (host) the guest's only once it has
-        signed (:meth:`begin_hosted`).  Then we accept the peer's key."""
-        cfg, game, result, rematch_of = self.cfg, self.game, self.result, self.rematch_of
-        await game.conn.send_pending()  # our hello
-        got: PeerHello | None = None
-        with trio.move_on_at(self.hello_deadline if self.hello_deadline is not None else math.inf):
-            got = await game.take(PeerHello)
-        if got is None:
-            raise NetplayError(EXIT_PEER_GONE, f"no hello from the peer within {cfg.hello_timeout_s:g} s "
-                               "(not a p2ptrumps peer?)")
-        result.peer_name, result.peer_fingerprint = got.name, got.fingerprint
-        if rematch_of is not None and got.fingerprint != rematch_of.peer_fingerprint:
-            raise NetplayError(EXIT_KEY_REFUSED, f"the rematch hello shows another key ({got.fingerprint}) than "
-                               f"the match before ({rematch_of.peer_fingerprint}). Refused.")
-        if rematch_of is None and cfg.code_fingerprint is not None:  # keys pinned by the code (rendezvous.md §3)
-            _check_code_key(cfg, got)
-        elif rematch_of is None and cfg.role == "guest":
-            self._pin_host = await _pin(cfg, got, self.peer_address)  # decided now, written once the host signed
-        await game.act(self.session.accept_key)
-        return got
-
-    async def host_rules(self, hello: PeerHello) -> RuleSet:
-        """(host) Our rules were proposed with our hello: wait ``cfg.agree_wait_s`` for the guest's answer;
-        an accepting ``agree`` makes the match the guest's (:meth:`begin_hosted`).  Returns the rules."""
-        cfg = self.cfg
-        if self.rematch_of is None and self.claim is None:
-            clock = f", move clock {cfg.move_time} s" if cfg.move_time else ""
-            self.say(f"proposed: {cfg.rules.describe() if cfg.rules else '?'}{clock}; waiting for {hello.name} "
-                     "to accept the rules ...")
-        answer: RulesAgreed | RulesRefused | None = None
-        with trio.move_on_after(cfg.agree_wait_s):
-            answer = await self.game.take(RulesAgreed, RulesRefused)
-        if answer is None:
-            raise NetplayError(EXIT_PEER_GONE, f"{quoted(hello.name)} did not answer the rules within "
-                               f"{cfg.agree_wait_s:g} s")
-        if isinstance(answer, RulesRefused):
-            raise NetplayError(EXIT_RULES_REFUSED, f"{quoted(hello.name)} refused the rules")
-        if not self.begin_hosted():
-            raise NetplayError(EXIT_PEER_GONE, "another guest came first")
-        return answer.rules
-
-    async def guest_rules(self, hello: PeerHello) -> RuleSet:
-        """(guest) Take the host's proposal (it comes at once: ``cfg.hello_timeout_s``), accept or refuse
-        it (a rematch's must be the rules of the match before); on accepting, create the log file.
-        Returns the rules."""
-        cfg, game, session, rematch_of = self.cfg, self.game, self.session, self.rematch_of
-        proposed: RulesProposed | None = None
-        with trio.move_on_after(cfg.hello_timeout_s):  # the host proposes at once (protocol/wire.md §17)
-            proposed = await game.take(RulesProposed)
-        if proposed is None:
-            raise NetplayError(EXIT_PEER_GONE, f"{quoted(hello.name)} proposed no rules within "
-                               f"{cfg.hello_timeout_s:g} s")
-        if self._pin_host is not None:  # its signed proposal proves the key of its hello (protocol/wire.md §7.1)
-            self._pin_host()
-            self._pin_host = None
-        if rematch_of is not None:
-            ok = (rematch_of.rules is not None and proposed.rules == rematch_of.rules
-                  and proposed.move_time == rematch_of.move_time)
-            why = "" if ok else "other rules than the match before"
-        else:
-            refusal = await rules_refusal(cfg, proposed.rules, hello.name, proposed.move_time)
-            ok, why = refusal is None, refusal or ""
-        if not ok:
-            await game.act(session.floor.refuse_rules)
-            raise NetplayError(EXIT_RULES_REFUSED,
-                               f"you refused the rules of {hello.name}" + (f": {why}" if why else ""))
-        self.result.log_path = create_log(cfg, self.log, self.now, self.number, hello.name, before=self._resume_first)
-        await game.act(session.floor.accept_rules)
-        return (await game.take(RulesAgreed)).rules
+    def _create_log(self, peer_name: str) -> None:
+        """Create the match's log file (its resume file and lock first: :meth:`_resume_first`)."""
+        self.result.log_path = create_log(self.cfg, self.log, self.now, self.number, peer_name,
+                                          before=self._resume_first)
 
     def begin_hosted(self) -> bool:
         """(host) The guest's accepting ``agree`` -- its first signed message, which proves its key -- is in
@@ -377,8 +308,8 @@ class MatchSteps:
         session = self.session
         name, fingerprint = session.peer_name or "", session.peer_fingerprint or ""
         if self.rematch_of is None:
-            _pin_guest(self.cfg, name, fingerprint, self.peer_address)
-        self.result.log_path = create_log(self.cfg, self.log, self.now, self.number, name, before=self._resume_first)
+            pin_guest(self.cfg, name, fingerprint, self.peer_address)
+        self._create_log(name)
         return True
 
     def _resume_first(self, log_path: Path) -> None:
@@ -481,173 +412,3 @@ class MatchSteps:
                 return "claimed" if claimant == seat else "peer-left"
         return "played"
 
-    async def rejoined(self) -> None:
-        """(a restarted side) Wait until the peer is back and proven, so that our last statement, or
-        the acknowledgement of the peer's, can reach it (protocol/wire.md §14.5).  The reconnect wait
-        bounds it."""
-        while not self.game.conn.link_up:
-            await trio.sleep(0.05)
-
-    async def acknowledged(self) -> None:
-        """Wait until the peer holds our last statement for sure (protocol/wire.md §14.5): ping after it
-        and wait for the pong, again after any reconnection.  Returns at once when a message of the
-        peer came after it (the host's case).  A peer that never answers holds us at most the reconnect
-        wait plus the timeout (§17): then the match is complete, its acknowledgement unknown."""
-        cfg, game = self.cfg, self.game
-        session = game.session
-        if game.conn.link_up and session.pending_bytes:
-            await game.conn.send_pending()  # e.g. a dispute signed as the peer's statement came in (§16)
-        with trio.move_on_after(cfg.reconnect_wait_s + cfg.timeout_s):
-            while not session.delivered:
-                if game.conn.link_up:
-                    session.ping()
-                    await game.conn.send_pending()
-                with trio.move_on_after(1.0):
-                    while not session.delivered:
-                        await trio.sleep(0.01)
-        if not session.delivered:
-            self.say("note: the match is complete, but the peer did not acknowledge your last statement")
-
-    async def rematch(self, rematches_left: int) -> bool:
-        """After the match: offer / accept a rematch (protocol/wire.md §9.4).
-
-        The AI (``--ai``) says yes while ``rematches_left`` allows, a person is asked
-        (``cfg.hooks.ask_rematch``, else a line prompt when there is a terminal), nobody else
-        wants one.  Declining is closing the connection.  Returns True once both sides
-        sent ``rematch`` (the session's ``RematchAgreed``), False if we declined or the
-        peer left (or declined) first.
-        """
-        cfg, game = self.cfg, self.game
-        session = game.session
-        peer = self.result.peer_name or "the peer"
-        peer_offered = session.chain is not None and (1 - session.seat) in session.chain.referee.rematch
-        closed = session.waiting_for()[1] == "nothing"
-        if closed:
-            return False
-
-        async def ask() -> bool:
-            if cfg.hooks.ask_rematch is not None:
-                return await cfg.hooks.ask_rematch(peer, peer_offered)
-            if cfg.ai is not None:
-                return rematches_left > 0
-            if cfg.hooks.confirm is None:
-                return False
-            question = f"{peer} offers a rematch; play again? [y/N] " if peer_offered else "rematch? [y/N] "
-            return await trio.to_thread.run_sync(cfg.hooks.confirm, question, abandon_on_cancel=True)
-
-        want = await _unless_closed(game, ask)
-        if not want:
-            if want is None:
-                self.tell(f"{peer} left: no rematch")
-            return False
-        try:
-            await game.act(session.floor.offer_rematch)
-        except (NetGameError, TransportError):
-            self.tell(f"{peer} left: no rematch")
-            return False
-        if (1 - session.seat) not in (session.chain.referee.rematch if session.chain else ()):
-            self.tell(f"rematch offered; waiting for {peer} (they may decline by leaving)")
-
-        async def agreed() -> bool:
-            await game.take(RematchAgreed)
-            return True
-
-        got: bool | None = None
-        with trio.move_on_after(cfg.rematch_wait_s) as wait:
-            got = await _unless_closed(game, agreed)
-        if wait.cancelled_caught:
-            self.tell(f"{peer} did not answer the rematch offer within {cfg.rematch_wait_s:g} s")
-            return False
-        if not got:
-            self.tell(f"{peer} declined the rematch")
-            return False
-        return True
-
-
-async def _unless_closed(game: NetMatch, fn: Callable[[], Awaitable[bool]]) -> bool | None:
-    """``await fn()``, or None if the peer closes the connection first."""
-    index, value = await first_of(fn, lambda: game.take(ConnectionClosed))
-    return value if index == 0 else None
-
-
-def _pin_guest(cfg: NetConfig, name: str, fingerprint: str, peer_address: str) -> None:
-    """(host) Pin a guest that has signed (protocol/wire.md §7.1): guests are known by their key alone
-    (any guest may play; a known name with a new key is only a warning).  Raises NetplayError
-    (status 1) when the known-peers file is unusable."""
-    try:
-        note = keystore.KnownPeers.open(cfg.data).pin_guest(fingerprint, name, peer_address)
-    except keystore.KeyStoreError as exc:
-        raise NetplayError(EXIT_ERROR, str(exc)) from None
-    say(cfg, note)
-
-
-class _PinLater:
-    """Stands in for the known-peers file while the guest decides on the host's key: a new key is
-    remembered, and written by :meth:`write` only once the host has signed (protocol/wire.md §7.1)."""
-
-    def __init__(self, known: keystore.KnownPeers) -> None:
-        self.known = known
-        self.path = known.path
-        self.entry: tuple[str, str, str] | None = None
-
-    def add(self, fingerprint: str, name: str, address: str) -> None:
-        self.entry = (fingerprint, name, address)
-
-    def write(self) -> None:
-        if self.entry is not None:
-            self.known.add(*self.entry)
-
-
-def _check_code_key(cfg: NetConfig, hello: PeerHello) -> None:
-    """(a match by code) The peer's hello must carry the key that came with the code
-    (protocol/rendezvous.md §3): the guest takes no other host, the host admits no other guest (the
-    lobby drops that connection with a note; nothing was signed or written).  Raises NetplayError
-    (status 6) naming both keys."""
-    assert cfg.code_fingerprint is not None
-    if keystore.normalise_fingerprint(hello.fingerprint) == keystore.normalise_fingerprint(cfg.code_fingerprint):
-        if cfg.role == "guest":
-            say(cfg, f"peer: {quoted(hello.name)}, its key pinned by the code ({hello.fingerprint})")
-        return
-    if cfg.role == "guest":
-        raise NetplayError(EXIT_KEY_REFUSED, f"the host's key {hello.fingerprint} is not the key the code gave "
-                           f"({cfg.code_fingerprint}). Refused.")
-    raise NetplayError(EXIT_KEY_REFUSED, f"a guest with the key {hello.fingerprint}, not the key that came with "
-                       f"the code, was turned away")
-
-
-async def _pin(cfg: NetConfig, hello: PeerHello, peer_address: str) -> Callable[[], None]:
-    """(guest) Check the host's key against the known peers: ssh's rules (``--fingerprint``,
-    ``--accept-new``, a question).  Nothing is written yet: returns the call that pins a new key,
-    made once the host has signed (its ``rules``; protocol/wire.md §7.1, files.md).
-
-    Raises:
-        NetplayError: status 6 (the key is refused), 1 (the known-peers file is unusable; also from
-            the returned call).
-    """
-    try:
-        known = keystore.KnownPeers.open(cfg.data)
-    except keystore.KeyStoreError as exc:
-        raise NetplayError(EXIT_ERROR, str(exc)) from None
-    check = known.check(hello.fingerprint, hello.name, peer_address)
-    later = _PinLater(known)
-
-    def decide() -> str:
-        return keystore.decide_pin(check, later, expected_fingerprint=cfg.fingerprint,  # type: ignore[arg-type]
-                                   accept_new=cfg.accept_new, confirm=cfg.hooks.confirm)
-
-    def write() -> None:
-        try:
-            later.write()
-        except keystore.KeyStoreError as exc:
-            raise NetplayError(EXIT_ERROR, str(exc)) from None
-        except OSError as exc:
-            raise NetplayError(EXIT_ERROR, f"cannot write {known.path}: {exc.strerror or exc}") from None
-
-    try:
-        note = await trio.to_thread.run_sync(decide, abandon_on_cancel=True)
-    except keystore.PinningError as exc:
-        raise NetplayError(EXIT_KEY_REFUSED, str(exc)) from None
-    except keystore.KeyStoreError as exc:
-        raise NetplayError(EXIT_ERROR, str(exc)) from None
-    say(cfg, f"peer: {note}")
-    return write

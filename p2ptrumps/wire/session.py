@@ -40,6 +40,13 @@ early: the session holds them and sends each when it is our place to (see
 :class:`~p2ptrumps.events.CommitDue`).  Our deal-end and match-end
 statements are sent automatically when due.
 
+Parts (each a class of its own, along the protocol's seams): :class:`~p2ptrumps.wire.handshake.Handshake`
+(the hellos and admission, §7), :class:`~p2ptrumps.wire.floor.Floor` (our side of the chain: the intents,
+what falls due, §8-§9), :class:`~p2ptrumps.wire.resume.Resumption` (reconnecting, §14),
+:class:`~p2ptrumps.wire.outbox.Outbox` and :class:`~p2ptrumps.wire.outbox.EventQueue` (the bytes and
+events handed out), :class:`Gate` (when the session may still read and sign).  Reading frames is the
+module's functions below the class.
+
 Concurrent sends (protocol/wire.md §8.3): the host's message always takes a
 contested place in the chain; a guest message that crossed it is withdrawn and
 re-signed on top by this class automatically (if it is still allowed -- a move
@@ -48,28 +55,19 @@ crossing the host's resignation is dropped).  Nothing to do for the caller.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from ..events import (
-    ChatReceived,
     CommitDue,
     ConnectionClosed,
-    DealSigned,
     DroppedAfterEnd,
     Event,
     Flooded,
-    MatchSigned,
     ProtocolViolation,
-    RematchAgreed,
-    RematchOffered,
     Resumed,
     ResumeRefused,
     RevealDue,
-    RulesAgreed,
-    RulesProposed,
-    RulesRefused,
 )
 from ..rules import Position, RuleSet
 from . import framing
@@ -79,22 +77,81 @@ from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
 from .floor import Floor
 from .handshake import Handshake
 from .identity import Identity
+from .outbox import Direction, EventQueue, LogHook, Outbox
 from .referee import ABANDONED, DONE, REFUSED, REMATCHED, REVEAL, Referee
 from .resume import Resumption
 
 Role = Literal["host", "guest"]
-#: Events that report a peer's own message: never emitted for our own (the match machine's events are,
-#: for both seats: our own move comes back as a ``MovePlayed`` like the peer's).
-_PEER_ONLY = (ChatReceived, RematchOffered)
-#: Session events that happen once per match (emitted once even if a withdrawn message is re-signed).
-_MILESTONES = (RulesAgreed, RulesRefused, DealSigned, MatchSigned, RematchAgreed)
-Direction = Literal["sent", "received"]
 #: Most bytes kept for the next session once a rematch is agreed, until the transport switches to it
 #: (protocol/wire.md §9.4); more is a flood (§17).
 MAX_TRAILING_BYTES = 1 << 20
-LogHook = Callable[[bytes, Direction], None]
 
 __all__ = ["Direction", "LocalProtocolError", "LogHook", "RemoteProtocolError", "Role", "Session"]
+
+
+class Gate:
+    """Whether the session may still read, and sign now: alive (no violation, not closed, no rematch
+    agreed), the peer's key accepted, and not catching up after a resume (protocol/wire.md §7, §14.2
+    step 5).  Its ``LocalProtocolError`` says which is missing.
+
+    Args:
+        handshake: the hellos and the key accepted; ``resumption``: the resume exchange;
+        ``events``: the event queue (a rematch agreed there ends the session).
+    """
+
+    def __init__(self, handshake: Handshake, resumption: Resumption, events: EventQueue) -> None:
+        self.handshake, self.resumption, self.events = handshake, resumption, events
+        #: The joint chain, once both hellos are in.
+        self.chain: JointChain | None = None
+        self.dead = False  # violation or closed
+        self.closed = False
+        self.violation: ProtocolViolation | None = None
+
+    @property
+    def finished(self) -> bool:
+        """A rematch was agreed: this session reads no more (the next one takes the bytes)."""
+        return self.events.rematched
+
+    @property
+    def catching_up(self) -> bool:
+        """See :attr:`Session.catching_up`."""
+        return self.chain is not None and self.resumption.catching_up(len(self.chain))
+
+    def check_alive(self) -> None:
+        """``LocalProtocolError`` once the session is over (a violation, closed, or a rematch agreed)."""
+        if self.dead:
+            raise LocalProtocolError(
+                "the session is over" + (f" ({self.violation.reason})" if self.violation else " (connection closed)"))
+        if self.finished:
+            raise LocalProtocolError("the session is over (rematch agreed: start a new session)")
+
+    def current(self) -> Referee | None:
+        """The referee once the peer's key is accepted, else None (``LocalProtocolError`` when over)."""
+        self.check_alive()
+        return None if self.chain is None or not self.handshake.key_accepted else self.chain.referee
+
+    def peer_gone(self) -> bool:
+        """Whether the peer closed the connection once the match began (a claim is then only logged)."""
+        if self.closed and self.violation is None and not self.finished and self.handshake.key_accepted:
+            self.signing()
+            return True
+        return False
+
+    def ready(self) -> Referee:
+        """The referee, when we may sign now; else ``LocalProtocolError`` says why."""
+        self.check_alive()
+        return self.signing()
+
+    def signing(self) -> Referee:
+        """The referee, once the handshake is done and we are not catching up (``LocalProtocolError``)."""
+        if self.chain is None or not self.handshake.key_accepted:
+            raise LocalProtocolError("the handshake is not done (no peer key accepted yet)")
+        if self.catching_up:
+            held = "an unknown number of" if self.resumption.catch_up is None else str(self.resumption.catch_up)
+            raise LocalProtocolError(
+                f"catching up after a resume: the peer holds {held} messages, we {len(self.chain)}; nothing "
+                "is signed until the messages our log lost come back (protocol/wire.md §14.2)")
+        return self.chain.referee
 
 
 class Session:
@@ -140,21 +197,15 @@ class Session:
         self.peer_fingerprint: str | None = None
         self._handshake = Handshake(self.seat, identity, name, nonce, rules, move_time)
         self._resumption = Resumption(self.seat, identity)
-        self._on_message = on_message
         self._decoder = framing.FrameDecoder(max_frame_bytes)
-        self._out = bytearray()
-        self._events: deque[Event] = deque()
-        self._chain: JointChain | None = None
-        self.floor = Floor(self.seat, identity, self._emit_signed, self._ready, self._current, self._publish,
-                           self._peer_gone)
-        self._dead = False  # violation or closed
-        self._closed = False
-        self._finished = False  # rematch agreed: stop reading
-        self.violation: ProtocolViolation | None = None
+        self._outbox = Outbox(on_message, self._resumption)
+        self._events = EventQueue(self.seat, self._resumption)
+        self._gate = Gate(self._handshake, self._resumption, self._events)
+        self.floor = Floor(self.seat, identity, self._outbox.signed, self._gate.ready, self._gate.current,
+                           self._publish, self._gate.peer_gone)
         self._ping_counter = 0
-        self._milestones: set[Event] = set()
         self.trailing_data: bytes = b""
-        self._emit_frame(self._handshake.payload, log=True)
+        self._outbox.frame(self._handshake.payload, log=True)
 
     @classmethod
     def restore(cls, identity: Identity, frames: Sequence[bytes], secrets: Mapping[int, bytes], *,
@@ -200,34 +251,32 @@ class Session:
 
     def next_event(self) -> Event | None:
         """The next event, or None when there is none until more data arrives."""
-        return self._events.popleft() if self._events else None
+        return self._events.next()
 
     def data_to_send(self) -> bytes:
         """All bytes queued for the socket since the last call (may be ``b""``)."""
-        out = bytes(self._out)
-        self._out.clear()
-        return out
+        return self._outbox.take()
 
     @property
     def pending_bytes(self) -> int:
         """How many bytes are queued for the socket (not yet taken by :meth:`data_to_send`)."""
-        return len(self._out)
+        return len(self._outbox.buffer)
 
     @property
     def partial_frame(self) -> tuple[int, int] | None:
         """The peer's frame being received, incomplete: ``(stream offset of its first byte, bytes
         buffered)``, or None (the transport gives a frame a limited time to arrive whole,
         protocol/wire.md §2, §17)."""
-        return None if self._dead or self._finished else self._decoder.partial
+        return None if self._gate.dead or self._gate.finished else self._decoder.partial
 
     def ping(self) -> None:
         """Queue a heartbeat ``ping`` (outside the chain, unsigned, not logged); its ``pong`` may
         acknowledge our last message (protocol/wire.md §10, §14.5).  Nothing once the session is dead."""
-        if self._dead:
+        if self._gate.dead:
             return
         self._ping_counter = (self._ping_counter + 1) & 0xFFFFFFFF
         self._resumption.pinging(self._ping_counter)
-        self._out += framing.frame(m.Ping(self._ping_counter).encode())
+        self._outbox.buffer += framing.frame(m.Ping(self._ping_counter).encode())
 
     # ----- intents -------------------------------------------------------------
 
@@ -235,11 +284,9 @@ class Session:
         """Go on with the peer whose hello we got (after pinning / the user's confirmation); the host
         then sends its rule proposal.  ``LocalProtocolError`` before the peer's hello or when already
         accepted."""
-        self._check_alive()
-        proposal = self._handshake.accept(self._chain is not None)
-        if proposal is not None:
-            self._publish(self.floor.sign(proposal))
-        self._after_change()
+        self._gate.check_alive()
+        proposal = self._handshake.accept(self._gate.chain is not None)
+        self._publish(self.floor.sign(proposal) if proposal is not None else [])
 
     def begin_resume(self, nonce: bytes, resume_sent: bool = False) -> None:
         """Start again on a new connection (protocol/wire.md §14): forget the old connection's bytes
@@ -253,15 +300,16 @@ class Session:
         """
         if not isinstance(nonce, bytes) or len(nonce) != 32:
             raise ValueError("nonce must be 32 bytes")
-        chain = self._chain
-        if chain is None or not self._handshake.key_accepted or self.violation is not None or self._finished:
+        gate = self._gate
+        chain = gate.chain
+        if chain is None or not self._handshake.key_accepted or gate.violation is not None or gate.finished:
             raise LocalProtocolError("there is no match in progress to resume")
-        self._dead = self._closed = False
+        gate.dead = gate.closed = False
         self._decoder = framing.FrameDecoder(self._decoder.max_frame_bytes)
-        self._out.clear()
+        self._outbox.buffer.clear()
         self._resumption.begin(nonce, resume_sent)
         if self.role == "guest" and not resume_sent:
-            self._out += self._resumption.resume_frame(chain.game_id)
+            self._outbox.buffer += self._resumption.resume_frame(chain.game_id)
 
     def end_replay(self) -> None:
         """(a session made by :meth:`restore`) From now on, queue the events of what the chain takes;
@@ -276,58 +324,65 @@ class Session:
     def chain(self) -> JointChain | None:
         """The joint chain (read only), once both hellos are in: its referee and match machine
         (``chain.referee.match``) hold the whole state of the match."""
-        return self._chain
+        return self._gate.chain
+
+    @property
+    def violation(self) -> ProtocolViolation | None:
+        """The peer's breach of the protocol that ended the session (the frame as evidence), or None."""
+        return self._gate.violation
 
     @property
     def rules(self) -> RuleSet | None:
         """The agreed rules (None until the guest accepted)."""
-        return None if self._chain is None else self._chain.referee.rules
+        return None if self._gate.chain is None else self._gate.chain.referee.rules
 
     @property
     def move_time(self) -> int:
         """The agreed move clock, seconds per move (0: none, or not agreed yet; protocol/wire.md §16)."""
-        return 0 if self._chain is None else self._chain.referee.move_time
+        return 0 if self._gate.chain is None else self._gate.chain.referee.move_time
 
     @property
     def trumps(self) -> tuple[int, int] | None:
         """Own trump of seat 0 and seat 1, once both are chosen."""
-        return None if self._chain is None else self._chain.referee.trumps_pair
+        return None if self._gate.chain is None else self._gate.chain.referee.trumps_pair
 
     @property
     def position(self) -> Position | None:
         """A copy of the current deal's position (None before the first deal is dealt)."""
-        match = None if self._chain is None else self._chain.referee.match
+        match = None if self._gate.chain is None else self._gate.chain.referee.match
         return None if match is None or match.position is None else match.position.copy()
 
     @property
     def deal_number(self) -> int:
         """The current (or last) deal number, 0 before the first deal."""
-        return 0 if self._chain is None else self._chain.referee.deal
+        return 0 if self._gate.chain is None else self._gate.chain.referee.deal
 
     @property
     def score_halves(self) -> tuple[int, int]:
         """Match score in half-points (seat 0, seat 1)."""
-        return (0, 0) if self._chain is None else self._chain.referee.score()
+        return (0, 0) if self._gate.chain is None else self._gate.chain.referee.score()
 
     def waiting_for(self) -> tuple[int | None, str]:
         """Who the match waits for, and what: ``(seat, what)`` with ``what`` one of ``"hello"``,
         ``"key"``, ``"rules"``, ``"agree"``, ``"trump"``, ``"commit"``, ``"reveal"``, ``"move"``,
         ``"deal-end"``, ``"match-end"``, ``"rematch"`` (seat None: either side), ``"nothing"``
         (finished / dead)."""
-        if self._dead:
+        chain = self._gate.chain
+        if self._gate.dead:
             return None, "nothing"
-        if self._chain is None:
+        if chain is None:
             return 1 - self.seat, "hello"
         if not self._handshake.key_accepted:
             return self.seat, "key"
-        return self._chain.referee.waiting_for()
+        return chain.referee.waiting_for()
 
     @property
     def finished(self) -> bool:
         """Match ended (both signed), rules refused, rematch agreed, violation or closed."""
-        if self._dead or self._finished:
+        chain = self._gate.chain
+        if self._gate.dead or self._gate.finished:
             return True
-        return self._chain is not None and self._chain.referee.phase in (DONE, REFUSED, REMATCHED, ABANDONED)
+        return chain is not None and chain.referee.phase in (DONE, REFUSED, REMATCHED, ABANDONED)
 
     @property
     def delivered(self) -> bool:
@@ -341,7 +396,7 @@ class Session:
         """True while we may not sign (protocol/wire.md §14.2 step 5): a session restored from its log
         before its first resume is proven, or after a proven resume while our chain is shorter than the
         peer's ``confirmed`` count (our log lost messages the peer holds; they are coming back)."""
-        return self._chain is not None and self._resumption.catching_up(len(self._chain))
+        return self._gate.catching_up
 
     @property
     def reconnections(self) -> int:
@@ -350,82 +405,17 @@ class Session:
 
     # ----- internals -----------------------------------------------------------
 
-    def _emit_frame(self, payload: bytes, log: bool) -> None:
-        frame = framing.frame(payload)
-        if log and self._on_message is not None:
-            self._on_message(frame, "sent")
-        if self._resumption.resuming and log:
-            return  # a chained message made while resuming goes out from the chain once the peer proved itself
-        self._out += frame
-
-    def _emit_signed(self, msg: m.Signed, acked: bool) -> None:
-        self._resumption.sent(acked)
-        self._emit_frame(msg.payload, log=True)
-
-    def _check_alive(self) -> None:
-        if self._dead:
-            raise LocalProtocolError(
-                "the session is over" + (f" ({self.violation.reason})" if self.violation else " (connection closed)"))
-        if self._finished:
-            raise LocalProtocolError("the session is over (rematch agreed: start a new session)")
-
-    def _current(self) -> Referee | None:
-        self._check_alive()
-        return None if self._chain is None or not self._handshake.key_accepted else self._chain.referee
-
-    def _peer_gone(self) -> bool:
-        """Whether the peer closed the connection once the match began (a claim is then only logged)."""
-        if self._closed and self.violation is None and not self._finished and self._handshake.key_accepted:
-            self._signing()
-            return True
-        return False
-
-    def _ready(self) -> Referee:
-        """The referee, when we may sign now; else ``LocalProtocolError`` says why."""
-        self._check_alive()
-        return self._signing()
-
-    def _signing(self) -> Referee:
-        """The referee, once the handshake is done and we are not catching up (``LocalProtocolError``)."""
-        if self._chain is None or not self._handshake.key_accepted:
-            raise LocalProtocolError("the handshake is not done (no peer key accepted yet)")
-        if self.catching_up:
-            held = "an unknown number of" if self._resumption.catch_up is None else str(self._resumption.catch_up)
-            raise LocalProtocolError(
-                f"catching up after a resume: the peer holds {held} messages, we {len(self._chain or ())}; nothing "
-                "is signed until the messages our log lost come back (protocol/wire.md §14.2)")
-        return self._chain.referee
-
     def _publish(self, events: list[Event]) -> None:
-        """The events of what we signed; then what falls due."""
-        self._push_events(events)
-        self._after_change()
-
-    def _after_change(self) -> None:
-        """Send what is due from us by itself (statements, a given commitment or reveal); say what is due."""
-        if self._chain is None or not self._handshake.key_accepted or self._dead or self._finished \
-                or self.catching_up:
+        """The events of what we (or the peer) placed; then we send what is due from us by itself
+        (statements, a given commitment or reveal) and say what is due."""
+        self._events.push(events)
+        gate = self._gate
+        if gate.chain is None or not self._handshake.key_accepted or gate.dead or gate.finished \
+                or gate.catching_up:
             return
         due = self.floor.due()
-        self._events.extend(e for e in due if isinstance(e, (CommitDue, RevealDue)))
-        self._push_events([e for e in due if not isinstance(e, (CommitDue, RevealDue))])
-
-    def _push_events(self, events: list[Event]) -> None:
-        quiet = self._resumption.replaying
-        for ev in events:
-            if isinstance(ev, _PEER_ONLY) and ev.seat == self.seat:
-                continue
-            if isinstance(ev, RulesProposed) and self.role == "host":
-                continue
-            if isinstance(ev, _MILESTONES):
-                if ev in self._milestones:
-                    continue
-                self._milestones.add(ev)
-            if quiet:
-                continue  # part of what the restored chain holds once caught up (see end_replay)
-            self._events.append(ev)
-            if isinstance(ev, RematchAgreed):
-                self._finished = True
+        self._events.queue.extend(e for e in due if isinstance(e, (CommitDue, RevealDue)))
+        self._events.push([e for e in due if not isinstance(e, (CommitDue, RevealDue))])
 
 
 # ----- receiving: frames in, handed to the session's parts ------------------------------------
@@ -433,22 +423,22 @@ class Session:
 
 def _receive(s: Session, data: bytes) -> None:
     """:meth:`Session.receive_data`."""
-    if s._finished:
-        if not s._dead:  # after the rematch was agreed: kept for the next session, up to a bound
+    if s._gate.finished:
+        if not s._gate.dead:  # after the rematch was agreed: kept for the next session, up to a bound
             s.trailing_data += data
             if len(s.trailing_data) > MAX_TRAILING_BYTES:
                 _flooded(s, f"more than {MAX_TRAILING_BYTES} bytes arrived after the rematch was agreed, "
                               "before the new match began")
         return
-    if s._dead:
+    if s._gate.dead:
         return
     if not data:
-        s._dead = s._closed = True
-        s._events.append(ConnectionClosed(s.finished and not s._decoder.buffered))
+        s._gate.dead = s._gate.closed = True
+        s._events.queue.append(ConnectionClosed(s.finished and not s._decoder.buffered))
         return
     s._decoder.feed(data)
     for _ in range(1 << 20):  # bounded: each pass consumes a frame
-        if s._dead or s._finished:
+        if s._gate.dead or s._gate.finished:
             break
         try:
             got = s._decoder.next_frame()
@@ -466,48 +456,48 @@ def _receive(s: Session, data: bytes) -> None:
         except PeerFlood as exc:
             _flooded(s, str(exc))
             return
-    if s._finished:
+    if s._gate.finished:
         s.trailing_data += s._decoder.buffered
 
 
 def _violate(s: Session, exc: RemoteProtocolError, evidence: bytes) -> None:
-    s._dead = True
-    if s._chain is not None and s._chain.referee.phase == DONE:
+    s._gate.dead = True
+    if s._gate.chain is not None and s._gate.chain.referee.phase == DONE:
         # After the match nothing but chat and rematch is logged: junk is dropped, not evidence
         # (protocol/wire.md §12, "After the match"); the match stays complete.
-        s._closed = True
-        s._events.append(DroppedAfterEnd(exc.code, exc.reason))
-        s._events.append(ConnectionClosed(False))  # the session reads nothing more
+        s._gate.closed = True
+        s._events.queue.append(DroppedAfterEnd(exc.code, exc.reason))
+        s._events.queue.append(ConnectionClosed(False))  # the session reads nothing more
         return
-    s.violation = ProtocolViolation(exc.code, exc.reason, evidence)
-    if evidence and s._on_message is not None:
+    violation = s._gate.violation = ProtocolViolation(exc.code, exc.reason, evidence)
+    if evidence:
         for payload in exc.evidence:  # superseded messages the offending one equivocates against (§12)
-            s._on_message(framing.frame(payload), "received")
-        s._on_message(evidence, "received")
-    s._events.append(s.violation)
+            s._outbox.received(framing.frame(payload))
+        s._outbox.received(evidence)
+    s._events.queue.append(violation)
 
 def _flooded(s: Session, reason: str) -> None:
     """The peer went beyond a limit no log can show (protocol/wire.md §17): stop reading, log nothing."""
-    s._dead = s._closed = True
+    s._gate.dead = s._gate.closed = True
     s.trailing_data = b""
-    s._events.append(Flooded(reason))
+    s._events.queue.append(Flooded(reason))
 
 def _handle(s: Session, frame: bytes, payload: bytes) -> None:
     msg = m.decode_frame(payload)
     if isinstance(msg, m.Ping):
-        s._out += framing.frame(m.Pong(msg.n).encode())
+        s._outbox.buffer += framing.frame(m.Pong(msg.n).encode())
     elif isinstance(msg, m.Pong):
         s._resumption.pong(msg.n)
     elif isinstance(msg, (m.Resume, m.Proof)) or s._resumption.resuming:
         _on_resume_frame(s, frame, msg)
     elif isinstance(msg, (m.Ticket, m.Refuse)):
-        refused = s._handshake.admission(msg, s._chain is None)
+        refused = s._handshake.admission(msg, s._gate.chain is None)
         if refused is not None:
-            s._dead = s._closed = True
-            s._events.append(refused)
+            s._gate.dead = s._gate.closed = True
+            s._events.queue.append(refused)
     elif isinstance(msg, m.Hello):
         _take_hello(s, frame, payload, msg)
-    elif s._chain is None:
+    elif s._gate.chain is None:
         raise RemoteProtocolError("out-of-turn", f"a {msg.kind} message arrived before the peer's hello")
     else:
         _place_received(s, frame, msg)
@@ -515,16 +505,16 @@ def _handle(s: Session, frame: bytes, payload: bytes) -> None:
 def _take_hello(s: Session, frame: bytes, payload: bytes, hello: m.Hello) -> None:
     """The peer's hello: checked (protocol/wire.md §7.1), logged, and the game's chain built."""
     key = s._handshake.check_hello(hello)
-    if s._on_message is not None:
-        s._on_message(frame, "received")
-    s._chain, event = s._handshake.take_hello(payload, hello, key)
-    s.game_id, s.peer_name, s.peer_fingerprint = s._chain.game_id, hello.name, key.fingerprint
-    s.floor.attach(s._chain)
-    s._events.append(event)
+    s._outbox.received(frame)
+    chain, event = s._handshake.take_hello(payload, hello, key)
+    s._gate.chain = chain
+    s.game_id, s.peer_name, s.peer_fingerprint = chain.game_id, hello.name, key.fingerprint
+    s.floor.attach(chain)
+    s._events.queue.append(event)
 
 def _place_received(s: Session, frame: bytes, msg: m.Signed | m.Envelope) -> None:
     """A ``msg`` of the chain from the peer (protocol/wire.md §8.2, §14.2 step 5)."""
-    chain, floor, resumption = s._chain, s.floor, s._resumption
+    chain, floor, resumption = s._gate.chain, s.floor, s._resumption
     assert chain is not None
     if resumption.reconnections and msg.seq < len(chain) and chain.entries[msg.seq].hash == msg.hash:
         return  # sent again after a reconnection and already held (§14.2 step 5)
@@ -538,48 +528,45 @@ def _place_received(s: Session, frame: bytes, msg: m.Signed | m.Envelope) -> Non
     if result.superseded:
         return
     resumption.heard()  # placed after ours: it acknowledges them (§14.5)
-    if s._on_message is not None:
-        s._on_message(frame, "received")
-    s._push_events(result.events)
+    s._outbox.received(frame)
+    s._events.push(result.events)
     if result.withdrawn:
-        s._push_events(floor.resign_withdrawn(result.withdrawn, chain.entries[msg.seq], s.catching_up))
-    s._after_change()
+        s._events.push(floor.resign_withdrawn(result.withdrawn, chain.entries[msg.seq], s.catching_up))
+    s._publish([])
 
 def _adopt_own(s: Session, frame: bytes, msg: m.Signed | m.Envelope) -> None:
     """Place one of our own messages that the peer sent back after a resume while we catch up (our
     log had lost it, protocol/wire.md §14.2 step 5): it must carry our good signature and fit the end
     of our chain (else ``RemoteProtocolError``, as ``place_own``); it is logged, and a commitment of
     ours takes its secret from the resume file."""
-    chain, floor = s._chain, s.floor
+    chain, floor = s._gate.chain, s.floor
     assert chain is not None
     chain.check_signature(msg)
     signed = msg if isinstance(msg, m.Signed) else msg.open()
     events = chain.place_own(signed)
-    if s._on_message is not None:
-        s._on_message(frame, "received")
+    s._outbox.received(frame)
     if isinstance(signed.body, m.CommitMsg):
         floor.commitments.came_back(signed.body, chain.game_id)
-    s._push_events(events)
+    s._events.push(events)
     if not s.catching_up:
-        s._after_change()
+        s._publish([])
 
 def _on_resume_frame(s: Session, frame: bytes, msg: m.RawFrame) -> None:
-    chain = s._chain
-    if chain is None or s._finished:
+    chain = s._gate.chain
+    if chain is None or s._gate.finished:
         raise RemoteProtocolError("out-of-turn", f"a {type(msg).__name__.lower()} frame outside a reconnection")
     step = s._resumption.on_frame(frame, msg, chain)
-    s._out += step.out
+    s._outbox.buffer += step.out
     if step.refused is not None:  # the new connection is not the peer: the match is untouched
-        s._dead = s._closed = True
-        s._events.append(ResumeRefused(step.refused))
+        s._gate.dead = s._gate.closed = True
+        s._events.queue.append(ResumeRefused(step.refused))
     if not step.proven:
         return
-    if s._on_message is not None:
-        s._on_message(step.log, "received")
+    s._outbox.received(step.log)
     for e in chain.entries[step.resend:]:
-        s._out += framing.frame(e.payload)
-    s._events.append(Resumed(s._resumption.reconnections))
-    s._after_change()
+        s._outbox.buffer += framing.frame(e.payload)
+    s._events.queue.append(Resumed(s._resumption.reconnections))
+    s._publish([])
 
 
 def _restore(cls: type[Session], identity: Identity, frames: Sequence[bytes], secrets: Mapping[int, bytes], *,
@@ -607,7 +594,7 @@ def _restore(cls: type[Session], identity: Identity, frames: Sequence[bytes], se
     except RemoteProtocolError as exc:
         raise ValueError(f"log frame #1: {exc.reason} [{exc.code}]") from None
     s._handshake.key_accepted = True
-    chain, floor = s._chain, s.floor
+    chain, floor = s._gate.chain, s.floor
     assert chain is not None
     resumption = s._resumption
     for i, msg in enumerate(decoded[2:], start=2):
@@ -624,7 +611,7 @@ def _restore(cls: type[Session], identity: Identity, frames: Sequence[bytes], se
             raise ValueError(f"log frame #{i}: {exc.reason} [{exc.code}]") from None
         if msg.seat == s.seat and isinstance(msg.body, m.CommitMsg):
             floor.commitments.came_back(msg.body, chain.game_id, dict(secrets))
-        s._push_events(events)
+        s._events.push(events)
     ref = chain.referee
     ends = [i for i, e in enumerate(chain.entries) if isinstance(e.body, m.MatchEndMsg)]
     if ref.phase == DONE:  # our last statement may never have reached the peer (§14.5)
@@ -638,8 +625,8 @@ def _restore(cls: type[Session], identity: Identity, frames: Sequence[bytes], se
             and ref.deal not in floor.commitments.secrets:
         raise ValueError(f"the secret of our commitment for deal {ref.deal} is missing from the resume file "
                          "(or does not open it): we cannot reveal, which forfeits the match")
-    s._events.clear()
-    s._on_message = on_message
+    s._events.queue.clear()
+    s._outbox.on_message = on_message
     resumption.catch_up = None  # nothing is signed before the peer said what it holds (§14.2 step 5)
     resumption.replaying = True
     floor.commitments.stored = {d: v for d, v in secrets.items() if isinstance(v, bytes) and len(v) == 32}
