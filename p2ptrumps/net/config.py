@@ -328,7 +328,8 @@ class NetResult:
     #: Set when we left the match (protocol/wire.md §15) and both signed its end: why the run ends
     #: with status 130 once the connection is closed.
     left: str | None = None
-    #: The match ended disputed (protocol/wire.md §16): a claim on time was refused; no one won it.
+    #: Deals of the match were settled as disputed (protocol/wire.md §16: claimed on time and disputed
+    #: twice): they have no result; the decided deals stand.
     disputed: bool = False
 
 

@@ -32,10 +32,12 @@ import trio
 
 from ..cards import suit_label
 from ..events import (
+    Abandoned,
     ChatReceived,
     Claimed,
     CommitDue,
     ConnectionClosed,
+    Continued,
     DealEnded,
     DealSigned,
     Disputed,
@@ -405,8 +407,8 @@ class NetSeat:
             self.over = True
 
     async def run(self) -> None:
-        """Play our seat until the match is decided and both seats signed it (or a claim was disputed,
-        protocol/wire.md §16).  May be cancelled and run again (we leave: the end still comes).
+        """Play our seat until the match is decided and both seats signed it (or it is abandoned,
+        protocol/wire.md §15.1).  May be cancelled and run again (we leave: the end still comes).
 
         Raises:
             TransportError: the connection failed.
@@ -426,7 +428,7 @@ class NetSeat:
             await self._take(step)
 
     async def until_over(self) -> None:
-        """Wait, showing nothing more to our player, until the match is signed complete or disputed (we
+        """Wait, showing nothing more to our player, until the match is signed complete or abandoned (we
         left it: protocol/wire.md §15)."""
         while referee_of(self.session).phase not in (DONE, ABANDONED):
             await self._changed.wait()
@@ -562,14 +564,16 @@ class NetSeat:
             self._drop_stale_ends()
         if isinstance(ev, Left) and ev.seat != self.seat:
             self._peer_left = True
+        if isinstance(ev, Disputed):
+            self._drop_stale_ends()  # the claim's end of the deal (or of the match) is taken back
         self._say(ev)
         await self.player.observe(ev)  # type: ignore[arg-type]
-        if isinstance(ev, Disputed):
+        if isinstance(ev, Abandoned) and referee_of(self.session).phase == ABANDONED:
             self.over = True
 
     async def _until_decided(self) -> None:
-        """Until the match's signed end (or a dispute) is among the events to show."""
-        while not any(isinstance(e, (MatchSigned, Disputed)) for e in self._events):
+        """Until the match's signed end (or an abandonment) is among the events to show."""
+        while not any(isinstance(e, (MatchSigned, Abandoned)) for e in self._events):
             await self._changed.wait()
 
     def _drop_stale_ends(self) -> None:
@@ -594,6 +598,17 @@ class NetSeat:
             game.note(f"{self.peer} chose {suit_label(ev.suit, cfg.ascii_only)}: now choose yours")
         elif isinstance(ev, Claimed) and ev.seat != self.seat and len(ev.deals) == 1:
             game.note(f"your time ran out: {self.peer} claimed deal {ev.deal}")
+        elif isinstance(ev, Disputed):
+            who = "you" if ev.seat == self.seat else self.peer
+            game.note(f"{who} disputed the claim on time on deal {ev.deal}: "
+                      + (f"deal {ev.deal} has no result (its second dispute)" if ev.settled
+                         else "the deal goes on from where it stood"))
+        elif isinstance(ev, Abandoned):
+            game.note("you ended the match as abandoned by the opponent (the decided deals stand)"
+                      if ev.seat == self.seat else
+                      f"{self.peer} ended the match as abandoned by you: the decided deals stand")
+        elif isinstance(ev, Continued):
+            game.note(f"{'you' if ev.seat == self.seat else self.peer} took the abandonment back: play goes on")
 
     def _say_trumps(self, mine: int, theirs: int) -> None:
         a = self.cfg.ascii_only

@@ -104,17 +104,19 @@ def match_complete(session: Session) -> bool:
 
 
 def note_disputed(cfg: NetConfig, session: Session, result: NetResult) -> None:
-    """The match in ``session`` ended disputed (protocol/wire.md §16): set ``result`` and say so (once)."""
+    """The match in ``session`` has deals settled as disputed (protocol/wire.md §16: two claims on time,
+    each refused by the claimed seat's own clock): set ``result`` and say which (once)."""
     chain = session.chain
-    if chain is None or chain.referee.match is None or not chain.referee.match.disputes or result.disputed:
+    match = None if chain is None else chain.referee.match
+    if match is None or result.disputed:
         return
-    ref = chain.referee
-    result.score_halves = ref.score()
+    settled = sorted(n for n, why in match.no_result.items() if why == "disputed")
+    if not settled:
+        return
     result.disputed = True
-    assert ref.match is not None
-    who = "you" if ref.match.disputes[-1][1] == session.seat else "the opponent"
-    say(cfg, f"the match ended disputed: {who} disputed a claim on time that the own clock contradicted "
-        "(wire.md §16); no one wins it")
+    deals = ", ".join(map(str, settled))
+    say(cfg, f"{'deal' if len(settled) == 1 else 'deals'} {deals}: no result -- claimed on time and disputed twice "
+        "(wire.md §16: a log cannot tell whose clock was right); the decided deals stand")
 
 
 @dataclass
@@ -359,17 +361,15 @@ class MatchSteps:
 
     async def play(self) -> None:
         """The trumps and the deals, played by our seat up to the signed end, or the match's early end:
-        we left, the peer left, a seat claimed the rest between deals, or a claim was disputed
+        we left, the peer left, a seat claimed the rest between deals, or a seat abandoned it
         (:meth:`play_or_leave`)."""
         how = await self.play_or_leave()
         result, session = self.result, self.session
         result.record = machine_of(session).record
-        if how == "disputed":
-            note_disputed(self.cfg, session, result)
-            return
         complete = match_complete(session)
         if complete:
             result.score_halves = session.score_halves
+            note_disputed(self.cfg, session, result)
         if how != "we-left":
             return
         if complete:  # the match is complete: close the connection as usual, then report (status 130)
@@ -398,12 +398,13 @@ class MatchSteps:
         return "we-left"
 
     def how(self) -> str:
-        """How the match ended, as its chain says: ``"played"`` (every deal), ``"disputed"`` (a claim was
-        disputed, §16), ``"we-left"`` / ``"peer-left"`` (a seat left, §15, or the peer claimed the rest
-        between deals, §16) or ``"claimed"`` (we did)."""
+        """How the match ended, as its chain says: ``"played"`` (every deal, some perhaps settled as
+        disputed, §16), ``"abandoned"`` (a seat ended it as abandoned by the other, §15.1), ``"we-left"`` /
+        ``"peer-left"`` (a seat left, §15, or the peer claimed the rest between deals, §16) or ``"claimed"``
+        (we did)."""
         match, seat = machine_of(self.session), self.session.seat
-        if match.disputes:
-            return "disputed"
+        if match.phase == "abandoned":
+            return "abandoned"
         if match.left is not None:
             return "we-left" if match.left == seat else "peer-left"
         dealt = {d.number for d in match.deals}
