@@ -403,8 +403,6 @@ class NetSeat:
             self._held_match = MatchEnded(match.score_halves(), match.record)
         if ref.phase == DONE:
             self._events.append(MatchSigned(match.score_halves()))
-        if ref.phase == ABANDONED:
-            self.over = True
 
     async def run(self) -> None:
         """Play our seat until the match is decided and both seats signed it (or it is abandoned,
@@ -418,8 +416,8 @@ class NetSeat:
             if self._events:
                 await self._show(self._events.popleft())
                 continue
-            if self.over:
-                return
+            if self.over or referee_of(self.session).phase == ABANDONED:
+                return  # (an abandonment shown: the match stands abandoned, protocol/wire.md §15.1)
             self._offer_expired()
             step = self.our_step()
             if step is None:
@@ -568,8 +566,12 @@ class NetSeat:
             self._drop_stale_ends()  # the claim's end of the deal (or of the match) is taken back
         self._say(ev)
         await self.player.observe(ev)  # type: ignore[arg-type]
-        if isinstance(ev, Abandoned) and referee_of(self.session).phase == ABANDONED:
-            self.over = True
+        if isinstance(ev, Abandoned) and ev.seat != self.seat:
+            # The peer's abandonment reached us after a resume: its continue follows at once when it
+            # takes it back (protocol/wire.md §15.1); a moment for it.
+            with trio.move_on_after(self.cfg.statement_wait_s):
+                while referee_of(self.session).phase == ABANDONED and not self.game.conn.error:
+                    await self._changed.wait()
 
     async def _until_decided(self) -> None:
         """Until the match's signed end (or an abandonment) is among the events to show."""

@@ -38,7 +38,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import trio
@@ -52,6 +52,7 @@ from ..wire.session import Session
 from .agreement import Agreement, pin_guest
 from .claims import Claims
 from .config import (
+    ABANDON_CONTINUE_S,
     EXIT_ERROR,
     EXIT_LEFT,
     NetConfig,
@@ -65,7 +66,7 @@ from .matchlock import hold_match
 from .prompts import ProgressPrinter, choose_trump, our_player
 from .race import first_of
 from .resumefile import ResumeFile, path_for
-from .seat import NetGameError, NetMatch, NetSeat, machine_of
+from .seat import NetGameError, NetMatch, NetSeat, machine_of, referee_of
 from .transport import Connection
 
 
@@ -95,6 +96,15 @@ def open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetR
         log.close()
         raise NetplayError(EXIT_ERROR, f"cannot write the match log: {exc.strerror or exc}") from None
     return log, session, NetResult(None, 0 if cfg.role == "host" else 1)
+
+
+def abandoned_by_us(session: Session) -> bool:
+    """Whether the match in ``session`` stands abandoned by our seat (protocol/wire.md §15.1): its resume
+    file stays, for ``resume`` to take it back if the peer comes back."""
+    chain = session.chain
+    ref = None if chain is None else chain.referee
+    return ref is not None and ref.phase == ABANDONED and ref.abandoned is not None and \
+        ref.abandoned[3] == session.seat
 
 
 def match_complete(session: Session) -> bool:
@@ -252,12 +262,14 @@ class MatchSteps:
 
     async def _after_ready(self, conn: Connection, rematches_left: int) -> bool:
         session = self.session
+        if self.restored:
+            await self.take_back_abandonment()
         await self.play()
         end = MatchEnd(self.cfg, self.game, self.result.peer_name)
         if self.restored:
             await end.rejoined()
         await end.acknowledged()
-        if self.resume is not None and match_complete(session) and session.delivered:
+        if self.resume is not None and match_complete(session) and session.delivered and not abandoned_by_us(session):
             # Nothing left to resume (files.md): gone now, not when the process ends -- a person
             # may quit at the end screen, which cancels this side before it ends on its own.
             self.resume.delete()
@@ -265,6 +277,30 @@ class MatchSteps:
         if not again:
             conn.closing_ok = True
         return again
+
+    async def take_back_abandonment(self) -> None:
+        """(a match taken up after we ended it as abandoned by the peer) Once the peer is back and proven,
+        send ``continue`` -- within 24 hours of the abandonment; after them the match stays abandoned
+        (protocol/wire.md §15.1; the resume file's ``abandoned_at``, files.md)."""
+        session, resume = self.session, self.resume
+        ref = referee_of(session)
+        if ref.phase != ABANDONED or ref.abandoned is None or ref.abandoned[3] != session.seat:
+            return
+        at = None if resume is None else resume.abandoned_at
+        since = None
+        with contextlib.suppress(ValueError, TypeError):
+            since = (datetime.now(UTC) - datetime.strptime(at or "", "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC))
+        if since is None or since.total_seconds() > ABANDON_CONTINUE_S:
+            self.say(f"you ended this match as abandoned by the opponent {'at ' + at if at else ''} -- more than "
+                     f"{ABANDON_CONTINUE_S // 3600} hours ago: it stays abandoned")
+            return
+        while not self.game.conn.link_up or session.catching_up:  # the peer is back, and proven (§14.2)
+            await trio.sleep(0.05)
+        await self.game.act(session.floor.take_back_abandonment)
+        assert resume is not None
+        resume.abandoned_at = None
+        resume.save()
+        self.say("the opponent is back: you took your abandonment back, and the match goes on where it stood")
 
     async def agree(self) -> tuple[str, RuleSet]:
         """Hellos, pinning and the rules (protocol/wire.md §7, §9.1); the log file is created when the
