@@ -416,8 +416,11 @@ class NetSeat:
             if self._events:
                 await self._show(self._events.popleft())
                 continue
-            if self.over or referee_of(self.session).phase == ABANDONED:
-                return  # (an abandonment shown: the match stands abandoned, protocol/wire.md §15.1)
+            if self.over:
+                return
+            if referee_of(self.session).phase == ABANDONED:
+                await self._continue_or_over()
+                continue
             self._offer_expired()
             step = self.our_step()
             if step is None:
@@ -566,12 +569,20 @@ class NetSeat:
             self._drop_stale_ends()  # the claim's end of the deal (or of the match) is taken back
         self._say(ev)
         await self.player.observe(ev)  # type: ignore[arg-type]
-        if isinstance(ev, Abandoned) and ev.seat != self.seat:
-            # The peer's abandonment reached us after a resume: its continue follows at once when it
-            # takes it back (protocol/wire.md §15.1); a moment for it.
+        if isinstance(ev, Abandoned):
+            await self._continue_or_over()
+
+    async def _continue_or_over(self) -> None:
+        """The match stands abandoned (protocol/wire.md §15.1).  By the peer, whose abandonment reached
+        us after a resume: its ``continue`` follows at once when it takes it back -- a moment for it
+        (``cfg.statement_wait_s``); then, still abandoned, our seat is over."""
+        ref = referee_of(self.session)
+        if ref.abandoned is not None and ref.abandoned[3] != self.seat:
             with trio.move_on_after(self.cfg.statement_wait_s):
-                while referee_of(self.session).phase == ABANDONED and not self.game.conn.error:
+                while referee_of(self.session).phase == ABANDONED and self.game.conn.error is None:
                     await self._changed.wait()
+        if referee_of(self.session).phase == ABANDONED and not self._events:
+            self.over = True
 
     async def _until_decided(self) -> None:
         """Until the match's signed end (or an abandonment) is among the events to show."""
