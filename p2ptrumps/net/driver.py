@@ -121,7 +121,9 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
             while True:
                 if cfg.hooks.on_link is not None:
                     left = clock_text(deadline - trio.current_time())
-                    cfg.hooks.on_link(f"connection lost — reconnecting ({left} left)")
+                    # what happens at the end of the wait, said during it (protocol/wire.md §15.1)
+                    cfg.hooks.on_link(f"connection lost — reconnecting ({left} left; then the match ends as "
+                                      "abandoned by the opponent)")
                 await trio.sleep(1.0)
 
         async def tries() -> Link | None:

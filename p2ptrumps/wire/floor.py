@@ -12,6 +12,7 @@ message is not allowed now; nothing is sent then.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from ..events import Event
@@ -22,7 +23,7 @@ from .chain import JointChain
 from .commitments import Commitments
 from .errors import LocalProtocolError
 from .identity import Identity
-from .referee import DONE, MATCH_END, PLAY, TRANSITIONS, Referee
+from .referee import ABANDONED, DONE, MATCH_END, PLAY, TRANSITIONS, Referee
 
 #: ``claim_check(step)``: whether our own clock ran out on ``step`` (``(step, deal, turn, seat)``,
 #: protocol/wire.md §16).
@@ -207,6 +208,8 @@ class Floor:
         ref = self.chain.referee
         events: list[Event] = []
         for _ in range(8):  # at most a few automatic messages in a row
+            if self.displaced and ref.phase not in (DEAL_END, MATCH_END, ABANDONED):
+                events += self._sign_displaced()  # the match came back to where they were (§16, §15.1)
             seat, what = ref.waiting_for()
             if seat != self.seat:
                 break
@@ -214,8 +217,6 @@ class Floor:
             if body is None:
                 break
             events += self.sign(body)
-            if isinstance(body, m.DisputeMsg):
-                events += self._sign_displaced()
         announced = self.commitments.announce(ref)
         if announced is not None:
             events.append(announced)
@@ -233,15 +234,14 @@ class Floor:
         return ref.expected_deal_end() if what == DEAL_END else ref.expected_match_end()
 
     def _sign_displaced(self) -> list[Event]:
-        """After our dispute: our floor messages the claim displaced, signed again where the match is back
-        at our step (protocol/wire.md §16: a deal's first dispute); dropped otherwise."""
+        """Our floor messages a claim or an abandonment displaced, signed again now that the match is
+        past its statements: back at our step after our first dispute (protocol/wire.md §16) or the
+        continue (§15.1) -- else no longer allowed: they stay dropped (:attr:`dropped` names them already)."""
         events: list[Event] = []
         displaced, self.displaced = self.displaced, []
         for body in displaced:
-            try:
+            with contextlib.suppress(LocalProtocolError):  # no longer allowed: it stays in :attr:`dropped`
                 events += self.sign(self._refresh(body))
-            except LocalProtocolError as exc:
-                self.dropped.append((body, str(exc)))
         return events
 
     def resign_withdrawn(self, withdrawn: list[m.Signed], host_msg: m.Signed, catching_up: bool) -> list[Event]:
@@ -265,7 +265,7 @@ class Floor:
                 events += self.sign(self._refresh(old.body))
             except LocalProtocolError as exc:
                 self.dropped.append((old.body, str(exc)))
-                if host_msg.kind == "claim" and TRANSITIONS[old.body.KIND][1] == "floor":
+                if host_msg.kind in ("claim", "abandon") and TRANSITIONS[old.body.KIND][1] == "floor":
                     self.displaced.append(old.body)
         return events
 
