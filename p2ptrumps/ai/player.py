@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 #: The levels whose move takes no search: chosen at once, without a worker thread.
 INSTANT_LEVELS = ("random", "greedy")
 
-#: An unproven search value (centi-cards, for the AI's seat) at or below which the
-#: AI accepts a draw offer: it believes itself at least two cards behind.
+#: An unproven search value (for the AI's seat) at or below which the AI accepts a draw offer: for
+#: ``normal`` (the hand-made evaluation, centi-cards) two cards behind; for ``strong`` (the fitted
+#: evaluation, 400 to the log-odds) a chance of winning of at most 38 %.
 DRAW_ACCEPT_BELOW = -200
 
 #: Seconds the AI thinks at least before answering a draw offer: a short search's
