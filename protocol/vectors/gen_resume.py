@@ -168,8 +168,9 @@ def lost_tail(victim: str, at: int, lost: int) -> tuple[Side, Side]:
     return host, guest
 
 
-def claim_in_play(claimant: int) -> ConnectionPair:
-    """``claimant``'s peer never moves in deal 1; ``claimant`` claims the deal on time; deal 2 is played."""
+def _stalled(claimant: int) -> tuple[ConnectionPair, Side]:
+    """A pair stopped at the first move of deal 1, which is the staller's -- ``claimant``'s peer, whose
+    script no longer acts (its ``paused``) -- and the staller."""
     scripts = [Script("host"), Script("guest")]
     _pause_when(scripts[1 - claimant], _to_move(0))
     pair = _pair(host=scripts[0], guest=scripts[1])
@@ -178,6 +179,12 @@ def claim_in_play(claimant: int) -> ConnectionPair:
     assert pair.host.session.waiting_for() == (1 - claimant, "move") and \
         _chain_len(pair.host) == _chain_len(pair.guest), "the staller did not come to move"
     staller.script.on_event = None
+    return pair, staller
+
+
+def claim_in_play(claimant: int) -> ConnectionPair:
+    """``claimant``'s peer never moves in deal 1; ``claimant`` claims the deal on time; deal 2 is played."""
+    pair, staller = _stalled(claimant)
     pair.sides[claimant].session.floor.claim()
     pair.deliver(pair.sides[claimant], staller)  # the claim arrives before the staller wakes up
     staller.script.paused = False
@@ -203,13 +210,9 @@ def claim_between_deals(disputed: bool = False) -> ConnectionPair:
 
 def claim_disputed_in_play(claimant: int) -> ConnectionPair:
     """``claimant`` claims deal 1 while its peer is to move; the peer's own clock had not run out:
-    it answers with a ``dispute`` in place of its deal-end statement; the match ends disputed (§16)."""
-    scripts = [Script("host"), Script("guest")]
-    _pause_when(scripts[1 - claimant], _to_move(0))
-    pair = _pair(host=scripts[0], guest=scripts[1])
-    staller = pair.sides[1 - claimant]
-    pair.run()
-    staller.script.on_event = None
+    it answers with a ``dispute`` in place of its deal-end statement; the deal's first dispute takes the
+    claim back, and the match is played to its end (§16)."""
+    pair, staller = _stalled(claimant)
     steps: list[tuple[str, int, int, int]] = []
     staller.session.floor.claim_check = lambda step: bool(steps.append(step))  # False: our clock says no
     pair.sides[claimant].session.floor.claim()
@@ -225,12 +228,7 @@ def claim_disputed_twice_in_play(claimant: int) -> ConnectionPair:
     first dispute takes the claim back (the deal goes on at the same position, the peer to move); the
     second settles deal 1 as disputed (no result); deal 2 is dealt by the seat that did not deal deal 1,
     as after a draw, and played (§16)."""
-    scripts = [Script("host"), Script("guest")]
-    _pause_when(scripts[1 - claimant], _to_move(0))
-    pair = _pair(host=scripts[0], guest=scripts[1])
-    staller = pair.sides[1 - claimant]
-    pair.run()
-    staller.script.on_event = None
+    pair, staller = _stalled(claimant)
     staller.session.floor.claim_check = lambda step: False
     for _ in range(2):
         assert staller.session.waiting_for() == (1 - claimant, "move")
