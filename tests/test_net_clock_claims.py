@@ -129,15 +129,17 @@ async def claimer(stream: trio.abc.Stream, seat: int, claim_after_s: float, log:
 
 
 async def run(tmp_path: Path, claim_after_s: float, step: str = "move", *, claimer_seat: int = 0, deals: int = 1,
-              trump_s: float | None = None) -> tuple[config.NetResult, list[bytes], str]:
+              trump_s: float | None = None, player: Callable[[str], object] = SlowThinker,
+              ) -> tuple[config.NetResult, list[bytes], str]:
     """The hostile :func:`claimer` in ``claimer_seat`` against the honest networked stack in the other
-    seat (``driver.play_over``: moves of 30 s, its trump chosen at once or in ``trump_s`` seconds)."""
+    seat (``driver.play_over``: ``player(name)`` moves, by default in 30 s; its trump chosen at once or in
+    ``trump_s`` seconds)."""
     ours, theirs = trio.testing.memory_stream_pair()
     honest = 1 - claimer_seat
     cfg = config.NetConfig(role="guest" if honest else "host", identity=GUEST_KEY if honest else HOST_KEY,
                            name="Gus" if honest else "Hana", data=tmp_path, accept_new=True, out=io.StringIO(),
                            timeout_s=10, log_path=tmp_path / "honest.p2plog",
-                           hooks=config.SeatHooks(make_player=lambda c, seat: SlowThinker(c.name),
+                           hooks=config.SeatHooks(make_player=lambda c, seat: player(c.name),  # type: ignore[arg-type,return-value]
                                                   choose_trump=slow_trump(trump_s) if trump_s is not None else None),
                            trump=None if trump_s is not None else 1)
     if not honest:
@@ -226,6 +228,57 @@ async def test_a_claim_between_deals_never_wins_a_deal(
     assert all(d["reason"] != "time" for d in deals), honest
     # disputed (the first dispute: the deal goes on) or withdrawn: deal 2 was played out, both statements signed
     assert len(deals) == 2 and deals[1]["reason"] is not None and not result.disputed, honest
+
+
+class Sleeper:
+    """An honest player whose machine sleeps 30 s (no time for trio: its monotonic clock stops) half a
+    second into its move, then moves 4 s after it was asked (mock time) -- within the 5 s clock as an
+    awake machine counts, far past it as its player lived it."""
+
+    asleep = False
+
+    def __init__(self, name: str = "Gus") -> None:
+        self.info = PlayerInfo(name, "test")
+
+    async def choose_move(self, position: Position, seat: int) -> Action:
+        await trio.sleep(0.5)  # into the step: the clock ticks on our move
+        Sleeper.asleep = True
+        await trio.sleep(3.5)
+        return position.legal_moves()[0]
+
+    async def observe(self, event: Event) -> None:
+        return None
+
+    async def accept_draw(self, position: Position, seat: int) -> bool:
+        return False
+
+
+class SleepShim:
+    """The boot clock's meter as a test sets it (``system.boottime.SleepMeter``): 30 s slept, once,
+    when the :class:`Sleeper` fell asleep."""
+
+    def slept(self) -> float:
+        if Sleeper.asleep:
+            Sleeper.asleep = False
+            return 30.0
+        return 0.0
+
+
+async def test_a_sleeper_accepts_the_claim_its_own_clock_justifies(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, autojump_clock: trio.testing.MockClock) -> None:
+    """wire.md §16.1 (a laptop sleeps in the middle of its own move): the own clock counts the time its
+    machine slept, so when the claim comes 3 s (awake) into the step, the sleeper agrees that its time ran
+    out -- the same claim an awake player would dispute (above)."""
+    from p2ptrumps.net import seat as seat_module
+
+    monkeypatch.setattr(seat_module, "SleepMeter", SleepShim)
+    Sleeper.asleep = False
+    result, log, out = await run(tmp_path, 3.0, player=Sleeper)
+    js, _ = verdicts(result, log)
+    assert (js["status"], js["score"]) == ("valid", [1.0, 0.0]), js["reason"]
+    assert js["claims"] == [{"seat": 0, "message": js["claims"][0]["message"], "deals": [1], "disputed": None}]  # type: ignore[index]
+    assert [(d["winner"], d["reason"]) for d in js["deals"]] == [(0, "time")]  # type: ignore[attr-defined]
+    assert "disputed" not in out
 
 
 async def test_a_claim_after_the_whole_clock_is_accepted(tmp_path: Path,
