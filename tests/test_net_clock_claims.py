@@ -337,6 +337,22 @@ def test_a_claim_is_checked_against_our_own_record_of_the_step() -> None:
     assert clock.ran_out(step) and not clock.ran_out(("move", 1, 5, 0))
 
 
+def test_an_outage_counts_only_past_its_allowance() -> None:
+    """wire.md §16: the first 120 s of each outage do not count on a step's clock, the rest does; a new
+    outage has its own allowance."""
+    clock = MoveClock(60)
+    step = ("move", 2, 7, 0)
+    clock.tick(step, 0, True, 0.0)  # the step begins
+    clock.tick(step, 0, True, 5.0)
+    for _ in range(13):  # 130 s down: 10 s past the allowance
+        clock.tick(step, 0, False, 10.0)
+    assert clock.used_s == pytest.approx(5.0 + 10.0)
+    clock.tick(step, 0, True, 1.0)  # back: counted as usual
+    for _ in range(12):  # a new outage of 120 s: nothing
+        clock.tick(step, 0, False, 10.0)
+    assert clock.used_s == pytest.approx(16.0) and not clock.ran_out(step)
+
+
 class _FakeTable:
     def __init__(self) -> None:
         self.calls: list[object] = []

@@ -85,7 +85,7 @@ class Claims:
                                                     f"{cfg.statement_wait_s:g} s (it is due at once)"))
                     await trio.sleep_forever()  # the connection ends the match
                 continue
-            if clock.expired(key):
+            if clock.expired(key) and self.game.conn.link_up:  # never across an outage: no round trip (§16)
                 handled.add((key, len(self._machine().disputes)))
                 await self._claim(key)
 
