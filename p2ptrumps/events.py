@@ -117,11 +117,29 @@ class Left:
 @dataclass(frozen=True)
 class Disputed:
     """``seat`` disputed the claim of ``claimant`` on ``deal`` (protocol/wire.md §16): its own clock had
-    not run out.  The claim won nothing; the match ended decided by no one."""
+    not run out.  The claim won nothing.  ``settled`` False (the deal's first dispute): the match goes on
+    from where the claim found it; True (its second): the deal has no result, and the match goes on with
+    the next deal or ends."""
 
     seat: int
     claimant: int
     deal: int
+    settled: bool = False
+
+
+@dataclass(frozen=True)
+class Abandoned:
+    """``seat`` ended the match as abandoned by the other seat, which it says stayed away
+    (protocol/wire.md §15.1): the decided deals stand, the deal at stake has no result."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Continued:
+    """``seat``, which had abandoned the match, took it back (protocol/wire.md §15.1): play goes on."""
+
+    seat: int
 
 
 @dataclass(frozen=True)
@@ -148,7 +166,7 @@ class MatchEnded:
 #: Everything the match machine says.
 MatchEvent = (
     TrumpChosen | DealStarted | MovePlayed | MovesTakenBack | Withdrawn | DrawOffered | DrawAnswered | Resigned
-    | Claimed | Left | Disputed | DealEnded | MatchEnded
+    | Claimed | Left | Disputed | Abandoned | Continued | DealEnded | MatchEnded
 )
 
 

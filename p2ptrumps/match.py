@@ -1,7 +1,8 @@
 """The match machine: the one engine that decides every match.
 
 Source: RULES.md §2 (own trumps), §3 (the dealer), §4-§7 (a deal), §8 (the match); protocol/wire.md
-§9.6 (draw offers), §15 (leaving) and §16 (claims on time and disputes).
+§9.6 (draw offers), §15 (leaving), §15.1 (abandoning and continuing) and §16 (claims on time and
+disputes).
 
 Sans-IO, in the manner of h11 and wsproto: :meth:`Match.send` takes one action of one seat (or of the
 deal source, seat None), checks it against the rules once, applies it and returns the
@@ -13,7 +14,7 @@ play and ``verify`` -- gives it the deal seeds and the seats' actions, and react
 The match goes through these phases (:attr:`Match.phase`)::
 
     trump -> deal -> play -> deal-end -> deal -> play -> ... -> over
-                                 \\-> (a dispute) disputed
+         (any phase but over: an abandonment) -> abandoned -> (its continue) back where it was
 
 * ``trump``: seat 0 chooses its own trump, then seat 1 another suit (:class:`ChooseTrump`);
   skipped when the trumps are given.
@@ -23,13 +24,20 @@ The match goes through these phases (:attr:`Match.phase`)::
   a draw or answer the other's offer, claim on time, or leave.
 * ``deal-end``: the deal is over; :class:`NextDeal` (seat None) goes on once the drivers have seen
   it (offline at once; over the network once both seats signed the result).
-* ``over``: every deal is decided (:class:`~p2ptrumps.events.MatchEnded`); ``disputed``: a claim on
-  time was disputed (protocol/wire.md §16), the match ended decided by no one.
+* ``over``: every deal is decided or settled without a result (:class:`~p2ptrumps.events.MatchEnded`).
+* ``abandoned``: a seat ended the match as abandoned by the other (protocol/wire.md §15.1); its
+  :class:`Continue` takes the match back to where the abandonment found it.
+
+A claim on time is answered by the claimed seat (protocol/wire.md §16): accepted (nothing to do here),
+or disputed -- a deal's first dispute takes the claim back and the match goes on from where the claim
+found it; its second settles the deal as disputed (no result) and the match goes on with the next deal,
+dealt as after a draw, or ends.
 
 The results are values the machine keeps: each dealt deal's :class:`~p2ptrumps.record.DealRecord`
-(its moves and outcome, None while unfinished or after a dispute) in :attr:`Match.record`, and the
-deals awarded without being dealt (:attr:`Match.awarded`: forfeited by a seat that left, or won by a
-claim between deals).  The score is computed from them.
+(its moves and outcome, None while unfinished or without a result) in :attr:`Match.record`, the deals
+without a result and why (:attr:`Match.no_result`: ``"disputed"``, ``"abandoned"``), and the deals
+awarded without being dealt (:attr:`Match.awarded`: forfeited by a seat that left, or won by a claim
+between deals).  The score is computed from them.
 
 For the wire chain, :meth:`Match.mark` and :meth:`Match.rewind` take the match back to an earlier
 state cheaply (protocol/wire.md §8.3: the guest's tentative messages withdrawn).
@@ -42,7 +50,9 @@ from typing import NamedTuple
 
 from .cards import SUIT_LETTERS
 from .events import (
+    Abandoned,
     Claimed,
+    Continued,
     DealEnded,
     DealStarted,
     Disputed,
@@ -110,6 +120,20 @@ class Dispute:
 
 
 @dataclass(frozen=True)
+class Abandon:
+    """End the match as abandoned by the other seat (protocol/wire.md §15.1).  ``claim_open``: a claim
+    is open (its claimed seat has neither accepted nor disputed it) -- the abandonment takes it back."""
+
+    claim_open: bool = False
+
+
+@dataclass(frozen=True)
+class Continue:
+    """(the seat that abandoned) Take the abandonment back: the match is where it found it
+    (protocol/wire.md §15.1)."""
+
+
+@dataclass(frozen=True)
 class Deal:
     """(the deal source, seat None) The due deal is dealt from ``seed`` (32 bytes; ignored for a deal
     set up from a position)."""
@@ -123,11 +147,11 @@ class NextDeal:
 
 
 #: What a seat may do.
-Action = Move | ChooseTrump | Resign | OfferDraw | AnswerDraw | Undo | Claim | Leave | Dispute
+Action = Move | ChooseTrump | Resign | OfferDraw | AnswerDraw | Undo | Claim | Leave | Dispute | Abandon | Continue
 #: What the deal source (seat None) does.
 SourceAction = Deal | NextDeal
 
-TRUMP, DEAL, PLAY, DEAL_END, OVER, DISPUTED = "trump", "deal", "play", "deal-end", "over", "disputed"
+TRUMP, DEAL, PLAY, DEAL_END, OVER, ABANDONED = "trump", "deal", "play", "deal-end", "over", "abandoned"
 #: The outcomes a deal may have without its moves reaching them.
 ENDED_BY_SEATS = ("resign", "agreed-draw", "time")
 
@@ -156,6 +180,9 @@ class Mark(NamedTuple):
     forfeited: tuple[int, ...]
     claims: int
     disputes: int
+    no_result: dict[int, str]
+    abandoned: tuple[Mark, int] | None
+    abandonments: int
 
 
 class Match:
@@ -219,6 +246,15 @@ class Match:
         self.claims: list[tuple[int, tuple[int, ...]]] = []
         #: Each dispute: the index of the disputed claim in :attr:`claims` and the disputer.
         self.disputes: list[tuple[int, int]] = []
+        #: The state each claim found (for its first dispute), parallel to :attr:`claims`.
+        self._claim_marks: list[Mark] = []
+        #: Deals without a result: deal number -> ``"disputed"`` (its second dispute) or ``"abandoned"``
+        #: (at stake when the match was abandoned); replaced, never changed in place.
+        self.no_result: dict[int, str] = {}
+        #: The state the abandonment in force found, and its seat; None when none is.
+        self.abandoned: tuple[Mark, int] | None = None
+        #: Each abandonment: the seat that signed it, in order (protocol/wire.md §15.1).
+        self.abandonments: list[int] = []
         self.record: MatchRecord | None = None
         if resume is not None:
             self.record = resume
@@ -280,7 +316,7 @@ class Match:
     def waiting_for(self) -> tuple[int | None, str]:
         """``(seat, what)`` the match waits for: ``"trump"`` (that seat's), ``"deal"`` (the deal source:
         seat None), ``"move"`` (the seat to move), ``"deal-end"`` (the drivers: seat None, then
-        :class:`NextDeal`), ``"nothing"`` (over or disputed)."""
+        :class:`NextDeal`), ``"nothing"`` (over or abandoned)."""
         if self.phase == TRUMP:
             return (0 if self.trumps[0] is None else 1), "trump"
         if self.phase == DEAL:
@@ -291,6 +327,10 @@ class Match:
         if self.phase == DEAL_END:
             return None, "deal-end"
         return None, "nothing"
+
+    def disputes_of(self, deal: int) -> int:
+        """How many disputes deal ``deal`` had (protocol/wire.md §16: the second settles it)."""
+        return sum(1 for claim, _ in self.disputes if self.claims[claim][1][0] == deal)
 
     @property
     def due(self) -> int:
@@ -353,6 +393,10 @@ class Match:
             return self._leave(seat)
         if isinstance(action, Dispute):
             return self._dispute(seat)
+        if isinstance(action, Abandon):
+            return self._abandon(seat, action.claim_open)
+        if isinstance(action, Continue):
+            return self._continue(seat)
         raise IllegalActionError(f"{action!r} is not a move or an intent")
 
     def _in_play(self, what: str) -> Position:
@@ -477,6 +521,10 @@ class Match:
             assert self.position is not None
             if self.position.to_move != 1 - seat:
                 raise IllegalActionError("claimed on time, but the match waits for itself")
+            self._claim_marks.append(self.mark())
+            # The claim's end is applied to a copy: the position the claim found stays as it was, for a
+            # dispute to take the match back to (a mark of the chain keeps the copy).
+            self.position = self.position.copy()
             self.position.lose_on_time(1 - seat)
             won: tuple[int, ...] = (self.number,)
             self.claims.append((seat, won))
@@ -486,6 +534,7 @@ class Match:
         if self.phase not in (TRUMP, DEAL):
             raise IllegalActionError(f"claimed on time in phase {self.phase}")
         due = self.number + 1
+        self._claim_marks.append(self.mark())
         won = self._award_rest(due, seat)
         self.claims.append((seat, won))
         return [Claimed(seat, due, won), self._match_ended()]
@@ -508,7 +557,11 @@ class Match:
         if self.phase not in (TRUMP, DEAL, PLAY, DEAL_END):
             raise IllegalActionError(f"left the match in phase {self.phase}")
         self.left = seat
-        events: list[MatchEvent] = [Left(seat)]
+        return [Left(seat), *self._leave_effect(seat)]
+
+    def _leave_effect(self, seat: int) -> list[MatchEvent]:
+        """What a leave of ``seat`` does in the phase now: the deal in play resigned, or the rest forfeited."""
+        events: list[MatchEvent] = []
         if self.phase == PLAY:
             assert self.position is not None
             self.position.resign(seat)
@@ -523,30 +576,96 @@ class Match:
             raise IllegalActionError("no deal has just ended")
         deal = self.deal
         assert deal is not None and deal.outcome is not None
+        return self._after_deal(next_dealer(deal.dealer, deal.outcome))
+
+    def _after_deal(self, dealer: int) -> list[MatchEvent]:
+        """The deal in play is over (with a result, or settled without one): the deals a leave forfeited,
+        the match's end, or the next deal, dealt by ``dealer``."""
         if self.left is not None:
             self.forfeited = self._award_rest(self.number + 1, 1 - self.left)
             return [self._match_ended()]
         if self.number >= self.rules.deals:
             return [self._match_ended()]
-        self.dealer = next_dealer(deal.dealer, deal.outcome)
+        self.dealer = dealer
         self.phase = DEAL
         return []
 
     def _dispute(self, seat: int) -> list[MatchEvent]:
+        """The claimed seat disputes the last claim (protocol/wire.md §16): the deal's first dispute takes
+        the claim back (the match as the claim found it), its second settles the deal as disputed."""
         if self.phase not in (DEAL_END, OVER):
             raise IllegalActionError(f"disputed in phase {self.phase}")
         if not self.claims or self.claims[-1][0] != 1 - seat or any(i == len(self.claims) - 1
                                                                     for i, _ in self.disputes):
             raise IllegalActionError("disputed, but no claim against it is open")
-        claimant, won = self.claims[-1]
-        deal = self.deal
-        if len(won) == 1 and deal is not None and deal.number == won[0] and deal.outcome is not None:
-            deal.outcome = None  # the claim in play: its deal has no result
-        else:
-            self.awarded = {d: s for d, s in self.awarded.items() if d not in won}
-        self.disputes.append((len(self.claims) - 1, seat))
-        self.phase = DISPUTED
-        return [Disputed(seat, claimant, won[0])]
+        index = len(self.claims) - 1
+        claimant, won = self.claims[index]
+        deal = won[0]
+        second = self.disputes_of(deal) >= 1
+        left = self.left
+        self._back_to(self._claim_marks[index])
+        self.disputes.append((index, seat))
+        events: list[MatchEvent] = [Disputed(seat, claimant, deal, second)]
+        if not second:
+            self.draw_offer = None  # an offer the claim closed stays closed
+            if left is not None and self.left is None:  # a leave after the claim keeps its effect
+                self.left = left
+                events += self._leave_effect(left)
+            elif not self.quiet and self.phase == PLAY and self.position is not None:
+                events.append(Withdrawn(0, self.position.copy()))
+            return events
+        self.no_result = {**self.no_result, deal: "disputed"}
+        self.left = left
+        if self.phase == PLAY:  # the deal in play is over, without a result
+            assert self.dealer is not None
+            self.draw_offer = None
+            self.phase = DEAL_END
+            return events + self._after_deal(1 - self.dealer)
+        return [*events, self._match_ended()]  # a deal being prepared: never dealt, the match ends
+
+    def _back_to(self, mark: Mark) -> None:
+        """Take the match back to ``mark`` keeping the record of claims, disputes and abandonments."""
+        claims, disputes, marks, abandonments = self.claims[:], self.disputes[:], self._claim_marks[:], \
+            self.abandonments[:]
+        self.rewind(mark)
+        self.claims[:], self.disputes[:], self._claim_marks[:], self.abandonments[:] = \
+            claims, disputes, marks, abandonments
+
+    def _abandon(self, seat: int, claim_open: bool) -> list[MatchEvent]:
+        """``seat`` ends the match as abandoned by the other (protocol/wire.md §15.1): the decided deals
+        stand; the deal at stake (in play, or ended by the open claim) has no result."""
+        if self.phase == ABANDONED:
+            raise IllegalActionError("abandoned a match already abandoned")
+        mark = self.mark()
+        if claim_open and self.claims:
+            _, won = self.claims[-1]
+            deal = self.deal
+            if len(won) == 1 and deal is not None and deal.number == won[0] and deal.outcome is not None:
+                deal.outcome = None  # the claim in play: its deal is at stake again
+                self.no_result = {**self.no_result, won[0]: "abandoned"}
+            else:
+                self.awarded = {d: s for d, s in self.awarded.items() if d not in won}
+        elif self.phase == PLAY:
+            self.no_result = {**self.no_result, self.number: "abandoned"}
+        if self.left is not None and not self.forfeited and self.phase == DEAL_END:
+            self.forfeited = tuple(range(self.number + 1, self.rules.deals + 1))
+            self.awarded = {**self.awarded, **dict.fromkeys(self.forfeited, 1 - self.left)}
+        self.abandoned = (mark, seat)
+        self.abandonments.append(seat)
+        self.draw_offer = None
+        self.phase = ABANDONED
+        return [Abandoned(seat)]
+
+    def _continue(self, seat: int) -> list[MatchEvent]:
+        """The seat that abandoned takes it back (protocol/wire.md §15.1): the match where it was."""
+        if self.phase != ABANDONED or self.abandoned is None or self.abandoned[1] != seat:
+            raise IllegalActionError("continued a match it did not abandon")
+        self._back_to(self.abandoned[0])
+        self.abandoned = None
+        events: list[MatchEvent] = [Continued(seat)]
+        if not self.quiet and self.phase == PLAY and self.position is not None:
+            events.append(Withdrawn(0, self.position.copy()))
+        return events
 
     def _start_of(self, deal: DealRecord) -> Position:
         assert self.record is not None
@@ -574,7 +693,7 @@ class Match:
             self.phase, self.number, self.dealer, self.trumps, pos, 0 if pos is None else len(pos._stack),
             len(deals), 0 if deal is None else len(deal.moves), None if deal is None else deal.outcome,
             self.draw_offer, self.draw_offer_turns, self.left, self.awarded, self.forfeited, len(self.claims),
-            len(self.disputes))
+            len(self.disputes), self.no_result, self.abandoned, len(self.abandonments))
 
     def rewind(self, mark: Mark) -> list[MatchEvent]:
         """Take the match back to ``mark`` (made by :meth:`mark` on this match, which has only gone on
@@ -595,7 +714,10 @@ class Match:
         self.draw_offer_turns = mark.draw_offer_turns
         self.left, self.awarded, self.forfeited = mark.left, mark.awarded, mark.forfeited
         del self.claims[mark.claims:]
+        del self._claim_marks[mark.claims:]
         del self.disputes[mark.disputes:]
+        self.no_result, self.abandoned = mark.no_result, mark.abandoned
+        del self.abandonments[mark.abandonments:]
         if None in self.trumps:
             self.record = None
         if self.quiet:

@@ -238,6 +238,8 @@ class MatchRecord:
             return deal.outcome.describe(names)
         if self.no_result.get(deal.number) == "disputed":
             return N_("disputed: no result (a claim on time was disputed)")
+        if self.no_result.get(deal.number) == "abandoned":
+            return N_("abandoned: no result (the match was abandoned)")
         return N_("unfinished (not played to its end)")
 
     # ----- derived ---------------------------------------------------------
@@ -475,10 +477,11 @@ class MatchRecord:
             if not i:
                 continue
             prev = self.deals[i - 1]
-            if prev.outcome is None:
+            if prev.outcome is None and prev.number not in self.no_result:
                 raise RecordError(N_("deal %(number)d: deal %(before)d before it has no result (only the last deal "
                                      "may be unfinished)", number=i + 1, before=i))
-            dealer = next_dealer(prev.dealer, prev.outcome)
+            # A deal settled without a result (a match log's, protocol/wire.md §9.3): as after a draw.
+            dealer = 1 - prev.dealer if prev.outcome is None else next_dealer(prev.dealer, prev.outcome)
             if deal.dealer != dealer:
                 raise RecordError(N_("deal %(number)d: dealt by seat %(seat)d, but after deal %(before)d seat "
                                      "%(dealer)d deals (RULES.md §3: the loser deals; after a draw the other player)",

@@ -139,8 +139,8 @@ def test_the_command_prints_the_list_and_json(tmp_path: Path, pair_logs: tuple[b
     damaged = [ln for ln in capsys.readouterr().out.splitlines() if "invalid: " in ln]
     assert len(damaged) == 1 and damaged[0].endswith("(logs/2025-03-02_1805_host_vs-guest.p2plog)")  # named
     assert out.splitlines()[-2:] == [
-        "opponent   played  won  drawn  lost  undecided  disputes  outages you/them  streak",
-        "AI greedy  2       0    0      2     0          -         -                 L2"]
+        "opponent   played  won  drawn  lost  undecided  disputes  outages you/them  abandoned you/them  streak",
+        "AI greedy  2       0    0      2     0          -         -                 -                   L2"]
     assert main(["history", "--json", "--since", "2025-03-01"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [(m["path"], m["check"].split(":")[0]) for m in doc["matches"]] == [
@@ -205,8 +205,8 @@ def test_files_that_are_no_match_are_named_apart_never_as_a_row(tmp_path: Path, 
             f"{history_when('2025-01-01T12:00:00Z')}  AI greedy  36 cards, 3 deals  lost ½-2½  record",
             "",
             "per opponent:",
-            "opponent   played  won  drawn  lost  undecided  disputes  outages you/them  streak",
-            "AI greedy  1       0    0      1     0          -         -                 L1",
+            "opponent   played  won  drawn  lost  undecided  disputes  outages you/them  abandoned you/them  streak",
+            "AI greedy  1       0    0      1     0          -         -                 -                   L1",
             "",
             "5 files in records/ and logs/ are not match files (not listed, not counted):",
             "  logs/x.p2plog: not a match log (it does not start as one)",

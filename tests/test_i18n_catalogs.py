@@ -68,7 +68,7 @@ KEY_HINTS = {hint: hint.rsplit(" ", len(hint.split(" ")) - keys)[0] for hint, ke
     ("Esc back", 1), ("y yes", 1), ("n no", 1), ("↑↓ PgUp PgDn scroll", 3), ("q Esc close the rules", 2),
     ("Tab complete", 1), ("Esc close", 1), ("Enter play", 1), ("Enter send", 1), ("p pick up", 1),
     ("←→↑↓ select", 1), ("? help", 1), ("q quit", 1), ("Enter second card", 1), ("Enter choose", 1),
-    ("Enter next deal", 1), ("a play again", 1))}
+    ("Enter next deal", 1), ("a play again", 1), ("y leave", 1), ("a adjourn", 1), ("n play on", 1))}
 
 _PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sd]|\{[a-z_]+\}")
 

@@ -8,7 +8,9 @@ import hashlib
 import pytest
 
 from p2ptrumps.events import (
+    Abandoned,
     Claimed,
+    Continued,
     DealEnded,
     DealStarted,
     Disputed,
@@ -23,9 +25,11 @@ from p2ptrumps.events import (
     Withdrawn,
 )
 from p2ptrumps.match import (
+    Abandon,
     AnswerDraw,
     ChooseTrump,
     Claim,
+    Continue,
     Deal,
     Dispute,
     IllegalActionError,
@@ -174,19 +178,48 @@ def test_either_seat_resigns_at_any_time_in_play() -> None:
         match.send(1, Resign())
 
 
-def test_a_claim_in_play_ends_the_deal_on_time_and_a_dispute_takes_its_result_back() -> None:
+def test_a_claim_in_play_ends_the_deal_on_time_and_a_first_dispute_takes_it_back() -> None:
     match = dealt()
+    move = first(match)
+    match.send(1, move)  # seat 1 is the elder (seat 0 deals)
+    before = state(match)
     with pytest.raises(IllegalActionError, match=r"^claimed on time, but the match waits for itself$"):
-        match.send(1, Claim())  # seat 1 is to move
-    events = match.send(0, Claim())
-    assert events[0] == Claimed(0, 1, (1,))
-    assert isinstance(events[1], DealEnded) and events[1].outcome == Outcome(0, "time")
-    assert match.score_halves() == (2, 0)
+        match.send(0, Claim())  # seat 0 is to move
+    events = match.send(1, OfferDraw())
+    assert events == [DrawOffered(1, 1)]
+    events = match.send(1, Claim())
+    assert events[0] == Claimed(1, 1, (1,))
+    assert isinstance(events[1], DealEnded) and events[1].outcome == Outcome(1, "time")
+    assert match.score_halves() == (0, 2)
     with pytest.raises(IllegalActionError, match=r"^disputed, but no claim against it is open$"):
-        match.send(0, Dispute())
-    assert match.send(1, Dispute()) == [Disputed(1, 0, 1)]
-    assert match.score_halves() == (0, 0) and match.deal is not None and match.deal.outcome is None
-    assert (match.phase, match.disputes, match.waiting_for()) == ("disputed", [(0, 1)], (None, "nothing"))
+        match.send(1, Dispute())
+    events = match.send(0, Dispute())
+    assert events[0] == Disputed(0, 1, 1, False)
+    assert isinstance(events[1], Withdrawn) and events[1].count == 0
+    assert events[1].position is not None and match.position is not None
+    assert events[1].position.key() == match.position.key()
+    # where the claim found it: the same position, seat 0 to move, the draw offer the claim closed closed
+    assert (match.phase, match.score_halves(), match.deal.outcome if match.deal else 1) == ("play", (0, 0), None)
+    assert state(match)[:-2] == before[:-2] and match.draw_offer is None  # all but the claims and the leaver
+    assert match.waiting_for() == (0, "move") and match.disputes_of(1) == 1
+    match.send(0, first(match))  # play goes on
+
+
+def test_a_second_dispute_settles_the_deal_without_a_result_and_the_next_is_dealt_as_after_a_draw() -> None:
+    match = dealt(dealer=0)
+    for n in (1, 2):
+        match.send(0, Claim())  # seat 1 (the elder) is to move
+        events = match.send(1, Dispute())
+        assert events[0] == Disputed(1, 0, 1, n == 2)
+    assert (match.phase, match.no_result, match.score_halves(), match.dealer) == ("deal", {1: "disputed"}, (0, 0), 1)
+    assert match.deal is not None and match.deal.outcome is None
+    match.send(None, Deal(seed(2)))
+    assert (match.number, match.deal.dealer, match.waiting_for()) == (2, 1, (0, "move"))
+    last = dealt(deals=1)
+    for _ in range(2):
+        last.send(0, Claim())
+        events = last.send(1, Dispute())
+    assert events == [Disputed(1, 0, 1, True), MatchEnded((0, 0), last.record)] and last.phase == "over"
 
 
 def test_a_claim_between_deals_wins_every_deal_not_dealt() -> None:
@@ -196,8 +229,39 @@ def test_a_claim_between_deals_wins_every_deal_not_dealt() -> None:
     events = match.send(0, Claim())  # the commitments of deal 2 are the wire's: the referee checks the floor
     assert events[0] == Claimed(0, 2, (2, 3))
     assert isinstance(events[1], MatchEnded) and events[1].score_halves == (4, 2)
-    assert match.send(1, Dispute()) == [Disputed(1, 0, 2)]
-    assert match.score_halves() == (0, 2) and match.awarded == {}
+    assert match.send(1, Dispute()) == [Disputed(1, 0, 2, False)]
+    assert (match.phase, match.score_halves(), match.awarded) == ("deal", (0, 2), {})
+    match.send(0, Claim())
+    assert match.send(1, Dispute()) == [Disputed(1, 0, 2, True), MatchEnded((0, 2), match.record)]
+    assert (match.phase, match.no_result, match.number) == ("over", {2: "disputed"}, 1)
+
+
+def test_an_abandonment_keeps_what_was_decided_and_a_continue_takes_it_back() -> None:
+    match = dealt()
+    play_out(match)
+    match.send(None, NextDeal())
+    match.send(None, Deal(seed(2)))
+    decided = match.score_halves()
+    before = state(match)
+    assert match.send(0, Abandon()) == [Abandoned(0)]
+    assert (match.phase, match.no_result, match.score_halves(), match.abandonments) == (
+        "abandoned", {2: "abandoned"}, decided, [0])
+    with pytest.raises(IllegalActionError, match=r"^continued a match it did not abandon$"):
+        match.send(1, Continue())
+    events = match.send(0, Continue())
+    assert events[0] == Continued(0) and isinstance(events[1], Withdrawn)
+    assert (state(match), match.no_result, match.abandonments) == (before, {}, [0])
+
+
+def test_an_abandonment_takes_an_open_claim_back() -> None:
+    match = dealt()
+    match.send(0, Claim())
+    assert match.score_halves() == (2, 0)
+    match.send(0, Abandon(claim_open=True))
+    assert (match.score_halves(), match.no_result, match.deal.outcome if match.deal else 1) == (
+        (0, 0), {1: "abandoned"}, None)
+    match.send(0, Continue())
+    assert match.score_halves() == (2, 0) and match.phase == "deal-end"
 
 
 def test_a_claim_in_the_trump_phase_only_against_the_seat_due() -> None:

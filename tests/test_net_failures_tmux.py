@@ -108,7 +108,7 @@ def test_host_by_code_at_the_table_with_no_mailbox_says_one_line_and_exits_3(
                                          "(is the mailbox server running, and the URL right?)"], screen
 
 
-def test_the_host_s_table_when_the_friend_does_not_come_back_exits_4_with_the_claim_logged(
+def test_the_host_s_table_when_the_friend_does_not_come_back_exits_4_with_the_abandonment_logged(
         tmp_path: Path, tmux: Tmux, peers: Peers, home_network: tuple[str, ...]) -> None:
     run = TableRun(tmux, tmp_path, tmp_path / "me", ["host", "--port", "0", "--trump", "S", "--name", "Hana",
                                                      "--ticket", TICKET, "--reconnect-wait", "2", "--timeout", "5"],
@@ -128,9 +128,10 @@ def test_the_host_s_table_when_the_friend_does_not_come_back_exits_4_with_the_cl
     m = re.search(r"match log \(kept\): (\S+\.p2plog)", "".join(lines))
     assert m, screen
     v = verify_log(Path(m[1]).read_bytes())
-    # The host claimed the deal when the friend stayed away on its turn (protocol/wire.md §16): signed, logged.
-    claimed = "you claimed deal 1 on time (your log keeps the signed claim)" in lines[0]
-    assert (v.status, [(s, w) for s, _, w in v.claims]) == ("unfinished", [(0, [1])] if claimed else [])
+    # The host ended the match as abandoned by the friend, who stayed away past the reconnect wait (whoever's
+    # turn it was, protocol/wire.md §15.1): signed, logged; never a claim on time across an outage (§16).
+    assert "you ended the match as abandoned by the opponent (your log keeps it signed)" in " ".join(lines), screen
+    assert (v.status, v.claims, [s for s, _, _, _ in v.abandonments]) == ("valid", [], [0])
 
 
 def test_a_bad_frame_from_the_peer_at_the_table_names_the_fault_and_exits_5(tmp_path: Path, tmux: Tmux) -> None:

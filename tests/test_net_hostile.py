@@ -21,7 +21,7 @@ import trio.testing
 from p2ptrumps import events as wev
 from p2ptrumps.cards import card_list
 from p2ptrumps.net import config, lobby, testing
-from p2ptrumps.net.resumefile import path_for
+from p2ptrumps.net.resumefile import ResumeFile, path_for
 from p2ptrumps.rules import Move, RuleSet
 from p2ptrumps.wire import framing, messages
 from p2ptrumps.wire.identity import Identity
@@ -180,22 +180,25 @@ async def test_silent_peer_times_out(tmp_path: Path, mock_clock: trio.testing.Mo
     mock_clock.autojump_threshold = 0.1
     err = await run_against_host(tmp_path, "silence", timeout_s=1.5)
     assert err.status == config.EXIT_PEER_GONE
-    assert str(err) == ("the peer is gone: no word from the peer for 1.5 s (timeout); you claimed deal 1 on time "
-                        "(your log keeps the signed claim)")
+    assert str(err) == ("the peer is gone: no word from the peer for 1.5 s (timeout); you ended the match as "
+                        "abandoned by the opponent (your log keeps it signed): the decided deals stand, 0-0; if they "
+                        "come back within 24 hours, `p2ptrumps resume` takes the match up again")
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
-    # The host claimed the deal the guest stayed away from (protocol/wire.md §16) and signed its end.
-    assert (v.status, v.waiting, [(s, w) for s, _, w in v.claims]) == ("unfinished", (1, "deal-end"), [(0, [1])])
-    assert (v.deals[0].winner, v.deals[0].reason) == (0, "time")
-    assert path_for(err.result.log_path).exists()  # type: ignore[attr-defined]  # unfinished: resumable
+    # The host ended the match as abandoned by the guest (protocol/wire.md §15.1), never a claim on time
+    # across an outage (§16): the deal in play has no result.
+    assert (v.status, v.claims, [(s, d, c) for s, _, d, c in v.abandonments]) == ("valid", [], [(0, 1, None)])
+    assert (v.deals[0].winner, v.deals[0].reason, v.decided) == (None, "abandoned", False)
+    assert path_for(err.result.log_path).exists()  # type: ignore[attr-defined]  # resumable for 24 hours
+    assert ResumeFile.load(path_for(err.result.log_path)).abandoned_at is not None  # type: ignore[attr-defined]
 
 
 async def test_peer_killed_mid_deal(tmp_path: Path) -> None:
     err = await run_against_host(tmp_path, "vanish", moves_before=3)
     assert err.status == config.EXIT_PEER_GONE
-    assert str(err) == ("the peer is gone: the peer closed the connection before the match ended; you claimed "
-                        "deal 1 on time (your log keeps the signed claim)")
+    assert str(err) == ("the peer is gone: the peer closed the connection before the match ended; you ended the "
+                        "match as abandoned by the opponent (your log keeps it signed): the decided deals stand, 0-0; "
+                        "if they come back within 24 hours, `p2ptrumps resume` takes the match up again")
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
-    assert v.status == "unfinished"
-    # The guest vanished on its turn: the host claimed the deal and waits for the guest's statement.
-    assert v.waiting == (1, "deal-end") and [(s, w) for s, _, w in v.claims] == [(0, [1])]
-    assert len(v.deals) == 1 and (v.deals[0].winner, v.deals[0].reason) == (0, "time")
+    # The guest vanished on its turn: the host ended the match as abandoned by it; no claim on time.
+    assert (v.status, v.claims, [(s, d, c) for s, _, d, c in v.abandonments]) == ("valid", [], [(0, 1, None)])
+    assert len(v.deals) == 1 and (v.deals[0].winner, v.deals[0].reason) == (None, "abandoned")

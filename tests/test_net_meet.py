@@ -414,7 +414,8 @@ def test_the_relay_gone_for_good_ends_both_sides_with_one_line_and_how_to_resume
         tmp_path: Path, servers: tuple[str, str]) -> None:
     """Mid-match the relay (the only path: ``--no-direct``) goes away and stays away: both sides wait
     ``--reconnect-wait``, then end with one line saying why (the guest: what its last try met), the log
-    kept -- unfinished and valid -- and the command that takes the match up later."""
+    kept -- valid, each side having ended the match as abandoned by the other (wire.md §15.1) -- and the
+    command that takes the match up later."""
     from p2ptrumps.net.testing import _twistd, free_port
 
     port = free_port()
@@ -461,8 +462,9 @@ def test_the_relay_gone_for_good_ends_both_sides_with_one_line_and_how_to_resume
     said = out.read_text().splitlines()
     assert any(ln.startswith("p2ptrumps host: the peer is gone: ") for ln in said)
     assert f"take it up when you both can: p2ptrumps resume {tmp_path / 'host.p2plog'}" in said
-    for path in (guest_log, tmp_path / "host.p2plog"):
-        assert verify_log(path.read_bytes()).status == "unfinished"
+    for path, seat in ((guest_log, 1), (tmp_path / "host.p2plog", 0)):  # each ended it as abandoned (wire.md §15.1)
+        v = verify_log(path.read_bytes())
+        assert (v.status, [s for s, _, _, continued in v.abandonments if continued is None]) == ("valid", [seat])
 
 
 @contextlib.contextmanager

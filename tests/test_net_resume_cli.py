@@ -43,7 +43,7 @@ def _match_log(data: Path, messages: int, name: str = "2026-11-30_1200_host_vs-g
     return log
 
 
-def test_a_restarted_host_whose_guest_never_comes_back_claims_and_keeps_the_match(
+def test_a_restarted_host_whose_guest_never_comes_back_signs_nothing_and_keeps_the_match(
         data: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = _match_log(data, 30)
     before = verify_log(log.read_bytes())
@@ -60,11 +60,10 @@ def test_a_restarted_host_whose_guest_never_comes_back_claims_and_keeps_the_matc
     after = verify_log(log.read_bytes())
     assert after.status == "unfinished" and after.truncated_bytes == 0
     assert after.messages >= before.messages
-    # Restarted, the host never heard what the guest holds: it signs nothing, not even a claim on time --
+    # Restarted, the host never heard what the guest holds: it signs nothing, not even an abandonment --
     # its log might have lost messages the guest holds (wire.md §14.2 step 5); the match stays resumable.
-    assert "you claimed" not in err and after.claims == [] and after.messages == before.messages
-    if before.waiting[0] == 1:  # the match waited for the guest: it would have claimed (wire.md §16)
-        assert "; no claim signed: after a restart nothing is signed before the peer has shown what it holds" in err
+    assert "abandoned" not in err and after.abandonments == [] and after.messages == before.messages
+    assert "; nothing signed: after a restart nothing is signed before the peer has shown what it holds" in err
     assert path_for(log).exists()  # still unfinished: still resumable
 
 

@@ -44,6 +44,10 @@ GUEST_KEY = Identity.from_seed(fixed_bytes("strangers-test/guest"))
 EVIL_KEY = Identity.from_seed(fixed_bytes("strangers-test/evil"))
 RULES = RuleSet(pack_size=32, deals=1, turn_limit=120)  # random play may run a deal to 1000 turns: not tested here
 
+#: What the host says when the guest stayed away: it ended the match as abandoned (wire.md §15.1).
+ABANDONED_NOTE = ("; you ended the match as abandoned by the opponent (your log keeps it signed): the decided "
+                  "deals stand, 0-0; if they come back within 24 hours, `p2ptrumps resume` takes the match up again")
+
 
 #: The host's wait for an answer to its rules where a stray stalls there ("hello-stall"), and for the hello where
 #: every stray says it at once: the host must drop the stalling stray by then, and the real guest -- which pins the
@@ -555,10 +559,10 @@ async def test_6_a_dribbled_frame_is_cut_off(tmp_path: Path) -> None:
     err = got["h"]
     assert isinstance(err, config.NetplayError) and err.status == config.EXIT_PEER_GONE
     assert re.fullmatch(r"the peer is gone: a frame of the peer did not arrive whole within 1 s of its first byte "
-                        r"\(\d+ bytes of it came\); you claimed deal 1 on time \(your log keeps the signed claim\)",
+                        r"\(\d+ bytes of it came\); you ended the match as abandoned by the opponent .*",
                         str(err)), str(err)
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
-    assert (v.status, [(s, w) for s, _, w in v.claims]) == ("unfinished", [(0, [1])])
+    assert (v.status, v.claims, [s for s, _, _, _ in v.abandonments]) == ("valid", [], [0])
 
 
 async def test_6_heartbeats_alone_do_not_hold_the_trump_choice(tmp_path: Path,
@@ -580,11 +584,14 @@ async def test_6_heartbeats_alone_do_not_hold_the_trump_choice(tmp_path: Path,
     got = await hosting(cfg, attack)
     err = got["h"]
     assert isinstance(err, config.NetplayError) and err.status == config.EXIT_PEER_GONE
-    assert str(err) == "the peer is gone: the peer did not sign its match-end statement within 1 s (it is due at once)"
+    assert str(err) == ("the peer is gone: the peer did not sign its match-end statement within 1 s (it is due at "
+                        "once)" + ABANDONED_NOTE)
     assert "note: Mallory's time ran out (to choose a trump): you claimed deals 1, 2, 3" in out_of(cfg)
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
-    assert (v.status, v.waiting, [(s, w) for s, _, w in v.claims]) == ("unfinished", (1, "match-end"),
-                                                                        [(0, [1, 2, 3])])
+    # The claim was never accepted: the abandonment takes it back (wire.md §15.1), and nothing was decided.
+    assert (v.status, [(s, w) for s, _, w in v.claims], [s for s, _, _, _ in v.abandonments]) == (
+        "valid", [(0, [1, 2, 3])], [0])
+    assert (v.score_halves, v.decided) == ((0, 0), False)
 
 
 class Stalling:
@@ -711,10 +718,10 @@ async def test_8_a_flood_of_crossing_messages_is_bounded_and_not_logged(tmp_path
     err = got["h"]
     assert isinstance(err, config.NetplayError) and err.status == config.EXIT_PEER_FAULT
     assert str(err) == (f"the peer flooded the connection: the guest sent more than {MAX_SUPERSEDED} messages in a "
-                        "row that crossed ours (superseded): it floods us (not in the log: no log can show it); you "
-                        "claimed deal 1 on time (your log keeps the signed claim)")
+                        "row that crossed ours (superseded): it floods us (not in the log: no log can show it)"
+                        + ABANDONED_NOTE)
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
-    assert (v.status, v.superseded) == ("unfinished", 0)  # nothing of the flood was logged
+    assert (v.status, v.superseded) == ("valid", 0)  # nothing of the flood was logged; the match abandoned
 
 
 def test_8_the_same_crossing_message_again_and_again_costs_nothing() -> None:
@@ -822,11 +829,10 @@ async def test_10_a_guest_that_agreed_and_vanished_is_not_said_to_leave_before_t
     got = await hosting(cfg, attack)
     err = got["h"]
     assert isinstance(err, config.NetplayError) and err.status == config.EXIT_PEER_GONE
-    assert str(err) == ("the peer is gone: the peer closed the connection before the match ended; you claimed deal 1 "
-                        "on time (your log keeps the signed claim)")
+    assert str(err) == "the peer is gone: the peer closed the connection before the match ended" + ABANDONED_NOTE
     assert "before accepting the rules" not in out_of(cfg)
     v = verify_log(err.result.log_path.read_bytes())  # type: ignore[attr-defined]
-    assert (v.status, [(s, w) for s, _, w in v.claims]) == ("unfinished", [(0, [1])])
+    assert (v.status, v.claims, [s for s, _, _, _ in v.abandonments]) == ("valid", [], [0])
 
 
 def test_after_the_match_the_session_drops_junk_without_logging_it() -> None:

@@ -256,7 +256,9 @@ def test_quitting_in_the_table_resigns_and_both_logs_are_complete(tmp_path: Path
     assert status == config.EXIT_LEFT
     assert re.fullmatch(r"connected True (60|[1-5]\d|[6-9])", seen[0]), seen[0]
     assert seen[1] == ("Leave the match? That resigns it: this deal and every deal not yet played count for Hana, "
-                       "signed (the match log is kept).")
+                       "signed (the match log is kept). Or a: adjourn -- stop now without resigning; the match stays "
+                       "unfinished and `p2ptrumps resume` takes it up again (Hana may end it as abandoned if you stay "
+                       "away past its reconnect wait).")
     lines = err.getvalue().splitlines()
     assert lines[0] == "p2ptrumps join: you resigned and left the match (both signed the final score)"
     guest_log = Path(lines[1].removeprefix("match log (kept): "))

@@ -28,7 +28,9 @@ VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 def _disputed_in_deal(deal: int, deals: int = 3) -> ConnectionPair:
     """A match of ``deals`` deals with a move clock: the guest resigns every deal before ``deal``; in
     ``deal`` the host claims on time at once, on the guest's move (or its own first move played), and
-    the guest, whose own clock has not run out, disputes."""
+    the guest, whose own clock has not run out, disputes; the deal goes on at the same position and the
+    host claims again, and the guest disputes again: the deal is settled as disputed (wire.md §16).  The
+    host resigns every deal after it."""
     pair = paused_pair(RuleSet(pack_size=32, deals=deals), move_time=60)
     pair.guest.session.floor.claim_check = lambda step: False  # our own clock: not run out
     for _ in range(deal - 1):
@@ -38,8 +40,13 @@ def _disputed_in_deal(deal: int, deals: int = 3) -> ConnectionPair:
     if to_move is pair.host.session:
         to_move.floor.play(to_move.position.legal_moves()[0])  # type: ignore[union-attr]
         pair.run()
-    pair.host.session.floor.claim()
-    pair.run()
+    for _ in range(2):
+        assert pair.host.session.waiting_for() == (1, "move")
+        pair.host.session.floor.claim()
+        pair.run()
+    for _ in range(deal, deals):
+        pair.host.session.floor.resign()
+        pair.run()
     return pair
 
 
@@ -49,31 +56,34 @@ def test_a_last_deal_disputed_leaves_the_two_decided_deals_standing_and_the_matc
         v = verify_log(side.log_bytes())
         assert (v.status, v.score_halves, v.no_result()) == ("valid", (4, 0), [(3, "disputed")]), v.reason
         assert [(d.number, d.winner, d.reason) for d in v.deals] == [(1, 0, "resign"), (2, 0, "resign"),
-                                                                     (3, None, None)]
-        assert (v.decided, v.winner) == (True, 0)
+                                                                     (3, None, "disputed")]
+        assert (v.decided, v.winner, v.disputed_deals) == (True, 0, [3])
         text = v.summary().splitlines()
         assert text[-2] == "result: seat 0 (host) won the match (deal 3 has no result, and cannot change that)"
         assert [ln for ln in text if ln.startswith("deal 3:")] == [
-            f"deal 3: dealer seat {v.deals[2].dealer}, disputed: no result (claimed on time, and disputed)"]
-        dispute = next(ln for ln in text if ln.startswith("DISPUTED: "))
-        assert dispute.endswith("disputed it at message " + dispute.split("message ")[-1].split(":")[0]
-                                + ": deal 3 has no result (wire.md §16)")
+            f"deal 3: dealer seat {v.deals[2].dealer}, disputed: no result (claimed on time and disputed twice)"]
+        first, second = (ln for ln in text if ln.startswith("DISPUTED: "))
+        assert first.endswith(": the deal went on (its first dispute)")
+        assert second.endswith(": deal 3 has no result (its second dispute)")
 
 
 def test_a_dispute_that_leaves_the_result_open_is_undecided_never_won() -> None:
     pair = _disputed_in_deal(2)
     v = verify_log(pair.host.log_bytes())
-    assert (v.status, v.score_halves) == ("valid", (2, 0))
-    assert v.no_result() == [(2, "disputed"), (3, "not played")]
+    assert (v.status, v.score_halves) == ("valid", (2, 2))
+    assert v.no_result() == [(2, "disputed")]
+    assert [(d.number, d.winner, d.reason) for d in v.deals] == [(1, 0, "resign"), (2, None, "disputed"),
+                                                                 (3, 1, "resign")]
+    assert v.deals[2].dealer == 1 - v.deals[1].dealer  # dealt as after a draw (wire.md §9.3)
     assert (v.decided, v.winner) == (False, None)
     text = v.summary().splitlines()
-    assert "deal 3: not played" in text
-    assert text[-2] == "result: no winner -- deals 2, 3 have no result, and could change who won"
+    assert text[-2] == "result: no winner -- deal 2 has no result, and could change who won"
 
 
 @pytest.mark.parametrize(("vector", "missing", "result"), [
-    ("clock/claim-disputed-between-deals.log", [(1, "disputed"), (2, "not played")],
+    ("clock/claim-disputed-twice-between-deals.log", [(1, "disputed"), (2, "not played")],
      "result: no winner -- deals 1, 2 have no result, and could change who won"),
+    ("clock/claim-disputed-between-deals.log", [], "result: drawn"),
     ("clock/claim-between-deals.log", [], "result: seat 0 (host) won the match"),
     ("clock/claim-in-play-by-guest.log", [], "result: seat 1 (guest) won the match"),
     ("wire/valid-host.log", None, None),
@@ -125,17 +135,16 @@ def test_history_says_what_verify_says_for_every_ending(tmp_path: Path) -> None:
     by_path = {e.path: e for e in entries}
     host_won = by_path["logs/2025-03-01_1805_host_vs-guest.p2plog"]
     assert (host_won.result, host_won.score, host_won.no_result, host_won.disputes, host_won.claimed) == (
-        "won", (2.0, 0.0), [[3, "disputed"]], 1, False)
+        "won", (2.0, 0.0), [[3, "disputed"]], 2, False)
     guest_lost = by_path["logs/2025-03-01_1806_guest_vs-host.p2plog"]
     assert (guest_lost.result, guest_lost.score) == ("lost", (0.0, 2.0))
     assert _result_column(text) == ["lost 0-2 (deal 3 disputed)", "won 2-0 (deal 3 disputed)"]
     more, text = _history(tmp_path / "b", {"2025-03-02_1805_host_vs-guest.p2plog": open_.host.log_bytes()})
-    assert (more[0].result, more[0].score, more[0].no_result) == (
-        "undecided", (1.0, 0.0), [[2, "disputed"], [3, "not played"]])
-    assert _result_column(text) == ["undecided 1-0 (deal 2 disputed; deal 3 not played)"]
+    assert (more[0].result, more[0].score, more[0].no_result) == ("undecided", (1.0, 1.0), [[2, "disputed"]])
+    assert _result_column(text) == ["undecided 1-1 (deal 2 disputed)"]
     assert "decided by no one" not in text and "on time" not in text
     host_rows = [t for t in tally([host_won, *more]) if t.opponent.startswith("guest")]
-    assert [(t.played, t.won, t.lost, t.undecided, t.disputes, t.streak) for t in host_rows] == [(2, 1, 0, 1, 2, "U1")]
+    assert [(t.played, t.won, t.lost, t.undecided, t.disputes, t.streak) for t in host_rows] == [(2, 1, 0, 1, 4, "U1")]
 
 
 def test_history_counts_outages_on_each_side(tmp_path: Path) -> None:
@@ -178,12 +187,12 @@ def test_the_end_screen_names_a_match_the_way_verify_does(halves: tuple[int, int
     assert core.state.end is not None and core.state.end.title == title
 
 
-def test_replay_names_a_disputed_deal_and_the_deals_not_played() -> None:
-    record = load_match_log(Path("x.p2plog"), (VECTORS / "clock" / "claim-disputed-in-play-by-host.log").read_bytes())
+def test_replay_names_a_disputed_deal_and_deals_the_next_as_after_a_draw() -> None:
+    record = load_match_log(Path("x.p2plog"),
+                            (VECTORS / "clock" / "claim-disputed-twice-in-play-by-host.log").read_bytes())
     assert record is not None
     text = replay_text(record, ascii_only=True)
     assert [ln for ln in text if ln.startswith("  result: ")] == [
-        "  result: disputed: no result (a claim on time was disputed)"]
-    assert text[-2:] == ["match complete: host 0 : 0 guest",
-                         "  without a result: deal 1 disputed; deal 2 not played -- they could change who won: "
-                         "no winner"]
+        "  result: disputed: no result (a claim on time was disputed)", "  result: drawn at the turn limit"]
+    assert text[-2:] == ["match complete: host 0.5 : 0.5 guest",
+                         "  without a result: deal 1 disputed -- they could change who won: no winner"]

@@ -592,11 +592,15 @@ def test_pasted_colour_codes_are_not_taken_for_a_mouse_report() -> None:
     assert run_table(my_turn(*BEAT_POS), script).sent == []
 
 
+ADJOURN = (" Or a: adjourn -- stop now without resigning; the match stays unfinished and `p2ptrumps resume` takes "
+           "it up again (Bob may end it as abandoned if you stay away past its reconnect wait).")
+
+
 @pytest.mark.parametrize(("where", "question"), [
     ("trump", "Leave the match? That resigns it: every deal of the match counts for Bob, signed (the match log "
-              "is kept)."),
+              "is kept)." + ADJOURN),
     ("turn", "Leave the match? That resigns it: this deal and every deal not yet played count for Bob, signed "
-             "(the match log is kept)."),
+             "(the match log is kept)." + ADJOURN),
 ])
 def test_on_a_networked_table_q_says_that_leaving_resigns_the_match_also_on_the_trump_screen(
         where: str, question: str) -> None:
@@ -612,3 +616,8 @@ def test_on_a_networked_table_q_says_that_leaving_resigns_the_match_also_on_the_
         table.begin_turn(pos.copy(), 0)
     table.ask_quit()
     assert table.state.confirm is not None and table.state.confirm.question == question
+    assert table._keys_items() == ["y leave", "a adjourn", "n play on"]
+    ended: list[QuitResult] = []
+    table.questions._core.exit = ended.append  # type: ignore[method-assign]
+    table.questions.adjourn()  # the key a: adjourn, with no message (protocol/wire.md §15)
+    assert (ended, table.state.confirm) == ([QuitResult.ADJOURN], None)

@@ -52,6 +52,17 @@ EXPECTED: dict[str, tuple[Any, ...]] = {
     "clock/claim-by-mover.log": ("invalid", "out-of-turn", 10, 1, True, 0, []),
     "clock/claim-wrong-deal.log": ("invalid", "out-of-turn", 10, 0, True, 0, []),
     "clock/rules-move-time-zero.log": ("invalid", "malformed", 2, 0, True, 0, []),
+    "clock/claim-disputed-twice-in-play-by-host.log": ("valid", None, None, None, False, 0, [(0, [1]), (0, [1])]),
+    "clock/claim-disputed-twice-in-play-by-guest.log": ("valid", None, None, None, False, 0, [(1, [1]), (1, [1])]),
+    "clock/claim-disputed-twice-between-deals.log": ("valid", None, None, None, False, 0,
+                                                     [(0, [1, 2]), (0, [1, 2])]),
+    "clock/dispute-before-host-statement.log": ("invalid", "out-of-turn", 11, 1, True, 0, [(0, [1])]),
+    "abandon/abandoned-in-play.log": ("valid", None, None, None, False, 0, []),
+    "abandon/continued-host.log": ("valid", None, None, None, False, 1, []),
+    "abandon/continued-guest.log": ("valid", None, None, None, False, 1, []),
+    "abandon/continue-by-other-seat.log": ("invalid", "out-of-turn", 58, 1, True, 0, []),
+    "abandon/abandon-wrong-deal.log": ("invalid", "out-of-turn", 57, 0, True, 0, []),
+    "abandon/abandon-again.log": ("invalid", "out-of-turn", 60, 0, True, 1, []),
 }
 
 
@@ -85,15 +96,51 @@ def test_a_claimed_deal_is_reported_as_claimed_never_proven() -> None:
     assert "CLAIMED, not proven: seat 1 (guest) claimed deal 1 on time at message 9" in summary
 
 
-def test_a_disputed_claim_wins_nothing_and_names_both_sides() -> None:
+def test_a_first_dispute_takes_the_claim_back_and_the_deal_goes_on() -> None:
     v = verify_log((VECTORS / "clock/claim-disputed-in-play-by-guest.log").read_bytes())
-    assert (v.status, v.score_halves, v.deals[0].winner, v.deals[0].reason) == ("valid", (0, 0), None, None)
-    assert v.to_json()["claims"] == [{"seat": 1, "message": 9, "deals": [1], "disputed": {"seat": 0, "message": 10}}]
-    assert "DISPUTED: seat 1 (guest) claimed deal 1 on time at message 9; seat 0 (host) disputed it at message 10" \
-        in v.summary()
+    assert (v.status, v.score_halves, [(d.winner, d.reason) for d in v.deals]) == (
+        "valid", (2, 2), [(None, "turn-limit"), (None, "turn-limit")])
+    js = v.to_json()
+    assert js["claims"] == [{"seat": 1, "message": 9, "deals": [1], "disputed": {"seat": 0, "message": 10}}]
+    assert (js["disputed_deals"], js["winner"], js["decided"]) == ([], None, True)
+    assert "DISPUTED: seat 1 (guest) claimed deal 1 on time at message 9; seat 0 (host) disputed it at message " \
+        "10: the deal went on (its first dispute)" in v.summary()
     between = verify_log((VECTORS / "clock/claim-disputed-between-deals.log").read_bytes()).to_json()
-    assert (between["status"], between["score"], between["claims"]) == (
-        "valid", [0.0, 0.0], [{"seat": 0, "message": 3, "deals": [1, 2], "disputed": {"seat": 1, "message": 5}}])
+    assert (between["status"], between["score"], between["trumps"], between["claims"]) == (
+        "valid", [1.0, 1.0], ["C", "D"],
+        [{"seat": 0, "message": 3, "deals": [1, 2], "disputed": {"seat": 1, "message": 5}}])
+
+
+@pytest.mark.parametrize("who, seat", [("host", 0), ("guest", 1)])
+def test_a_second_dispute_settles_the_deal_and_the_next_is_dealt_as_after_a_draw(who: str, seat: int) -> None:
+    v = verify_log((VECTORS / f"clock/claim-disputed-twice-in-play-by-{who}.log").read_bytes())
+    js = v.to_json()
+    assert [(d["number"], d["dealer"], d["winner"], d["reason"]) for d in js["deals"]] == [
+        (1, 0, None, "disputed"), (2, 1, None, "turn-limit")]
+    assert (js["disputed_deals"], js["score"], js["winner"], js["decided"]) == ([1], [0.5, 0.5], None, False)
+    assert [c["disputed"]["seat"] for c in js["claims"]] == [1 - seat, 1 - seat]
+    lines = v.summary().splitlines()
+    assert "deal 1: dealer seat 0, disputed: no result (claimed on time and disputed twice)" in lines
+    assert lines[-2] == "result: no winner -- deal 1 has no result, and could change who won"
+    prepared = verify_log((VECTORS / "clock/claim-disputed-twice-between-deals.log").read_bytes()).to_json()
+    assert (prepared["status"], prepared["deals"], prepared["disputed_deals"], prepared["score"]) == (
+        "valid", [], [1], [0.0, 0.0])
+
+
+def test_an_abandonment_keeps_the_decided_deals_and_a_continue_takes_it_back() -> None:
+    gone = verify_log((VECTORS / "abandon/abandoned-in-play.log").read_bytes())
+    js = gone.to_json()
+    assert [(d["number"], d["winner"], d["reason"]) for d in js["deals"]] == [(1, None, "turn-limit"),
+                                                                              (2, None, "abandoned")]
+    assert js["abandonments"] == [{"seat": 0, "message": 55, "deal": 2, "continued": None}]
+    assert (js["score"], js["decided"], js["winner"], js["disputed_deals"]) == ([0.5, 0.5], False, None, [])
+    assert gone.summary().splitlines()[0].endswith(
+        "VALID: the match ended as abandoned: seat 0 (host) said that seat 1 (guest) stayed away -- a statement, "
+        "not a proof; every message checks.")
+    back = verify_log((VECTORS / "abandon/continued-guest.log").read_bytes()).to_json()
+    assert back["abandonments"] == [{"seat": 0, "message": 55, "deal": 2, "continued": 56}]
+    assert ([d["reason"] for d in back["deals"]], back["outages"], back["decided"]) == (
+        ["turn-limit", "turn-limit"], [0, 1], True)
     honest = verify_log((VECTORS / "clock/claim-in-play-by-guest.log").read_bytes()).to_json()
     assert honest["claims"] == [{"seat": 1, "message": 9, "deals": [1], "disputed": None}]
 
@@ -104,9 +151,10 @@ def test_the_claim_races_settle_as_wire_md_16_says() -> None:
     end = verify_log((VECTORS / "clock/claim-crossing-the-end.log").read_bytes())
     assert (end.status, end.withdrawn, end.claims, end.score_halves) == ("valid", 1, [], (1, 3))
     assert [(d.winner, d.reason) for d in end.deals] == [(None, "turn-limit"), (1, "resign")]
-    for name, disputed, score in (("accepted", None, [2.0, 0.0]), ("disputed", {"seat": 1, "message": 5}, [0.0, 0.0])):
+    for name, disputed, trumps, score in (("accepted", None, None, [2.0, 0.0]),
+                                          ("disputed", {"seat": 1, "message": 5}, ["C", "S"], [0.5, 1.5])):
         v = verify_log((VECTORS / f"clock/claim-crossing-trump-{name}.log").read_bytes()).to_json()
-        assert (v["withdrawn"], v["trumps"], v["score"]) == (1, None, score)
+        assert (v["withdrawn"], v["trumps"], v["score"]) == (1, trumps, score)
         assert v["claims"] == [{"seat": 0, "message": 3, "deals": [1, 2], "disputed": disputed}]
 
 

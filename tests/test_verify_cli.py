@@ -91,8 +91,11 @@ def test_verify_json_is_the_versioned_verdict(capsys: pytest.CaptureFixture[str]
         "format", "version", "log", "status", "exit_code", "reason", "code", "index", "offender", "offender_proven",
         "frames", "messages", "superseded", "withdrawn", "truncated_bytes", "game_id", "players", "rules", "trumps",
         "deals", "score", "waiting", "forfeit", "reconnections", "left", "forfeited", "claims",
+        "disputed_deals", "abandonments", "outages", "winner", "decided",
     ]
     assert out["claims"] == [] and out["rules"]["move_time"] == 0
+    assert (out["disputed_deals"], out["abandonments"], out["outages"], out["winner"], out["decided"]) == (
+        [], [], [0, 0], 1, True)
     assert (out["format"], out["version"], out["status"], out["frames"], out["messages"]) == (
         "p2ptrumps-verdict", 1, "valid", 16, 14)
     assert out["deals"] == [{"number": 1, "dealer": 0, "seed": out["deals"][0]["seed"], "winner": 1,

@@ -50,7 +50,8 @@ from .verify import MAX_LOG_BYTES
 INDEX_NAME = "history.json"
 INDEX_FORMAT = "p2ptrumps-history-index"
 #: Bump when :class:`Entry` changes: an index of another version is rebuilt from the files.
-INDEX_VERSION = 3  # 2: a complete log's score is the signed one; 3: results as verify decides them, disputes
+INDEX_VERSION = 4  # 2: a complete log's score is the signed one; 3: results as verify decides them, disputes;
+# 4: a deal's first dispute takes its claim back, its second settles it; abandonments
 #: The largest offline record read (bytes): a 1000-deal record is a few MB.
 MAX_RECORD_BYTES = 64 * 2**20
 
@@ -271,6 +272,9 @@ def read_log(path: Path, rel: str) -> Entry:
     entry.claimed = len(verdict.claims) > len(disputes)
     entry.disputes = len(disputes)
     entry.no_result = [[n, why] for n, why in verdict.no_result()]
+    ending = verdict.abandonments[-1] if finished and verdict.abandonments else None
+    if ending is not None and ending[3] is None and seat is not None:  # the match ends abandoned (wire.md §15.1)
+        entry.abandoned = "me" if ending[0] == seat else "opponent"
     if seat is not None:
         entry.outages = (verdict.outages[seat], verdict.outages[1 - seat])
     entry.check = "verified" if finished else "unfinished log"
@@ -414,6 +418,8 @@ class Tally:
     disputes: int = 0
     #: Reconnections on our steps and on the opponent's (``verify.md`` §5, ``outages``).
     outages: list[int] = field(default_factory=lambda: [0, 0])
+    #: Matches we ended as abandoned by the opponent, and that it ended as abandoned by us (``wire.md`` §15.1).
+    abandoned: list[int] = field(default_factory=lambda: [0, 0])
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -448,6 +454,7 @@ def tally(entries: Iterable[Entry]) -> list[Tally]:
         setattr(t, e.result, getattr(t, e.result) + 1)
         t.disputes += e.disputes
         t.outages = [t.outages[0] + e.outages[0], t.outages[1] + e.outages[1]]
+        t.abandoned = [t.abandoned[0] + (e.abandoned == "me"), t.abandoned[1] + (e.abandoned == "opponent")]
         newest_first.setdefault(key, []).append(e.result)
     for key, results in newest_first.items():
         run = 0
@@ -595,11 +602,12 @@ def format_text(history: History, shown: list[Entry], ascii_only: bool = False, 
         lines += _table([(pgettext("history", "opponent"), pgettext("history", "played"), pgettext("history", "won"),
                           pgettext("history", "drawn"), pgettext("history", "lost"), pgettext("history", "undecided"),
                           pgettext("history", "disputes"), pgettext("history", "outages you/them"),
-                          pgettext("history", "streak"))]
+                          pgettext("history", "abandoned you/them"), pgettext("history", "streak"))]
                         + [(opponent_words(t.opponent, t.opponent_id), str(t.played), str(t.won), str(t.drawn),
                             str(t.lost), str(t.undecided),
-                            *(("-", "-") if t.opponent_id.startswith("ai:")  # offline: no clock, no link
-                              else (str(t.disputes), f"{t.outages[0]}/{t.outages[1]}")), streak_words(t.streak))
+                            *(("-", "-", "-") if t.opponent_id.startswith("ai:")  # offline: no clock, no link
+                              else (str(t.disputes), f"{t.outages[0]}/{t.outages[1]}",
+                                    f"{t.abandoned[0]}/{t.abandoned[1]}")), streak_words(t.streak))
                            for t in tallies])
     if others:
         lines += ["", *others]
@@ -623,7 +631,7 @@ def result_notes(e: Entry) -> list[str]:
     result named as such (never won or drawn), who abandoned the match, a result that rests on a claim
     on time: ``["deal 3 disputed", "deals 4-5 not played"]``."""
     notes = []
-    for why in ("disputed", "not played"):
+    for why in ("disputed", "abandoned", "not played"):
         numbers = [n for n, w in e.no_result if w == why]
         if not numbers:
             continue
@@ -631,6 +639,9 @@ def result_notes(e: Entry) -> list[str]:
         listed = f"{numbers[0]}-{numbers[-1]}" if run and len(numbers) > 1 else ", ".join(map(str, numbers))
         if why == "disputed":
             notes.append(ngettext("deal %(numbers)s disputed", "deals %(numbers)s disputed", len(numbers),
+                                  numbers=listed))
+        elif why == "abandoned":
+            notes.append(ngettext("deal %(numbers)s abandoned", "deals %(numbers)s abandoned", len(numbers),
                                   numbers=listed))
         else:
             notes.append(ngettext("deal %(numbers)s not played", "deals %(numbers)s not played", len(numbers),

@@ -57,8 +57,11 @@ class Claims:
         ok = clock.ran_out(step)
         if not ok:
             used = clock.spent.get(step, 0.0)
+            match = self._machine()
+            second = bool(match.claims) and match.disputes_of(match.claims[-1][1][0]) >= 1
             self.game.note(f"the opponent claimed on time after {used:.0f} s of your {clock_text(clock.limit_s)}: "
-                           "disputed (the match ends disputed, no one wins it)")
+                           + ("disputed again: the deal has no result (its second dispute)" if second
+                              else "disputed: the deal goes on from where it stood"))
         return ok
 
     async def watch(self) -> None:
@@ -68,11 +71,13 @@ class Claims:
         up counts.  Runs until cancelled."""
         clock, cfg = self.game.clock, self.cfg
         peer = 1 - self.session.seat
-        handled: set[ClockKey] = set()
+        # The steps claimed (or not, as our person said), with the disputes so far: a step the peer's first
+        # dispute gave back begins afresh and may be claimed again (protocol/wire.md §16).
+        handled: set[tuple[ClockKey, int]] = set()
         for _ in range(1 << 62):  # one pass per tick of the clock
             await clock.next_tick()
             key = clock.key
-            if key is None or key[3] != peer or key in handled:
+            if key is None or key[3] != peer or (key, len(self._machine().disputes)) in handled:
                 continue
             if key[0] in (DEAL_END, MATCH_END):
                 if clock.used_s >= cfg.statement_wait_s:
@@ -80,8 +85,8 @@ class Claims:
                                                     f"{cfg.statement_wait_s:g} s (it is due at once)"))
                     await trio.sleep_forever()  # the connection ends the match
                 continue
-            if clock.expired(key):
-                handled.add(key)
+            if clock.expired(key) and self.game.conn.link_up:  # never across an outage: no round trip (§16)
+                handled.add((key, len(self._machine().disputes)))
                 await self._claim(key)
 
     async def _claim(self, key: ClockKey) -> None:

@@ -21,6 +21,9 @@ from .config import NO_CLOCK_LIMIT_S
 CLAIM_GRACE_S = 3.0
 #: How often the move clock ticks, seconds.
 CLOCK_TICK_S = 0.25
+#: The first seconds of each outage that a step's clock does not count (protocol/wire.md §16: the outage
+#: allowance); the rest of the outage counts.
+OUTAGE_ALLOWANCE_S = 120.0
 #: Steps whose used time :class:`MoveClock` remembers (for checking a claim against us, §16).
 SPENT_KEPT = 8
 #: The steps with a move clock (protocol/wire.md §16): the trump choice, each commitment and reveal, each move.
@@ -83,6 +86,8 @@ class MoveClock:
         self.key: ClockKey | None = None
         self.seat: int | None = None
         self.used_s = 0.0
+        #: Seconds the link has been down in the outage now (0 while it is up).
+        self.down_s = 0.0
         #: Seconds used by the last few steps timed, by key (the current one included): the record a
         #: claim against us is checked with (protocol/wire.md §16).  At most :data:`SPENT_KEPT` keys.
         self.spent: dict[ClockKey, float] = {}
@@ -94,11 +99,17 @@ class MoveClock:
         return self.move_time or self.no_clock_limit_s
 
     def tick(self, key: ClockKey | None, seat: int | None, link_up: bool, elapsed_s: float) -> None:
-        """Advance by ``elapsed_s`` seconds; ``key`` identifies the step awaited."""
+        """Advance by ``elapsed_s`` seconds; ``key`` identifies the step awaited.  While the link is down
+        the first :data:`OUTAGE_ALLOWANCE_S` seconds of the outage do not count, the rest does
+        (protocol/wire.md §16)."""
+        before = self.down_s
+        self.down_s = 0.0 if link_up else before + elapsed_s
         if key != self.key:
             self.key, self.seat, self.used_s = key, seat, 0.0
         elif key is not None and link_up:
             self.used_s += elapsed_s
+        elif key is not None:  # an outage: what goes past its allowance counts
+            self.used_s += max(0.0, self.down_s - OUTAGE_ALLOWANCE_S) - max(0.0, before - OUTAGE_ALLOWANCE_S)
         if key is not None:
             self.spent[key] = self.used_s
             while len(self.spent) > SPENT_KEPT:

@@ -63,6 +63,9 @@ REMATCH_WAIT_S = 60.0
 #: A step of the match (trump, commitment, reveal, move) may take this long when the rules have no move
 #: clock (``move_time`` 0) before the waiting side claims (protocol/wire.md §16).
 NO_CLOCK_LIMIT_S = 600.0
+#: For how long after it ended a match as abandoned by the peer this side takes it up again and
+#: continues it when the peer comes back, seconds (protocol/wire.md §15.1: 24 hours).
+ABANDON_CONTINUE_S = 24 * 3600
 #: The most deals a guest with nobody to ask (the AI, no terminal) accepts (``--max-deals``).
 MAX_DEALS = 50
 #: The highest turn limit such a guest accepts (``--max-turn-limit``); RuleSet's default is 1000.
@@ -328,7 +331,8 @@ class NetResult:
     #: Set when we left the match (protocol/wire.md §15) and both signed its end: why the run ends
     #: with status 130 once the connection is closed.
     left: str | None = None
-    #: The match ended disputed (protocol/wire.md §16): a claim on time was refused; no one won it.
+    #: Deals of the match were settled as disputed (protocol/wire.md §16: claimed on time and disputed
+    #: twice): they have no result; the decided deals stand.
     disputed: bool = False
 
 

@@ -13,25 +13,28 @@ listed in :mod:`p2ptrumps.net.steps`).  Here:
   countdown on the table, until ``cfg.reconnect_wait_s``;
 * **how it ended** (``_Matches.play``): the transport's errors become :class:`NetplayError` with their
   exit status and message (:func:`_gone_message`), and when the peer stayed away, the claim we sign
-  (:func:`claim_on_leaving`, §16) or the forfeit it made (:func:`_forfeit_note`, §9.3).
+  (:func:`abandon_on_leaving`, §15.1: the match ended as abandoned by the peer, never a claim on time)
+  or the forfeit it made (:func:`_forfeit_note`, §9.3).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import trio
 
 from ..events import ProtocolViolation
-from ..text import clock_text, numbered, quoted
+from ..text import clock_text, halves_text, quoted
 from ..wire.chain import OTHER_COPY
 from ..wire.errors import LocalProtocolError
 from ..wire.referee import PLAY
 from ..wire.session import Session
 from .config import (
+    ABANDON_CONTINUE_S,
     EXIT_ERROR,
     EXIT_LEFT,
     EXIT_PEER_FAULT,
@@ -47,7 +50,7 @@ from .logfile import MatchLogFile
 from .race import first_of
 from .resumefile import ResumeFile
 from .seat import NetGameError
-from .steps import MatchSteps, match_complete, note_disputed, open_match
+from .steps import MatchSteps, abandoned_by_us, match_complete, note_disputed, open_match
 from .transport import (
     MAX_PENDING_BYTES,
     Connection,
@@ -118,7 +121,9 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
             while True:
                 if cfg.hooks.on_link is not None:
                     left = clock_text(deadline - trio.current_time())
-                    cfg.hooks.on_link(f"connection lost — reconnecting ({left} left)")
+                    # what happens at the end of the wait, said during it (protocol/wire.md §15.1)
+                    cfg.hooks.on_link(f"connection lost — reconnecting ({left} left; then the match ends as "
+                                      "abandoned by the opponent)")
                 await trio.sleep(1.0)
 
         async def tries() -> Link | None:
@@ -327,8 +332,8 @@ class _Matches:
         """Delete the resume files of the complete matches: called once the connection closed
         properly, or the peer stayed away (protocol/wire.md §14.5; files.md)."""
         for match in self.matches[:self.begun]:
-            if match.resume is not None and match_complete(match.session):
-                match.resume.delete()
+            if match.resume is not None and match_complete(match.session) and not abandoned_by_us(match.session):
+                match.resume.delete()  # (one we abandoned stays resumable for a while, wire.md §15.1)
 
     def peer_fault(self, exc: PeerFault) -> NetplayError:
         """The peer broke the protocol (status 5), with a hint when it is our own key; a message in our
@@ -360,7 +365,7 @@ class _Matches:
             self.sync_paths()
             return first
         started = self.matches[-1].log.created  # the match began: its log exists (protocol/wire.md §12)
-        claimed = claim_on_leaving(session) if started else ""
+        claimed = abandon_on_leaving(session, self.matches[-1].resume) if started else ""
         if isinstance(exc, PeerFlood):
             return NetplayError(EXIT_PEER_FAULT, f"the peer flooded the connection: {exc} (not in the log: no "
                                 "log can show it)" + claimed)
@@ -376,27 +381,32 @@ class _Matches:
             match.result.log_path = match.log.path if match.log.created else None
 
 
-def claim_on_leaving(session: Session) -> str:
-    """The peer did not come back within the reconnect wait (protocol/wire.md §16): if the match waits
-    for it in a phase where that may be claimed, sign the claim (it is logged, never sent) and say
-    so; else ""."""
+def abandon_on_leaving(session: Session, resume: ResumeFile | None) -> str:
+    """The peer did not come back within the reconnect wait (protocol/wire.md §15.1): whoever's turn
+    it was, end the match as abandoned by the peer -- signed and logged, never sent; the decided deals
+    stand -- note when in the resume file (for 24 hours ``resume`` takes it up again and continues
+    it if the peer comes back) and say so; else "".  Nothing is won on time across an outage (§16)."""
     chain = session.chain
     if chain is None or session.violation is not None or session.rules is None:
         return ""
     ref = chain.referee
-    seat, _ = ref.waiting_for()
-    if seat != 1 - session.seat or ref.phase not in ("trump", "commit", "reveal", PLAY):
+    if ref.phase not in ("trump", "commit", "reveal", PLAY, "deal-end", "match-end"):
         return ""
     if session.catching_up:  # restarted, and the peer never showed what it holds (wire.md §14.2 step 5)
-        return ("; no claim signed: after a restart nothing is signed before the peer has shown what it holds "
+        return ("; nothing signed: after a restart nothing is signed before the peer has shown what it holds "
                 "(your log may have lost messages it has); resume again later")
     try:
-        session.floor.claim()
+        session.floor.abandon()
     except (LocalProtocolError, OSError):
         return ""
-    claims = [] if ref.match is None else ref.match.claims
-    won = claims[-1][1] if claims else ()
-    return f"; you claimed {numbered('deal', won)} on time (your log keeps the signed claim)"
+    if resume is not None:
+        resume.abandoned_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        with contextlib.suppress(OSError):
+            resume.save()
+    decided = ref.score()
+    return (f"; you ended the match as abandoned by the opponent (your log keeps it signed): the decided deals "
+            f"stand, {halves_text(decided[session.seat])}-{halves_text(decided[1 - session.seat])}; if they come "
+            f"back within {ABANDON_CONTINUE_S // 3600} hours, `p2ptrumps resume` takes the match up again")
 
 
 def _forfeit_note(session: Session) -> str:

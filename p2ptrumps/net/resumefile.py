@@ -63,6 +63,8 @@ class ResumeFile:
         secrets: deal number -> our 32-byte commit secret.
         meet: (a match met by code) the candidates and relay to reconnect by (protocol/rendezvous.md
             §5); None for a match by address.
+        abandoned_at: when this side ended the match as abandoned by the other (protocol/wire.md §15.1),
+            ISO 8601 UTC; None when it did not.
     """
 
     path: Path
@@ -73,6 +75,7 @@ class ResumeFile:
     port: int = 0
     secrets: dict[int, bytes] = field(default_factory=dict)
     meet: dict[str, Any] | None = None
+    abandoned_at: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of ``protocol/files.md``."""
@@ -86,6 +89,7 @@ class ResumeFile:
             "port": self.port,
             "secrets": {str(d): s.hex() for d, s in sorted(self.secrets.items())},
             **({"meet": self.meet} if self.meet is not None else {}),
+            **({"abandoned_at": self.abandoned_at} if self.abandoned_at is not None else {}),
         }
 
     def save(self) -> None:
@@ -158,6 +162,9 @@ class ResumeFile:
             meet = doc.get("meet")
             if meet is not None and not isinstance(meet, dict):
                 raise ValueError("meet")
+            abandoned_at = doc.get("abandoned_at")
+            if abandoned_at is not None and not isinstance(abandoned_at, str):
+                raise ValueError("abandoned_at")
             if len(gid) != 32 or role not in ("host", "guest") or not isinstance(raw_secrets, dict):
                 raise ValueError("game_id, role or secrets")
             if address is not None and not isinstance(address, str):
@@ -171,7 +178,7 @@ class ResumeFile:
                 raise ValueError("secrets")
         except (KeyError, ValueError, TypeError) as exc:
             raise ResumeFileError(f"{path}: a field is missing or malformed ({exc})") from None
-        return cls(path, gid, role, address, bind, port, secrets, meet)
+        return cls(path, gid, role, address, bind, port, secrets, meet, abandoned_at)
 
 
 def _text(doc: dict[str, Any], key: str) -> str:

@@ -32,10 +32,12 @@ import trio
 
 from ..cards import suit_label
 from ..events import (
+    Abandoned,
     ChatReceived,
     Claimed,
     CommitDue,
     ConnectionClosed,
+    Continued,
     DealEnded,
     DealSigned,
     Disputed,
@@ -61,7 +63,7 @@ from ..text import clock_text
 from ..wire import messages as m
 from ..wire.errors import LocalProtocolError
 from ..wire.floor import Floor
-from ..wire.referee import COMMIT, DISPUTED, DONE, MATCH_END, PLAY, TRUMP, Referee
+from ..wire.referee import ABANDONED, COMMIT, DONE, MATCH_END, PLAY, TRUMP, Referee
 from ..wire.session import Session
 from . import clock as clocks
 from .clock import CLOCK_TICK_S, MoveClock, clock_key
@@ -401,12 +403,10 @@ class NetSeat:
             self._held_match = MatchEnded(match.score_halves(), match.record)
         if ref.phase == DONE:
             self._events.append(MatchSigned(match.score_halves()))
-        if ref.phase == DISPUTED:
-            self.over = True
 
     async def run(self) -> None:
-        """Play our seat until the match is decided and both seats signed it (or a claim was disputed,
-        protocol/wire.md §16).  May be cancelled and run again (we leave: the end still comes).
+        """Play our seat until the match is decided and both seats signed it (or it is abandoned,
+        protocol/wire.md §15.1).  May be cancelled and run again (we leave: the end still comes).
 
         Raises:
             TransportError: the connection failed.
@@ -418,6 +418,9 @@ class NetSeat:
                 continue
             if self.over:
                 return
+            if referee_of(self.session).phase == ABANDONED:
+                await self._continue_or_over()
+                continue
             self._offer_expired()
             step = self.our_step()
             if step is None:
@@ -426,9 +429,9 @@ class NetSeat:
             await self._take(step)
 
     async def until_over(self) -> None:
-        """Wait, showing nothing more to our player, until the match is signed complete or disputed (we
+        """Wait, showing nothing more to our player, until the match is signed complete or abandoned (we
         left it: protocol/wire.md §15)."""
-        while referee_of(self.session).phase not in (DONE, DISPUTED):
+        while referee_of(self.session).phase not in (DONE, ABANDONED):
             await self._changed.wait()
 
     async def _take(self, step: Step) -> None:
@@ -562,14 +565,28 @@ class NetSeat:
             self._drop_stale_ends()
         if isinstance(ev, Left) and ev.seat != self.seat:
             self._peer_left = True
+        if isinstance(ev, Disputed):
+            self._drop_stale_ends()  # the claim's end of the deal (or of the match) is taken back
         self._say(ev)
         await self.player.observe(ev)  # type: ignore[arg-type]
-        if isinstance(ev, Disputed):
+        if isinstance(ev, Abandoned):
+            await self._continue_or_over()
+
+    async def _continue_or_over(self) -> None:
+        """The match stands abandoned (protocol/wire.md §15.1).  By the peer, whose abandonment reached
+        us after a resume: its ``continue`` follows at once when it takes it back -- a moment for it
+        (``cfg.statement_wait_s``); then, still abandoned, our seat is over."""
+        ref = referee_of(self.session)
+        if ref.abandoned is not None and ref.abandoned[3] != self.seat:
+            with trio.move_on_after(self.cfg.statement_wait_s):
+                while referee_of(self.session).phase == ABANDONED and self.game.conn.error is None:
+                    await self._changed.wait()
+        if referee_of(self.session).phase == ABANDONED and not self._events:
             self.over = True
 
     async def _until_decided(self) -> None:
-        """Until the match's signed end (or a dispute) is among the events to show."""
-        while not any(isinstance(e, (MatchSigned, Disputed)) for e in self._events):
+        """Until the match's signed end (or an abandonment) is among the events to show."""
+        while not any(isinstance(e, (MatchSigned, Abandoned)) for e in self._events):
             await self._changed.wait()
 
     def _drop_stale_ends(self) -> None:
@@ -594,6 +611,17 @@ class NetSeat:
             game.note(f"{self.peer} chose {suit_label(ev.suit, cfg.ascii_only)}: now choose yours")
         elif isinstance(ev, Claimed) and ev.seat != self.seat and len(ev.deals) == 1:
             game.note(f"your time ran out: {self.peer} claimed deal {ev.deal}")
+        elif isinstance(ev, Disputed):
+            who = "you" if ev.seat == self.seat else self.peer
+            game.note(f"{who} disputed the claim on time on deal {ev.deal}: "
+                      + (f"deal {ev.deal} has no result (its second dispute)" if ev.settled
+                         else "the deal goes on from where it stood"))
+        elif isinstance(ev, Abandoned):
+            game.note("you ended the match as abandoned by the opponent (the decided deals stand)"
+                      if ev.seat == self.seat else
+                      f"{self.peer} ended the match as abandoned by you: the decided deals stand")
+        elif isinstance(ev, Continued):
+            game.note(f"{'you' if ev.seat == self.seat else self.peer} took the abandonment back: play goes on")
 
     def _say_trumps(self, mine: int, theirs: int) -> None:
         a = self.cfg.ascii_only

@@ -38,7 +38,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import trio
@@ -47,11 +47,12 @@ from ..files import unused_path
 from ..rules import RuleSet
 from ..text import names_apart
 from ..wire.log import LOG_MAGIC
-from ..wire.referee import DISPUTED, DONE, REMATCHED
+from ..wire.referee import ABANDONED, DONE, REMATCHED
 from ..wire.session import Session
 from .agreement import Agreement, pin_guest
 from .claims import Claims
 from .config import (
+    ABANDON_CONTINUE_S,
     EXIT_ERROR,
     EXIT_LEFT,
     NetConfig,
@@ -65,7 +66,7 @@ from .matchlock import hold_match
 from .prompts import ProgressPrinter, choose_trump, our_player
 from .race import first_of
 from .resumefile import ResumeFile, path_for
-from .seat import NetGameError, NetMatch, NetSeat, machine_of
+from .seat import NetGameError, NetMatch, NetSeat, machine_of, referee_of
 from .transport import Connection
 
 
@@ -97,24 +98,35 @@ def open_match(cfg: NetConfig, number: int) -> tuple[MatchLogFile, Session, NetR
     return log, session, NetResult(None, 0 if cfg.role == "host" else 1)
 
 
+def abandoned_by_us(session: Session) -> bool:
+    """Whether the match in ``session`` stands abandoned by our seat (protocol/wire.md §15.1): its resume
+    file stays, for ``resume`` to take it back if the peer comes back."""
+    chain = session.chain
+    ref = None if chain is None else chain.referee
+    return ref is not None and ref.phase == ABANDONED and ref.abandoned is not None and \
+        ref.abandoned[3] == session.seat
+
+
 def match_complete(session: Session) -> bool:
     """True when the match in ``session`` is complete: both signed the end (its log verifies as valid)."""
     chain = session.chain
-    return session.violation is None and chain is not None and chain.referee.phase in (DONE, REMATCHED, DISPUTED)
+    return session.violation is None and chain is not None and chain.referee.phase in (DONE, REMATCHED, ABANDONED)
 
 
 def note_disputed(cfg: NetConfig, session: Session, result: NetResult) -> None:
-    """The match in ``session`` ended disputed (protocol/wire.md §16): set ``result`` and say so (once)."""
+    """The match in ``session`` has deals settled as disputed (protocol/wire.md §16: two claims on time,
+    each refused by the claimed seat's own clock): set ``result`` and say which (once)."""
     chain = session.chain
-    if chain is None or chain.referee.match is None or not chain.referee.match.disputes or result.disputed:
+    match = None if chain is None else chain.referee.match
+    if match is None or result.disputed:
         return
-    ref = chain.referee
-    result.score_halves = ref.score()
+    settled = sorted(n for n, why in match.no_result.items() if why == "disputed")
+    if not settled:
+        return
     result.disputed = True
-    assert ref.match is not None
-    who = "you" if ref.match.disputes[-1][1] == session.seat else "the opponent"
-    say(cfg, f"the match ended disputed: {who} disputed a claim on time that the own clock contradicted "
-        "(wire.md §16); no one wins it")
+    deals = ", ".join(map(str, settled))
+    say(cfg, f"{'deal' if len(settled) == 1 else 'deals'} {deals}: no result -- claimed on time and disputed twice "
+        "(wire.md §16: a log cannot tell whose clock was right); the decided deals stand")
 
 
 @dataclass
@@ -250,12 +262,14 @@ class MatchSteps:
 
     async def _after_ready(self, conn: Connection, rematches_left: int) -> bool:
         session = self.session
+        if self.restored:
+            await self.take_back_abandonment()
         await self.play()
         end = MatchEnd(self.cfg, self.game, self.result.peer_name)
         if self.restored:
             await end.rejoined()
         await end.acknowledged()
-        if self.resume is not None and match_complete(session) and session.delivered:
+        if self.resume is not None and match_complete(session) and session.delivered and not abandoned_by_us(session):
             # Nothing left to resume (files.md): gone now, not when the process ends -- a person
             # may quit at the end screen, which cancels this side before it ends on its own.
             self.resume.delete()
@@ -263,6 +277,30 @@ class MatchSteps:
         if not again:
             conn.closing_ok = True
         return again
+
+    async def take_back_abandonment(self) -> None:
+        """(a match taken up after we ended it as abandoned by the peer) Once the peer is back and proven,
+        send ``continue`` -- within 24 hours of the abandonment; after them the match stays abandoned
+        (protocol/wire.md §15.1; the resume file's ``abandoned_at``, files.md)."""
+        session, resume = self.session, self.resume
+        ref = referee_of(session)
+        if ref.phase != ABANDONED or ref.abandoned is None or ref.abandoned[3] != session.seat:
+            return
+        at = None if resume is None else resume.abandoned_at
+        since = None
+        with contextlib.suppress(ValueError, TypeError):
+            since = (datetime.now(UTC) - datetime.strptime(at or "", "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC))
+        if since is None or since.total_seconds() > ABANDON_CONTINUE_S:
+            self.say(f"you ended this match as abandoned by the opponent {'at ' + at if at else ''} -- more than "
+                     f"{ABANDON_CONTINUE_S // 3600} hours ago: it stays abandoned")
+            return
+        while not self.game.conn.link_up or session.catching_up:  # the peer is back, and proven (§14.2)
+            await trio.sleep(0.05)
+        await self.game.act(session.floor.take_back_abandonment)
+        assert resume is not None
+        resume.abandoned_at = None
+        resume.save()
+        self.say("the opponent is back: you took your abandonment back, and the match goes on where it stood")
 
     async def agree(self) -> tuple[str, RuleSet]:
         """Hellos, pinning and the rules (protocol/wire.md §7, §9.1); the log file is created when the
@@ -359,17 +397,15 @@ class MatchSteps:
 
     async def play(self) -> None:
         """The trumps and the deals, played by our seat up to the signed end, or the match's early end:
-        we left, the peer left, a seat claimed the rest between deals, or a claim was disputed
+        we left, the peer left, a seat claimed the rest between deals, or a seat abandoned it
         (:meth:`play_or_leave`)."""
         how = await self.play_or_leave()
         result, session = self.result, self.session
         result.record = machine_of(session).record
-        if how == "disputed":
-            note_disputed(self.cfg, session, result)
-            return
         complete = match_complete(session)
         if complete:
             result.score_halves = session.score_halves
+            note_disputed(self.cfg, session, result)
         if how != "we-left":
             return
         if complete:  # the match is complete: close the connection as usual, then report (status 130)
@@ -398,12 +434,13 @@ class MatchSteps:
         return "we-left"
 
     def how(self) -> str:
-        """How the match ended, as its chain says: ``"played"`` (every deal), ``"disputed"`` (a claim was
-        disputed, §16), ``"we-left"`` / ``"peer-left"`` (a seat left, §15, or the peer claimed the rest
-        between deals, §16) or ``"claimed"`` (we did)."""
+        """How the match ended, as its chain says: ``"played"`` (every deal, some perhaps settled as
+        disputed, §16), ``"abandoned"`` (a seat ended it as abandoned by the other, §15.1), ``"we-left"`` /
+        ``"peer-left"`` (a seat left, §15, or the peer claimed the rest between deals, §16) or ``"claimed"``
+        (we did)."""
         match, seat = machine_of(self.session), self.session.seat
-        if match.disputes:
-            return "disputed"
+        if match.phase == "abandoned":
+            return "abandoned"
         if match.left is not None:
             return "we-left" if match.left == seat else "peer-left"
         dealt = {d.number for d in match.deals}

@@ -205,6 +205,8 @@ class TableSeat:
             finally:
                 if self.quit_result is QuitResult.QUIT:
                     await self.leave()
+                elif self.quit_result is QuitResult.ADJOURN:  # no message: the match stays resumable (§15)
+                    guest.cancel()
                 self.app_done = True
                 for reply in list(self.pending):  # the person left the end screen: no rematch
                     reply(False)
@@ -212,6 +214,8 @@ class TableSeat:
                 try:
                     result = await guest.wait()
                 except GuestCancelled:
+                    if self.quit_result is QuitResult.ADJOURN:
+                        return self.report_adjourned()
                     return self.report_left(cause)
                 except NetplayError as exc:
                     return self.report_failure(cause, exc)
@@ -325,6 +329,14 @@ class TableSeat:
         say(self.command, what, self.err)
         for path in kept:
             _line(f"match log (kept): {path}", self.err)
+        return EXIT_LEFT
+
+    def report_adjourned(self) -> int:
+        """We adjourned the match (``a`` at the leave question): nothing signed, the match unfinished and
+        resumable (protocol/wire.md §15); status 130, as any stop by the person."""
+        say(self.command, "you adjourned the match: nothing was resigned, and it stays unfinished", self.err)
+        for line in kept_lines([Path(p) for p in self.log_files if p and p != "None"]):
+            _line(line, self.err)
         return EXIT_LEFT
 
     def report_failure(self, cause: str, exc: NetplayError) -> int:

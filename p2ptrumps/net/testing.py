@@ -79,8 +79,9 @@ class CuttingProxy:
 
     ``await nursery.start(proxy.serve)`` listens on a free loopback port (``proxy.port``);
     :meth:`cut` closes every open connection, :meth:`freeze` stops forwarding on them (each end
-    then sees silence), :meth:`strand` ends them for the dialling side only.  ``connections`` counts
-    connections taken, ``bytes`` bytes forwarded.
+    then sees silence), :meth:`strand` ends them for the dialling side only; while ``down`` is set (a
+    link that is down) every new connection is closed at once.  ``connections`` counts connections
+    taken, ``bytes`` bytes forwarded.
     """
 
     def __init__(self, target_port: int, *, record: bool = False) -> None:
@@ -92,6 +93,7 @@ class CuttingProxy:
         self.connections = 0
         self.bytes = 0
         self.frozen: set[int] = set()
+        self.down = False
         self._downs: dict[int, trio.SocketStream] = {}  # the dialling side of each open connection, by scope
 
     async def serve(self, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
@@ -108,6 +110,9 @@ class CuttingProxy:
             await trio.aclose_forcefully(listener)
 
     async def _pair(self, down: trio.SocketStream) -> None:
+        if self.down:
+            down.socket.close()
+            return
         try:
             up = await trio.open_tcp_stream("127.0.0.1", self.target_port)
         except OSError:

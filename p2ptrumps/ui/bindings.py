@@ -106,6 +106,12 @@ def dialog_keys(kb: KeyBindings, confirm: Filter, parts: Parts) -> None:
         """Confirm: no."""
         parts.questions.answer(False)
 
+    @kb.add("a", filter=confirm)
+    @kb.add("A", filter=confirm)
+    def _adjourn(event: KeyPressEvent) -> None:
+        """The leave question of a networked match: adjourn (other questions ignore it)."""
+        parts.questions.adjourn()
+
 
 def help_keys(kb: KeyBindings, help_open: Filter, parts: Parts) -> None:
     """In the help box: r opens the rule book, any other key closes the box."""

@@ -78,7 +78,8 @@ def overlay_lines(core: TableCore) -> list[str]:
     columns, rows = core.terminal_size()
     room = max(20, columns - 4)
     if s.confirm is not None:
-        body = [*wrap_text(printable(core.t(s.confirm.question)), room, ""), "", _("y yes    n no")]
+        answers = _("y leave    a adjourn    n play on") if s.confirm.on_adjourn is not None else _("y yes    n no")
+        body = [*wrap_text(printable(core.t(s.confirm.question)), room, ""), "", answers]
     else:
         keys = help_keys(core.options, s.mode == Mode.TRUMP)
         if core.options.ascii_only:  # a terminal without Unicode cannot show the Russian letters either

@@ -55,6 +55,15 @@ class Questions:
             (c.on_yes if yes else c.on_no)()
         self._core.invalidate()
 
+    def adjourn(self) -> None:
+        """Answer ``a`` to a question that offers it (the leave question of a networked match)."""
+        c = self._core.state.confirm
+        if c is None or c.on_adjourn is None:
+            return
+        self._core.state.confirm = None
+        c.on_adjourn()
+        self._core.invalidate()
+
     def ask_quit(self) -> None:
         """``q``/Ctrl-C: confirm, then end the application with :attr:`QuitResult.QUIT`."""
         core = self._core
@@ -69,8 +78,15 @@ class Questions:
             return
         question = tr(core.options.quit_question)
         if core.options.leave_resigns:
-            question = leave_question(s.mode, core.opponent_name)
-        elif s.mode in (Mode.TRUMP, Mode.IDLE):
+            # Both ways out, said before either is taken (protocol/wire.md §15): leave, or adjourn.
+            question = leave_question(s.mode, core.opponent_name) + " " + _(
+                "Or a: adjourn -- stop now without resigning; the match stays unfinished and `p2ptrumps resume` "
+                "takes it up again (%(name)s may end it as abandoned if you stay away past its reconnect wait).",
+                name=core.opponent_name)
+            self._ask(Confirm(question, on_yes=lambda: core.exit(QuitResult.QUIT),
+                              on_adjourn=lambda: core.exit(QuitResult.ADJOURN)))
+            return
+        if s.mode in (Mode.TRUMP, Mode.IDLE):
             question = _("Quit the game?")
         self._ask(Confirm(question, on_yes=lambda: core.exit(QuitResult.QUIT)))
 

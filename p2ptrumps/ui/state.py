@@ -45,6 +45,7 @@ class QuitResult(enum.Enum):
 
     FINISHED = "finished"  # the match ended and the person left the last screen
     QUIT = "quit"  # the person quit (confirmed)
+    ADJOURN = "adjourn"  # the person stopped a networked match without resigning it: it stays resumable
 
 
 @dataclass
@@ -89,11 +90,13 @@ MATCH_END_ENTER = {"leave": N_("leave"), "rematch or leave": N_("rematch or leav
 
 @dataclass
 class Confirm:
-    """An open y/n question: ``on_yes`` or ``on_no`` runs on the UI side when it is answered."""
+    """An open y/n question: ``on_yes`` or ``on_no`` runs on the UI side when it is answered; with
+    ``on_adjourn`` a third answer, ``a`` (the leave question of a networked match: adjourn it)."""
 
     question: str
     on_yes: Callable[[], None]
     on_no: Callable[[], None] = lambda: None
+    on_adjourn: Callable[[], None] | None = None
 
 
 @dataclass

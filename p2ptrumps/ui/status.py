@@ -104,7 +104,9 @@ def keys_items(core: TableCore) -> list[str]:
     """The key hints of the current mode, most useful first (``fit_keys`` drops some)."""
     s = core.state
     o = core.options
-    if s.confirm is not None:  # an open question takes only y, n and Esc (bindings.dialog_keys)
+    if s.confirm is not None:  # an open question takes only y, n and Esc (bindings.dialog_keys), and a when offered
+        if s.confirm.on_adjourn is not None:
+            return [_("y leave"), _("a adjourn"), _("n play on")]
         return [_("y yes"), _("n no")]
     if s.rules_top is not None:
         return [_("↑↓ PgUp PgDn scroll"), "Home End", _("q Esc close the rules")]

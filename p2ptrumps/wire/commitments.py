@@ -84,10 +84,9 @@ class Commitments:
 
     def signed(self, body: m.Body) -> None:
         """Our ``body`` took its place in the chain: a commitment's secret is now committed."""
-        if isinstance(body, m.CommitMsg):
-            assert self.pending is not None
+        if isinstance(body, m.CommitMsg) and self.pending is not None and self.pending[0] == body.deal:
             self.secrets[body.deal] = self.pending[1]
-            self.pending = None
+            self.pending = None  # (a commitment signed again, protocol/wire.md §16, was committed already)
 
     def announce(self, ref: Referee) -> CommitDue | RevealDue | None:
         """:class:`CommitDue` / :class:`RevealDue` once, when the match waits for commitments (reveals)

@@ -12,6 +12,7 @@ message is not allowed now; nothing is sent then.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from ..events import Event
@@ -22,7 +23,7 @@ from .chain import JointChain
 from .commitments import Commitments
 from .errors import LocalProtocolError
 from .identity import Identity
-from .referee import DONE, MATCH_END, PLAY, TRANSITIONS, Referee
+from .referee import ABANDONED, DONE, MATCH_END, PLAY, TRANSITIONS, Referee
 
 #: ``claim_check(step)``: whether our own clock ran out on ``step`` (``(step, deal, turn, seat)``,
 #: protocol/wire.md §16).
@@ -60,6 +61,9 @@ class Floor:
         self.commitments = Commitments(seat, identity.public_bytes)
         self.claim_check: ClaimCheck | None = None
         self.dropped: list[tuple[m.Body, str]] = []
+        #: Our floor messages a host claim displaced (protocol/wire.md §16): due again, and signed again,
+        #: once our dispute (the deal's first) took the claim back.
+        self.displaced: list[m.Body] = []
 
     def attach(self, chain: JointChain) -> None:
         """The match's chain, once both hellos are in."""
@@ -157,6 +161,23 @@ class Floor:
             return
         self._send(m.ClaimMsg(max(self.guard().deal, 1)))
 
+    def abandon(self) -> None:
+        """End the match as abandoned by the peer, which stayed away past our reconnect wait
+        (protocol/wire.md §15.1): the decided deals stand, the deal at stake has no result.  Signed and
+        logged even while the peer is away (it learns it when it comes back).  ``LocalProtocolError``
+        when the match cannot be abandoned now (before the trumps are due, at its signed end, or
+        abandoned already)."""
+        ref = self.guard() if not self.gone() or self.chain is None else self.chain.referee
+        self.publish(self.sign(m.AbandonMsg(max(ref.deal, 1))))
+
+    def take_back_abandonment(self) -> None:
+        """Send ``continue``: the peer we said stayed away came back, and the match goes on where our
+        abandonment found it (protocol/wire.md §15.1).  ``LocalProtocolError`` unless the match stands
+        abandoned by us."""
+        ref = self.guard()
+        deal = ref.abandoned[4] if ref.abandoned is not None else max(ref.deal, 1)
+        self._send(m.ContinueMsg(deal))
+
     # ----- what the session asks ----------------------------------------------------
 
 
@@ -187,6 +208,8 @@ class Floor:
         ref = self.chain.referee
         events: list[Event] = []
         for _ in range(8):  # at most a few automatic messages in a row
+            if self.displaced and ref.phase not in (DEAL_END, MATCH_END, ABANDONED):
+                events += self._sign_displaced()  # the match came back to where they were (§16, §15.1)
             seat, what = ref.waiting_for()
             if seat != self.seat:
                 break
@@ -210,10 +233,22 @@ class Floor:
             return m.DisputeMsg(claimed)  # our clock had not run out (§16)
         return ref.expected_deal_end() if what == DEAL_END else ref.expected_match_end()
 
+    def _sign_displaced(self) -> list[Event]:
+        """Our floor messages a claim or an abandonment displaced, signed again now that the match is
+        past its statements: back at our step after our first dispute (protocol/wire.md §16) or the
+        continue (§15.1) -- else no longer allowed: they stay dropped (:attr:`dropped` names them already)."""
+        events: list[Event] = []
+        displaced, self.displaced = self.displaced, []
+        for body in displaced:
+            with contextlib.suppress(LocalProtocolError):  # no longer allowed: it stays in :attr:`dropped`
+                events += self.sign(self._refresh(body))
+        return events
+
     def resign_withdrawn(self, withdrawn: list[m.Signed], host_msg: m.Signed, catching_up: bool) -> list[Event]:
         """Our messages the host's ``host_msg`` displaced (protocol/wire.md §8.3): each re-signed on top if
         it is still allowed, else dropped (:attr:`dropped`, with why); the events."""
         events: list[Event] = []
+        self.commitments.announced.clear()  # what we were asked for may be asked again once it is due again
         for old in withdrawn:
             if catching_up:  # never while behind: the peer's re-signed copy, if it holds one, comes back
                 self.dropped.append((old.body, "withdrawn while catching up after a resume (wire.md §14.2 step 5)"))
@@ -222,10 +257,16 @@ class Floor:
                 # The host made a step in time as the chain now shows: the claim is dropped (wire.md §16).
                 self.dropped.append((old.body, f"the host's {host_msg.kind} came first: its step was in time"))
                 continue
+            if isinstance(old.body, m.AbandonMsg):
+                # The host's message shows that the host is back: the abandonment is dropped (wire.md §15.1).
+                self.dropped.append((old.body, f"the host's {host_msg.kind} came first: the host is back"))
+                continue
             try:
                 events += self.sign(self._refresh(old.body))
             except LocalProtocolError as exc:
                 self.dropped.append((old.body, str(exc)))
+                if host_msg.kind in ("claim", "abandon") and TRANSITIONS[old.body.KIND][1] == "floor":
+                    self.displaced.append(old.body)
         return events
 
     def _refresh(self, body: m.Body) -> m.Body:

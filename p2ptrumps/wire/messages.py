@@ -672,7 +672,8 @@ class ClaimMsg(Body):
 @dataclass(frozen=True)
 class DisputeMsg(Body):
     """``dispute``: ``[deal]`` -- the sender refuses the open claim made against it: its own clock
-    had not run out (protocol/wire.md §16).  The match ends disputed."""
+    had not run out (protocol/wire.md §16).  A deal's first dispute takes the claim back and the deal
+    goes on; its second settles the deal as disputed (no result)."""
 
     KIND: ClassVar[str] = "dispute"
     deal: int
@@ -682,6 +683,41 @@ class DisputeMsg(Body):
 
     @classmethod
     def parse(cls, items: list[Any]) -> DisputeMsg:
+        _count(items, 1, cls.KIND)
+        return cls(_deal_no(items[0], cls.KIND))
+
+
+@dataclass(frozen=True)
+class AbandonMsg(Body):
+    """``abandon``: ``[deal]`` -- the sender ends the match as abandoned by the other seat, which stayed
+    away (a statement, never a proof); ``deal`` is the deal at stake (protocol/wire.md §15.1)."""
+
+    KIND: ClassVar[str] = "abandon"
+    deal: int
+
+    def fields(self) -> list[Any]:
+        return [self.deal]
+
+    @classmethod
+    def parse(cls, items: list[Any]) -> AbandonMsg:
+        _count(items, 1, cls.KIND)
+        return cls(_deal_no(items[0], cls.KIND))
+
+
+@dataclass(frozen=True)
+class ContinueMsg(Body):
+    """``continue``: ``[deal]`` -- the seat that abandoned the match takes its abandonment back (the
+    absent seat came back): play goes on where it stood; ``deal`` is the abandonment's
+    (protocol/wire.md §15.1)."""
+
+    KIND: ClassVar[str] = "continue"
+    deal: int
+
+    def fields(self) -> list[Any]:
+        return [self.deal]
+
+    @classmethod
+    def parse(cls, items: list[Any]) -> ContinueMsg:
         _count(items, 1, cls.KIND)
         return cls(_deal_no(items[0], cls.KIND))
 
@@ -705,6 +741,8 @@ BODY_TYPES: dict[str, type[Body]] = {
         LeaveMsg,
         ClaimMsg,
         DisputeMsg,
+        AbandonMsg,
+        ContinueMsg,
     )
 }
 

@@ -1,7 +1,7 @@
 """The match as the protocol sees it: the referee, one transition table over the match machine.
 
 Source: ``protocol/wire.md`` §9 (the match: phases, the floor, bodies), §9.7 (chat limits), §15
-(leave) and §16 (claims and disputes).
+(leave), §15.1 (abandon and continue) and §16 (claims and disputes).
 
 :class:`Referee` decides, for every chained message, whether its sender may send it now and what it
 changes.  What is a rule of the game -- the trumps, the deal from its seed, each move, resigning,
@@ -32,9 +32,11 @@ from ..events import (
 )
 from ..match import (
     DEAL_END,
+    Abandon,
     AnswerDraw,
     ChooseTrump,
     Claim,
+    Continue,
     Deal,
     Dispute,
     IllegalActionError,
@@ -57,7 +59,7 @@ SEAT_NAMES = ("host", "guest")
 RULES, AGREE, TRUMP, COMMIT, REVEAL, PLAY, MATCH_END, DONE, REFUSED, REMATCHED = (
     "rules", "agree", "trump", "commit", "reveal", "play", "match-end", "done", "refused", "rematched",
 )
-DISPUTED = "disputed"  # a claim was disputed: the match ended decided by no one (protocol/wire.md §16)
+ABANDONED = "abandoned"  # a seat ended the match as abandoned by the other (protocol/wire.md §15.1)
 
 #: The transition table: for each message kind, the phases in which it may be sent,
 #: and whether only the seat holding the floor may send it ("floor") or either
@@ -75,10 +77,12 @@ TRANSITIONS: dict[str, tuple[frozenset[str], str]] = {
     "offer-draw": (frozenset({PLAY}), "any"),
     "answer-draw": (frozenset({PLAY}), "any"),
     "dispute": (frozenset({DEAL_END, MATCH_END}), "floor"),
-    "chat": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END, MATCH_END, DONE, DISPUTED}), "any"),
+    "chat": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END, MATCH_END, DONE, ABANDONED}), "any"),
     "rematch": (frozenset({DONE}), "any"),
     "leave": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END}), "any"),
     "claim": (frozenset({TRUMP, COMMIT, REVEAL, PLAY}), "any"),
+    "abandon": (frozenset({TRUMP, COMMIT, REVEAL, PLAY, DEAL_END, MATCH_END}), "any"),
+    "continue": (frozenset({ABANDONED}), "any"),
 }
 
 #: Kinds that either seat may send whoever holds the floor (protocol/wire.md §8.3).
@@ -144,6 +148,8 @@ class RefereeMark(NamedTuple):
     rematch: frozenset[int]
     open_claim: int | None
     claim_steps: int
+    abandoned: tuple[str, frozenset[int], int | None, int, int] | None
+    abandon_barred: frozenset[int]
     chat: ChatCount
 
 
@@ -181,6 +187,14 @@ class Referee:
     #: The step each claim was made on, as the clock times it: ``(step, deal, turn, seat awaited)``,
     #: the turn the moves of the deal for a move, else 0 (protocol/wire.md §16).
     claim_steps: list[tuple[str, int, int, int]] = field(default_factory=list)
+    #: The referee's part of what each claim found (its phase, deal, commitments, secrets), parallel to
+    #: :attr:`claim_steps`: a deal's first dispute takes the match back there (protocol/wire.md §16).
+    claim_states: list[tuple[str, int, dict[int, bytes], dict[int, bytes]]] = field(default_factory=list)
+    #: The abandonment in force (protocol/wire.md §15.1): what it found (phase, statements signed, the
+    #: open claim) and its seat and deal; None when none is.
+    abandoned: tuple[str, frozenset[int], int | None, int, int] | None = None
+    #: The seats that may not abandon again: each continued, and no floor message came since (§15.1).
+    abandon_barred: frozenset[int] = frozenset()
     chat: ChatCount = field(default_factory=ChatCount)
     quiet: bool = False
 
@@ -256,6 +270,7 @@ class Referee:
         events: list[Event] = _HANDLERS[kind](self, seat, body)
         if TRANSITIONS[kind][1] == "floor":
             self.chat = self.chat.new_turn()  # a new turn for chat (protocol/wire.md §9.7)
+            self.abandon_barred = frozenset()
         return events
 
     def play_own(self, seat: int, deal: int, move: Move) -> tuple[m.MoveMsg, list[Event]]:
@@ -267,6 +282,7 @@ class Referee:
         _check_deal(self, seat, "move", deal)
         events, reached = _move(self, seat, move, None)
         self.chat = self.chat.new_turn()
+        self.abandon_barred = frozenset()
         return m.MoveMsg(deal, move, reached), events
 
     def _check_floor(self, seat: int, kind: str) -> None:
@@ -294,7 +310,8 @@ class Referee:
         return RefereeMark(
             self.phase, (self.proposed, self.proposed_move_time), self.move_time, self.match,
             None if self.match is None else self.match.mark(), self.deal, self.commits, self.secrets,
-            self.statements, self.rematch, self.open_claim, len(self.claim_steps), self.chat)
+            self.statements, self.rematch, self.open_claim, len(self.claim_steps), self.abandoned,
+            self.abandon_barred, self.chat)
 
     def rewind(self, mark: RefereeMark) -> list[MatchEvent]:
         """Take the referee back to ``mark`` (made on it by :meth:`mark`; it has only gone on since); the
@@ -305,6 +322,8 @@ class Referee:
         self.statements, self.rematch = mark.statements, mark.rematch
         self.open_claim = mark.open_claim
         del self.claim_steps[mark.claim_steps:]
+        del self.claim_states[mark.claim_steps:]
+        self.abandoned, self.abandon_barred = mark.abandoned, mark.abandon_barred
         self.chat = mark.chat
         if self.match is None or mark.match_mark is None:
             return []
@@ -533,8 +552,10 @@ def _on_claim(ref: Referee, seat: int, body: m.Body) -> list[Event]:
             "out-of-turn", f"the {SEAT_NAMES[seat]} claimed deal {body.deal}, the deal at stake is {due}")
     pos = ref.match.position
     turn = pos.turn if ref.phase == PLAY and pos is not None else 0
+    state = (ref.phase, ref.deal, ref.commits, ref.secrets)
     events = _game(ref, seat, Claim())
     ref.claim_steps.append((what, ref.deal, turn, 1 - seat))
+    ref.claim_states.append(state)
     _after_game(ref, events)
     ref.open_claim = len(ref.match.claims) - 1
     return [*events]
@@ -546,18 +567,62 @@ def _sign_open_claim(ref: Referee, seat: int) -> None:
 
 
 def _on_dispute(ref: Referee, seat: int, body: m.Body) -> list[Event]:
-    assert isinstance(body, m.DisputeMsg)
+    assert isinstance(body, m.DisputeMsg) and ref.match is not None
     deal = ref.claim_against(seat)
-    if deal is None:
+    if deal is None or ref.open_claim is None:
         raise RemoteProtocolError(
             "out-of-turn", f"the {SEAT_NAMES[seat]} disputed, but no claim against it is open")
     if body.deal != deal:
         raise RemoteProtocolError(
             "out-of-turn", f"the {SEAT_NAMES[seat]} disputed deal {body.deal}, the claim is on deal {deal}")
+    phase, at, commits, secrets = ref.claim_states[ref.open_claim]
     events = _game(ref, seat, Dispute())
     ref.open_claim = None
     ref.statements = frozenset()
-    ref.phase = DISPUTED
+    machine = ref.match.phase
+    if machine == "over":  # the deal settled as disputed was the last, or was being prepared
+        ref.phase = MATCH_END
+    elif machine == "deal":
+        if phase in (TRUMP, COMMIT, REVEAL):  # the first dispute of a deal being prepared: back there
+            ref.phase, ref.deal, ref.commits, ref.secrets = phase, at, commits, secrets
+        else:  # the deal in play settled as disputed: the next deal's commitments
+            _start_commits(ref, ref.deal + 1)
+    elif machine == DEAL_END:  # a leave after the claim: the deal in play is its resignation
+        ref.phase = DEAL_END
+    else:  # the first dispute of a deal in play (or of the trumps): back where the claim found it
+        ref.phase, ref.deal, ref.commits, ref.secrets = phase, at, commits, secrets
+    return [*events]
+
+
+def _on_abandon(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.AbandonMsg) and ref.match is not None
+    if seat in ref.abandon_barred:
+        raise RemoteProtocolError(
+            "out-of-turn", f"the {SEAT_NAMES[seat]} abandoned again before a floor message followed its continue")
+    due = max(ref.deal, 1)
+    if body.deal != due:
+        raise RemoteProtocolError(
+            "out-of-turn", f"the {SEAT_NAMES[seat]} abandoned deal {body.deal}, the deal at stake is {due}")
+    events = _game(ref, seat, Abandon(ref.open_claim is not None))
+    ref.abandoned = (ref.phase, ref.statements, ref.open_claim, seat, due)
+    ref.open_claim = None
+    ref.phase = ABANDONED
+    return [*events]
+
+
+def _on_continue(ref: Referee, seat: int, body: m.Body) -> list[Event]:
+    assert isinstance(body, m.ContinueMsg) and ref.match is not None
+    if ref.abandoned is None or ref.abandoned[3] != seat:
+        raise RemoteProtocolError(
+            "out-of-turn", f"the {SEAT_NAMES[seat]} continued a match the other seat abandoned")
+    phase, statements, open_claim, _, deal = ref.abandoned
+    if body.deal != deal:
+        raise RemoteProtocolError(
+            "out-of-turn", f"the {SEAT_NAMES[seat]} continued deal {body.deal}, the abandonment's is {deal}")
+    events = _game(ref, seat, Continue())
+    ref.phase, ref.statements, ref.open_claim = phase, statements, open_claim
+    ref.abandoned = None
+    ref.abandon_barred = ref.abandon_barred | {seat}
     return [*events]
 
 
@@ -576,7 +641,8 @@ _HANDLERS: dict[str, Callable[[Referee, int, m.Body], list[Event]]] = {
     "rules": _on_rules, "agree": _on_agree, "trump": _on_trump, "commit": _on_commit, "reveal": _on_reveal,
     "move": _on_move, "resign": _on_resign, "offer-draw": _on_offer_draw, "answer-draw": _on_answer_draw,
     "chat": _on_chat, "deal-end": _on_deal_end, "match-end": _on_match_end, "leave": _on_leave,
-    "claim": _on_claim, "dispute": _on_dispute, "rematch": _on_rematch,
+    "claim": _on_claim, "dispute": _on_dispute, "rematch": _on_rematch, "abandon": _on_abandon,
+    "continue": _on_continue,
 }
 
 

@@ -78,7 +78,7 @@ from .floor import Floor
 from .handshake import Handshake
 from .identity import Identity
 from .outbox import Direction, EventQueue, LogHook, Outbox
-from .referee import DISPUTED, DONE, REFUSED, REMATCHED, REVEAL, Referee
+from .referee import DONE, REFUSED, REMATCHED, REVEAL, Referee
 from .resume import Resumption
 
 Role = Literal["host", "guest"]
@@ -382,7 +382,8 @@ class Session:
         chain = self._gate.chain
         if self._gate.dead or self._gate.finished:
             return True
-        return chain is not None and chain.referee.phase in (DONE, REFUSED, REMATCHED, DISPUTED)
+        # (an abandoned match is not over: its abandoning seat may take it back, protocol/wire.md §15.1)
+        return chain is not None and chain.referee.phase in (DONE, REFUSED, REMATCHED)
 
     @property
     def delivered(self) -> bool:

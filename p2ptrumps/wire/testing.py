@@ -137,8 +137,9 @@ def handle(side: Side, ev: Event) -> None:
     elif isinstance(ev, RulesProposed):
         s.floor.accept_rules()
     elif isinstance(ev, CommitDue):
-        s.floor.commit(sc.secret(ev.deal))
-        s.floor.reveal()
+        with contextlib.suppress(LocalProtocolError):  # asked before a message of ours was withdrawn
+            s.floor.commit(sc.secret(ev.deal))
+            s.floor.reveal()
     elif isinstance(ev, RevealDue):  # a session restored after committing (protocol/wire.md §14.4)
         with contextlib.suppress(LocalProtocolError):  # revealed already, with the commitment
             s.floor.reveal()

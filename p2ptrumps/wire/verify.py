@@ -35,7 +35,7 @@ from .chain import JointChain
 from .errors import RemoteProtocolError
 from .identity import PublicKey
 from .log import LogContents, LogUnreadable, walk_log
-from .referee import DISPUTED, DONE, REFUSED, REMATCHED, SEAT_NAMES
+from .referee import ABANDONED, DONE, REFUSED, REMATCHED, SEAT_NAMES
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unreadable": 2, "unfinished": 3}
 #: The ``format`` and ``version`` of the JSON verdict (protocol/verify.md §5).
@@ -87,7 +87,11 @@ class Verdict:
         left: ``(seat, message index)`` of a ``leave`` (wire.md §15), else None.
         forfeited: the deal numbers forfeited by the seat that left.
         claims: each claim on time standing in the chain (wire.md §16): ``(claimant seat, its
-            place in the chain, the deals it won)``.  A claimed result is never proven.
+            place in the chain, the deals it claimed)``.  A claimed result is never proven.
+        disputed_deals: the deals settled as disputed (a deal's second dispute, wire.md §16), in order.
+        abandonments: each ``abandon`` in the chain (wire.md §15.1): ``(seat, its place, its deal, the
+            place of the continue that took it back or None)``.
+        settled: the deals without a result, by number: ``"disputed"`` or ``"abandoned"``.
         move_time: the agreed move clock, seconds per move (0: none).
     """
 
@@ -118,6 +122,9 @@ class Verdict:
     claims: list[tuple[int, int, list[int]]] = field(default_factory=list)
     #: For each of :attr:`claims`: None, or ``(the disputer, the dispute's place)`` (wire.md §16).
     disputed: list[tuple[int, int] | None] = field(default_factory=list)
+    disputed_deals: list[int] = field(default_factory=list)
+    abandonments: list[tuple[int, int, int, int | None]] = field(default_factory=list)
+    settled: dict[int, str] = field(default_factory=dict)
     move_time: int = 0
     _chain: JointChain | None = field(default=None, repr=False, compare=False)
     _owner: int | None = field(default=None, repr=False, compare=False)  # the seat of frame 0's hello
@@ -166,6 +173,11 @@ class Verdict:
             "claims": [{"seat": s, "message": i, "deals": list(d),
                         "disputed": None if x is None else {"seat": x[0], "message": x[1]}}
                        for (s, i, d), x in zip(self.claims, self._disputes(), strict=True)],
+            "disputed_deals": list(self.disputed_deals),
+            "abandonments": [{"seat": s, "message": i, "deal": d, "continued": c} for s, i, d, c in self.abandonments],
+            "outages": list(self.outages),
+            "winner": self.winner,
+            "decided": self.decided,
         }
 
     def _disputes(self) -> list[tuple[int, int] | None]:
@@ -173,17 +185,15 @@ class Verdict:
 
     def no_result(self) -> list[tuple[int, str]]:
         """The deals of a complete match that have no result, in order, each with why: ``"disputed"``
-        (its claim on time was disputed: the deal in play, or the deal being prepared), ``"not played"``
-        (never dealt, and neither forfeited nor won by a claim).  ``[]`` for a verdict that is not
-        ``valid``, or has no match (protocol/verify.md §5, ``decided``)."""
+        (settled as disputed: its second dispute), ``"abandoned"`` (at stake when the match was
+        abandoned), ``"not played"`` (never dealt, and neither forfeited nor won by a claim).  ``[]`` for
+        a verdict that is not ``valid``, or has no match (protocol/verify.md §5, ``decided``)."""
         if self.status != "valid" or self.rules is None:
             return []
-        claims = list(zip(self.claims, self._disputes(), strict=True))
-        first_disputed = {won[0] for (_, _, won), x in claims if x}
-        standing = {n for (_, _, won), x in claims if not x for n in won}
-        ended = {d.number for d in self.deals if d.reason is not None}
-        return [(n, "disputed" if n in first_disputed else "not played") for n in range(1, self.rules.deals + 1)
-                if n not in ended and n not in self.forfeited and n not in standing]
+        standing = {n for (_, _, won), x in zip(self.claims, self._disputes(), strict=True) if not x for n in won}
+        ended = {d.number for d in self.deals if d.reason is not None and d.number not in self.settled}
+        return [(n, self.settled.get(n, "not played")) for n in range(1, self.rules.deals + 1)
+                if n not in ended and n not in self.forfeited and (n not in standing or n in self.settled)]
 
     @property
     def decided(self) -> bool:
@@ -216,6 +226,14 @@ class Verdict:
             return "result: drawn"
         cannot = f" ({what} no result, and cannot change that)" if missing else ""
         return f"result: seat {self.winner} ({SEAT_NAMES[self.winner]}) won the match{cannot}"
+
+    def _abandoned_head(self) -> str:
+        """The first line of a valid log that ends in phase ``abandoned`` (verify.md §5.1), else ""."""
+        if self.status != "valid" or not self.abandonments or self.abandonments[-1][3] is not None:
+            return ""
+        seat = self.abandonments[-1][0]
+        return (f"VALID: the match ended as abandoned: seat {seat} ({SEAT_NAMES[seat]}) said that seat {1 - seat} "
+                f"({SEAT_NAMES[1 - seat]}) stayed away -- a statement, not a proof; every message checks.")
 
     @property
     def owner(self) -> int | None:
@@ -257,9 +275,7 @@ class Verdict:
             "valid": (
                 "VALID: the guest refused the rules, so no match was played; every message checks."
                 if self.rules is None
-                else "VALID: the match ended disputed (a claim on time was refused); every message checks."
-                if any(self._disputes())
-                else "VALID: the match is complete and every message checks."
+                else self._abandoned_head() or "VALID: the match is complete and every message checks."
             ),
             "invalid": "INVALID: " + self.reason,
             "unreadable": "UNREADABLE: " + self.reason,
@@ -292,10 +308,11 @@ class Verdict:
         if self.trumps is not None:
             t = self.trumps
             lines.append(f"trumps: seat 0 {suit_label(t[0], ascii_only)}, seat 1 {suit_label(t[1], ascii_only)}")
-        disputed = {n for (_, _, won), x in zip(self.claims, self._disputes(), strict=True) if x for n in won}
         for d in self.deals:
-            if d.reason is None and d.number in disputed:
-                res = "disputed: no result (claimed on time, and disputed)"
+            if d.reason == "disputed":
+                res = "disputed: no result (claimed on time and disputed twice)"
+            elif d.reason == "abandoned":
+                res = "abandoned: no result (in play when the match was abandoned)"
             elif d.reason is None:
                 res = "unfinished"
             elif d.winner is None:
@@ -317,15 +334,25 @@ class Verdict:
             gone = f"; deals {', '.join(map(str, self.forfeited))} forfeited" if self.forfeited else ""
             lines.append(f"seat {self.left[0]} ({SEAT_NAMES[self.left[0]]}) left the match at message "
                          f"{self.left[1]}{gone}")
+        seen: dict[int, int] = {}
         for (seat, at, won), dispute in zip(self.claims, self._disputes(), strict=True):
             what = numbered("deal", won)
             if dispute is not None:
+                seen[won[0]] = seen.get(won[0], 0) + 1
+                then = ("the deal went on (its first dispute)" if seen[won[0]] == 1
+                        else f"deal {won[0]} has no result (its second dispute)")
                 lines.append(f"DISPUTED: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at message {at}; "
                              f"seat {dispute[0]} ({SEAT_NAMES[dispute[0]]}) disputed it at message {dispute[1]}: "
-                             f"deal {won[0]} has no result (wire.md §16)")
+                             f"{then}")
                 continue
             lines.append(f"CLAIMED, not proven: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at "
                          f"message {at} (the log cannot prove time; wire.md §16)")
+        for seat, at, _, continued in self.abandonments:
+            line = (f"ABANDONED: seat {seat} ({SEAT_NAMES[seat]}) ended the match at message {at} as abandoned by "
+                    f"seat {1 - seat} ({SEAT_NAMES[1 - seat]}), who it says stayed away (not proven)")
+            if continued is not None:
+                line += f"; taken back at message {continued}: play went on"
+            lines.append(line)
         a, b = self.score_halves
         lines.append(f"score: {halves_text(a)} - {halves_text(b)}")
         if self.result_line():
@@ -449,7 +476,7 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
         v.reason += _tail_note(contents)
         return v
     ref = chain.referee
-    if ref.phase in (DONE, REMATCHED, REFUSED, DISPUTED):
+    if ref.phase in (DONE, REMATCHED, REFUSED, ABANDONED):
         v.status = "valid"
         v.reason = "the guest refused the rules: no match was played" if ref.phase == REFUSED else ""
         v.reason += _tail_note(contents).lstrip("; ")
@@ -637,13 +664,19 @@ def _fill(v: Verdict, check: _Checker) -> None:
     v.disputed = [None] * len(match.claims)
     for (claim, disputer), at in zip(match.disputes, at_disputes, strict=True):
         v.disputed[claim] = (disputer, at)
+    v.settled = dict(match.no_result)
+    v.disputed_deals = [n for n, why in match.no_result.items() if why == "disputed"]
+    at_abandons = [(i, e.body.deal) for i, e in enumerate(chain.entries) if isinstance(e.body, m.AbandonMsg)]
+    at_continues = [i for i, e in enumerate(chain.entries) if isinstance(e.body, m.ContinueMsg)]
+    v.abandonments = [(seat, at, deal, at_continues[k] if k < len(at_continues) else None)
+                      for k, (seat, (at, deal)) in enumerate(zip(match.abandonments, at_abandons, strict=True))]
     v.deals = [
         DealResult(
             d.number,
             d.dealer,
             d.seed.hex(),
             None if d.outcome is None else d.outcome.winner,
-            None if d.outcome is None else d.outcome.reason,
+            v.settled.get(d.number) if d.outcome is None else d.outcome.reason,
         )
         for d in match.deals
     ]

@@ -168,8 +168,9 @@ def lost_tail(victim: str, at: int, lost: int) -> tuple[Side, Side]:
     return host, guest
 
 
-def claim_in_play(claimant: int) -> ConnectionPair:
-    """``claimant``'s peer never moves in deal 1; ``claimant`` claims the deal on time; deal 2 is played."""
+def _stalled(claimant: int) -> tuple[ConnectionPair, Side]:
+    """A pair stopped at the first move of deal 1, which is the staller's -- ``claimant``'s peer, whose
+    script no longer acts (its ``paused``) -- and the staller."""
     scripts = [Script("host"), Script("guest")]
     _pause_when(scripts[1 - claimant], _to_move(0))
     pair = _pair(host=scripts[0], guest=scripts[1])
@@ -178,6 +179,12 @@ def claim_in_play(claimant: int) -> ConnectionPair:
     assert pair.host.session.waiting_for() == (1 - claimant, "move") and \
         _chain_len(pair.host) == _chain_len(pair.guest), "the staller did not come to move"
     staller.script.on_event = None
+    return pair, staller
+
+
+def claim_in_play(claimant: int) -> ConnectionPair:
+    """``claimant``'s peer never moves in deal 1; ``claimant`` claims the deal on time; deal 2 is played."""
+    pair, staller = _stalled(claimant)
     pair.sides[claimant].session.floor.claim()
     pair.deliver(pair.sides[claimant], staller)  # the claim arrives before the staller wakes up
     staller.script.paused = False
@@ -195,18 +202,17 @@ def claim_between_deals(disputed: bool = False) -> ConnectionPair:
         pair.guest.session.floor.claim_check = lambda step: False
     pair.host.session.floor.claim()
     pair.run()
+    if disputed:  # the deal's first dispute: the match is back at the guest's trump, which it now chooses
+        pair.guest.script.on_event, pair.guest.script.paused = None, False
+        pair.run()
     return pair
 
 
 def claim_disputed_in_play(claimant: int) -> ConnectionPair:
     """``claimant`` claims deal 1 while its peer is to move; the peer's own clock had not run out:
-    it answers with a ``dispute`` in place of its deal-end statement; the match ends disputed (§16)."""
-    scripts = [Script("host"), Script("guest")]
-    _pause_when(scripts[1 - claimant], _to_move(0))
-    pair = _pair(host=scripts[0], guest=scripts[1])
-    staller = pair.sides[1 - claimant]
-    pair.run()
-    staller.script.on_event = None
+    it answers with a ``dispute`` in place of its deal-end statement; the deal's first dispute takes the
+    claim back, and the match is played to its end (§16)."""
+    pair, staller = _stalled(claimant)
     steps: list[tuple[str, int, int, int]] = []
     staller.session.floor.claim_check = lambda step: bool(steps.append(step))  # False: our clock says no
     pair.sides[claimant].session.floor.claim()
@@ -214,6 +220,59 @@ def claim_disputed_in_play(claimant: int) -> ConnectionPair:
     staller.script.paused = False
     pair.run()
     assert [(s[0], s[1], s[3]) for s in steps] == [("move", 1, 1 - claimant)], steps
+    return pair
+
+
+def claim_disputed_twice_in_play(claimant: int) -> ConnectionPair:
+    """``claimant`` claims deal 1 at once, twice; its peer's own clock had not run out either time.  The
+    first dispute takes the claim back (the deal goes on at the same position, the peer to move); the
+    second settles deal 1 as disputed (no result); deal 2 is dealt by the seat that did not deal deal 1,
+    as after a draw, and played (§16)."""
+    pair, staller = _stalled(claimant)
+    staller.session.floor.claim_check = lambda step: False
+    for _ in range(2):
+        assert staller.session.waiting_for() == (1 - claimant, "move")
+        pair.sides[claimant].session.floor.claim()
+        pair.run()
+    staller.script.paused = False
+    pair.run()
+    return pair
+
+
+def claim_disputed_twice_between_deals() -> ConnectionPair:
+    """The guest never chooses its trump; the host claims twice and the guest disputes twice: the
+    first dispute takes the claim back, the second settles deal 1 as disputed while it was prepared --
+    never dealt -- and the match goes to its signed end, 0-0, no deal played (§16)."""
+    pair = _pair(host=Script("host"), guest=_pause_when(Script("guest"), lambda s: s.waiting_for() == (1, "trump")))
+    pair.run()
+    pair.guest.session.floor.claim_check = lambda step: False
+    for _ in range(2):
+        assert pair.host.session.waiting_for() == (1, "trump")
+        pair.host.session.floor.claim()
+        pair.run()
+    assert pair.host.session.finished and pair.guest.session.finished
+    return pair
+
+
+def abandoned_match(continued: bool) -> ConnectionPair:
+    """The guest goes away on its move in deal 2 (deal 1 decided); at the end of its reconnect wait the
+    host ends the match as abandoned by the guest (logged, not sent: §15.1).  ``continued``: the guest
+    comes back, both resume, the host's abandonment reaches the guest, the host sends ``continue`` and
+    the match is played to its end."""
+    pair = _pair(host=Script("host"),
+                 guest=_pause_when(Script("guest"), lambda s: s.deal_number == 2 and s.waiting_for() == (1, "move")))
+    pair.run()
+    host, guest = pair.host.session, pair.guest.session
+    assert host.waiting_for() == (1, "move") and host.deal_number == 2
+    host.receive_data(b"")  # the guest's connection closed
+    host.floor.abandon()
+    if continued:
+        guest.data_to_send()
+        _resume(pair.host, pair.guest)
+        host.floor.take_back_abandonment()
+        pair.guest.script.on_event, pair.guest.script.paused = None, False
+        pair.run()
+        assert host.finished and guest.finished
     return pair
 
 
@@ -444,11 +503,24 @@ def build() -> dict[str, bytes]:
     for claimant, who in ((0, "host"), (1, "guest")):
         p = claim_disputed_in_play(claimant)
         case(f"clock/claim-disputed-in-play-by-{who}.log", p.host.log_bytes(), f"the {who} claims deal 1 at once; "
-             "the other seat's own clock had not run out: it disputes in place of its deal-end statement; the match "
-             "ends disputed; the host's log", "wire.md §16", (*ok, 0, [(claimant, [1])]))
+             "the other seat's own clock had not run out: it disputes in place of its deal-end statement; the deal's "
+             "first dispute takes the claim back, and the match is played to its end; the host's log",
+             "wire.md §16", (*ok, 0, [(claimant, [1])]))
     case("clock/claim-disputed-between-deals.log", claim_between_deals(disputed=True).guest.log_bytes(),
          "the host claims while the guest is to choose its trump; the guest's clock had not run out: it disputes "
-         "in place of its match-end statement; the guest's log", "wire.md §16", (*ok, 0, [(0, [1, 2])]))
+         "in place of its match-end statement; the first dispute takes the claim back, the guest chooses its trump "
+         "and the match is played to its end; the guest's log", "wire.md §16", (*ok, 0, [(0, [1, 2])]))
+    for claimant, who in ((0, "host"), (1, "guest")):
+        p = claim_disputed_twice_in_play(claimant)
+        case(f"clock/claim-disputed-twice-in-play-by-{who}.log", p.host.log_bytes(), f"the {who} claims deal 1 at "
+             "once, twice; the other seat disputes both: the first dispute takes the claim back and the deal goes on "
+             "at the same position, the second settles deal 1 as disputed (no result); deal 2 is dealt as after a "
+             "draw and played; the host's log", "wire.md §9.3, §16; verify.md §5",
+             (*ok, 0, [(claimant, [1]), (claimant, [1])]))
+    case("clock/claim-disputed-twice-between-deals.log", claim_disputed_twice_between_deals().host.log_bytes(),
+         "the guest never chooses its trump; the host claims twice, the guest disputes twice: deal 1 is settled as "
+         "disputed while it was prepared, never dealt, and the match is signed 0-0 with no deal played; the host's "
+         "log", "wire.md §16; verify.md §5", (*ok, 0, [(0, [1, 2]), (0, [1, 2])]))
     displaced = displaced_claim()
     case("clock/claim-displaced-guest.log", displaced.guest.log_bytes(), "the guest's claim crossed the host's "
          "move: the move holds the place, the claim is withdrawn and dropped (the host moved in time, as the chain "
@@ -483,6 +555,35 @@ def build() -> dict[str, bytes]:
     host_id = honest.host.session.identity
     case("clock/claim-wrong-deal.log", _log([*h[:claim_at], _retarget(h[claim_at], host_id, gid, 2)]),
          "the host claims deal 2 during deal 1", "wire.md §16", ("invalid", "out-of-turn", claim_at, 0, True, 0, []))
+    case("clock/dispute-before-host-statement.log",
+         _log([*h[:claim_at + 1], _msg(guest_id, gid, 1, h[:claim_at + 1], m.DisputeMsg(1))]),
+         "the host claimed deal 1 while the guest was to move; the guest disputes before the host's deal-end "
+         "statement is in the chain: a dispute is a floor message, and the floor is the host's",
+         "wire.md §9.1, §16", ("invalid", "out-of-turn", claim_at + 1, 1, True, 0, [(0, [1])]))
+    gone = abandoned_match(False)
+    case("abandon/abandoned-in-play.log", gone.host.log_bytes(), "deal 1 is decided; the guest goes away on its "
+         "move in deal 2 and the host ends the match as abandoned by the guest: deal 1 stands, deal 2 has no result "
+         "(reason abandoned); the log is complete", "wire.md §15.1; verify.md §4, §5", (*ok, 0, []))
+    back = abandoned_match(True)
+    case("abandon/continued-host.log", back.host.log_bytes(), "the same abandonment; the guest comes back, both "
+         "resume, the host sends continue and the match is played to its end; the host's log",
+         "wire.md §15.1, §14", (*ok, 1, []))
+    case("abandon/continued-guest.log", back.guest.log_bytes(), "the guest's log of the same match: the host's "
+         "abandonment arrives in the resume exchange, then its continue", "wire.md §15.1, §14", (*ok, 1, []))
+    pair_case("abandon/continued-host.log", "abandon/continued-guest.log", "one chain; the abandonment taken back")
+    a = _frames(gone.host)
+    case("abandon/continue-by-other-seat.log", _log([*a, _msg(guest_id, gid, 1, a, m.ContinueMsg(2))]),
+         "the host abandoned; the guest sends continue: only the seat that abandoned may take it back",
+         "wire.md §15.1", ("invalid", "out-of-turn", len(a), 1, True, 0, []))
+    ab_at = next(i for i, f in enumerate(a) if isinstance(mm := m.decode(f[4:]), m.Signed) and mm.kind == "abandon")
+    case("abandon/abandon-wrong-deal.log", _log([*a[:ab_at], _msg(host_id, gid, 0, a[:ab_at], m.AbandonMsg(1))]),
+         "the host abandons naming deal 1 during deal 2: the deal at stake is 2", "wire.md §15.1",
+         ("invalid", "out-of-turn", ab_at, 0, True, 0, []))
+    c = _frames(back.host)
+    ct_at = next(i for i, f in enumerate(c) if isinstance(mm := m.decode(f[4:]), m.Signed) and mm.kind == "continue")
+    case("abandon/abandon-again.log", _log([*c[:ct_at + 1], _msg(host_id, gid, 0, c[:ct_at + 1], m.AbandonMsg(2))]),
+         "the host abandons again right after its continue, before any floor message: not allowed",
+         "wire.md §15.1", ("invalid", "out-of-turn", ct_at + 1, 0, True, 1, []))
     rules7 = encoding_rules_zero(host_id, gid, h)
     case("clock/rules-move-time-zero.log", rules7, "a rules body with a 7th element 0 (move_time 0 must be left "
          "out)", "wire.md §9.2", ("invalid", "malformed", 2, 0, True, 0, []))

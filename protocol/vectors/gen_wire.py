@@ -1334,6 +1334,13 @@ def build() -> dict[str, bytes]:
     return files
 
 
+def _abandon_continue(gid: bytes, host_id: Identity, prev: bytes) -> dict[str, str]:
+    abandon = m.build_signed(gid, 0, 60, prev, m.AbandonMsg(2), host_id.sign)
+    cont = m.build_signed(gid, 0, 61, abandon.hash, m.ContinueMsg(2), host_id.sign)
+    return {"prev": prev.hex(), "abandon": abandon.payload.hex(), "abandon_hash": abandon.hash.hex(),
+            "continue": cont.payload.hex()}
+
+
 def _primitives() -> bytes:
     host_id = Identity.from_seed(fixed_bytes("host/key"))
     guest_id = Identity.from_seed(fixed_bytes("guest/key"))
@@ -1399,6 +1406,12 @@ def _primitives() -> bytes:
         },
         "ping": m.Ping(7).encode().hex(),
         "pong": m.Pong(7).encode().hex(),
+        "refuse_blocked": m.Refuse("blocked").encode().hex(),
+        "abandon_continue": {
+            "about": "the host's abandon of deal 2 at place 60 and its continue at place 61 of this game "
+                     "(wire.md §15.1; prev: the hash of the message before, given)",
+            **_abandon_continue(gid, host_id, chain.entries[-1].hash),
+        },
     }
     doc = {
         "about": "p2ptrumps wire vectors (protocol/wire.md); regenerate: python protocol/vectors/gen_wire.py; "
