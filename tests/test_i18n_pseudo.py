@@ -36,6 +36,7 @@ from p2ptrumps import i18n
 from p2ptrumps.commands.main import main
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.text import AI_LEVELS
+from p2ptrumps.wire import messages
 from tests.test_ui_tmux import Tmux, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +46,11 @@ VECTORS = ROOT / "protocol" / "vectors"
 RECORD = VECTORS / "record-sample.json"
 UNFINISHED = VECTORS / "record-unfinished.json"
 MATCH_LOG = VECTORS / "wire" / "valid-guest.log"
+HOST_LOG = VECTORS / "wire" / "valid-host.log"
+CLAIMED_LOG = VECTORS / "clock" / "claim-between-deals.log"
+UNFINISHED_LOG = VECTORS / "wire" / "pair-guest-cut.log"
+#: A position the solver wins in three turns, and one whose deal is over.
+SOLVABLE = "v1/SH/TS9DKD7C/QD/8C/0/0"
 
 _MARKED = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
@@ -204,14 +210,35 @@ SURFACE: list[tuple[list[str], int]] = [
     (["play", "--repetition", "0", "--turn-limit", "0"], 2),
     (["play", "--trump", "x"], 2),
     (["play", "--name", "a\tb"], 2),
+    # verify's reports and faults, solve's and arena's reports
+    (["verify", str(MATCH_LOG)], 0),
+    (["verify", str(CLAIMED_LOG)], 0),
+    (["verify", str(UNFINISHED_LOG)], 3),
+    (["verify", str(MATCH_LOG), str(HOST_LOG)], 0),
+    (["verify", str(HOST_LOG), str(UNFINISHED_LOG)], 0),
+    (["verify", str(RECORD)], 2),
+    (["verify", "{data}/records/notes.json"], 2),
+    (["verify", "{data}/none.p2plog"], 2),
+    (["solve", "--nodes", "5000", SOLVABLE], 0),
+    (["solve", "--nodes", "1000", "v1/SH/6S7SKS/9D6H/9CTC/0/12"], 0),
+    (["solve", "--nodes", "1000", "--threads", "2", SOLVABLE], 2),
+    (["solve", "v1/SH/6S7SKS/9D6H/x/0/12"], 2),
+    (["arena", "random", "random", "--deals", "2", "--seed", "5", "--think", "0.01", "--jobs", "1"], 0),
 ]
+
+#: The kinds of the wire's messages (protocol/wire.md §9), names a verdict shows as they are in parentheses
+#: after a message's number: "message 38 (move)", "(message 3, move)".
+KINDS = tuple(sorted({cls.KIND for cls in vars(messages).values() if isinstance(getattr(cls, "KIND", None), str)
+                      and cls.KIND}, key=len, reverse=True))
 
 #: What others wrote that the surface shows as it is: the players' names in the files of fill_data_dir,
 #: Python's own words for a JSON text that does not parse, a stream's name, a name quoted with its
-#: escapes, the rules' names and the format's name in a record (protocol/record.md), the files' names.
+#: escapes, the rules' names and the format's name in a record (protocol/record.md), the files' names, the
+#: wire's message kinds.
 THEIR_WORDS = ("greedy AI", "Ann", "host", "guest", "Expecting ',' delimiter", "Expecting value", "line", "column",
                "char", "stdin", "a\\tb", *(f.name for f in dataclasses.fields(RuleSet)), "p2ptrumps-record",
-               *(f"records/{name}.json" for name in ("bad", "cut", "list", "notes")))
+               *(f"records/{name}.json" for name in ("bad", "cut", "list", "notes")),
+               *(f"({kind})" for kind in KINDS), *(f", {kind})" for kind in KINDS))
 
 
 def _parser_words() -> tuple[str, ...]:

@@ -19,6 +19,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ..message import N_
 from .errors import RemoteProtocolError
 from .framing import HEADER_BYTES, MAX_FRAME_BYTES
 
@@ -81,11 +82,13 @@ def walk_log(data: bytes, out: LogContents, max_frame_bytes: int = MAX_FRAME_BYT
         LogUnreadable: (at the first step) not a match log, or another version.
     """
     if not data:
-        raise LogUnreadable("the file is empty (0 bytes): not a p2ptrumps match log")
+        raise LogUnreadable(N_("the file is empty (0 bytes): not a p2ptrumps match log"))
     if not data.startswith(LOG_MAGIC):
         if data[: len(LOG_MAGIC) - 2] == LOG_MAGIC[:-2]:
-            raise LogUnreadable(f"unsupported match log version (header {data[: len(LOG_MAGIC)]!r})")
-        raise LogUnreadable("not a p2ptrumps match log (the header 'p2ptrumps-log/1' is missing)")
+            raise LogUnreadable(N_("unsupported match log version (header %(header)s)",
+                                   header=repr(data[: len(LOG_MAGIC)])))
+        raise LogUnreadable(N_("not a p2ptrumps match log (the header '%(header)s' is missing)",
+                               header=LOG_MAGIC.decode().strip()))
     i = len(LOG_MAGIC)
     n_total = len(data)
     count = 0
