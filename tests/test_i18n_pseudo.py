@@ -23,7 +23,9 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -322,3 +324,50 @@ def test_the_replay_viewer_leaves_no_english_unmarked(pseudo_dir: Path, tmux: Tm
     for screen in _screens(tmux, steps):
         problems += unmarked(screen, ("greedy AI", "greed", "Ann", "'z'"))  # the Moves panel cuts names
     assert problems == []
+
+
+#: Lines of a headless match that net/steps.py prints (the agreed rules, the trumps, the peer's key): that
+#: module says them in English still, and is marked when it is; every other line must be marked.
+STEPS_LINES = ("rules: ", "trumps: ", "peer: ")
+
+
+def _port_of(out: Path, host: subprocess.Popen[str], timeout_s: float = 30) -> int:
+    """The port the host waits on, read from its pseudo-language output file ``out``."""
+    waiting = pseudo("waiting for a guest on port %(port)d ...").split("%(port)d")[0]
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and host.poll() is None:
+        for line in out.read_text(encoding="utf-8").splitlines():
+            if line.startswith(waiting):
+                return int(line.removeprefix(waiting).split()[0])
+        time.sleep(0.05)
+    raise AssertionError(f"no port in the host's output: {out.read_text(encoding='utf-8')!r}")
+
+
+def test_a_headless_match_leaves_no_english_unmarked(pseudo_dir: Path, tmp_path: Path) -> None:
+    """``host --headless`` and ``join --headless`` (each ``--ai random``, one deal of 6 turns) in two processes
+    in the pseudo-language: the host's address line, the guest's connection, each move, the deal's end, the
+    match's end and its log, all marked; the players' names, keys, addresses and paths are theirs."""
+    common = ["--headless", "--ai", "random", "--think", "0.01", "--timeout", "10", "--ascii"]
+    env = {**os.environ, "LANGUAGE": PSEUDO, i18n.LOCALEDIR_VARIABLE: str(pseudo_dir), "P2PTRUMPS_NO_MAP": "1"}
+    out = tmp_path / "host.out"
+    with out.open("w", encoding="utf-8") as host_out:
+        host = subprocess.Popen(
+            [sys.executable, "-m", "p2ptrumps", "host", "--bind", "127.0.0.1", "--port", "0", "--open", "--deals",
+             "1", "--turn-limit", "6", "--name", "Hosta", *common], stdout=host_out, stderr=subprocess.STDOUT,
+            text=True, env={**env, "XDG_DATA_HOME": str(tmp_path / "h")})
+    try:
+        port = _port_of(out, host)
+        guest = subprocess.run([sys.executable, "-m", "p2ptrumps", "join", f"127.0.0.1:{port}", "--accept-new",
+                                "--name", "Guesto", *common], capture_output=True, text=True, timeout=60,
+                               env={**env, "XDG_DATA_HOME": str(tmp_path / "g")})
+        host.wait(timeout=30)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait(timeout=10)
+    text = out.read_text(encoding="utf-8") + guest.stdout + guest.stderr
+    assert (host.returncode, guest.returncode) == (0, 0), text
+    assert pseudo("match over: %(first)s").split("%(first)s")[0] in text
+    shown = "\n".join(line for line in text.splitlines() if not line.startswith(STEPS_LINES))
+    shown = re.sub(re.escape(str(tmp_path)) + r"\S*", " ", shown)  # the match logs' and the keys' paths
+    assert unmarked(shown, ("Hosta", "Guesto", "p2ptrumps join")) == []

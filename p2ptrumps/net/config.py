@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 
 import trio
 
+from ..i18n import tr
 from ..record import MatchRecord
 from ..rules import RuleSet
 from ..wire.identity import Identity
@@ -315,6 +316,7 @@ def say(cfg: NetConfig, text: str) -> None:
     """Print one line of progress to ``cfg.out`` (flushed).  A reader that went away (``| head``: a
     broken pipe) or a terminal that is gone is nobody to tell: the line is dropped and the match goes
     on to its end, its log complete -- never mistaken for a failure to write the match log."""
+    text = tr(text)  # a lazy message in the person's language
     try:
         print(text, file=cfg.out, flush=True)
     except UnicodeEncodeError:  # a peer's name or chat the terminal's encoding cannot hold: escaped, never fatal

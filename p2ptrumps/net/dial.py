@@ -11,6 +11,7 @@ import socket
 
 import trio
 
+from ..message import N_, message_of
 from ..wire import framing, messages
 from . import addresses
 from .addresses import DEFAULT_PORT, family_missing, format_address, sockaddr_text
@@ -219,14 +220,15 @@ async def join(cfg: NetConfig, address: str) -> NetResult:
     where = format_address(host_name, port)
     check_log_free(cfg)
     cfg.address = address  # for the resume file (protocol/files.md); a resume needs no ticket (wire.md §7.3)
-    say(cfg, f"trying the host directly at {where} ...")
+    say(cfg, N_("trying the host directly at %(address)s ...", address=where))
     for pause in (*JOIN_AGAIN_S, None):
         try:
             return await _join_once(cfg, host_name, port, where, ticket)
         except (UnheardError, _Unheard) as exc:  # dropped unheard from a crowded doorway: again (wire.md §7.3)
             if pause is None:
-                raise NetplayError(EXIT_CONNECT if isinstance(exc, _Unheard) else exc.status, str(exc)) from None
-            say(cfg, f"{exc}; connecting again in {pause:g} s ...")
+                raise NetplayError(EXIT_CONNECT if isinstance(exc, _Unheard) else exc.status, message_of(exc)) from None
+            say(cfg, N_("%(fault)s; connecting again in %(seconds)s s ...", fault=message_of(exc),
+                        seconds=f"{pause:g}"))
             await trio.sleep(pause)
     raise AssertionError("unreachable")
 
@@ -275,20 +277,22 @@ async def _join_once(cfg: NetConfig, host_name: str, port: int, where: str, tick
         raise NetplayError(EXIT_CONNECT, exc.message) from None
     except SecureError as exc:
         if exc.kind == "closed":
-            raise _Unheard(f"cannot connect to {where}: {exc}") from None
+            raise _Unheard(N_("cannot connect to %(address)s: %(why)s", address=where, why=message_of(exc))) from None
         raise NetplayError(EXIT_KEY_REFUSED if exc.kind == "key" else EXIT_CONNECT,
-                           f"cannot connect to {where}: {exc}") from None
+                           N_("cannot connect to %(address)s: %(why)s", address=where, why=message_of(exc))) from None
     await turn_away_blocked(cfg, stream, f"at {where}")
-    say(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")
+    say(cfg, N_("connected to %(address)s; your key fingerprint %(fingerprint)s", address=where,
+                fingerprint=cfg.identity.fingerprint))
     if ticket is not None:  # the first frame, right before the hello (protocol/wire.md §7.3)
         try:
             await stream.send_all(framing.frame(messages.Ticket(ticket).encode()))
         except (trio.BrokenResourceError, OSError) as exc:
-            raise NetplayError(EXIT_CONNECT, f"the connection to {where} ended at once ({exc})") from None
+            raise NetplayError(EXIT_CONNECT, N_("the connection to %(address)s ended at once (%(why)s)", address=where,
+                                                why=str(exc))) from None
     sock = getattr(stream.transport, "socket", None)  # the TCP socket below the encryption
     with contextlib.suppress(OSError, AttributeError):
         cfg.path = describe_path(str(sock.getsockname()[0]), str(sock.getpeername()[0]))  # type: ignore[union-attr]
-        say(cfg, f"path: {cfg.path}")
+        say(cfg, N_("path: %(path)s", path=cfg.path))
 
     async def redial(seconds_left: float) -> Link | None:
         try:

@@ -38,6 +38,7 @@ import platformdirs
 
 from ..command import typed
 from ..files import probe_dir, write_atomic
+from ..message import N_
 from ..system import keyfile, locks
 from ..text import MAX_NAME_CHARS as MAX_NAME_CHARS  # the one name length (protocol/wire.md §5.1)
 from ..text import check_name, quoted, refused_in
@@ -504,14 +505,15 @@ class KnownPeers:
         file cannot be written."""
         fp = normalise_fingerprint(fingerprint)
         if any(normalise_fingerprint(p.fingerprint) == fp for p in self.peers):
-            return f"guest {quoted(name)} ({fingerprint}), a known key"
+            return N_("guest %(name)s (%(fingerprint)s), a known key", name=quoted(name), fingerprint=fingerprint)
         same_name = [p for p in self.peers if p.name == name]
         self.add(fingerprint, name, address)
-        note = f"guest {quoted(name)} ({fingerprint}), a new key (pinned)"
         if same_name:
-            note += (f"; WARNING: a different key than the {quoted(name)} you played before, another person of "
-                     f"that name? ({namesakes_text(name, same_name)}; {forget_hint(same_name)})")
-        return note
+            return N_("guest %(name)s (%(fingerprint)s), a new key (pinned); WARNING: a different key than the "
+                      "%(name)s you played before, another person of that name? (%(namesakes)s; %(hint)s)",
+                      name=quoted(name), fingerprint=fingerprint, namesakes=namesakes_text(name, same_name),
+                      hint=forget_hint(same_name))
+        return N_("guest %(name)s (%(fingerprint)s), a new key (pinned)", name=quoted(name), fingerprint=fingerprint)
 
 
 #: At most this many other keys of one name are named in a note (the rest are counted).
@@ -606,7 +608,7 @@ def decide_pin(
     if check.pin is Pin.KNOWN:
         if check.address:
             known.add(check.fingerprint, check.name, check.address)  # a new address of a known key is pinned too
-        return f"known peer {quoted(check.name)} ({check.fingerprint})"
+        return N_("known peer %(name)s (%(fingerprint)s)", name=quoted(check.name), fingerprint=check.fingerprint)
     other = ""
     if check.namesakes:
         text = namesakes_text(check.name, check.namesakes)
@@ -625,7 +627,8 @@ def decide_pin(
         if not confirm(question):
             raise PinningError(f"key {check.fingerprint} of {quoted(check.name)} not accepted")
     known.add(check.fingerprint, check.name, check.address)
-    note = f"new peer {quoted(check.name)} pinned ({check.fingerprint})"
     if check.namesakes:
-        note += f"; not the same peer: {namesakes_text(check.name, check.namesakes)}"
-    return note
+        return N_("new peer %(name)s pinned (%(fingerprint)s); not the same peer: %(namesakes)s",
+                  name=quoted(check.name), fingerprint=check.fingerprint,
+                  namesakes=namesakes_text(check.name, check.namesakes))
+    return N_("new peer %(name)s pinned (%(fingerprint)s)", name=quoted(check.name), fingerprint=check.fingerprint)

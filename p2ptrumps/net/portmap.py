@@ -40,6 +40,7 @@ from typing import Any
 import trio
 
 from ..command import typed
+from ..message import N_, joined
 from . import natpmp
 
 #: Seconds the host's start-up may spend asking the router (discovery, mapping, pinhole).
@@ -625,20 +626,21 @@ def tell_lines(given: list[str], reach: Reach, ticket: str = "") -> list[str]:
     usable = [a for a in given if not _loopback(a)] or given
     if not usable:
         return []
-    out = [f"Tell your opponent: p2ptrumps join {usable[0]}{ticket}"]
+    out: list[str] = [N_("Tell your opponent: %(command)s", command=f"p2ptrumps join {usable[0]}{ticket}")]
     first_public = is_public(usable[0].rsplit(":", 1)[0].strip("[]"))
     public = [a + ticket for a in usable[1:] if is_public(a.rsplit(":", 1)[0].strip("[]"))]
     local = [a + ticket for a in usable[1:] if a + ticket not in public]
-    parts = ([f"or: {', '.join(public)}"] if public else []) + \
-        ([f"{'a guest in your home' if first_public else 'or'}: {', '.join(local)}"] if local else []) + \
-        (["the part after / is the join ticket: without it the host admits nobody"] if ticket else [])
+    parts = ([N_("or: %(addresses)s", addresses=", ".join(public))] if public else []) + \
+        ([N_("a guest in your home: %(addresses)s", addresses=", ".join(local)) if first_public
+          else N_("or: %(addresses)s", addresses=", ".join(local))] if local else []) + \
+        ([N_("the part after / is the join ticket: without it the host admits nobody")] if ticket else [])
     if parts:
-        out.append(f"({'; '.join(parts)})")
+        out.append(joined(parts, "; ", "(", ")"))
     if reach.case not in ("off", "public", "mapped") and reach.pinhole is None \
             and not any(is_public(a.rsplit(":", 1)[0].strip("[]")) and a.rsplit(":", 1)[0].strip("[]")
                         != reach.unopened_v6 for a in usable):
-        out.append("a guest in another home cannot reach these addresses (see above): meet by code instead, "
-                   + typed("host --code"))
+        out.append(N_("a guest in another home cannot reach these addresses (see above): meet by code instead, "
+                      "%(command)s", command=typed("host --code")))
     return out
 
 
@@ -675,20 +677,20 @@ def describe_path(local: str, peer: str, *, mapped: bool = False) -> str:
     ``"direct over the internet (IPv4)"``."""
     a, b = _plain(local), _plain(peer)
     if a is None or b is None:
-        return "direct"
+        return N_("direct")
     if a.is_loopback or b.is_loopback or a == b:
-        return "on this machine"
+        return N_("on this machine")
     if a.version == 6 and b.version == 6 and a.is_global and b.is_global:
         # One /64 is one network: a home's LAN (the guest next door in the host's own home).
         same = ipaddress.ip_network(f"{a}/64", strict=False) == ipaddress.ip_network(f"{b}/64", strict=False)
-        return "on your local network" if same else "direct over IPv6"
+        return N_("on your local network") if same else N_("direct over IPv6")
     if not b.is_global:
-        return "on your local network"
+        return N_("on your local network")
     if mapped and not a.is_global:
-        return "through your router's port mapping"
+        return N_("through your router's port mapping")
     if a.version == 6:
-        return "direct over IPv6"
-    return "direct over the internet (IPv4)"
+        return N_("direct over IPv6")
+    return N_("direct over the internet (IPv4)")
 
 
 def _plain(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
