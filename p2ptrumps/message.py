@@ -22,7 +22,6 @@ the how-to: ``p2ptrumps/locale/README.md``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from string import ascii_lowercase
 
 
 class Message(str):
@@ -100,9 +99,10 @@ def joined(parts: Sequence[str], separator: str = "; ", before: str = "", after:
     """``parts`` joined by ``separator`` between ``before`` and ``after`` (``"(a; b)"``), as one message that a
     display says part by part in the person's language (its template, the glue alone, is no text of the
     catalog); more than 26 parts are joined as they are, in English."""
-    if len(parts) > len(ascii_lowercase):
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    if len(parts) > len(letters):
         return Message(before + separator.join(parts) + after, before + separator.join(parts) + after)
-    names = ascii_lowercase[:len(parts)]
+    names = letters[:len(parts)]
     template = before + separator.join(f"%(part_{x})s" for x in names) + after
     args = {f"part_{x}": part for x, part in zip(names, parts, strict=True)}
     return Message(english(template, args), template, args=args)

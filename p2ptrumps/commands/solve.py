@@ -36,7 +36,7 @@ from typing import Any
 
 from ..ai.analysis import short_label
 from ..ai.core import WIN_BOUND
-from ..ai.engine import COMPILED, Solution, plies_of, solve, verdict, verdict_at_most
+from ..ai.engine import COMPILED, Solution, plies_of, solve, verdict
 from ..ai.parallel import default_threads
 from ..cards import suit_label
 from ..command import CommandError
@@ -133,7 +133,7 @@ def _proven_win(solution: Solution) -> tuple[Move, int] | None:
 
 def _at_most(value: int) -> Message:
     """``"wins in at most 3"`` / ``"loses in at most 2"``: a proven outcome whose length is a bound."""
-    return verdict_at_most(value)
+    return verdict(value, at_most=True)
 
 
 def _verdict_text(value: int, exact: bool = True) -> str:
