@@ -27,9 +27,10 @@ from pathlib import Path
 import trio
 
 from p2ptrumps.ai import AIPlayer
-from p2ptrumps.match import MatchRunner
+from p2ptrumps.match import Match
 from p2ptrumps.net import config, dial, lobby
 from p2ptrumps.rules import RuleSet
+from p2ptrumps.seats import play
 from p2ptrumps.wire.identity import Identity
 
 FSYNCS = [0]
@@ -44,7 +45,7 @@ def counting_fsync(fd: int) -> None:
 async def in_process(deals: int) -> tuple[float, float, int]:
     players = (AIPlayer("random", 0.01, seed=1), AIPlayer("random", 0.01, seed=2))
     t0, c0 = time.perf_counter(), time.process_time()
-    record = await MatchRunner(RuleSet(deals=deals), (2, 3), players).run()
+    record = await play(Match(RuleSet(deals=deals), trumps=(2, 3), players=(players[0].info, players[1].info)), players)
     return time.perf_counter() - t0, time.process_time() - c0, sum(len(d.moves) for d in record.deals)
 
 

@@ -457,7 +457,8 @@ def _helper(argv: list[str]) -> None:
         return True
 
     cfg = config.NetConfig(role="guest", identity=Identity.from_seed(os.urandom(32)), name="Person", data=data,
-                           ai="random", think_s=0.05, headless=True, confirm=person_confirm, out=io.StringIO(),
+                           ai="random", think_s=0.05, headless=True, hooks=config.SeatHooks(confirm=person_confirm),
+                           out=io.StringIO(),
                            reconnect_wait_s=60)
     try:
         trio.run(dial.join, cfg, address)

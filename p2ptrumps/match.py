@@ -1,351 +1,606 @@
-"""A match: several deals, the score, the loser deals next; players fill the seats.
+"""The match machine: the one engine that decides every match.
 
-Source: RULES.md §2, §3, §8.
+Source: RULES.md §2 (own trumps), §3 (the dealer), §4-§7 (a deal), §8 (the match); protocol/wire.md
+§9.6 (draw offers), §15 (leaving) and §16 (claims on time and disputes).
 
-The match loop asks the player of the seat to move and does not care what kind
-of player it is: a person through the UI, the AI, or the remote peer.  It is
-plain ``async`` code that awaits only its players and its seed source, so it
-runs under trio (the live game) or synchronously-driven coroutines alike.
+Sans-IO, in the manner of h11 and wsproto: :meth:`Match.send` takes one action of one seat (or of the
+deal source, seat None), checks it against the rules once, applies it and returns the
+:mod:`~p2ptrumps.events` it caused; an action that is not allowed raises and changes nothing.  It
+reads no clock, draws no randomness and awaits nothing: whoever drives it -- the offline table
+(:mod:`p2ptrumps.seats`), ``arena``, the wire referee (:mod:`p2ptrumps.wire.chain`) for networked
+play and ``verify`` -- gives it the deal seeds and the seats' actions, and reacts to its events.
+
+The match goes through these phases (:attr:`Match.phase`)::
+
+    trump -> deal -> play -> deal-end -> deal -> play -> ... -> over
+                                 \\-> (a dispute) disputed
+
+* ``trump``: seat 0 chooses its own trump, then seat 1 another suit (:class:`ChooseTrump`);
+  skipped when the trumps are given.
+* ``deal``: a deal is due; the deal source gives its seed (:class:`Deal`, seat None).  The dealer of
+  deal 1 is ``first_dealer(seed)`` unless given; later, RULES.md §3.
+* ``play``: the seat to move moves (a :class:`~p2ptrumps.rules.Move`); either seat may resign, offer
+  a draw or answer the other's offer, claim on time, or leave.
+* ``deal-end``: the deal is over; :class:`NextDeal` (seat None) goes on once the drivers have seen
+  it (offline at once; over the network once both seats signed the result).
+* ``over``: every deal is decided (:class:`~p2ptrumps.events.MatchEnded`); ``disputed``: a claim on
+  time was disputed (protocol/wire.md §16), the match ended decided by no one.
+
+The results are values the machine keeps: each dealt deal's :class:`~p2ptrumps.record.DealRecord`
+(its moves and outcome, None while unfinished or after a dispute) in :attr:`Match.record`, and the
+deals awarded without being dealt (:attr:`Match.awarded`: forfeited by a seat that left, or won by a
+claim between deals).  The score is computed from them.
+
+For the wire chain, :meth:`Match.mark` and :meth:`Match.rewind` take the match back to an earlier
+state cheaply (protocol/wire.md §8.3: the guest's tentative messages withdrawn).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Protocol
+from dataclasses import dataclass
+from typing import NamedTuple
 
+from .cards import SUIT_LETTERS
+from .events import (
+    Claimed,
+    DealEnded,
+    DealStarted,
+    Disputed,
+    DrawAnswered,
+    DrawOffered,
+    Left,
+    MatchEnded,
+    MatchEvent,
+    MovePlayed,
+    MovesTakenBack,
+    Resigned,
+    TrumpChosen,
+    Withdrawn,
+)
 from .notation import position_text
 from .record import DealRecord, MatchRecord, PlayerInfo
 from .rules import Move, Outcome, Position, RuleSet, next_dealer
 from .shuffle import deal_hands, first_dealer
 
+# ----- actions ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChooseTrump:
+    """Choose ``suit`` (0..3) as the seat's own trump (RULES.md §2)."""
+
+    suit: int
+
 
 @dataclass(frozen=True)
 class Resign:
-    """A player's intent to resign the current deal."""
-
-
-@dataclass(frozen=True)
-class Undo:
-    """A player's intent to take back their last move (offline against the AI only)."""
+    """Resign the deal in play (RULES.md §7): the other seat wins it."""
 
 
 @dataclass(frozen=True)
 class OfferDraw:
-    """A player's intent to offer a draw; the opponent's :meth:`Player.accept_draw` answers."""
-
-
-Action = Move | Resign | Undo | OfferDraw
-
-
-# ----- events the players observe ---------------------------------------------
+    """Offer a draw in the deal in play (RULES.md §7; protocol/wire.md §9.6)."""
 
 
 @dataclass(frozen=True)
-class DealStarted:
+class AnswerDraw:
+    """Answer the other seat's open draw offer; ``accept`` ends the deal drawn."""
+
+    accept: bool
+
+
+@dataclass(frozen=True)
+class Undo:
+    """Take back moves until the seat is to move again before its own last move (offline against the AI)."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Claim on time (protocol/wire.md §16): the match waits for the other seat, whose time ran out."""
+
+
+@dataclass(frozen=True)
+class Leave:
+    """Leave the match (protocol/wire.md §15): the deal in play is resigned, the rest forfeited."""
+
+
+@dataclass(frozen=True)
+class Dispute:
+    """Dispute the claim on time made against the seat (protocol/wire.md §16): its clock had not run out."""
+
+
+@dataclass(frozen=True)
+class Deal:
+    """(the deal source, seat None) The due deal is dealt from ``seed`` (32 bytes; ignored for a deal
+    set up from a position)."""
+
+    seed: bytes
+
+
+@dataclass(frozen=True)
+class NextDeal:
+    """(seat None) Go on after a deal's end: the next deal is due, or the match is decided."""
+
+
+#: What a seat may do.
+Action = Move | ChooseTrump | Resign | OfferDraw | AnswerDraw | Undo | Claim | Leave | Dispute
+#: What the deal source (seat None) does.
+SourceAction = Deal | NextDeal
+
+TRUMP, DEAL, PLAY, DEAL_END, OVER, DISPUTED = "trump", "deal", "play", "deal-end", "over", "disputed"
+#: The outcomes a deal may have without its moves reaching them.
+ENDED_BY_SEATS = ("resign", "agreed-draw", "time")
+
+
+class IllegalActionError(ValueError):
+    """The action is not allowed now; the message says why, as a phrase about the acting seat (``"offered
+    a draw while an offer is open"``) or, for a move, the rules' own reason.  Nothing changed."""
+
+
+class Mark(NamedTuple):
+    """A state of a :class:`Match` to come back to (:meth:`Match.rewind`); opaque."""
+
+    phase: str
     number: int
-    dealer: int
-    position: Position
+    dealer: int | None
+    trumps: tuple[int | None, int | None]
+    position: Position | None
+    depth: int
+    deals: int
+    moves: int
+    outcome: Outcome | None
+    draw_offer: int | None
+    draw_offer_turns: dict[int, int]
+    left: int | None
+    awarded: dict[int, int]
+    forfeited: tuple[int, ...]
+    claims: int
+    disputes: int
 
 
-@dataclass(frozen=True)
-class MovePlayed:
-    seat: int
-    move: Move
-    position: Position
-
-
-@dataclass(frozen=True)
-class MovesTakenBack:
-    count: int
-    position: Position
-
-
-@dataclass(frozen=True)
-class DealEnded:
-    number: int
-    outcome: Outcome
-    position: Position
-    score_halves: tuple[int, int]
-
-
-@dataclass(frozen=True)
-class MatchEnded:
-    score_halves: tuple[int, int]
-    record: MatchRecord
-
-
-Event = DealStarted | MovePlayed | MovesTakenBack | DealEnded | MatchEnded
-
-
-class Player(Protocol):
-    """Who plays a seat.
-
-    ``choose_move`` gets a copy of the position (the player may search it) and
-    the player's seat, and returns a legal :class:`Move` or an intent
-    (:class:`Resign`, :class:`Undo`, :class:`OfferDraw`).  ``observe`` sees every
-    event of the match, including its own moves.  ``accept_draw`` answers the
-    opponent's draw offer.
-    """
-
-    info: PlayerInfo
-
-    async def choose_move(self, position: Position, seat: int) -> Action: ...
-
-    async def observe(self, event: Event) -> None: ...
-
-    async def accept_draw(self, position: Position, seat: int) -> bool: ...
-
-
-SeedSource = Callable[[int], Awaitable[bytes]]
-
-#: ``await settle_deal(number, moves, outcome)`` -> ``(moves, outcome)`` as they stand (see MatchRunner).
-DealSettler = Callable[[int, list[Move], Outcome], Awaitable[tuple[list[Move], Outcome]]]
-
-
-async def urandom_seed(deal_number: int) -> bytes:
-    """Seed source for offline play: 32 bytes from ``os.urandom``."""
-    return os.urandom(32)
-
-
-class DealInterrupted(Exception):
-    """Raised by a player (from ``choose_move`` or ``accept_draw``) when the deal
-    ended outside the match loop: the remote peer resigned, a draw was agreed
-    over the network, or a seat claimed the deal on time (protocol/wire.md §16),
-    while another seat was to act.  The match loop ends the deal with ``outcome``
-    (reason ``"resign"``, ``"agreed-draw"`` or ``"time"``) and goes on.
-    """
-
-    def __init__(self, outcome: Outcome) -> None:
-        if outcome.reason not in ("resign", "agreed-draw", "time"):
-            raise ValueError(f"a deal is interrupted only by resignation, agreed draw or a claim on time, "
-                             f"not {outcome.reason!r}")
-        super().__init__(outcome.describe())
-        self.outcome = outcome
-
-
-class IllegalActionError(RuntimeError):
-    """A player returned an illegal move or an intent that is not allowed; names the seat."""
-
-
-@dataclass
-class MatchRunner:
-    """Runs a match between two players and keeps its record.
+class Match:
+    """One match between seat 0 and seat 1 (see the module docstring).
 
     Args:
         rules: the agreed rule set (``rules.deals`` deals).
-        trumps: own trump of seat 0 and seat 1.
-        players: the player of seat 0 and seat 1.
-        seed_source: ``await seed_source(deal_number)`` gives each deal's seed bytes.
-        on_record: called with the record after every change (to save it).
-        allow_undo: accept :class:`Undo` intents (offline against the AI).
-        dealer: the first deal's dealer; None draws it from the first seed.
-        settle_deal: called when a deal has ended locally, with its moves and outcome;
-            returns the moves and outcome that stand (a networked match: the signed
-            chain, where a move of ours may have been dropped because the peer's
-            resignation crossed it).  If they differ, the deal is rewound to the
-            common prefix of moves (:class:`MovesTakenBack`), the further moves are
-            played (:class:`MovePlayed`), the outcome replaced, and only then is
-            :class:`DealEnded` broadcast.  ``IllegalActionError`` if the returned
-            moves and outcome do not fit the rules.  None: no settling (offline).
-        start: the first deal starts from this position instead of a dealt one (``play
-            --position``; its record gets ``start``, protocol/record.md §3); its trumps must be
-            ``trumps``.  None: every deal is dealt.
-        resume: a saved, unfinished record of this match (``play --continue``): its finished
-            deals stand, its unfinished last deal goes on from its last move (the deal's
-            :class:`DealStarted` and one :class:`MovePlayed` per recorded move are broadcast
-            first), and the further deals follow; the record grows in place.  Its rules and
-            trumps must be ``rules`` and ``trumps``.  ``RecordError`` (from
-            :meth:`MatchRecord.start_of`) or ``IllegalActionError`` if its moves do not replay.
+        trumps: own trump of seat 0 and seat 1 (different suits); None: chosen in phase ``trump``.
+        players: who sits in seat 0 and seat 1, for the record.
+        started: when the match started (ISO 8601 text), for the record.
+        source: the record's source (``"offline"``, ``"network"``, ``"arena"``).
+        dealer: the first deal's dealer; None: ``first_dealer`` of the first seed.
+        start: the first deal starts from this position (``play --position``; its record gets ``start``,
+            protocol/record.md §3); its trumps are the match's.
+        resume: a saved record of this match to go on with (``play --continue``): its finished deals
+            stand, an unfinished last deal goes on from its last move (its moves are replayed:
+            ``RecordError`` from :meth:`MatchRecord.start_of` or ``IllegalActionError`` if they do not),
+            and the record grows in place.
+        allow_undo: :class:`Undo` is allowed (offline against the AI).
+        quiet: :meth:`send` returns no events (``verify`` reads none: it saves making them).
+
+    Raises:
+        ValueError: trumps that are not two different suits.
     """
 
-    rules: RuleSet
-    trumps: tuple[int, int]
-    players: tuple[Player, Player]
-    seed_source: SeedSource = urandom_seed
-    on_record: Callable[[MatchRecord], None] | None = None
-    allow_undo: bool = False
-    dealer: int | None = None
-    settle_deal: DealSettler | None = None
-    start: Position | None = None
-    resume: MatchRecord | None = None
-    record: MatchRecord = field(init=False)
-    _draw_offers: set[tuple[int, int, int]] = field(init=False, default_factory=set)
+    def __init__(self, rules: RuleSet, *, trumps: tuple[int, int] | None = None,
+                 players: tuple[PlayerInfo, PlayerInfo] | None = None, started: str = "",
+                 source: str = "offline", dealer: int | None = None, start: Position | None = None,
+                 resume: MatchRecord | None = None, allow_undo: bool = False, quiet: bool = False) -> None:
+        if resume is not None:
+            rules, trumps = resume.rules, resume.trumps
+        if start is not None:
+            trumps = start.trumps
+        if trumps is not None and (len(trumps) != 2 or trumps[0] == trumps[1]
+                                   or not all(0 <= t <= 3 for t in trumps)):
+            raise ValueError(f"trumps must be two different suits 0..3, not {trumps!r}")
+        self.rules = rules
+        self.allow_undo = allow_undo
+        self.quiet = quiet
+        self.players = players or (PlayerInfo("seat 0"), PlayerInfo("seat 1"))
+        self.started = started
+        self.source = source
+        self.trumps: tuple[int | None, int | None] = (None, None) if trumps is None else (trumps[0], trumps[1])
+        self.phase = TRUMP if trumps is None else DEAL
+        #: The current (or last) deal's number, 0 before the first; its dealer (the first deal's while none).
+        self.number = 0
+        self.dealer = dealer
+        self.start = start
+        #: The deal in play (or the last one), None before the first.
+        self.position: Position | None = None
+        #: The seat whose draw offer is open, and the turn in which each seat last offered (wire.md §9.6).
+        self.draw_offer: int | None = None
+        self.draw_offer_turns: dict[int, int] = {}  # replaced, never changed in place (see mark)
+        #: The seat that left the match, and the deals forfeited to the other seat (protocol/wire.md §15).
+        self.left: int | None = None
+        self.forfeited: tuple[int, ...] = ()
+        #: Deals decided without being dealt: deal number -> the seat that won it (forfeits, claims);
+        #: replaced, never changed in place.
+        self.awarded: dict[int, int] = {}
+        #: Each claim on time: the claimant and the deals it won (protocol/wire.md §16), in order.
+        self.claims: list[tuple[int, tuple[int, ...]]] = []
+        #: Each dispute: the index of the disputed claim in :attr:`claims` and the disputer.
+        self.disputes: list[tuple[int, int]] = []
+        self.record: MatchRecord | None = None
+        if resume is not None:
+            self.record = resume
+            self._resume(resume)
+        elif trumps is not None:
+            self.record = self._new_record(trumps)
 
-    def __post_init__(self) -> None:
-        if self.resume is not None:
-            self.record = self.resume
+    def _new_record(self, trumps: tuple[int, int]) -> MatchRecord:
+        return MatchRecord(rules=self.rules, trumps=trumps, players=self.players, started=self.started,
+                           source=self.source)
+
+    def _resume(self, record: MatchRecord) -> None:
+        if not record.deals:
             return
-        self.record = MatchRecord(
-            rules=self.rules,
-            trumps=self.trumps,
-            players=(self.players[0].info, self.players[1].info),
-            started=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        )
-
-    def _save(self) -> None:
-        if self.on_record is not None:
-            self.on_record(self.record)
-
-    async def _broadcast(self, event: Event) -> None:
-        for p in self.players:
-            await p.observe(event)
-
-    async def run(self) -> MatchRecord:
-        """Play every deal; return the record.  Exceptions from players propagate
-        after the record (with the unfinished deal) has been saved."""
-        dealer = self.dealer
-        first = 1
-        if self.resume is not None and self.record.deals:
-            last = self.record.deals[-1]
-            outcome = last.outcome or await self._go_on(last)
-            dealer = next_dealer(last.dealer, outcome)
-            first = last.number + 1
-        for number in range(first, self.rules.deals + 1):
-            seed = await self.seed_source(number)
-            if self.start is not None and number == 1:
-                dealer = 1 - self.start.to_move
-            if dealer is None:
-                dealer = first_dealer(seed)
-            outcome = await self.play_deal(number, seed, dealer)
-            dealer = next_dealer(dealer, outcome)
-        self._save()
-        await self._broadcast(MatchEnded(self.record.score_halves(), self.record))
-        return self.record
-
-    async def _go_on(self, deal: DealRecord) -> Outcome:
-        """Play on the unfinished ``deal`` of a resumed record from its last move."""
-        pos = self.record.start_of(deal)
-        await self._broadcast(DealStarted(deal.number, deal.dealer, pos.copy()))
-        for move in deal.moves:
-            seat = pos.to_move
+        last = record.deals[-1]
+        self.number, self.dealer = last.number, last.dealer
+        if last.outcome is not None:
+            self.position = record.start_of(last)
+            self.phase = DEAL_END
+            self.send(None, NextDeal())
+            return
+        pos = record.start_of(last)
+        for move in last.moves:
             try:
                 pos.push(move)
             except ValueError as exc:
-                raise IllegalActionError(f"deal {deal.number}: recorded move {move.code} is illegal: {exc}") from exc
-            await self._broadcast(MovePlayed(seat, move, pos.copy()))
-        return await self._finish_deal(pos, deal)
+                raise IllegalActionError(f"deal {last.number}: recorded move {move.code} is illegal: {exc}") from exc
+        self.position = pos
+        self.phase = PLAY
 
-    async def play_deal(self, number: int, seed: bytes, dealer: int) -> Outcome:
+    # ----- queries ---------------------------------------------------------------------
+
+    @property
+    def deals(self) -> list[DealRecord]:
+        """The deals dealt so far, the current one last (their moves and outcomes)."""
+        return [] if self.record is None else self.record.deals
+
+    @property
+    def deal(self) -> DealRecord | None:
+        """The current (or last) deal dealt, None before the first."""
+        deals = self.deals
+        return deals[-1] if deals else None
+
+    def score_halves(self) -> tuple[int, int]:
+        """The match score in half-points (seat 0, seat 1): the deals' outcomes (win 2, draw 1) and the
+        deals awarded without being dealt (2 each)."""
+        a = b = 0
+        for d in self.deals:
+            if d.outcome is not None:
+                a += d.outcome.points(0)
+                b += d.outcome.points(1)
+        for seat in self.awarded.values():
+            if seat == 0:
+                a += 2
+            else:
+                b += 2
+        return a, b
+
+    def waiting_for(self) -> tuple[int | None, str]:
+        """``(seat, what)`` the match waits for: ``"trump"`` (that seat's), ``"deal"`` (the deal source:
+        seat None), ``"move"`` (the seat to move), ``"deal-end"`` (the drivers: seat None, then
+        :class:`NextDeal`), ``"nothing"`` (over or disputed)."""
+        if self.phase == TRUMP:
+            return (0 if self.trumps[0] is None else 1), "trump"
+        if self.phase == DEAL:
+            return None, "deal"
+        if self.phase == PLAY:
+            assert self.position is not None
+            return self.position.to_move, "move"
+        if self.phase == DEAL_END:
+            return None, "deal-end"
+        return None, "nothing"
+
+    @property
+    def due(self) -> int:
+        """The deal at stake: the deal in play, else the next one to deal (1 before the first)."""
+        return self.number if self.phase == PLAY else self.number + 1
+
+    def may_offer_draw(self, seat: int) -> bool:
+        """Whether ``seat`` may offer a draw now (protocol/wire.md §9.6)."""
+        return self._draw_refusal(seat) is None
+
+    def replay_events(self) -> list[MatchEvent]:
+        """The events that bring a reader from nothing to the deal in play: its
+        :class:`~p2ptrumps.events.DealStarted` and a :class:`~p2ptrumps.events.MovePlayed` for each of its
+        moves (a match taken up from a saved record or a log; the deals before it are in the score).
+        Empty before the first deal."""
+        deal = self.deal
+        if deal is None or self.record is None:
+            return []
+        pos = self._start_of(deal)
+        events: list[MatchEvent] = [DealStarted(deal.number, deal.dealer, pos.copy(), deal.seed)]
+        for move in deal.moves:
+            seat = pos.to_move
+            pos.push_unchecked(move)
+            events.append(MovePlayed(seat, move, pos.copy()))
+        return events
+
+    # ----- the transition function ---------------------------------------------------------
+
+    def send(self, seat: int | None, action: Action | SourceAction) -> list[MatchEvent]:
+        """Check that ``seat`` (None: the deal source) may take ``action`` now, apply it, and return the
+        events it caused, in order.
+
+        Raises:
+            IllegalMoveError: an illegal move (the rules' reason, RULES.md §4-§6).
+            IllegalActionError: any other action not allowed now (nothing changed).
+        """
+        if seat is None:
+            if isinstance(action, Deal):
+                return self._deal(action.seed)
+            if isinstance(action, NextDeal):
+                return self._next_deal()
+            raise IllegalActionError(f"{action!r} is not an action of the deal source")
+        if seat not in (0, 1):
+            raise IllegalActionError(f"{seat!r} is not a seat")
+        if isinstance(action, Move):
+            return self._move(seat, action)
+        if isinstance(action, ChooseTrump):
+            return self._choose_trump(seat, action.suit)
+        if isinstance(action, Resign):
+            return self._resign(seat)
+        if isinstance(action, OfferDraw):
+            return self._offer_draw(seat)
+        if isinstance(action, AnswerDraw):
+            return self._answer_draw(seat, action.accept)
+        if isinstance(action, Undo):
+            return self._undo(seat)
+        if isinstance(action, Claim):
+            return self._claim(seat)
+        if isinstance(action, Leave):
+            return self._leave(seat)
+        if isinstance(action, Dispute):
+            return self._dispute(seat)
+        raise IllegalActionError(f"{action!r} is not a move or an intent")
+
+    def _in_play(self, what: str) -> Position:
+        if self.phase != PLAY or self.position is None:
+            raise IllegalActionError(f"{what}, but no deal is being played")
+        return self.position
+
+    def _choose_trump(self, seat: int, suit: int) -> list[MatchEvent]:
+        if self.phase != TRUMP or self.waiting_for()[0] != seat:
+            raise IllegalActionError("chose a trump out of turn")
+        if type(suit) is not int or not 0 <= suit <= 3:
+            raise IllegalActionError(f"chose {suit!r}, which is not a suit 0..3")
+        if seat == 1 and suit == self.trumps[0]:
+            raise IllegalActionError(f"chose the host's trump suit ({SUIT_LETTERS[suit]}); the suits must differ")
+        self.trumps = (suit, self.trumps[1]) if seat == 0 else (self.trumps[0], suit)
+        if seat == 1:
+            a, b = self.trumps
+            assert a is not None and b is not None
+            self.record = self._new_record((a, b))
+            self.phase = DEAL
+        return [TrumpChosen(seat, suit)]
+
+    def _deal(self, seed: bytes) -> list[MatchEvent]:
+        if self.phase != DEAL or self.record is None:
+            raise IllegalActionError("no deal is due")
+        number = self.number + 1
+        trumps = self.record.trumps
         if self.start is not None and number == 1:
             s = self.start
-            pos = Position(self.rules, self.trumps, list(s.hands), s.pile, s.to_move, s.turn)
-            deal = DealRecord(number=number, dealer=1 - s.to_move, seed=b"", hands=(s.hands[0], s.hands[1]),
-                              start=position_text(pos))
+            pos = Position(self.rules, trumps, list(s.hands), s.pile, s.to_move, s.turn)
+            dealer = 1 - s.to_move
+            deal = DealRecord(number, dealer, b"", (s.hands[0], s.hands[1]), start=position_text(pos))
         else:
-            hands = deal_hands(seed, self.rules, self.trumps, dealer)
-            deal = DealRecord(number=number, dealer=dealer, seed=seed, hands=hands)
-            pos = Position.start(self.rules, self.trumps, hands, dealer)
+            if not isinstance(seed, bytes) or not seed:
+                raise IllegalActionError("a deal needs a seed")
+            dealer = self.dealer if self.dealer is not None else first_dealer(seed)
+            hands = deal_hands(seed, self.rules, trumps, dealer)
+            deal = DealRecord(number, dealer, seed, hands)
+            pos = Position.start(self.rules, trumps, hands, dealer)
+        self.number, self.dealer, self.position = number, dealer, pos
+        self.draw_offer, self.draw_offer_turns = None, {}
         self.record.deals.append(deal)
-        self._save()
-        await self._broadcast(DealStarted(number, dealer, pos.copy()))
-        return await self._finish_deal(pos, deal)
+        self.phase = PLAY
+        return [] if self.quiet else [DealStarted(number, dealer, pos.copy(), deal.seed)]
 
-    async def _finish_deal(self, pos: Position, deal: DealRecord) -> Outcome:
-        """Play ``deal`` on from ``pos`` to its end; settle, record and broadcast its outcome."""
-        number = deal.number
-        while pos.outcome is None:
-            seat = pos.to_move
-            try:
-                await self._turn(pos, deal, seat)
-            except DealInterrupted as exc:
-                _end_as(pos, exc.outcome)
-        assert pos.outcome is not None
-        if self.settle_deal is not None:
-            moves, outcome = await self.settle_deal(number, list(deal.moves), pos.outcome)
-            if moves != deal.moves or outcome != pos.outcome:
-                pos = await self._rewind(pos, deal, moves, outcome)
-        assert pos.outcome is not None
+    def _move(self, seat: int, move: Move) -> list[MatchEvent]:
+        pos = self._in_play("moved")
+        if pos.to_move != seat:
+            raise IllegalActionError("moved out of turn")
+        pos.push(move)  # the one check of the rules (IllegalMoveError)
+        deals = self.record.deals  # type: ignore[union-attr]  # a deal is in play
+        deals[-1].moves.append(move)
+        if self.quiet:
+            return self._end_deal() if pos.outcome is not None else []
+        events: list[MatchEvent] = [MovePlayed(seat, move, pos.copy())]
+        if pos.outcome is not None:
+            events += self._end_deal()
+        return events
+
+    def _end_deal(self) -> list[MatchEvent]:
+        pos, deal = self.position, self.deal
+        assert pos is not None and pos.outcome is not None and deal is not None
         deal.outcome = pos.outcome
-        self._save()
-        await self._broadcast(DealEnded(number, pos.outcome, pos.copy(), self.record.score_halves()))
-        return pos.outcome
+        self.draw_offer = None
+        self.phase = DEAL_END
+        return [] if self.quiet else [DealEnded(self.number, pos.outcome, pos.copy(), self.score_halves())]
 
-    async def _turn(self, pos: Position, deal: DealRecord, seat: int) -> None:
-        """Ask ``seat`` to act once and apply the action (a move, resignation, draw offer or undo)."""
-        action = await self.players[seat].choose_move(pos.copy(), seat)
-        if isinstance(action, Move):
-            try:
-                pos.push(action)
-            except ValueError as exc:
-                raise IllegalActionError(f"seat {seat} ({self.players[seat].info.name}): {exc}") from exc
-            deal.moves.append(action)
-            self._save()
-            await self._broadcast(MovePlayed(seat, action, pos.copy()))
-        elif isinstance(action, Resign):
-            pos.resign(seat)
-        elif isinstance(action, OfferDraw):
-            # One offer per seat per turn: a refused offer is not put again until the seat has moved.
-            if (deal.number, seat, pos.turn) not in self._draw_offers:
-                self._draw_offers.add((deal.number, seat, pos.turn))
-                if await self.players[1 - seat].accept_draw(pos.copy(), 1 - seat):
-                    pos.agree_draw()
-        elif isinstance(action, Undo):
-            if not self.allow_undo:
-                raise IllegalActionError(f"seat {seat}: undo is not allowed in this match")
-            n = self._undo(pos, deal, seat)
-            self._save()
-            await self._broadcast(MovesTakenBack(n, pos.copy()))
-        else:
-            raise IllegalActionError(f"seat {seat}: {action!r} is not a move or an intent")
+    def _resign(self, seat: int) -> list[MatchEvent]:
+        self._in_play("resigned").resign(seat)
+        return [Resigned(self.number, seat), *self._end_deal()]
 
-    async def _rewind(self, pos: Position, deal: DealRecord, moves: list[Move], outcome: Outcome) -> Position:
-        """Make ``deal`` hold ``moves`` ending in ``outcome`` (see ``settle_deal``); returns the new position."""
-        keep = 0
-        while keep < min(len(moves), len(deal.moves)) and moves[keep] == deal.moves[keep]:
-            keep += 1
-        new = Position.start(self.rules, self.trumps, deal.hands, deal.dealer)
-        for m in deal.moves[:keep]:
-            new.push_unchecked(m)
-        dropped = len(deal.moves) - keep
-        del deal.moves[keep:]
-        if dropped:
-            self._save()
-            await self._broadcast(MovesTakenBack(dropped, new.copy()))
-        for m in moves[keep:]:
-            seat = new.to_move
-            try:
-                new.push(m)
-            except ValueError as exc:
-                raise IllegalActionError(f"deal {deal.number}: settled move {m.code} is illegal: {exc}") from exc
-            deal.moves.append(m)
-            self._save()
-            await self._broadcast(MovePlayed(seat, m, new.copy()))
-        if new.outcome is None and outcome.reason in ("resign", "agreed-draw", "time"):
-            _end_as(new, outcome)
-        if new.outcome != outcome:
-            raise IllegalActionError(
-                f"deal {deal.number}: settled outcome {outcome.describe()} does not follow from its moves"
-            )
-        return new
+    def _draw_refusal(self, seat: int) -> str | None:
+        if self.phase != PLAY or self.position is None:
+            return "offered a draw, but no deal is being played"
+        if self.draw_offer is not None:
+            return "offered a draw while an offer is open"
+        if self.draw_offer_turns.get(seat) == self.position.turn:
+            return f"offered a draw twice in turn {self.position.turn}"
+        return None
 
-    def _undo(self, pos: Position, deal: DealRecord, seat: int) -> int:
-        """Take back moves until ``seat`` is to move again before its own last move; return how many."""
-        # Positions before each move: find the last move made by `seat`.
-        replay = self.record.start_of(deal)
+    def _offer_draw(self, seat: int) -> list[MatchEvent]:
+        why = self._draw_refusal(seat)
+        if why is not None:
+            raise IllegalActionError(why)
+        assert self.position is not None
+        self.draw_offer_turns = {**self.draw_offer_turns, seat: self.position.turn}
+        self.draw_offer = seat
+        return [DrawOffered(self.number, seat)]
+
+    def _answer_draw(self, seat: int, accept: bool) -> list[MatchEvent]:
+        pos = self._in_play("answered a draw offer")
+        if self.draw_offer != 1 - seat:
+            raise IllegalActionError("answered a draw offer nobody made to it")
+        self.draw_offer = None
+        events: list[MatchEvent] = [DrawAnswered(self.number, seat, bool(accept))]
+        if accept:
+            pos.agree_draw()
+            events += self._end_deal()
+        return events
+
+    def _undo(self, seat: int) -> list[MatchEvent]:
+        pos = self._in_play("took back a move")
+        if not self.allow_undo:
+            raise IllegalActionError("undo is not allowed in this match")
+        deal = self.deal
+        assert deal is not None
+        replay = self._start_of(deal)
         movers = []
         for m in deal.moves:
             movers.append(replay.to_move)
             replay.push_unchecked(m)
-        if seat not in movers:
-            return 0
-        last = len(movers) - 1 - movers[::-1].index(seat)
-        n = len(deal.moves) - last
+        n = 0
+        if seat in movers:
+            n = len(deal.moves) - (len(movers) - 1 - movers[::-1].index(seat))
         for _ in range(n):
             pos.pop()
             deal.moves.pop()
-        return n
+        return [MovesTakenBack(n, pos.copy())]
 
+    def _claim(self, seat: int) -> list[MatchEvent]:
+        if self.phase == PLAY:
+            assert self.position is not None
+            if self.position.to_move != 1 - seat:
+                raise IllegalActionError("claimed on time, but the match waits for itself")
+            self.position.lose_on_time(1 - seat)
+            won: tuple[int, ...] = (self.number,)
+            self.claims.append((seat, won))
+            return [Claimed(seat, self.number, won), *self._end_deal()]
+        if self.phase == TRUMP and self.waiting_for()[0] != 1 - seat:
+            raise IllegalActionError("claimed on time, but the match waits for itself")
+        if self.phase not in (TRUMP, DEAL):
+            raise IllegalActionError(f"claimed on time in phase {self.phase}")
+        due = self.number + 1
+        won = self._award_rest(due, seat)
+        self.claims.append((seat, won))
+        return [Claimed(seat, due, won), self._match_ended()]
 
-def _end_as(pos: Position, outcome: Outcome) -> None:
-    """End the deal in ``pos`` by ``outcome``: a resignation, an agreed draw or a claim on time."""
-    if outcome.reason == "agreed-draw":
-        pos.agree_draw()
-    elif outcome.reason == "time":
-        assert outcome.winner is not None
-        pos.lose_on_time(1 - outcome.winner)
-    else:
-        assert outcome.winner is not None
-        pos.resign(1 - outcome.winner)
+    def _award_rest(self, first: int, winner: int) -> tuple[int, ...]:
+        """Decide deals ``first`` .. the last as won by ``winner`` without dealing them; phase over."""
+        deals = tuple(range(first, self.rules.deals + 1))
+        self.awarded = {**self.awarded, **dict.fromkeys(deals, winner)}
+        self.position = None if self.phase in (TRUMP, DEAL) else self.position
+        self.phase = OVER
+        return deals
+
+    def _match_ended(self) -> MatchEnded:
+        self.phase = OVER
+        return MatchEnded(self.score_halves(), self.record)
+
+    def _leave(self, seat: int) -> list[MatchEvent]:
+        if self.left is not None:
+            raise IllegalActionError("left a match already left")
+        if self.phase not in (TRUMP, DEAL, PLAY, DEAL_END):
+            raise IllegalActionError(f"left the match in phase {self.phase}")
+        self.left = seat
+        events: list[MatchEvent] = [Left(seat)]
+        if self.phase == PLAY:
+            assert self.position is not None
+            self.position.resign(seat)
+            events += self._end_deal()
+        elif self.phase in (TRUMP, DEAL):
+            self.forfeited = self._award_rest(self.number + 1, 1 - seat)
+            events.append(self._match_ended())
+        return events
+
+    def _next_deal(self) -> list[MatchEvent]:
+        if self.phase != DEAL_END:
+            raise IllegalActionError("no deal has just ended")
+        deal = self.deal
+        assert deal is not None and deal.outcome is not None
+        if self.left is not None:
+            self.forfeited = self._award_rest(self.number + 1, 1 - self.left)
+            return [self._match_ended()]
+        if self.number >= self.rules.deals:
+            return [self._match_ended()]
+        self.dealer = next_dealer(deal.dealer, deal.outcome)
+        self.phase = DEAL
+        return []
+
+    def _dispute(self, seat: int) -> list[MatchEvent]:
+        if self.phase not in (DEAL_END, OVER):
+            raise IllegalActionError(f"disputed in phase {self.phase}")
+        if not self.claims or self.claims[-1][0] != 1 - seat or any(i == len(self.claims) - 1
+                                                                    for i, _ in self.disputes):
+            raise IllegalActionError("disputed, but no claim against it is open")
+        claimant, won = self.claims[-1]
+        deal = self.deal
+        if len(won) == 1 and deal is not None and deal.number == won[0] and deal.outcome is not None:
+            deal.outcome = None  # the claim in play: its deal has no result
+        else:
+            self.awarded = {d: s for d, s in self.awarded.items() if d not in won}
+        self.disputes.append((len(self.claims) - 1, seat))
+        self.phase = DISPUTED
+        return [Disputed(seat, claimant, won[0])]
+
+    def _start_of(self, deal: DealRecord) -> Position:
+        assert self.record is not None
+        return self.record.start_of(deal)
+
+    # ----- going back (protocol/wire.md §8.3) ------------------------------------------------
+
+    def unmove(self, draw_offer: int | None) -> None:
+        """Take back the move just applied by :meth:`send` (a move whose message fails a later check:
+        its position hash), ``draw_offer`` the open offer before it; the match is as before it."""
+        pos, deal = self.position, self.deal
+        assert pos is not None and deal is not None and deal.moves
+        pos.pop()
+        deal.moves.pop()
+        deal.outcome = None
+        self.phase, self.draw_offer = PLAY, draw_offer
+
+    def mark(self) -> Mark:
+        """The state now, to :meth:`rewind` to later (cheap: nothing is copied; the containers a mark keeps
+        are replaced, never changed in place, and the lists that only grow are kept by length)."""
+        pos = self.position
+        deals = self.record.deals if self.record is not None else []
+        deal = deals[-1] if deals else None
+        return Mark(
+            self.phase, self.number, self.dealer, self.trumps, pos, 0 if pos is None else len(pos._stack),
+            len(deals), 0 if deal is None else len(deal.moves), None if deal is None else deal.outcome,
+            self.draw_offer, self.draw_offer_turns, self.left, self.awarded, self.forfeited, len(self.claims),
+            len(self.disputes))
+
+    def rewind(self, mark: Mark) -> list[MatchEvent]:
+        """Take the match back to ``mark`` (made by :meth:`mark` on this match, which has only gone on
+        since); returns what a reader needs to follow: :class:`~p2ptrumps.events.Withdrawn` with the moves
+        taken back in the deal in play, or, when a deal dealt since is gone, the :meth:`replay_events`
+        of the deal that is current again.  The mark stays usable."""
+        deals = self.deals
+        dealt_since = len(deals) > mark.deals
+        moves_before = len(deals[-1].moves) if deals else 0
+        del deals[mark.deals:]
+        if deals:
+            deals[-1].outcome = mark.outcome
+            del deals[-1].moves[mark.moves:]
+        if mark.position is not None:
+            mark.position.pop_to(mark.depth)
+        self.phase, self.number, self.dealer, self.trumps = mark.phase, mark.number, mark.dealer, mark.trumps
+        self.position, self.draw_offer = mark.position, mark.draw_offer
+        self.draw_offer_turns = mark.draw_offer_turns
+        self.left, self.awarded, self.forfeited = mark.left, mark.awarded, mark.forfeited
+        del self.claims[mark.claims:]
+        del self.disputes[mark.disputes:]
+        if None in self.trumps:
+            self.record = None
+        if self.quiet:
+            return []
+        if dealt_since:
+            return [Withdrawn(0, None if self.position is None else self.position.copy()), *self.replay_events()]
+        taken = moves_before - mark.moves
+        return [Withdrawn(taken, None if self.position is None else self.position.copy())]

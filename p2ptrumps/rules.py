@@ -523,6 +523,16 @@ class Position:
         self.turn = u.turn
         self.outcome = u.outcome
 
+    def undo_depth(self) -> int:
+        """How many steps :meth:`pop` can take back: the moves and ends made on this object (a
+        :meth:`copy` starts at 0)."""
+        return len(self._stack)
+
+    def pop_to(self, depth: int) -> None:
+        """Take back moves and ends until :meth:`undo_depth` is ``depth`` (nothing if it is already)."""
+        while len(self._stack) > depth:
+            self.pop()
+
     def resign(self, seat: int) -> None:
         """``seat`` resigns: the opponent wins the deal (RULES.md §7). ``IllegalMoveError`` if over."""
         self._end(Outcome(1 - seat, "resign"))
@@ -544,16 +554,11 @@ class Position:
 
     def copy(self) -> Position:
         """An independent copy with the same repetition history (no undo stack)."""
-        return Position(
-            rules=self.rules,
-            trumps=self.trumps,
-            hands=list(self.hands),
-            pile=self.pile,
-            to_move=self.to_move,
-            turn=self.turn,
-            outcome=self.outcome,
-            _counts=dict(self._counts),
-        )
+        new = object.__new__(Position)  # this position was checked when it was made: no second check
+        new.rules, new.trumps, new.hands, new.pile = self.rules, self.trumps, list(self.hands), self.pile
+        new.to_move, new.turn, new.outcome = self.to_move, self.turn, self.outcome
+        new._counts, new._stack = dict(self._counts), []
+        return new
 
     def repetitions(self) -> int:
         """How many times the current position has occurred so far."""

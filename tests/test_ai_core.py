@@ -18,7 +18,8 @@ import pytest
 from p2ptrumps.ai import core
 from p2ptrumps.ai.core import SEARCH, SOLVE, SOLVE_ALL, WIN, WIN_BOUND, position_hash
 from p2ptrumps.ai.engine import COMPILED, plies_of, search, solve, spec_of, to_move, to_move_int, verdict
-from p2ptrumps.cards import card_list, mask_of, pack_mask
+from p2ptrumps.ai.weights import FITTED
+from p2ptrumps.cards import BEATERS, card_list, mask_of, pack_mask
 from p2ptrumps.notation import parse_position
 from p2ptrumps.rules import Move, Position, RuleSet
 from p2ptrumps.shuffle import start_position
@@ -107,6 +108,53 @@ def test_compiled_search_equals_python_search(compiled: ModuleType, rules: RuleS
         py = core.run(spec, SEARCH, max_nodes=2500, max_depth=40, tt_bits=12)
         c = compiled.run(spec, SEARCH, max_nodes=2500, max_depth=40, tt_bits=12)
         assert c == py, (i, p)
+
+
+def test_compiled_fitted_search_equals_python(compiled: ModuleType) -> None:
+    """The search with the fitted evaluation (``weights``): the same moves, values and node counts
+    from both cores, and other moves than the hand-made evaluation's."""
+    positions = positions_from_games(RuleSet(), 6, 8, every=4)
+    assert len(positions) >= 25
+    differ = 0
+    for i, p in enumerate(positions[:25]):
+        spec = spec_of(p, i * 31)
+        py = core.run(spec, SEARCH, max_nodes=2500, max_depth=40, tt_bits=12, weights=FITTED)
+        c = compiled.run(spec, SEARCH, max_nodes=2500, max_depth=40, tt_bits=12, weights=FITTED)
+        assert c == py, (i, p)
+        differ += c[:2] != compiled.run(spec, SEARCH, max_nodes=2500, max_depth=40, tt_bits=12)[:2]
+    assert differ >= 10, differ
+
+
+@pytest.mark.parametrize("pure", [False, True], ids=["compiled", "pure"])
+def test_the_weights_are_checked(request: pytest.FixtureRequest, pure: bool) -> None:
+    run = core.run if pure else request.getfixturevalue("compiled").run
+    spec = spec_of(parse_position("v1/SH/6S7SKS/9D6H/9CTC/0/12"))
+    with pytest.raises(ValueError, match=f"weights must be {core.N_FEATURES} ints, not 3"):
+        run(spec, SEARCH, max_nodes=100, weights=(1, 2, 3))
+    with pytest.raises(ValueError, match="out of range"):
+        run(spec, SEARCH, max_nodes=100, weights=(1 << 41,) * core.N_FEATURES)
+
+
+def test_the_features_of_a_position() -> None:
+    """Seat 0 (own trump ♠) holds 6♠ 7♠ K♠ against 9♦ 6♥ (own trump ♥) on a pile 9♣ 10♣: every
+    feature named in :func:`core.features`' order."""
+    p = parse_position("v1/SH/6S7SKS/9D6H/9CTC/0/12")
+    beaters = p.hands[0] & BEATERS[p.trumps[0]][p.pile[-1]]
+    f = core.features(p.hands[0], p.hands[1], p.trumps[0], p.trumps[1], len(p.pile), beaters)
+    steps = len(core.FIT_SIZES)
+    assert f[0] == 1
+    assert f[1:1 + steps] == [1] + [0] * (steps - 1)  # 3 cards: at least 3, not 4
+    assert f[1 + steps:1 + 2 * steps] == [0] * steps  # 2 cards
+    assert f[1 + 2 * steps:] == [
+        3, 1,  # own trumps: ♠ 6 7 K; 6♥
+        1, 0,  # of rank Q, K, A: K♠; none
+        0, 0,  # cards the other cannot beat: 6♥ (seat 1's trump) beats every spade; a spade beats 9♦ and 6♥
+        0, 0,  # of those, in the other's trump suit
+        0, 0,  # no ace of the other's trump held
+        0, 0, 0, 2,  # not to lead, so no lead of an unbeatable card; no unbeatable second card; a pile of 2
+        0, 0,  # 3 cards, none unbeatable; 2 cards, none
+        0, 0, 64, 32,  # shares, in 64ths: none unbeatable; trumps: 3 of 3, 1 of 2
+    ]
 
 
 def test_compiled_solver_equals_python_solver(compiled: ModuleType) -> None:

@@ -14,7 +14,8 @@ import pytest
 import trio
 import trio.testing
 
-from p2ptrumps.net.remote import NetGame
+from p2ptrumps.net.clock import clock_key
+from p2ptrumps.net.seat import NetMatch
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.system import boottime
 from p2ptrumps.wire.testing import mover, paused_pair
@@ -172,9 +173,9 @@ async def test_a_machine_asleep_in_its_own_move_counts_the_sleep_and_accepts_the
     own (awake) time, as trio's clock ran, and its own sleep would never count for a claim."""
     pair = paused_pair(RuleSet(pack_size=32, deals=1), move_time=MOVE_TIME)
     mover_s, other = mover(pair)
-    sleeper, watcher = NetGame(_Up(), mover_s), NetGame(_Up(), other)  # type: ignore[arg-type]
-    key = sleeper.clock_key()
-    assert key is not None and key == watcher.clock_key() and key[3] == mover_s.seat
+    sleeper, watcher = NetMatch(_Up(), mover_s), NetMatch(_Up(), other)  # type: ignore[arg-type]
+    key = clock_key(mover_s)
+    assert key is not None and key == clock_key(other) and key[3] == mover_s.seat
 
     def suspended_at(at_s: float, seconds: float) -> Callable[[], float]:
         clocks = Clocks()
@@ -201,5 +202,5 @@ async def test_a_machine_asleep_in_its_own_move_counts_the_sleep_and_accepts_the
     # the step is first seen at the first tick (0.25 s): 1.75 s of trio's clock, plus the sleep for the mover
     assert sleeper.clock.spent[key] == 31.75
     assert watcher.clock.spent[key] == 1.75
-    assert sleeper.check_claim(key)  # the claim is accepted: the sleeper's own clock ran out
+    assert sleeper.clock.ran_out(key)  # a claim is accepted (Claims.check): the sleeper's own clock ran out
     assert not watcher.clock.ran_out(key)

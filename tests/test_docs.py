@@ -92,8 +92,8 @@ def _section_tables(doc: str, heading: str) -> dict[str, str]:
 def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
     """Every deadline and cap that protocol/wire.md §17 (and the chat limits of §9.7) states is the
     value the reference peer uses."""
-    from p2ptrumps.net import admission, config, lobby, remote, secure, transport
-    from p2ptrumps.wire import chain, framing
+    from p2ptrumps.net import admission, clock, config, lobby, secure, transport
+    from p2ptrumps.wire import chain, framing, referee
 
     host = build_parser().parse_args(["host"])
     s = "{:g} s".format
@@ -108,7 +108,7 @@ def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
             s(config.AGREE_WAIT_S),
         "a `resume` exchange, from the new connection to a proof that checks out": s(config.RESUME_TIME_S),
         "the trump choice, each commitment and reveal, each move":
-            f"`move_time` ({config.NO_CLOCK_LIMIT_S:g} s when it is 0) + {s(remote.CLAIM_GRACE_S)}, counted on "
+            f"`move_time` ({config.NO_CLOCK_LIMIT_S:g} s when it is 0) + {s(clock.CLAIM_GRACE_S)}, counted on "
             "round trips (§16)",
         "a `deal-end` or `match-end` statement (sent by the program at once)": s(config.STATEMENT_WAIT_S),
         "an answer to our `rematch`": s(config.REMATCH_WAIT_S),
@@ -139,10 +139,8 @@ def test_the_bounds_of_wire_md_17_and_9_7_are_the_code_constants() -> None:
     text = (ROOT / "protocol" / "wire.md").read_text(encoding="utf-8").split("## 17.", 1)[1]
     assert f"a frame of at most\n{framing.MAX_FRAME_BYTES} bytes (§2)" in text
     limits = _section_tables("wire.md", "### 9.7")
-    assert list(limits.values())[1:] == [str(chain.MAX_CHATS_PER_TURN), str(chain.MAX_CHATS_PER_MATCH),
-                                         str(chain.MAX_CHAT_BYTES_PER_MATCH)]
-
-
+    assert list(limits.values())[1:] == [str(referee.MAX_CHATS_PER_TURN), str(referee.MAX_CHATS_PER_MATCH),
+                                         str(referee.MAX_CHAT_BYTES_PER_MATCH)]
 #: A reference to a numbered item of a list kept outside the repository: the word for it, then a
 #: number (with or without a ``#``).  Words that merely begin alike (issued, issuer) do not match.
 TRACKER_REFERENCE = re.compile(r"\b[Ii]ssues?\s?#?\d|\(#\d+\)|\btrack(?:er)\b")

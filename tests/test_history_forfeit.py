@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from p2ptrumps import events as ev
 from p2ptrumps.commands.history import load_history
 from p2ptrumps.rules import RuleSet
-from p2ptrumps.wire import events as ev
 from p2ptrumps.wire.session import Session
 from p2ptrumps.wire.testing import ConnectionPair, Script
 from p2ptrumps.wire.verify import verify_log
@@ -17,7 +17,7 @@ from p2ptrumps.wire.verify import verify_log
 
 def _leaves_at_the_trump_choice(s: Session, e: ev.Event) -> None:
     if isinstance(e, ev.TrumpChosen) and e.seat == 0:  # the host chose; the guest leaves instead of choosing
-        s.leave()
+        s.floor.leave()
 
 
 def test_a_match_left_at_the_trump_choice_is_listed_as_verify_calls_it(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from prompt_toolkit.utils import get_cwidth
 from p2ptrumps import i18n
 from p2ptrumps.cards import mask_of as m_of
 from p2ptrumps.cards import parse_cards
-from p2ptrumps.match import DealStarted
+from p2ptrumps.events import DealStarted
 from p2ptrumps.record import MatchRecord
 from p2ptrumps.rules import Outcome, Position, RuleSet
 from p2ptrumps.ui.app import TableApp, UIOptions

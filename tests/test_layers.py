@@ -5,13 +5,14 @@ Layers (a module's layer is found from its path):
 * ``core`` = ``cards``, ``rules``, ``shuffle``, ``text``, ``notation``, ``message``: pure and deterministic.  They
   import only each other and a short list of pure standard-library modules (no
   I/O, no clock, no randomness, nothing third-party).
-* ``game`` = ``record``, ``match``: the record and the match loop.  They import
-  the core and each other, and no third-party package (the match loop awaits
-  only its players, so it runs under trio without importing it).
+* ``game`` = ``record``, ``match`` (the match machine, sans-IO), ``events`` (the one event
+  vocabulary), ``seats`` (players and the in-process driver): the record and the match.  They import
+  the core and each other, and no third-party package (the driver awaits only its players, so it
+  runs under trio without importing it).
 * ``ai/``: sees only the core (and itself), standard library only.  The one
   adapter module ``ai/player.py`` (``AIPlayer``, the match loop's Player) may also
   import ``trio``, ``record`` and ``match``.
-* ``wire/``: sans-IO.  Imports the core, ``record`` and itself; never trio,
+* ``wire/``: sans-IO.  Imports the core, ``record``, ``match``, ``events`` and itself; never trio,
   prompt_toolkit, sockets, a clock (``time``, ``datetime``), randomness
   (``random``, ``secrets``, ``os.urandom``), threads or event loops.  (``os``
   itself is allowed: ``wire/log.py`` fsyncs a log file it is handed.)
@@ -43,6 +44,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parent.parent / "p2ptrumps"
 CORE = ("p2ptrumps.cards", "p2ptrumps.rules", "p2ptrumps.shuffle", "p2ptrumps.text", "p2ptrumps.notation",
         "p2ptrumps.message")  # message: lazy messages, translated by the display layers (p2ptrumps/i18n.py)
 GAME = ("p2ptrumps.record", "p2ptrumps.match", "p2ptrumps.files",  # files: stdlib file helpers
+        "p2ptrumps.events", "p2ptrumps.seats",  # the one event vocabulary; players and the in-process driver
         "p2ptrumps.system")  # system: what differs between operating systems, stdlib only
 PURE_STDLIB = (
     "__future__", "abc", "collections", "dataclasses", "enum", "functools", "hashlib",
@@ -80,7 +82,8 @@ RULES: dict[str, Rule] = {
         external=(*sys.stdlib_module_names, "trio"),
         deny=("socket", "prompt_toolkit"),
     ),
-    "wire": Rule(project=(*CORE, "p2ptrumps.record", "p2ptrumps.wire"), deny=NOT_SANS_IO),
+    "wire": Rule(project=(*CORE, "p2ptrumps.record", "p2ptrumps.match", "p2ptrumps.events", "p2ptrumps.wire"),
+                 deny=NOT_SANS_IO),
     "ui": Rule(
         deny=("socket", "ssl", "selectors", "cryptography", "p2ptrumps.net", "p2ptrumps.wire"),
     ),
@@ -275,7 +278,7 @@ def test_every_module_has_a_layer() -> None:
         "p2ptrumps.cards": "core", "p2ptrumps.rules": "core", "p2ptrumps.shuffle": "core", "p2ptrumps.text": "core",
         "p2ptrumps.notation": "core", "p2ptrumps.message": "core",
         "p2ptrumps.record": "game", "p2ptrumps.match": "game", "p2ptrumps.files": "game",
-        "p2ptrumps.system": "game",
+        "p2ptrumps.events": "game", "p2ptrumps.seats": "game", "p2ptrumps.system": "game",
     }
     assert layers["p2ptrumps.ai"] == "ai"
     assert layers["p2ptrumps.commands.main"] == "wiring"

@@ -1,262 +1,336 @@
-"""The match loop (RULES.md §3, §8): deals, dealer rotation, score, record saving, intents."""
+"""The match machine (p2ptrumps/match.py): each action, checked once and applied, its events, what it
+refuses (changing nothing), and going back to a mark (RULES.md §2-§8, protocol/wire.md §9.6, §15, §16)."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 
 import pytest
 
-from p2ptrumps.cards import Card, cards_in
-from p2ptrumps.match import (
-    Action,
+from p2ptrumps.events import (
+    Claimed,
     DealEnded,
     DealStarted,
-    Event,
-    IllegalActionError,
+    Disputed,
+    DrawAnswered,
+    DrawOffered,
+    Left,
     MatchEnded,
-    MatchRunner,
     MovePlayed,
     MovesTakenBack,
+    Resigned,
+    TrumpChosen,
+    Withdrawn,
+)
+from p2ptrumps.match import (
+    AnswerDraw,
+    ChooseTrump,
+    Claim,
+    Deal,
+    Dispute,
+    IllegalActionError,
+    Leave,
+    Match,
+    NextDeal,
     OfferDraw,
     Resign,
     Undo,
 )
 from p2ptrumps.record import MatchRecord, PlayerInfo
-from p2ptrumps.rules import Move, Outcome, Position, RuleSet, next_dealer
+from p2ptrumps.rules import IllegalMoveError, Move, Outcome, Position, RuleSet
 from p2ptrumps.shuffle import deal_hands, first_dealer
 
-TRUMPS = (2, 3)
+RULES = RuleSet(pack_size=32, deals=3)
 
 
-async def seeds(number: int) -> bytes:
-    return hashlib.sha256(b"test_match deal %d" % number).digest()
+def seed(n: int) -> bytes:
+    return hashlib.sha256(b"test_machine %d" % n).digest()
 
 
-class Scripted:
-    """Plays the first legal move, except where ``script`` says otherwise.
-
-    ``script`` maps (deal number, turn) to an action; each entry is used once.
-    """
-
-    def __init__(self, name: str, script: dict[tuple[int, int], Action] | None = None,
-                 accept: bool = False) -> None:
-        self.info = PlayerInfo(name, "human")
-        self.script = dict(script or {})
-        self.accept = accept
-        self.deal = 0
-        self.events: list[Event] = []
-        self.asked: list[tuple[int, int, Position]] = []  # (deal, turn, position) at each choose_move
-        self.draw_questions = 0
-
-    async def choose_move(self, position: Position, seat: int) -> Action:
-        assert position.to_move == seat
-        self.asked.append((self.deal, position.turn, position))
-        action = self.script.pop((self.deal, position.turn), None)
-        if action is not None:
-            return action
-        return position.legal_moves()[0]
-
-    async def observe(self, event: Event) -> None:
-        if isinstance(event, DealStarted):
-            self.deal = event.number
-        self.events.append(event)
-
-    async def accept_draw(self, position: Position, seat: int) -> bool:
-        self.draw_questions += 1
-        return self.accept
+def dealt(deals: int = 3, dealer: int | None = 0) -> Match:
+    """A match with trumps 2 and 3, deal 1 dealt (dealer ``dealer``)."""
+    match = Match(RuleSet(pack_size=32, deals=deals), trumps=(2, 3), dealer=dealer)
+    match.send(None, Deal(seed(1)))
+    return match
 
 
-class Saves:
-    """An on_record callback that keeps a JSON snapshot of each save."""
-
-    def __init__(self) -> None:
-        self.snapshots: list[dict[str, object]] = []
-
-    def __call__(self, record: MatchRecord) -> None:
-        self.snapshots.append(json.loads(record.dumps()))
+def first(match: Match) -> Move:
+    assert match.position is not None
+    return match.position.legal_moves()[0]
 
 
-def runner(p0: Scripted, p1: Scripted, deals: int, saves: Saves | None = None, allow_undo: bool = False,
-           dealer: int | None = None) -> MatchRunner:
-    return MatchRunner(
-        rules=RuleSet(deals=deals),
-        trumps=TRUMPS,
-        players=(p0, p1),
-        seed_source=seeds,
-        on_record=saves,
-        allow_undo=allow_undo,
-        dealer=dealer,
-    )
+def play_out(match: Match) -> list[object]:
+    """First legal moves until the deal ends; every event."""
+    events: list[object] = []
+    for _ in range(2000):
+        seat, what = match.waiting_for()
+        if what != "move":
+            return events
+        assert seat is not None
+        events += match.send(seat, first(match))
+    raise AssertionError("the deal does not end")
 
 
-async def test_three_deals_first_legal() -> None:
-    a, b, saves = Scripted("Ann"), Scripted("Bob"), Saves()
-    record = await runner(a, b, 3, saves).run()
-    s1 = await seeds(1)
-    assert first_dealer(s1) == 1
-    dealers = [d.dealer for d in record.deals]
-    outcomes = [d.outcome for d in record.deals]
-    assert dealers == [1, 1, 0]
-    assert outcomes == [Outcome(0, "out"), Outcome(1, "out"), Outcome(1, "out")]
-    assert [len(d.moves) for d in record.deals] == [17, 18, 25]
-    # The loser deals the next deal (RULES.md §3).
-    for prev, nxt in zip(record.deals, record.deals[1:], strict=False):
-        assert prev.outcome is not None
-        assert nxt.dealer == next_dealer(prev.dealer, prev.outcome)
-    # Each deal is the deal of its seed.
-    for d in record.deals:
-        assert d.hands == deal_hands(await seeds(d.number), record.rules, TRUMPS, d.dealer)
-    assert record.score_halves() == (2, 4)
-    assert record.finished
-    # Saved at each deal start, after each move, at each deal end, and once at the match end.
-    assert len(saves.snapshots) == sum(len(d.moves) + 2 for d in record.deals) + 1 == 67
-    assert saves.snapshots[-1]["score"] == [1.0, 2.0]
-    assert saves.snapshots[-1]["finished"] is True
-    # Move counts grow one at a time in the saved snapshots of deal 1.
-    deal1_moves = [len(s["deals"][0]["moves"]) for s in saves.snapshots[:19]]  # type: ignore[index]
-    assert deal1_moves == [*range(18), 17]
-    # Both players saw the same events.
-    assert len(a.events) == len(b.events) == 3 + 60 + 3 + 1
-    assert [type(e) for e in a.events] == [type(e) for e in b.events]
-    ends = [e for e in a.events if isinstance(e, DealEnded)]
-    assert [e.score_halves for e in ends] == [(2, 0), (2, 2), (2, 4)]
-    assert isinstance(a.events[-1], MatchEnded)
-    assert a.events[-1].score_halves == (2, 4)
-    starts = [e for e in a.events if isinstance(e, DealStarted)]
-    assert [(e.number, e.dealer, e.position.to_move) for e in starts] == [(1, 1, 0), (2, 1, 0), (3, 0, 1)]
-    # The record on disk replays.
-    again = MatchRecord.from_json(json.loads(record.dumps()))
-    for d in again.deals:
-        list(again.replay_deal(d))
+def state(match: Match) -> tuple[object, ...]:
+    pos = match.position
+    deal = match.deal
+    return (match.phase, match.number, match.dealer, match.trumps, match.score_halves(), match.draw_offer,
+            None if pos is None else (pos.key(), pos.turn, pos.outcome, pos.repetitions()),
+            None if deal is None else (list(deal.moves), deal.outcome), len(match.deals), dict(match.awarded),
+            list(match.claims), match.left)
 
 
-async def test_events_carry_copies() -> None:
-    a, b = Scripted("Ann"), Scripted("Bob")
-    await runner(a, b, 1).run()
-    played = [e for e in a.events if isinstance(e, MovePlayed)]
-    assert [e.position.turn for e in played] == list(range(1, len(played) + 1))
-    assert len({id(e.position) for e in played}) == len(played)
+def test_trumps_are_chosen_host_first_then_another_suit() -> None:
+    match = Match(RULES)
+    assert match.waiting_for() == (0, "trump")
+    with pytest.raises(IllegalActionError, match=r"^chose a trump out of turn$"):
+        match.send(1, ChooseTrump(1))
+    assert match.send(0, ChooseTrump(2)) == [TrumpChosen(0, 2)]
+    assert match.waiting_for() == (1, "trump")
+    with pytest.raises(IllegalActionError, match=r"^chose the host's trump suit \(H\); the suits must differ$"):
+        match.send(1, ChooseTrump(2))
+    assert match.send(1, ChooseTrump(0)) == [TrumpChosen(1, 0)]
+    assert (match.phase, match.waiting_for(), match.trumps) == ("deal", (None, "deal"), (2, 0))
+    assert match.record is not None and match.record.trumps == (2, 0)
 
 
-async def test_explicit_first_dealer() -> None:
-    a, b = Scripted("Ann"), Scripted("Bob")
-    record = await runner(a, b, 1, dealer=0).run()
-    assert record.deals[0].dealer == 0
-    assert b.asked[0][1] == 0  # the elder (seat 1) was asked first, at turn 0
-    assert a.asked[0][1] == 1
+def test_a_deal_is_dealt_from_its_seed_and_the_first_dealer_drawn_from_it() -> None:
+    match = Match(RULES, trumps=(2, 3))
+    [started] = match.send(None, Deal(seed(1)))
+    dealer = first_dealer(seed(1))
+    hands = deal_hands(seed(1), RULES, (2, 3), dealer)
+    assert isinstance(started, DealStarted)
+    assert (started.number, started.dealer, started.seed) == (1, dealer, seed(1))
+    assert (tuple(started.position.hands), started.position.to_move, started.position.turn) == (hands, 1 - dealer, 0)
+    assert match.waiting_for() == (1 - dealer, "move")
+    with pytest.raises(IllegalActionError, match=r"^no deal is due$"):
+        match.send(None, Deal(seed(2)))
 
 
-@pytest.mark.parametrize("resigner", [0, 1])
-async def test_resign(resigner: int) -> None:
-    script: dict[tuple[int, int], Action] = {}
-    # Deal 1: dealer 1, so seat 0 moves at even turns, seat 1 at odd ones.
-    script[(1, 4 + resigner)] = Resign()
-    players = [Scripted("Ann"), Scripted("Bob")]
-    players[resigner].script = script
-    saves = Saves()
-    record = await runner(players[0], players[1], 2, saves).run()
-    d1 = record.deals[0]
-    assert d1.outcome == Outcome(1 - resigner, "resign")
-    assert len(d1.moves) == 4 + resigner
-    assert record.deals[1].dealer == resigner  # the loser deals
-    # Deal 2, dealt by the resigner, is won back by the resigner under first-legal play.
-    assert record.deals[1].outcome == Outcome(resigner, "out")
-    assert record.score_halves() == (2, 2)
-    assert saves.snapshots[len(d1.moves) + 1]["deals"][0]["result"] == {  # type: ignore[index]
-        "winner": 1 - resigner, "reason": "resign"}
+def test_an_illegal_move_is_refused_and_changes_nothing() -> None:
+    match = dealt()
+    seat = match.waiting_for()[0]
+    assert seat == 1
+    before = state(match)
+    with pytest.raises(IllegalActionError, match=r"^moved out of turn$"):
+        match.send(0, first(match))
+    with pytest.raises(IllegalMoveError, match="the pile is empty: nothing to pick up; lead a card"):
+        match.send(1, Move.pick_up())
+    assert state(match) == before
+    move = first(match)
+    [played] = match.send(1, move)
+    assert isinstance(played, MovePlayed) and (played.seat, played.move, played.position.turn) == (1, move, 1)
+    assert played.position is not match.position  # a copy
+    assert match.deal is not None and match.deal.moves == [move]
 
 
-async def test_draw_offer_accepted() -> None:
-    a = Scripted("Ann", {(1, 2): OfferDraw()})
-    b = Scripted("Bob", accept=True)
-    record = await runner(a, b, 2).run()
-    assert record.deals[0].outcome == Outcome(None, "agreed-draw")
-    assert len(record.deals[0].moves) == 2
-    assert b.draw_questions == 1
-    assert record.deals[1].dealer == 1 - record.deals[0].dealer  # after a draw, the other deals
-    assert record.deals[1].outcome == Outcome(0, "out")
-    assert record.score_halves() == (3, 1)  # ½ + 1 to seat 0, ½ to seat 1
+def test_a_deal_ends_and_the_loser_deals_the_next_until_the_match_is_decided() -> None:
+    match = dealt(deals=2)
+    events = play_out(match)
+    end = events[-1]
+    assert isinstance(end, DealEnded) and end.number == 1 and end.outcome == Outcome(1, "out")
+    assert end.score_halves == (0, 2) and match.waiting_for() == (None, "deal-end")
+    with pytest.raises(IllegalActionError, match=r"^moved, but no deal is being played$"):
+        match.send(0, Move.pick_up())
+    assert match.send(None, NextDeal()) == []
+    assert (match.phase, match.dealer, match.due) == ("deal", 0, 2)  # seat 0 lost: it deals
+    [started] = match.send(None, Deal(seed(2)))
+    assert isinstance(started, DealStarted) and (started.number, started.dealer) == (2, 0)
+    events = play_out(match)
+    assert isinstance(events[-1], DealEnded)
+    [ended] = match.send(None, NextDeal())
+    assert isinstance(ended, MatchEnded) and ended.score_halves == match.score_halves()
+    assert ended.record is match.record and match.waiting_for() == (None, "nothing")
 
 
-async def test_draw_offer_refused() -> None:
-    a = Scripted("Ann", {(1, 2): OfferDraw()})
-    b = Scripted("Bob", accept=False)
-    plain = await runner(Scripted("Ann"), Scripted("Bob"), 1).run()
-    record = await runner(a, b, 1).run()
-    assert b.draw_questions == 1
-    # The deal goes on exactly as without the offer; the offerer was asked again at the same turn.
-    assert record.deals[0].moves == plain.deals[0].moves
-    assert record.deals[0].outcome == plain.deals[0].outcome
-    assert [t for d, t, _ in a.asked[:3]] == [0, 2, 2]
+def test_draw_offers_one_open_at_a_time_once_a_turn_answered_by_the_other_seat() -> None:
+    match = dealt()
+    assert match.send(0, OfferDraw()) == [DrawOffered(1, 0)]  # not its turn: allowed (wire.md §9.6)
+    with pytest.raises(IllegalActionError, match=r"^offered a draw while an offer is open$"):
+        match.send(1, OfferDraw())
+    with pytest.raises(IllegalActionError, match=r"^answered a draw offer nobody made to it$"):
+        match.send(0, AnswerDraw(True))
+    match.send(1, first(match))  # a move does not close the offer
+    assert match.draw_offer == 0
+    assert match.send(1, AnswerDraw(False)) == [DrawAnswered(1, 1, False)]
+    assert match.send(0, OfferDraw()) == [DrawOffered(1, 0)]  # a move was made since its last offer
+    match.send(1, AnswerDraw(False))
+    with pytest.raises(IllegalActionError, match=r"^offered a draw twice in turn 1$"):
+        match.send(0, OfferDraw())
+    assert match.may_offer_draw(1) and not match.may_offer_draw(0)
+    assert match.send(1, OfferDraw()) == [DrawOffered(1, 1)]
+    events = match.send(0, AnswerDraw(True))
+    assert events[0] == DrawAnswered(1, 0, True)
+    assert isinstance(events[1], DealEnded) and events[1].outcome == Outcome(None, "agreed-draw")
+    assert events[1].score_halves == (1, 1)
 
 
-async def test_undo_takes_back_to_the_undoing_seats_last_turn() -> None:
-    # Dealer 1: seat 0 moves at turns 0, 2, 4, ...  At turn 4 it undoes: back to turn 2.
-    a = Scripted("Ann", {(1, 4): Undo()})
-    b = Scripted("Bob")
-    saves = Saves()
-    record = await runner(a, b, 1, saves, allow_undo=True).run()
-    taken = [e for e in a.events if isinstance(e, MovesTakenBack)]
-    assert len(taken) == 1
-    assert taken[0].count == 2
-    assert taken[0].position.turn == 2
-    assert taken[0].position.to_move == 0
-    # Seat 0 was asked at turns 0, 2, 4 (undo), then 2 again, in the very position it had before.
-    turns = [t for _, t, _ in a.asked[:5]]
-    assert turns == [0, 2, 4, 2, 4]
-    before, after = a.asked[1][2], a.asked[3][2]
-    assert (before.hands, before.pile, before.to_move) == (after.hands, after.pile, after.to_move)
-    assert before.turn == after.turn == 2
-    assert before.repetitions() == after.repetitions() == 1
-    # The replayed game is the same as the plain one; the record has no trace of the undone moves.
-    plain = await runner(Scripted("Ann"), Scripted("Bob"), 1).run()
-    assert record.deals[0].moves == plain.deals[0].moves
-    undo_save = saves.snapshots[1 + 4]  # start, 4 moves, then the save after the undo
-    assert len(undo_save["deals"][0]["moves"]) == 2  # type: ignore[index]
+def test_either_seat_resigns_at_any_time_in_play() -> None:
+    match = dealt()
+    events = match.send(0, Resign())  # seat 1 is to move
+    assert events[0] == Resigned(1, 0)
+    assert isinstance(events[1], DealEnded) and events[1].outcome == Outcome(1, "resign")
+    with pytest.raises(IllegalActionError, match=r"^resigned, but no deal is being played$"):
+        match.send(1, Resign())
 
 
-async def test_undo_before_any_own_move() -> None:
-    # Seat 1 is the dealer in deal 1 and moves second; seat 0 undoes at turn 0: nothing to take back.
-    a = Scripted("Ann", {(1, 0): Undo()})
-    record = await runner(a, Scripted("Bob"), 1, allow_undo=True).run()
-    taken = [e for e in a.events if isinstance(e, MovesTakenBack)]
-    assert [e.count for e in taken] == [0]
-    assert record.deals[0].outcome is not None
+def test_a_claim_in_play_ends_the_deal_on_time_and_a_dispute_takes_its_result_back() -> None:
+    match = dealt()
+    with pytest.raises(IllegalActionError, match=r"^claimed on time, but the match waits for itself$"):
+        match.send(1, Claim())  # seat 1 is to move
+    events = match.send(0, Claim())
+    assert events[0] == Claimed(0, 1, (1,))
+    assert isinstance(events[1], DealEnded) and events[1].outcome == Outcome(0, "time")
+    assert match.score_halves() == (2, 0)
+    with pytest.raises(IllegalActionError, match=r"^disputed, but no claim against it is open$"):
+        match.send(0, Dispute())
+    assert match.send(1, Dispute()) == [Disputed(1, 0, 1)]
+    assert match.score_halves() == (0, 0) and match.deal is not None and match.deal.outcome is None
+    assert (match.phase, match.disputes, match.waiting_for()) == ("disputed", [(0, 1)], (None, "nothing"))
 
 
-async def test_undo_not_allowed() -> None:
-    a = Scripted("Ann", {(1, 2): Undo()})
-    with pytest.raises(IllegalActionError) as info:
-        await runner(a, Scripted("Bob"), 1).run()
-    assert str(info.value) == "seat 0: undo is not allowed in this match"
+def test_a_claim_between_deals_wins_every_deal_not_dealt() -> None:
+    match = dealt()
+    play_out(match)
+    match.send(None, NextDeal())
+    events = match.send(0, Claim())  # the commitments of deal 2 are the wire's: the referee checks the floor
+    assert events[0] == Claimed(0, 2, (2, 3))
+    assert isinstance(events[1], MatchEnded) and events[1].score_halves == (4, 2)
+    assert match.send(1, Dispute()) == [Disputed(1, 0, 2)]
+    assert match.score_halves() == (0, 2) and match.awarded == {}
 
 
-async def test_illegal_move_from_a_player() -> None:
-    saves = Saves()
-    b = Scripted("Bob", {(1, 3): Move.pick_up()})
-    r = runner(Scripted("Ann"), b, 1, saves)
-    with pytest.raises(IllegalActionError) as info:
-        await r.run()
-    position = b.asked[1][2]
-    assert position.turn == 3
-    assert not position.can_pick_up()
-    beaters = " ".join(c.label() for c in cards_in(position.beating_cards()))
-    top = Card(position.pile[-1]).label()
-    assert str(info.value) == f"seat 1 (Bob): you must beat {top} when you can (beating cards: {beaters})"
-    assert isinstance(info.value.__cause__, ValueError)
-    # The record (in memory and as last saved) has every move before the illegal one, and no result.
-    assert len(r.record.deals[0].moves) == 3
-    last = saves.snapshots[-1]
-    assert len(last["deals"][0]["moves"]) == 3  # type: ignore[index]
-    assert last["deals"][0]["result"] is None  # type: ignore[index]
-    assert last["finished"] is False
-    rec = MatchRecord.from_json(last)
-    assert [p.turn for _, p in rec.replay_deal(rec.deals[0])] == [0, 1, 2, 3]
+def test_a_claim_in_the_trump_phase_only_against_the_seat_due() -> None:
+    match = Match(RULES)
+    with pytest.raises(IllegalActionError, match=r"^claimed on time, but the match waits for itself$"):
+        match.send(0, Claim())
+    events = match.send(1, Claim())
+    assert events == [Claimed(1, 1, (1, 2, 3)), MatchEnded((0, 6), None)]
 
 
-async def test_not_an_action() -> None:
-    a = Scripted("Ann", {(1, 0): "TS"})  # type: ignore[dict-item]
-    with pytest.raises(IllegalActionError) as info:
-        await runner(a, Scripted("Bob"), 1).run()
-    assert str(info.value) == "seat 0: 'TS' is not a move or an intent"
+def test_leaving_in_play_resigns_the_deal_and_forfeits_the_rest_after_its_end() -> None:
+    match = dealt()
+    events = match.send(1, Leave())
+    assert events[0] == Left(1)
+    assert isinstance(events[1], DealEnded) and events[1].outcome == Outcome(0, "resign")
+    assert events[1].score_halves == (2, 0)  # the forfeited deals are not in it yet (wire.md §15)
+    assert match.forfeited == ()
+    [ended] = match.send(None, NextDeal())
+    assert isinstance(ended, MatchEnded) and ended.score_halves == (6, 0)
+    assert match.forfeited == (2, 3)
+    with pytest.raises(IllegalActionError, match=r"^left a match already left$"):
+        match.send(0, Leave())
+
+
+def test_leaving_between_deals_forfeits_at_once() -> None:
+    match = Match(RULES, trumps=(2, 3))
+    assert match.send(0, Leave()) == [Left(0), MatchEnded((0, 6), match.record)]
+    assert match.forfeited == (1, 2, 3)
+
+
+def test_undo_takes_back_to_the_seats_own_last_turn_when_allowed() -> None:
+    match = dealt()
+    with pytest.raises(IllegalActionError, match=r"^undo is not allowed in this match$"):
+        match.send(1, Undo())
+    match = Match(RULES, trumps=(2, 3), dealer=0, allow_undo=True)
+    match.send(None, Deal(seed(1)))
+    for _ in range(3):
+        match.send(match.waiting_for()[0], first(match))  # type: ignore[arg-type]
+    [taken] = match.send(1, Undo())  # seat 1 moved at turns 0 and 2
+    assert isinstance(taken, MovesTakenBack) and (taken.count, taken.position.turn) == (1, 2)
+    [taken] = match.send(0, Undo())  # seat 0 moved at turn 1
+    assert isinstance(taken, MovesTakenBack) and (taken.count, taken.position.turn) == (1, 1)
+    [taken] = match.send(0, Undo())  # seat 0 has no move left to take back
+    assert isinstance(taken, MovesTakenBack) and (taken.count, taken.position.turn) == (0, 1)
+    assert match.deal is not None and len(match.deal.moves) == 1
+
+
+def test_rewinding_to_a_mark_takes_moves_and_ends_back_and_the_mark_stays_usable() -> None:
+    match = dealt()
+    match.send(1, first(match))
+    before = state(match)
+    mark = match.mark()
+    match.send(0, first(match))
+    match.send(1, first(match))
+    match.send(0, OfferDraw())
+    match.send(0, Resign())
+    assert match.phase == "deal-end"
+    events = match.rewind(mark)
+    assert len(events) == 1 and isinstance(events[0], Withdrawn) and events[0].count == 2
+    assert events[0].position is not None and events[0].position.turn == 1
+    assert state(match) == before
+    match.send(0, first(match))
+    [withdrawn] = match.rewind(mark)
+    assert isinstance(withdrawn, Withdrawn) and withdrawn.count == 1 and withdrawn.position is not None
+    assert match.position is not None and withdrawn.position.key() == match.position.key()
+    assert state(match) == before
+
+
+def test_rewinding_past_a_deal_start_replays_the_deal_that_is_current_again() -> None:
+    match = dealt()
+    play_out(match)
+    match.send(None, NextDeal())
+    mark = match.mark()
+    before = state(match)
+    match.send(None, Deal(seed(2)))
+    match.send(match.waiting_for()[0], first(match))  # type: ignore[arg-type]
+    events = match.rewind(mark)
+    assert state(match) == before
+    assert isinstance(events[0], Withdrawn) and isinstance(events[1], DealStarted) and events[1].number == 1
+    assert events[2:] == match.replay_events()[1:]
+    assert len(events) == 2 + len(match.deals[0].moves)
+
+
+def test_replay_events_bring_a_reader_to_the_deal_in_play() -> None:
+    match = dealt()
+    assert Match(RULES, trumps=(2, 3)).replay_events() == []
+    played = [match.send(match.waiting_for()[0], first(match))[0] for _ in range(4)]  # type: ignore[arg-type]
+    events = match.replay_events()
+    assert isinstance(events[0], DealStarted) and (events[0].number, events[0].seed) == (1, seed(1))
+    assert [(e.seat, e.move, e.position.key()) for e in events[1:]] == [  # type: ignore[attr-defined]
+        (e.seat, e.move, e.position.key()) for e in played]  # type: ignore[attr-defined]
+
+
+def test_a_saved_record_goes_on_where_it_stopped() -> None:
+    match = dealt()
+    match.send(1, first(match))
+    match.send(0, first(match))
+    assert match.record is not None
+    record = MatchRecord.from_json(match.record.to_json())
+    again = Match(RULES, resume=record)
+    assert (again.phase, again.number, again.waiting_for()) == ("play", 1, (1, "move"))
+    assert again.position is not None and match.position is not None
+    assert again.position.key() == match.position.key()
+    ended = Match(RULES, trumps=(2, 3), dealer=0)
+    ended.send(None, Deal(seed(1)))
+    play_out(ended)
+    assert ended.record is not None
+    resumed = Match(RULES, resume=MatchRecord.from_json(ended.record.to_json()))
+    assert (resumed.phase, resumed.due, resumed.dealer) == ("deal", 2, 0)
+
+
+def test_a_deal_set_up_from_a_position() -> None:
+    pos = Position.start(RULES, (2, 3), deal_hands(seed(9), RULES, (2, 3), 1), 1)
+    match = Match(RULES, start=pos, players=(PlayerInfo("Ann"), PlayerInfo("AI")))
+    [started] = match.send(None, Deal(b""))
+    assert isinstance(started, DealStarted) and (started.dealer, started.seed) == (1, b"")
+    assert match.deal is not None and match.deal.start is not None and match.deal.seed == b""
+
+
+def test_a_move_taken_back_at_once_leaves_the_match_as_before_it() -> None:
+    """unmove: the move just applied goes (the wire referee's answer to a wrong position hash)."""
+    match = dealt()
+    match.send(1, first(match))
+    match.send(0, OfferDraw())
+    before = state(match)
+    match.send(0, first(match))
+    match.unmove(0)
+    assert state(match) == before
+    ended = Match(RULES, trumps=(2, 3), dealer=0)
+    ended.send(None, Deal(seed(1)))
+    play_out(ended)
+    assert ended.phase == "deal-end"
+    last = ended.deal.moves[-1] if ended.deal is not None else None
+    ended.unmove(None)
+    assert (ended.phase, ended.deal.outcome if ended.deal else "?") == ("play", None)
+    assert last is not None and ended.send(ended.waiting_for()[0], last)[-1].outcome is not None  # type: ignore[arg-type, union-attr]

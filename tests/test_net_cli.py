@@ -387,4 +387,4 @@ async def test_a_signal_before_any_match_ends_the_run_not_by_the_give_up(tmp_pat
     with trio.fail_after(60), pytest.raises(KeyboardInterrupt) as info:
         await commands.until_signalled(cfg, waiting_for_a_guest)
     assert str(info.value) == sig.name
-    assert not cfg.leave_requested.is_set()  # type: ignore[union-attr]  # nothing to leave: no leave asked for
+    assert not cfg.hooks.leave_requested.is_set()  # type: ignore[union-attr]  # nothing to leave: no leave asked for

@@ -19,9 +19,10 @@ import pytest
 import trio
 import trio.testing
 
-from p2ptrumps.match import Action, Event
+from p2ptrumps.events import MatchEvent as Event
+from p2ptrumps.match import Action
 from p2ptrumps.net import config, driver
-from p2ptrumps.net.remote import MoveClock, NetGame
+from p2ptrumps.net.clock import MoveClock, clock_key
 from p2ptrumps.net.table import _watch_silence
 from p2ptrumps.net.testing import scripted_peer
 from p2ptrumps.record import PlayerInfo
@@ -92,20 +93,20 @@ async def claimer(stream: trio.abc.Stream, seat: int, claim_after_s: float, log:
         nonlocal claimed, resigned
         if due() and claim_after_s == 0:
             claimed = True
-            s.claim()
+            s.floor.claim()
             return
         who, what = s.waiting_for()
         ref = s.chain.referee if s.chain is not None else None
         if deals > 1 and not resigned and ref is not None and ref.phase == "play" and ref.deal == 1:
             resigned = True
-            s.resign()
+            s.floor.resign()
         elif (who, what) == (seat, "trump"):
-            taken = ref.trumps[peer] if ref is not None else None
-            s.choose_trump(0 if taken != 0 else 3)
+            taken = ref.match.trumps[peer] if ref is not None and ref.match is not None else None
+            s.floor.choose_trump(0 if taken != 0 else 3)
         elif (who, what) == (seat, "move"):
             pos = s.position
             assert pos is not None
-            s.play(pos.legal_moves()[0])
+            s.floor.play(pos.legal_moves()[0])
 
     async def receive() -> bytes | None:
         nonlocal claim_at, claimed
@@ -118,7 +119,7 @@ async def claimer(stream: trio.abc.Stream, seat: int, claim_after_s: float, log:
         if data:
             return data
         claimed = True
-        s.claim()
+        s.floor.claim()
         return None  # nothing read: the claim goes out
 
     # One frame at a time: a claim at 0 s goes out between two of them.
@@ -135,8 +136,9 @@ async def run(tmp_path: Path, claim_after_s: float, step: str = "move", *, claim
     cfg = config.NetConfig(role="guest" if honest else "host", identity=GUEST_KEY if honest else HOST_KEY,
                            name="Gus" if honest else "Hana", data=tmp_path, accept_new=True, out=io.StringIO(),
                            timeout_s=10, log_path=tmp_path / "honest.p2plog",
-                           make_player=lambda c, seat: SlowThinker(c.name), trump=None if trump_s is not None else 1,
-                           choose_trump_fn=slow_trump(trump_s) if trump_s is not None else None)
+                           hooks=config.SeatHooks(make_player=lambda c, seat: SlowThinker(c.name),
+                                                  choose_trump=slow_trump(trump_s) if trump_s is not None else None),
+                           trump=None if trump_s is not None else 1)
     if not honest:
         cfg.rules, cfg.move_time = RuleSet(pack_size=32, deals=deals, voluntary_pickup=True), MOVE_TIME
     log: list[bytes] = []
@@ -252,18 +254,18 @@ def test_no_clock_runs_while_the_movers_own_draw_offer_is_open() -> None:
     mover's clock running; after the answer the mover's clock starts afresh."""
     pair = paused_pair(RuleSet(pack_size=32, deals=1), move_time=MOVE_TIME)
     mover_s, other = mover(pair)
-    views = {s.seat: NetGame(None, s) for s in (mover_s, other)}  # type: ignore[arg-type]
+    sessions = (pair.host.session, pair.guest.session)
     key = ("move", 1, 0, mover_s.seat)
-    assert views[0].clock_key() == views[1].clock_key() == key
-    mover_s.offer_draw()
+    assert clock_key(sessions[0]) == clock_key(sessions[1]) == key
+    mover_s.floor.offer_draw()
     pair.run()
-    assert views[0].clock_key() is None and views[1].clock_key() is None
-    other.answer_draw(False)
+    assert clock_key(sessions[0]) is None and clock_key(sessions[1]) is None
+    other.floor.answer_draw(False)
     pair.run()
-    assert views[0].clock_key() == views[1].clock_key() == key
-    other.offer_draw()  # the other seat's offer: the mover may move or answer, its clock runs
+    assert clock_key(sessions[0]) == clock_key(sessions[1]) == key
+    other.floor.offer_draw()  # the other seat's offer: the mover may move or answer, its clock runs
     pair.run()
-    assert views[0].clock_key() == views[1].clock_key() == key
+    assert clock_key(sessions[0]) == clock_key(sessions[1]) == key
 
 
 def test_a_claim_is_checked_against_our_own_record_of_the_step() -> None:
@@ -348,7 +350,7 @@ async def test_an_honest_claim_ends_with_both_sides_done_and_one_verdict(
             role="host" if seat == 0 else "guest", identity=HOST_KEY if seat == 0 else GUEST_KEY,
             name="Hana" if seat == 0 else "Gus", data=tmp_path / str(seat), accept_new=True, out=io.StringIO(),
             timeout_s=10, log_path=tmp_path / f"{seat}.p2plog", trump=seat,
-            make_player=lambda c, s: Thinker(c.name, 30.0 if s == slow_seat else 0.0)))
+            hooks=config.SeatHooks(make_player=lambda c, s: Thinker(c.name, 30.0 if s == slow_seat else 0.0))))
     cfgs[0].rules, cfgs[0].move_time = RuleSet(pack_size=32, deals=2, voluntary_pickup=True), MOVE_TIME
     a, b = trio.testing.memory_stream_pair()
     results: list[config.NetResult] = []

@@ -1,8 +1,8 @@
 """A host resignation that crosses a guest move (protocol/wire.md §8.3): the guest's match
-loop, its MatchRecord and both logs must all follow the signed chain.
+machine, its MatchRecord and both logs must all follow the signed chain.
 
-The guest is the real networked stack (``driver.play_over``: Session, Connection,
-NetGame, LocalSeat/RemotePlayer, MatchRunner); the host is a scripted Session over an
+The guest is the real networked stack (``driver.play_over``: Session, Connection, the match
+machine in the session's referee, our seat of net/seat.py); the host is a scripted Session over an
 in-memory stream which, when the guest's move arrives, resigns *before* reading it --
 a true crossing: both messages claim the same place in the chain, the host's wins,
 the guest's move is withdrawn and dropped.
@@ -18,7 +18,8 @@ import pytest
 import trio
 import trio.testing
 
-from p2ptrumps.match import Action, Event
+from p2ptrumps.events import MatchEvent as Event
+from p2ptrumps.match import Action
 from p2ptrumps.net import config, driver
 from p2ptrumps.net.testing import scripted_peer
 from p2ptrumps.record import MatchRecord, PlayerInfo
@@ -89,7 +90,7 @@ async def crossing_host(stream: trio.abc.Stream, cross_when: Callable[[Session],
     async def before(data: bytes) -> None:
         nonlocal armed, crossed
         if armed and has_move(data):
-            s.resign()  # our resignation and the guest's move cross on the wire
+            s.floor.resign()  # our resignation and the guest's move cross on the wire
             await stream.send_all(s.data_to_send())
             armed = False
             crossed += 1
@@ -98,13 +99,13 @@ async def crossing_host(stream: trio.abc.Stream, cross_when: Callable[[Session],
         nonlocal armed
         seat, what = s.waiting_for()
         if (seat, what) == (0, "trump"):
-            s.choose_trump(0)
+            s.floor.choose_trump(0)
         elif (seat, what) == (0, "move"):
             pos = s.position
             assert pos is not None
             legal = pos.legal_moves()
             pick = [m for m in legal if m.kind == PICK_UP]
-            s.play(pick[0] if pick else legal[0])  # the host hoards cards: the guest goes out
+            s.floor.play(pick[0] if pick else legal[0])  # the host hoards cards: the guest goes out
         if s.waiting_for() == (1, "move") and s.deal_number == 1 and not crossed:
             armed = cross_when(s)
 
@@ -123,7 +124,7 @@ async def test_crossed_resignation_records_and_logs_agree(tmp_path: Path,
     host_stream, guest_stream = trio.testing.memory_stream_pair()
     cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path, accept_new=True,
                             out=io.StringIO(), timeout_s=10, log_path=tmp_path / "guest.p2plog",
-                            make_player=lambda c, seat: FirstLegal(), trump=1)
+                            hooks=config.SeatHooks(make_player=lambda c, seat: FirstLegal()), trump=1)
     host_log: list[bytes] = []
     crossed: list[int] = []
     with trio.fail_after(20):
@@ -164,13 +165,13 @@ async def offer_then_move_host(stream: trio.abc.Stream, log: list[bytes]) -> Non
         nonlocal offered
         seat, what = s.waiting_for()
         if (seat, what) == (0, "trump"):
-            s.choose_trump(0)
+            s.floor.choose_trump(0)
         elif (seat, what) == (0, "move") and not offered:
             offered = True
-            s.offer_draw()
+            s.floor.offer_draw()
             pos = s.position
             assert pos is not None
-            s.play(pos.legal_moves()[0])
+            s.floor.play(pos.legal_moves()[0])
 
     await scripted_peer(stream, s, act, secret=lambda deal: fixed_bytes(f"crossing-test/secret2/{deal}"))
 
@@ -182,7 +183,7 @@ async def test_draw_offer_then_move_then_accepted(tmp_path: Path) -> None:
     host_stream, guest_stream = trio.testing.memory_stream_pair()
     cfg = config.NetConfig(role="guest", identity=GUEST_KEY, name="Gus", data=tmp_path, accept_new=True,
                             out=io.StringIO(), timeout_s=10, log_path=tmp_path / "guest.p2plog",
-                            make_player=lambda c, seat: DrawTaker(), trump=1)
+                            hooks=config.SeatHooks(make_player=lambda c, seat: DrawTaker()), trump=1)
     host_log: list[bytes] = []
     with trio.fail_after(20):
         async with trio.open_nursery() as n:

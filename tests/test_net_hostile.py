@@ -18,11 +18,11 @@ import pytest
 import trio
 import trio.testing
 
+from p2ptrumps import events as wev
 from p2ptrumps.cards import card_list
 from p2ptrumps.net import config, lobby, testing
 from p2ptrumps.net.resumefile import path_for
 from p2ptrumps.rules import Move, RuleSet
-from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing, messages
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.session import Session
@@ -88,18 +88,18 @@ async def _misbehave(stream: trio.abc.Stream, fault: str, moves_before: int) -> 
             if isinstance(ev, wev.PeerHello):
                 s.accept_key()
             elif isinstance(ev, wev.RulesProposed):
-                s.accept_rules()
+                s.floor.accept_rules()
             elif isinstance(ev, wev.TrumpChosen) and ev.seat == 0:
-                s.choose_trump((ev.suit + 1) % 4)
+                s.floor.choose_trump((ev.suit + 1) % 4)
             elif isinstance(ev, wev.CommitDue):
-                s.commit(fixed_bytes(f"hostile-test/secret/{ev.deal}"))
+                s.floor.commit(fixed_bytes(f"hostile-test/secret/{ev.deal}"))
             elif isinstance(ev, wev.RevealDue) and fault != "bad-reveal":
-                s.reveal()
+                s.floor.reveal()
         if fault == "bad-reveal" and s.waiting_for() == (s.seat, "reveal"):
             extra = forge(s, messages.RevealMsg(s.deal_number, fixed_bytes("not the secret")))
         if not extra and s.waiting_for() == (s.seat, "move"):
             if played < moves_before:
-                s.play(s.position.legal_moves()[0])  # type: ignore[union-attr]
+                s.floor.play(s.position.legal_moves()[0])  # type: ignore[union-attr]
                 played += 1
             elif fault == "vanish":
                 await stream.send_all(s.data_to_send())

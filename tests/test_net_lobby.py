@@ -16,9 +16,9 @@ from pathlib import Path
 
 import trio
 
+from p2ptrumps import events as wev
 from p2ptrumps.net import config, dial, lobby, testing
 from p2ptrumps.rules import RuleSet
-from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing, messages
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.session import Session
@@ -214,7 +214,7 @@ async def flooding_guest(port: int, pings: int) -> None:
                 if isinstance(ev, wev.PeerHello):
                     s.accept_key()
                 elif isinstance(ev, wev.RulesProposed):
-                    s.accept_rules()
+                    s.floor.accept_rules()
             await stream.send_all(s.data_to_send())
             if s.rules is not None:
                 break

@@ -115,7 +115,7 @@ async def test_unknown_host_without_confirmation_refused(tmp_path: Path) -> None
         asked.append(question)
         return True
 
-    h, g = configs(tmp_path / "2", deals=1, accept_new=False, confirm=yes)
+    h, g = configs(tmp_path / "2", deals=1, accept_new=False, hooks=config.SeatHooks(confirm=yes))
     _, rg = await play_pair(h, g)
     assert isinstance(rg, config.NetResult) and len(asked) == 1 and HOST_KEY.fingerprint in asked[0]
 
@@ -265,7 +265,7 @@ async def test_the_guest_is_told_that_the_host_is_choosing_a_trump(tmp_path: Pat
             told.append(True)
         return 0
 
-    h.choose_trump_fn = slow_choice
+    h.hooks.choose_trump = slow_choice
     _, rg = await play_pair(h, g)
     assert told == [True] and isinstance(rg, config.NetResult)
 
@@ -310,7 +310,7 @@ async def test_host_and_join_hold_the_lock_of_their_match_while_they_play_it(tmp
             except config.NetplayError as exc:
                 refusal = str(exc)
             seen[role] = (lock, str(Path(result.log_path or '').absolute()), was_locked, refusal)
-        cfg.on_ready = on_ready
+        cfg.hooks.on_ready = on_ready
 
     watch(h, "host")
     watch(g, "guest")

@@ -48,7 +48,7 @@ async def test_rematch_declined_by_leaving(tmp_path: Path) -> None:
 
 
 def test_bytes_after_the_last_rematch_belong_to_the_new_session() -> None:
-    from p2ptrumps.wire import events as wev
+    from p2ptrumps import events as wev
     from p2ptrumps.wire.session import Session
     from p2ptrumps.wire.testing import ConnectionPair, Script, fixed_bytes, side_identity
 
@@ -56,7 +56,7 @@ def test_bytes_after_the_last_rematch_belong_to_the_new_session() -> None:
     pair.run()
     host, guest = pair.host.session, pair.guest.session
     assert host.waiting_for() == (None, "rematch") and guest.waiting_for() == (None, "rematch")
-    guest.offer_rematch()  # the guest agrees and at once says hello for the next game, in one write
+    guest.floor.offer_rematch()  # the guest agrees and at once says hello for the next game, in one write
     new_guest = Session("guest", side_identity("guest"), "guest", fixed_bytes("guest/nonce2"))
     hello = new_guest.data_to_send()
     host.receive_data(guest.data_to_send() + hello)

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 import trio
 
-from p2ptrumps.match import Action, Event
-from p2ptrumps.net import config, dial, lobby, remote, testing
+from p2ptrumps.events import MatchEvent as Event
+from p2ptrumps.match import Action
+from p2ptrumps.net import clock, config, dial, lobby, testing
 from p2ptrumps.net.resumefile import path_for as remote_file
 from p2ptrumps.net.testing import CuttingProxy
 from p2ptrumps.record import PlayerInfo
@@ -81,7 +82,7 @@ async def test_leaving_resigns_the_match_and_both_logs_are_complete(tmp_path: Pa
     got: dict[str, object] = {}
 
     async def run_guest(port: int) -> None:
-        g.leave_requested = trio.Event()
+        g.hooks.leave_requested = trio.Event()
         try:
             got["g"] = await dial.join(g, f"127.0.0.1:{port}")
         except config.NetplayError as exc:
@@ -93,8 +94,8 @@ async def test_leaving_resigns_the_match_and_both_logs_are_complete(tmp_path: Pa
             n.start_soon(run_guest, port)
             while "deal 1: " not in h.out.getvalue():  # type: ignore[attr-defined]
                 await trio.sleep(0.005)
-            assert g.leave_requested is not None
-            g.leave_requested.set()  # the guest quits during deal 1
+            assert g.hooks.leave_requested is not None
+            g.hooks.leave_requested.set()  # the guest quits during deal 1
             while "h" not in got or "g" not in got:
                 await trio.sleep(0.01)
     rg, rh = got["g"], got["h"]
@@ -127,10 +128,10 @@ class Stalling:
 
 async def test_a_stalled_peer_is_claimed_on_time_and_verify_says_claimed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(remote, "CLAIM_GRACE_S", 0.0)
+    monkeypatch.setattr(clock, "CLAIM_GRACE_S", 0.0)
     h, g = configs(tmp_path, deals=1)
     h.move_time = 5  # the shortest clock the protocol allows
-    g.make_player = lambda cfg, seat: Stalling("Gus")
+    g.hooks.make_player = lambda cfg, seat: Stalling("Gus")
     got: dict[str, config.NetResult] = {}
 
     with trio.fail_after(40):

@@ -47,7 +47,7 @@ def test_quitting_at_the_end_screen_leaves_no_resume_file(tmp_path: Path) -> Non
         await trio.sleep_forever()
         return False
 
-    h.ask_rematch, g.ask_rematch = host_asked, guest_asked
+    h.hooks.ask_rematch, g.hooks.ask_rematch = host_asked, guest_asked
 
     async def run_host(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         await lobby.host(h, "127.0.0.1", 0, task_status=task_status)

@@ -21,10 +21,11 @@ from pathlib import Path
 import pytest
 import trio
 
+from p2ptrumps import events as wev
 from p2ptrumps.net import config, dial, lobby, secure, testing
-from p2ptrumps.net.transport import Connection, single_errors
+from p2ptrumps.net.race import single_errors
+from p2ptrumps.net.transport import Connection
 from p2ptrumps.rules import RuleSet
-from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import messages
 from p2ptrumps.wire.errors import RemoteProtocolError
 from p2ptrumps.wire.identity import Identity
@@ -199,8 +200,8 @@ async def test_a_passive_observer_sees_no_frame_and_no_chat() -> None:
                 if isinstance(ev, wev.PeerHello):
                     session.accept_key()
                 elif isinstance(ev, wev.RulesProposed):
-                    session.accept_rules()
-                    session.chat(CHAT)
+                    session.floor.accept_rules()
+                    session.floor.chat(CHAT)
                 elif isinstance(ev, wev.ChatReceived):
                     got_chat.append(ev.text)
                     done.set()

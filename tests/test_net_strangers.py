@@ -20,18 +20,20 @@ from typing import Any
 import pytest
 import trio
 
+from p2ptrumps import events as wev
 from p2ptrumps.commands.main import build_parser
-from p2ptrumps.match import Action, Event
-from p2ptrumps.net import config, dial, lobby, remote, secure
+from p2ptrumps.events import MatchEvent as Event
+from p2ptrumps.match import Action
+from p2ptrumps.net import clock, config, dial, lobby, secure
 from p2ptrumps.net.testing import STRAY_KINDS, stray
 from p2ptrumps.record import PlayerInfo
 from p2ptrumps.rules import Position, RuleSet
-from p2ptrumps.wire import events as wev
 from p2ptrumps.wire import framing
 from p2ptrumps.wire import messages as m
-from p2ptrumps.wire.chain import MAX_CHATS_PER_TURN, MAX_SUPERSEDED
+from p2ptrumps.wire.chain import MAX_SUPERSEDED
 from p2ptrumps.wire.identity import Identity
 from p2ptrumps.wire.log import LOG_MAGIC, read_log
+from p2ptrumps.wire.referee import MAX_CHATS_PER_TURN
 from p2ptrumps.wire.session import Session
 from p2ptrumps.wire.testing import Script, Side, act, fixed_bytes, handle
 from p2ptrumps.wire.verify import verify_log
@@ -51,6 +53,12 @@ RULES = RuleSet(pack_size=32, deals=1, turn_limit=120)  # random play may run a 
 STALL_AGREE_S = 5.0
 STRAY_HOLD_S = 30.0
 
+
+
+def host_trump(s: Session) -> int | None:
+    """The host's trump in ``s``'s match, once chosen."""
+    match = None if s.chain is None else s.chain.referee.match
+    return None if match is None else match.trumps[0]
 
 def host_cfg(tmp_path: Path, **kw: Any) -> config.NetConfig:
     cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h", rules=RULES,
@@ -108,7 +116,7 @@ class Raw:
 
             self.side.log.append(LoggedFrame(frame, direction))  # type: ignore[arg-type]
 
-        session._on_message = hook
+        session._outbox.on_message = hook
         hook(session.data_to_send(), "sent")  # our hello (queued at once; sent by the first flush)
         self._hello = self.side.log[-1].frame
         self.sent_hello = False
@@ -378,11 +386,11 @@ async def test_4_a_chat_flood_is_a_named_fault_and_the_log_holds_no_more_than_th
         raw = await connect_raw(port)
         # the guest's turn (the host waits for it): no floor message of the host can start a new turn of
         # chat (wire.md §9.7) between our ten lines and the eleventh
-        assert await raw.until(lambda s: s.trumps is not None and s.our_turn)
+        assert await raw.until(lambda s: s.trumps is not None and s.waiting_for()[0] == s.seat)
         for k in range(MAX_CHATS_PER_TURN):
-            raw.session.chat(f"line {k}")  # the session itself allows 10 ...
+            raw.session.floor.chat(f"line {k}")  # the session itself allows 10 ...
         with pytest.raises(Exception, match="10 chat lines in one turn are the most"):
-            raw.session.chat("one more")  # ... and refuses the 11th
+            raw.session.floor.chat("one more")  # ... and refuses the 11th
         await raw.flush(raw.forge("chat", ["one more"]) + framing.frame(b"\xc1") * 1000)
         await raw.until_closed()
         return raw
@@ -535,7 +543,7 @@ async def test_6_a_dribbled_frame_is_cut_off(tmp_path: Path) -> None:
         assert await raw.until(lambda s: s.waiting_for() == (1, "move") or s.finished)
         pos = raw.session.position
         assert pos is not None
-        raw.session.play(pos.legal_moves()[0])
+        raw.session.floor.play(pos.legal_moves()[0])
         frame = raw.session.data_to_send()
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             for b in frame:
@@ -555,14 +563,13 @@ async def test_6_a_dribbled_frame_is_cut_off(tmp_path: Path) -> None:
 
 async def test_6_heartbeats_alone_do_not_hold_the_trump_choice(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(remote, "CLAIM_GRACE_S", 0.0)
+    monkeypatch.setattr(clock, "CLAIM_GRACE_S", 0.0)
     cfg = host_cfg(tmp_path, rules=RuleSet(pack_size=32, deals=3), move_time=0, no_clock_limit_s=1.0,
                    statement_wait_s=1.0)
 
     async def attack(port: int) -> Raw:
         raw = await connect_raw(port)
-        assert await raw.until(lambda s: s.trumps is not None or (s.chain is not None and s.chain.referee.trumps[0]
-                                                                   is not None))
+        assert await raw.until(lambda s: s.trumps is not None or host_trump(s) is not None)
         ping = framing.frame(m.Ping(1).encode())
         with trio.move_on_after(15), contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             while True:  # alive, but never chooses a trump nor signs anything
@@ -599,9 +606,9 @@ class Stalling:
 
 async def test_6_without_a_move_clock_a_stalled_move_is_still_claimed(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(remote, "CLAIM_GRACE_S", 0.0)
+    monkeypatch.setattr(clock, "CLAIM_GRACE_S", 0.0)
     cfg = host_cfg(tmp_path, move_time=0, no_clock_limit_s=1.5)
-    g = guest_cfg(tmp_path, make_player=lambda cfg, seat: Stalling("Gus"), no_clock_limit_s=1.5)
+    g = guest_cfg(tmp_path, hooks=config.SeatHooks(make_player=lambda cfg, seat: Stalling("Gus")), no_clock_limit_s=1.5)
     got = await hosting(cfg, lambda port: trio.sleep(0), g)
     for side in ("h", "g"):
         v = verify_log(got[side].log_path.read_bytes())
@@ -635,7 +642,7 @@ async def test_7_a_guest_whose_agree_checked_out_took_the_match_even_if_it_break
         raw = await connect_raw(port)
         assert await raw.until(lambda s: any(isinstance(e, wev.RulesProposed) for e in raw.unhandled), honest=False)
         raw.session.accept_key()
-        raw.session.accept_rules()
+        raw.session.floor.accept_rules()
         await raw.flush(raw.forge("trump", [2]))  # the host chooses first: out of turn, signed
         await raw.until_closed()
         return raw
@@ -688,7 +695,7 @@ async def test_8_a_flood_of_crossing_messages_is_bounded_and_not_logged(tmp_path
         raw = await connect_raw(port)
         assert await raw.until(lambda s: s.rules is not None)
         # The host's trump has come: the match waits for ours (the host may claim it when we are gone).
-        assert await raw.until(lambda s: s.chain is not None and s.chain.referee.trumps[0] is not None, honest=False)
+        assert await raw.until(lambda s: host_trump(s) is not None, honest=False)
         chain = raw.session.chain
         assert chain is not None
         prev, out = chain.game_id, b""
@@ -721,7 +728,7 @@ def test_8_the_same_crossing_message_again_and_again_costs_nothing() -> None:
     for _ in range(1000):
         host.receive_data(framing.frame(msg.payload))
     assert host.violation is None and not host.finished
-    assert len(chain._stale) == 1 and chain.superseded == 1000
+    assert len(chain._crossed.stale) == 1 and chain.superseded == 1000
 
 
 # ----- 9. the AI has a rules policy ----------------------------------------------------------------------
@@ -809,7 +816,7 @@ async def test_10_a_guest_that_agreed_and_vanished_is_not_said_to_leave_before_t
     async def attack(port: int) -> None:
         raw = await connect_raw(port)
         # The host's trump comes once the match is the guest's: then the guest vanishes.
-        assert await raw.until(lambda s: s.chain is not None and s.chain.referee.trumps[0] is not None, honest=True)
+        assert await raw.until(lambda s: host_trump(s) is not None, honest=True)
         await raw.stream.aclose()
 
     got = await hosting(cfg, attack)
@@ -831,7 +838,7 @@ def test_after_the_match_the_session_drops_junk_without_logging_it() -> None:
     host = pair.host
     assert host.session.chain is not None and host.session.chain.referee.phase == "done"
     before = len(host.log)
-    pair.guest.session.chat("gg")
+    pair.guest.session.floor.chat("gg")
     pair.deliver(pair.guest, host)
     assert len(host.log) == before + 1  # a chat after the match is logged
     host.session.receive_data(framing.frame(b"\xc1"))
@@ -879,7 +886,7 @@ async def test_two_hundred_strays_while_a_real_guest_plays(tmp_path: Path) -> No
 
 def test_the_time_up_question_speaks_the_players_words() -> None:
     """The steps a clock runs for are named as players say them, never as messages."""
-    from p2ptrumps.net.steps import step_words
+    from p2ptrumps.net.clock import step_words
 
     assert [step_words(w) for w in ("trump", "commit", "reveal", "rules", "deal-end")] == [
         "to choose a trump", "to shuffle the deal", "to shuffle the deal", "to agree the rules",

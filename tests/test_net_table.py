@@ -27,8 +27,10 @@ from prompt_toolkit.output import DummyOutput
 
 from p2ptrumps.ai import AIPlayer
 from p2ptrumps.cards import Card
-from p2ptrumps.match import Action, DealStarted, Event
-from p2ptrumps.net import config, dial, lobby, remote, resume
+from p2ptrumps.events import DealStarted
+from p2ptrumps.events import MatchEvent as Event
+from p2ptrumps.match import Action
+from p2ptrumps.net import clock, config, dial, lobby, resume, seat
 from p2ptrumps.net.driver import Restored
 from p2ptrumps.net.table import display_name, play_in_table
 from p2ptrumps.rules import BEAT, PICK_UP, Move, Position, RuleSet
@@ -47,7 +49,7 @@ class AIHost:
     """A headless AI host in its own thread (its own trio run)."""
 
     def __init__(self, tmp_path: Path, deals: int = 1, move_time: int = 0, leavable: bool = False) -> None:
-        self.leavable = leavable  # the host may leave: its trio run gets a cfg.leave_requested event
+        self.leavable = leavable  # the host may leave: its trio run gets a cfg.hooks.leave_requested event
         # A turn limit of 120: random play may run a deal to 1000 turns, and no test here is about that.
         self.cfg = config.NetConfig(role="host", identity=HOST_KEY, name="Hana", data=tmp_path / "h",
                                      rules=RuleSet(pack_size=32, deals=deals, turn_limit=120), ai="random",
@@ -66,7 +68,7 @@ class AIHost:
         async def main() -> None:
             async def serve(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
                 if self.leavable:
-                    self.cfg.leave_requested = trio.Event()
+                    self.cfg.hooks.leave_requested = trio.Event()
                 try:
                     self.outcome.append(await lobby.host(self.cfg, "127.0.0.1", 0, task_status=task_status))
                 except config.NetplayError as exc:
@@ -296,10 +298,10 @@ def test_a_move_that_comes_while_the_claim_question_is_open_closes_it(tmp_path: 
     """The host's clock runs out and the table asks whether to claim; the host's move comes before the
     person answers: the question closes, the move is on the table, and no claim is sent (it used to stay
     open, and ``y`` then broke the match: "the session refused our action")."""
-    monkeypatch.setattr(remote, "CLAIM_GRACE_S", 0.0)
+    monkeypatch.setattr(clock, "CLAIM_GRACE_S", 0.0)
     go = threading.Event()
     ai = AIHost(tmp_path, deals=1, move_time=5)
-    ai.cfg.make_player = lambda cfg, seat: LateAI(go)
+    ai.cfg.hooks.make_player = lambda cfg, seat: LateAI(go)
     ai.start()
     cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
@@ -347,8 +349,8 @@ class LeavingAI:
         self.cfg = cfg
 
     async def choose_move(self, position: Position, seat: int) -> Action:
-        assert self.cfg.leave_requested is not None
-        self.cfg.leave_requested.set()
+        assert self.cfg.hooks.leave_requested is not None
+        self.cfg.hooks.leave_requested.set()
         await trio.sleep_forever()
         raise AssertionError("unreachable")
 
@@ -366,7 +368,7 @@ def test_the_side_left_behind_reads_that_the_peer_left_and_is_offered_no_rematch
     rematch question comes, and the note is printed with the score.  When both are called Hana, the
     host is the table's "Hana (XXXX)" there too."""
     ai = AIHost(tmp_path, deals=2, leavable=True)
-    ai.cfg.make_player = lambda cfg, seat: LeavingAI(cfg)
+    ai.cfg.hooks.make_player = lambda cfg, seat: LeavingAI(cfg)
     ai.start()
     cfg = seat_config(tmp_path, name=my_name)
     tables: list[TableApp] = []
@@ -417,12 +419,12 @@ def test_a_peer_that_leaves_before_the_first_deal_leaves_the_signed_score(tmp_pa
     ai.cfg.trump = None
 
     async def leave_at_the_trump(taken: int | None) -> int:
-        assert ai.cfg.leave_requested is not None
-        ai.cfg.leave_requested.set()
+        assert ai.cfg.hooks.leave_requested is not None
+        ai.cfg.hooks.leave_requested.set()
         await trio.sleep_forever()
         raise AssertionError("unreachable")
 
-    ai.cfg.choose_trump_fn = leave_at_the_trump
+    ai.cfg.hooks.choose_trump = leave_at_the_trump
     ai.start()
     cfg = seat_config(tmp_path)
     tables: list[TableApp] = []
@@ -494,18 +496,18 @@ def test_chat_before_the_trumps_shows_on_the_waiting_and_trump_screens(tmp_path:
     sender's panel, and the host's line that comes then too; both stay on the trump-choice screen (the
     chat used to show nowhere until the first deal)."""
     go = threading.Event()
-    games: list[remote.NetGame] = []
+    games: list[seat.NetMatch] = []
     ai = AIHost(tmp_path, deals=1)
 
     async def host_trump(taken: int | None) -> int:
         await trio.to_thread.run_sync(go.wait, 30)
-        games[0].session.chat("good luck")
+        games[0].session.floor.chat("good luck")
         await games[0].conn.send_pending()
         await trio.sleep(0.2)
         return 0
 
-    ai.cfg.on_ready = lambda game, result: games.append(game)
-    ai.cfg.choose_trump_fn = host_trump
+    ai.cfg.hooks.on_ready = lambda game, result: games.append(game)
+    ai.cfg.hooks.choose_trump = host_trump
     ai.cfg.trump = None
     ai.start()
     cfg = seat_config(tmp_path)
@@ -577,7 +579,7 @@ def test_a_resumed_match_shows_the_deal_in_play_not_the_last_deal_end(tmp_path: 
     ai.cfg.reconnect_wait_s = 20
     ai.start()
     first = seat_config(tmp_path, ascii_only=False, ai="random", think_s=0.01, reconnect_wait_s=20)
-    first.make_player = lambda cfg, seat: DiesInDeal2()
+    first.hooks.make_player = lambda cfg, seat: DiesInDeal2()
 
     async def die() -> None:
         with trio.fail_after(30):

@@ -255,7 +255,7 @@ def test_a_resume_file_that_cannot_take_a_secret_moves_with_its_log(tmp_path: Pa
     resume.save()
     told: list[str] = []
     cfg = config.NetConfig(role="guest", identity=Identity.from_seed(bytes(32)), name="t", data=tmp_path,
-                           on_log_moved=lambda old, new, line: told.append(line))
+                           hooks=config.SeatHooks(on_log_moved=lambda old, new, line: told.append(line)))
     steps = MatchSteps(cfg, None, log, config.NetResult(None, 1), datetime.now(), 0, "", None,  # type: ignore[arg-type]
                        None, None, resume=resume)
     real_save = ResumeFile.save
@@ -601,9 +601,9 @@ def test_join_a_link_local_address(link_local_netns: str) -> None:
 def test_a_message_in_our_seat_signed_by_our_key_names_another_copy_of_us() -> None:
     """Report: two copies of one guest log resumed at once ended with "the peer broke the protocol"
     for a message signed with our own key."""
+    from p2ptrumps.events import ProtocolViolation
     from p2ptrumps.rules import RuleSet
     from p2ptrumps.wire.chain import OTHER_COPY
-    from p2ptrumps.wire.events import ProtocolViolation
     from p2ptrumps.wire.testing import paused_pair, raw_msg_frame, sent_frames, side_identity
 
     def fed_back(frame_of: Callable[[Any], bytes]) -> str:
@@ -635,7 +635,8 @@ def test_one_guest_log_resumed_twice_names_the_other_copy(tmp_path: Path) -> Non
     from p2ptrumps.wire.chain import OTHER_COPY
     from p2ptrumps.wire.verify import check_log, verify_pair
 
-    common = ["--headless", "--ai", "random", "--think", "0.05", "--reconnect-wait", "60", "--timeout", "20"]
+    # "normal" thinks its 0.05 s a move (random chooses at once): the match outlasts a copy's start-up
+    common = ["--headless", "--ai", "normal", "--think", "0.05", "--reconnect-wait", "60", "--timeout", "20"]
     host_out = tmp_path / "host.out"
     with open(host_out, "wb") as ho:
         host = subprocess.Popen(peer_command("host", *common, "--bind", "127.0.0.1", "--port", "0", "--deals", "2",

@@ -409,7 +409,7 @@ def test_replay_analysis_with_a_node_budget_prints_the_same_every_run(capsys: py
     assert [line for line in lines if line.startswith(("    12. ", "    13. ", "    14. "))][:3] == [
         "    12. seat 1 greedy AI     beat 8S, second 9H             hands 7/6  kept the win (wins in 4)",
         "    13. seat 0 Ann           beat 10H, second QD            hands 5/6  lost whatever the move (loses in 3)",
-        "    14. seat 1 greedy AI     beat 9S, second AH             hands 5/4  estimate +20.0 -> +20.0 cards"]
+        "    14. seat 1 greedy AI     beat 9S, second AH             hands 5/4  estimate 100% -> 89%: mistake"]
 
 
 def test_the_viewer_says_no_moves_where_a_judged_deal_has_none(tmp_path: Path) -> None:

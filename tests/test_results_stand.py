@@ -30,15 +30,15 @@ def _disputed_in_deal(deal: int, deals: int = 3) -> ConnectionPair:
     ``deal`` the host claims on time at once, on the guest's move (or its own first move played), and
     the guest, whose own clock has not run out, disputes."""
     pair = paused_pair(RuleSet(pack_size=32, deals=deals), move_time=60)
-    pair.guest.session.claim_check = lambda step: False  # our own clock: not run out
+    pair.guest.session.floor.claim_check = lambda step: False  # our own clock: not run out
     for _ in range(deal - 1):
-        pair.guest.session.resign()
+        pair.guest.session.floor.resign()
         pair.run()
     to_move, _ = mover(pair)
     if to_move is pair.host.session:
-        to_move.play(to_move.position.legal_moves()[0])  # type: ignore[union-attr]
+        to_move.floor.play(to_move.position.legal_moves()[0])  # type: ignore[union-attr]
         pair.run()
-    pair.host.session.claim()
+    pair.host.session.floor.claim()
     pair.run()
     return pair
 

@@ -670,7 +670,7 @@ def test_hooks_for_a_networked_opponent_reach_the_screen() -> None:
     table.set_opponent_detail("fingerprint 1a2b 3c4d")
     table.add_chat("Bob", "good luck")
     pos = Position(rules=RuleSet(), trumps=(0, 1), hands=[0b111, 0b111000], to_move=1)
-    from p2ptrumps.match import DealStarted
+    from p2ptrumps.events import DealStarted
 
     table.show_event(DealStarted(1, 0, pos))
     view = table.table_view()
@@ -902,7 +902,7 @@ def test_names_with_control_characters_never_reach_the_screen() -> None:
     table = TableApp()
     table.set_players(("Bob\x1b[31mRED\nX", "AI\x07"), 0)
     pos = Position(rules=RuleSet(), trumps=(0, 1), hands=[0b111, 0b111000], to_move=0)
-    from p2ptrumps.match import DealStarted
+    from p2ptrumps.events import DealStarted
 
     table.show_event(DealStarted(1, 1, pos))
     screen = plain(table._render_body(80, 20))

@@ -15,7 +15,8 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from p2ptrumps.cards import Card, mask_of, parse_cards
-from p2ptrumps.match import DealEnded, DealStarted, MovePlayed, OfferDraw, Resign, Undo
+from p2ptrumps.events import DealEnded, DealStarted, MovePlayed
+from p2ptrumps.match import OfferDraw, Resign, Undo
 from p2ptrumps.record import MatchRecord, PlayerInfo
 from p2ptrumps.rules import Move, Outcome, Position, RuleSet
 from p2ptrumps.ui.app import HintRequest, Intent, Mode, QuitResult, TableApp, UIOptions, repeating_moves
@@ -348,21 +349,21 @@ def test_my_own_pick_up_says_how_many_cards() -> None:
 
 @pytest.mark.parametrize(("key", "suit"), [("ы", 3), ("р", 2), ("п", 3), ("Ч", 2), ("б", 1), ("т", 0), ("с", 0)])
 def test_trump_choice_by_russian_key_position_or_letter(key: str, suit: int) -> None:
-    from p2ptrumps.ui.app import TrumpChosen
+    from p2ptrumps.ui.app import ChooseTrump
 
     async def script(t: Table) -> None:
         await t.keys(key, lambda: t.table.state.message_kind == "hint", f"the mark by {key!r}")
         assert t.sent == [] and t.table.state.trump_choice == suit
         await t.keys(ENTER, lambda: bool(t.sent), "the choice by Enter")
 
-    assert run_table(lambda table: table.ask_trump(None), script).sent == [TrumpChosen(suit)]
+    assert run_table(lambda table: table.ask_trump(None), script).sent == [ChooseTrump(suit)]
 
 
 def test_on_the_networked_trump_screen_a_reach_for_chat_chooses_no_trump() -> None:
     """The trump screen replaces the waiting screen by itself; ``c`` opened chat on the one and chose
     clubs on the other.  Now chat is ``t`` on every screen (the trump screen too) and a suit key only
     marks a suit: the chat line typed there goes out as chat, and only Enter chooses."""
-    from p2ptrumps.ui.app import ChatSend, TrumpChosen
+    from p2ptrumps.ui.app import ChatSend, ChooseTrump
 
     seen: dict[str, object] = {}
 
@@ -385,11 +386,11 @@ def test_on_the_networked_trump_screen_a_reach_for_chat_chooses_no_trump() -> No
     assert seen["after c"] == ([], Mode.TRUMP, 0, "♣ clubs marked: Enter chooses it as your trump")
     assert seen["after chat"] == ([ChatSend("hi, good luck")], Mode.TRUMP, 0)
     assert seen["space"] == "Space does nothing here: mark a suit with c d h s or the arrows, then press Enter; q quits"
-    assert t.sent == [ChatSend("hi, good luck"), TrumpChosen(3)]
+    assert t.sent == [ChatSend("hi, good luck"), ChooseTrump(3)]
 
 
 def test_offline_trump_screen_marks_with_the_same_keys_and_chat_is_nowhere() -> None:
-    from p2ptrumps.ui.app import TrumpChosen
+    from p2ptrumps.ui.app import ChooseTrump
 
     seen: dict[str, object] = {}
 
@@ -406,7 +407,7 @@ def test_offline_trump_screen_marks_with_the_same_keys_and_chat_is_nowhere() -> 
     assert seen["keys"] == ["↑↓ or c d h s mark", "Enter choose", "q quit"]
     assert seen["t"] == "'t' does nothing here: mark a suit with c d h s or the arrows, then press Enter; q quits"
     assert seen["2"] == "♦ diamonds marked: Enter chooses it as your trump"
-    assert t.sent == [TrumpChosen(1)]
+    assert t.sent == [ChooseTrump(1)]
 
 
 def test_while_the_opponents_draw_offer_waits_the_status_line_asks_us() -> None:

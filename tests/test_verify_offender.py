@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from p2ptrumps.events import Event, RulesProposed
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire import framing
 from p2ptrumps.wire import messages as m
-from p2ptrumps.wire.events import Event, RulesProposed
 from p2ptrumps.wire.identity import PublicKey
 from p2ptrumps.wire.log import LOG_MAGIC, read_log
 from p2ptrumps.wire.session import Session
@@ -160,7 +160,7 @@ def test_swapped_hellos_still_verify() -> None:
 def test_refused_rules_verdict_says_no_match_was_played() -> None:
     def refuse(session: Session, event: Event) -> None:
         if isinstance(event, RulesProposed):
-            session.refuse_rules()
+            session.floor.refuse_rules()
 
     pair = ConnectionPair(RULES, guest=Script("guest", on_event=refuse))
     pair.run()

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from p2ptrumps import events as ev
 from p2ptrumps.rules import Move, Outcome, RuleSet
 from p2ptrumps.wire import encoding
-from p2ptrumps.wire import events as ev
 from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.errors import LocalProtocolError, RemoteProtocolError
 from p2ptrumps.wire.log import read_log
@@ -96,7 +96,7 @@ def _to_move(pair: ConnectionPair, role: str) -> tuple[Session, Session]:
         mover, other = _mover(pair)
         if mover.role == role:
             return mover, other
-        mover.play(_first_legal(mover))
+        mover.floor.play(_first_legal(mover))
         pair.run()
     raise AssertionError("the floor did not pass")
 
@@ -104,14 +104,13 @@ def _to_move(pair: ConnectionPair, role: str) -> tuple[Session, Session]:
 @pytest.mark.parametrize("claimant", ["host", "guest"])
 def test_a_claim_in_play_ends_the_deal_on_time_and_the_match_goes_on(claimant: str) -> None:
     pair = _paused_pair()
-    mover, waiter = _to_move(pair, "guest" if claimant == "host" else "host")
-    waiter.claim()
+    _, waiter = _to_move(pair, "guest" if claimant == "host" else "host")
+    waiter.floor.claim()
     pair.run()
-    deal1 = [e for e in pair.host.events if isinstance(e, ev.DealEnded)]
-    assert deal1 == [ev.DealEnded(1, Outcome(waiter.seat, "time"), (2, 0) if waiter.seat == 0 else (0, 2))]
-    assert [e for e in pair.sides[mover.seat].events if isinstance(e, ev.Claimed)] == [
-        ev.Claimed(waiter.seat, 1, (1,))]
-    assert not [e for e in pair.sides[waiter.seat].events if isinstance(e, ev.Claimed)]  # our own: no event
+    deal1 = [e for e in pair.host.events if isinstance(e, ev.DealSigned)]
+    assert deal1 == [ev.DealSigned(1, Outcome(waiter.seat, "time"), (2, 0) if waiter.seat == 0 else (0, 2))]
+    for side in pair.sides:  # the claimed side and the claimant (its own claim, as the machine took it)
+        assert [e for e in side.events if isinstance(e, ev.Claimed)] == [ev.Claimed(waiter.seat, 1, (1,))]
     assert pair.host.session.deal_number == 2 and pair.host.session.waiting_for()[1] == "move"
     for side in pair.sides:
         v = verify_log(side.log_bytes())
@@ -129,7 +128,7 @@ def test_the_seat_to_move_cannot_claim() -> None:
     pair = _paused_pair()
     mover, _ = _mover(pair)
     with pytest.raises(LocalProtocolError, match="only the waiting seat may claim"):
-        mover.claim()
+        mover.floor.claim()
 
 
 def test_a_claim_between_deals_wins_every_deal_not_yet_dealt() -> None:
@@ -137,11 +136,11 @@ def test_a_claim_between_deals_wins_every_deal_not_yet_dealt() -> None:
     pair.guest.script.paused = True  # the guest never chooses its trump
     pair.run()
     assert pair.host.session.waiting_for() == (1, "trump")
-    pair.host.session.claim()
+    pair.host.session.floor.claim()
     pair.run()
     assert [e for e in pair.guest.events if isinstance(e, ev.Claimed)] == [ev.Claimed(0, 1, (1, 2, 3))]
-    ended = [e for e in pair.host.events if isinstance(e, ev.MatchEnded)]
-    assert ended == [ev.MatchEnded((6, 0))]
+    ended = [e for e in pair.host.events if isinstance(e, ev.MatchSigned)]
+    assert ended == [ev.MatchSigned((6, 0))]
     for side in pair.sides:
         v = verify_log(side.log_bytes())
         assert (v.status, v.score_halves, v.deals) == ("valid", (6, 0), [])
@@ -151,12 +150,12 @@ def test_a_claim_between_deals_wins_every_deal_not_yet_dealt() -> None:
 def test_a_guest_claim_crossing_the_host_move_is_dropped() -> None:
     pair = _paused_pair()
     host, guest = _to_move(pair, "host")
-    host.play(_first_legal(host))
-    guest.claim()  # sent before the host's move arrived: both take the same place
+    host.floor.play(_first_legal(host))
+    guest.floor.claim()  # sent before the host's move arrived: both take the same place
     pair.run()
     chains = [s.session.chain for s in pair.sides]
     assert [e.hash for e in chains[0].entries] == [e.hash for e in chains[1].entries]  # type: ignore[union-attr]
-    assert guest.dropped and guest.dropped[0][0] == m.ClaimMsg(1)
+    assert guest.floor.dropped and guest.floor.dropped[0][0] == m.ClaimMsg(1)
     assert host.waiting_for() == (1, "move") and host.deal_number == 1
     for side in pair.sides:
         assert verify_log(side.log_bytes()).claims == []
@@ -165,13 +164,13 @@ def test_a_guest_claim_crossing_the_host_move_is_dropped() -> None:
 def test_a_host_claim_crossing_the_guest_move_stands() -> None:
     pair = _paused_pair()
     guest, host = _to_move(pair, "guest")
-    guest.play(_first_legal(guest))
-    host.claim()
+    guest.floor.play(_first_legal(guest))
+    host.floor.claim()
     pair.run()
     chains = [s.session.chain for s in pair.sides]
     assert [e.hash for e in chains[0].entries] == [e.hash for e in chains[1].entries]  # type: ignore[union-attr]
-    assert guest.dropped and "deal ended" in guest.dropped[0][1]
-    ended = [e for e in pair.guest.events if isinstance(e, ev.DealEnded)]
+    assert guest.floor.dropped and "deal ended" in guest.floor.dropped[0][1]
+    ended = [e for e in pair.guest.events if isinstance(e, ev.DealSigned)]
     assert ended and ended[0].outcome == Outcome(0, "time")
 
 
@@ -320,7 +319,7 @@ def test_a_restored_side_signs_nothing_before_the_peer_has_proven_what_it_holds(
     assert host.session.catching_up and host.session.waiting_for() == (0, "trump")
     with pytest.raises(LocalProtocolError, match=r"^catching up after a resume: the peer holds an unknown number "
                        r"of messages, we 2; nothing is signed"):
-        host.session.choose_trump(0)
+        host.session.floor.choose_trump(0)
     with pytest.raises(LocalProtocolError, match=r"^catching up after a resume"):
-        host.session.chat("hello")
+        host.session.floor.chat("hello")
     assert host.session.data_to_send() == b""

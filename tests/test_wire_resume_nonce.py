@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from p2ptrumps import events as ev
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.wire import encoding, framing
-from p2ptrumps.wire import events as ev
 from p2ptrumps.wire.log import read_log
 from p2ptrumps.wire.session import Direction, Session
 from p2ptrumps.wire.testing import ConnectionPair, LoggedFrame, side_identity

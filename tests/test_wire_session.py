@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from p2ptrumps import events as ev
 from p2ptrumps.rules import Move, RuleSet
-from p2ptrumps.wire import events as ev
 from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.errors import LocalProtocolError
 from p2ptrumps.wire.identity import Identity
@@ -49,7 +49,8 @@ def test_whole_match_both_sides_agree_and_logs_verify() -> None:
         assert verdict.status == "valid", verdict.reason
         assert verdict.score_halves == host.score_halves
         assert [d.number for d in verdict.deals] == [1, 2]
-    assert [type(e).__name__ for e in pair.guest.events[:9]] == [
+    # The match machine's events come for both seats' messages (our own move is a MovePlayed too).
+    assert [type(e).__name__ for e in pair.guest.events[:10]] == [
         "PeerHello",
         "RulesProposed",
         "RulesAgreed",
@@ -57,19 +58,24 @@ def test_whole_match_both_sides_agree_and_logs_verify() -> None:
         "TrumpChosen",
         "CommitDue",
         "RevealDue",
-        "DealReady",
-        "MoveReceived",
+        "DealStarted",
+        "MovePlayed",
+        "MovePlayed",
     ]
-    assert [type(e).__name__ for e in pair.host.events[:6]] == [
+    assert [type(e).__name__ for e in pair.host.events[:7]] == [
         "PeerHello",
         "RulesAgreed",
         "TrumpChosen",
         "TrumpChosen",
         "CommitDue",
-        "DealReady",
+        "DealStarted",
+        "MovePlayed",
     ]
-    ends = [e for e in pair.host.events if isinstance(e, ev.MatchEnded)]
-    assert ends == [ev.MatchEnded(host.score_halves)]
+    moves = [(e.seat, e.move) for e in pair.host.events if isinstance(e, ev.MovePlayed)]
+    assert moves == [(e.seat, e.move) for e in pair.guest.events if isinstance(e, ev.MovePlayed)]
+    assert {seat for seat, _ in moves} == {0, 1}
+    ends = [e for e in pair.host.events if isinstance(e, ev.MatchSigned)]
+    assert ends == [ev.MatchSigned(host.score_halves)]
 
 
 def test_byte_at_a_time_delivery_gives_the_same_chain() -> None:
@@ -114,11 +120,11 @@ def test_chat_crossing_a_move(interjector: str) -> None:
     # Make sure the interjection comes from `interjector` and crosses the mover's move.
     if (interjector == "host") != (other.role == "host"):
         # mover is the interjector's side: play one move so the floor flips
-        mover.play(_first_legal(mover))
+        mover.floor.play(_first_legal(mover))
         pair.run()
         mover, other = _mover(pair)
-    mover.play(_first_legal(mover))
-    other.chat("hello there")  # sent before the move arrived: both claim the same place
+    mover.floor.play(_first_legal(mover))
+    other.floor.chat("hello there")  # sent before the move arrived: both claim the same place
     pair.run()
     h, g = _hashes(pair)
     assert h == g
@@ -140,16 +146,16 @@ def test_host_resign_crossing_a_guest_move_drops_the_move() -> None:
     pair = _paused_pair()
     mover, other = _mover(pair)
     if mover.role == "host":
-        mover.play(_first_legal(mover))
+        mover.floor.play(_first_legal(mover))
         pair.run()
         mover, other = _mover(pair)
     assert mover.role == "guest"
-    mover.play(_first_legal(mover))
-    other.resign()
+    mover.floor.play(_first_legal(mover))
+    other.floor.resign()
     pair.run()
     assert _hashes(pair)[0] == _hashes(pair)[1]
-    assert pair.guest.session.dropped and "deal ended" in pair.guest.session.dropped[0][1]
-    ended = [e for e in pair.guest.events if isinstance(e, ev.DealEnded)]
+    assert pair.guest.session.floor.dropped and "deal ended" in pair.guest.session.floor.dropped[0][1]
+    ended = [e for e in pair.guest.events if isinstance(e, ev.DealSigned)]
     assert ended and ended[0].outcome.reason == "resign" and ended[0].outcome.winner == 1
     assert verify_log(pair.guest.log_bytes()).status == "unfinished"
 
@@ -157,8 +163,8 @@ def test_host_resign_crossing_a_guest_move_drops_the_move() -> None:
 def test_both_offer_rematch_at_once() -> None:
     pair = ConnectionPair(RuleSet(pack_size=32), host=Script("host"), guest=Script("guest"))
     pair.run()
-    pair.host.session.offer_rematch()
-    pair.guest.session.offer_rematch()
+    pair.host.session.floor.offer_rematch()
+    pair.guest.session.floor.offer_rematch()
     pair.run()
     for side in pair.sides:
         assert any(isinstance(e, ev.RematchAgreed) for e in side.events)
@@ -168,28 +174,29 @@ def test_both_offer_rematch_at_once() -> None:
 
 def test_draw_offer_and_acceptance() -> None:
     pair = _paused_pair()
-    pair.guest.session.offer_draw()
+    pair.guest.session.floor.offer_draw()
     pair.run()
     assert any(isinstance(e, ev.DrawOffered) for e in pair.host.events)
-    pair.host.session.answer_draw(True)
+    pair.host.session.floor.answer_draw(True)
     pair.run()
-    ended = [e for e in pair.guest.events if isinstance(e, ev.DealEnded)]
-    assert ended == [ev.DealEnded(1, ended[0].outcome, (1, 1))] and ended[0].outcome.reason == "agreed-draw"
+    ended = [e for e in pair.guest.events if isinstance(e, ev.DealSigned)]
+    assert ended == [ev.DealSigned(1, ended[0].outcome, (1, 1))] and ended[0].outcome.reason == "agreed-draw"
 
 
 def test_one_draw_offer_per_seat_per_turn() -> None:
     pair = _paused_pair()
-    pair.guest.session.offer_draw()
+    pair.guest.session.floor.offer_draw()
     pair.run()
-    pair.host.session.answer_draw(False)
+    pair.host.session.floor.answer_draw(False)
     pair.run()
     refused = [e for e in pair.guest.events if isinstance(e, ev.DrawAnswered)]
     assert [(e.seat, e.accepted) for e in refused] == [(0, False)]
     with pytest.raises(LocalProtocolError, match=r"the guest offered a draw twice in turn 0"):
-        pair.guest.session.offer_draw()
-    pair.host.session.offer_draw()  # the other seat still may, once
+        pair.guest.session.floor.offer_draw()
+    pair.host.session.floor.offer_draw()  # the other seat still may, once
     pair.run()
-    assert [e.seat for e in pair.guest.events if isinstance(e, ev.DrawOffered)] == [0]
+    # both offers, the guest's own first, in chain order
+    assert [e.seat for e in pair.guest.events if isinstance(e, ev.DrawOffered)] == [1, 0]
     assert verify_log(pair.host.log_bytes()).status == "unfinished"
 
 
@@ -197,18 +204,18 @@ def test_local_errors() -> None:
     pair = _paused_pair()
     mover, other = _mover(pair)
     with pytest.raises(LocalProtocolError, match="not our turn"):
-        other.play(_first_legal(mover))
+        other.floor.play(_first_legal(mover))
     with pytest.raises(LocalProtocolError, match="illegal move"):
-        mover.play(Move.parse("pickup"))
+        mover.floor.play(Move.parse("pickup"))
     with pytest.raises(LocalProtocolError, match="host sent trump while the match is at phase play"):
-        pair.host.session.choose_trump(2)
-    pair.host.session.commit(bytes(32))  # early commitment for deal 2 is held until due
+        pair.host.session.floor.choose_trump(2)
+    pair.host.session.floor.commit(bytes(32))  # early commitment for deal 2 is held until due
     with pytest.raises(LocalProtocolError, match="no deal waits for our commitment"):
-        pair.host.session.commit(bytes(32))
+        pair.host.session.floor.commit(bytes(32))
     with pytest.raises(LocalProtocolError):
-        other.answer_draw(True)  # nobody offered
+        other.floor.answer_draw(True)  # nobody offered
     with pytest.raises(LocalProtocolError, match=r"1\.\.500"):
-        other.chat("")
+        other.floor.chat("")
 
 
 def test_guest_cannot_take_the_hosts_trump() -> None:
@@ -216,13 +223,13 @@ def test_guest_cannot_take_the_hosts_trump() -> None:
     pair.run()
     assert pair.guest.session.waiting_for() == (1, "trump")
     with pytest.raises(LocalProtocolError, match="suits must differ"):
-        pair.guest.session.choose_trump(pair.host.session.chain.referee.trumps[0])  # type: ignore[union-attr,arg-type]
+        pair.guest.session.floor.choose_trump(pair.host.session.chain.referee.match.trumps[0])  # type: ignore[union-attr,arg-type]
 
 
 def test_refused_rules_end_the_session() -> None:
     def refuse(s: Session, e: ev.Event) -> None:
         if isinstance(e, ev.RulesProposed):
-            s.refuse_rules()
+            s.floor.refuse_rules()
 
     pair = ConnectionPair(SHORT, guest=Script("guest", on_event=refuse))
     pair.run()
@@ -259,10 +266,10 @@ def test_connection_closed() -> None:
 def test_not_revealing_forfeits_provably() -> None:
     pair = ConnectionPair(SHORT)
     # The guest commits but never reveals (its reveal intent does nothing).
-    original_reveal = pair.guest.session.reveal
-    pair.guest.session.reveal = lambda: None  # type: ignore[method-assign]
+    original_reveal = pair.guest.session.floor.reveal
+    pair.guest.session.floor.reveal = lambda: None  # type: ignore[method-assign]
     pair.run()
-    pair.guest.session.reveal = original_reveal  # type: ignore[method-assign]
+    pair.guest.session.floor.reveal = original_reveal  # type: ignore[method-assign]
     verdict = verify_log(pair.host.log_bytes())
     assert verdict.status == "unfinished"
     assert verdict.waiting == (1, "reveal") and verdict.forfeit == 1

@@ -53,6 +53,11 @@
 #define SAFE_SHED 60
 #define PICKUP_GUESS (-10000)
 
+#define N_SIZES 12
+#define N_FEATURES (1 + 2 * N_SIZES + 20)
+#define EVAL_SHIFT 8
+static const int FIT_SIZES[N_SIZES] = {3, 4, 5, 6, 7, 8, 10, 12, 15, 18, 22, 27};
+
 #define PN_INF (1LL << 30)
 #define EPS_SHIFT 2
 #define WIDEN 4
@@ -71,6 +76,7 @@ static int TAKE[4][52];
 static uint64_t Z_HAND[2][52];
 static uint64_t Z_PILE[64][52];
 static uint64_t Z_SIDE;
+static uint64_t HIGH_MASK;
 
 static uint64_t splitmix(uint64_t *state) {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
@@ -100,6 +106,9 @@ static void init_tables(void) {
     for (int i = 0; i < 64; i++)
         for (int c = 0; c < 52; c++) Z_PILE[i][c] = splitmix(&state);
     Z_SIDE = splitmix(&state);
+    HIGH_MASK = 0;
+    for (int s = 0; s < 4; s++)
+        for (int r = 10; r < 13; r++) HIGH_MASK |= 1ULL << (13 * s + r);
 }
 
 static inline int popcount(uint64_t x) { return __builtin_popcountll(x); }
@@ -180,6 +189,8 @@ typedef struct {
     size_t kidtop;
     int attacker;
     uint64_t akey;
+    int fitted;               /* the fitted evaluation: run()'s `weights` */
+    int64_t w[N_FEATURES];
 } Core;
 
 static double now_s(void) {
@@ -443,6 +454,50 @@ static int win_now(Core *S) {
     return 0;
 }
 
+/* core.py's features(): the fitted evaluation's features of the seat to move. */
+static void features(uint64_t hp, uint64_t ho, int tp, int to, int pile_len, uint64_t beaters, int64_t *f) {
+    int n_p = popcount(hp), n_o = popcount(ho);
+    uint64_t t_p = SUIT_MASK[tp], t_o = SUIT_MASK[to];
+    uint64_t k_p = hp & ~beatable(ho, to), k_o = ho & ~beatable(hp, tp);
+    int kn_p = popcount(k_p), kn_o = popcount(k_o);
+    int tr_p = popcount(hp & t_p), tr_o = popcount(ho & t_o);
+    int i = 0;
+    f[i++] = 1;
+    for (int k = 0; k < N_SIZES; k++) f[i++] = n_p >= FIT_SIZES[k];
+    for (int k = 0; k < N_SIZES; k++) f[i++] = n_o >= FIT_SIZES[k];
+    f[i++] = tr_p;
+    f[i++] = tr_o;
+    f[i++] = popcount(hp & t_p & HIGH_MASK);
+    f[i++] = popcount(ho & t_o & HIGH_MASK);
+    f[i++] = kn_p;
+    f[i++] = kn_o;
+    f[i++] = popcount(k_p & t_o);
+    f[i++] = popcount(k_o & t_p);
+    f[i++] = (hp >> (13 * to + 12)) & 1 ? pile_len : 0;
+    f[i++] = (ho >> (13 * tp + 12)) & 1 ? pile_len : 0;
+    int lead = pile_len == 0;
+    int threat = beaters && n_p >= 2 && ((k_p & ~(beaters & (0 - beaters))) || (k_p & (k_p - 1)));
+    f[i++] = lead;
+    f[i++] = lead && k_p;
+    f[i++] = threat;
+    f[i++] = pile_len;
+    f[i++] = n_p <= 4 && kn_p >= n_p - 1;
+    f[i++] = n_o <= 4 && kn_o >= n_o - 1;
+    f[i++] = 64 * kn_p / (n_p > 1 ? n_p : 1);
+    f[i++] = 64 * kn_o / (n_o > 1 ? n_o : 1);
+    f[i++] = 64 * tr_p / (n_p > 1 ? n_p : 1);
+    f[i++] = 64 * tr_o / (n_o > 1 ? n_o : 1);
+}
+
+/* core.py's _Core.fitted: the fitted evaluation for the seat to move. */
+static int fitted(Core *S, uint64_t beaters) {
+    int p = S->p;
+    int64_t f[N_FEATURES], v = 0;
+    features(S->hands[p], S->hands[1 - p], S->trumps[p], S->trumps[1 - p], S->n, beaters, f);
+    for (int i = 0; i < N_FEATURES; i++) v += S->w[i] * f[i];
+    return (int)(v >= 0 ? v >> EVAL_SHIFT : ~((~v) >> EVAL_SHIFT)); /* rounded down, as Python's >> */
+}
+
 static int leaf(Core *S, int ply, uint64_t beaters) {
     int p = S->p, o = 1 - p;
     uint64_t hp = S->hands[p], ho = S->hands[o];
@@ -450,6 +505,7 @@ static int leaf(Core *S, int ply, uint64_t beaters) {
     if (n <= 2 && win_now(S)) return WIN - ply - 1;
     S->horizon = S->inexact = 1;
     int tp = S->trumps[p], to = S->trumps[o];
+    if (S->fitted) return fitted(S, beaters);
     int value = CARD * (popcount(ho) - n);
     value += TRUMP * (popcount(hp & S->tmask[p]) - popcount(ho & S->tmask[o]));
     uint64_t killers = hp & ~beatable(ho, to);
@@ -1204,16 +1260,16 @@ static int take_shared(Shared *X, PyObject *table, PyObject *stop, PyObject *onl
 
 static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"spec", "mode", "max_nodes", "time_s", "max_depth", "tt_bits", "table", "stop",
-                             "moves", "variant", NULL};
-    PyObject *spec, *table = Py_None, *stop = Py_None, *only = Py_None;
+                             "moves", "variant", "weights", NULL};
+    PyObject *spec, *table = Py_None, *stop = Py_None, *only = Py_None, *weights = Py_None;
     int mode;
     long long max_nodes = 0;
     double time_s = 0.0;
     int max_depth = 64, tt_bits = 20, variant = 0;
     Shared X;
     memset(&X, 0, sizeof X);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Ldii$OOOi", kwlist, &spec, &mode, &max_nodes, &time_s,
-                                     &max_depth, &tt_bits, &table, &stop, &only, &variant))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|Ldii$OOOiO", kwlist, &spec, &mode, &max_nodes, &time_s,
+                                     &max_depth, &tt_bits, &table, &stop, &only, &variant, &weights))
         return NULL;
     if (mode != SEARCH && mode != SOLVE && mode != SOLVE_ALL && mode != PROVE) {
         PyErr_Format(PyExc_ValueError, "unknown mode %d", mode);
@@ -1248,6 +1304,31 @@ static PyObject *run(PyObject *self, PyObject *args, PyObject *kwargs) {
         Py_DECREF(seq);
         release_shared(&X);
         return PyErr_NoMemory();
+    }
+    if (weights != Py_None) {
+        PyObject *wseq = PySequence_Fast(weights, "weights must be a sequence");
+        if (!wseq) goto fail_args;
+        if (PySequence_Fast_GET_SIZE(wseq) != N_FEATURES) {
+            PyErr_Format(PyExc_ValueError, "weights must be %d ints, not %zd", N_FEATURES,
+                         PySequence_Fast_GET_SIZE(wseq));
+            Py_DECREF(wseq);
+            goto fail_args;
+        }
+        for (int i = 0; i < N_FEATURES; i++) {
+            long long x = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(wseq, i));
+            if (x == -1 && PyErr_Occurred()) {
+                Py_DECREF(wseq);
+                goto fail_args;
+            }
+            if (x < -(1LL << 40) || x > (1LL << 40)) {
+                Py_DECREF(wseq);
+                PyErr_SetString(PyExc_ValueError, "a weight out of range (|w| <= 2**40)");
+                goto fail_args;
+            }
+            S->w[i] = x;
+        }
+        Py_DECREF(wseq);
+        S->fitted = 1;
     }
     S->variant = variant;
     S->variant_ply = mode == SOLVE_ALL ? 1 : 0;
@@ -1462,9 +1543,9 @@ fail_args:
 static PyMethodDef methods[] = {
     {"run", (PyCFunction)(void (*)(void))run, METH_VARARGS | METH_KEYWORDS,
      "run(spec, mode, max_nodes=0, time_s=0.0, max_depth=64, tt_bits=20, *, table=None, stop=None, "
-     "moves=None, variant=0) -> (move, value, depth, nodes, status, values): the compiled "
+     "moves=None, variant=0, weights=None) -> (move, value, depth, nodes, status, values): the compiled "
      "p2ptrumps.ai.core.run; table, stop, moves and variant are for the parallel solver "
-     "(p2ptrumps.ai.parallel)."},
+     "(p2ptrumps.ai.parallel), weights the fitted evaluation's."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_core",

@@ -14,4 +14,5 @@ def run(
     stop: object = None,
     moves: Sequence[int] | None = None,
     variant: int = 0,
+    weights: Sequence[int] | None = None,
 ) -> tuple[int, int, int, int, int, list[tuple[int, int]]]: ...

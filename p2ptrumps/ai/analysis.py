@@ -1,33 +1,36 @@
 """Post-game analysis: which moves of a deal kept the value of the position and which threw it.
 
 Source: RULES.md §7 (how a deal ends: the values the solver gives); the solver is
-:func:`p2ptrumps.ai.engine.solve`.
+:func:`p2ptrumps.ai.engine.solve`, asked as the hint asks it
+(:func:`p2ptrumps.ai.levels.hint_solution`).
 
 A deal is given as the positions it went through (its start, then the position
 after each move, each with the deal's repetition history, as
 :meth:`p2ptrumps.record.MatchRecord.replay_deal` yields them).  Every position
-is solved once, from the end of the deal backwards, with ``budget_s`` seconds
-each; once ``give_up_after`` positions in a row are unknown, the earlier ones
-(with more cards in play) are left unknown too.  A move is judged when the
-positions before and after it are both solved:
+is solved once if the budget allows, from the end of the deal backwards.  A move is proven
+when the positions before and after it are solved, when it is the solver's best move in the
+position before, or when the position after it is a proven win for the mover (then so was the
+position before, at least as fast: "wins in at most 5"):
 
 * ``kept``: the mover's result (win / draw / loss against best play) is the same after it;
 * ``threw-win``: the mover could force a win and no longer can;
 * ``threw-draw``: the mover could hold a draw and now loses;
 * ``lost``: the mover was lost whatever it played (not counted in the summary);
 * ``forced``: the only legal move (not counted in the summary; its value proven or estimated);
-* ``slower``: the mover kept the win but it now takes more turns (``wins in 6`` → ``wins in 8``);
-* ``estimate``: a position before or after was not solved; the move is judged by the search's
-  estimates (:func:`estimate_moves`: every legal move searched to the same depth with a node
-  budget, seeded by the position, so the same on every machine): the played move's value
-  against the best one's;
-* ``unknown``: not solved and no estimate asked for (``estimate_nodes=0``).
+* ``slower``: the mover kept the win but it now takes more turns (``wins in 6`` → ``wins in 8``;
+  exact values only);
+* ``estimate``: not proven; the move is judged against the hint of the same budget
+  (:func:`p2ptrumps.ai.levels.hint`): the hint's move is not graded, another move is graded by
+  the advantage its position gives away against the hint's, both estimated alike (a search
+  to the same depth with a node budget, seeded by the position, so the same on every machine);
+* ``unknown``: not settled and no estimate asked for (``estimate_nodes=0``).
 
 Each judged move also gets a grade (:data:`INACCURACY`, :data:`MISTAKE`, :data:`BLUNDER` or
 ``""``): a ``threw-win`` or ``threw-draw`` is a blunder, ``slower`` an inaccuracy; an estimated
-move is graded by the advantage it gave away, in centi-cards for the mover (a proven win or
-loss counts as ``±ADVANTAGE_CAP``): at least :data:`INACCURACY_LOSS` (50, half a card) an
-inaccuracy, :data:`MISTAKE_LOSS` (150) a mistake, :data:`BLUNDER_LOSS` (300) a blunder.
+move is graded by the expected score it gave away (:func:`advantage`: the fitted evaluation's
+chance of winning, a draw counting half; a proven win 100 %, a loss 0 %): 5 points of it
+(:data:`INACCURACY_LOSS`) an inaccuracy, 10 (:data:`MISTAKE_LOSS`) a mistake, 20
+(:data:`BLUNDER_LOSS`) a blunder.
 
 Values are for the mover, counted from the position before the move (``WIN - 1``:
 the move goes out and wins).  Accuracy is the share of judged moves (a choice,
@@ -36,6 +39,7 @@ a position not already lost, not unknown) that got no grade.
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -43,20 +47,22 @@ from ..cards import Card
 from ..rules import BEAT, NO_CARD, PICK_UP, Move, Position
 from ..text import counted
 from .core import SEARCH, WIN, WIN_BOUND
-from .engine import RUN, Solution, plies_of, solve, spec_of, verdict
-from .levels import position_seed
+from .engine import RUN, STRONG, Solution, plies_of, spec_of, verdict
+from .levels import hint, hint_solution, position_seed, proven_move
 
 KEPT, THREW_WIN, THREW_DRAW, LOST, FORCED, UNKNOWN = "kept", "threw-win", "threw-draw", "lost", "forced", "unknown"
 SLOWER, ESTIMATE = "slower", "estimate"
 INACCURACY, MISTAKE, BLUNDER = "inaccuracy", "mistake", "blunder"
 
-#: Advantage (centi-cards, for the mover) given away by an estimated move that makes it an
-#: inaccuracy, a mistake, a blunder.
-INACCURACY_LOSS, MISTAKE_LOSS, BLUNDER_LOSS = 50, 150, 300
+#: Advantage (per mille, for the mover: see :func:`advantage`) given away by an estimated move that
+#: makes it an inaccuracy, a mistake, a blunder: 5, 10 and 20 points of the expected score.
+INACCURACY_LOSS, MISTAKE_LOSS, BLUNDER_LOSS = 100, 200, 400
 
-#: A proven win counts as this advantage (centi-cards), a proven loss as its negative; estimates
-#: are clipped to it.
-ADVANTAGE_CAP = 2000
+#: A proven win counts as this advantage, a proven loss as its negative (the expected score 100 % / 0 %).
+ADVANTAGE_CAP = 1000
+
+#: The fitted evaluation's units per unit of the log-odds of winning (``bench/fit_eval.py``'s scale).
+EVAL_PER_LOGIT = 400
 
 #: The search's table for each estimate: 2**16 entries (1 MiB), allocated per estimate.
 ESTIMATE_TT_BITS = 16
@@ -72,9 +78,6 @@ ESTIMATE_NODES = 1_000_000
 #: How many unknown positions in a row make the analysis stop going back.
 GIVE_UP_AFTER = 4
 
-#: The solver's table for each position: 2**20 entries (16 MiB), allocated per position.
-ANALYSIS_TT_BITS = 20
-
 
 def outcome_of(value: int) -> str:
     """``"win"``, ``"draw"`` or ``"loss"`` of an exact value (for the seat to move)."""
@@ -82,17 +85,28 @@ def outcome_of(value: int) -> str:
 
 
 def advantage(value: int) -> int:
-    """A value (exact or estimated, for one seat) as an advantage in centi-cards clipped to
-    ``±ADVANTAGE_CAP``: a proven win is ``ADVANTAGE_CAP``, a proven loss ``-ADVANTAGE_CAP``."""
+    """A value (exact, or the fitted evaluation's estimate, for one seat) as an advantage in per
+    mille, ``-ADVANTAGE_CAP..ADVANTAGE_CAP``: twice the expected score (a win 1, a draw ½) less one,
+    so a proven win is ``ADVANTAGE_CAP``, a draw 0, a proven loss ``-ADVANTAGE_CAP``; an estimate ``v``
+    is ``1000 * tanh(v / (2 * EVAL_PER_LOGIT))`` rounded (the fitted evaluation's chance of winning),
+    computed in decimal arithmetic (correctly rounded): the same on every machine."""
     if value > WIN_BOUND:
         return ADVANTAGE_CAP
     if value < -WIN_BOUND:
         return -ADVANTAGE_CAP
-    return max(-ADVANTAGE_CAP, min(ADVANTAGE_CAP, value))
+    with decimal.localcontext() as ctx:
+        ctx.prec = 30
+        e = (decimal.Decimal(value) / EVAL_PER_LOGIT).exp()
+        return int((ADVANTAGE_CAP * (e - 1) / (e + 1)).to_integral_value(decimal.ROUND_HALF_EVEN))
+
+
+def expected_score(adv: int) -> str:
+    """An :func:`advantage` as the expected score in per cent: ``"62%"`` (``240``)."""
+    return f"{(adv + ADVANTAGE_CAP) * 100 // (2 * ADVANTAGE_CAP)}%"
 
 
 def grade_of_loss(loss: int) -> str:
-    """The grade of an estimated move that gave away ``loss`` centi-cards: ``""`` below
+    """The grade of an estimated move that gave away ``loss`` (per mille of :func:`advantage`): ``""`` below
     :data:`INACCURACY_LOSS`, else :data:`INACCURACY`, :data:`MISTAKE` or :data:`BLUNDER`."""
     if loss >= BLUNDER_LOSS:
         return BLUNDER
@@ -102,9 +116,6 @@ def grade_of_loss(loss: int) -> str:
         return INACCURACY
     return ""
 
-
-def _cards(score: int) -> str:
-    return f"{score / 100:+.1f}"
 
 
 @dataclass(frozen=True)
@@ -119,9 +130,11 @@ class MoveVerdict:
             (None: unknown).
         best: a best move in the position before (None: unknown).
         grade: ``""``, :data:`INACCURACY`, :data:`MISTAKE` or :data:`BLUNDER`.
-        score_before: the advantage before the move for the mover (centi-cards, ``±ADVANTAGE_CAP``
+        score_before: the :func:`advantage` before the move for the mover (``±ADVANTAGE_CAP``
             for a proven win / loss; exact or estimated), None when unknown.
         score_after: the same after the move (for the same seat), None when unknown.
+        bound: ``before`` was not solved but follows from ``after``, a proven win: its length (plies)
+            is only bounded from above ("wins in at most 5").
     """
 
     number: int
@@ -134,33 +147,39 @@ class MoveVerdict:
     grade: str = ""
     score_before: int | None = None
     score_after: int | None = None
+    bound: bool = False
+
+    def _verdict(self, value: int) -> str:
+        text = verdict(value)
+        return text.replace(" in ", " in at most ") if self.bound else text
 
     def text(self, ascii_only: bool = False) -> str:
         """The verdict in words: ``"kept the win (wins in 3)"``, ``"threw a forced win (best: TS/7H
         wins in 7); now a draw"``, ``"kept the win but slower (wins in 3 → wins in 4): inaccuracy"``,
-        ``"estimate +1.5 → +0.5 cards: mistake"``, ``"unknown (not solved in the budget)"``."""
+        ``"estimate 62% → 51%: mistake"`` (the expected score before and after), ``"unknown (not solved
+        in the budget)"``."""
         arrow = "->" if ascii_only else "→"
         if self.kind == ESTIMATE and self.score_before is not None and self.score_after is not None:
-            text = f"estimate {_cards(self.score_before)} {arrow} {_cards(self.score_after)} cards"
+            text = f"estimate {expected_score(self.score_before)} {arrow} {expected_score(self.score_after)}"
             return text + (f": {self.grade}" if self.grade else "")
         if self.kind == FORCED and self.after is None and self.score_after is not None:
-            return f"forced (estimate {_cards(self.score_after)} cards)"
+            return f"forced (estimate {expected_score(self.score_after)})"
         if self.kind == UNKNOWN or self.before is None or self.after is None:
             return "unknown (not solved in the budget)"
         if self.after == WIN - 1:
             return "went out and won"
         if self.kind == FORCED:
-            return f"forced ({verdict(self.after)})"
+            return f"forced ({self._verdict(self.after)})"
         if self.kind == LOST:
-            return f"lost whatever the move ({verdict(self.after)})"
+            return f"lost whatever the move ({self._verdict(self.after)})"
         if self.kind == SLOWER:
             return f"kept the win but slower ({verdict(self.before)} {arrow} {verdict(self.after)}): inaccuracy"
         if self.kind == KEPT:
-            return f"kept the {outcome_of(self.before)} ({verdict(self.after)})"
+            return f"kept the {outcome_of(self.before)} ({self._verdict(self.after)})"
         best = short_label(self.best, ascii_only) if self.best is not None else "?"
-        now = "now a draw" if outcome_of(self.after) == "draw" else f"now {verdict(self.after)}"
+        now = "now a draw" if outcome_of(self.after) == "draw" else f"now {self._verdict(self.after)}"
         if self.kind == THREW_WIN:
-            return f"threw a forced win (best: {best} {verdict(self.before)}); {now}"
+            return f"threw a forced win (best: {best} {self._verdict(self.before)}); {now}"
         return f"threw a draw (best: {best} holds the draw); {now}"
 
 
@@ -237,25 +256,8 @@ def estimate(position: Position, depth: int = ESTIMATE_DEPTH, max_nodes: int = E
         raise ValueError("the deal is over: nothing to estimate")
     spec = spec_of(position, position_seed(position))
     _, value, _, _, _, _ = RUN(spec, SEARCH, max_nodes=max(1, max_nodes), time_s=0.0, max_depth=max(1, depth),
-                               tt_bits=ESTIMATE_TT_BITS)
+                               tt_bits=ESTIMATE_TT_BITS, weights=STRONG.weights)
     return value
-
-
-def estimate_moves(position: Position, depth: int = ESTIMATE_DEPTH,
-                   max_nodes: int = ESTIMATE_NODES) -> list[tuple[Move, int]]:
-    """Every legal move of ``position`` (not over) and its estimated value for the seat that plays
-    it: the exact end when the move ends the deal (``WIN - 1`` going out, 0 a draw), else the
-    negated :func:`estimate` of the position it leads to, ``depth - 1`` plies deep; all moves are
-    looked at to the same depth, so their values compare.
-
-    Raises ``ValueError`` if the deal is over."""
-    out = []
-    for move in position.legal_moves():
-        child = position.copy()
-        child.push(move)
-        exact = _after_value(child, None)
-        out.append((move, exact if exact is not None else -estimate(child, max(1, depth - 1), max_nodes)))
-    return out
 
 
 def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s: float | None = 0.5,
@@ -266,19 +268,29 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
                  estimating: Callable[[int, int], None] | None = None) -> list[MoveVerdict]:
     """Judge every move of a deal.
 
+    Each position is solved, if the budget allows, as the hint solves it
+    (:func:`~p2ptrumps.ai.levels.hint_solution`).  A move is proven when the positions before and
+    after it are solved, when it is the solver's best move in the position before, or when the
+    position after it is a proven win for the mover; a move of a lost position is :data:`LOST`.  The
+    other moves are judged against the hint (:func:`~p2ptrumps.ai.levels.hint`, with the same
+    budget): the hint's move is :data:`ESTIMATE` with no grade; another move is graded by how much
+    less its position is worth than the hint's, both estimated the same way (:func:`estimate` of the
+    position after each, ``estimate_depth - 1`` plies deep).  So a move that followed the hint of
+    the same budget is never graded a blunder.
+
     Args:
         positions: the start of the deal and the position after each move (``len(moves) + 1``
             positions, each with its repetition history).
         moves: the moves played.
-        budget_s: seconds to solve each position (None or 0 with ``solve_nodes``).
-        give_up_after: unknown positions in a row after which earlier ones are not tried.
+        budget_s: seconds for each position (None or 0 with ``solve_nodes``): the solver has half,
+            the hint's search the other half.
+        give_up_after: without estimates, unknown positions in a row after which earlier ones are not
+            tried (with estimates every position is tried: the hint needs them).
         progress: called with (positions tried, positions in all) after each one.
-        solve_nodes: if not 0, a node budget for the solver instead of ``budget_s`` (the same
-            verdicts on every machine).
-        estimate_nodes: if not 0, each move whose position before or after the solver left
-            unknown is judged by :func:`estimate_moves` (this many nodes at most per estimate) as
-            :data:`ESTIMATE`: the played move's value against the best one's (0: left
-            :data:`UNKNOWN`).
+        solve_nodes: if not 0, a node budget instead of ``budget_s``: the solver has this many
+            nodes, the hint's search as many again (the same verdicts on every machine).
+        estimate_nodes: if not 0, the moves not proven are judged against the hint, each estimate with
+            this many nodes at most (0: left :data:`UNKNOWN`).
         estimate_depth: the depth of the estimates, in plies from the position before the move.
         estimating: called with (moves estimated, moves to estimate) after each estimate.
     Returns:
@@ -288,17 +300,18 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
     """
     if len(positions) != len(moves) + 1:
         raise ValueError(f"{len(moves)} moves need {len(moves) + 1} positions, not {len(positions)}")
+    budget = budget_s or 0.0
     solutions: list[Solution | None] = [None] * len(positions)
     misses = 0
     for i in range(len(positions) - 1, -1, -1):
         p = positions[i]
         if p.outcome is not None:
             continue
-        if misses >= give_up_after:
+        if misses >= give_up_after and not estimate_nodes:
             break
-        s = solve(p, None if solve_nodes else budget_s, max_nodes=solve_nodes, tt_bits=ANALYSIS_TT_BITS)
+        s = hint_solution(p, budget, solve_nodes)
         solutions[i] = s
-        misses = 0 if s.solved else misses + 1
+        misses = 0 if s.outcome != "unknown" else misses + 1
         if progress is not None:
             progress(len(positions) - i, len(positions))
 
@@ -308,7 +321,17 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
 
     befores = [value(i) for i in range(len(moves))]
     afters = [_after_value(positions[i + 1], value(i + 1)) for i in range(len(moves))]
+    bounds = [False] * len(moves)
     forced_moves = [len(positions[i].legal_moves()) == 1 for i in range(len(moves))]
+    for i, move in enumerate(moves):
+        settled = solutions[i]
+        if (afters[i] is None and settled is not None and befores[i] is not None and not forced_moves[i]
+                and proven_move(settled) == move):
+            afters[i] = befores[i]  # the move that settles the position before keeps its value
+        after = afters[i]
+        if befores[i] is None and after is not None and after > WIN_BOUND:
+            befores[i] = after  # a move that wins: the position before was won, at least as fast
+            bounds[i] = True
     lost = [b is not None and outcome_of(b) == "loss" and not f for b, f in zip(befores, forced_moves, strict=True)]
     to_estimate = sum((b is None or a is None) and not gone
                       for b, a, gone in zip(befores, afters, lost, strict=True)) if estimate_nodes else 0
@@ -317,7 +340,7 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
     for i, move in enumerate(moves):
         before_pos, before, after = positions[i], befores[i], afters[i]
         sb = solutions[i]
-        best = sb.move if sb is not None and sb.solved else None
+        best = proven_move(sb) if sb is not None else None
         grade = ""
         score_b = advantage(before) if before is not None else None
         score_a = advantage(after) if after is not None else None
@@ -327,27 +350,45 @@ def analyse_deal(positions: Sequence[Position], moves: Sequence[Move], budget_s:
         elif before is None or after is None:
             kind = UNKNOWN
             if estimate_nodes:
-                values = estimate_moves(before_pos, estimate_depth, estimate_nodes)
-                best_move, best_value = max(values, key=lambda mv: mv[1])
-                played = next(v for m, v in values if m == move)
-                kind, score_b, score_a = FORCED if forced else ESTIMATE, advantage(best_value), advantage(played)
-                grade = "" if forced else grade_of_loss(score_b - score_a)
-                best = best if best is not None else best_move
+                if forced:
+                    kind, score_a = FORCED, advantage(_child_estimate(before_pos, move, estimate_depth,
+                                                                      estimate_nodes))
+                else:
+                    hinted, result = hint(before_pos, budget, solve_nodes, solution=sb)
+                    best = best if best is not None else hinted
+                    kind = ESTIMATE
+                    if move == hinted:
+                        score_b = score_a = advantage(result.value)
+                    else:
+                        score_b = advantage(_child_estimate(before_pos, hinted, estimate_depth, estimate_nodes))
+                        score_a = advantage(_child_estimate(before_pos, move, estimate_depth, estimate_nodes))
+                        grade = grade_of_loss(score_b - score_a)
                 estimated += 1
                 if estimating is not None:
                     estimating(estimated, to_estimate)
         elif forced:
             kind = FORCED
         elif outcome_of(after) == outcome_of(before):
-            slower = outcome_of(before) == "win" and (plies_of(after) or 0) > (plies_of(before) or 0)
+            slower = (outcome_of(before) == "win" and not bounds[i]
+                      and (plies_of(after) or 0) > (plies_of(before) or 0))
             kind, grade = (SLOWER, INACCURACY) if slower else (KEPT, "")
         elif outcome_of(before) == "win":
             kind, grade = THREW_WIN, BLUNDER
         else:
             kind, grade = THREW_DRAW, BLUNDER
         verdicts.append(MoveVerdict(i + 1, before_pos.to_move, move, kind, before, after, best, grade,
-                                    score_b, score_a))
+                                    score_b, score_a, bounds[i] and kind not in (ESTIMATE, UNKNOWN)))
     return verdicts
+
+
+def _child_estimate(position: Position, move: Move, depth: int, max_nodes: int) -> int:
+    """The estimated value of ``move`` in ``position`` for the seat that plays it: the exact end when
+    the move ends the deal, else the negated :func:`estimate` of the position after it, ``depth - 1``
+    plies deep."""
+    child = position.copy()
+    child.push(move)
+    exact = _after_value(child, None)
+    return exact if exact is not None else -estimate(child, max(1, depth - 1), max_nodes)
 
 
 #: The sparkline's eight levels, lowest first (``analyse``, the ``replay`` viewer).
@@ -357,7 +398,7 @@ SPARK_ASCII = "_.-~=+*#"
 
 
 def seat0_advantages(verdicts: Sequence[MoveVerdict]) -> list[int | None]:
-    """The advantage of seat 0 after each move (centi-cards, ``±ADVANTAGE_CAP``; None: unknown)."""
+    """The :func:`advantage` of seat 0 after each move (``±ADVANTAGE_CAP``; None: unknown)."""
     out: list[int | None] = []
     for v in verdicts:
         a = v.score_after

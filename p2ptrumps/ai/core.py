@@ -28,7 +28,12 @@ Modes:
   proven only when every reply of the loser was searched (where moves were
   pruned away and every searched one loses, the value is capped at
   :data:`LIKELY_LOSS`), so a proven value ends the search at once and a win
-  found only inside the pruned tree does not.
+  found only inside the pruned tree does not.  The static evaluation is the
+  hand-made one (cards, trumps, cards the opponent cannot beat, tempo, threats:
+  ``normal``) or, when ``run`` is given ``weights``, the fitted one: the
+  :func:`features` of the position weighted by them (``strong``: the weights of
+  :mod:`.weights`, a logistic regression of the result on positions of AI
+  games, ``bench/fit_eval.py``; in units of 1/400 of the log-odds of winning).
 * :data:`SOLVE`: the exact value of the position (RULES.md §7 ends, repetition
   and turn limit included) and a best move: the fastest win, else a drawing
   move, else the slowest loss.  The same search without forward pruning, in
@@ -91,7 +96,8 @@ node), checked by :meth:`_Core.tick` as in the solver.
 
 Values: ``WIN - n`` is a win for the seat to move when the deal ends after
 ``n`` more plies, ``-(WIN - n)`` a loss, 0 a draw; the search's estimates lie
-strictly between ``-WIN_BOUND`` and ``WIN_BOUND`` (centi-cards).
+strictly between ``-WIN_BOUND`` and ``WIN_BOUND`` (centi-cards, or the fitted
+evaluation's units).
 
 Repetition (RULES.md §7: the ``repetition``-th occurrence of a position draws;
 the starting position counts).  Both the solver and the search score as a draw
@@ -171,6 +177,16 @@ GOES_ON, WENT_OUT, BOTH_OUT = 0, 1, 2
 # bonus for shedding a card the opponent cannot beat.
 CARD, TRUMP, KILLER, TEMPO, THREAT, THREAT_LEAD, SAFE_SHED = 100, 14, 10, 40, 200, 60, 60
 PICKUP_GUESS = -10_000
+
+# ----- the fitted evaluation (``weights``) -----------------------------------------------------
+#: The hand sizes at which the fitted evaluation's hand-size steps are (a feature ``n >= k`` each).
+FIT_SIZES = (3, 4, 5, 6, 7, 8, 10, 12, 15, 18, 22, 27)
+#: The queens, kings and aces of every suit.
+HIGH_MASK = sum(1 << (13 * s + r) for s in range(4) for r in (10, 11, 12))
+#: How many features :func:`features` gives, so how many weights ``run(..., weights=...)`` takes.
+N_FEATURES = 1 + 2 * len(FIT_SIZES) + 20
+#: The fitted evaluation is the weighted sum of the features divided by ``2 ** EVAL_SHIFT`` (rounded down).
+EVAL_SHIFT = 8
 
 # ----- df-pn (PROVE) ------------------------------------------------------------------------
 #: A proof or disproof number that stands for infinity; sums of finite numbers stop at ``PN_INF - 1``.
@@ -256,6 +272,43 @@ def beatable(hand: int, trump: int) -> int:
     return m
 
 
+def features(hp: int, ho: int, tp: int, to: int, pile_len: int, beaters: int) -> list[int]:
+    """The features of the fitted evaluation, for the seat to move holding ``hp`` (own trump ``tp``)
+    against the opponent holding ``ho`` (own trump ``to``), with ``pile_len`` cards on the pile and
+    ``beaters`` its cards that beat the top (0 when the pile is empty): :data:`N_FEATURES` ints.
+
+    In order: 1; ``hp`` holds at least k cards, for each k of :data:`FIT_SIZES`; the same for ``ho``;
+    own trumps held by each seat; own trumps of rank Q, K, A held by each; cards of each that the other
+    cannot beat (RULES.md §5); those of them in the other's trump suit (a pick-up of 5 or the whole
+    pile, §6); the pile's size when a seat holds the ace of the other's trump (the whole pile), each;
+    the seat to move leads; it leads holding a card the opponent cannot beat; it can beat and then play
+    a card the opponent cannot beat; the pile's size; each seat holds at most 4 cards, all but at most
+    one of them cards the other cannot beat; 64 times the share of each hand the other cannot beat
+    (rounded down), and of its own trumps."""
+    n_p = hp.bit_count()
+    n_o = ho.bit_count()
+    t_p = SUIT_MASKS[tp]
+    t_o = SUIT_MASKS[to]
+    k_p = hp & ~beatable(ho, to)
+    k_o = ho & ~beatable(hp, tp)
+    kn_p = k_p.bit_count()
+    kn_o = k_o.bit_count()
+    tr_p = (hp & t_p).bit_count()
+    tr_o = (ho & t_o).bit_count()
+    f = [1]
+    f += [int(n_p >= k) for k in FIT_SIZES]
+    f += [int(n_o >= k) for k in FIT_SIZES]
+    f += [tr_p, tr_o, (hp & t_p & HIGH_MASK).bit_count(), (ho & t_o & HIGH_MASK).bit_count()]
+    f += [kn_p, kn_o, (k_p & t_o).bit_count(), (k_o & t_p).bit_count()]
+    f += [pile_len if hp >> (13 * to + 12) & 1 else 0, pile_len if ho >> (13 * tp + 12) & 1 else 0]
+    lead = int(pile_len == 0)
+    threat = int(beaters != 0 and n_p >= 2 and (k_p & ~(beaters & -beaters) != 0 or k_p & (k_p - 1) != 0))
+    f += [lead, int(lead == 1 and k_p != 0), threat, pile_len]
+    f += [int(n_p <= 4 and kn_p >= n_p - 1), int(n_o <= 4 and kn_o >= n_o - 1)]
+    f += [64 * kn_p // max(1, n_p), 64 * kn_o // max(1, n_o), 64 * tr_p // max(1, n_p), 64 * tr_o // max(1, n_o)]
+    return f
+
+
 class _Stop(Exception):
     """The budget ran out."""
 
@@ -263,7 +316,8 @@ class _Stop(Exception):
 class _Core:
     """One search: the position, its undo stack, the transposition table and the counters."""
 
-    def __init__(self, spec: Sequence[Any], mode: int, max_nodes: int, time_s: float, tt_bits: int) -> None:
+    def __init__(self, spec: Sequence[Any], mode: int, max_nodes: int, time_s: float, tt_bits: int,
+                 weights: Sequence[int] | None = None) -> None:
         (t0, t1, h0, h1, pile, to_move, turn, voluntary, _repetition, turn_limit, draws, seed) = spec
         # (the caller has turned the repetition count into draw_hashes)
         self.trumps: tuple[int, int] = (int(t0), int(t1))
@@ -281,6 +335,7 @@ class _Core:
         self.seed = int(seed) & MASK64
         self.hash = position_hash(self.hands[0], self.hands[1], self.pile, self.p)
         self.mode = mode
+        self.weights = tuple(weights) if weights is not None else None
         self.max_nodes = max_nodes
         self.deadline = time.perf_counter() + time_s if time_s > 0 else 0.0
         self.tt_mask = (1 << tt_bits) - 1
@@ -503,6 +558,8 @@ class _Core:
         tp, to = self.trumps
         if p:
             tp, to = to, tp
+        if self.weights is not None:
+            return self.fitted(self.weights, beaters)
         tm = self.tmask
         value = CARD * (ho.bit_count() - n)
         value += TRUMP * ((hp & tm[p]).bit_count() - (ho & tm[o]).bit_count())
@@ -515,6 +572,13 @@ class _Core:
             if n >= 2 and (killers & ~(beaters & -beaters) or killers & (killers - 1)):
                 value += THREAT
         return value
+
+    def fitted(self, weights: tuple[int, ...], beaters: int) -> int:
+        """The fitted evaluation (:func:`features` weighted by ``weights``) for the seat to move;
+        ``beaters``: its cards that beat the top."""
+        p = self.p
+        f = features(self.hands[p], self.hands[1 - p], self.trumps[p], self.trumps[1 - p], len(self.pile), beaters)
+        return sum(w * x for w, x in zip(weights, f, strict=True)) >> EVAL_SHIFT
 
     # ----- the transposition table --------------------------------------------------
 
@@ -1006,7 +1070,8 @@ class _Core:
 
 
 def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0, max_depth: int = 64,
-        tt_bits: int = DEFAULT_TT_BITS) -> tuple[int, int, int, int, int, list[tuple[int, int]]]:
+        tt_bits: int = DEFAULT_TT_BITS, *, weights: Sequence[int] | None = None,
+        ) -> tuple[int, int, int, int, int, list[tuple[int, int]]]:
     """Search, solve or prove the position ``spec`` (see the module docstring) for the seat to move.
 
     Returns ``(move, value, depth, nodes, status, values)``:
@@ -1025,14 +1090,23 @@ def run(spec: Sequence[Any], mode: int, max_nodes: int = 0, time_s: float = 0.0,
       half the budget, the loss question the rest; depth 0, no values.  Give it a budget
       (``max_nodes`` or ``time_s``): a search with repetitions may not end by itself.
 
+    ``weights`` (:data:`N_FEATURES` ints, each at most ``2**40`` in size, or None): the fitted
+    evaluation at the search's horizon instead of the hand-made one (:data:`SEARCH`; the other
+    modes do not evaluate).
+
     The position must have a legal move (the deal not over).  Raises ``ValueError`` on a bad
-    mode or table size.
+    mode, table size or weights.
     """
     if mode not in (SEARCH, SOLVE, SOLVE_ALL, PROVE):
         raise ValueError(f"unknown mode {mode!r}")
     if not 10 <= tt_bits <= 28:
         raise ValueError(f"tt_bits must be 10..28, not {tt_bits!r}")
-    core = _Core(spec, mode, max_nodes, time_s, tt_bits)
+    if weights is not None:
+        if len(weights) != N_FEATURES:
+            raise ValueError(f"weights must be {N_FEATURES} ints, not {len(weights)}")
+        if any(abs(int(w)) > 1 << 40 for w in weights):
+            raise ValueError("a weight out of range (|w| <= 2**40)")
+    core = _Core(spec, mode, max_nodes, time_s, tt_bits, weights)
     if mode == SEARCH:
         move, value, depth, proven = core.iterate(max(1, min(max_depth, MAX_DEPTH)))
         return move, value, depth, core.nodes, proven, []

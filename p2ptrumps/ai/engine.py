@@ -40,6 +40,7 @@ from .core import (
     WIN_BOUND,
     position_hash,
 )
+from .weights import FITTED
 
 Runner = Callable[..., tuple[int, int, int, int, int, list[tuple[int, int]]]]
 
@@ -250,15 +251,17 @@ class Settings:
             be near); 0: never.
         solve_short: see ``solve_cards``.
         solve_share: the share of the budget (seconds or nodes) the solver has first.
+        weights: the fitted evaluation's weights (:mod:`.weights`), or None: the hand-made evaluation.
     """
 
     solve_cards: int
     solve_short: int
     solve_share: float
+    weights: tuple[int, ...] | None = None
 
 
-#: ``strong``: the search with the exact solver first where an end may be near.
-STRONG = Settings(solve_cards=24, solve_short=3, solve_share=0.3)
+#: ``strong``: the search with the fitted evaluation, the exact solver first where an end may be near.
+STRONG = Settings(solve_cards=24, solve_short=3, solve_share=0.3, weights=FITTED)
 #: ``normal``: the same search, no solver first.
 NORMAL = Settings(solve_cards=0, solve_short=0, solve_share=0.0)
 
@@ -321,7 +324,8 @@ def search(position: Position, budget_s: float, rng: random.Random, max_nodes: i
             return SearchResult(to_move(move_int, not position.pile), value, 0, solver_nodes, True)
     time_s = 0.0 if max_nodes else max(0.001, budget_s - (time.perf_counter() - start))
     move_int, value, depth, nodes, proven, _ = RUN(spec, SEARCH, max_nodes=max(1, max_nodes - solver_nodes)
-                                                   if max_nodes else 0, time_s=time_s, tt_bits=tt_bits)
+                                                   if max_nodes else 0, time_s=time_s, tt_bits=tt_bits,
+                                                   weights=settings.weights)
     return SearchResult(to_move(move_int, not position.pile), value, depth, solver_nodes + nodes, bool(proven))
 
 

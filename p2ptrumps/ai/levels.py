@@ -9,11 +9,12 @@ package, so that no import of the package runs in a circle.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from ..rules import Move, Position
 from ..text import AI_LEVELS
 from .core import WIN, WIN_BOUND, position_hash
-from .engine import NORMAL, STRONG, SearchResult, Settings, search, spec_of
+from .engine import NORMAL, STRONG, SearchResult, Settings, Solution, search, solve, spec_of
 from .heuristics import greedy_move
 
 #: The levels, weakest first (their names live in :mod:`p2ptrumps.text`, which the command line reads
@@ -104,6 +105,59 @@ def _judge_forced(position: Position, move: Move, budget_s: float, rng: random.R
     return SearchResult(move, sign * value, reply.depth + plies, reply.nodes, reply.exact)
 
 
+#: The table of the solver behind the hint and the analysis (2**20 entries, 16 MiB compiled):
+#: the same size in both, so that with a node budget they reach the same verdicts.
+HINT_TT_BITS = 20
+
+#: The search behind the hint where the solver did not settle the position: ``strong``'s,
+#: without its solver first (the hint has solved already).
+HINT_SEARCH = replace(STRONG, solve_cards=0, solve_short=0, solve_share=0.0)
+
+
+def hint_solution(position: Position, budget_s: float, max_nodes: int = 0) -> Solution:
+    """The exact solver's verdict on ``position`` (not over) as the hint and the analysis ask for it:
+    :func:`~.engine.solve` with :data:`HINT_TT_BITS`, ``max_nodes`` nodes when not 0, else half of
+    ``budget_s`` seconds.  (No prover: on the positions of games between the levels it settled none
+    that the solver does not, and its share of the budget cost the solver some: 43 of 132 positions
+    settled with it at 2,500,000 nodes, 45 by the solver alone.)"""
+    return solve(position, None if max_nodes else budget_s / 2, max_nodes=max_nodes, tt_bits=HINT_TT_BITS)
+
+
+def proven_move(solution: Solution) -> Move | None:
+    """The move a solved :func:`hint_solution` proves best (the fastest win, a drawing move, the
+    slowest loss); None when the position was not solved."""
+    return solution.move if solution.solved else None
+
+
+def hint(position: Position, budget_s: float = 0.5, max_nodes: int = 0,
+         solution: Solution | None = None) -> tuple[Move, SearchResult]:
+    """The best move the AI knows in ``position`` (not over), and its value for the seat to move: the
+    hint of ``play`` and the move ``analyse`` measures the others against.
+
+    A forced move is judged as :func:`analyse` judges it.  Otherwise the exact solver first
+    (:func:`hint_solution`, or ``solution`` when the caller has it): a solved position gets the
+    solver's move and its exact value.  Else the ``strong`` search (:data:`HINT_SEARCH`), ties broken
+    by :func:`position_seed`.  Budgets: with ``max_nodes`` (not 0) the solver has ``max_nodes`` nodes
+    and the search as many again (the same answer on every machine); else each has half of
+    ``budget_s`` seconds.  The result's ``nodes`` counts both.
+
+    Raises ``ValueError`` if the deal is over.
+    """
+    if position.outcome is not None:
+        raise ValueError("the deal is over: no move to choose")
+    rng = random.Random(position_seed(position))
+    moves = position.legal_moves()
+    if len(moves) == 1:
+        return moves[0], _judge_forced(position, moves[0], budget_s, rng, "strong", max_nodes)
+    if solution is None:
+        solution = hint_solution(position, budget_s, max_nodes)
+    move = proven_move(solution)
+    if move is not None:
+        return move, SearchResult(move, solution.value, 0, solution.nodes, True)
+    result = search(position, budget_s / 2, rng, max_nodes, settings=HINT_SEARCH)
+    return result.move, replace(result, nodes=solution.nodes + result.nodes)
+
+
 def position_seed(position: Position, seed: int = 0) -> int:
     """A 64-bit tie-break seed drawn from ``position`` alone (its hands, pile and seat to move, by
     :func:`~p2ptrumps.ai.core.position_hash`) mixed with ``seed``: the same position asks the same
@@ -113,7 +167,7 @@ def position_seed(position: Position, seed: int = 0) -> int:
 
 
 class Hints:
-    """The hint for the person at the table: the ``strong`` level's move and its value.
+    """The hint for the person at the table: :func:`hint`'s move and its value.
 
     The same question gets the same answer.  Ties are broken by :func:`position_seed`, so with
     a node budget the move and the value are the same on every press, machine and run.  With a
@@ -126,12 +180,11 @@ class Hints:
         self._last: tuple[tuple[object, ...], Move, SearchResult] | None = None
 
     def __call__(self, position: Position, budget_s: float, max_nodes: int = 0) -> tuple[Move, SearchResult]:
-        """The hint in ``position``: ``(move, result)`` as :func:`analyse` (level ``strong``) gives them,
-        searched for ``budget_s`` seconds or ``max_nodes`` positions (when not 0).
+        """The hint in ``position``: ``(move, result)`` as :func:`hint` gives them, with ``budget_s``
+        seconds or ``max_nodes`` positions (when not 0).
 
         Raises ``ValueError`` if the deal is over."""
-        rng = random.Random(position_seed(position))
-        move, result = analyse(position, budget_s, rng, level="strong", max_nodes=max_nodes)
+        move, result = hint(position, budget_s, max_nodes)
         key = spec_of(position)
         last = self._last
         if not max_nodes and last is not None and last[0] == key:

@@ -1,9 +1,11 @@
-"""The AI as a :class:`~p2ptrumps.match.Player`: it may take either seat, locally or over the network.
+"""The AI as a :class:`~p2ptrumps.seats.Player`: it may take either seat, locally or over the network.
 
 The search is CPU-bound; it runs in a worker thread (``trio.to_thread.run_sync``
 with ``abandon_on_cancel=True``) so that a UI on the trio loop stays responsive
 and a cancelled wait returns at once (the abandoned thread still finishes
-within its time budget and its answer is dropped).
+within its time budget and its answer is dropped).  The levels that do not search
+(:data:`INSTANT_LEVELS`: a move in microseconds) choose on the trio thread: handing
+such a move to a thread would cost more than the move.
 """
 
 from __future__ import annotations
@@ -18,11 +20,15 @@ from ..rules import Move, Position
 from .levels import LEVELS, analyse, choose_move, position_seed
 
 if TYPE_CHECKING:
-    from ..match import Event
+    from ..events import MatchEvent as Event
 
 
-#: An unproven search value (centi-cards, for the AI's seat) at or below which the
-#: AI accepts a draw offer: it believes itself at least two cards behind.
+#: The levels whose move takes no search: chosen at once, without a worker thread.
+INSTANT_LEVELS = ("random", "greedy")
+
+#: An unproven search value (for the AI's seat) at or below which the AI accepts a draw offer: for
+#: ``normal`` (the hand-made evaluation, centi-cards) two cards behind; for ``strong`` (the fitted
+#: evaluation, 400 to the log-odds) a chance of winning of at most 38 %.
 DRAW_ACCEPT_BELOW = -200
 
 #: Seconds the AI thinks at least before answering a draw offer: a short search's
@@ -81,6 +87,9 @@ class AIPlayer:
         if position.to_move != seat:
             raise ValueError(f"seat {seat} is not to move (seat {position.to_move} is)")
         rng = self._child_rng(position)
+        if self.level in INSTANT_LEVELS:
+            await trio.lowlevel.checkpoint()
+            return choose_move(position, self.level, self.budget_s, rng, self.max_nodes)
         return await trio.to_thread.run_sync(
             choose_move, position, self.level, self.budget_s, rng, self.max_nodes, abandon_on_cancel=True
         )

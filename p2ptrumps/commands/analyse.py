@@ -1,20 +1,20 @@
 """``p2ptrumps analyse RECORD_OR_LOG [--json] [--budget S] [--nodes N] [--depth PLIES] [--estimate-nodes N]
 [--svg FILE]``: judge every move of a saved match.
 
-A game record (``protocol/record.md``) or a networked match log
-(``protocol/wire.md``; checked and turned into a record by the same path as
-``replay``: :func:`p2ptrumps.commands.replay.load_match_log`) is replayed, and each
-deal's positions are solved (:func:`p2ptrumps.ai.analysis.analyse_deal`, from
-the end of the deal backwards, ``--budget`` seconds or ``--nodes`` nodes each).  Each move whose
-positions were solved is marked as keeping the value or throwing it ("threw a
-forced win (best: 10♠/K♦ wins in 3); now a draw"), and each player gets a
-summary: accuracy (the share of judged moves that kept the value) and blunders.
-Moves the solver leaves unknown get the search's estimate (every legal move
-``--depth`` plies deep, ``--estimate-nodes`` nodes at most each: the same on
-every machine), a networked match's as an offline record's, marked ``estimate`` and
-graded (inaccuracy, mistake, blunder: thresholds in :mod:`p2ptrumps.ai.analysis`).
-Under each deal, a sparkline shows the advantage of seat 0 after each move;
-``--svg FILE`` writes the same value graph as a standalone SVG file.
+A game record (``protocol/record.md``) or a networked match log (``protocol/wire.md``; checked and
+turned into a record by the same path as ``replay``:
+:func:`p2ptrumps.commands.replay.load_match_log`) is replayed, and each deal's positions are solved
+as the hint solves them (:func:`p2ptrumps.ai.analysis.analyse_deal`, from the end of the deal
+backwards, ``--budget`` seconds or ``--nodes`` nodes each).  Each move whose positions were solved
+is marked as keeping the value or throwing it ("threw a forced win (best: 10♠/K♦ wins in 3); now a
+draw"), and each player gets a summary: accuracy (the share of judged moves that kept the value) and
+blunders.  The other moves are judged against the hint of the same budget: the hint's move gets no
+grade, another move is graded by the expected score it gives away (its position and the hint's
+estimated alike, ``--depth`` plies deep, ``--estimate-nodes`` nodes at most each: the same on every
+machine), a networked match's as an offline record's, marked ``estimate`` (inaccuracy, mistake,
+blunder: thresholds in :mod:`p2ptrumps.ai.analysis`).  Under each deal, a sparkline shows the
+expected score of seat 0 after each move; ``--svg FILE`` writes the same value graph as a standalone
+SVG file.
 
 Exit status: 0; 2 when the file cannot be read or does not check out, or the SVG
 file cannot be written (a :class:`~p2ptrumps.command.CommandError`).
@@ -87,7 +87,8 @@ def report(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]], bu
     ``moves``: ``number``, ``seat``, ``move`` code, ``kind`` (kept, slower, threw-win, threw-draw,
     lost, forced, estimate, unknown), ``text``, ``before`` / ``after`` (``verdict`` and ``plies`` for
     the mover, or null), ``best`` (a best move's code or null), ``grade`` ("", inaccuracy, mistake,
-    blunder) and ``advantage`` (centi-cards for the mover after the move, or null)), and ``players``
+    blunder), ``advantage`` (centi-cards for the mover after the move, or null) and ``bound`` (true when
+    ``before`` follows from ``after``, a proven win: its plies are an upper bound)), and ``players``
     (per seat its ``name``, ``judged``, ``kept``, ``blunders``, ``mistakes``, ``inaccuracies``,
     ``estimated``, ``unknown`` and ``accuracy``, 0..1 or null).  A deal without moves (resigned or
     drawn at once) has ``moves`` ``[]``, as the text says "no moves in this deal" and the SVG "no moves"."""
@@ -99,7 +100,7 @@ def report(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]], bu
                 "number": v.number, "seat": v.seat, "move": v.move.code, "kind": v.kind, "text": v.text(True),
                 "before": _value_json(v.before), "after": _value_json(v.after),
                 "best": v.best.code if v.best is not None else None, "grade": v.grade,
-                "advantage": v.score_after,
+                "advantage": v.score_after, "bound": v.bound,
             } for v in deal_verdicts],
         })
     players = []

@@ -6,7 +6,7 @@ seed, trumps and dealer, level A in seat 0 the first time and in seat 1 the
 second, so each level plays both hands.  The score of A is the mean over pairs
 of A's points in the pair divided by 2 (win 1, draw ½); its 95 % confidence
 interval is a Student t interval over the pair scores (pairs are the
-independent units).  Games run synchronously on :class:`~p2ptrumps.rules.Position`;
+independent units).  Games run synchronously on the match machine (:class:`~p2ptrumps.match.Match`);
 ``--jobs`` spreads pairs over processes.
 
 Budgets: ``--think S`` seconds per move (``S,T``: S for A, T for B, e.g. a level
@@ -28,17 +28,18 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 from ..ai import choose_move
 from ..command import CommandError
 from ..files import prepare_dir
 from ..i18n import _, columns, ngettext, tr
+from ..match import Deal, Match
 from ..message import N_
-from ..record import DealRecord, MatchRecord, PlayerInfo
-from ..rules import Outcome, Position, RuleSet
-from ..shuffle import deal_hands, first_dealer
+from ..record import MatchRecord, PlayerInfo
+from ..rules import Outcome, RuleSet
+from ..seats import started_now
+from ..shuffle import first_dealer
 from ..text import counted
 
 ARENA_TAG = b"p2ptrumps/arena/v1"
@@ -402,29 +403,24 @@ def play_game(task: PairTask, setup: PairSetup, a_seat: int) -> tuple[GameResult
     thinks[a_seat] = task.think_s
     rng_seed = int.from_bytes(hashlib.sha256(setup.seed + bytes([a_seat])).digest()[:8], "big")
     rng = random.Random(rng_seed)
-    hands = deal_hands(setup.seed, task.rules, setup.trumps, setup.dealer)
-    pos = Position.start(task.rules, setup.trumps, hands, setup.dealer)
-    deal = DealRecord(number=1, dealer=setup.dealer, seed=setup.seed, hands=hands)
-    think: tuple[list[float], list[float]] = ([], [])
-    while pos.outcome is None:
-        seat = pos.to_move
-        t0 = time.perf_counter()
-        move = choose_move(pos, levels[seat], thinks[seat], rng, nodes[seat])
-        think[0 if seat == a_seat else 1].append(time.perf_counter() - t0)
-        pos.push(move)
-        deal.moves.append(move)
-    deal.outcome = pos.outcome
     names = [PlayerInfo(f"B ({task.level_b})", f"ai:{task.level_b}") for _ in range(2)]
     names[a_seat] = PlayerInfo(f"A ({task.level_a})", f"ai:{task.level_a}")
-    record = MatchRecord(
-        rules=task.rules,
-        trumps=setup.trumps,
-        players=(names[0], names[1]),
-        deals=[deal],
-        started=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        source="arena",
-    )
-    result = GameResult(a_seat, pos.outcome, len(deal.moves), tuple(think[0]), tuple(think[1]))
+    match = Match(task.rules, trumps=setup.trumps, players=(names[0], names[1]),
+                  started=started_now(), source="arena", dealer=setup.dealer)
+    match.send(None, Deal(setup.seed))
+    think: tuple[list[float], list[float]] = ([], [])
+    for _step in range(1 << 62):  # bounded by the rules' repetition or turn limit
+        seat, what = match.waiting_for()
+        if seat is None or what != "move":
+            break
+        assert match.position is not None
+        t0 = time.perf_counter()
+        move = choose_move(match.position, levels[seat], thinks[seat], rng, nodes[seat])
+        think[0 if seat == a_seat else 1].append(time.perf_counter() - t0)
+        match.send(seat, move)
+    record, deal = match.record, match.deal
+    assert record is not None and deal is not None and deal.outcome is not None
+    result = GameResult(a_seat, deal.outcome, len(deal.moves), tuple(think[0]), tuple(think[1]))
     return result, record
 
 

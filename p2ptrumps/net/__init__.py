@@ -1,6 +1,7 @@
 """Networked play: two peers, no server.  One job per module; imports run down this list
 (a module imports only modules above it; ``tests/test_layers.py`` checks it):
 
+* :mod:`.race` -- the one way to say "the first of these to finish wins" over a trio nursery;
 * :mod:`.config` -- what one side needs and leaves (``NetConfig``, ``NetResult``), the
   exit statuses and :class:`~.config.NetplayError`;
 * :mod:`.addresses` -- typed addresses, ports and fingerprints; the addresses to give out;
@@ -12,10 +13,17 @@
 * :mod:`.resumefile` -- the resume file beside an unfinished log: the address and the deal
   secrets a restarted peer needs (``protocol/files.md``);
 * :mod:`.keystore` -- the identity key, the display name and the pinned peers;
-* :mod:`.remote` -- the peer's seat as a match player, and the commit-reveal seed source;
+* :mod:`.clock` -- the move clock as this side runs it, and the step it times;
+* :mod:`.seat` -- our seat of a networked match: the match's events shown to our player, its
+  actions handed to the session, each deal's commit-reveal;
+* :mod:`.claims` -- the claims the move clock gives: ours when the peer's step is over its time,
+  and our answer to the peer's;
 * :mod:`.prompts` -- our seat without the table: the AI or line prompts, headless progress;
-* :mod:`.steps` -- one match as named steps: hello, pinning, rules, trumps, deals (the move
-  clock's claims beside them), leave, the signed end, acknowledgement, rematch;
+* :mod:`.agreement` -- the hellos, the keys (pinned once signed) and the rules of one match;
+* :mod:`.ending` -- after the last move: the peer back after our restart, the acknowledgement of our
+  last statement, the rematch question;
+* :mod:`.steps` -- one match as named steps: hello, pinning, rules, our seat playing the
+  trumps and the deals, leave, the signed end, acknowledgement, rematch;
 * :mod:`.driver` -- one connection: its matches (the first, then each rematch), reconnecting,
   and how it ended (the exit status);
 * :mod:`.lobby` -- ``host``: listen and the waiting room;

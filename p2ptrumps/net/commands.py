@@ -25,12 +25,12 @@ from ..system import signals as system_signals
 from ..text import halves_text, quoted
 from . import blocked, config, keystore, resumefile
 from .admission import TicketError, new_ticket, split_ticket
-from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, log_paths
+from .config import EXIT_ERROR, EXIT_LEFT, EXIT_OK, EXIT_USAGE, NetConfig, NetplayError, NetResult, SeatHooks, log_paths
 from .dial import join, parse_address
 from .lobby import host
 from .logfile import check_place
 from .prompts import read_line
-from .transport import single_errors
+from .race import first_of, single_errors
 
 
 def _config(args: argparse.Namespace, role: str) -> NetConfig:
@@ -70,7 +70,7 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         timeout_s=args.timeout,
         fingerprint=getattr(args, "fingerprint", None),
         accept_new=bool(getattr(args, "accept_new", False)),
-        confirm=confirm if interactive else None,
+        hooks=SeatHooks(confirm=confirm if interactive else None),
         ascii_only=bool(args.ascii),  # settled by the command line (--ascii / --unicode / the terminal)
         no_bell=bool(getattr(args, "no_bell", False)),
         rematches=max(0, int(getattr(args, "rematch", 0) or 0)),
@@ -148,7 +148,7 @@ def _logs_since(cfg: NetConfig | None) -> list[Path]:
         p = cfg.log_path
         return [x for x in [p, *p.parent.glob(f"{p.stem}-rematch*{p.suffix}")] if x.exists()]
     logs = cfg.data / "logs"
-    started = cfg.started_at
+    started = cfg.report.started_at
     with contextlib.suppress(OSError):
         return [x for x in logs.glob("*.p2plog") if x.stat().st_mtime >= started]
     return []
@@ -229,7 +229,7 @@ async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult
     Raises whatever ``main`` raises (a :class:`NetplayError` it raised after a signal says first
     ``stopped by SIGTERM: ``); :class:`KeyboardInterrupt` with the signal's name (``"SIGTERM"``)
     when a signal ended a run that had no match to leave."""
-    cfg.leave_requested = trio.Event()
+    cfg.hooks.leave_requested = trio.Event()
     got: list[NetResult] = []
     signalled: list[int] = []
     try:
@@ -248,32 +248,23 @@ async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult
 
 async def _run_watched(cfg: NetConfig, main: Callable[[], Awaitable[NetResult]], got: list[NetResult],
                        signalled: list[int]) -> None:
-    async with trio.open_nursery() as nursery:
 
-        async def run() -> None:
-            got.append(await main())
-            nursery.cancel_scope.cancel()
-
-        async def give_up() -> None:
-            await trio.sleep(cfg.leave_wait_s + 2.0)  # the leaving match ends by itself before
-            nursery.cancel_scope.cancel()
-
-        async def watch() -> None:
-            with trio.open_signal_receiver(*LEAVING_SIGNALS) as signals:
-                async for signum in signals:
-                    if signalled:  # a second signal (Ctrl-C again): stop now, without waiting
-                        nursery.cancel_scope.cancel()
+    async def watch() -> None:
+        with trio.open_signal_receiver(*LEAVING_SIGNALS) as signals:
+            async for signum in signals:
+                signalled.append(signum)
+                if not _logs_since(cfg):  # no match begun (its log is made when the rules are agreed)
+                    return
+                assert cfg.hooks.leave_requested is not None
+                cfg.hooks.leave_requested.set()
+                with trio.move_on_after(cfg.leave_wait_s + 2.0):  # the leaving match ends by itself before
+                    async for _ in signals:  # a second signal (Ctrl-C again): stop now, without waiting
                         return
-                    signalled.append(signum)
-                    if not _logs_since(cfg):  # no match begun (its log is made when the rules are agreed)
-                        nursery.cancel_scope.cancel()
-                        return
-                    assert cfg.leave_requested is not None
-                    cfg.leave_requested.set()
-                    nursery.start_soon(give_up)
+                return
 
-        nursery.start_soon(watch)
-        nursery.start_soon(run)
+    index, result = await first_of(main, watch)
+    if index == 0:
+        got.append(result)
 
 
 def run_host(args: argparse.Namespace) -> int:
@@ -362,7 +353,7 @@ def run_resume(args: argparse.Namespace) -> int:
                     headless=bool(args.headless), timeout_s=args.timeout,
                     ascii_only=bool(args.ascii),
                     rematches=max(0, int(args.rematch or 0)), reconnect_wait_s=float(args.reconnect_wait),
-                    confirm=None, port_map=not getattr(args, "no_map", False))
+                    port_map=not getattr(args, "no_map", False))
     try:
         check_place(path.parent)  # room for the frames still to come, before the peer is reached
         restored = resume.load(cfg, path)

@@ -40,7 +40,7 @@ from ..rules import RuleSet
 from ..wire.identity import Identity
 
 if TYPE_CHECKING:
-    from ..match import Player
+    from ..seats import Player
 
 #: Seconds a new connection has to deliver its hello (the host then drops it and waits on).
 HELLO_TIMEOUT_S = 10.0
@@ -113,8 +113,8 @@ class LinkState:
 
 
 class MatchView(Protocol):
-    """A match in play as the table sees it, handed to ``NetConfig.on_ready`` / ``on_rematch``
-    (:class:`p2ptrumps.net.remote.NetGame` is one).
+    """A match in play as the table sees it, handed to ``SeatHooks.on_ready`` / ``on_rematch``
+    (:class:`p2ptrumps.net.seat.NetMatch` is one).
 
     The table sets ``on_chat(sender_name, text)`` (a chat line from the peer), ``on_note(text)``
     (something to tell the user), ``on_draw_unanswered(text)`` (our draw offer was not answered in
@@ -149,10 +149,6 @@ class MatchView(Protocol):
         """How the link and the move clock stand now."""
         ...
 
-    def replays_end(self, deal: int) -> bool:
-        """(a match taken up after a restart, protocol/wire.md §14.4) Whether deal ``deal`` had ended
-        before the restart and the next deal was dealt already (its end is no screen to wait on)."""
-        ...
 
 
 # ----- configuration ----------------------------------------------------------------
@@ -160,7 +156,9 @@ class MatchView(Protocol):
 
 @dataclass
 class NetConfig:
-    """Everything one side of a networked match needs.
+    """What one side of a networked match chose (the command line, or a test), with the hooks its
+    person answers through (:class:`SeatHooks`) and what the match reports as it goes
+    (:class:`MatchReport`).
 
     Attributes:
         role: ``"host"`` or ``"guest"``.
@@ -174,45 +172,21 @@ class NetConfig:
         log_path: ``--log PATH``, or None for a default name under ``data``/logs.
         timeout_s: seconds of silence before the peer is declared gone.
         fingerprint / accept_new: the guest's answer for an unknown host key.
-        confirm: asks a y/N question (None: nobody to ask).
         data: the data directory (keys, known peers, logs).
         ascii_only: ASCII suits in printed progress.
         out: where progress goes (stdout).
         heartbeat_s: seconds between heartbeats (default from the timeout).
-        make_player: builds our seat's player (default: the AI or a line prompt).
-        choose_trump_fn: asks for our trump given the taken suit (default: ``trump``,
-            the AI, or a line prompt).
-        on_ready: ``on_ready(match, result)``, called once the peer's key and the rules are
-            accepted, before the trumps (the full-screen UI starts there); ``match`` is a
-            :class:`MatchView`.
         rematches: how many rematches the AI offers / accepts (``--rematch N``).
-        ask_rematch: ``await ask_rematch(peer_name, peer_offered)`` asks the person
-            whether to play a rematch (the full-screen UI); None: the AI's
-            ``rematches``, or a line prompt, or no.
-        on_rematch: like ``on_ready``, for each rematch (the UI shows the new match).
         hello_timeout_s: seconds a new connection has to deliver its hello.
         reconnect_wait_s: seconds to wait for the peer after the connection drops (0: no
             reconnecting; protocol/wire.md §14).
-        on_link: called with a line about the connection while it is down ("connection lost —
-            reconnecting (1:42 left)"), for the table.
-        on_log_moved: ``on_log_moved(old, new, line)``, called when the match log's disk failed and the
-            match moved to the temporary directory (``protocol/files.md``), with the line that says so;
-            None: the line is printed.
         leave_wait_s: seconds to wait for the closing signatures after we leave the match.
-        leave_requested: set it (inside the trio run) to leave the match: ``leave`` is sent
-            (protocol/wire.md §15: resigns the rest), then the run ends with status 130.
-        started_at: when the run started (``time.time()``; an interrupted run lists the
-            logs written since).
         move_time: (host) the move clock proposed with the rules, seconds per move (0: none;
             protocol/wire.md §16).
-        ask_claim: ``await ask_claim(text)`` asks the person whether to claim the deal when the
-            peer's clock ran out (the table); None: claim at once (the AI, ``--headless``).
         address: (guest) the ``HOST:PORT`` joined, as typed; ``bind`` / ``port``: (host) where it
             listens -- kept in the resume file (``protocol/files.md``) for ``p2ptrumps resume``.
         port_map: (host) ask the home router to forward the port (``p2ptrumps.net.portmap``; off with
             ``--no-map``, and for a config made in code unless set).
-        path: the path of the match's connection in words ("direct over IPv6", "through your router's
-            port mapping", "on your local network"; '' before a connection), for the table.
         frame_time_s / agree_wait_s / statement_wait_s / rematch_wait_s / no_clock_limit_s: the
             deadlines of protocol/wire.md §17 (see the module constants of the same names).
         ticket: (host) the join ticket a guest must send first, None: an open host; (guest) the ticket
@@ -230,6 +204,8 @@ class NetConfig:
         max_deals / max_turn_limit: (guest, with nobody to ask: the AI or no terminal) the most deals
             and the highest turn limit it accepts (``--max-deals``, ``--max-turn-limit``); rules above
             them, with no turn limit or with repetition off are refused with the reason.
+        hooks: how our seat meets its person (:class:`SeatHooks`; the defaults: headless).
+        report: what the match reports as it goes (:class:`MatchReport`).
     """
 
     role: str
@@ -246,27 +222,16 @@ class NetConfig:
     timeout_s: float = 30.0
     fingerprint: str | None = None
     accept_new: bool = False
-    confirm: Callable[[str], bool] | None = None
     ascii_only: bool = False
     #: No terminal bell when the own move clock reaches its last 10 seconds (``--no-bell``).
     no_bell: bool = False
     out: TextIO = field(default_factory=lambda: sys.stdout)
     heartbeat_s: float | None = None
-    make_player: Callable[[NetConfig, int], Player] | None = None
-    choose_trump_fn: Callable[[int | None], Awaitable[int]] | None = None
-    on_ready: Callable[[MatchView, NetResult], None] | None = None
     rematches: int = 0
-    ask_rematch: Callable[[str, bool], Awaitable[bool]] | None = None
-    on_rematch: Callable[[MatchView, NetResult], None] | None = None
     hello_timeout_s: float = HELLO_TIMEOUT_S
     reconnect_wait_s: float = RECONNECT_WAIT_S
-    on_link: Callable[[str], None] | None = None
-    on_log_moved: Callable[[Path, Path, str], None] | None = None
     leave_wait_s: float = LEAVE_WAIT_S
-    leave_requested: trio.Event | None = None
-    started_at: float = field(default_factory=time.time)
     move_time: int = 0
-    ask_claim: Callable[[str], Awaitable[bool]] | None = None
     address: str | None = None
     ticket: bytes | None = None
     guest_key: bytes | None = None
@@ -274,10 +239,6 @@ class NetConfig:
     bind: str | None = None
     port: int = 0
     port_map: bool = False
-    path: str = ""
-    #: Why the last try to reconnect failed (the guest's words: the relay, the host's addresses), for the
-    #: line that says the peer did not come back; "" when there was none or it is not known.
-    last_try: str = ""
     code_fingerprint: str | None = None
     meet: dict[str, object] | None = None
     max_deals: int = MAX_DEALS
@@ -287,6 +248,66 @@ class NetConfig:
     statement_wait_s: float = STATEMENT_WAIT_S
     rematch_wait_s: float = REMATCH_WAIT_S
     no_clock_limit_s: float = NO_CLOCK_LIMIT_S
+    hooks: SeatHooks = field(default_factory=lambda: SeatHooks())
+    report: MatchReport = field(default_factory=lambda: MatchReport())
+
+
+@dataclass
+class SeatHooks:
+    """How our seat of a networked match meets its person: the questions asked, the table started, the
+    leaving asked for.  The full-screen table sets them (:mod:`p2ptrumps.net.table`); None everywhere is
+    the headless seat (the AI, or line prompts when ``confirm`` is set).  Each runs in the trio run.
+
+    Attributes:
+        confirm: ``confirm(question)`` asks a y/N question on the terminal (blocking: run in a thread;
+            None: nobody to ask).
+        make_player: ``make_player(cfg, seat)`` builds our seat's player (default: the AI or a line prompt).
+        choose_trump: ``await choose_trump(taken)`` asks for our trump given the peer's suit, if chosen
+            (default: the wished ``trump``, the AI, or a line prompt).
+        on_ready: ``on_ready(match, result)``, called once the peer's key and the rules are accepted,
+            before the trumps (the full-screen UI starts there); ``match`` is a :class:`MatchView`.
+        on_rematch: like ``on_ready``, for each rematch (the UI shows the new match).
+        ask_rematch: ``await ask_rematch(peer_name, peer_offered)`` asks the person whether to play a
+            rematch; None: the AI's ``rematches``, or a line prompt, or no.
+        ask_claim: ``await ask_claim(text)`` asks the person whether to claim when the peer's clock ran out
+            (protocol/wire.md §16); None: claim at once.
+        on_link: called with a line about the connection while it is down ("connection lost —
+            reconnecting (1:42 left)").
+        on_log_moved: ``on_log_moved(old, new, line)``, called when the match log's disk failed and the
+            match moved to the temporary directory (``protocol/files.md``), with the line that says so;
+            None: the line is printed.
+        leave_requested: set it (inside the trio run) to leave the match: ``leave`` is sent
+            (protocol/wire.md §15: resigns the rest), then the run ends with status 130.
+    """
+
+    confirm: Callable[[str], bool] | None = None
+    make_player: Callable[[NetConfig, int], Player] | None = None
+    choose_trump: Callable[[int | None], Awaitable[int]] | None = None
+    on_ready: Callable[[MatchView, NetResult], None] | None = None
+    on_rematch: Callable[[MatchView, NetResult], None] | None = None
+    ask_rematch: Callable[[str, bool], Awaitable[bool]] | None = None
+    ask_claim: Callable[[str], Awaitable[bool]] | None = None
+    on_link: Callable[[str], None] | None = None
+    on_log_moved: Callable[[Path, Path, str], None] | None = None
+    leave_requested: trio.Event | None = None
+
+
+@dataclass
+class MatchReport:
+    """What a networked run reports as it goes, for the table and the closing lines (the options chosen
+    never change; these do).
+
+    Attributes:
+        started_at: when the run started (``time.time()``; an interrupted run lists the logs written since).
+        path: the path of the match's connection in words ("direct over IPv6", "through your router's port
+            mapping", "on your local network"; '' before a connection).
+        last_try: why the last try to reconnect failed (the guest's words: the relay, the host's
+            addresses), for the line that says the peer did not come back; '' when none or not known.
+    """
+
+    started_at: float = field(default_factory=time.time)
+    path: str = ""
+    last_try: str = ""
 
 
 @dataclass

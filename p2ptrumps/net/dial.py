@@ -291,17 +291,17 @@ async def _join_once(cfg: NetConfig, host_name: str, port: int, where: str, tick
                                                 why=str(exc))) from None
     sock = getattr(stream.transport, "socket", None)  # the TCP socket below the encryption
     with contextlib.suppress(OSError, AttributeError):
-        cfg.path = describe_path(str(sock.getsockname()[0]), str(sock.getpeername()[0]))  # type: ignore[union-attr]
-        say(cfg, N_("path: %(path)s", path=cfg.path))
+        cfg.report.path = describe_path(str(sock.getsockname()[0]), str(sock.getpeername()[0]))  # type: ignore[union-attr]
+        say(cfg, N_("path: %(path)s", path=cfg.report.path))
 
     async def redial(seconds_left: float) -> Link | None:
         try:
             return Link(await dial_secure(cfg, host_name, port, min(seconds_left, cfg.timeout_s)))
         except ConnectError as exc:
-            cfg.last_try = exc.message
+            cfg.report.last_try = exc.message
             return None
         except SecureError as exc:
-            cfg.last_try = str(exc)
+            cfg.report.last_try = str(exc)
             return None
 
     return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)

@@ -25,11 +25,12 @@ from pathlib import Path
 
 import trio
 
+from ..events import ProtocolViolation
 from ..message import N_, message_of
 from ..text import clock_text, numbered, quoted
-from ..wire import events as wev
-from ..wire.chain import OTHER_COPY, PLAY
+from ..wire.chain import OTHER_COPY
 from ..wire.errors import LocalProtocolError
+from ..wire.referee import PLAY
 from ..wire.session import Session
 from .config import (
     EXIT_ERROR,
@@ -44,8 +45,9 @@ from .config import (
     shared_key_hint,
 )
 from .logfile import MatchLogFile
-from .remote import NetGameError
+from .race import first_of
 from .resumefile import ResumeFile
+from .seat import NetGameError
 from .steps import MatchSteps, match_complete, note_disputed, open_match
 from .transport import (
     MAX_PENDING_BYTES,
@@ -104,7 +106,7 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
     """The ``reconnect`` of a :class:`~p2ptrumps.net.transport.Connection`: calls ``redial(seconds
     left)`` (a new :class:`~p2ptrumps.net.transport.Link`, or None for "not now") with
     ``backoff_s`` between tries, until ``cfg.reconnect_wait_s`` seconds after the link went
-    down; meanwhile ``cfg.on_link`` shows "connection lost — reconnecting (1:42 left)" each
+    down; meanwhile ``cfg.hooks.on_link`` shows "connection lost — reconnecting (1:42 left)" each
     second.  Raises :class:`PeerGone` when the wait runs out (protocol/wire.md §14)."""
 
     async def reconnect(conn: Connection, why: TransportError) -> Link:
@@ -113,39 +115,35 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
         if str(why) != RESTARTED and (conn.reconnections == 0 or trio.current_time() - started < 0.5):
             say(cfg, N_("connection lost (%(why)s); reconnecting for up to %(seconds)s s ...", why=message_of(why),
                         seconds=f"{cfg.reconnect_wait_s:g}"))
-        got: list[Link] = []
-        async with trio.open_nursery() as nursery:
 
-            async def countdown() -> None:
-                while True:
-                    if cfg.on_link is not None:
-                        left = clock_text(deadline - trio.current_time())
-                        cfg.on_link(f"connection lost — reconnecting ({left} left)")
-                    await trio.sleep(1.0)
+        async def countdown() -> None:
+            while True:
+                if cfg.hooks.on_link is not None:
+                    left = clock_text(deadline - trio.current_time())
+                    cfg.hooks.on_link(f"connection lost — reconnecting ({left} left)")
+                await trio.sleep(1.0)
 
-            async def tries() -> None:
-                for i in range(1_000_000):
-                    left = deadline - trio.current_time()
-                    if left <= 0:
-                        break
-                    with trio.move_on_after(left):
-                        stream = await redial(left)
-                        if stream is not None:
-                            got.append(stream)
-                            break
-                        await trio.sleep(backoff_s[min(i, len(backoff_s) - 1)])
-                nursery.cancel_scope.cancel()
+        async def tries() -> Link | None:
+            for i in range(1_000_000):
+                left = deadline - trio.current_time()
+                if left <= 0:
+                    break
+                with trio.move_on_after(left):
+                    stream = await redial(left)
+                    if stream is not None:
+                        return stream
+                    await trio.sleep(backoff_s[min(i, len(backoff_s) - 1)])
+            return None
 
-            nursery.start_soon(countdown)
-            nursery.start_soon(tries)
-        if not got:
+        _, link = await first_of(tries, countdown)
+        if link is None:
             if str(why) == RESTARTED:
                 raise PeerGone(f"the peer did not come back within {cfg.reconnect_wait_s:g} s of this side's restart")
             raise PeerGone(f"{why}; the peer did not come back within {cfg.reconnect_wait_s:g} s"
-                           + (f" (the last try: {cfg.last_try})" if cfg.last_try else ""))
-        if cfg.on_link is not None:
-            cfg.on_link("reconnecting: checking the peer's key")
-        return got[0]
+                           + (f" (the last try: {cfg.report.last_try})" if cfg.report.last_try else ""))
+        if cfg.hooks.on_link is not None:
+            cfg.hooks.on_link("reconnecting: checking the peer's key")
+        return link  # type: ignore[no-any-return]
 
     return reconnect
 
@@ -239,7 +237,7 @@ class _Matches:
             self.first.session,
             timeout_s=cfg.timeout_s,
             heartbeat_s=cfg.heartbeat_s,
-            fault_of=lambda ev: f"{ev.reason} [{ev.code}]" if isinstance(ev, wev.ProtocolViolation) else None,
+            fault_of=lambda ev: f"{ev.reason} [{ev.code}]" if isinstance(ev, ProtocolViolation) else None,
             is_finished=lambda: self.current.finished and self.current.delivered,
             reconnect=make_reconnect(cfg, redial, backoff_s) if redial is not None and cfg.reconnect_wait_s > 0
             else None,
@@ -396,10 +394,11 @@ def claim_on_leaving(session: Session) -> str:
         return ("; no claim signed: after a restart nothing is signed before the peer has shown what it holds "
                 "(your log may have lost messages it has); resume again later")
     try:
-        session.claim()
+        session.floor.claim()
     except (LocalProtocolError, OSError):
         return ""
-    won = ref.claims[-1][1] if ref.claims else []
+    claims = [] if ref.match is None else ref.match.claims
+    won = claims[-1][1] if claims else ()
     return f"; you claimed {numbered('deal', won)} on time (your log keeps the signed claim)"
 
 

@@ -29,8 +29,9 @@ from .config import EXIT_CONNECT, NetConfig, NetplayError, NetResult, say
 from .driver import Restored, play_over
 from .logfile import check_log_free
 from .portmap import describe_path, mapping_wanted, order_given, port_mapping, tell_lines
+from .race import first_of, single_errors
 from .secure import key_mismatch, secure
-from .transport import MAX_PENDING_BYTES, Connection, Link, single_errors
+from .transport import MAX_PENDING_BYTES, Connection, Link
 
 #: Connections whose first frame is not read yet (the doorway, protocol/wire.md §7.3, §17), and the
 #: share of one network prefix (/64 for IPv6, ``--ipv4-prefix`` for IPv4): a newcomer replaces the
@@ -368,7 +369,7 @@ class Lobby:
             other.scope.cancel()
         say(self.cfg, N_("guest %(name)s accepted the rules", name=quoted(result.peer_name or "")))
         if entry is not None and entry.path:
-            self.cfg.path = entry.path
+            self.cfg.report.path = entry.path
             say(self.cfg, N_("path: %(path)s", path=entry.path))
         return True
 
@@ -392,15 +393,15 @@ class Lobby:
         """Play a match taken up after a restart (protocol/wire.md §14.4): every connection must
         resume it (see :meth:`_resume_candidate`); the first proven one carries the match on."""
         self.owner = restored
-        got: list[NetResult] = []
-        with single_errors():
+
+        async def accept() -> None:
             async with trio.open_nursery() as nursery:
                 for lst in listeners:
                     nursery.start_soon(self._accept_loop, lst, nursery)
-                got.append(await play_over(None, self.cfg, "", redial=self._redial, restored=restored,
-                                           on_connection=self.on_connection))
-                nursery.cancel_scope.cancel()
-        return got[0]
+
+        _, result = await first_of(lambda: play_over(None, self.cfg, "", redial=self._redial, restored=restored,
+                                                     on_connection=self.on_connection), accept)
+        return result  # type: ignore[no-any-return]
 
     async def _accept_loop(self, lst: trio.abc.Listener[trio.SocketStream], nursery: trio.Nursery) -> None:
         while True:

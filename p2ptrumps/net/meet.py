@@ -539,13 +539,13 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
         try:
             stream, path = await dial(min(seconds_left, cfg.timeout_s))
         except ConnectError as exc:
-            cfg.last_try = exc.message.removeprefix("cannot reach the host: ")
+            cfg.report.last_try = exc.message.removeprefix("cannot reach the host: ")
             return None
         except SecureError as exc:
-            cfg.last_try = str(exc)
+            cfg.report.last_try = str(exc)
             return None
         say(cfg, f"reconnected {path_words(path)}")
-        cfg.path = _how(path)
+        cfg.report.path = _how(path)
         return Link(stream)
 
     if restored is not None:
@@ -558,7 +558,7 @@ async def play_offer(cfg: NetConfig, offer: Offer, restored: Any) -> NetResult:
         raise NetplayError(EXIT_KEY_REFUSED if exc.kind == "key" else EXIT_CONNECT,
                            f"cannot connect to the host: {exc}") from None
     await turn_away_blocked(cfg, stream, "on the code")
-    cfg.path = _how(path)
+    cfg.report.path = _how(path)
     say(cfg, f"connected {path_words(path)}; the host's key came with the code ({cfg.code_fingerprint})")
     return await play_over(stream, cfg, where, redial=redial, backoff_s=GUEST_BACKOFF_S)
 

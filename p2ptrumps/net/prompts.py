@@ -16,11 +16,14 @@ import threading
 import trio
 
 from ..cards import suit_label
+from ..events import DealEnded, DealStarted, MatchEnded, MovePlayed
+from ..events import MatchEvent as Event
 from ..i18n import _
-from ..match import Action, DealEnded, DealStarted, Event, MatchEnded, MovePlayed, OfferDraw, Player, Resign
+from ..match import Action, OfferDraw, Resign
 from ..message import N_, Nn_, message_of
 from ..record import PlayerInfo
 from ..rules import Position, RuleSet
+from ..seats import Player
 from ..text import halves_text
 from .config import EXIT_ERROR, EXIT_USAGE, NetConfig, NetplayError, say
 
@@ -111,7 +114,7 @@ class LinePlayer:
         text = await trio.to_thread.run_sync(read_line, prompt, abandon_on_cancel=True)
         if text is None:
             self.eof = True
-            leave = self.cfg.leave_requested
+            leave = self.cfg.hooks.leave_requested
             if leave is not None:
                 say(self.cfg, N_("the input ended (EOF): leaving the match (the rest of it is resigned)"))
                 leave.set()
@@ -143,8 +146,8 @@ class LinePlayer:
 
 
 def our_player(cfg: NetConfig, seat: int) -> Player:
-    if cfg.make_player is not None:
-        return cfg.make_player(cfg, seat)
+    if cfg.hooks.make_player is not None:
+        return cfg.hooks.make_player(cfg, seat)
     if cfg.ai is not None:
         from ..ai import AIPlayer
 
@@ -158,9 +161,9 @@ async def choose_trump(cfg: NetConfig, taken: int | None) -> int:
     if cfg.trump is not None:
         say(cfg, N_("your trump %(suit)s is taken by the host; choosing another",
                     suit=suit_label(cfg.trump, cfg.ascii_only)))
-    if cfg.choose_trump_fn is not None:
-        return await cfg.choose_trump_fn(taken)
-    if cfg.ai is not None or cfg.confirm is None:
+    if cfg.hooks.choose_trump is not None:
+        return await cfg.hooks.choose_trump(taken)
+    if cfg.ai is not None or cfg.hooks.confirm is None:
         from ..ai import choose_trump
 
         return choose_trump(taken, random.Random())
@@ -210,7 +213,7 @@ async def rules_refusal(cfg: NetConfig, rules: RuleSet, host_name: str, move_tim
                     rules=rules.describe(), seconds=move_time))
     else:
         say(cfg, N_("%(name)s proposes: %(rules)s, no move clock", name=host_name, rules=rules.describe()))
-    if cfg.ai is not None or cfg.confirm is None:
+    if cfg.ai is not None or cfg.hooks.confirm is None:
         return policy_refusal(cfg, rules)
     # TRANSLATORS: the answers typed stay y and n (n or no refuses).
     question = _("accept these rules? [Y/n] ")

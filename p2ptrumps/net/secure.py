@@ -181,6 +181,18 @@ class SecureStream(trio.abc.HalfCloseableStream):
     ``trio.BrokenResourceError``) from every later call.  :meth:`send_eof` sends TLS
     ``close_notify`` (TLS 1.3's half-close); a transport closed without it reads as the end of
     the stream, as a plain TCP close would (the frames are self-delimiting, wire.md §18.3).
+
+    Why not ``trio.SSLStream``, which drives the same ``ssl`` memory BIOs: it lacks four things the
+    protocol needs.  (1) Half-close: ``SSLStream`` is not a ``HalfCloseableStream`` (it has no
+    ``send_eof``), while the guest closes first and still reads the host's last message
+    (protocol/wire.md §14.5, §18.3).  (2) A bound on the handshake: it reads whatever the peer sends
+    until the handshake completes; here a stranger gets :data:`MAX_HANDSHAKE_BYTES` and
+    ``handshake_time_s``, counted before anything is decrypted (§17, §18.4).  (3) The first bytes: a
+    version-1 peer's plain hello is recognised and answered with :data:`OLD_PEER_ANSWER` (§18.5), which
+    ``SSLStream`` would only see as a TLS error.  (4) Both ends of a stream: here a transport closed
+    without ``close_notify`` reads as the end (the frames delimit themselves) while we still send
+    ``close_notify`` ourselves; ``SSLStream`` either raises ``BrokenResourceError`` for the first
+    (``https_compatible=False``) or never sends the second (``https_compatible=True``).
     """
 
     def __init__(self, transport: trio.abc.Stream, context: ssl.SSLContext, *, server: bool,

@@ -8,7 +8,7 @@ Design: prompt_toolkit runs on asyncio; the whole networked match
 (:func:`p2ptrumps.net.lobby.host` / :func:`~p2ptrumps.net.dial.join`) runs in trio
 as a guest on the same loop (:class:`p2ptrumps.ui.bridge.TrioGuest`).  The
 full-screen table starts only once the peer's key and the rules are accepted
-(``NetConfig.on_ready``): until then plain line prompts (the host-key question)
+(``SeatHooks.on_ready``): until then plain line prompts (the host-key question)
 work on the terminal.  The person plays through :class:`~p2ptrumps.ui.app.HumanPlayer`;
 chat lines they type (:class:`~p2ptrumps.ui.app.ChatSend`) go to the session.
 """
@@ -29,7 +29,6 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from ..command import say, typed
-from ..match import DealEnded, Event
 from ..record import PlayerInfo, match_winner
 from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
@@ -40,8 +39,8 @@ from .config import EXIT_LEFT, EXIT_OK, MatchView, NetConfig, NetplayError, NetR
 from .dial import join
 from .driver import LogWriteError
 from .lobby import host
+from .race import single_errors
 from .resumefile import kept_lines
-from .transport import single_errors
 
 #: Peer names are cut to this many terminal columns on the table (a long full-width name
 #: would push the opponent's trump and card count off their row).
@@ -121,7 +120,7 @@ async def play_in_table(
         on_table(seat.table)
 
     async def trio_main() -> NetResult:
-        cfg.leave_requested = trio.Event()
+        cfg.hooks.leave_requested = trio.Event()
         with single_errors():  # one failure is reported as itself, as the headless run does, never as a group
             if main is not None:
                 return await main()
@@ -222,14 +221,14 @@ class TableSeat:
         """Hand the match our hooks (:class:`NetConfig`): from :meth:`on_ready` on, the table owns the
         terminal and the person plays there."""
         cfg = self.cfg
-        cfg.on_ready = self.on_ready
-        cfg.on_rematch = self.on_rematch
-        cfg.ask_rematch = self.ask_rematch
-        cfg.choose_trump_fn = self.choose_trump
-        cfg.ask_claim = self.ask_claim
-        cfg.make_player = self._our_player
-        cfg.on_link = self.on_link
-        cfg.on_log_moved = self.on_log_moved
+        cfg.hooks.on_ready = self.on_ready
+        cfg.hooks.on_rematch = self.on_rematch
+        cfg.hooks.ask_rematch = self.ask_rematch
+        cfg.hooks.choose_trump = self.choose_trump
+        cfg.hooks.ask_claim = self.ask_claim
+        cfg.hooks.make_player = self._our_player
+        cfg.hooks.on_link = self.on_link
+        cfg.hooks.on_log_moved = self.on_log_moved
         cfg.headless = False
 
     async def wait_for_table(self) -> None:
@@ -269,7 +268,8 @@ class TableSeat:
         guest, cfg = self.guest, self.cfg
         assert guest is not None
         if self.human is not None and guest.running:
-            guest.run_sync_soon(lambda: cfg.leave_requested.set() if cfg.leave_requested is not None else None)
+            leave = cfg.hooks.leave_requested
+            guest.run_sync_soon(lambda: leave.set() if leave is not None else None)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(_ended(guest)), cfg.leave_wait_s + 3.0)
         guest.cancel()
@@ -384,11 +384,12 @@ class TableSeat:
         table.set_players((me, peer) if game.seat == 0 else (peer, me), game.seat)
         self.peer_shown = {result.peer_name or "peer": peer}
         # the key, and which path the match took (direct, mapped port, relay)
-        table.set_opponent_detail(f"key {result.peer_fingerprint}" + (f" · {cfg.path}" if cfg.path else ""))
+        path = cfg.report.path
+        table.set_opponent_detail(f"key {result.peer_fingerprint}" + (f" · {path}" if path else ""))
         table.set_connection("connected")
         table.record_path = str(result.log_path)
         self.log_files.append(str(result.log_path))
-        player = _NetHuman(table, PlayerInfo(cfg.name, "human"), game)
+        player = HumanPlayer(table, PlayerInfo(cfg.name, "human"))
         self._route_chat(me)
         self.games.append(game)
         self._hook(game)
@@ -518,23 +519,6 @@ def _line(text: str, file: TextIO) -> None:
         print(text, file=file, flush=True)
 
 
-class _NetHuman(HumanPlayer):
-    """The person's :class:`~p2ptrumps.ui.app.HumanPlayer` in a networked match: a resumed match
-    (protocol/wire.md §14.4) replays the deals its chain holds; the end of a deal that was over before
-    the restart, with the next deal dealt already, is not shown as an end screen waiting for Enter
-    (the table goes on to the deal in play, and to whose turn it is)."""
-
-    def __init__(self, table: TableApp, info: PlayerInfo, game: MatchView) -> None:
-        super().__init__(table, info)
-        self._game = game
-
-    async def observe(self, event: Event) -> None:
-        if isinstance(event, DealEnded) and self._game.replays_end(event.number):
-            self._table.show_event(event)  # the score; the next deal's DealStarted follows at once
-            return
-        await super().observe(event)
-
-
 async def _ended(guest: TrioGuest[NetResult]) -> None:
     """Wait for the trio run to end, whatever its outcome."""
     with contextlib.suppress(BaseException):
@@ -587,7 +571,7 @@ async def _watch_silence(games: list[MatchView], table: TableApp, bell: bool = T
             clock = now
         if not link.up:
             shown = ""
-            continue  # the reconnection's countdown owns the line (NetConfig.on_link)
+            continue  # the reconnection's countdown owns the line (SeatHooks.on_link)
         silent = link.silent_s
         text = f"peer silent for {silent:.0f} s" if silent >= SILENT_AFTER_S else "connected"
         if text != shown:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import trio
 
-from ..wire import events as wev
+from .. import events as wev
 from ..wire import framing, messages
 from ..wire.identity import Identity
 from ..wire.session import Session
@@ -340,7 +340,7 @@ async def _refuse_rules(stream: trio.abc.Stream, hold_s: float, name: str, me: I
             if isinstance(ev, wev.PeerHello):
                 s.accept_key()
             elif isinstance(ev, wev.RulesProposed):
-                s.refuse_rules()
+                s.floor.refuse_rules()
         await stream.send_all(s.data_to_send())
         if s.finished:
             await _until_closed(stream)

@@ -31,12 +31,13 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import NamedTuple, Protocol, TypeVar
 
 import trio
 
 from .config import FRAME_TIME_S, RESUME_TIME_S
+from .race import single_errors
 from .secure import SecureError, key_mismatch
 
 T = TypeVar("T")
@@ -106,32 +107,6 @@ class PeerFlood(TransportError):
     logged.  The match does not wait for a reconnection."""
 
     kind = "flood"
-
-
-@contextlib.contextmanager
-def single_errors() -> Iterator[None]:
-    """Re-raise an exception group from a nursery as its one real exception.
-
-    trio wraps a task's exception in an ``ExceptionGroup``; when the group holds
-    exactly one exception besides cancellations, that one is raised instead (so
-    callers can catch ``NetplayError`` or ``TransportError`` plainly).
-    """
-    try:
-        yield
-    except BaseExceptionGroup as group:
-        leaves: list[BaseException] = []
-
-        def walk(g: BaseExceptionGroup[BaseException]) -> None:
-            for e in g.exceptions:
-                if isinstance(e, BaseExceptionGroup):
-                    walk(e)
-                elif not isinstance(e, trio.Cancelled):
-                    leaves.append(e)
-
-        walk(group)
-        if len(leaves) == 1:
-            raise leaves[0] from None
-        raise
 
 
 class SessionLike(Protocol):
@@ -322,7 +297,8 @@ class Connection:
             raise self.error or PeerGone("the connection is closed") from None
 
     async def send_pending(self) -> None:
-        """Write whatever the session has to send.  Call after every local intent.
+        """Write whatever the session has to send.  Call after every local intent: the events it caused
+        (our own move comes back as an event of the match) are delivered first, in order.
 
         The bytes taken from the session are written whole even when the caller is cancelled
         meanwhile (the write is shielded): bytes taken and never written would be lost without a
@@ -334,6 +310,8 @@ class Connection:
             PeerGone: the stream broke.
             PeerTimeout: one write took longer than ``timeout_s`` (the peer stopped reading).
         """
+        if self.error is None:
+            self._drain_events()
         async with self._send_lock:
             data = self.session.data_to_send()
             if not data:
@@ -639,7 +617,8 @@ class Connection:
                 self._fail(PeerTimeout(f"the peer stopped reading: {pending} bytes of ours wait to be sent "
                                     f"(more than {self.max_pending_bytes}); it floods us without reading"))
                 return
-            self._wake_writer.set()  # answer (pongs, ...) without blocking the reading
+            if pending:
+                self._wake_writer.set()  # answer (pongs, ...) without blocking the reading
 
     async def _writer(self) -> None:
         """Sends what the session queued while reading (pongs, automatic statements), so

@@ -6,7 +6,7 @@ Two objects, one on each side of the trio/asyncio bridge (:mod:`.bridge`):
   key bindings and what is on screen.  It never touches a socket and never
   decides a rule: it shows snapshots and turns keys into *intents*
   (:mod:`.intents`), which it hands to :attr:`TableApp.intent_sink`.
-* :class:`HumanPlayer` (the trio side) is a :class:`~p2ptrumps.match.Player`:
+* :class:`HumanPlayer` (the trio side) is a :class:`~p2ptrumps.seats.Player`:
   the match loop asks it for a move like any other player; it shows the
   position on the table and waits for the person's intent.
 
@@ -89,15 +89,16 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.layout import Layout
 from prompt_toolkit.output import ColorDepth, Output
 
+from ..events import DealEnded, MatchEnded, MatchEvent
 from ..i18n import _, tr
-from ..match import Action, DealEnded, Event, MatchEnded, OfferDraw, Resign, Undo
+from ..match import Action, ChooseTrump, OfferDraw, Resign, Undo
 from ..message import N_
 from ..record import PlayerInfo
 from ..rules import Move, Position
 from .bindings import SILENT_KEYS as _SILENT_KEYS
 from .bindings import Parts, key_bindings
 from .events import show_end, show_event
-from .intents import ChatSend, Continue, DrawAnswer, HintRequest, Intent, PlayAgain, TrumpChosen
+from .intents import ChatSend, Continue, DrawAnswer, HintRequest, Intent, PlayAgain
 from .moves import Turn, legal_cards, repeating_moves
 from .opponent import Opponent
 from .overlays import RuleBook, overlay_lines
@@ -110,8 +111,8 @@ from .status import fit_keys, keys_items, status_view
 from .view import Line, StatusView, TableView, make_style, score_text
 
 __all__ = [
-    "ESC_TIMEOUT_S", "_SILENT_KEYS", "ChatSend", "Continue", "DrawAnswer",
-    "HintRequest", "HumanPlayer", "Intent", "Mode", "MoveCompleter", "QuitResult", "TableApp", "TrumpChosen",
+    "ESC_TIMEOUT_S", "_SILENT_KEYS", "ChatSend", "ChooseTrump", "Continue", "DrawAnswer",
+    "HintRequest", "HumanPlayer", "Intent", "Mode", "MoveCompleter", "QuitResult", "TableApp",
     "UIOptions", "_LinesControl", "describe_score", "fit_keys", "repeating_moves",
 ]
 
@@ -233,12 +234,12 @@ class TableApp:
         """Put ``text`` on the message line; ``kind`` is ``"info"``, ``"error"`` or ``"hint"``."""
         self._core.show_message(text, kind)
 
-    def show_event(self, event: Event) -> None:
+    def show_event(self, event: MatchEvent) -> None:
         """Update the table for a match event (called by :meth:`HumanPlayer.observe`)."""
         show_event(self._core, event)
 
     def show_end(self, event: DealEnded | MatchEnded) -> None:
-        """Show the end-of-deal screen (for :class:`~p2ptrumps.match.DealEnded`) or the end of the match."""
+        """Show the end-of-deal screen (for :class:`~p2ptrumps.events.DealEnded`) or the end of the match."""
         show_end(self._core, event, self.record_path, self.record_label)
 
     def begin_turn(self, position: Position, seat: int) -> None:
@@ -259,7 +260,7 @@ class TableApp:
         return self.turn.submit_typed(text)
 
     def ask_trump(self, taken: int | None = None) -> None:
-        """Show the trump-choice screen; the choice comes back as :class:`~.intents.TrumpChosen`.
+        """Show the trump-choice screen; the choice comes back as :class:`~p2ptrumps.match.ChooseTrump`.
         ``taken`` is the opponent's suit when it chose first (RULES.md §2)."""
         self.questions.ask_trump(taken)
 
@@ -330,7 +331,7 @@ class TableApp:
 
 
 class HumanPlayer:
-    """The person at the terminal as a :class:`~p2ptrumps.match.Player`.
+    """The person at the terminal as a :class:`~p2ptrumps.seats.Player`.
 
     Construct it inside the trio run (it takes the current trio token): it
     connects ``table.intent_sink`` to its own channel.
@@ -377,8 +378,8 @@ class HumanPlayer:
     async def choose_trump(self, taken: int | None = None) -> int:
         """Ask the person for their own trump (RULES.md §2); ``taken`` is the opponent's suit, if chosen."""
         self._table.ask_trump(taken)
-        intent = await self._receive(TrumpChosen)
-        assert isinstance(intent, TrumpChosen)
+        intent = await self._receive(ChooseTrump)
+        assert isinstance(intent, ChooseTrump)
         return intent.suit
 
     async def choose_move(self, position: Position, seat: int) -> Action:
@@ -408,7 +409,7 @@ class HumanPlayer:
         finally:
             self._table.end_turn()
 
-    async def observe(self, event: Event) -> None:
+    async def observe(self, event: MatchEvent) -> None:
         """Show ``event``; at the end of a deal (not the last) and of the match, wait for the person."""
         self._table.show_event(event)
         if isinstance(event, DealEnded):

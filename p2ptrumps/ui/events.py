@@ -2,7 +2,7 @@
 match, the message line says what happened, and the end of a deal or of the match opens its
 screen (:class:`~.view.EndView`, drawn by :func:`~.view.render_end`).
 
-:func:`show_event` is called for every :class:`~p2ptrumps.match.Event` the person's
+:func:`show_event` is called for every :class:`~p2ptrumps.events.MatchEvent` the person's
 :class:`~.app.HumanPlayer` observes; :func:`show_end` opens the end screens.  Further
 end-of-match screens (play again, the match history) belong beside :func:`show_end`, as
 modes of :class:`~.state.Mode` with their keys in :func:`.bindings.end_keys`.
@@ -10,15 +10,15 @@ modes of :class:`~.state.Mode` with their keys in :func:`.bindings.end_keys`.
 
 from __future__ import annotations
 
+from ..events import DealEnded, DealStarted, MatchEnded, MatchEvent, MovePlayed, MovesTakenBack, Withdrawn
 from ..i18n import _, ngettext, tr
-from ..match import DealEnded, DealStarted, Event, MatchEnded, MovePlayed, MovesTakenBack
 from ..record import match_winner
 from ..rules import PICK_UP, Outcome
 from .state import Mode, TableCore
 from .view import EndView, HistoryEntry
 
 
-def show_event(core: TableCore, event: Event) -> None:
+def show_event(core: TableCore, event: MatchEvent) -> None:
     """Update the table for a match event (called by :meth:`~.app.HumanPlayer.observe`)."""
     s = core.state
     if isinstance(event, DealStarted):
@@ -32,6 +32,9 @@ def show_event(core: TableCore, event: Event) -> None:
             core.show_message(ngettext("Took back %(n)d move.", "Took back %(n)d moves.", event.count))
         else:
             core.show_message(_("Nothing to take back yet."), "error")
+    elif isinstance(event, Withdrawn):  # our crossing moves gave way to the host's message (wire.md §8.3)
+        s.position = event.position
+        del s.history[len(s.history) - event.count:]
     elif isinstance(event, DealEnded):
         s.position = event.position
         s.score_halves = event.score_halves
@@ -94,7 +97,7 @@ def _move_played(core: TableCore, event: MovePlayed) -> None:
 
 
 def show_end(core: TableCore, event: DealEnded | MatchEnded, record_path: str | None, record_label: str) -> None:
-    """Show the end-of-deal screen (for :class:`~p2ptrumps.match.DealEnded`) or the end of the
+    """Show the end-of-deal screen (for :class:`~p2ptrumps.events.DealEnded`) or the end of the
     match; ``record_path`` (None: not shown) follows ``record_label`` on the match's end."""
     s = core.state
     pos = s.position
@@ -106,13 +109,14 @@ def show_end(core: TableCore, event: DealEnded | MatchEnded, record_path: str | 
         match_over = False
         s.mode = Mode.DEAL_END
     else:
-        decided, winner = match_winner(event.score_halves, event.record.rules.deals)  # verify.md §5
+        deals = event.record.rules.deals if event.record is not None else s.deals
+        decided, winner = match_winner(event.score_halves, deals)  # verify.md §5
         verdict = (_("The match has no winner: deals without a result could change it") if not decided
                    else _("The match is drawn") if winner is None
                    else _("You won the match") if winner == s.my_seat else _("You lost the match"))
-        last = event.record.deals[-1] if event.record.deals else None
+        last = event.record.deals[-1] if event.record is not None and event.record.deals else None
         title = verdict
-        if last is not None and last.outcome is not None:
+        if last is not None and last.outcome is not None and not s.end_note:  # a note says how it ended
             title = _("%(verdict)s. Last deal: %(result)s", verdict=verdict, result=_deal_result(core, last.outcome))
         match_over = True
         s.mode = Mode.MATCH_END

@@ -10,20 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..match import OfferDraw, Resign, Undo
+from ..match import ChooseTrump, OfferDraw, Resign, Undo
 from ..rules import Move
 
 
 @dataclass(frozen=True)
 class HintRequest:
     """The person asks for the AI's suggestion (offline only)."""
-
-
-@dataclass(frozen=True)
-class TrumpChosen:
-    """The person chose their own trump ``suit`` (0..3; RULES.md §2)."""
-
-    suit: int
 
 
 @dataclass(frozen=True)
@@ -50,7 +43,9 @@ class ChatSend:
     text: str
 
 
-#: Everything the table may send: a move, :class:`~p2ptrumps.match.Resign`,
-#: :class:`~p2ptrumps.match.Undo`, :class:`~p2ptrumps.match.OfferDraw`, or one of the intents above.
-Intent = (Move | Resign | Undo | OfferDraw | HintRequest | TrumpChosen | Continue | PlayAgain | DrawAnswer
+#: Everything the table may send: an action of the match machine (a move,
+#: :class:`~p2ptrumps.match.Resign`, :class:`~p2ptrumps.match.Undo`,
+#: :class:`~p2ptrumps.match.OfferDraw`, the own trump :class:`~p2ptrumps.match.ChooseTrump`), or one
+#: of the intents above.
+Intent = (Move | Resign | Undo | OfferDraw | ChooseTrump | HintRequest | Continue | PlayAgain | DrawAnswer
           | ChatSend)

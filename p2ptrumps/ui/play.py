@@ -1,17 +1,17 @@
 """``p2ptrumps play``: a match against the AI in the full-screen terminal UI.
 
 The person chooses their own trump first (RULES.md §2; ``--trump`` skips the
-question), the AI takes another suit, then :class:`~p2ptrumps.match.MatchRunner`
-plays ``--deals`` deals (RULES.md §8) between a :class:`~.app.HumanPlayer` in
-seat 0 and an :class:`~p2ptrumps.ai.AIPlayer` in seat 1.  The match loop runs in
-trio, as a guest on prompt_toolkit's asyncio loop (:mod:`.bridge`).
+question), the AI takes another suit, then the match machine (:class:`~p2ptrumps.match.Match`,
+driven by :func:`p2ptrumps.seats.play`) plays ``--deals`` deals (RULES.md §8) between a
+:class:`~.app.HumanPlayer` in seat 0 and an :class:`~p2ptrumps.ai.AIPlayer` in seat 1.  The driver
+runs in trio, as a guest on prompt_toolkit's asyncio loop (:mod:`.bridge`).
 
 The game record (``protocol/record.md``) is saved after every move to
 ``--log-dir`` or ``<user data dir>/records/`` under a name such as
 ``2026-11-29_1742_vs-normal.json`` from the first move on (a game in which no move
 was made leaves no file); a game left mid-deal stays saved with that deal's result
 ``null``, and ``--continue`` goes on with the newest such game where it stopped
-(:func:`newest_unfinished`, :class:`~p2ptrumps.match.MatchRunner`'s ``resume``).  On
+(:func:`newest_unfinished`, :class:`~p2ptrumps.match.Match`'s ``resume``).  On
 the end-of-match screen ``a`` plays again: the same level, rules and trumps, a new
 deal, a new record.  ``--seed N`` makes the deals, the AI's trump and the
 AI's tie-breaks repeatable.  ``--nodes N`` gives the AI a node budget per move
@@ -59,10 +59,11 @@ from ..cards import suit_label
 from ..command import CommandError, say, typed
 from ..files import prepare_dir, unused_path
 from ..i18n import _, ngettext, pgettext, tr
-from ..match import MatchRunner, urandom_seed
+from ..match import Match
 from ..notation import PositionTextError, parse_position
 from ..record import MatchRecord, PlayerInfo, RecordError, parse_json
 from ..rules import Move, Position, RuleSet
+from ..seats import play, started_now, urandom_seed
 from .app import HumanPlayer, QuitResult, TableApp, UIOptions
 from .bridge import GuestCancelled, TrioGuest
 from .terminal import LEAVING_SIGNALS, Termination, choose_ascii, std_fds, terminal_problem
@@ -407,11 +408,8 @@ class PlaySession:
             my_trump = c.trump if c.trump is not None else await human.choose_trump(None)
             ai_trump = choose_trump(my_trump, self._rng) if c.position is None else c.position.trumps[1]
         while True:
-            runner = MatchRunner(
-                rules=c.rules, trumps=(my_trump, ai_trump), players=(human, ai), seed_source=self._seed,
-                on_record=self._save, allow_undo=True, start=c.position if resume is None else None,
-                resume=resume,
-            )
+            match = Match(c.rules, trumps=(my_trump, ai_trump), players=(human.info, ai.info), started=started_now(),
+                          allow_undo=True, start=c.position if resume is None else None, resume=resume)
             if resume is not None:
                 self.table.state.score_halves = resume.score_halves()
                 human.note_once = _("Continued where you stopped (%(where)s), with the saved game's level and rules: "
@@ -421,7 +419,7 @@ class PlaySession:
                 self.table.show_message(_("Your trump is %(mine)s; %(name)s takes %(theirs)s.",
                                           mine=suit_label(my_trump), name=shown_name(ai.info.name),
                                           theirs=suit_label(ai_trump)))
-            record = await runner.run()
+            record = await play(match, (human, ai), seed_source=self._seed, on_record=self._save)
             if not human.play_again:
                 return record
             human.play_again = False

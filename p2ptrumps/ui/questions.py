@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from ..cards import suit_label
 from ..i18n import _, tr
-from ..match import OfferDraw, Resign
-from .intents import Continue, DrawAnswer, TrumpChosen
+from ..match import ChooseTrump, OfferDraw, Resign
+from .intents import Continue, DrawAnswer
 from .moves import Turn
 from .state import Confirm, Mode, QuitResult, TableCore
 from .view import suit_name
@@ -118,7 +118,7 @@ class Questions:
     # ----- one's own trump (RULES.md §2) ---------------------------------------------------
 
     def ask_trump(self, taken: int | None = None) -> None:
-        """Show the trump-choice screen; the choice comes back as :class:`~.intents.TrumpChosen`.
+        """Show the trump-choice screen; the choice comes back as :class:`~p2ptrumps.match.ChooseTrump`.
         ``taken`` is the opponent's suit when it chose first (RULES.md §2)."""
         s = self._core.state
         s.trump_taken = taken
@@ -168,7 +168,7 @@ class Questions:
         s.trump_choice = suit
         s.mode = Mode.IDLE
         core.show_message("")
-        core.send(TrumpChosen(suit))
+        core.send(ChooseTrump(suit))
 
 
 def leave_question(mode: Mode, opponent: str) -> str:

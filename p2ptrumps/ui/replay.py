@@ -32,8 +32,8 @@ analyse`` does (the same :func:`~p2ptrumps.ai.analysis.analyse_deal` with the sa
 ``--budget`` / ``--nodes`` / ``--depth`` / ``--estimate-nodes``): each position is
 solved where the solver can, the moves it leaves open get the search's estimate.
 It shows for the move just played whether it kept the value of the position or
-threw it ("threw a forced win (best: 10♠/K♦ wins in 3)", "estimate +1.5 → +0.5
-cards: mistake"), and under it the deal's value graph: a sparkline of seat 0's
+threw it ("threw a forced win (best: 10♠/K♦ wins in 3)", "estimate 62% → 51%:
+mistake"), and under it the deal's value graph: a sparkline of seat 0's
 advantage after each move (:func:`~p2ptrumps.ai.analysis.sparkline`) with an arrow
 under the move on the screen.  ``--text --analyse`` adds the verdict to each move
 line, the sparkline to each deal and a summary per player.

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 import msgpack  # type: ignore[import-untyped]
 
+from ..events import CommitDue, Event, PeerHello, ProtocolViolation, RevealDue, RulesProposed
 from ..rules import PICKUP_MOVE, Move, Position, RuleSet
 from . import encoding, framing
 from .errors import LocalProtocolError
-from .events import CommitDue, Event, PeerHello, ProtocolViolation, RevealDue, RulesProposed
 from .identity import Identity
 from .messages import Body, MoveMsg, RevealMsg, Signed, build_signed, decode, signing_input
 from .session import Direction, Session
@@ -113,15 +113,15 @@ def act(side: Side) -> None:
         return  # a restored session signs nothing before the peer's messages are in (protocol/wire.md §14.2)
     if seat == s.seat:
         if what == "trump":
-            taken = s.chain.referee.trumps[0] if s.chain is not None else None
+            taken = s.chain.referee.match.trumps[0] if s.chain is not None and s.chain.referee.match else None
             suit = sc.trump if sc.trump is not None else next(x for x in range(4) if x != taken)
-            s.choose_trump(suit)
+            s.floor.choose_trump(suit)
         elif what == "move":
             pos = s.position
             assert pos is not None
-            s.play(sc.choose(pos, s.seat))
+            s.floor.play(sc.choose(pos, s.seat))
     elif what == "rematch" and sc.rematch and s.chain is not None and s.seat not in s.chain.referee.rematch:
-        s.offer_rematch()
+        s.floor.offer_rematch()
 
 
 def handle(side: Side, ev: Event) -> None:
@@ -135,13 +135,13 @@ def handle(side: Side, ev: Event) -> None:
     if isinstance(ev, PeerHello):
         s.accept_key()
     elif isinstance(ev, RulesProposed):
-        s.accept_rules()
+        s.floor.accept_rules()
     elif isinstance(ev, CommitDue):
-        s.commit(sc.secret(ev.deal))
-        s.reveal()
+        s.floor.commit(sc.secret(ev.deal))
+        s.floor.reveal()
     elif isinstance(ev, RevealDue):  # a session restored after committing (protocol/wire.md §14.4)
         with contextlib.suppress(LocalProtocolError):  # revealed already, with the commitment
-            s.reveal()
+            s.floor.reveal()
 
 
 def answer_due(s: Session, secret: Callable[[int], bytes]) -> None:
@@ -155,10 +155,10 @@ def answer_due(s: Session, secret: Callable[[int], bytes]) -> None:
         if isinstance(ev, PeerHello):
             s.accept_key()
         elif isinstance(ev, RulesProposed):
-            s.accept_rules()
+            s.floor.accept_rules()
         elif isinstance(ev, CommitDue):
-            s.commit(secret(ev.deal))
-            s.reveal()
+            s.floor.commit(secret(ev.deal))
+            s.floor.reveal()
         elif isinstance(ev, ProtocolViolation):
             raise AssertionError(ev)
 
@@ -230,9 +230,9 @@ def paused_pair(rules: RuleSet, move_time: int = 0) -> ConnectionPair:
     pair.host.script.paused = pair.guest.script.paused = True
     # Keys, rules and commit/reveal are event-driven; the trumps are chosen here.
     pair.run()
-    pair.host.session.choose_trump(0)
+    pair.host.session.floor.choose_trump(0)
     pair.run()
-    pair.guest.session.choose_trump(1)
+    pair.guest.session.floor.choose_trump(1)
     pair.run()
     assert pair.host.session.waiting_for()[1] == "move"
     return pair

@@ -29,13 +29,14 @@ from typing import Any
 from ..cards import SUIT_LETTERS
 from ..message import N_, Message, Nn_, message_of
 from ..record import DealRecord, MatchRecord, PlayerInfo, match_winner
-from ..rules import Move, RuleSet
+from ..rules import RuleSet
 from ..text import counted, halves_text, numbered
 from . import messages as m
-from .chain import DISPUTED, DONE, REFUSED, REMATCHED, JointChain
+from .chain import JointChain
 from .errors import RemoteProtocolError
 from .identity import PublicKey
 from .log import LogContents, LogUnreadable, walk_log
+from .referee import DISPUTED, DONE, REFUSED, REMATCHED
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unreadable": 2, "unfinished": 3}
 #: The ``format`` and ``version`` of the JSON verdict (protocol/verify.md §5).
@@ -276,12 +277,9 @@ class Verdict:
             ),
             source="network",
         )
-        moves: dict[int, list[Move]] = {}
-        for e in ch.entries:
-            if isinstance(e.body, m.MoveMsg):
-                moves.setdefault(e.body.deal, []).append(e.body.move)
-        for d in ch.referee.deals:
-            rec.deals.append(DealRecord(d.number, d.dealer, d.seed, d.hands, moves.get(d.number, []), d.outcome))
+        match = ch.referee.match
+        for d in [] if match is None else match.deals:
+            rec.deals.append(DealRecord(d.number, d.dealer, d.seed, d.hands, list(d.moves), d.outcome))
         rec.no_result = dict(self.no_result())
         rec.complete = self.status == "valid"
         return rec
@@ -530,7 +528,7 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
         last = chain.entries[-1]
         when = (
             N_("before the first deal") if ref.deal == 0
-            else (N_("after the last deal") if ref.left is None and not ref.claims
+            else (N_("after the last deal") if ref.match is None or (ref.match.left is None and not ref.match.claims)
                   else N_("after the match was decided"))
             if ref.phase == "match-end"
             else N_("in deal %(number)d", number=ref.deal)
@@ -708,16 +706,19 @@ def _fill(v: Verdict, check: _Checker) -> None:
     v.rules = ref.rules
     v.move_time = ref.move_time
     v.trumps = ref.trumps_pair
-    v.score_halves = (ref.score[0], ref.score[1])
-    if ref.left is not None:
+    v.score_halves = ref.score()
+    match = ref.match
+    if match is None:
+        return
+    if match.left is not None:
         at = next((i for i, e in enumerate(chain.entries) if isinstance(e.body, m.LeaveMsg)), len(chain.entries))
-        v.left = (ref.left, at)
-        v.forfeited = list(ref.forfeited)
+        v.left = (match.left, at)
+        v.forfeited = list(match.forfeited)
     at_claims = [i for i, e in enumerate(chain.entries) if isinstance(e.body, m.ClaimMsg)]
-    v.claims = [(seat, at, list(won)) for (seat, won), at in zip(ref.claims, at_claims, strict=True)]
+    v.claims = [(seat, at, list(won)) for (seat, won), at in zip(match.claims, at_claims, strict=True)]
     at_disputes = [i for i, e in enumerate(chain.entries) if isinstance(e.body, m.DisputeMsg)]
-    v.disputed = [None] * len(ref.claims)
-    for (claim, disputer), at in zip(ref.disputes, at_disputes, strict=True):
+    v.disputed = [None] * len(match.claims)
+    for (claim, disputer), at in zip(match.disputes, at_disputes, strict=True):
         v.disputed[claim] = (disputer, at)
     v.deals = [
         DealResult(
@@ -727,7 +728,7 @@ def _fill(v: Verdict, check: _Checker) -> None:
             None if d.outcome is None else d.outcome.winner,
             None if d.outcome is None else d.outcome.reason,
         )
-        for d in ref.deals
+        for d in match.deals
     ]
 
 

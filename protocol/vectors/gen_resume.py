@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from p2ptrumps import events as ev
 from p2ptrumps.rules import RuleSet
-from p2ptrumps.wire import events as ev
 from p2ptrumps.wire import framing
 from p2ptrumps.wire import messages as m
 from p2ptrumps.wire.identity import Identity
@@ -106,8 +106,8 @@ def crossing_cut_match() -> ConnectionPair:
     assert host.waiting_for() == (0, "move") and _chain_len(pair.guest) == _chain_len(pair.host)
     pos = host.position
     assert pos is not None
-    host.play(pos.legal_moves()[0])
-    guest.chat("are you there?")
+    host.floor.play(pos.legal_moves()[0])
+    guest.floor.chat("are you there?")
     host.data_to_send()  # both messages lost with the connection
     guest.data_to_send()
     pair.host.script.on_event, pair.host.script.paused = None, False
@@ -178,7 +178,7 @@ def claim_in_play(claimant: int) -> ConnectionPair:
     assert pair.host.session.waiting_for() == (1 - claimant, "move") and \
         _chain_len(pair.host) == _chain_len(pair.guest), "the staller did not come to move"
     staller.script.on_event = None
-    pair.sides[claimant].session.claim()
+    pair.sides[claimant].session.floor.claim()
     pair.deliver(pair.sides[claimant], staller)  # the claim arrives before the staller wakes up
     staller.script.paused = False
     pair.run()
@@ -192,8 +192,8 @@ def claim_between_deals(disputed: bool = False) -> ConnectionPair:
     pair.run()
     assert pair.host.session.waiting_for() == (1, "trump")
     if disputed:
-        pair.guest.session.claim_check = lambda step: False
-    pair.host.session.claim()
+        pair.guest.session.floor.claim_check = lambda step: False
+    pair.host.session.floor.claim()
     pair.run()
     return pair
 
@@ -208,8 +208,8 @@ def claim_disputed_in_play(claimant: int) -> ConnectionPair:
     pair.run()
     staller.script.on_event = None
     steps: list[tuple[str, int, int, int]] = []
-    staller.session.claim_check = lambda step: bool(steps.append(step))  # False: our clock says no
-    pair.sides[claimant].session.claim()
+    staller.session.floor.claim_check = lambda step: bool(steps.append(step))  # False: our clock says no
+    pair.sides[claimant].session.floor.claim()
     pair.deliver(pair.sides[claimant], staller)
     staller.script.paused = False
     pair.run()
@@ -227,11 +227,11 @@ def displaced_claim() -> ConnectionPair:
     assert host.waiting_for() == (0, "move") and _chain_len(pair.guest) == _chain_len(pair.host)
     pos = host.position
     assert pos is not None
-    host.play(pos.legal_moves()[0])
-    guest.claim()
+    host.floor.play(pos.legal_moves()[0])
+    guest.floor.claim()
     pair.deliver(pair.host, pair.guest)  # the host's move reaches the guest after its claim went out
     pair.deliver(pair.guest, pair.host)  # the claim reaches the host: superseded
-    assert [type(b).__name__ for b, _ in guest.dropped] == ["ClaimMsg"], guest.dropped
+    assert [type(b).__name__ for b, _ in guest.floor.dropped] == ["ClaimMsg"], guest.floor.dropped
     pair.host.script.on_event, pair.host.script.paused = None, False
     pair.run()
     return pair
@@ -247,12 +247,12 @@ def claim_crossing_trump(disputed: bool) -> ConnectionPair:
     host, guest = pair.host.session, pair.guest.session
     assert host.waiting_for() == (1, "trump") == guest.waiting_for()
     if disputed:
-        guest.claim_check = lambda step: False
-    guest.choose_trump(3)
-    host.claim()
+        guest.floor.claim_check = lambda step: False
+    guest.floor.choose_trump(3)
+    host.floor.claim()
     pair.deliver(pair.host, pair.guest)
     pair.deliver(pair.guest, pair.host)
-    assert [type(b).__name__ for b, _ in guest.dropped] == ["TrumpMsg"], guest.dropped
+    assert [type(b).__name__ for b, _ in guest.floor.dropped] == ["TrumpMsg"], guest.floor.dropped
     pair.guest.script.on_event, pair.guest.script.paused = None, False
     pair.run()
     assert host.finished and guest.finished
@@ -268,11 +268,11 @@ def claim_crossing_the_end() -> ConnectionPair:
     pair.run()
     host, guest = pair.host.session, pair.guest.session
     assert host.waiting_for() == (0, "move") and _chain_len(pair.guest) == _chain_len(pair.host)
-    host.resign()
-    guest.claim()
+    host.floor.resign()
+    guest.floor.claim()
     pair.deliver(pair.host, pair.guest)
     pair.deliver(pair.guest, pair.host)
-    assert [type(b).__name__ for b, _ in guest.dropped] == ["ClaimMsg"], guest.dropped
+    assert [type(b).__name__ for b, _ in guest.floor.dropped] == ["ClaimMsg"], guest.floor.dropped
     pair.host.script.on_event, pair.host.script.paused = None, False
     pair.run()
     assert host.finished and guest.finished
@@ -286,7 +286,7 @@ def claim_gone() -> Side:
     pair.run()
     assert pair.host.session.waiting_for() == (1, "move")
     pair.host.session.receive_data(b"")  # the peer closed the connection
-    pair.host.session.claim()
+    pair.host.session.floor.claim()
     return pair.host
 
 

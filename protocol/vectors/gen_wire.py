@@ -25,15 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from p2ptrumps.events import DealStarted, Event, MovePlayed
 from p2ptrumps.rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, Move, Position, RuleSet
 from p2ptrumps.shuffle import deal_hands, first_dealer
 from p2ptrumps.wire import encoding, framing
 from p2ptrumps.wire import messages as m
-from p2ptrumps.wire.chain import MAX_CHAT_BYTES_PER_MATCH, MAX_CHATS_PER_MATCH, MAX_CHATS_PER_TURN
 from p2ptrumps.wire.errors import LocalProtocolError
-from p2ptrumps.wire.events import DealReady, Event, MoveReceived
 from p2ptrumps.wire.identity import Identity, P
 from p2ptrumps.wire.log import LOG_MAGIC
+from p2ptrumps.wire.referee import MAX_CHAT_BYTES_PER_MATCH, MAX_CHATS_PER_MATCH, MAX_CHATS_PER_TURN
 from p2ptrumps.wire.session import Session
 from p2ptrumps.wire.testing import (
     TAMPERS,
@@ -236,8 +236,8 @@ def _honest(rules: RuleSet = RULES, host: Script | None = None, guest: Script | 
 def short_match() -> ConnectionPair:
     """One deal of 32 cards that the host resigns at once: a complete match in 16 frames."""
     def resign_at_once(s: Session, ev: Event) -> None:
-        if isinstance(ev, DealReady):
-            s.resign()
+        if isinstance(ev, DealStarted):
+            s.floor.resign()
 
     return _honest(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=resign_at_once))
 
@@ -249,9 +249,9 @@ def named_match() -> ConnectionPair:
     heart = "\u2764\uFE0F \u0645\u0631\u062D\u0628\u0627"  # red heart + VS16, Arabic "marhaba"
 
     def resign_at_once(s: Session, ev: Event) -> None:
-        if isinstance(ev, DealReady):
-            s.chat(heart)
-            s.resign()
+        if isinstance(ev, DealStarted):
+            s.floor.chat(heart)
+            s.floor.resign()
 
     pair = ConnectionPair(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=resign_at_once))
     from p2ptrumps.wire.testing import make_side
@@ -268,14 +268,14 @@ def draw_offer_match() -> ConnectionPair:
     seen = {"moves": 0}
 
     def guest_offers(s: Session, ev: Event) -> None:
-        if isinstance(ev, DealReady) and ev.number == 1:
-            s.offer_draw()
+        if isinstance(ev, DealStarted) and ev.number == 1:
+            s.floor.offer_draw()
 
     def host_waits(s: Session, ev: Event) -> None:
-        if isinstance(ev, MoveReceived) and ev.seat == 1 and ev.deal == 1:
+        if isinstance(ev, MovePlayed) and ev.seat == 1 and s.deal_number == 1:
             seen["moves"] += 1
             if seen["moves"] == 2:
-                s.answer_draw(True)
+                s.floor.answer_draw(True)
 
     return _honest(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=host_waits),
                    guest=Script("guest", on_event=guest_offers))
@@ -284,8 +284,8 @@ def draw_offer_match() -> ConnectionPair:
 def leave_match() -> ConnectionPair:
     """Two deals of 32 cards; the guest leaves as deal 1 starts (protocol/wire.md §15)."""
     def guest_leaves(s: Session, ev: Event) -> None:
-        if isinstance(ev, DealReady) and ev.number == 1:
-            s.leave()
+        if isinstance(ev, DealStarted) and ev.number == 1:
+            s.floor.leave()
 
     return _honest(RuleSet(pack_size=32, deals=2), guest=Script("guest", on_event=guest_leaves))
 
@@ -328,7 +328,7 @@ def crossing_match() -> tuple[ConnectionPair, bytes]:
     the guest withdraws its chat and re-signs it on top; the host ignores the crossing copy.
     Returns the pair and the crossing (superseded) chat frame."""
     def pause_host(s: Session, ev: Event) -> None:
-        if isinstance(ev, DealReady) and ev.number == 1:
+        if isinstance(ev, DealStarted) and ev.number == 1:
             pair.host.script.paused = True
 
     rules = RuleSet(pack_size=32, deals=1)
@@ -338,14 +338,14 @@ def crossing_match() -> tuple[ConnectionPair, bytes]:
     assert pos is not None
     if pos.to_move != 0:  # let the guest (elder) lead first: then the host is to move
         raise AssertionError("the host must be the elder here")
-    pair.guest.session.chat("good luck")
+    pair.guest.session.floor.chat("good luck")
     crossing = pair.guest.session.data_to_send()
-    pair.host.session.play(pos.legal_moves()[0])
+    pair.host.session.floor.play(pos.legal_moves()[0])
     pair.deliver(pair.host, pair.guest)  # the guest withdraws its chat and re-signs it
     pair.host.session.receive_data(crossing)  # superseded at the host
     pair.drain(pair.host)
     pair.host.script.paused = False
-    pair.host.session.resign()  # keep the logs short
+    pair.host.session.floor.resign()  # keep the logs short
     pair.drain(pair.host)
     pair.run()
     return pair, crossing
@@ -359,13 +359,13 @@ def chatty_match(line: str) -> ConnectionPair:
             return
         for _ in range(MAX_CHATS_PER_TURN + 1):
             try:
-                s.chat(line)
+                s.floor.chat(line)
             except LocalProtocolError:
                 return
 
     def host_chats(s: Session, ev: Event) -> None:
-        if isinstance(ev, DealReady):
-            s.chat("ok")
+        if isinstance(ev, DealStarted):
+            s.floor.chat("ok")
 
     return _honest(RuleSet(pack_size=32, deals=1), host=Script("host", on_event=host_chats),
                    guest=Script("guest", on_event=guest_chats))
@@ -1385,7 +1385,7 @@ def _primitives() -> bytes:
                 "hands": [f"{h:016x}" for h in d.hands],
                 "first_dealer_of_seed": first_dealer(d.seed),
             }
-            for d in chain.referee.deals
+            for d in (chain.referee.match.deals if chain.referee.match is not None else [])
         ],
         "position": {
             "rules": RULES.to_dict(),
