@@ -39,6 +39,7 @@ from p2ptrumps.commands.main import main
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.text import AI_LEVELS
 from p2ptrumps.wire import messages
+from p2ptrumps.wire.errors import FAULT_CODES
 from tests.test_ui_tmux import Tmux, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,6 +87,12 @@ def make_pseudo(root: Path) -> Path:
     return root
 
 
+#: Bytes of MATCH_LOG changed by one bit for ``verify`` (each names another fault): a bin over its limit, a
+#: frame's type, a frame's length, a message's kind, a message of the owner's seat, the host's signature,
+#: a str that is not UTF-8.
+DAMAGED = (35, 112, 189, 245, 336, 483, 931)
+
+
 def fill_data_dir(data: Path) -> None:
     """A data directory for ``history`` and the faults of ``replay``: two offline records (one finished, one
     not), a networked match log, a record whose fourth move is illegal, one cut short, a JSON file that is
@@ -101,6 +108,9 @@ def fill_data_dir(data: Path) -> None:
     (data / "records" / "cut.json").write_text(RECORD.read_text(encoding="utf-8")[:200], encoding="utf-8")
     (data / "records" / "list.json").write_text("[1, 2]", encoding="utf-8")
     (data / "records" / "notes.json").write_text("hello", encoding="utf-8")
+    log = MATCH_LOG.read_bytes()
+    for at in DAMAGED:
+        (data / f"damaged-{at}.p2plog").write_bytes(log[:at] + bytes([log[at] ^ 1]) + log[at + 1:])
 
 
 @pytest.fixture
@@ -221,6 +231,7 @@ SURFACE: list[tuple[list[str], int]] = [
     (["verify", str(RECORD)], 2),
     (["verify", "{data}/records/notes.json"], 2),
     (["verify", "{data}/none.p2plog"], 2),
+    *((["verify", f"{{data}}/damaged-{at}.p2plog"], 1) for at in DAMAGED),
     (["solve", "--nodes", "5000", SOLVABLE], 0),
     (["solve", "--nodes", "1000", "v1/SH/6S7SKS/9D6H/9CTC/0/12"], 0),
     (["solve", "--nodes", "1000", "--threads", "2", SOLVABLE], 2),
@@ -240,7 +251,8 @@ KINDS = tuple(sorted({cls.KIND for cls in vars(messages).values() if isinstance(
 THEIR_WORDS = ("greedy AI", "Ann", "host", "guest", "Expecting ',' delimiter", "Expecting value", "line", "column",
                "char", "stdin", "a\\tb", *(f.name for f in dataclasses.fields(RuleSet)), "p2ptrumps-record",
                *(f"records/{name}.json" for name in ("bad", "cut", "list", "notes")),
-               *(f"({kind})" for kind in KINDS), *(f", {kind})" for kind in KINDS))
+               *(f"({kind})" for kind in KINDS), *(f", {kind})" for kind in KINDS),
+               *FAULT_CODES, *messages.FRAME_TYPES, "bin", "'helmo'", "'sules'")
 
 
 def _parser_words() -> tuple[str, ...]:
@@ -277,7 +289,8 @@ def test_a_command_leaves_no_english_unmarked(pseudo_dir: Path, argv: list[str],
     theirs = (load_or_create_key(data)[0].fingerprint, load_name(data), str(data / "identity.key"), str(data),
               *i18n.available(), *THEIR_WORDS)  # the language codes
     argparse_words = _parser_words() if "--help" in argv or status == 2 else ()
-    assert unmarked(out.out + out.err, (*theirs, *argparse_words, *argv)) == []
+    problems = unmarked(out.out + out.err, (*theirs, *argparse_words, *argv))
+    assert problems == [], "\n".join(problems)
 
 
 def _screens(tmux: Tmux, keys: list[tuple[str, str]]) -> Iterator[str]:

@@ -103,8 +103,10 @@ def walk_log(data: bytes, out: LogContents, max_frame_bytes: int = MAX_FRAME_BYT
             break
         if n == 0 or n > max_frame_bytes:
             code = "garbage-frame" if n == 0 else "oversized-frame"
-            why = "has length 0" if n == 0 else f"announces {n} bytes, more than the maximum {max_frame_bytes}"
-            out.error = RemoteProtocolError(code, f"frame #{count} (at byte {i}) {why}")
+            out.error = RemoteProtocolError(code, (
+                N_("frame #%(index)d (at byte %(at)d) has length 0", index=count, at=i) if n == 0
+                else N_("frame #%(index)d (at byte %(at)d) announces %(n)d bytes, more than the maximum %(most)d",
+                        index=count, at=i, n=n, most=max_frame_bytes)))
             out.error_offset = i
             out.error_evidence = data[i : i + HEADER_BYTES + 64]
             break

@@ -32,7 +32,7 @@ from ..record import DealRecord, MatchRecord, PlayerInfo, match_winner
 from ..rules import RuleSet
 from ..text import counted, halves_text, numbered
 from . import messages as m
-from .chain import JointChain
+from .chain import ROLES, JointChain
 from .errors import RemoteProtocolError
 from .identity import PublicKey
 from .log import LogContents, LogUnreadable, walk_log
@@ -44,9 +44,6 @@ VERDICT_FORMAT = "p2ptrumps-verdict"
 VERDICT_VERSION = 1
 
 #: The seats' roles in words (protocol/wire.md §1), lazy messages: ``"host"``, ``"guest"``.
-ROLES = (N_("host"), N_("guest"))
-
-
 def indented(line: str) -> Message:
     """``line`` after two spaces, as a message that a display says in the person's language (its template,
     two spaces and the line, is no text of the catalog: the line alone is translated)."""
@@ -546,13 +543,23 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
     return v
 
 
+#: A length prefix's fault (wire/log.py) said of "the frame" whose number the reason gives already.
+_THE_FRAME = {
+    "frame #%(index)d (at byte %(at)d) has length 0": N_("the frame (at byte %(at)d) has length 0"),
+    "frame #%(index)d (at byte %(at)d) announces %(n)d bytes, more than the maximum %(most)d":
+        N_("the frame (at byte %(at)d) announces %(n)d bytes, more than the maximum %(most)d"),
+}
+
+
 def _damaged_reason(index: int, why: str, peer: int) -> str:
     """The reason of a fault in a frame no valid signature of the ``peer`` covers (verify.md §3.1):
     the log is damaged there -- the frame may have changed on disk -- or the peer sent it so.  ``why``
     names the fault and never its sender (the frame may be in the owner's seat, or sign nothing)."""
     if why.startswith(f"frame #{index}: "):
         why = why.removeprefix(f"frame #{index}: ")
-    elif why.startswith(f"frame #{index} "):  # a length prefix: "frame #12 (at byte 1701) has length 0"
+    elif isinstance(why, Message) and why.template in _THE_FRAME:  # a length prefix: "frame #12 (at byte 1701) ..."
+        why = _THE_FRAME[why.template].with_args(**why.args)
+    elif why.startswith(f"frame #{index} "):
         why = "the frame " + why.removeprefix(f"frame #{index} ")
     if peer == 0:
         return N_("this log is damaged at frame #%(index)d: %(why)s; no valid signature of the host covers that "
