@@ -270,6 +270,11 @@ def columns(text: str) -> int:
                for ch in text)
 
 
+def padded(text: str, width: int) -> str:
+    """``text`` and spaces after it up to ``width`` terminal columns (:func:`columns`); as it is when wider."""
+    return text + " " * max(0, width - columns(text))
+
+
 # ----- cards in the language's letters -----------------------------------------------------
 
 def rank_labels() -> tuple[str, ...]:

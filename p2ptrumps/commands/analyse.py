@@ -38,7 +38,7 @@ from ..ai.analysis import (
 )
 from ..ai.engine import COMPILED, plies_of, verdict
 from ..command import CommandError
-from ..i18n import _, columns, ngettext, tr
+from ..i18n import _, ngettext, padded, tr
 from ..record import MatchRecord, RecordError
 from ..ui.replay import AnalysisBudget, load_any, player_names, register_loader, replay_steps, value_text
 from ..ui.terminal import choose_ascii
@@ -176,9 +176,9 @@ def format_text(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]
         result = tr(record.deal_result_text(i, names))
         lines += ["", _("deal %(number)d: %(result)s", number=deal.number, result=result)]
         for v in deal_verdicts:
-            who = _("seat %(seat)d %(name)s", seat=v.seat, name=tr(names[v.seat]))
-            who += " " * max(0, 20 - columns(who))
-            lines.append(f"  {v.number:>4}. {who} {short_label(v.move, ascii_only):<9} {tr(v.text(ascii_only))}")
+            who = padded(_("seat %(seat)d %(name)s", seat=v.seat, name=tr(names[v.seat])), 20)
+            move = padded(tr(short_label(v.move, ascii_only)), 9)
+            lines.append(f"  {v.number:>4}. {who} {move} {tr(v.text(ascii_only))}")
         lines.append(f"  {value_text(names, deal_verdicts, ascii_only)}")
     lines += ["", _("summary (forced moves and moves in lost positions not counted):")]
     for s in summarize([v for d in verdicts for v in d]):

@@ -40,7 +40,7 @@ from ..ai.engine import COMPILED, Solution, plies_of, solve, verdict
 from ..ai.parallel import default_threads
 from ..cards import suit_label
 from ..command import CommandError
-from ..i18n import _, ngettext, tr
+from ..i18n import _, ngettext, padded, tr
 from ..message import N_, Message
 from ..notation import PositionTextError, parse_position, position_text
 from ..rules import Move, Position
@@ -202,7 +202,7 @@ def format_text(position: Position, solution: Solution | None, budget_s: float, 
     lines.append(_("moves:"))
     for m in _ordered_moves(position, solution):
         value = tr(verdict(known[m][0]) if known[m][1] else _at_most(known[m][0])) if m in known else _("unknown")
-        lines.append(f"  {short_label(m, ascii_only):<10} {value}")
+        lines.append(f"  {padded(tr(short_label(m, ascii_only)), 10)} {value}")
     core = _("compiled core") if COMPILED else _("pure-Python core")
     if solution.threads > 1:
         core = ngettext("%(core)s, %(n)d thread", "%(core)s, %(n)d threads", solution.threads, core=core)
