@@ -35,6 +35,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 from p2ptrumps import i18n
+from p2ptrumps.command import typed
 from p2ptrumps.commands.main import main
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.text import AI_LEVELS
@@ -235,6 +236,7 @@ SURFACE: list[tuple[list[str], int]] = [
     (["analyse", "--nodes", "2000", "--estimate-nodes", "1000", "--depth", "2", str(RECORD)], 0),
     (["analyse", "--nodes", "2000", "--estimate-nodes", "1000", "--depth", "2", "--ascii", str(MATCH_LOG)], 0),
     (["analyse", "{data}/records/cut.json"], 2),
+    (["join", "127.0.0.1:1", "--timeout", "3", "--headless", "--ai", "random"], 3),  # nobody listens on port 1
     (["solve", "--nodes", "5000", SOLVABLE], 0),
     (["solve", "--nodes", "1000", "v1/SH/6S7SKS/9D6H/9CTC/0/12"], 0),
     (["solve", "--nodes", "1000", "--threads", "2", SOLVABLE], 2),
@@ -290,7 +292,7 @@ def test_a_command_leaves_no_english_unmarked(pseudo_dir: Path, argv: list[str],
     from p2ptrumps.net.keystore import load_name, load_or_create_key
 
     theirs = (load_or_create_key(data)[0].fingerprint, load_name(data), str(data / "identity.key"), str(data),
-              *i18n.available(), *THEIR_WORDS)  # the language codes
+              *i18n.available(), *THEIR_WORDS, typed("id --name NAME"), "p2ptrumps")  # the language codes; the program
     argparse_words = _parser_words() if "--help" in argv or status == 2 else ()
     problems = unmarked(out.out + out.err, (*theirs, *argparse_words, *argv))
     assert problems == [], "\n".join(problems)

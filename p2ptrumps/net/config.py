@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 import trio
 
 from ..i18n import tr
+from ..message import N_
 from ..record import MatchRecord
 from ..rules import RuleSet
 from ..wire.identity import Identity
@@ -358,6 +359,7 @@ def log_paths(result: NetResult | None) -> list[Path]:
 def shared_key_hint(data: Path) -> str:
     """The hint added when the peer shows our own identity key: two processes share the data
     directory ``data`` (text starting with " -- ")."""
-    return (" -- both sides use one identity key: are two p2ptrumps processes sharing one data "
-            f"directory ({data})? Give each its own with XDG_DATA_HOME=/some/other/dir")
+    return N_(" -- both sides use one identity key: are two p2ptrumps processes sharing one data directory "
+              "(%(path)s)? Give each its own with %(variable)s=/some/other/dir", path=str(data),
+              variable="XDG_DATA_HOME")
 

@@ -38,7 +38,8 @@ import platformdirs
 
 from ..command import typed
 from ..files import probe_dir, write_atomic
-from ..message import N_
+from ..i18n import tr
+from ..message import N_, message_of
 from ..system import keyfile, locks
 from ..text import MAX_NAME_CHARS as MAX_NAME_CHARS  # the one name length (protocol/wire.md §5.1)
 from ..text import check_name, quoted, refused_in
@@ -270,21 +271,22 @@ def first_name(directory: Path, ask: Callable[[str], str | None] | None) -> tupl
     if path.exists() or path.is_symlink():
         return load_name(directory), ""
     login = default_name()
-    unset = (f"no name set: other players see your login name {quoted(login)} "
-             f"(set one with `{typed('id --name NAME')}`)")
+    unset = N_("no name set: other players see your login name %(name)s (set one with `%(command)s`)",
+               name=quoted(login), command=typed("id --name NAME"))
     if ask is None:
         return login, unset
     fault = ""
     for _ in range(NAME_QUESTIONS):
-        answer = ask(f"{fault}Your name, as other players will see it [{login}]: ")
+        answer = ask(fault + tr(N_("Your name, as other players will see it [%(name)s]: ", name=login)))
         if answer is None:
             return login, unset
         try:
             name = save_name(answer if answer.strip() else login, directory)
         except ValueError as exc:
-            fault = f"{exc}. "
+            fault = tr(N_("%(fault)s. ", fault=message_of(exc)))
             continue
-        return name, f"your name {quoted(name)} is saved; change it with `{typed('id --name NAME')}`"
+        return name, N_("your name %(name)s is saved; change it with `%(command)s`", name=quoted(name),
+                        command=typed("id --name NAME"))
     return login, unset
 
 

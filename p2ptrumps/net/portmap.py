@@ -654,16 +654,17 @@ def _loopback(text: str) -> bool:
 def next_step(addresses: list[str], whys: list[str] | None = None) -> str:
     """For a guest that reached none of ``addresses`` (IP text) in time, each failing for the reason in
     ``whys`` (same order, as :mod:`.dial` words them): what to do next, as a parenthesis to append to
-    the error ('' when there is nothing to add)."""
+    the error, without its parentheses; a lazy message)."""
     if addresses and whys and all(":" in a and w == "network unreachable" for a, w in zip(addresses, whys,
                                                                                          strict=False)):
-        return " (no IPv6 route from here to the host: ask it for an IPv4 address, or to host with --code)"
+        return N_("no IPv6 route from here to the host: ask it for an IPv4 address, or to host with %(option)s",
+                  option="--code")
     if addresses and all(_plain(a) is not None and not is_public(a) for a in addresses):
-        return (" (that is a local-network address: from outside the host's home, use the public address the "
-                "host printed)")
-    return (" (no answer: the host's router or firewall drops the connection. The host's start-up lines say "
-            "why: no port mapping service (forward the port or turn UPnP on), behind another NAT (carrier-grade: "
-            "host from the other side instead), or an IPv6 firewall (allow the port))")
+        return N_("that is a local-network address: from outside the host's home, use the public address the host "
+                  "printed")
+    return N_("no answer: the host's router or firewall drops the connection. The host's start-up lines say why: no "
+              "port mapping service (forward the port or turn UPnP on), behind another NAT (carrier-grade: host from "
+              "the other side instead), or an IPv6 firewall (allow the port)")
 
 
 # -- the path a match uses
