@@ -236,6 +236,9 @@ SURFACE: list[tuple[list[str], int]] = [
     (["analyse", "--nodes", "2000", "--estimate-nodes", "1000", "--depth", "2", str(RECORD)], 0),
     (["analyse", "--nodes", "2000", "--estimate-nodes", "1000", "--depth", "2", "--ascii", str(MATCH_LOG)], 0),
     (["analyse", "{data}/records/cut.json"], 2),
+    (["resume", "{data}/none.p2plog"], 1),
+    (["resume", str(MATCH_LOG)], 1),  # complete: nothing to resume
+    *((["resume", f"{{data}}/damaged-{at}.p2plog"], 1) for at in DAMAGED[-2:]),
     (["join", "127.0.0.1:1", "--timeout", "3", "--headless", "--ai", "random"], 3),  # nobody listens on port 1
     (["solve", "--nodes", "5000", SOLVABLE], 0),
     (["solve", "--nodes", "1000", "v1/SH/6S7SKS/9D6H/9CTC/0/12"], 0),
@@ -257,7 +260,7 @@ THEIR_WORDS = ("greedy AI", "Ann", "host", "guest", "Expecting ',' delimiter", "
                "char", "stdin", "a\\tb", *(f.name for f in dataclasses.fields(RuleSet)), "p2ptrumps-record",
                *(f"records/{name}.json" for name in ("bad", "cut", "list", "notes")),
                *(f"({kind})" for kind in KINDS), *(f", {kind})" for kind in KINDS),
-               *FAULT_CODES, *messages.FRAME_TYPES, "bin", "'helmo'", "'sules'")
+               *FAULT_CODES, *messages.FRAME_TYPES, "bin", "'helmo'", "'sules'", "XDG_DATA_HOME")
 
 
 def _parser_words() -> tuple[str, ...]:
