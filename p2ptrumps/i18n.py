@@ -254,8 +254,9 @@ def tr(text: object) -> str:
         text = message_of(text)
     if not isinstance(text, Message):
         return str(text)
-    if text.card_list is not None:
-        return " ".join(card_label(c) for c in text.card_list)
+    if text.card_list is not None:  # drawn as the English names were: suit letters when they have no symbol
+        ascii_only = not any(symbol in text for symbol in SUIT_SYMBOLS)
+        return " ".join(card_label(c, ascii_only) for c in text.card_list)
     if text.plural is not None and text.n is not None:
         return _formatted(_translation.ngettext(text.template, text.plural, text.n), str(text.template if text.n == 1
                           else text.plural), text.args)
@@ -267,6 +268,11 @@ def columns(text: str) -> int:
     mark, else 1 (for the command line's own aligned lines; the table counts with prompt_toolkit)."""
     return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
                for ch in text)
+
+
+def padded(text: str, width: int) -> str:
+    """``text`` and spaces after it up to ``width`` terminal columns (:func:`columns`); as it is when wider."""
+    return text + " " * max(0, width - columns(text))
 
 
 # ----- cards in the language's letters -----------------------------------------------------

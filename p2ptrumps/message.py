@@ -21,7 +21,7 @@ the how-to: ``p2ptrumps/locale/README.md``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 
 class Message(str):
@@ -93,3 +93,16 @@ def message_of(exc: BaseException) -> str:
     if len(exc.args) == 1 and isinstance(exc.args[0], Message):
         return exc.args[0]
     return str(exc)
+
+
+def joined(parts: Sequence[str], separator: str = "; ", before: str = "", after: str = "") -> Message:
+    """``parts`` joined by ``separator`` between ``before`` and ``after`` (``"(a; b)"``), as one message that a
+    display says part by part in the person's language (its template, the glue alone, is no text of the
+    catalog); more than 26 parts are joined as they are, in English."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    if len(parts) > len(letters):
+        return Message(before + separator.join(parts) + after, before + separator.join(parts) + after)
+    names = letters[:len(parts)]
+    template = before + separator.join(f"%(part_{x})s" for x in names) + after
+    args = {f"part_{x}": part for x, part in zip(names, parts, strict=True)}
+    return Message(english(template, args), template, args=args)

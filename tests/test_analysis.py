@@ -75,7 +75,7 @@ def test_a_thrown_win_is_named_with_the_best_move() -> None:
     ann, greedy = summarize(verdicts)
     assert (ann.judged, ann.kept, ann.blunders, ann.unknown, ann.accuracy) == (1, 0, 1, 0, 0.0)
     assert (greedy.judged, greedy.kept, greedy.blunders, greedy.accuracy) == (2, 2, 0, 1.0)
-    assert ann.text("Ann") == ("seat 0 Ann: accuracy 0% (0 of 1 judged moves kept the value, 0 estimated), 1 blunder"
+    assert ann.text("Ann") == ("seat 0 Ann: accuracy 0% (0 of 1 judged move kept the value, 0 estimated), 1 blunder"
         ", 0 mistakes, 0 inaccuracies, 0 unknown")
 
 

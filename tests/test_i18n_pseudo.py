@@ -23,7 +23,9 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,9 +35,12 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
 from p2ptrumps import i18n
+from p2ptrumps.command import typed
 from p2ptrumps.commands.main import main
 from p2ptrumps.rules import RuleSet
 from p2ptrumps.text import AI_LEVELS
+from p2ptrumps.wire import messages
+from p2ptrumps.wire.errors import FAULT_CODES
 from tests.test_ui_tmux import Tmux, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +50,11 @@ VECTORS = ROOT / "protocol" / "vectors"
 RECORD = VECTORS / "record-sample.json"
 UNFINISHED = VECTORS / "record-unfinished.json"
 MATCH_LOG = VECTORS / "wire" / "valid-guest.log"
+HOST_LOG = VECTORS / "wire" / "valid-host.log"
+CLAIMED_LOG = VECTORS / "clock" / "claim-between-deals.log"
+UNFINISHED_LOG = VECTORS / "wire" / "pair-guest-cut.log"
+#: A position the solver wins in three turns, and one whose deal is over.
+SOLVABLE = "v1/SH/TS9DKD7C/QD/8C/0/0"
 
 _MARKED = str.maketrans(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
@@ -78,6 +88,12 @@ def make_pseudo(root: Path) -> Path:
     return root
 
 
+#: Bytes of MATCH_LOG changed by one bit for ``verify`` (each names another fault): a bin over its limit, a
+#: frame's type, a frame's length, a message's kind, a message of the owner's seat, the host's signature,
+#: a str that is not UTF-8.
+DAMAGED = (35, 112, 189, 245, 336, 483, 931)
+
+
 def fill_data_dir(data: Path) -> None:
     """A data directory for ``history`` and the faults of ``replay``: two offline records (one finished, one
     not), a networked match log, a record whose fourth move is illegal, one cut short, a JSON file that is
@@ -93,6 +109,9 @@ def fill_data_dir(data: Path) -> None:
     (data / "records" / "cut.json").write_text(RECORD.read_text(encoding="utf-8")[:200], encoding="utf-8")
     (data / "records" / "list.json").write_text("[1, 2]", encoding="utf-8")
     (data / "records" / "notes.json").write_text("hello", encoding="utf-8")
+    log = MATCH_LOG.read_bytes()
+    for at in DAMAGED:
+        (data / f"damaged-{at}.p2plog").write_bytes(log[:at] + bytes([log[at] ^ 1]) + log[at + 1:])
 
 
 @pytest.fixture
@@ -204,14 +223,44 @@ SURFACE: list[tuple[list[str], int]] = [
     (["play", "--repetition", "0", "--turn-limit", "0"], 2),
     (["play", "--trump", "x"], 2),
     (["play", "--name", "a\tb"], 2),
+    # verify's reports and faults, solve's and arena's reports
+    (["verify", str(MATCH_LOG)], 0),
+    (["verify", str(CLAIMED_LOG)], 0),
+    (["verify", str(UNFINISHED_LOG)], 3),
+    (["verify", str(MATCH_LOG), str(HOST_LOG)], 0),
+    (["verify", str(HOST_LOG), str(UNFINISHED_LOG)], 0),
+    (["verify", str(RECORD)], 2),
+    (["verify", "{data}/records/notes.json"], 2),
+    (["verify", "{data}/none.p2plog"], 2),
+    *((["verify", f"{{data}}/damaged-{at}.p2plog"], 1) for at in DAMAGED),
+    (["analyse", "--nodes", "2000", "--estimate-nodes", "1000", "--depth", "2", str(RECORD)], 0),
+    (["analyse", "--nodes", "2000", "--estimate-nodes", "1000", "--depth", "2", "--ascii", str(MATCH_LOG)], 0),
+    (["analyse", "{data}/records/cut.json"], 2),
+    (["resume", "{data}/none.p2plog"], 1),
+    (["resume", str(MATCH_LOG)], 1),  # complete: nothing to resume
+    *((["resume", f"{{data}}/damaged-{at}.p2plog"], 1) for at in DAMAGED[-2:]),
+    (["join", "127.0.0.1:1", "--timeout", "3", "--headless", "--ai", "random"], 3),  # nobody listens on port 1
+    (["solve", "--nodes", "5000", SOLVABLE], 0),
+    (["solve", "--nodes", "1000", "v1/SH/6S7SKS/9D6H/9CTC/0/12"], 0),
+    (["solve", "--nodes", "1000", "--threads", "2", SOLVABLE], 2),
+    (["solve", "v1/SH/6S7SKS/9D6H/x/0/12"], 2),
+    (["arena", "random", "random", "--deals", "2", "--seed", "5", "--think", "0.01", "--jobs", "1"], 0),
 ]
+
+#: The kinds of the wire's messages (protocol/wire.md §9), names a verdict shows as they are in parentheses
+#: after a message's number: "message 38 (move)", "(message 3, move)".
+KINDS = tuple(sorted({cls.KIND for cls in vars(messages).values() if isinstance(getattr(cls, "KIND", None), str)
+                      and cls.KIND}, key=len, reverse=True))
 
 #: What others wrote that the surface shows as it is: the players' names in the files of fill_data_dir,
 #: Python's own words for a JSON text that does not parse, a stream's name, a name quoted with its
-#: escapes, the rules' names and the format's name in a record (protocol/record.md), the files' names.
+#: escapes, the rules' names and the format's name in a record (protocol/record.md), the files' names, the
+#: wire's message kinds.
 THEIR_WORDS = ("greedy AI", "Ann", "host", "guest", "Expecting ',' delimiter", "Expecting value", "line", "column",
                "char", "stdin", "a\\tb", *(f.name for f in dataclasses.fields(RuleSet)), "p2ptrumps-record",
-               *(f"records/{name}.json" for name in ("bad", "cut", "list", "notes")))
+               *(f"records/{name}.json" for name in ("bad", "cut", "list", "notes")),
+               *(f"({kind})" for kind in KINDS), *(f", {kind})" for kind in KINDS),
+               *FAULT_CODES, *messages.FRAME_TYPES, "bin", "'helmo'", "'sules'", "XDG_DATA_HOME")
 
 
 def _parser_words() -> tuple[str, ...]:
@@ -246,9 +295,10 @@ def test_a_command_leaves_no_english_unmarked(pseudo_dir: Path, argv: list[str],
     from p2ptrumps.net.keystore import load_name, load_or_create_key
 
     theirs = (load_or_create_key(data)[0].fingerprint, load_name(data), str(data / "identity.key"), str(data),
-              *i18n.available(), *THEIR_WORDS)  # the language codes
+              *i18n.available(), *THEIR_WORDS, typed("id --name NAME"), "p2ptrumps")  # the language codes; the program
     argparse_words = _parser_words() if "--help" in argv or status == 2 else ()
-    assert unmarked(out.out + out.err, (*theirs, *argparse_words, *argv)) == []
+    problems = unmarked(out.out + out.err, (*theirs, *argparse_words, *argv))
+    assert problems == [], "\n".join(problems)
 
 
 def _screens(tmux: Tmux, keys: list[tuple[str, str]]) -> Iterator[str]:
@@ -295,3 +345,45 @@ def test_the_replay_viewer_leaves_no_english_unmarked(pseudo_dir: Path, tmux: Tm
     for screen in _screens(tmux, steps):
         problems += unmarked(screen, ("greedy AI", "greed", "Ann", "'z'"))  # the Moves panel cuts names
     assert problems == []
+
+
+def _port_of(out: Path, host: subprocess.Popen[str], timeout_s: float = 30) -> int:
+    """The port the host waits on, read from its pseudo-language output file ``out``."""
+    waiting = pseudo("waiting for a guest on port %(port)d ...").split("%(port)d")[0]
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and host.poll() is None:
+        for line in out.read_text(encoding="utf-8").splitlines():
+            if line.startswith(waiting):
+                return int(line.removeprefix(waiting).split()[0])
+        time.sleep(0.05)
+    raise AssertionError(f"no port in the host's output: {out.read_text(encoding='utf-8')!r}")
+
+
+def test_a_headless_match_leaves_no_english_unmarked(pseudo_dir: Path, tmp_path: Path) -> None:
+    """``host --headless`` and ``join --headless`` (each ``--ai random``, one deal of 6 turns) in two processes
+    in the pseudo-language: the host's address line, the guest's connection, each move, the deal's end, the
+    match's end and its log, all marked; the players' names, keys, addresses and paths are theirs."""
+    common = ["--headless", "--ai", "random", "--think", "0.01", "--timeout", "10", "--ascii"]
+    env = {**os.environ, "LANGUAGE": PSEUDO, i18n.LOCALEDIR_VARIABLE: str(pseudo_dir), "P2PTRUMPS_NO_MAP": "1"}
+    out = tmp_path / "host.out"
+    with out.open("w", encoding="utf-8") as host_out:
+        host = subprocess.Popen(
+            [sys.executable, "-m", "p2ptrumps", "host", "--bind", "127.0.0.1", "--port", "0", "--open", "--deals",
+             "1", "--turn-limit", "6", "--name", "Hosta", *common], stdout=host_out, stderr=subprocess.STDOUT,
+            text=True, env={**env, "XDG_DATA_HOME": str(tmp_path / "h")})
+    try:
+        port = _port_of(out, host)
+        guest = subprocess.run([sys.executable, "-m", "p2ptrumps", "join", f"127.0.0.1:{port}", "--accept-new",
+                                "--name", "Guesto", *common], capture_output=True, text=True, timeout=60,
+                               env={**env, "XDG_DATA_HOME": str(tmp_path / "g")})
+        host.wait(timeout=30)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait(timeout=10)
+    text = out.read_text(encoding="utf-8") + guest.stdout + guest.stderr
+    assert (host.returncode, guest.returncode) == (0, 0), text
+    assert pseudo("match over: %(first)s").split("%(first)s")[0] in text
+    shown = re.sub(re.escape(str(tmp_path)) + r"\S*", " ", text)  # the match logs' and the keys' paths
+    problems = unmarked(shown, ("Hosta", "Guesto", "p2ptrumps join"))
+    assert problems == [], "\n".join(problems)

@@ -65,12 +65,12 @@ def test_what_the_host_says_of_its_router() -> None:
 
 
 def test_a_guest_that_reached_nothing_is_told_what_next() -> None:
-    assert portmap.next_step(["192.168.2.2"]).startswith(" (that is a local-network address")
-    assert portmap.next_step(["11.47.2.1"]).startswith(" (no answer: the host's router or firewall drops")
+    assert portmap.next_step(["192.168.2.2"]).startswith("that is a local-network address")
+    assert portmap.next_step(["11.47.2.1"]).startswith("no answer: the host's router or firewall drops")
     # A guest with no IPv6 route given an IPv6 address: its own network is the reason, not the host's router.
     assert portmap.next_step(["2a0b:bd40:5::2"], ["network unreachable"]) == (
-        " (no IPv6 route from here to the host: ask it for an IPv4 address, or to host with --code)")
-    assert portmap.next_step(["2a0b:bd40:5::2"], ["no answer in 3 s"]).startswith(" (no answer: the host's router")
+        "no IPv6 route from here to the host: ask it for an IPv4 address, or to host with --code")
+    assert portmap.next_step(["2a0b:bd40:5::2"], ["no answer in 3 s"]).startswith("no answer: the host's router")
 
 
 async def test_nothing_is_asked_when_not_wanted() -> None:

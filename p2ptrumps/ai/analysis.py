@@ -44,6 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..cards import Card
+from ..message import N_, Message, Nn_, joined
 from ..rules import BEAT, NO_CARD, PICK_UP, Move, Position
 from ..text import counted
 from .core import SEARCH, WIN, WIN_BOUND
@@ -53,6 +54,10 @@ from .levels import hint, hint_solution, position_seed, proven_move
 KEPT, THREW_WIN, THREW_DRAW, LOST, FORCED, UNKNOWN = "kept", "threw-win", "threw-draw", "lost", "forced", "unknown"
 SLOWER, ESTIMATE = "slower", "estimate"
 INACCURACY, MISTAKE, BLUNDER = "inaccuracy", "mistake", "blunder"
+#: The grades for people (the English is the grade itself, which ``--json`` writes).
+GRADE_WORDS = {INACCURACY: N_("inaccuracy"), MISTAKE: N_("mistake"), BLUNDER: N_("blunder")}
+#: A pick-up in :func:`short_label`: a lazy word.
+PICK_UP_WORDS = N_("pick up")
 
 #: Advantage (per mille, for the mover: see :func:`advantage`) given away by an estimated move that
 #: makes it an inaccuracy, a mistake, a blunder: 5, 10 and 20 points of the expected score.
@@ -149,38 +154,50 @@ class MoveVerdict:
     score_after: int | None = None
     bound: bool = False
 
-    def _verdict(self, value: int) -> str:
-        text = verdict(value)
-        return text.replace(" in ", " in at most ") if self.bound else text
+    def _verdict(self, value: int) -> Message:
+        return verdict(value, at_most=self.bound)
 
-    def text(self, ascii_only: bool = False) -> str:
+    def text(self, ascii_only: bool = False) -> Message:
         """The verdict in words: ``"kept the win (wins in 3)"``, ``"threw a forced win (best: TS/7H
         wins in 7); now a draw"``, ``"kept the win but slower (wins in 3 → wins in 4): inaccuracy"``,
         ``"estimate 62% → 51%: mistake"`` (the expected score before and after), ``"unknown (not solved
-        in the budget)"``."""
+        in the budget)"``.  A lazy message (:mod:`p2ptrumps.message`): English in ``--json``."""
         arrow = "->" if ascii_only else "→"
         if self.kind == ESTIMATE and self.score_before is not None and self.score_after is not None:
-            text = f"estimate {expected_score(self.score_before)} {arrow} {expected_score(self.score_after)}"
-            return text + (f": {self.grade}" if self.grade else "")
+            before, after = expected_score(self.score_before), expected_score(self.score_after)
+            if self.grade:
+                return N_("estimate %(before)s %(arrow)s %(after)s: %(grade)s", before=before, arrow=arrow,
+                          after=after, grade=GRADE_WORDS.get(self.grade, self.grade))
+            return N_("estimate %(before)s %(arrow)s %(after)s", before=before, arrow=arrow, after=after)
         if self.kind == FORCED and self.after is None and self.score_after is not None:
-            return f"forced (estimate {expected_score(self.score_after)})"
+            return N_("forced (estimate %(score)s)", score=expected_score(self.score_after))
         if self.kind == UNKNOWN or self.before is None or self.after is None:
-            return "unknown (not solved in the budget)"
+            return N_("unknown (not solved in the budget)")
         if self.after == WIN - 1:
-            return "went out and won"
+            return N_("went out and won")
         if self.kind == FORCED:
-            return f"forced ({self._verdict(self.after)})"
+            return N_("forced (%(verdict)s)", verdict=self._verdict(self.after))
         if self.kind == LOST:
-            return f"lost whatever the move ({self._verdict(self.after)})"
+            return N_("lost whatever the move (%(verdict)s)", verdict=self._verdict(self.after))
         if self.kind == SLOWER:
-            return f"kept the win but slower ({verdict(self.before)} {arrow} {verdict(self.after)}): inaccuracy"
+            return N_("kept the win but slower (%(before)s %(arrow)s %(after)s): inaccuracy",
+                      before=verdict(self.before), arrow=arrow, after=verdict(self.after))
         if self.kind == KEPT:
-            return f"kept the {outcome_of(self.before)} ({self._verdict(self.after)})"
+            kept = outcome_of(self.before)
+            after = self._verdict(self.after)
+            return (N_("kept the win (%(verdict)s)", verdict=after) if kept == "win"
+                    else N_("kept the draw (%(verdict)s)", verdict=after) if kept == "draw"
+                    else N_("kept the loss (%(verdict)s)", verdict=after))
         best = short_label(self.best, ascii_only) if self.best is not None else "?"
-        now = "now a draw" if outcome_of(self.after) == "draw" else f"now {self._verdict(self.after)}"
         if self.kind == THREW_WIN:
-            return f"threw a forced win (best: {best} {self._verdict(self.before)}); {now}"
-        return f"threw a draw (best: {best} holds the draw); {now}"
+            if outcome_of(self.after) == "draw":
+                return N_("threw a forced win (best: %(best)s %(verdict)s); now a draw", best=best,
+                          verdict=self._verdict(self.before))
+            return N_("threw a forced win (best: %(best)s %(verdict)s); now %(now)s", best=best,
+                      verdict=self._verdict(self.before), now=self._verdict(self.after))
+        if outcome_of(self.after) == "draw":
+            return N_("threw a draw (best: %(best)s holds the draw); now a draw", best=best)
+        return N_("threw a draw (best: %(best)s holds the draw); now %(now)s", best=best, now=self._verdict(self.after))
 
 
 @dataclass(frozen=True)
@@ -204,27 +221,31 @@ class PlayerSummary:
         """Share of judged moves that kept the value, 0..1 (None if no move was judged)."""
         return self.kept / self.judged if self.judged else None
 
-    def text(self, name: str) -> str:
+    def text(self, name: str) -> Message:
         """``seat 0 Ann: accuracy 85% (17 of 20 judged moves kept the value, 12 estimated), 2 blunders,
-        1 mistake, 0 inaccuracies, 0 unknown``."""
+        1 mistake, 0 inaccuracies, 0 unknown``: a lazy message."""
         if self.accuracy is None:
-            acc = "accuracy unknown (no move judged)"
+            acc = N_("accuracy unknown (no move judged)")
         else:
-            acc = (f"accuracy {self.accuracy:.0%} ({self.kept} of {self.judged} judged moves kept the value, "
-                   f"{self.estimated} estimated)")
-        return (f"seat {self.seat} {name}: {acc}, {counted(self.blunders, 'blunder')}, "
-                f"{counted(self.mistakes, 'mistake')}, "
-                f"{counted(self.inaccuracies, 'inaccuracy', 'inaccuracies')}, {self.unknown} unknown")
+            acc = Nn_("accuracy %(percent)s (%(kept)d of %(n)d judged move kept the value, %(estimated)d estimated)",
+                      "accuracy %(percent)s (%(kept)d of %(n)d judged moves kept the value, %(estimated)d estimated)",
+                      self.judged, percent=f"{self.accuracy:.0%}", kept=self.kept, estimated=self.estimated)
+        return N_("seat %(seat)d %(name)s: %(accuracy)s, %(blunders)s, %(mistakes)s, %(inaccuracies)s, %(unknown)d "
+                  "unknown", seat=self.seat, name=name, accuracy=acc, blunders=counted(self.blunders, "blunder"),
+                  mistakes=counted(self.mistakes, "mistake"),
+                  inaccuracies=counted(self.inaccuracies, "inaccuracy", "inaccuracies"), unknown=self.unknown)
 
 
-def short_label(move: Move, ascii_only: bool = False) -> str:
-    """A move in few characters: ``10♠``, ``10♠/7♥``, ``10♠/`` (beat with the last card), ``pick up``."""
+def short_label(move: Move, ascii_only: bool = False) -> Message:
+    """A move in few characters: ``10♠``, ``10♠/7♥``, ``10♠/`` (beat with the last card), ``pick up``; a lazy
+    message (the cards with the language's rank letters)."""
     if move.kind == PICK_UP:
-        return "pick up"
-    text = Card(move.card).label(ascii_only)
-    if move.kind == BEAT:
-        text += "/" + (Card(move.second).label(ascii_only) if move.second != NO_CARD else "")
-    return text
+        return PICK_UP_WORDS
+    card = Message.cards([move.card], [Card(move.card).label(ascii_only)])
+    if move.kind != BEAT:
+        return card
+    second = Message.cards([move.second], [Card(move.second).label(ascii_only)]) if move.second != NO_CARD else ""
+    return joined([card, second], "/")
 
 
 def _after_value(position: Position, value: int | None) -> int | None:

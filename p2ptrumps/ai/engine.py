@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..message import N_, Message, Nn_
 from ..rules import BEAT, LEAD, NO_CARD, PICK_UP, Move, Position
 from . import core, parallel
 from .core import (
@@ -114,15 +115,21 @@ def plies_of(value: int) -> int | None:
     return WIN - abs(value) if is_proven(value) else None
 
 
-def verdict(value: int) -> str:
+def verdict(value: int, at_most: bool = False) -> Message:
     """A solved value in words, for the seat to move: ``"wins in 3"`` (the seat goes out on its
-    3rd turn from now), ``"loses in 2"`` (the opponent goes out on its 2nd turn), ``"draw"``."""
+    3rd turn from now), ``"loses in 2"`` (the opponent goes out on its 2nd turn), ``"draw"``; with
+    ``at_most``, a proven outcome whose length is an upper bound: ``"wins in at most 3"``.  A lazy
+    message (:mod:`p2ptrumps.message`), English in ``--json``, said in the person's language by a display."""
     n = plies_of(value)
     if n is None:
-        return "draw"
+        return N_("draw")
     if value > 0:
-        return f"wins in {(n + 1) // 2}"
-    return f"loses in {n // 2}"
+        turns = (n + 1) // 2
+        # TRANSLATORS: the seat to move goes out on its %(n)d-th turn from now (its own turns).
+        return (Nn_("wins in at most %(n)d", "wins in at most %(n)d", turns) if at_most
+                else Nn_("wins in %(n)d", "wins in %(n)d", turns))
+    return (Nn_("loses in at most %(n)d", "loses in at most %(n)d", n // 2) if at_most
+            else Nn_("loses in %(n)d", "loses in %(n)d", n // 2))
 
 
 @dataclass(frozen=True)

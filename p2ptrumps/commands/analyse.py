@@ -38,6 +38,7 @@ from ..ai.analysis import (
 )
 from ..ai.engine import COMPILED, plies_of, verdict
 from ..command import CommandError
+from ..i18n import _, ngettext, padded, tr
 from ..record import MatchRecord, RecordError
 from ..ui.replay import AnalysisBudget, load_any, player_names, register_loader, replay_steps, value_text
 from ..ui.terminal import choose_ascii
@@ -57,12 +58,16 @@ def analyse_record(record: MatchRecord, budget_s: float, progress: bool = False,
     out = []
     for number, deal_steps in enumerate(replay_steps(record), 1):
 
-        def show(done: int, total: int, number: int = number, what: str = "positions solved") -> None:
+        def show(done: int, total: int, number: int = number, estimated: bool = False) -> None:
             if progress:
-                print(f"\r  deal {number}: {done}/{total} {what}  ", end="", file=sys.stderr, flush=True)
+                what = (_("deal %(number)d: %(done)d/%(total)d open moves estimated", number=number, done=done,
+                          total=total) if estimated
+                        else _("deal %(number)d: %(done)d/%(total)d positions solved", number=number, done=done,
+                               total=total))
+                print(f"\r  {what}  ", end="", file=sys.stderr, flush=True)
 
         def estimating(done: int, total: int, number: int = number) -> None:
-            show(done, total, number, "open moves estimated")
+            show(done, total, number, True)
 
         out.append(budget.analyse(deal_steps, show, estimating))
         if progress:
@@ -162,19 +167,22 @@ def format_text(path: str, record: MatchRecord, verdicts: list[list[MoveVerdict]
                 ascii_only: bool, nodes: int = 0) -> str:
     """The printed analysis (lines end with a newline)."""
     names = player_names(record)
-    core = "compiled core" if COMPILED else "pure-Python core"
-    per = f"{nodes} nodes" if nodes else f"{budget_s:g} s"
-    lines = [f"analysis of {printable(path)} ({per} per position, {core})"]
+    core = _("compiled core") if COMPILED else _("pure-Python core")
+    per = (ngettext("%(n)d node", "%(n)d nodes", nodes) if nodes
+           else _("%(seconds)s s", seconds=f"{budget_s:g}"))
+    lines = [_("analysis of %(path)s (%(budget)s per position, %(core)s)", path=printable(path), budget=per,
+               core=core)]
     for i, (deal, deal_verdicts) in enumerate(zip(record.deals, verdicts, strict=True)):
-        result = record.deal_result_text(i, names)
-        lines += ["", f"deal {deal.number}: {result}"]
+        result = tr(record.deal_result_text(i, names))
+        lines += ["", _("deal %(number)d: %(result)s", number=deal.number, result=result)]
         for v in deal_verdicts:
-            who = f"seat {v.seat} {names[v.seat]}"
-            lines.append(f"  {v.number:>4}. {who:<20} {short_label(v.move, ascii_only):<9} {v.text(ascii_only)}")
+            who = padded(_("seat %(seat)d %(name)s", seat=v.seat, name=tr(names[v.seat])), 20)
+            move = padded(tr(short_label(v.move, ascii_only)), 9)
+            lines.append(f"  {v.number:>4}. {who} {move} {tr(v.text(ascii_only))}")
         lines.append(f"  {value_text(names, deal_verdicts, ascii_only)}")
-    lines += ["", "summary (forced moves and moves in lost positions not counted):"]
+    lines += ["", _("summary (forced moves and moves in lost positions not counted):")]
     for s in summarize([v for d in verdicts for v in d]):
-        lines.append("  " + s.text(names[s.seat]))
+        lines.append("  " + tr(s.text(names[s.seat])))
     return "\n".join(lines) + "\n"
 
 
@@ -189,14 +197,14 @@ def run(args: argparse.Namespace) -> int:
                                   estimate_nodes=getattr(args, "estimate_nodes", ESTIMATE_NODES),
                                   estimate_depth=getattr(args, "depth", ESTIMATE_DEPTH))
     except RecordError as exc:
-        raise CommandError(str(exc)) from None
+        raise CommandError(tr(exc)) from None
     svg = getattr(args, "svg", None)
     if svg:
         try:
             with open(svg, "w", encoding="utf-8") as f:
                 f.write(svg_graph(record, verdicts))
         except OSError as exc:
-            raise CommandError(f"cannot write {svg}: {exc.strerror or exc}") from None
+            raise CommandError(_("cannot write %(path)s: %(why)s", path=svg, why=exc.strerror or str(exc))) from None
     if args.json:
         data = report(str(args.file), record, verdicts, args.budget)
         data.update(nodes=getattr(args, "nodes", 0), depth=getattr(args, "depth", ESTIMATE_DEPTH),

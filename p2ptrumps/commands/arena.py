@@ -33,7 +33,9 @@ from pathlib import Path
 from ..ai import choose_move
 from ..command import CommandError
 from ..files import prepare_dir
+from ..i18n import _, columns, ngettext, tr
 from ..match import Deal, Match
+from ..message import N_
 from ..record import MatchRecord, PlayerInfo
 from ..rules import Outcome, RuleSet
 from ..seats import started_now
@@ -44,12 +46,12 @@ ARENA_TAG = b"p2ptrumps/arena/v1"
 
 #: Pair outcome categories by A's half-points in the pair (win 2, draw 1 per game), in print order.
 CATEGORIES: tuple[tuple[str, str], ...] = (
-    ("A won both", "WW"),
-    ("A won one, drew one", "WD"),
-    ("split (one win each)", "WL"),
-    ("both drawn", "DD"),
-    ("B won one, drew one", "DL"),
-    ("B won both", "LL"),
+    (N_("A won both"), "WW"),
+    (N_("A won one, drew one"), "WD"),
+    (N_("split (one win each)"), "WL"),
+    (N_("both drawn"), "DD"),
+    (N_("B won one, drew one"), "DL"),
+    (N_("B won both"), "LL"),
 )
 
 
@@ -153,7 +155,7 @@ def t_quantile_95(df: int) -> float:
     if df < 1:
         raise ValueError(f"degrees of freedom must be at least 1, not {df}")
     lo, hi = 0.0, 1000.0
-    for _ in range(200):
+    for _step in range(200):
         mid = (lo + hi) / 2
         if t_two_sided_cdf(mid, df) < 0.95:
             lo = mid
@@ -238,42 +240,46 @@ def _elo_line(s: Summary) -> str:
     A score of 1 or 0 (or an interval end there) has no finite Elo difference: the
     line says so, and that more pairs are needed, instead of printing infinity."""
     if math.isinf(s.elo):
-        side = "A" if s.elo > 0 else "B"
-        return f"Elo difference A - B: not measurable, {side} scored every point (not enough pairs)"
-    text = f"Elo difference A - B: {_elo_text(s.elo)}"
+        return _("Elo difference A - B: not measurable, %(side)s scored every point (not enough pairs)",
+                 side="A" if s.elo > 0 else "B")
+    text = _("Elo difference A - B: %(elo)s", elo=_elo_text(s.elo))
     if s.pairs < 2:
         return text
     low, high = s.elo_low, s.elo_high
     if math.isinf(low) and math.isinf(high):
-        return f"{text}  (95% CI: not enough pairs)"
+        return text + "  " + _("(95% CI: not enough pairs)")
     if math.isinf(high):
-        return f"{text}  (95% CI {_elo_text(low)} .. no upper bound: not enough pairs)"
+        return text + "  " + _("(95%% CI %(low)s .. no upper bound: not enough pairs)", low=_elo_text(low))
     if math.isinf(low):
-        return f"{text}  (95% CI no lower bound .. {_elo_text(high)}: not enough pairs)"
-    return f"{text}  (95% CI {_elo_text(low)} .. {_elo_text(high)})"
+        return text + "  " + _("(95%% CI no lower bound .. %(high)s: not enough pairs)", high=_elo_text(high))
+    return text + "  " + _("(95%% CI %(low)s .. %(high)s)", low=_elo_text(low), high=_elo_text(high))
 
 
 def format_summary(s: Summary) -> str:
     """The printed arena report of a :class:`Summary` (plain text, lines end with newline)."""
     if s.pairs < 2:
-        interval = "  (no interval from a single pair)"
+        interval = _("(no interval from a single pair)")
     else:
-        interval = f"  (95% CI {s.ci_low:.3f} .. {s.ci_high:.3f}, over pairs)"
-    width = max(len(label) for label, _ in s.categories)
+        interval = _("(95%% CI %(low)s .. %(high)s, over pairs)", low=f"{s.ci_low:.3f}", high=f"{s.ci_high:.3f}")
+    labels = [(tr(label), count) for label, count in s.categories]
+    width = max(columns(label) for label, _count in labels)
     lines = [
-        f"A = {s.level_a}, B = {s.level_b}: {counted(s.pairs, 'deal pair')}, {counted(s.games, 'game')}",
+        _("A = %(a)s, B = %(b)s: %(pairs)s, %(games)s", a=s.level_a, b=s.level_b, pairs=counted(s.pairs, "deal pair"),
+          games=counted(s.games, "game")),
         *([format_sprt(s.sprt)] if s.sprt is not None else []),
-        f"score of A: {s.points_a:g} / {s.games} = {s.score:.3f}{interval}",
+        _("score of A: %(points)s / %(games)d = %(score)s", points=f"{s.points_a:g}", games=s.games,
+          score=f"{s.score:.3f}") + "  " + interval,
         _elo_line(s),
-        "deal pairs by outcome:",
-        *(f"  {label:<{width}}  {count:>5}" for label, count in s.categories),
-        f"mean plies per deal: {s.mean_plies:.1f}",
+        _("deal pairs by outcome:"),
+        *(f"  {label}{' ' * (width - columns(label))}  {count:>5}" for label, count in labels),
+        _("mean plies per deal: %(plies)s", plies=f"{s.mean_plies:.1f}"),
     ]
     for side, level, t in (("A", s.level_a, s.think_a), ("B", s.level_b, s.think_b)):
-        lines.append(
-            f"think per move, {side} ({level}): mean {t.mean_s * 1000:.1f} ms, p95 {t.p95_s * 1000:.1f} ms, "
-            f"max {t.max_s * 1000:.1f} ms over {t.moves} moves"
-        )
+        lines.append(ngettext(
+            "think per move, %(side)s (%(level)s): mean %(mean)s ms, p95 %(slow)s ms, max %(max)s ms over %(n)d move",
+            "think per move, %(side)s (%(level)s): mean %(mean)s ms, p95 %(slow)s ms, max %(max)s ms over %(n)d moves",
+            t.moves, side=side, level=level, mean=f"{t.mean_s * 1000:.1f}", slow=f"{t.p95_s * 1000:.1f}",
+            max=f"{t.max_s * 1000:.1f}"))
     return "\n".join(lines) + "\n"
 
 
@@ -334,14 +340,16 @@ def sprt(scores: Sequence[float], elo0: float, elo1: float) -> SprtResult:
 
 def format_sprt(r: SprtResult) -> str:
     """One line on the SPRT: stopped early (and why) or not decided."""
-    bounds = f"LLR {r.llr:+.2f}, bounds {r.lower:+.2f} .. {r.upper:+.2f}"
+    values = {"from_elo": f"{r.elo0:g}", "to_elo": f"{r.elo1:g}", "pairs": counted(r.pairs, "pair"),
+              "bounds": _("LLR %(llr)s, bounds %(lower)s .. %(upper)s", llr=f"{r.llr:+.2f}", lower=f"{r.lower:+.2f}",
+                          upper=f"{r.upper:+.2f}")}
     if r.decision == "H1":
-        return (f"SPRT [{r.elo0:g}, {r.elo1:g}]: stopped after {counted(r.pairs, 'pair')}: "
-                f"A is stronger by {r.elo1:g} Elo or more (H1 accepted; {bounds})")
+        return _("SPRT [%(from_elo)s, %(to_elo)s]: stopped after %(pairs)s: A is stronger by %(to_elo)s Elo or "
+                 "more (H1 accepted; %(bounds)s)", **values)
     if r.decision == "H0":
-        return (f"SPRT [{r.elo0:g}, {r.elo1:g}]: stopped after {counted(r.pairs, 'pair')}: "
-                f"A is not stronger by more than {r.elo0:g} Elo (H0 accepted; {bounds})")
-    return f"SPRT [{r.elo0:g}, {r.elo1:g}]: no decision after {counted(r.pairs, 'pair')} ({bounds})"
+        return _("SPRT [%(from_elo)s, %(to_elo)s]: stopped after %(pairs)s: A is not stronger by more than "
+                 "%(from_elo)s Elo (H0 accepted; %(bounds)s)", **values)
+    return _("SPRT [%(from_elo)s, %(to_elo)s]: no decision after %(pairs)s (%(bounds)s)", **values)
 
 
 # ----- playing ------------------------------------------------------------------
@@ -401,7 +409,7 @@ def play_game(task: PairTask, setup: PairSetup, a_seat: int) -> tuple[GameResult
                   started=started_now(), source="arena", dealer=setup.dealer)
     match.send(None, Deal(setup.seed))
     think: tuple[list[float], list[float]] = ([], [])
-    for _ in range(1 << 62):  # bounded by the rules' repetition or turn limit
+    for _step in range(1 << 62):  # bounded by the rules' repetition or turn limit
         seat, what = match.waiting_for()
         if seat is None or what != "move":
             break
@@ -458,7 +466,7 @@ def run_pairs(tasks: Sequence[PairTask], jobs: int, progress: bool = False,
 
 def _progress(enabled: bool, done: int, total: int) -> None:
     if enabled and (done % 10 == 0 or done == total):
-        print(f"  {done}/{total} pairs", file=sys.stderr, flush=True)
+        print("  " + _("%(done)d/%(total)d pairs", done=done, total=total), file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -471,9 +479,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             prepare_dir(log_dir)
         except OSError as exc:
-            raise CommandError(f"cannot write records to {log_dir}: {exc.strerror or exc}") from None
+            raise CommandError(_("cannot write records to %(path)s: %(why)s", path=str(log_dir),
+                                 why=exc.strerror or str(exc))) from None
         if any(log_dir.glob("pair-*.json")):
-            raise CommandError(f"{log_dir} already holds arena records (pair-*.json); choose an empty --log-dir")
+            raise CommandError(_("%(path)s already holds arena records (%(files)s); choose an empty %(option)s",
+                                 path=str(log_dir), files="pair-*.json", option="--log-dir"))
     nodes_a, nodes_b = getattr(args, "nodes", None) or (0, 0)
     think_a, think_b = args.think if isinstance(args.think, tuple) else (args.think, args.think)
     tasks = [

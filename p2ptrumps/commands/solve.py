@@ -42,6 +42,8 @@ from ..ai.engine import COMPILED, Solution, plies_of, solve, verdict
 from ..ai.parallel import default_threads
 from ..cards import suit_label
 from ..command import CommandError
+from ..i18n import _, ngettext, padded, tr
+from ..message import N_, Message
 from ..notation import PositionTextError, parse_position, position_text
 from ..rules import Move, Position
 from ..text import counted
@@ -57,8 +59,15 @@ def _value_json(value: int) -> dict[str, Any]:
 
 
 def _within(budget_s: float, nodes: int) -> str:
-    """The budget in words: ``"0.5 s"`` or ``"20000 positions"`` (a node budget, when not 0)."""
+    """The budget in words: ``"0.5 s"`` or ``"20000 positions"`` (a node budget, when not 0), in English
+    (``--json``)."""
     return f"{nodes} positions" if nodes else f"{budget_s:g} s"
+
+
+def _within_text(budget_s: float, nodes: int) -> str:
+    """:func:`_within` in the person's language."""
+    return (ngettext("%(n)d position", "%(n)d positions", nodes) if nodes
+            else _("%(seconds)s s", seconds=f"{budget_s:g}"))
 
 
 def report(position: Position, solution: Solution | None, budget_s: float, nodes: int = 0) -> dict[str, Any]:
@@ -124,13 +133,19 @@ def _proven_win(solution: Solution) -> tuple[Move, int] | None:
     return max(wins, key=lambda mv: mv[1]) if wins else None
 
 
-def _at_most(value: int) -> str:
+def _at_most(value: int) -> Message:
     """``"wins in at most 3"`` / ``"loses in at most 2"``: a proven outcome whose length is a bound."""
-    return verdict(value).replace(" in ", " in at most ", 1)
+    return verdict(value, at_most=True)
 
 
-def _plies_text(plies: int | None) -> str:
-    return "" if plies is None else f" ({counted(plies, 'ply', 'plies')})"
+def _verdict_text(value: int, exact: bool = True) -> str:
+    """A value in words in the person's language, with its plies when they are known: ``"wins in 2 (3
+    plies)"``; ``exact`` False: the length is an upper bound (``"wins in at most 2 (3 plies)"``)."""
+    words = verdict(value) if exact else _at_most(value)
+    plies = plies_of(value)
+    if plies is None:
+        return tr(words)
+    return _("%(verdict)s (%(plies)s)", verdict=words, plies=counted(plies, "ply", "plies"))
 
 
 def _known_moves(solution: Solution) -> dict[Move, tuple[int, bool]]:
@@ -166,36 +181,39 @@ def format_text(position: Position, solution: Solution | None, budget_s: float, 
     lines = [position_text(position)]
     if position.outcome is not None or solution is None:
         assert position.outcome is not None
-        lines.append(f"the deal is over: {position.outcome.describe()}")
+        lines.append(_("the deal is over: %(outcome)s", outcome=position.outcome.describe()))
         return "\n".join(lines) + "\n"
     seat = position.to_move
-    who = f"seat {seat} (trump {suit_label(position.trumps[seat], ascii_only)}) to move"
+    who = N_("seat %(seat)d (trump %(suit)s) to move", seat=seat, suit=suit_label(position.trumps[seat], ascii_only))
     won = _proven_win(solution)
+    within = _within_text(budget_s, nodes)
     if solution.solved:
-        lines.append(f"{who}: {verdict(solution.value)}{_plies_text(plies_of(solution.value))}")
+        lines.append(_("%(who)s: %(verdict)s", who=who, verdict=_verdict_text(solution.value)))
         if solution.move is not None:
-            lines.append(f"best move: {short_label(solution.move, ascii_only)}")
+            lines.append(_("best move: %(move)s", move=short_label(solution.move, ascii_only)))
     elif won is not None:
-        lines.append(f"{who}: {_at_most(won[1])}{_plies_text(plies_of(won[1]))}; not every move solved "
-                     f"within {_within(budget_s, nodes)}")
-        lines.append(f"a winning move: {short_label(won[0], ascii_only)}")
+        lines.append(_("%(who)s: %(verdict)s; not every move solved within %(budget)s", who=who,
+                       verdict=_verdict_text(won[1], exact=False), budget=within))
+        lines.append(_("a winning move: %(move)s", move=short_label(won[0], ascii_only)))
     elif solution.bound < 0:
-        lines.append(f"{who}: {_at_most(solution.bound)}{_plies_text(plies_of(solution.bound))}; not every "
-                     f"move solved within {_within(budget_s, nodes)}")
+        lines.append(_("%(who)s: %(verdict)s; not every move solved within %(budget)s", who=who,
+                       verdict=_verdict_text(solution.bound, exact=False), budget=within))
     else:
-        lines.append(f"{who}: unknown within {_within(budget_s, nodes)}")
+        lines.append(_("%(who)s: unknown within %(budget)s", who=who, budget=within))
     known = _known_moves(solution)
-    lines.append("moves:")
+    lines.append(_("moves:"))
     for m in _ordered_moves(position, solution):
-        value = _move_json(*known[m])["verdict"] if m in known else "unknown"
-        lines.append(f"  {short_label(m, ascii_only):<10} {value}")
-    core = "compiled core" if COMPILED else "pure-Python core"
+        value = tr(verdict(known[m][0]) if known[m][1] else _at_most(known[m][0])) if m in known else _("unknown")
+        lines.append(f"  {padded(tr(short_label(m, ascii_only)), 10)} {value}")
+    core = _("compiled core") if COMPILED else _("pure-Python core")
     if solution.threads > 1:
-        core += f", {solution.threads} threads"
+        core = ngettext("%(core)s, %(n)d thread", "%(core)s, %(n)d threads", solution.threads, core=core)
     if nodes:
-        lines.append(f"{solution.nodes:,} positions, budget {nodes:,} ({core})")
+        lines.append(_("%(nodes)s positions, budget %(budget)s (%(core)s)", nodes=f"{solution.nodes:,}",
+                       budget=f"{nodes:,}", core=core))
     else:
-        lines.append(f"{solution.nodes:,} positions in {solution.elapsed_s:.2f} s ({core})")
+        lines.append(_("%(nodes)s positions in %(seconds)s s (%(core)s)", nodes=f"{solution.nodes:,}",
+                       seconds=f"{solution.elapsed_s:.2f}", core=core))
     return "\n".join(lines) + "\n"
 
 
@@ -205,13 +223,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         position = parse_position(args.position)
     except PositionTextError as exc:
-        raise CommandError(str(exc), usage=True) from None
+        raise CommandError(tr(exc), usage=True) from None
     budget_s: float = args.budget
     nodes: int = getattr(args, "nodes", 0)
     threads: int | None = getattr(args, "threads", None)
     if nodes and threads is not None and threads > 1:
-        raise CommandError("--threads works with a time budget (--budget S): a node budget (--nodes N) is "
-                           "solved on one thread, so that its answer is the same on every run", usage=True)
+        raise CommandError(_("%(threads)s works with a time budget (%(budget)s): a node budget (%(nodes)s) is "
+                             "solved on one thread, so that its answer is the same on every run",
+                             threads="--threads", budget="--budget S", nodes="--nodes N"), usage=True)
     if threads is None:
         threads = 1 if nodes else default_threads()
     solution = None if position.outcome is not None else solve(position, None if nodes else budget_s, nodes,

@@ -16,6 +16,8 @@ import json
 import sys
 
 from ..files import UnreadableFileError, read_limited
+from ..i18n import tr
+from ..message import N_, message_of
 from ..wire.verify import LogCheck, Verdict, check_log, verify_pair
 
 #: The largest match log ``verify`` reads (bytes).  A match at the default rules
@@ -30,15 +32,20 @@ def load(path: str) -> tuple[LogCheck, bool]:
     try:
         data = read_limited(path, MAX_LOG_BYTES)
     except UnreadableFileError as exc:
-        return LogCheck(Verdict("unreadable", str(exc))), True
+        return LogCheck(Verdict("unreadable", message_of(exc))), True
     if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") and b'"p2ptrumps-resume"' in data[:200]:
-        log = path.removesuffix(".resume") if path.endswith(".resume") else "its match log"
-        return LogCheck(Verdict("unreadable", "this is a resume file (the deal secrets a peer keeps to go on "
-                                f"after a restart, protocol/files.md), not a match log: verify {log}")), False
+        if path.endswith(".resume"):
+            why = N_("this is a resume file (the deal secrets a peer keeps to go on after a restart, "
+                     "protocol/files.md), not a match log: verify %(log)s", log=path.removesuffix(".resume"))
+        else:
+            why = N_("this is a resume file (the deal secrets a peer keeps to go on after a restart, "
+                     "protocol/files.md), not a match log: verify its match log")
+        return LogCheck(Verdict("unreadable", why)), False
     if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
-        return LogCheck(Verdict("unreadable", "this looks like an offline game record (JSON), not a match "
-                                "log: verify checks the signed logs of networked matches; "
-                                "`p2ptrumps replay FILE` checks and shows a record")), False
+        return LogCheck(Verdict("unreadable", N_("this looks like an offline game record (JSON), not a match log: "
+                                                 "verify checks the signed logs of networked matches; "
+                                                 "`%(command)s` checks and shows a record",
+                                                 command="p2ptrumps replay FILE"))), False
     return check_log(data), False
 
 
@@ -56,15 +63,14 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(pair.to_json(logs=paths), indent=1, ensure_ascii=False))
         else:
             pair = verify_pair(first, second, names=paths)
-            print(pair.summary(names=paths))
+            print("\n".join(tr(line) for line in pair.summary_lines(names=paths)))
         sys.stdout.flush()
         return pair.exit_code
     verdict = first.verdict
     if as_json:
         print(json.dumps(verdict.to_json(log=str(args.log)), indent=1, ensure_ascii=False))
-    elif named:
-        print(verdict.summary())
     else:
-        print(f"{args.log}: {verdict.summary()}")
+        lines = [tr(line) for line in verdict.summary_lines()]
+        print("\n".join(lines if named else [f"{args.log}: {lines[0]}", *lines[1:]]))
     sys.stdout.flush()
     return verdict.exit_code

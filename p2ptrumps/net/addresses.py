@@ -21,6 +21,8 @@ import sys
 import idna
 import ifaddr
 
+from ..message import N_
+
 DEFAULT_PORT = 4816
 
 #: An ASCII label of a host name: letters, digits, ``-`` inside, and ``_`` anywhere (names
@@ -379,5 +381,5 @@ def family_missing(family: int, exc: OSError) -> str:
     """Why a socket of ``family`` could not be made, for one line: ``"IPv6 is not available here:
     address family not supported"`` when the kernel lacks the family (``ipv6.disable=1``)."""
     if exc.errno in (errno.EAFNOSUPPORT, errno.EPROTONOSUPPORT, errno.EPFNOSUPPORT):
-        return f"{family_name(family)} is not available here: address family not supported"
-    return f"no {family_name(family)} socket: {exc.strerror or exc}"
+        return N_("%(family)s is not available here: address family not supported", family=family_name(family))
+    return N_("no %(family)s socket: %(why)s", family=family_name(family), why=exc.strerror or str(exc))

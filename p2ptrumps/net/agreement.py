@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import trio
 
 from ..events import PeerHello, RulesAgreed, RulesProposed, RulesRefused
+from ..message import N_, message_of
 from ..rules import RuleSet
 from ..text import quoted
 from . import keystore
@@ -72,12 +73,13 @@ class Agreement:
         with trio.move_on_at(self.hello_deadline if self.hello_deadline is not None else math.inf):
             got = await game.take(PeerHello)
         if got is None:
-            raise NetplayError(EXIT_PEER_GONE, f"no hello from the peer within {cfg.hello_timeout_s:g} s "
-                               "(not a p2ptrumps peer?)")
+            raise NetplayError(EXIT_PEER_GONE, N_("no hello from the peer within %(seconds)s s (not a p2ptrumps peer?)",
+                                                  seconds=f"{cfg.hello_timeout_s:g}"))
         result.peer_name, result.peer_fingerprint = got.name, got.fingerprint
         if rematch_of is not None and got.fingerprint != rematch_of.peer_fingerprint:
-            raise NetplayError(EXIT_KEY_REFUSED, f"the rematch hello shows another key ({got.fingerprint}) than "
-                               f"the match before ({rematch_of.peer_fingerprint}). Refused.")
+            raise NetplayError(EXIT_KEY_REFUSED, N_("the rematch hello shows another key (%(key)s) than the match "
+                                                    "before (%(before)s). Refused.", key=got.fingerprint,
+                                                    before=rematch_of.peer_fingerprint or ""))
         if rematch_of is None and cfg.code_fingerprint is not None:  # keys pinned by the code (rendezvous.md §3)
             _check_code_key(cfg, got)
         elif rematch_of is None and cfg.role == "guest":
@@ -90,19 +92,23 @@ class Agreement:
         an accepting ``agree`` makes the match the guest's (:attr:`begin_hosted`).  Returns the rules."""
         cfg = self.cfg
         if self.rematch_of is None and not self.lobby:
-            clock = f", move clock {cfg.move_time} s" if cfg.move_time else ""
-            say(self.cfg, f"proposed: {cfg.rules.describe() if cfg.rules else '?'}{clock}; waiting for {hello.name} "
-                     "to accept the rules ...")
+            rules = cfg.rules.describe() if cfg.rules else "?"
+            if cfg.move_time:
+                say(self.cfg, N_("proposed: %(rules)s, move clock %(seconds)d s; waiting for %(name)s to accept the "
+                                 "rules ...", rules=rules, seconds=cfg.move_time, name=hello.name))
+            else:
+                say(self.cfg, N_("proposed: %(rules)s; waiting for %(name)s to accept the rules ...", rules=rules,
+                                 name=hello.name))
         answer: RulesAgreed | RulesRefused | None = None
         with trio.move_on_after(cfg.agree_wait_s):
             answer = await self.game.take(RulesAgreed, RulesRefused)
         if answer is None:
-            raise NetplayError(EXIT_PEER_GONE, f"{quoted(hello.name)} did not answer the rules within "
-                               f"{cfg.agree_wait_s:g} s")
+            raise NetplayError(EXIT_PEER_GONE, N_("%(name)s did not answer the rules within %(seconds)s s",
+                                                  name=quoted(hello.name), seconds=f"{cfg.agree_wait_s:g}"))
         if isinstance(answer, RulesRefused):
-            raise NetplayError(EXIT_RULES_REFUSED, f"{quoted(hello.name)} refused the rules")
+            raise NetplayError(EXIT_RULES_REFUSED, N_("%(name)s refused the rules", name=quoted(hello.name)))
         if not self.begin_hosted():
-            raise NetplayError(EXIT_PEER_GONE, "another guest came first")
+            raise NetplayError(EXIT_PEER_GONE, N_("another guest came first"))
         return answer.rules
 
     async def guest_rules(self, hello: PeerHello) -> RuleSet:
@@ -115,22 +121,23 @@ class Agreement:
         with trio.move_on_after(cfg.hello_timeout_s):  # the host proposes at once (protocol/wire.md §17)
             proposed = await game.take(RulesProposed)
         if proposed is None:
-            raise NetplayError(EXIT_PEER_GONE, f"{quoted(hello.name)} proposed no rules within "
-                               f"{cfg.hello_timeout_s:g} s")
+            raise NetplayError(EXIT_PEER_GONE, N_("%(name)s proposed no rules within %(seconds)s s",
+                                                  name=quoted(hello.name), seconds=f"{cfg.hello_timeout_s:g}"))
         if self._pin_host is not None:  # its signed proposal proves the key of its hello (protocol/wire.md §7.1)
             self._pin_host()
             self._pin_host = None
         if rematch_of is not None:
             ok = (rematch_of.rules is not None and proposed.rules == rematch_of.rules
                   and proposed.move_time == rematch_of.move_time)
-            why = "" if ok else "other rules than the match before"
+            why = "" if ok else N_("other rules than the match before")
         else:
             refusal = await rules_refusal(cfg, proposed.rules, hello.name, proposed.move_time)
             ok, why = refusal is None, refusal or ""
         if not ok:
             await game.act(session.floor.refuse_rules)
             raise NetplayError(EXIT_RULES_REFUSED,
-                               f"you refused the rules of {hello.name}" + (f": {why}" if why else ""))
+                               N_("you refused the rules of %(name)s: %(why)s", name=hello.name, why=why) if why
+                               else N_("you refused the rules of %(name)s", name=hello.name))
         self.create_log(hello.name)
         await game.act(session.floor.accept_rules)
         return (await game.take(RulesAgreed)).rules
@@ -172,13 +179,14 @@ def _check_code_key(cfg: NetConfig, hello: PeerHello) -> None:
     assert cfg.code_fingerprint is not None
     if keystore.normalise_fingerprint(hello.fingerprint) == keystore.normalise_fingerprint(cfg.code_fingerprint):
         if cfg.role == "guest":
-            say(cfg, f"peer: {quoted(hello.name)}, its key pinned by the code ({hello.fingerprint})")
+            say(cfg, N_("peer: %(name)s, its key pinned by the code (%(fingerprint)s)", name=quoted(hello.name),
+                        fingerprint=hello.fingerprint))
         return
     if cfg.role == "guest":
-        raise NetplayError(EXIT_KEY_REFUSED, f"the host's key {hello.fingerprint} is not the key the code gave "
-                           f"({cfg.code_fingerprint}). Refused.")
-    raise NetplayError(EXIT_KEY_REFUSED, f"a guest with the key {hello.fingerprint}, not the key that came with "
-                       f"the code, was turned away")
+        raise NetplayError(EXIT_KEY_REFUSED, N_("the host's key %(key)s is not the key the code gave (%(code_key)s). "
+                                                "Refused.", key=hello.fingerprint, code_key=cfg.code_fingerprint))
+    raise NetplayError(EXIT_KEY_REFUSED, N_("a guest with the key %(key)s, not the key that came with the code, was "
+                                            "turned away", key=hello.fingerprint))
 
 
 async def _pin(cfg: NetConfig, hello: PeerHello, peer_address: str) -> Callable[[], None]:
@@ -193,7 +201,7 @@ async def _pin(cfg: NetConfig, hello: PeerHello, peer_address: str) -> Callable[
     try:
         known = keystore.KnownPeers.open(cfg.data)
     except keystore.KeyStoreError as exc:
-        raise NetplayError(EXIT_ERROR, str(exc)) from None
+        raise NetplayError(EXIT_ERROR, message_of(exc)) from None
     check = known.check(hello.fingerprint, hello.name, peer_address)
     later = _PinLater(known)
 
@@ -205,15 +213,16 @@ async def _pin(cfg: NetConfig, hello: PeerHello, peer_address: str) -> Callable[
         try:
             later.write()
         except keystore.KeyStoreError as exc:
-            raise NetplayError(EXIT_ERROR, str(exc)) from None
+            raise NetplayError(EXIT_ERROR, message_of(exc)) from None
         except OSError as exc:
-            raise NetplayError(EXIT_ERROR, f"cannot write {known.path}: {exc.strerror or exc}") from None
+            raise NetplayError(EXIT_ERROR, N_("cannot write %(path)s: %(why)s", path=str(known.path),
+                                              why=exc.strerror or str(exc))) from None
 
     try:
         note = await trio.to_thread.run_sync(decide, abandon_on_cancel=True)
     except keystore.PinningError as exc:
-        raise NetplayError(EXIT_KEY_REFUSED, str(exc)) from None
+        raise NetplayError(EXIT_KEY_REFUSED, message_of(exc)) from None
     except keystore.KeyStoreError as exc:
-        raise NetplayError(EXIT_ERROR, str(exc)) from None
-    say(cfg, f"peer: {note}")
+        raise NetplayError(EXIT_ERROR, message_of(exc)) from None
+    say(cfg, N_("peer: %(note)s", note=note))
     return write

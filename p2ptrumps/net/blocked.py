@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..message import N_
 from ..system import locks
 from ..text import quoted
 from ..wire.identity import fingerprint, normalise_fingerprint
@@ -35,6 +36,8 @@ from .keystore import (
 BLOCKED_FILE = "blocked_peers.json"
 BLOCKED_FORMAT = "p2ptrumps-blocked-peers"
 BLOCKED_VERSION = 1
+#: Who a refusal names before any hello.
+A_GUEST = N_("a guest")
 #: What a damaged file's error adds: it blocks nobody meanwhile (protocol/files.md).
 UNTIL_THEN = " (until then it blocks nobody)"
 #: Characters of a fingerprint without its separators (protocol/wire.md §4.3: base32 of 20 bytes).
@@ -207,14 +210,17 @@ def unblock(directory: Path, name_or_fingerprint: str) -> str:
     return "unblocked " + ", ".join(p.label for p in gone)
 
 
-def refusal_note(entry: BlockedPeer, name: str, where: str, unnamed: str = "a guest") -> str:
+def refusal_note(entry: BlockedPeer, name: str, where: str, unnamed: str = A_GUEST) -> str:
     """The one line a side prints when it turns away the blocked key of ``entry``, which shows the name
     ``name`` (``""`` before any hello: then the name it was blocked under, or ``unnamed``) ``where``
     (``"from 192.0.2.7"``, ``"at 192.0.2.7:4816"``)."""
     shown = quoted(name or entry.name) if name or entry.name else unnamed
-    also = f", blocked as {quoted(entry.name)}" if name and entry.name and entry.name != name else ""
-    return (f"turned away {shown} {where}: you blocked the key {entry.fingerprint}{also} "
-            f"(p2ptrumps unblock {entry.fingerprint})")
+    if name and entry.name and entry.name != name:
+        return N_("turned away %(name)s %(where)s: you blocked the key %(key)s, blocked as %(blocked_as)s "
+                  "(%(command)s)", name=shown, where=where, key=entry.fingerprint, blocked_as=quoted(entry.name),
+                  command=f"p2ptrumps unblock {entry.fingerprint}")
+    return N_("turned away %(name)s %(where)s: you blocked the key %(key)s (%(command)s)", name=shown, where=where,
+              key=entry.fingerprint, command=f"p2ptrumps unblock {entry.fingerprint}")
 
 
 def blocked_key(directory: Path, key: bytes) -> tuple[BlockedPeer | None, str]:
@@ -230,7 +236,7 @@ def guest_refusal_note(key: object, reason: str, where: str, directory: Path) ->
     """(host) The one line for a guest whose first frame was ``["refuse", reason]`` (protocol/wire.md
     §7.3: it blocked our key): the key its encrypted handshake proved (``key``: 32 bytes, or None on a
     plain test stream) and the name it is pinned under, if any."""
-    who = "a guest"
+    who: str = A_GUEST
     if isinstance(key, bytes):
         fp = fingerprint(key)
         try:
@@ -238,6 +244,6 @@ def guest_refusal_note(key: object, reason: str, where: str, directory: Path) ->
                             if normalise_fingerprint(p.fingerprint) == normalise_fingerprint(fp)})
         except KeyStoreError:
             names = []
-        who = f"{quoted(names[0])} ({fp})" if names else f"a guest with the key {fp}"
-    why = "it blocked your key" if reason == "blocked" else f"its reason: {quoted(reason)}"
-    return f"{who} {where} refused to play with you: {why}"
+        who = f"{quoted(names[0])} ({fp})" if names else N_("a guest with the key %(key)s", key=fp)
+    why = N_("it blocked your key") if reason == "blocked" else N_("its reason: %(reason)s", reason=quoted(reason))
+    return N_("%(who)s %(where)s refused to play with you: %(why)s", who=who, where=where, why=why)

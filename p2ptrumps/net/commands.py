@@ -20,6 +20,7 @@ import trio
 from .. import i18n
 from ..command import say
 from ..i18n import _, tr
+from ..message import N_, message_of
 from ..system import signals as system_signals
 from ..text import halves_text, quoted
 from . import blocked, config, keystore, resumefile
@@ -38,7 +39,7 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
     blocked.BlockedPeers.open(data)  # a damaged block list stops here, not after a blocked key was let in
     identity, created = keystore.load_or_create_key(data)
     if created:
-        print(f"created your identity key in {data / keystore.KEY_FILE}", file=sys.stderr)
+        print(_("created your identity key in %(path)s", path=data / keystore.KEY_FILE), file=sys.stderr)
     interactive = sys.stdin.isatty()
     try:
         if args.name:
@@ -46,9 +47,9 @@ def _config(args: argparse.Namespace, role: str) -> NetConfig:
         else:
             name, note = keystore.first_name(data, read_line if interactive else None)
             if note:
-                say(args, note)
+                say(args, tr(note))
     except ValueError as exc:
-        raise NetplayError(EXIT_USAGE, str(exc)) from None
+        raise NetplayError(EXIT_USAGE, message_of(exc)) from None
 
     def confirm(question: str) -> bool:
         answer = read_line(question)
@@ -104,19 +105,19 @@ def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetRes
         if sys.stdin.isatty():
             _tell("", sys.stderr)
         why = str(exc)
-        say(args, f"stopped by {why}" if why.startswith("SIG") else "interrupted")
+        say(args, _("stopped by %(signal)s", signal=why) if why.startswith("SIG") else _("interrupted"))
         for path in sorted(_logs_since(cfg)):
-            _tell(f"match log (kept): {path}", sys.stderr)
+            _tell(_("match log (kept): %(path)s", path=path), sys.stderr)
         sig = getattr(signal.Signals, why, None) if why.startswith("SIG") else None
         return system_signals.exit_status(sig) if sig is not None else EXIT_LEFT  # 128 + n, as `play` exits
     except NetplayError as exc:
-        say(args, str(exc))
+        say(args, tr(exc))
         res: NetResult | None = getattr(exc, "result", None)
         for line in resumefile.kept_lines(log_paths(res)):
-            _tell(line, sys.stderr)
+            _tell(tr(line), sys.stderr)
         return exc.status
     except keystore.KeyStoreError as exc:
-        say(args, str(exc))
+        say(args, tr(exc))
         return EXIT_ERROR
     if not args.headless and cfg is not None:  # --ai at a terminal prints no progress: at least each score
         for done in (result, *result.rematches):
@@ -125,9 +126,10 @@ def _finish(args: argparse.Namespace, cfg_out: TextIO, call: Callable[[], NetRes
                 if done.seat == 1:
                     names = names[::-1]
                 x, y = done.score_halves
-                _tell(f"match over: {names[0]} {halves_text(x, True)}, {names[1]} {halves_text(y, True)}", cfg_out)
+                _tell(_("match over: %(first)s %(first_score)s, %(second)s %(second_score)s", first=names[0],
+                        first_score=halves_text(x, True), second=names[1], second_score=halves_text(y, True)), cfg_out)
     for path in log_paths(result):
-        _tell(f"match log: {path}", cfg_out)
+        _tell(_("match log: %(path)s", path=path), cfg_out)
     return EXIT_OK
 
 
@@ -165,22 +167,22 @@ def _run(args: argparse.Namespace, role: str) -> int:
     from .addresses import unresolved_bind
 
     if role == "host" and (fault := unresolved_bind(getattr(args, "bind", None))):
-        say(args, fault)  # an option's fault first, before the terminal's or the key's (nothing written)
+        say(args, tr(fault))  # an option's fault first, before the terminal's or the key's (nothing written)
         return EXIT_USAGE
     if not args.headless and (why := terminal_problem(sys.stdin, sys.stdout)):
-        say(args, f"the table needs a terminal: {why} (for a match without one, add --headless, with --ai LEVEL "
-            "to let the AI play)")
+        say(args, _("the table needs a terminal: %(why)s (for a match without one, add %(headless)s, with %(ai)s "
+                    "to let the AI play)", why=why, headless="--headless", ai="--ai LEVEL"))
         return EXIT_USAGE
     if (fault := _local_tls_fault()) is not None:
-        say(args, fault)
+        say(args, tr(fault))
         return EXIT_ERROR
     try:
         cfg = _config(args, role)
     except NetplayError as exc:
-        say(args, str(exc))
+        say(args, tr(exc))
         return exc.status
     except keystore.KeyStoreError as exc:
-        say(args, str(exc))
+        say(args, tr(exc))
         return EXIT_ERROR
     by_code = _meet_by_code(args, cfg, role)
     if not cfg.headless and cfg.ai is None:
@@ -235,7 +237,8 @@ async def until_signalled(cfg: NetConfig, main: Callable[[], Awaitable[NetResult
             await _run_watched(cfg, main, got, signalled)
     except NetplayError as exc:
         if signalled:
-            exc.args = (f"stopped by {signal.Signals(signalled[0]).name}: {exc}",)
+            exc.args = (N_("stopped by %(signal)s: %(fault)s", signal=signal.Signals(signalled[0]).name,
+                           fault=message_of(exc)),)
             exc.status = system_signals.exit_status(signalled[0])  # 128 + n (143 SIGTERM), as `play` exits
         raise
     if not got:
@@ -279,10 +282,10 @@ def run_join(args: argparse.Namespace) -> int:
         if not is_code(args.address):
             parse_address(split_ticket(args.address)[0])
     except TicketError as exc:
-        say(args, str(exc))
+        say(args, tr(exc))
         return EXIT_USAGE
     except NetplayError as exc:
-        say(args, str(exc))
+        say(args, tr(exc))
         return exc.status
     return _run(args, "guest")
 
@@ -305,44 +308,46 @@ def run_resume(args: argparse.Namespace) -> int:
         keystore.check_ready(data)
         identity, created = keystore.load_or_create_key(data)
     except keystore.KeyStoreError as exc:
-        say(args, str(exc))
+        say(args, tr(exc))
         return EXIT_ERROR
     if created:
-        say(args, f"there was no identity key in {data}, so no match of yours to resume (a new key was made); "
-            "set XDG_DATA_HOME to the data directory of the match")
+        say(args, _("there was no identity key in %(path)s, so no match of yours to resume (a new key was made); "
+                    "set %(variable)s to the data directory of the match", path=data, variable="XDG_DATA_HOME"))
         return EXIT_ERROR
     path = Path(args.log) if args.log else None
     if path is None:
         candidates = [(p, d) for p in resume.resumable_logs(data) if (d := resume.describe(p)) is not None]
         if not candidates:
-            say(args, f"no unfinished match to resume in {data / 'logs'}")
+            say(args, _("no unfinished match to resume in %(path)s", path=data / "logs"))
             return EXIT_ERROR
         newest, about = candidates[0]
         if not sys.stdin.isatty():
-            say(args, f"no LOG given and no terminal to ask; the newest unfinished match is {newest}")
+            say(args, _("no LOG given and no terminal to ask; the newest unfinished match is %(path)s", path=newest))
             return EXIT_USAGE
         try:
-            answer = input(f"resume {about}\n  log {newest}\nresume it? [y/N] ")
+            # TRANSLATORS: the answers typed stay y and N (y or yes resumes).
+            answer = input(_("resume %(match)s\n  log %(path)s\nresume it? [y/N] ", match=tr(about), path=newest))
         except EOFError:
             answer = ""
         except KeyboardInterrupt:  # Ctrl-C at the question: end its line, so the shell's prompt starts clean
             _tell("", sys.stderr)
-            say(args, "interrupted")
+            say(args, _("interrupted"))
             return EXIT_LEFT
         if answer.strip().lower() not in ("y", "yes"):
             return EXIT_ERROR
         path = newest
     if (fault := _local_tls_fault()) is not None:
-        say(args, fault)
+        say(args, tr(fault))
         return EXIT_ERROR
     if no_table:
         try:
-            _, resume_file = resume.check_resumable(path)
+            resume_file = resume.check_resumable(path)[1]
             resume.check_not_running(data, path, resume_file)
         except NetplayError as exc:
-            say(args, str(exc))
+            say(args, tr(exc))
             return exc.status
-        say(args, f"the table needs a terminal: {no_table} (add --headless, with --ai LEVEL to let the AI play)")
+        say(args, _("the table needs a terminal: %(why)s (add %(headless)s, with %(ai)s to let the AI play)",
+                    why=no_table, headless="--headless", ai="--ai LEVEL"))
         return EXIT_USAGE
     cfg = NetConfig(role="host", identity=identity, name="-", data=data, ai=args.ai, think_s=args.think,
                     headless=bool(args.headless), timeout_s=args.timeout,
@@ -353,7 +358,7 @@ def run_resume(args: argparse.Namespace) -> int:
         check_place(path.parent)  # room for the frames still to come, before the peer is reached
         restored = resume.load(cfg, path)
     except NetplayError as exc:
-        say(args, str(exc))
+        say(args, tr(exc))
         return exc.status
     cfg.role = restored.resume.role
     cfg.name = restored.session.name
@@ -440,8 +445,8 @@ def run_unblock(args: argparse.Namespace) -> int:
 
 def _peers_change(args: argparse.Namespace, change: Callable[[Path, str], str]) -> int:
     try:
-        print(change(keystore.data_dir(), args.key))
+        print(tr(change(keystore.data_dir(), args.key)))
     except (blocked.BlockError, keystore.KeyStoreError) as exc:
-        say(args, str(exc))
+        say(args, tr(exc))
         return EXIT_ERROR
     return EXIT_OK

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Protocol, TextIO
 
 import trio
 
+from ..i18n import tr
+from ..message import N_
 from ..record import MatchRecord
 from ..rules import RuleSet
 from ..wire.identity import Identity
@@ -340,6 +342,7 @@ def say(cfg: NetConfig, text: str) -> None:
     """Print one line of progress to ``cfg.out`` (flushed).  A reader that went away (``| head``: a
     broken pipe) or a terminal that is gone is nobody to tell: the line is dropped and the match goes
     on to its end, its log complete -- never mistaken for a failure to write the match log."""
+    text = tr(text)  # a lazy message in the person's language
     try:
         print(text, file=cfg.out, flush=True)
     except UnicodeEncodeError:  # a peer's name or chat the terminal's encoding cannot hold: escaped, never fatal
@@ -360,6 +363,7 @@ def log_paths(result: NetResult | None) -> list[Path]:
 def shared_key_hint(data: Path) -> str:
     """The hint added when the peer shows our own identity key: two processes share the data
     directory ``data`` (text starting with " -- ")."""
-    return (" -- both sides use one identity key: are two p2ptrumps processes sharing one data "
-            f"directory ({data})? Give each its own with XDG_DATA_HOME=/some/other/dir")
+    return N_(" -- both sides use one identity key: are two p2ptrumps processes sharing one data directory "
+              "(%(path)s)? Give each its own with %(variable)s=/some/other/dir", path=str(data),
+              variable="XDG_DATA_HOME")
 

@@ -11,6 +11,7 @@ import socket
 
 import trio
 
+from ..message import N_, joined, message_of
 from ..wire import framing, messages
 from . import addresses
 from .addresses import DEFAULT_PORT, family_missing, format_address, sockaddr_text
@@ -62,12 +63,16 @@ class ConnectError(OSError):
         self.attempts = attempts
 
 
+#: Why an address did not connect, in the words :func:`~p2ptrumps.net.portmap.next_step` reads.
+REFUSED, UNREACHABLE = N_("connection refused"), N_("network unreachable")
+
+
 def _why_failed(exc: BaseException) -> str:
     code = getattr(exc, "errno", None)
-    for known, text in ((errno.ECONNREFUSED, "connection refused"), (errno.ETIMEDOUT, "timed out"),
-                        (errno.EHOSTUNREACH, "no route to the host"), (errno.ENETUNREACH, "network unreachable"),
-                        (errno.EADDRNOTAVAIL, "address not available here"),
-                        (errno.EAFNOSUPPORT, "address family not supported here")):
+    for known, text in ((errno.ECONNREFUSED, REFUSED), (errno.ETIMEDOUT, N_("timed out")),
+                        (errno.EHOSTUNREACH, N_("no route to the host")), (errno.ENETUNREACH, UNREACHABLE),
+                        (errno.EADDRNOTAVAIL, N_("address not available here")),
+                        (errno.EAFNOSUPPORT, N_("address family not supported here"))):
         if code == known:
             return text
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
@@ -106,17 +111,19 @@ async def connect(host_name: str, port: int, timeout_s: float,
         with trio.fail_after(timeout_s):
             infos = await trio.socket.getaddrinfo(host_name, port, type=socket.SOCK_STREAM)
     except trio.TooSlowError:
-        raise ConnectError(f"cannot connect to {where}: the name {host_name!r} did not resolve in "
-                           f"{timeout_s:g} s", []) from None
+        raise ConnectError(N_("cannot connect to %(address)s: the name %(name)s did not resolve in %(seconds)s s",
+                              address=where, name=repr(host_name), seconds=f"{timeout_s:g}"), []) from None
     except (OSError, UnicodeError) as exc:
-        raise ConnectError(f"cannot connect to {where}: unknown host name {host_name!r} "
-                           f"({getattr(exc, 'strerror', None) or exc}; check the address)", []) from None
+        raise ConnectError(N_("cannot connect to %(address)s: unknown host name %(name)s (%(why)s; check the address)",
+                              address=where, name=repr(host_name), why=getattr(exc, "strerror", None) or str(exc)),
+                           []) from None
     # The whole socket address is kept: an IPv6 scope id (fe80::1%eth0) is needed to connect.
     sockaddrs = {sockaddr_text(addr): (int(family), tuple(addr)) for family, _, _, _, addr in infos
                  if family in (socket.AF_INET, socket.AF_INET6)}
     targets = _interleave([(family, text) for text, (family, _) in sockaddrs.items()])
     if not targets:
-        raise ConnectError(f"cannot connect to {where}: {host_name!r} has no IPv4 or IPv6 address", [])
+        raise ConnectError(N_("cannot connect to %(address)s: %(name)s has no IPv4 or IPv6 address", address=where,
+                              name=repr(host_name)), [])
     failed: dict[str, str] = {}
     winner: list[trio.SocketStream] = []
 
@@ -152,15 +159,16 @@ async def connect(host_name: str, port: int, timeout_s: float,
                     await gave_up.wait()
     if winner:
         return winner[0]
-    attempts = [(a, failed.get(a, f"no answer in {timeout_s:g} s")) for _, a in targets]
-    detail = "; ".join(f"{format_address(a, port)} {why}" for a, why in attempts)
-    hint = " (is the host running? is the port right?)" if any(
-        why == "connection refused" for _, why in attempts) else next_step([a for a, _ in attempts],
-                                                                            [why for _, why in attempts])
+    attempts = [(a, failed.get(a, N_("no answer in %(seconds)s s", seconds=f"{timeout_s:g}"))) for _, a in targets]
+    detail = joined([N_("%(address)s %(why)s", address=format_address(a, port), why=why) for a, why in attempts])
+    hint = N_("is the host running? is the port right?") if any(
+        why == REFUSED for _, why in attempts) else next_step([a for a, _ in attempts], [why for _, why in attempts])
     if len(attempts) == 1 and attempts[0][0] == host_name:
-        return_text = f"cannot connect to {where}: {attempts[0][1]}{hint}"
+        return_text = N_("cannot connect to %(address)s: %(why)s (%(hint)s)", address=where, why=attempts[0][1],
+                         hint=hint)
     else:
-        return_text = f"cannot connect to {where}: tried {detail}{hint}"
+        return_text = N_("cannot connect to %(address)s: tried %(detail)s (%(hint)s)", address=where, detail=detail,
+                         hint=hint)
     raise ConnectError(return_text, attempts)
 
 
@@ -198,8 +206,8 @@ async def client_handshake(cfg: NetConfig, raw: trio.abc.Stream, deadline: float
         raise
     if stream.peer_key == cfg.identity.public_bytes:  # known before any hello: one data directory, two processes
         await trio.aclose_forcefully(stream)
-        raise NetplayError(EXIT_PEER_FAULT, "the peer broke the protocol: the peer uses our own public key "
-                           f"[bad-key]{shared_key_hint(cfg.data)}")
+        raise NetplayError(EXIT_PEER_FAULT, N_("the peer broke the protocol: the peer uses our own public key "
+                                               "[%(code)s]%(hint)s", code="bad-key", hint=shared_key_hint(cfg.data)))
     return stream
 
 
@@ -219,14 +227,15 @@ async def join(cfg: NetConfig, address: str) -> NetResult:
     where = format_address(host_name, port)
     check_log_free(cfg)
     cfg.address = address  # for the resume file (protocol/files.md); a resume needs no ticket (wire.md §7.3)
-    say(cfg, f"trying the host directly at {where} ...")
+    say(cfg, N_("trying the host directly at %(address)s ...", address=where))
     for pause in (*JOIN_AGAIN_S, None):
         try:
             return await _join_once(cfg, host_name, port, where, ticket)
         except (UnheardError, _Unheard) as exc:  # dropped unheard from a crowded doorway: again (wire.md §7.3)
             if pause is None:
-                raise NetplayError(EXIT_CONNECT if isinstance(exc, _Unheard) else exc.status, str(exc)) from None
-            say(cfg, f"{exc}; connecting again in {pause:g} s ...")
+                raise NetplayError(EXIT_CONNECT if isinstance(exc, _Unheard) else exc.status, message_of(exc)) from None
+            say(cfg, N_("%(fault)s; connecting again in %(seconds)s s ...", fault=message_of(exc),
+                        seconds=f"{pause:g}"))
             await trio.sleep(pause)
     raise AssertionError("unreachable")
 
@@ -255,7 +264,8 @@ async def turn_away_blocked(cfg: NetConfig, stream: SecureStream, where: str) ->
                                                                  OSError):
         await stream.send_all(framing.frame(messages.Refuse("blocked").encode()))
     await trio.aclose_forcefully(stream)
-    raise NetplayError(EXIT_KEY_REFUSED, refusal_note(entry, "", where, "the host") + "; nothing was written")
+    raise NetplayError(EXIT_KEY_REFUSED, N_("%(note)s; nothing was written",
+                                            note=refusal_note(entry, "", where, N_("the host"))))
 
 
 class _Unheard(Exception):
@@ -275,20 +285,22 @@ async def _join_once(cfg: NetConfig, host_name: str, port: int, where: str, tick
         raise NetplayError(EXIT_CONNECT, exc.message) from None
     except SecureError as exc:
         if exc.kind == "closed":
-            raise _Unheard(f"cannot connect to {where}: {exc}") from None
+            raise _Unheard(N_("cannot connect to %(address)s: %(why)s", address=where, why=message_of(exc))) from None
         raise NetplayError(EXIT_KEY_REFUSED if exc.kind == "key" else EXIT_CONNECT,
-                           f"cannot connect to {where}: {exc}") from None
-    await turn_away_blocked(cfg, stream, f"at {where}")
-    say(cfg, f"connected to {where}; your key fingerprint {cfg.identity.fingerprint}")
+                           N_("cannot connect to %(address)s: %(why)s", address=where, why=message_of(exc))) from None
+    await turn_away_blocked(cfg, stream, N_("at %(address)s", address=where))
+    say(cfg, N_("connected to %(address)s; your key fingerprint %(fingerprint)s", address=where,
+                fingerprint=cfg.identity.fingerprint))
     if ticket is not None:  # the first frame, right before the hello (protocol/wire.md §7.3)
         try:
             await stream.send_all(framing.frame(messages.Ticket(ticket).encode()))
         except (trio.BrokenResourceError, OSError) as exc:
-            raise NetplayError(EXIT_CONNECT, f"the connection to {where} ended at once ({exc})") from None
+            raise NetplayError(EXIT_CONNECT, N_("the connection to %(address)s ended at once (%(why)s)", address=where,
+                                                why=str(exc))) from None
     sock = getattr(stream.transport, "socket", None)  # the TCP socket below the encryption
     with contextlib.suppress(OSError, AttributeError):
         cfg.report.path = describe_path(str(sock.getsockname()[0]), str(sock.getpeername()[0]))  # type: ignore[union-attr]
-        say(cfg, f"path: {cfg.report.path}")
+        say(cfg, N_("path: %(path)s", path=cfg.report.path))
 
     async def redial(seconds_left: float) -> Link | None:
         try:

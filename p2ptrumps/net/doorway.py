@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import trio
 
+from ..message import N_
 from ..wire import framing, messages
 from ..wire.errors import RemoteProtocolError
 from .secure import key_mismatch
@@ -137,7 +138,7 @@ class ResumeDoor:
                 return
             refused = key_mismatch(stream, chain.keys[1].raw, "the guest's key of the match")
             if refused is not None:
-                self.note(f"dropped a connection that offered to resume the match: {refused}")
+                self.note(N_("dropped a connection that offered to resume the match: %(why)s", why=refused))
                 return
             nonce = os.urandom(32)
             if nonce == first.nonce:
@@ -151,7 +152,7 @@ class ResumeDoor:
                     break
             if not isinstance(proof, messages.Proof) or not chain.keys[1].verify(
                     proof.sig, messages.proof_input(chain.game_id, 1, proof.confirmed, first.nonce, nonce)):
-                self.note("dropped a connection that offered to resume the match without the guest's key")
+                self.note(N_("dropped a connection that offered to resume the match without the guest's key"))
                 return
             try:
                 self._send.send_nowait(Link(stream, bytes(buf), nonce))

@@ -28,6 +28,7 @@ from pathlib import Path
 import trio
 
 from ..events import ProtocolViolation
+from ..message import N_, message_of
 from ..text import clock_text, halves_text, quoted
 from ..wire.chain import OTHER_COPY
 from ..wire.errors import LocalProtocolError
@@ -115,7 +116,8 @@ def make_reconnect(cfg: NetConfig, redial: Redial, backoff_s: tuple[float, ...])
         started = conn.down_since if conn.down_since is not None else trio.current_time()
         deadline = started + cfg.reconnect_wait_s
         if str(why) != RESTARTED and (conn.reconnections == 0 or trio.current_time() - started < 0.5):
-            say(cfg, f"connection lost ({why}); reconnecting for up to {cfg.reconnect_wait_s:g} s ...")
+            say(cfg, N_("connection lost (%(why)s); reconnecting for up to %(seconds)s s ...", why=message_of(why),
+                        seconds=f"{cfg.reconnect_wait_s:g}"))
 
         async def countdown() -> None:
             while True:
@@ -271,7 +273,7 @@ class _Matches:
             if not await match.run(conn, rematches_left=cfg.rematches - number):
                 return
             match.log.close()
-            say(cfg, "rematch agreed: a new match on the same connection")
+            say(cfg, N_("rematch agreed: a new match on the same connection"))
             trailing = match.session.trailing_data
             match.session.trailing_data = b""
             log, session, result = open_match(cfg, number + 1)
@@ -356,9 +358,10 @@ class _Matches:
         if match_complete(session):
             note_disputed(cfg, session, self.matches[-1].result)
             if session.delivered:
-                say(cfg, f"note: the match is complete; then the connection ended: {exc}")
+                say(cfg, N_("note: the match is complete; then the connection ended: %(why)s", why=message_of(exc)))
             else:  # our log is complete; only the peer may lack our last statement (wire.md §14.5)
-                say(cfg, f"note: the match is complete, but the peer may not have your last statement ({exc})")
+                say(cfg, N_("note: the match is complete, but the peer may not have your last statement (%(why)s)",
+                            why=message_of(exc)))
             self.forget_complete()
             if first.left:
                 return NetplayError(EXIT_LEFT, first.left)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import trio
 
 from ..events import ConnectionClosed, RematchAgreed
+from ..i18n import _, tr
+from ..message import N_
 from .config import NetConfig, say
 from .race import first_of
 from .seat import NetGameError, NetMatch
@@ -60,7 +62,7 @@ class MatchEnd:
                     while not session.delivered:
                         await trio.sleep(0.01)
         if not session.delivered:
-            say(self.cfg, "note: the match is complete, but the peer did not acknowledge your last statement")
+            say(self.cfg, N_("note: the match is complete, but the peer did not acknowledge your last statement"))
 
     async def rematch(self, rematches_left: int) -> bool:
         """After the match: offer / accept a rematch (protocol/wire.md §9.4).
@@ -73,7 +75,7 @@ class MatchEnd:
         """
         cfg, game = self.cfg, self.game
         session = game.session
-        peer = self.peer_name or "the peer"
+        peer = self.peer_name or N_("the peer")
         peer_offered = session.chain is not None and (1 - session.seat) in session.chain.referee.rematch
         closed = session.waiting_for()[1] == "nothing"
         if closed:
@@ -86,21 +88,23 @@ class MatchEnd:
                 return rematches_left > 0
             if cfg.hooks.confirm is None:
                 return False
-            question = f"{peer} offers a rematch; play again? [y/N] " if peer_offered else "rematch? [y/N] "
+            # TRANSLATORS: the answers typed stay y and n (y or yes accepts).
+            question = (_("%(name)s offers a rematch; play again? [y/N] ", name=tr(peer)) if peer_offered
+                        else _("rematch? [y/N] "))
             return await trio.to_thread.run_sync(cfg.hooks.confirm, question, abandon_on_cancel=True)
 
         want = await _unless_closed(game, ask)
         if not want:
             if want is None:
-                self.game.note(f"{peer} left: no rematch")
+                self.game.note(N_("%(name)s left: no rematch", name=peer))
             return False
         try:
             await game.act(session.floor.offer_rematch)
         except (NetGameError, TransportError):
-            self.game.note(f"{peer} left: no rematch")
+            self.game.note(N_("%(name)s left: no rematch", name=peer))
             return False
         if (1 - session.seat) not in (session.chain.referee.rematch if session.chain else ()):
-            self.game.note(f"rematch offered; waiting for {peer} (they may decline by leaving)")
+            self.game.note(N_("rematch offered; waiting for %(name)s (they may decline by leaving)", name=peer))
 
         async def agreed() -> bool:
             await game.take(RematchAgreed)
@@ -110,10 +114,11 @@ class MatchEnd:
         with trio.move_on_after(cfg.rematch_wait_s) as wait:
             got = await _unless_closed(game, agreed)
         if wait.cancelled_caught:
-            self.game.note(f"{peer} did not answer the rematch offer within {cfg.rematch_wait_s:g} s")
+            self.game.note(N_("%(name)s did not answer the rematch offer within %(seconds)s s", name=peer,
+                              seconds=f"{cfg.rematch_wait_s:g}"))
             return False
         if not got:
-            self.game.note(f"{peer} declined the rematch")
+            self.game.note(N_("%(name)s declined the rematch", name=peer))
             return False
         return True
 

@@ -38,6 +38,8 @@ import platformdirs
 
 from ..command import typed
 from ..files import probe_dir, write_atomic
+from ..i18n import tr
+from ..message import N_, message_of
 from ..system import keyfile, locks
 from ..text import MAX_NAME_CHARS as MAX_NAME_CHARS  # the one name length (protocol/wire.md §5.1)
 from ..text import check_name, quoted, refused_in
@@ -269,21 +271,22 @@ def first_name(directory: Path, ask: Callable[[str], str | None] | None) -> tupl
     if path.exists() or path.is_symlink():
         return load_name(directory), ""
     login = default_name()
-    unset = (f"no name set: other players see your login name {quoted(login)} "
-             f"(set one with `{typed('id --name NAME')}`)")
+    unset = N_("no name set: other players see your login name %(name)s (set one with `%(command)s`)",
+               name=quoted(login), command=typed("id --name NAME"))
     if ask is None:
         return login, unset
     fault = ""
     for _ in range(NAME_QUESTIONS):
-        answer = ask(f"{fault}Your name, as other players will see it [{login}]: ")
+        answer = ask(fault + tr(N_("Your name, as other players will see it [%(name)s]: ", name=login)))
         if answer is None:
             return login, unset
         try:
             name = save_name(answer if answer.strip() else login, directory)
         except ValueError as exc:
-            fault = f"{exc}. "
+            fault = tr(N_("%(fault)s. ", fault=message_of(exc)))
             continue
-        return name, f"your name {quoted(name)} is saved; change it with `{typed('id --name NAME')}`"
+        return name, N_("your name %(name)s is saved; change it with `%(command)s`", name=quoted(name),
+                        command=typed("id --name NAME"))
     return login, unset
 
 
@@ -504,14 +507,15 @@ class KnownPeers:
         file cannot be written."""
         fp = normalise_fingerprint(fingerprint)
         if any(normalise_fingerprint(p.fingerprint) == fp for p in self.peers):
-            return f"guest {quoted(name)} ({fingerprint}), a known key"
+            return N_("guest %(name)s (%(fingerprint)s), a known key", name=quoted(name), fingerprint=fingerprint)
         same_name = [p for p in self.peers if p.name == name]
         self.add(fingerprint, name, address)
-        note = f"guest {quoted(name)} ({fingerprint}), a new key (pinned)"
         if same_name:
-            note += (f"; WARNING: a different key than the {quoted(name)} you played before, another person of "
-                     f"that name? ({namesakes_text(name, same_name)}; {forget_hint(same_name)})")
-        return note
+            return N_("guest %(name)s (%(fingerprint)s), a new key (pinned); WARNING: a different key than the "
+                      "%(name)s you played before, another person of that name? (%(namesakes)s; %(hint)s)",
+                      name=quoted(name), fingerprint=fingerprint, namesakes=namesakes_text(name, same_name),
+                      hint=forget_hint(same_name))
+        return N_("guest %(name)s (%(fingerprint)s), a new key (pinned)", name=quoted(name), fingerprint=fingerprint)
 
 
 #: At most this many other keys of one name are named in a note (the rest are counted).
@@ -606,7 +610,7 @@ def decide_pin(
     if check.pin is Pin.KNOWN:
         if check.address:
             known.add(check.fingerprint, check.name, check.address)  # a new address of a known key is pinned too
-        return f"known peer {quoted(check.name)} ({check.fingerprint})"
+        return N_("known peer %(name)s (%(fingerprint)s)", name=quoted(check.name), fingerprint=check.fingerprint)
     other = ""
     if check.namesakes:
         text = namesakes_text(check.name, check.namesakes)
@@ -625,7 +629,8 @@ def decide_pin(
         if not confirm(question):
             raise PinningError(f"key {check.fingerprint} of {quoted(check.name)} not accepted")
     known.add(check.fingerprint, check.name, check.address)
-    note = f"new peer {quoted(check.name)} pinned ({check.fingerprint})"
     if check.namesakes:
-        note += f"; not the same peer: {namesakes_text(check.name, check.namesakes)}"
-    return note
+        return N_("new peer %(name)s pinned (%(fingerprint)s); not the same peer: %(namesakes)s",
+                  name=quoted(check.name), fingerprint=check.fingerprint,
+                  namesakes=namesakes_text(check.name, check.namesakes))
+    return N_("new peer %(name)s pinned (%(fingerprint)s)", name=quoted(check.name), fingerprint=check.fingerprint)

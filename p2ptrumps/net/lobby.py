@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import trio
 
+from ..message import N_, message_of
 from ..text import quoted
 from ..wire import messages
 from ..wire.errors import RemoteProtocolError
@@ -80,8 +81,8 @@ async def bind_addresses(bind: str | None) -> list[tuple[int, str]]:
     try:
         infos = await trio.socket.getaddrinfo(literal, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (OSError, UnicodeError) as exc:
-        raise NetplayError(EXIT_CONNECT, f"cannot listen on {bind!r}: the name does not resolve "
-                           f"({getattr(exc, 'strerror', None) or exc})") from None
+        raise NetplayError(EXIT_CONNECT, N_("cannot listen on %(bind)s: the name does not resolve (%(why)s)",
+                                            bind=repr(bind), why=getattr(exc, "strerror", None) or str(exc))) from None
     out = [(int(family), str(addr[0])) for family, _, _, _, addr in infos
            if family in (socket.AF_INET, socket.AF_INET6)]
     return list(dict.fromkeys(out))
@@ -110,7 +111,7 @@ async def open_listeners(bind: str | None, port: int, notes: list[str] | None = 
     try:
         return await _open_listeners(bind, port, notes)
     except _PickedPortTaken as exc:
-        raise NetplayError(EXIT_CONNECT, str(exc)) from None
+        raise NetplayError(EXIT_CONNECT, message_of(exc)) from None
 
 
 class PortInUse(NetplayError):
@@ -143,7 +144,8 @@ async def _open_listeners(bind: str | None, port: int, notes: list[str] | None) 
                 sock.close()
                 where = format_address(address, port)
                 if exc.errno == errno.EADDRINUSE:
-                    why = f"address {where} is in use (another host running? choose another --port)"
+                    why = N_("address %(address)s is in use (another host running? choose another %(option)s)",
+                             address=where, option="--port")
                     if picked and listeners:
                         raise _PickedPortTaken(why) from None
                     raise PortInUse(EXIT_CONNECT, why) from None
@@ -152,9 +154,10 @@ async def _open_listeners(bind: str | None, port: int, notes: list[str] | None) 
             port = int(sock.getsockname()[1])
             listeners.append(trio.SocketListener(sock))
         if not listeners:
-            raise NetplayError(EXIT_CONNECT, "cannot listen on " + "; ".join(failures or [repr(bind)]))
+            raise NetplayError(EXIT_CONNECT, N_("cannot listen on %(addresses)s",
+                                                addresses="; ".join(failures or [repr(bind)])))
         if notes is not None:
-            notes.extend(f"note: not listening on {why}" for why in failures)
+            notes.extend(N_("note: not listening on %(address)s", address=why) for why in failures)
     except BaseException:
         for lst in listeners:
             lst.socket.close()
@@ -211,7 +214,8 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
             say(cfg, note)
         bound = int(listeners[0].socket.getsockname()[1])
         cfg.bind, cfg.port = bind, bound  # for the resume file (protocol/files.md)
-        say(cfg, f"hosting as {quoted(cfg.name)}, key fingerprint {cfg.identity.fingerprint}")
+        say(cfg, N_("hosting as %(name)s, key fingerprint %(fingerprint)s", name=quoted(cfg.name),
+                    fingerprint=cfg.identity.fingerprint))
         async with port_mapping(bound, local_addresses(), wanted=mapping_wanted(bind, cfg.port_map),
                                 note=lambda line: say(cfg, line)) as reach:
             for line in reach.lines():
@@ -220,8 +224,8 @@ async def host(cfg: NetConfig, bind: str | None, port: int,
             for line in tell_lines(order_given(addresses_to_give(listeners), reach), reach, ticket):
                 say(cfg, line)
             if cfg.guest_key is not None:
-                say(cfg, "admitting one guest key only")
-            say(cfg, f"waiting for a guest on port {bound} ...")
+                say(cfg, N_("admitting one guest key only"))
+            say(cfg, N_("waiting for a guest on port %(port)d ...", port=bound))
             task_status.started(bound)
             return await Lobby(cfg, mapped=reach.mapped is not None).serve(listeners)
     finally:
@@ -277,7 +281,7 @@ class Lobby:
         if self.notes <= MAX_DROP_NOTES:
             say(self.cfg, text)
         elif self.notes == MAX_DROP_NOTES + 1:
-            say(self.cfg, "(more dropped connections are not shown)")
+            say(self.cfg, N_("(more dropped connections are not shown)"))
 
     def claim(self, token: object, result: NetResult) -> bool:
         """(a handshake's ``claim``) The guest of ``token`` signed its acceptance of the rules: it takes
@@ -292,10 +296,10 @@ class Lobby:
             self.conn.max_pending_bytes = MAX_PENDING_BYTES
         for other in self.room.values():
             other.scope.cancel()
-        say(self.cfg, f"guest {quoted(result.peer_name or '')} accepted the rules")
+        say(self.cfg, N_("guest %(name)s accepted the rules", name=quoted(result.peer_name or "")))
         if entry is not None and entry.path:
             self.cfg.report.path = entry.path
-            say(self.cfg, f"path: {entry.path}")
+            say(self.cfg, N_("path: %(path)s", path=entry.path))
         return True
 
     def release(self, token: object) -> None:
@@ -333,7 +337,7 @@ class Lobby:
             try:
                 raw = await lst.accept()
             except OSError as exc:  # e.g. out of file descriptors under a flood: breathe, go on
-                self.note(f"cannot accept a connection: {exc.strerror or exc}")
+                self.note(N_("cannot accept a connection: %(why)s", why=exc.strerror or str(exc)))
                 await trio.sleep(0.1)
                 continue
             try:
@@ -342,14 +346,15 @@ class Lobby:
                 path = getattr(lst, "path", None) or describe_path(str(raw.socket.getsockname()[0]), ip,
                                                                    mapped=self.mapped)
             except OSError:
-                self.note("dropped a connection that was reset at once")
+                self.note(N_("dropped a connection that was reset at once"))
                 await trio.aclose_forcefully(raw)
                 continue
             prefix = network_prefix(ip, self.cfg.ipv4_prefix)
             for _, (scope, _heard) in self.door.make_room(prefix):
                 scope.cancel()
-                self.note(f"dropped the oldest connection of the busiest network in the doorway: room for one from "
-                          f"{ip} (at most {DOORWAY_SHARE} from one network, {MAX_DOORWAY} in all, say no first frame)")
+                self.note(N_("dropped the oldest connection of the busiest network in the doorway: room for one from "
+                             "%(ip)s (at most %(share)d from one network, %(most)d in all, say no first frame)", ip=ip,
+                             share=DOORWAY_SHARE, most=MAX_DOORWAY))
             token, scope, heard = object(), trio.CancelScope(), Heard(raw)
             self.door.add(token, prefix, (scope, heard))
             stream = secure(heard, self.cfg.identity, server=True,  # every connection (wire.md §18)
@@ -377,8 +382,9 @@ class Lobby:
                             await self.comebacks.candidate(self.conn, stream, first, buf, at)
                             stream = None  # type: ignore[assignment]  # closed there
                         else:
-                            self.note(f"dropped a connection from {ip}: the peer broke the protocol: a resume "
-                                      "frame outside a reconnection [out-of-turn]; still waiting for a guest")
+                            self.note(N_("dropped a connection from %(ip)s: the peer broke the protocol: a resume "
+                                         "frame outside a reconnection [%(code)s]; still waiting for a guest", ip=ip,
+                                         code="out-of-turn"))
                         return
                     if self.owner is not None:
                         if isinstance(first, (messages.Hello, messages.Ticket)):
@@ -392,36 +398,40 @@ class Lobby:
                         first = None
                     if first is None:
                         await refuse(stream, "ticket")
-                        self.note(f"refused a connection from {ip}: no join ticket, or a wrong one")
+                        self.note(N_("refused a connection from %(ip)s: no join ticket, or a wrong one", ip=ip))
                         return
                     if isinstance(first, messages.Refuse):  # a guest that blocked our key (wire.md §7.3)
                         self.note(guest_refusal_note(getattr(stream, "peer_key", None), first.reason, f"from {ip}",
                                                      self.cfg.data))
                         return
                     if not isinstance(first, messages.Hello):
-                        self.note(f"dropped a connection from {ip}: it sent no hello first; still waiting for a guest")
+                        self.note(N_("dropped a connection from %(ip)s: it sent no hello first; still waiting for a "
+                                     "guest", ip=ip))
                         return
                     if self.cfg.guest_key is not None and first.public_key != self.cfg.guest_key:
                         await refuse(stream, "key")
-                        self.note(f"refused {quoted(first.name)} from {ip}: not the guest key expected")
+                        self.note(N_("refused %(name)s from %(ip)s: not the guest key expected",
+                                     name=quoted(first.name), ip=ip))
                         return
                     if await self._turned_away(stream, first, ip):
                         return
                     let_in = True
                 if timer.cancelled_caught:
-                    self.note(f"dropped a connection from {ip}: no hello from the peer within "
-                              f"{self.cfg.hello_timeout_s:g} s (not a p2ptrumps peer?); still waiting for a guest")
+                    self.note(N_("dropped a connection from %(ip)s: no hello from the peer within %(seconds)s s (not a "
+                                 "p2ptrumps peer?); still waiting for a guest", ip=ip,
+                                 seconds=f"{self.cfg.hello_timeout_s:g}"))
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
-            self.note(f"dropped a connection from {ip}: the connection ended before the guest's hello "
-                      f"({getattr(exc, 'strerror', None) or exc or 'closed'}); still waiting for a guest")
+            self.note(N_("dropped a connection from %(ip)s: the connection ended before the guest's hello (%(why)s); "
+                         "still waiting for a guest", ip=ip,
+                         why=getattr(exc, "strerror", None) or str(exc) or "closed"))
             return
         except SlowFrame as exc:
-            self.note(f"dropped a connection from {ip}: no hello from the peer: {exc} (not a p2ptrumps peer?); "
-                      "still waiting for a guest")
+            self.note(N_("dropped a connection from %(ip)s: no hello from the peer: %(why)s (not a p2ptrumps peer?); "
+                         "still waiting for a guest", ip=ip, why=message_of(exc)))
             return
         except RemoteProtocolError as exc:
-            self.note(f"dropped a connection from {ip}: the peer broke the protocol: {exc.reason} [{exc.code}]; "
-                      "still waiting for a guest")
+            self.note(N_("dropped a connection from %(ip)s: the peer broke the protocol: %(reason)s [%(code)s]; "
+                         "still waiting for a guest", ip=ip, reason=exc.reason, code=exc.code))
             return
         finally:
             self.door.remove(token, prefix)
@@ -437,9 +447,9 @@ class Lobby:
         entry = _Waiting(trio.CancelScope(), ip, prefix, path)
         for _, other in self.room.make_room(prefix):
             other.scope.cancel()
-            self.note(f"dropped the oldest waiting connection from {other.ip}: room for a connection from "
-                      f"{ip} (at most {MAX_WAITING_PER_ADDRESS} from one network, "
-                      f"{MAX_WAITING_CONNECTIONS} in all)")
+            self.note(N_("dropped the oldest waiting connection from %(other)s: room for a connection from %(ip)s (at "
+                         "most %(share)d from one network, %(most)d in all)", other=other.ip, ip=ip,
+                         share=MAX_WAITING_PER_ADDRESS, most=MAX_WAITING_CONNECTIONS))
         self.room.add(token, prefix, entry)
         await self._candidate(token, entry, Prefixed(stream, bytes(buf)), ip, nursery)
 
@@ -484,9 +494,12 @@ class Lobby:
                     res: NetResult | None = getattr(exc, "result", None)
                     if res is not None and res.peer_name is not None:  # a guest that said hello, not signed
                         who = quoted(res.peer_name)
-                        self.note(f"{exc if who in str(exc) else f'{who}: {exc}'}; waiting for another guest ...")
+                        fault = message_of(exc) if who in str(exc) else N_("%(name)s: %(fault)s", name=who,
+                                                                            fault=message_of(exc))
+                        self.note(N_("%(fault)s; waiting for another guest ...", fault=fault))
                     else:
-                        self.note(f"dropped a connection from {ip}: {exc}; still waiting for a guest")
+                        self.note(N_("dropped a connection from %(ip)s: %(fault)s; still waiting for a guest", ip=ip,
+                                     fault=message_of(exc)))
                     return
                 self.fatal.append(exc)
                 nursery.cancel_scope.cancel()

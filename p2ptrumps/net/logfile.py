@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..files import probe_dir, unused_path
+from ..message import N_, Message, message_of
 from ..system import locks
 from ..system.dirsync import sync_dir, sync_file
 from . import resumefile
@@ -229,6 +230,10 @@ class LogBusyError(OSError):
     """Another process holds the match log open for writing (the match is running there)."""
 
 
+#: Why a log cannot be opened to write: it is being written.
+BUSY = N_("another p2ptrumps process is writing this match log (the match is running there)")
+
+
 def _lock(fd: int, path: Path) -> locks.Lock:
     """Lock an open log for this process (released when the process ends, also by ``kill -9``,
     except a lock file, which a later run finds stale): ``p2ptrumps resume`` refuses a log that
@@ -236,9 +241,8 @@ def _lock(fd: int, path: Path) -> locks.Lock:
     try:
         return locks.lock_fd(fd, path)
     except locks.LockBusy as exc:
-        detail = f"; {exc}" if "lock file" in str(exc) else ""
-        raise LogBusyError("another p2ptrumps process is writing this match log (the match is running there)"
-                           + detail) from None
+        raise LogBusyError(N_("%(busy)s; %(detail)s", busy=BUSY, detail=message_of(exc)) if "lock file" in str(exc)
+                           else BUSY) from None
 
 
 def is_busy(path: Path) -> bool:
@@ -318,8 +322,10 @@ def check_log_place(cfg: NetConfig) -> None:
     for name in longest_names(cfg):
         size = len(os.fsencode(name)) + SIDE_NAME_EXTRA
         if size > limit:
-            raise NetplayError(EXIT_ERROR, f"log file name {name!r} is too long: with the resume file beside it "
-                               f"it needs {size} bytes, and this file system takes {limit} (choose a shorter --log)")
+            raise NetplayError(EXIT_ERROR, N_("log file name %(name)s is too long: with the resume file beside it it "
+                                              "needs %(size)d bytes, and this file system takes %(limit)d (choose a "
+                                              "shorter %(option)s)", name=repr(name), size=size, limit=limit,
+                                              option="--log"))
     check_place(directory)
 
 
@@ -330,15 +336,18 @@ def check_place(directory: Path) -> None:
     try:
         probe_dir(place)
     except OSError as exc:
-        raise NetplayError(EXIT_ERROR, f"cannot write match logs in {place}: {exc.strerror or exc} "
-                           "(choose another --log, or set XDG_DATA_HOME)") from None
+        raise NetplayError(EXIT_ERROR, N_("cannot write match logs in %(path)s: %(why)s (choose another %(option)s, or "
+                                          "set %(variable)s)", path=str(place), why=exc.strerror or str(exc),
+                                          option="--log", variable="XDG_DATA_HOME")) from None
     try:
         free = shutil.disk_usage(place).free
     except OSError:
         return
     if free < MIN_FREE_BYTES:
-        raise NetplayError(EXIT_ERROR, f"only {free // 1024} KiB free on the disk of {place}: a match log needs "
-                           f"up to {MIN_FREE_BYTES // 1024} KiB (free some space, or choose another --log)")
+        raise NetplayError(EXIT_ERROR, N_("only %(free)d KiB free on the disk of %(path)s: a match log needs up to "
+                                          "%(need)d KiB (free some space, or choose another %(option)s)",
+                                          free=free // 1024, path=str(place), need=MIN_FREE_BYTES // 1024,
+                                          option="--log"))
 
 
 def check_log_free(cfg: NetConfig) -> None:
@@ -348,15 +357,16 @@ def check_log_free(cfg: NetConfig) -> None:
     if cfg.log_path is not None:
         path = cfg.log_path
         if path.is_dir():
-            raise NetplayError(EXIT_ERROR, f"log file {path} is a directory: give the path of a new file "
-                               f"(e.g. {path / 'match.p2plog'})")
+            raise NetplayError(EXIT_ERROR, N_("log file %(path)s is a directory: give the path of a new file (e.g. "
+                                              "%(example)s)", path=str(path), example=str(path / "match.p2plog")))
         if path.exists() or path.is_symlink():
-            raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)")
+            raise NetplayError(EXIT_ERROR, _exists(path))
         parent = path.parent
         for p in (parent, *parent.parents):
             if p.exists():
                 if not p.is_dir():
-                    raise NetplayError(EXIT_ERROR, f"cannot create log file {path}: {p} is not a directory")
+                    raise NetplayError(EXIT_ERROR, N_("cannot create log file %(path)s: %(parent)s is not a directory",
+                                                      path=str(path), parent=str(p)))
                 break
     check_log_place(cfg)
 
@@ -374,7 +384,7 @@ def create_log(cfg: NetConfig, log: MatchLogFile, now: datetime, number: int, pe
     else:
         path = cfg.log_path.with_name(f"{cfg.log_path.stem}-rematch{number}{cfg.log_path.suffix}")
     if path.exists():
-        raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)")
+        raise NetplayError(EXIT_ERROR, _exists(path))
     if before is not None:
         before(path)
     try:
@@ -384,8 +394,14 @@ def create_log(cfg: NetConfig, log: MatchLogFile, now: datetime, number: int, pe
             with contextlib.suppress(OSError):
                 resumefile.path_for(path).unlink()
         if isinstance(exc, FileExistsError):
-            raise NetplayError(EXIT_ERROR, f"log file {path} exists; not overwriting it (choose another --log)"
-                               ) from None
-        raise NetplayError(EXIT_ERROR, f"cannot create log file {path}: {exc.strerror or exc}") from None
+            raise NetplayError(EXIT_ERROR, _exists(path)) from None
+        raise NetplayError(EXIT_ERROR, N_("cannot create log file %(path)s: %(why)s", path=str(path),
+                                          why=exc.strerror or str(exc))) from None
     return path
+
+
+def _exists(path: Path) -> Message:
+    """The fault of a log file that is there already."""
+    return N_("log file %(path)s exists; not overwriting it (choose another %(option)s)", path=str(path),
+              option="--log")
 

@@ -9,6 +9,7 @@ import contextlib
 import os
 from pathlib import Path
 
+from ..message import N_, Message, message_of
 from ..system import locks
 from ..text import quoted
 from ..wire.chain import OTHER_COPY
@@ -25,13 +26,21 @@ def match_lock_path(data: Path, game_id: bytes, role: str) -> Path:
 MAX_LOCK_HINT_BYTES = 4096
 
 
-def taken(lock: Path) -> str:
+def taken(lock: Path) -> Message:
     """What a ``resume`` of a match that ``lock`` (held) shows running says: the log the other process
     plays it with (``host``, ``join`` or ``resume``), as the lock holds it (:func:`resumed_from`), else
     "this log or a copy of it"."""
     other = resumed_from(lock)
-    where = f"with the log {other}" if other else "(with this log or a copy of it)"
-    return f"stopped: {OTHER_COPY}: another p2ptrumps process plays this match {where} and holds {lock}"
+    where = N_("with the log %(path)s", path=other) if other else N_("(with this log or a copy of it)")
+    return N_("stopped: %(why)s: another p2ptrumps process plays this match %(where)s and holds %(lock)s",
+              why=OTHER_COPY, where=where, lock=str(lock))
+
+
+def left_as_it_was(taken: str, log_path: Path, detail: str = "") -> Message:
+    """``taken`` (:func:`taken`), the lock's own ``detail`` if any, and that ``log_path`` is left as it was."""
+    if detail:
+        return N_("%(taken)s; %(detail)s; %(path)s is left as it was", taken=taken, detail=detail, path=str(log_path))
+    return N_("%(taken)s; %(path)s is left as it was", taken=taken, path=str(log_path))
 
 
 def resumed_from(lock: Path) -> str:
@@ -67,13 +76,14 @@ def hold_match(cfg: NetConfig, game_id: bytes, role: str, log_path: Path) -> loc
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
     except OSError as exc:
-        raise NetplayError(EXIT_ERROR, f"cannot create the lock of the match {path}: {exc.strerror or exc}") from None
+        raise NetplayError(EXIT_ERROR, N_("cannot create the lock of the match %(path)s: %(why)s", path=str(path),
+                                          why=exc.strerror or str(exc))) from None
     try:
         held = locks.lock_fd(fd, path)
     except locks.LockBusy as exc:
         os.close(fd)
-        detail = f"; {exc}" if "lock file" in str(exc) else ""
-        raise NetplayError(EXIT_ERROR, f"{taken(path)}{detail}; {log_path} is left as it was") from None
+        raise NetplayError(EXIT_ERROR, left_as_it_was(taken(path), log_path, message_of(exc) if "lock file" in str(exc)
+                                                      else "")) from None
     except BaseException:
         os.close(fd)
         raise

@@ -40,6 +40,7 @@ from typing import Any
 import trio
 
 from ..command import typed
+from ..message import N_, joined
 from . import natpmp
 
 #: Seconds the host's start-up may spend asking the router (discovery, mapping, pinhole).
@@ -145,15 +146,16 @@ class Reach:
     def lines(self) -> list[str]:
         """What the host prints about its router, one line each: the mapping made, or why a guest on the
         internet cannot reach it and what to do next; the IPv6 pinhole, or the firewall to open."""
-        out = [f"port mapping: {self.note}"] if self.note else []
+        out: list[str] = [N_("port mapping: %(note)s", note=self.note)] if self.note else []
         if self.pinhole is not None:
-            out.append(f"IPv6: your router's firewall lets guests reach [{self.pinhole.address}]:{self.pinhole.port} "
-                       "(a pinhole, renewed while hosting, removed when you stop)")
+            out.append(N_("IPv6: your router's firewall lets guests reach [%(address)s]:%(port)d (a pinhole, renewed "
+                          "while hosting, removed when you stop)", address=self.pinhole.address,
+                          port=self.pinhole.port))
         elif self.pinhole_note is not None:
-            out.append(f"IPv6: {self.pinhole_note}")
+            out.append(N_("IPv6: %(note)s", note=self.pinhole_note))
         elif self.unopened_v6 is not None and self.case not in ("off", "public"):
-            out.append(f"IPv6: your router offered no pinhole; if its firewall drops inbound connections (most "
-                       f"do), allow TCP to [{self.unopened_v6}] port {self.port} there")
+            out.append(N_("IPv6: your router offered no pinhole; if its firewall drops inbound connections (most do), "
+                          "allow TCP to [%(address)s] port %(port)d there", address=self.unopened_v6, port=self.port))
         return out
 
 
@@ -163,9 +165,14 @@ class Reach:
         -- there is nothing to forward by hand: the relay carries such a guest."""
         if self.mapped is not None or self.pinhole is not None or self.case in ("off", "public"):
             return self.lines()
-        why = {"double-nat": "your router is behind another NAT", "refused": "your router refused to forward the port",
-               }.get(self.case, "your router offers no port mapping")
-        return [f"port mapping: none ({why}): a guest from another home will come through the relay"]
+        why = {"double-nat": N_("your router is behind another NAT"),
+               "refused": N_("your router refused to forward the port"),
+               }.get(self.case, N_("your router offers no port mapping"))
+        return [N_("port mapping: none (%(why)s): a guest from another home will come through the relay", why=why)]
+
+
+#: What the router keeps open for IPv6 when no IPv4 address is mapped.
+PINHOLE = N_("the pinhole")
 
 
 def mapping_wanted(bind: str | None, enabled: bool) -> bool:
@@ -439,7 +446,7 @@ async def ask_router(port: int, local: list[str], *, budget_s: float = START_BUD
                 external = await _in_thread(up.external_address)
             except Exception as exc:
                 external = ""
-                reach.note = f"your router's UPnP would not tell its address ({_why(exc)})"
+                reach.note = N_("your router's UPnP would not tell its address (%(why)s)", why=_why(exc))
             reach.service = up.method
             if reach.case != "public":
                 await _map(reach, up, external, port)
@@ -453,9 +460,9 @@ async def ask_router(port: int, local: list[str], *, budget_s: float = START_BUD
     if v6 and reach.pinhole is None:
         reach.unopened_v6 = v6[0]
     if reach.case == "no-service" and reach.note is None:
-        reach.note = (f"your router answered no port mapping request (UPnP-IGD, NAT-PMP): a guest on the internet "
-                      f"cannot reach this machine over IPv4 unless you forward TCP port {port} to "
-                      f"{v4[0] if v4 else 'this machine'} on your router (or turn UPnP on there)")
+        reach.note = N_("your router answered no port mapping request (UPnP-IGD, NAT-PMP): a guest on the internet "
+                        "cannot reach this machine over IPv4 unless you forward TCP port %(port)d to %(address)s on "
+                        "your router (or turn UPnP on there)", port=port, address=v4[0] if v4 else N_("this machine"))
     return reach
 
 
@@ -463,9 +470,11 @@ async def _map(reach: Reach, backend: _Backend, external: str, port: int) -> Non
     """Map ``port`` through ``backend`` whose external address is ``external``; set the case and note."""
     if not is_public(external):
         reach.case = "double-nat"
-        where = f" (its address {external} is a reserved one)" if external else ""
-        reach.note = (f"your router is behind another NAT{where}: a guest on the internet cannot reach this address "
-                      "(double or carrier-grade NAT); a guest on your local network can")
+        reach.note = (N_("your router is behind another NAT (its address %(address)s is a reserved one): a guest on "
+                         "the internet cannot reach this address (double or carrier-grade NAT); a guest on your local "
+                         "network can", address=external) if external else
+                      N_("your router is behind another NAT: a guest on the internet cannot reach this address (double "
+                         "or carrier-grade NAT); a guest on your local network can"))
         return
     reach.asked_port = port  # removed at the end if its answer never came (the time ran out)
     try:
@@ -475,14 +484,16 @@ async def _map(reach: Reach, backend: _Backend, external: str, port: int) -> Non
     except Exception as exc:  # refused: nothing of ours to remove (the port may be another machine's mapping)
         reach.asked_port = None
         reach.case = "refused"
-        reach.note = (f"your router refused to forward port {port} ({backend.method}: {_why(exc)}); "
-                      "another machine here may hold it: try another --port")
+        reach.note = N_("your router refused to forward port %(port)d (%(method)s: %(why)s); another machine here may "
+                        "hold it: try another %(option)s", port=port, method=backend.method, why=_why(exc),
+                        option="--port")
         return
     reach.case = "mapped"
     reach.mapped = Mapped(backend.method, external, got_port, internal, port, lease)
-    how = ("a permanent mapping, the only kind your router makes: removed when you stop" if lease == 0 else
-           "renewed while hosting, removed when you stop")
-    reach.note = f"your router ({backend.method}) forwards {external}:{got_port} to this machine ({how})"
+    how = (N_("a permanent mapping, the only kind your router makes: removed when you stop") if lease == 0 else
+           N_("renewed while hosting, removed when you stop"))
+    reach.note = N_("your router (%(method)s) forwards %(address)s:%(port)d to this machine (%(how)s)",
+                    method=backend.method, address=external, port=got_port, how=how)
 
 
 async def _open_pinhole(reach: Reach, up: _Upnp, address: str, port: int) -> None:
@@ -492,7 +503,8 @@ async def _open_pinhole(reach: Reach, up: _Upnp, address: str, port: int) -> Non
             reach.pinhole = Pinhole(address, port, LEASE_S, uid)
             reach.pinhole_backend = up
     except Exception as exc:
-        reach.pinhole_note = f"your router would not open its IPv6 firewall for port {port} ({_why(exc)})"
+        reach.pinhole_note = N_("your router would not open its IPv6 firewall for port %(port)d (%(why)s)", port=port,
+                                why=_why(exc))
 
 
 def _why(exc: BaseException) -> str:
@@ -519,12 +531,15 @@ async def _keep(reach: Reach, note: Callable[[str], None] | None = None, *, chec
         with trio.move_on_after(START_BUDGET_S + ANSWERED_S):
             held = await _refresh(reach)
         if not held and not lost and note is not None:
-            note(f"port mapping: your router stopped answering for {', '.join(was) or 'the pinhole'}: a guest "
-                 f"elsewhere cannot connect until it answers again (asked every {CHECK_S:g} s)")
+            note(N_("port mapping: your router stopped answering for %(what)s: a guest elsewhere cannot connect until "
+                    "it answers again (asked every %(seconds)s s)", what=", ".join(was) or PINHOLE,
+                    seconds=f"{CHECK_S:g}"))
         elif held and (lost or reach.public_addresses() != was) and note is not None:
-            note(f"port mapping: your router forwards {', '.join(reach.public_addresses()) or 'the pinhole'} "
-                 "to this machine again" + (f" (a new address: tell your opponent {reach.public_addresses()[0]})"
-                                            if reach.public_addresses() != was and reach.public_addresses() else ""))
+            now = reach.public_addresses()
+            note(N_("port mapping: your router forwards %(what)s to this machine again (a new address: tell your "
+                    "opponent %(address)s)", what=", ".join(now), address=now[0]) if now != was and now else
+                 N_("port mapping: your router forwards %(what)s to this machine again",
+                    what=", ".join(now) or PINHOLE))
         lost = not held
 
 
@@ -625,20 +640,21 @@ def tell_lines(given: list[str], reach: Reach, ticket: str = "") -> list[str]:
     usable = [a for a in given if not _loopback(a)] or given
     if not usable:
         return []
-    out = [f"Tell your opponent: p2ptrumps join {usable[0]}{ticket}"]
+    out: list[str] = [N_("Tell your opponent: %(command)s", command=f"p2ptrumps join {usable[0]}{ticket}")]
     first_public = is_public(usable[0].rsplit(":", 1)[0].strip("[]"))
     public = [a + ticket for a in usable[1:] if is_public(a.rsplit(":", 1)[0].strip("[]"))]
     local = [a + ticket for a in usable[1:] if a + ticket not in public]
-    parts = ([f"or: {', '.join(public)}"] if public else []) + \
-        ([f"{'a guest in your home' if first_public else 'or'}: {', '.join(local)}"] if local else []) + \
-        (["the part after / is the join ticket: without it the host admits nobody"] if ticket else [])
+    parts = ([N_("or: %(addresses)s", addresses=", ".join(public))] if public else []) + \
+        ([N_("a guest in your home: %(addresses)s", addresses=", ".join(local)) if first_public
+          else N_("or: %(addresses)s", addresses=", ".join(local))] if local else []) + \
+        ([N_("the part after / is the join ticket: without it the host admits nobody")] if ticket else [])
     if parts:
-        out.append(f"({'; '.join(parts)})")
+        out.append(joined(parts, "; ", "(", ")"))
     if reach.case not in ("off", "public", "mapped") and reach.pinhole is None \
             and not any(is_public(a.rsplit(":", 1)[0].strip("[]")) and a.rsplit(":", 1)[0].strip("[]")
                         != reach.unopened_v6 for a in usable):
-        out.append("a guest in another home cannot reach these addresses (see above): meet by code instead, "
-                   + typed("host --code"))
+        out.append(N_("a guest in another home cannot reach these addresses (see above): meet by code instead, "
+                      "%(command)s", command=typed("host --code")))
     return out
 
 
@@ -652,16 +668,17 @@ def _loopback(text: str) -> bool:
 def next_step(addresses: list[str], whys: list[str] | None = None) -> str:
     """For a guest that reached none of ``addresses`` (IP text) in time, each failing for the reason in
     ``whys`` (same order, as :mod:`.dial` words them): what to do next, as a parenthesis to append to
-    the error ('' when there is nothing to add)."""
+    the error, without its parentheses; a lazy message)."""
     if addresses and whys and all(":" in a and w == "network unreachable" for a, w in zip(addresses, whys,
                                                                                          strict=False)):
-        return " (no IPv6 route from here to the host: ask it for an IPv4 address, or to host with --code)"
+        return N_("no IPv6 route from here to the host: ask it for an IPv4 address, or to host with %(option)s",
+                  option="--code")
     if addresses and all(_plain(a) is not None and not is_public(a) for a in addresses):
-        return (" (that is a local-network address: from outside the host's home, use the public address the "
-                "host printed)")
-    return (" (no answer: the host's router or firewall drops the connection. The host's start-up lines say "
-            "why: no port mapping service (forward the port or turn UPnP on), behind another NAT (carrier-grade: "
-            "host from the other side instead), or an IPv6 firewall (allow the port))")
+        return N_("that is a local-network address: from outside the host's home, use the public address the host "
+                  "printed")
+    return N_("no answer: the host's router or firewall drops the connection. The host's start-up lines say why: no "
+              "port mapping service (forward the port or turn UPnP on), behind another NAT (carrier-grade: host from "
+              "the other side instead), or an IPv6 firewall (allow the port)")
 
 
 # -- the path a match uses
@@ -675,20 +692,20 @@ def describe_path(local: str, peer: str, *, mapped: bool = False) -> str:
     ``"direct over the internet (IPv4)"``."""
     a, b = _plain(local), _plain(peer)
     if a is None or b is None:
-        return "direct"
+        return N_("direct")
     if a.is_loopback or b.is_loopback or a == b:
-        return "on this machine"
+        return N_("on this machine")
     if a.version == 6 and b.version == 6 and a.is_global and b.is_global:
         # One /64 is one network: a home's LAN (the guest next door in the host's own home).
         same = ipaddress.ip_network(f"{a}/64", strict=False) == ipaddress.ip_network(f"{b}/64", strict=False)
-        return "on your local network" if same else "direct over IPv6"
+        return N_("on your local network") if same else N_("direct over IPv6")
     if not b.is_global:
-        return "on your local network"
+        return N_("on your local network")
     if mapped and not a.is_global:
-        return "through your router's port mapping"
+        return N_("through your router's port mapping")
     if a.version == 6:
-        return "direct over IPv6"
-    return "direct over the internet (IPv4)"
+        return N_("direct over IPv6")
+    return N_("direct over the internet (IPv4)")
 
 
 def _plain(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

@@ -18,7 +18,9 @@ import trio
 from ..cards import suit_label
 from ..events import DealEnded, DealStarted, MatchEnded, MovePlayed
 from ..events import MatchEvent as Event
+from ..i18n import _
 from ..match import Action, OfferDraw, Resign
+from ..message import N_, Nn_, message_of
 from ..record import PlayerInfo
 from ..rules import Position, RuleSet
 from ..seats import Player
@@ -45,17 +47,21 @@ class ProgressPrinter:
         a = self.cfg.ascii_only
         if isinstance(event, DealStarted):
             p = event.position
-            say(self.cfg, f"deal {event.number}: {self.names[event.dealer]} deals; "
-                   f"{self.names[p.to_move]} (trump {suit_label(p.trumps[p.to_move], a)}) starts")
+            say(self.cfg, N_("deal %(number)d: %(dealer)s deals; %(elder)s (trump %(suit)s) starts",
+                             number=event.number, dealer=self.names[event.dealer], elder=self.names[p.to_move],
+                             suit=suit_label(p.trumps[p.to_move], a)))
         elif isinstance(event, MovePlayed):
-            say(self.cfg, f"  {event.position.turn:3d}. {self.names[event.seat]}: {event.move.label(a)}")
+            say(self.cfg, N_("  %(turn)s. %(name)s: %(move)s", turn=f"{event.position.turn:3d}",
+                             name=self.names[event.seat], move=event.move.label(a)))
         elif isinstance(event, DealEnded):
             x, y = event.score_halves
-            say(self.cfg, f"deal {event.number}: {event.outcome.describe(self.names)}; "
-                   f"score {halves_text(x, True)}-{halves_text(y, True)}")
+            say(self.cfg, N_("deal %(number)d: %(outcome)s; score %(first)s-%(second)s", number=event.number,
+                             outcome=event.outcome.describe(self.names), first=halves_text(x, True),
+                             second=halves_text(y, True)))
         elif isinstance(event, MatchEnded):
             x, y = event.score_halves
-            say(self.cfg, f"match over: {self.names[0]} {halves_text(x, True)}, {self.names[1]} {halves_text(y, True)}")
+            say(self.cfg, N_("match over: %(first)s %(first_score)s, %(second)s %(second_score)s", first=self.names[0],
+                             first_score=halves_text(x, True), second=self.names[1], second_score=halves_text(y, True)))
         await self.inner.observe(event)
 
 
@@ -104,23 +110,24 @@ class LinePlayer:
         left as ``q`` leaves it (a signed ``leave``, protocol/wire.md §15), or, where nothing can
         leave it, this deal is resigned and the next question ends the run."""
         if self.eof:
-            raise NetplayError(EXIT_ERROR, "the input ended (EOF): you resigned the deal and left the match")
+            raise NetplayError(EXIT_ERROR, N_("the input ended (EOF): you resigned the deal and left the match"))
         text = await trio.to_thread.run_sync(read_line, prompt, abandon_on_cancel=True)
         if text is None:
             self.eof = True
             leave = self.cfg.hooks.leave_requested
             if leave is not None:
-                say(self.cfg, "the input ended (EOF): leaving the match (the rest of it is resigned)")
+                say(self.cfg, N_("the input ended (EOF): leaving the match (the rest of it is resigned)"))
                 leave.set()
                 await trio.sleep_forever()  # the match driver sends leave and ends the match
-            say(self.cfg, "the input ended (EOF): resigning this deal and leaving")
+            say(self.cfg, N_("the input ended (EOF): resigning this deal and leaving"))
             return "resign"
         return text
 
     async def choose_move(self, position: Position, seat: int) -> Action:
         say(self.cfg, str(position))
-        for _ in range(1000):
-            text = (await self._ask("your move (e.g. QS, TS/7H, p; 'draw', 'resign'): ")).strip()
+        for _try in range(1000):
+            text = (await self._ask(_("your move (e.g. %(examples)s; '%(draw)s', '%(resign)s'): ",
+                                      examples="QS, TS/7H, p", draw="draw", resign="resign"))).strip()
             if text == "resign":
                 return Resign()
             if text == "draw":
@@ -128,11 +135,11 @@ class LinePlayer:
             try:
                 return position.parse_move(text)
             except ValueError as exc:
-                say(self.cfg, str(exc))
+                say(self.cfg, message_of(exc))
         return Resign()
 
     async def accept_draw(self, position: Position, seat: int) -> bool:
-        return (await self._ask("the opponent offers a draw; accept? [y/N] ")).strip().lower() in ("y", "yes")
+        return (await self._ask(_("the opponent offers a draw; accept? [y/N] "))).strip().lower() in ("y", "yes")
 
     async def observe(self, event: Event) -> None:
         return None
@@ -152,7 +159,8 @@ async def choose_trump(cfg: NetConfig, taken: int | None) -> int:
     if cfg.trump is not None and cfg.trump != taken:
         return cfg.trump
     if cfg.trump is not None:
-        say(cfg, f"your trump {suit_label(cfg.trump, cfg.ascii_only)} is taken by the host; choosing another")
+        say(cfg, N_("your trump %(suit)s is taken by the host; choosing another",
+                    suit=suit_label(cfg.trump, cfg.ascii_only)))
     if cfg.hooks.choose_trump is not None:
         return await cfg.hooks.choose_trump(taken)
     if cfg.ai is not None or cfg.hooks.confirm is None:
@@ -161,19 +169,19 @@ async def choose_trump(cfg: NetConfig, taken: int | None) -> int:
         return choose_trump(taken, random.Random())
     from ..cards import parse_suit
 
-    for _ in range(100):
-        text = await trio.to_thread.run_sync(read_line, "your trump (C D H S): ", abandon_on_cancel=True)
+    for _try in range(100):
+        text = await trio.to_thread.run_sync(read_line, _("your trump (C D H S): "), abandon_on_cancel=True)
         if text is None:
-            raise NetplayError(EXIT_USAGE, "the input ended (EOF) before a trump was chosen")
+            raise NetplayError(EXIT_USAGE, N_("the input ended (EOF) before a trump was chosen"))
         try:
             suit = parse_suit(text.strip())
         except ValueError as exc:
-            say(cfg, str(exc))
+            say(cfg, message_of(exc))
             continue
         if suit != taken:
             return suit
-        say(cfg, "that suit is the host's trump; choose another")
-    raise NetplayError(EXIT_USAGE, "no trump chosen")
+        say(cfg, N_("that suit is the host's trump; choose another"))
+    raise NetplayError(EXIT_USAGE, N_("no trump chosen"))
 
 
 
@@ -183,13 +191,16 @@ def policy_refusal(cfg: NetConfig, rules: RuleSet) -> str | None:
     (``--max-turn-limit``), or repetition off -- a deal with neither could go on for a million
     turns."""
     if rules.deals > cfg.max_deals:
-        return f"{rules.deals} deals is more than --max-deals {cfg.max_deals}"
+        return Nn_("%(n)d deal is more than %(option)s %(most)d", "%(n)d deals is more than %(option)s %(most)d",
+                   rules.deals, option="--max-deals", most=cfg.max_deals)
     if rules.turn_limit == 0:
-        return f"no turn limit (this side plays with one of at most --max-turn-limit {cfg.max_turn_limit})"
+        return N_("no turn limit (this side plays with one of at most %(option)s %(most)d)",
+                  option="--max-turn-limit", most=cfg.max_turn_limit)
     if rules.turn_limit > cfg.max_turn_limit:
-        return f"a turn limit of {rules.turn_limit} is more than --max-turn-limit {cfg.max_turn_limit}"
+        return N_("a turn limit of %(limit)d is more than %(option)s %(most)d", limit=rules.turn_limit,
+                  option="--max-turn-limit", most=cfg.max_turn_limit)
     if rules.repetition == 0:
-        return "repetition is off (a position could repeat for ever; this side plays only with it on)"
+        return N_("repetition is off (a position could repeat for ever; this side plays only with it on)")
     return None
 
 
@@ -197,10 +208,14 @@ async def rules_refusal(cfg: NetConfig, rules: RuleSet, host_name: str, move_tim
     """Whether we accept the host's rules and move clock (``move_time`` seconds per move, 0: none):
     None to accept, else why not ("" when the person said no).  The AI and a run without a
     terminal follow :func:`policy_refusal`; a person is asked."""
-    clock = f", move clock {move_time} s a move" if move_time else ", no move clock"
-    say(cfg, f"{host_name} proposes: {rules.describe()}{clock}")
+    if move_time:
+        say(cfg, N_("%(name)s proposes: %(rules)s, move clock %(seconds)d s a move", name=host_name,
+                    rules=rules.describe(), seconds=move_time))
+    else:
+        say(cfg, N_("%(name)s proposes: %(rules)s, no move clock", name=host_name, rules=rules.describe()))
     if cfg.ai is not None or cfg.hooks.confirm is None:
         return policy_refusal(cfg, rules)
-    question = "accept these rules? [Y/n] "
+    # TRANSLATORS: the answers typed stay y and n (n or no refuses).
+    question = _("accept these rules? [Y/n] ")
     answer = await trio.to_thread.run_sync(input, question, abandon_on_cancel=True)
     return "" if answer.strip().lower() in ("n", "no") else None

@@ -16,8 +16,9 @@ from pathlib import Path
 import trio
 
 from ..files import UnreadableFileError, read_limited
+from ..message import N_, Nn_, message_of
 from ..system import locks
-from ..text import counted, halves_text
+from ..text import halves_text
 from ..wire import messages
 from ..wire.errors import RemoteProtocolError
 from ..wire.log import LOG_MAGIC, read_log
@@ -29,8 +30,8 @@ from .config import EXIT_ERROR, NetConfig, NetplayError, NetResult, say
 from .dial import dial_secure, parse_address
 from .driver import GUEST_BACKOFF_S, Restored, play_over
 from .lobby import Lobby, addresses_to_give, open_listeners
-from .logfile import LogBusyError, MatchLogFile, is_busy
-from .matchlock import hold_match, match_lock_path, taken
+from .logfile import BUSY, LogBusyError, MatchLogFile, is_busy
+from .matchlock import hold_match, left_as_it_was, match_lock_path, taken
 from .portmap import mapping_wanted, order_given, port_mapping
 from .resumefile import ResumeFile, ResumeFileError, path_for
 from .transport import Link
@@ -65,30 +66,34 @@ def describe(log_path: Path) -> str | None:
         return None
     peer = v.players[1 - seat][0]
     where = stopped_where(v, seat) if v.status == "unfinished" else (
-        "complete, but its end may not have reached both of you")
-    return f"your match with {peer} (you were the {'host' if seat == 0 else 'guest'}): {where}"
+        N_("complete, but its end may not have reached both of you"))
+    if seat == 0:
+        return N_("your match with %(name)s (you were the host): %(where)s", name=peer, where=where)
+    return N_("your match with %(name)s (you were the guest): %(where)s", name=peer, where=where)
 
 
 def stopped_where(v: Verdict, seat: int) -> str:
     """Where an unfinished match stopped, in the players' words (no message numbers or seats):
     ``"stopped in deal 2 of 3 (1 : 0), your move"``; ``seat`` is ours (0 host, 1 guest)."""
-    peer = v.players[1 - seat][0] if len(v.players) == 2 else "the peer"
+    peer = v.players[1 - seat][0] if len(v.players) == 2 else N_("the peer")
     waiting_seat, what = v.waiting or (None, "nothing")
-    who = "either of you" if waiting_seat is None else ("you" if waiting_seat == seat else peer)
-    whose = "your" if who == "you" else f"{who}'s"
+    ours = waiting_seat == seat
+    who = N_("either of you") if waiting_seat is None else peer
+    agreeing, shuffling = N_("agreeing the rules"), N_("shuffling the deal")
     doing = {
-        "rules": "agreeing the rules", "agree": "agreeing the rules",
-        "trump": f"{who} choosing a trump",
-        "commit": "shuffling the deal", "reveal": "shuffling the deal",
-        "move": f"{whose} move",
-        "deal-end": "the deal over, its result not yet signed",
-        "match-end": "the match over, its result not yet signed",
-    }.get(what, "after the match")
+        "rules": agreeing, "agree": agreeing,
+        "trump": N_("you choosing a trump") if ours else N_("%(name)s choosing a trump", name=who),
+        "commit": shuffling, "reveal": shuffling,
+        "move": N_("your move") if ours else N_("%(name)s's move", name=who),
+        "deal-end": N_("the deal over, its result not yet signed"),
+        "match-end": N_("the match over, its result not yet signed"),
+    }.get(what, N_("after the match"))
     if not v.deals or v.rules is None:
-        return f"stopped before the first deal, {doing}"
+        return N_("stopped before the first deal, %(doing)s", doing=doing)
     a, b = v.score_halves[seat], v.score_halves[1 - seat]
-    score = f"{halves_text(a, True)} : {halves_text(b, True)}"
-    return f"stopped in deal {len(v.deals)} of {v.rules.deals} (you {score} {peer}), {doing}"
+    return N_("stopped in deal %(deal)d of %(deals)d (you %(ours)s : %(theirs)s %(name)s), %(doing)s",
+              deal=len(v.deals), deals=v.rules.deals, ours=halves_text(a, True), theirs=halves_text(b, True),
+              name=peer, doing=doing)
 
 
 def _owner_seat(frames: list[bytes]) -> int | None:
@@ -98,6 +103,10 @@ def _owner_seat(frames: list[bytes]) -> int | None:
     except RemoteProtocolError:
         return None
     return first.seat if isinstance(first, messages.Hello) else None
+
+
+#: A verdict's status (protocol/verify.md) in a fault for people.
+_STATUS_WORDS = {"invalid": N_("invalid"), "unreadable": N_("unreadable")}
 
 
 def check_resumable(log_path: Path) -> tuple[bytes, ResumeFile]:
@@ -110,23 +119,27 @@ def check_resumable(log_path: Path) -> tuple[bytes, ResumeFile]:
             fault, or has no usable resume file (or one of another match).
     """
     if not log_path.exists():
-        raise NetplayError(EXIT_ERROR, f"no such match log: {log_path}")
+        raise NetplayError(EXIT_ERROR, N_("no such match log: %(path)s", path=str(log_path)))
     try:  # a regular file of at most MAX_LOG_BYTES: never a device, a pipe or a directory
         data = read_limited(log_path, MAX_LOG_BYTES)
     except UnreadableFileError as exc:
-        raise NetplayError(EXIT_ERROR, str(exc)) from None
+        raise NetplayError(EXIT_ERROR, message_of(exc)) from None
     verdict = verify_log(data)
     if verdict.status == "valid" and not path_for(log_path).exists():
-        raise NetplayError(EXIT_ERROR, f"{log_path}: the match is complete; there is nothing to resume")
+        raise NetplayError(EXIT_ERROR, N_("%(path)s: the match is complete; there is nothing to resume",
+                                          path=str(log_path)))
     if verdict.status not in ("unfinished", "valid"):
-        raise NetplayError(EXIT_ERROR, f"{log_path} cannot be resumed: {verdict.status}: {verdict.reason}")
+        raise NetplayError(EXIT_ERROR, N_("%(path)s cannot be resumed: %(status)s: %(reason)s", path=str(log_path),
+                                          status=_STATUS_WORDS.get(verdict.status, verdict.status),
+                                          reason=verdict.reason))
     try:
         resume = ResumeFile.load(path_for(log_path))
     except ResumeFileError as exc:
-        raise NetplayError(EXIT_ERROR, str(exc)) from None
+        raise NetplayError(EXIT_ERROR, message_of(exc)) from None
     if resume.game_id.hex() != verdict.game_id:
-        raise NetplayError(EXIT_ERROR, f"{resume.path} belongs to another match than {log_path} (game id "
-                           f"{resume.game_id.hex()[:16]}…, the log's {verdict.game_id[:16]}…)")
+        raise NetplayError(EXIT_ERROR, N_("%(path)s belongs to another match than %(log)s (game id %(id)s…, the log's "
+                                          "%(log_id)s…)", path=str(resume.path), log=str(log_path),
+                                          id=resume.game_id.hex()[:16], log_id=verdict.game_id[:16]))
     return data, resume
 
 
@@ -161,11 +174,10 @@ def check_not_running(data: Path, log_path: Path, resume: ResumeFile) -> None:
             match (:func:`match_lock_path`: it resumed the match from a copy of this log).
     """
     if is_busy(log_path):
-        raise NetplayError(EXIT_ERROR, f"{log_path}: another p2ptrumps process is writing this match log (the "
-                           "match is running there)")
+        raise NetplayError(EXIT_ERROR, N_("%(path)s: %(busy)s", path=str(log_path), busy=BUSY))
     lock = match_lock_path(data, resume.game_id, resume.role)
     if locks.is_locked(lock):
-        raise NetplayError(EXIT_ERROR, f"{taken(lock)}; {log_path} is left as it was")
+        raise NetplayError(EXIT_ERROR, left_as_it_was(taken(lock), log_path))
 
 
 def _restore(cfg: NetConfig, log_path: Path, data: bytes, resume: ResumeFile) -> Restored:
@@ -179,22 +191,28 @@ def _restore(cfg: NetConfig, log_path: Path, data: bytes, resume: ResumeFile) ->
     try:
         session = Session.restore(cfg.identity, contents.frames, resume.secrets, on_message=on_message)
     except ValueError as exc:
-        hint = (f" (your key is {cfg.identity.fingerprint}: was the match played with another XDG_DATA_HOME?)"
-                if "another identity key" in str(exc) else "")
-        raise NetplayError(EXIT_ERROR, f"{log_path} cannot be resumed: {exc}{hint}") from None
+        if "another identity key" in str(exc):
+            raise NetplayError(EXIT_ERROR, N_("%(path)s cannot be resumed: %(why)s (your key is %(key)s: was the match "
+                                              "played with another %(variable)s?)", path=str(log_path),
+                                              why=message_of(exc), key=cfg.identity.fingerprint,
+                                              variable="XDG_DATA_HOME")) from None
+        raise NetplayError(EXIT_ERROR, N_("%(path)s cannot be resumed: %(why)s", path=str(log_path),
+                                          why=message_of(exc))) from None
     if session.role != resume.role:
-        raise NetplayError(EXIT_ERROR, f"{resume.path} says {resume.role}, the log was written by the {session.role}")
+        raise NetplayError(EXIT_ERROR, N_("%(path)s says %(role)s, the log was written by the %(log_role)s",
+                                          path=str(resume.path), role=resume.role, log_role=session.role))
     length = len(LOG_MAGIC) + sum(len(f) for f in contents.frames)
     try:
         log = MatchLogFile.reopen(log_path, length)
     except LogBusyError as exc:
-        raise NetplayError(EXIT_ERROR, f"{log_path}: {exc}") from None
+        raise NetplayError(EXIT_ERROR, N_("%(path)s: %(busy)s", path=str(log_path), busy=message_of(exc))) from None
     except OSError as exc:
-        raise NetplayError(EXIT_ERROR, f"cannot reopen {log_path}: {exc.strerror or exc}") from None
+        raise NetplayError(EXIT_ERROR, N_("cannot reopen %(path)s: %(why)s", path=str(log_path),
+                                          why=exc.strerror or str(exc))) from None
     opened.append(log)
     if contents.truncated_bytes:
-        tail = counted(contents.truncated_bytes, 'byte')
-        say(cfg, f"the log ended with {tail} of an unfinished frame; cut {'it' if tail == '1 byte' else 'them'} off")
+        say(cfg, Nn_("the log ended with %(n)d byte of an unfinished frame; cut it off",
+                     "the log ended with %(n)d bytes of an unfinished frame; cut them off", contents.truncated_bytes))
     result = NetResult(log_path, session.seat, peer_name=session.peer_name,
                        peer_fingerprint=session.peer_fingerprint, rules=session.rules,
                        move_time=session.move_time)
@@ -213,7 +231,7 @@ async def resume_match(cfg: NetConfig, restored: Restored,
             listen on its port).
     """
     resume = restored.resume
-    peer = restored.session.peer_name or "the peer"
+    peer = restored.session.peer_name or N_("the peer")
     if resume.role == "host":
         listeners = await open_listeners(resume.bind, resume.port)
         try:
@@ -224,14 +242,15 @@ async def resume_match(cfg: NetConfig, restored: Restored,
                 for line in reach.lines():
                     say(cfg, line)
                 given = order_given(addresses_to_give(listeners), reach)
-                say(cfg, f"listening again on port {bound} ({', '.join(given)}); "
-                       f"waiting for {peer} to come back for up to {cfg.reconnect_wait_s:g} s ...")
+                say(cfg, N_("listening again on port %(port)d (%(addresses)s); waiting for %(name)s to come back for "
+                            "up to %(seconds)s s ...", port=bound, addresses=", ".join(given), name=peer,
+                            seconds=f"{cfg.reconnect_wait_s:g}"))
                 task_status.started(bound)
                 lobby = Lobby(cfg, mapped=reach.mapped is not None)
                 every: list[trio.abc.Listener[trio.SocketStream]] = list(listeners)
                 relay = meet.relay_from_json((resume.meet or {}).get("relay"))
                 if relay is not None:  # a match met by code: wait at its relay too (protocol/rendezvous.md §5)
-                    say(cfg, f"waiting at relay {meet.relay_host(relay.url)} too")
+                    say(cfg, N_("waiting at relay %(relay)s too", relay=meet.relay_host(relay.url)))
                     every.append(meet.RelayListener(cfg, relay, meet.new_side()))
                 return await lobby.serve_restored(every, restored)
         finally:
@@ -242,22 +261,24 @@ async def resume_match(cfg: NetConfig, restored: Restored,
         try:
             offer = meet.offer_from_meet(resume.meet)
         except ValueError as exc:
-            raise NetplayError(EXIT_ERROR, f"{resume.path}: a malformed meet field ({exc})") from None
+            raise NetplayError(EXIT_ERROR, N_("%(path)s: a malformed meet field (%(why)s)", path=str(resume.path),
+                                              why=message_of(exc))) from None
         cfg.meet = resume.meet
-        say(cfg, f"connecting again to the host met by code to resume the match with {peer} "
-               f"(for up to {cfg.reconnect_wait_s:g} s) ...")
+        say(cfg, N_("connecting again to the host met by code to resume the match with %(name)s (for up to "
+                    "%(seconds)s s) ...", name=peer, seconds=f"{cfg.reconnect_wait_s:g}"))
         task_status.started(0)
         return await meet.play_offer(cfg, offer, restored)
     address = resume.address
     if address is None:
-        raise NetplayError(EXIT_ERROR, f"{resume.path} holds no address to reach the host at")
+        raise NetplayError(EXIT_ERROR, N_("%(path)s holds no address to reach the host at", path=str(resume.path)))
     cfg.address = address
     try:
         host_name, port = parse_address(address)
     except NetplayError as exc:
-        raise NetplayError(EXIT_ERROR, f"{resume.path}: the host's address does not read ({exc})") from None
-    say(cfg, f"connecting again to {address} to resume the match with {peer} "
-           f"(for up to {cfg.reconnect_wait_s:g} s) ...")
+        raise NetplayError(EXIT_ERROR, N_("%(path)s: the host's address does not read (%(why)s)", path=str(resume.path),
+                                          why=message_of(exc))) from None
+    say(cfg, N_("connecting again to %(address)s to resume the match with %(name)s (for up to %(seconds)s s) ...",
+                address=address, name=peer, seconds=f"{cfg.reconnect_wait_s:g}"))
     task_status.started(0)
 
     chain = restored.session.chain

@@ -56,6 +56,7 @@ from ..events import (
     Withdrawn,
 )
 from ..match import DEAL_END, Match, OfferDraw, Resign
+from ..message import N_
 from ..rules import Move
 from ..seats import Player
 from ..system.boottime import SleepMeter
@@ -394,7 +395,7 @@ class NetSeat:
             self._trumps_said = True
             self._say_trumps(mine, theirs)
         elif self.seat == 1 and theirs is None:  # the guest is told why it waits
-            self.game.note(f"{self.peer} is choosing a trump; you choose yours next")
+            self.game.note(N_("%(name)s is choosing a trump; you choose yours next", name=self.peer))
         self._events.extendleft(reversed(match.replay_events()))
         deal, pos = match.deal, match.position
         if match.phase == DEAL_END and deal is not None and deal.outcome is not None and pos is not None:
@@ -625,7 +626,8 @@ class NetSeat:
 
     def _say_trumps(self, mine: int, theirs: int) -> None:
         a = self.cfg.ascii_only
-        say(self.cfg, f"trumps: you {suit_label(mine, a)}, {self.peer} {suit_label(theirs, a)}")
+        say(self.cfg, N_("trumps: you %(mine)s, %(name)s %(theirs)s", mine=suit_label(mine, a), name=self.peer,
+                         theirs=suit_label(theirs, a)))
 
     def _note_dropped(self, signed: DealSigned) -> None:
         """Our move that crossed the peer's message and was not played (wire.md §8.3): said with the

@@ -44,6 +44,7 @@ from pathlib import Path
 import trio
 
 from ..files import unused_path
+from ..message import N_
 from ..rules import RuleSet
 from ..text import names_apart
 from ..wire.log import LOG_MAGIC
@@ -240,8 +241,9 @@ class MatchSteps:
         claims beside them.  Returns True when a rematch was agreed after it (``rematches_left``: how
         many more the AI accepts)."""
         cfg, session = self.cfg, self.session
-        game = self._game = NetMatch(conn, session, on_chat=lambda who, text: self.say(f"[chat] {who}: {text}"),
-                                     on_note=lambda text: self.say(f"note: {text}"))
+        game = self._game = NetMatch(
+            conn, session, on_chat=lambda who, text: self.say(N_("[chat] %(name)s: %(text)s", name=who, text=text)),
+            on_note=lambda text: self.say(N_("note: %(note)s", note=text)))
         game.clock.no_clock_limit_s = cfg.no_clock_limit_s
         try:
             _, again = await first_of(lambda: self._steps(conn, rematches_left), game.pump)
@@ -378,8 +380,11 @@ class MatchSteps:
         result.rules, result.move_time = rules, session.move_time
         if self.resume is not None:
             game.before_commit = self.add_secret
-        clock = f"; move clock {session.move_time} s" if session.move_time else ""
-        self.say(f"rules: {rules.describe()}{clock}")
+        if session.move_time:
+            self.say(N_("rules: %(rules)s; move clock %(seconds)d s", rules=rules.describe(),
+                        seconds=session.move_time))
+        else:
+            self.say(N_("rules: %(rules)s", rules=rules.describe()))
         if self.rematch_of is None and cfg.hooks.on_ready is not None:
             cfg.hooks.on_ready(game, result)
         elif self.rematch_of is not None and cfg.hooks.on_rematch is not None:

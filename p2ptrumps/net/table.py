@@ -29,6 +29,8 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from ..command import say, typed
+from ..i18n import _, ngettext, tr
+from ..message import N_, message_of
 from ..record import PlayerInfo, match_winner
 from ..text import names_apart
 from ..ui.app import ChatSend, HumanPlayer, Intent, Mode, QuitResult, TableApp, UIOptions, describe_score
@@ -164,7 +166,7 @@ class TableSeat:
                                         leave_resigns=True,
                                         match_end_enter="rematch or leave"),
                               input=input, output=output)
-        self.table.record_label = "Match log saved"
+        self.table.record_label = N_("Match log saved")
         self.ui_wanted = asyncio.Event()
         self.human: HumanPlayer | None = None  # our seat, once the table started (on_ready)
         self.games: list[MatchView] = []  # the current match is the last (a rematch adds one)
@@ -283,9 +285,9 @@ class TableSeat:
         term = self.term
         assert term is not None
         if term.signal is not None:
-            return f"stopped by {term.name}: "
+            return _("stopped by %(signal)s: ", signal=term.name)
         if self.terminal_lost is not None:
-            return f"the terminal was lost ({self.terminal_lost.strerror or self.terminal_lost}): "
+            return _("the terminal was lost (%(why)s): ", why=self.terminal_lost.strerror or str(self.terminal_lost))
         return ""
 
     # ----- step 5: the closing lines -----------------------------------------------------
@@ -294,12 +296,12 @@ class TableSeat:
         """The match ended (or the connection, after it): the end note, the score, the logs; status 0."""
         assert self.term is not None
         if self.term.signal is not None:
-            say(self.command, f"stopped by {self.term.name}", self.err)
+            say(self.command, _("stopped by %(signal)s", signal=self.term.name), self.err)
         if self.table.state.end_note:
             _line(self.table.state.end_note, self.out)
         self.report_score(result)
         for done_log in log_paths(result):
-            _line(f"match log: {done_log}", self.out)
+            _line(_("match log: %(path)s", path=str(done_log)), self.out)
         return EXIT_OK
 
     def report_score(self, result: NetResult) -> None:
@@ -316,19 +318,21 @@ class TableSeat:
                                             self.table.options.ascii_only):
                 _line(line, self.out)
         else:
-            _line(f"Score: {describe_score(self.table)}", self.out)
+            _line(_("Score: %(score)s", score=describe_score(self.table)), self.out)
 
     def report_left(self, cause: str) -> int:
         """We left the match, or stopped before it began (status 130); the logs written are kept."""
         assert self.term is not None
         kept = [p for p in self.log_files if p and p != "None"]
-        what = f"{cause}you left the match" if self.human is not None else (
-            f"stopped by {self.term.name} before the match began" if cause else "stopped before the match began")
+        what = cause + _("you left the match") if self.human is not None else (
+            _("stopped by %(signal)s before the match began", signal=self.term.name) if cause
+            else _("stopped before the match began"))
         if kept:
-            what += "; its log is kept" if len(kept) == 1 else f"; its {len(kept)} logs are kept"
+            what += (_("; its log is kept") if len(kept) == 1
+                     else ngettext("; its %(n)d log is kept", "; its %(n)d logs are kept", len(kept)))
         say(self.command, what, self.err)
         for path in kept:
-            _line(f"match log (kept): {path}", self.err)
+            _line(_("match log (kept): %(path)s", path=path), self.err)
         return EXIT_LEFT
 
     def report_adjourned(self) -> int:
@@ -341,7 +345,7 @@ class TableSeat:
 
     def report_failure(self, cause: str, exc: NetplayError) -> int:
         """The match could not start or go on: the reason and its exit status."""
-        say(self.command, f"{cause}{exc}", self.err)
+        say(self.command, cause + tr(exc), self.err)
         result: NetResult | None = getattr(exc, "result", None)
         if (exc.status == EXIT_LEFT and result is not None and self.human is not None
                 and any(r.score_halves is not None for r in (result, *result.rematches))):
@@ -366,20 +370,25 @@ class TableSeat:
         self.lost = failure
         table = self.table
         kept = ", ".join(str(p) for p in log_paths(getattr(failure, "result", None)))
-        table.set_connection("disconnected")
+        table.set_connection(N_("disconnected"))
         table.options.allow_chat = False  # nobody to talk to, offer a draw or a rematch any more
         table.options.allow_draw_offer = False
         table.options.quit_question = ""  # q leaves at once: there is nothing left to resign
         table.close_question()
         if isinstance(failure, LogWriteError):  # not the connection: our disk (a line that stays)
-            table.options.waiting_text = "The match log cannot be written: the match stops here."
-            table.set_fault(f"{failure}. The match stops here; everything played so far is kept in that log. "
-                            f"Free some space, then `{typed('resume')} {failure.path}` goes on with it.")
-            table.show_message("Press q to leave.", "error")
+            table.options.waiting_text = N_("The match log cannot be written: the match stops here.")
+            table.set_fault(N_("%(fault)s. The match stops here; everything played so far is kept in that log. Free "
+                               "some space, then `%(command)s` goes on with it.", fault=message_of(failure),
+                               command=f"{typed('resume')} {failure.path}"))
+            table.show_message(N_("Press q to leave."), "error")
             return
-        table.options.waiting_text = "The connection is lost: the match stops here."
-        table.show_message(f"Connection lost: {failure}. Match log kept: {kept or 'none'}. "
-                           "Press q to leave.", "error")
+        table.options.waiting_text = N_("The connection is lost: the match stops here.")
+        if kept:
+            table.show_message(N_("Connection lost: %(fault)s. Match log kept: %(logs)s. Press q to leave.",
+                                  fault=message_of(failure), logs=kept), "error")
+        else:
+            table.show_message(N_("Connection lost: %(fault)s. No match log kept. Press q to leave.",
+                                  fault=message_of(failure)), "error")
 
     def on_signal(self) -> None:
         """SIGINT / SIGTERM / SIGHUP: as q then y at the table, or stop before it."""
@@ -397,8 +406,10 @@ class TableSeat:
         self.peer_shown = {result.peer_name or "peer": peer}
         # the key, and which path the match took (direct, mapped port, relay)
         path = cfg.report.path
-        table.set_opponent_detail(f"key {result.peer_fingerprint}" + (f" · {path}" if path else ""))
-        table.set_connection("connected")
+        key = result.peer_fingerprint or ""
+        table.set_opponent_detail(N_("key %(key)s · %(path)s", key=key, path=path) if path
+                                  else N_("key %(key)s", key=key))
+        table.set_connection(CONNECTED)
         table.record_path = str(result.log_path)
         self.log_files.append(str(result.log_path))
         player = HumanPlayer(table, PlayerInfo(cfg.name, "human"))
@@ -419,12 +430,12 @@ class TableSeat:
         def route(intent: Intent) -> None:
             if isinstance(intent, ChatSend):
                 if self.lost is not None or self.guest is None or not self.guest.running:
-                    table.show_message("chat is off: the connection is lost", "error")
+                    table.show_message(CHAT_OFF, "error")
                     return
                 try:  # shown once the session took it (a refused line is never shown as said)
                     trio_token.run_sync_soon(_chat, self.games[-1], intent.text, table, me)
                 except trio.RunFinishedError:
-                    table.show_message("chat is off: the connection is lost", "error")
+                    table.show_message(CHAT_OFF, "error")
             elif sink is not None:
                 sink(intent)
 
@@ -435,8 +446,9 @@ class TableSeat:
         game.on_chat = lambda who, text: table.add_chat(self.shown(who), text)
         game.on_note = lambda text: table.show_message(text, "info")
         game.on_draw_unanswered = self._draw_unanswered
-        game.on_left = lambda who: table.peer_left(f"{self.shown(who)} resigned and left the match")
-        game.on_closed = lambda clean: _closed_after_end(table, game, clean, self.shown(game.peer_name or "the peer"))
+        game.on_left = lambda who: table.peer_left(N_("%(name)s resigned and left the match", name=self.shown(who)))
+        game.on_closed = lambda clean: _closed_after_end(table, game, clean,
+                                                         self.shown(game.peer_name or tr(N_("the peer"))))
 
     def _draw_unanswered(self, text: str) -> None:
         """Our draw offer waited its time unanswered (protocol/wire.md §16): say so -- not "declined"."""
@@ -452,14 +464,15 @@ class TableSeat:
         self.table.record_path = str(result.log_path)
         self.log_files.append(str(result.log_path))
         self.table.new_match()
-        self.table.show_message(f"Rematch agreed: a new match, logged to {result.log_path}")
+        self.table.show_message(N_("Rematch agreed: a new match, logged to %(path)s", path=str(result.log_path)))
 
     async def ask_rematch(self, peer: str, offered: bool) -> bool:
         """Whether the person wants a rematch (``offered``: the peer offered one); leaving the table is no."""
         if self.app_done or self.table.state.end_note:  # the person left the table, or the peer left the match
             return False
-        question = (f"{self.shown(peer)} offers a rematch. Play again? (y rematch, n leave)" if offered
-                    else f"Offer {self.shown(peer)} a rematch? (y rematch, n leave)")
+        # TRANSLATORS: the keys y and n stay as they are.
+        question = (_("%(name)s offers a rematch. Play again? (y rematch, n leave)", name=self.shown(tr(peer)))
+                    if offered else _("Offer %(name)s a rematch? (y rematch, n leave)", name=self.shown(tr(peer))))
         return await self._ask(question, no_on_leaving=True)
 
     async def ask_claim(self, text: str) -> bool:
@@ -513,8 +526,8 @@ class TableSeat:
     def on_link(self, text: str) -> None:
         """A line about the connection while it is down (the reconnection's countdown)."""
         self.table.set_connection(text)
-        self.table.options.waiting_text = ("The connection is lost: reconnecting…" if "lost" in text
-                                           else "{name} is thinking…")
+        self.table.options.waiting_text = (N_("The connection is lost: reconnecting…") if "lost" in text
+                                           else N_("{name} is thinking…"))
 
 
 def _undecided(result: NetResult) -> str:
@@ -555,7 +568,14 @@ def _closed_after_end(table: TableApp, game: MatchView, clean: bool, shown: str 
         return
     table.options.match_end_enter = "leave"
     table.options.allow_chat = False
-    table.show_message(f"{shown or display_name(game.peer_name or 'the peer')} left: no rematch")
+    name = shown or display_name(game.peer_name or tr(N_("the peer")))
+    table.show_message(N_("%(name)s left: no rematch", name=name))
+
+
+#: Why the chat cannot send a line.
+CHAT_OFF = N_("chat is off: the connection is lost")
+#: The link is up and the peer heard from (the table's connection line; the status line says nothing then).
+CONNECTED = N_("connected")
 
 
 async def _watch_silence(games: list[MatchView], table: TableApp, bell: bool = True) -> None:
@@ -565,7 +585,7 @@ async def _watch_silence(games: list[MatchView], table: TableApp, bell: bool = T
     (``bell``).  While the link is down the reconnection's countdown is shown instead, and no clock."""
     shown = ""
     clock: tuple[int, float] | None = None
-    for _ in range(10**7):  # ends with the run (system tasks are cancelled then)
+    for _tick in range(10**7):  # ends with the run (system tasks are cancelled then)
         await trio.sleep(0.5)
         game = games[-1]
         link = game.link_state()
@@ -585,7 +605,7 @@ async def _watch_silence(games: list[MatchView], table: TableApp, bell: bool = T
             shown = ""
             continue  # the reconnection's countdown owns the line (SeatHooks.on_link)
         silent = link.silent_s
-        text = f"peer silent for {silent:.0f} s" if silent >= SILENT_AFTER_S else "connected"
+        text = N_("peer silent for %(seconds)s s", seconds=f"{silent:.0f}") if silent >= SILENT_AFTER_S else CONNECTED
         if text != shown:
             table.set_connection(text)
             shown = text

@@ -16,13 +16,17 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ..events import Event
+from ..message import N_, Message, message_of
 from ..rules import IllegalMoveError, Move
 from . import messages as m
 from .errors import LocalProtocolError, PeerFlood, RemoteProtocolError
 from .identity import Identity, PublicKey
-from .referee import SEAT_NAMES, Referee, RefereeMark
+from .referee import Referee, RefereeMark
 
 _T = TypeVar("_T")
+
+#: The seats' names in a reason (protocol/wire.md §3): lazy words.
+ROLES = (N_("host"), N_("guest"))
 
 #: Guest messages a live host holds as superseded (protocol/wire.md §8.3 row a) since the guest's last
 #: message placed; one more is a flood (protocol/wire.md §17).  An honest guest's crossing run is far
@@ -31,8 +35,8 @@ MAX_SUPERSEDED = 64
 
 #: How a live session names a message in its own seat signed by its own key: the peer
 #: only relayed it; another process with this identity and this match signed it.
-OTHER_COPY = ("another copy of this side is running (the same match resumed twice, or two processes sharing "
-              "one identity key)")
+OTHER_COPY = N_("another copy of this side is running (the same match resumed twice, or two processes sharing "
+                "one identity key)")
 
 
 @dataclass
@@ -86,8 +90,9 @@ class Crossed:
         if other is not None and other != msg.hash:
             exc = RemoteProtocolError(
                 "equivocation",
-                f"the guest signed two different messages for place {msg.seq} on one history ({msg.kind} "
-                f"{msg.hash.hex()[:16]}…, after a superseded one, {other.hex()[:16]}…)",
+                N_("the guest signed two different messages for place %(seq)d on one history (%(kind)s %(hash)s…, "
+                   "after a superseded one, %(other)s…)", seq=msg.seq, kind=msg.kind, hash=msg.hash.hex()[:16],
+                   other=other.hex()[:16]),
                 proven_by=1,
             )
             exc.evidence = self._evidence_of(other)
@@ -95,8 +100,8 @@ class Crossed:
         if msg.hash in self.stale:
             return
         if len(self.stale) >= MAX_SUPERSEDED:
-            raise PeerFlood(f"the guest sent more than {MAX_SUPERSEDED} messages in a row that crossed ours "
-                            "(superseded): it floods us")
+            raise PeerFlood(N_("the guest sent more than %(most)d messages in a row that crossed ours (superseded): "
+                               "it floods us", most=MAX_SUPERSEDED))
         self.gone[(msg.seq, msg.prev)] = msg.hash
         self.stale[msg.hash] = msg
 
@@ -125,8 +130,9 @@ class Crossed:
         if other is not None and other != msg.hash:
             raise RemoteProtocolError(
                 "equivocation",
-                f"the guest signed two different messages for place {msg.seq} on one history (the second, "
-                f"{msg.kind} {msg.hash.hex()[:16]}…, after one withdrawn or superseded, {other.hex()[:16]}…)",
+                N_("the guest signed two different messages for place %(seq)d on one history (the second, %(kind)s "
+                   "%(hash)s…, after one withdrawn or superseded, %(other)s…)", seq=msg.seq, kind=msg.kind,
+                   hash=msg.hash.hex()[:16], other=other.hex()[:16]),
                 proven_by=1,
             )
 
@@ -200,9 +206,10 @@ class JointChain:
         try:
             body, events = self._applying(seat, lambda: self.referee.play_own(seat, deal, move))
         except IllegalMoveError as exc:
-            raise LocalProtocolError(f"illegal move {move.code}: {exc}") from None
+            raise LocalProtocolError(N_("illegal move %(move)s: %(why)s", move=move.code,
+                                        why=message_of(exc))) from None
         except RemoteProtocolError as exc:
-            raise LocalProtocolError(str(exc)) from None
+            raise LocalProtocolError(message_of(exc)) from None
         msg = m.build_signed(self.game_id, seat, len(self.entries), self.head, body, identity.sign)
         self._append(msg)
         self._ours.add(msg.hash)
@@ -217,8 +224,8 @@ class JointChain:
         self.check_signature(msg)
         if msg.seq != len(self.entries) or msg.prev != self.head:
             raise RemoteProtocolError(
-                "broken-chain", f"our own message {msg.seq} ({msg.kind}) does not fit the end of the chain "
-                f"({len(self.entries)} messages)")
+                "broken-chain", N_("our own message %(seq)d (%(kind)s) does not fit the end of the chain (%(n)d "
+                                   "messages)", seq=msg.seq, kind=msg.kind, n=len(self.entries)))
         events = self._apply_and_append(msg)
         self._ours.add(msg.hash)
         return events
@@ -241,13 +248,15 @@ class JointChain:
         if msg.game != self.game_id[:8]:
             raise RemoteProtocolError(
                 "wrong-game",
-                f"message {msg.seq} ({msg.kind}) belongs to game {msg.game.hex()}…, "
-                f"not this game {self.game_id[:8].hex()}… (replayed from another session)",
+                N_("message %(seq)d (%(kind)s) belongs to game %(game)s…, not this game %(ours)s… (replayed from "
+                   "another session)", seq=msg.seq, kind=msg.kind, game=msg.game.hex(), ours=self.game_id[:8].hex()),
             )
         if not self.keys[msg.seat].verify(msg.sig, m.signing_input(self.game_id, msg.unsigned())):
             raise RemoteProtocolError(
                 "bad-signature",
-                f"message {msg.seq} ({msg.kind}): the {SEAT_NAMES[msg.seat]}'s signature does not verify",
+                N_("message %(seq)d (%(kind)s): the host's signature does not verify", seq=msg.seq, kind=msg.kind)
+                if msg.seat == 0 else
+                N_("message %(seq)d (%(kind)s): the guest's signature does not verify", seq=msg.seq, kind=msg.kind),
             )
 
     def receive(self, msg: m.Signed | m.Envelope, own: bool = False) -> Received:
@@ -270,20 +279,22 @@ class JointChain:
         if self.viewpoint is not None and msg.seat == self.viewpoint:
             if self._signed_by_us(msg):  # not the peer's doing: it relays what another copy of us signed
                 raise RemoteProtocolError(
-                    "malformed", f"message {msg.seq} ({msg.kind}) in our own seat ({SEAT_NAMES[msg.seat]}) is signed "
-                    f"by our own key, but this side never signed it: {OTHER_COPY}")
+                    "malformed", N_("message %(seq)d (%(kind)s) in our own seat (%(role)s) is signed by our own key, "
+                                    "but this side never signed it: %(why)s", seq=msg.seq, kind=msg.kind,
+                                    role=ROLES[msg.seat], why=OTHER_COPY))
             raise RemoteProtocolError(
-                "malformed", f"message {msg.seq} claims to come from our own seat ({SEAT_NAMES[msg.seat]})"
-            )
-        who = SEAT_NAMES[msg.seat]
+                "malformed", N_("message %(seq)d claims to come from our own seat (%(role)s)", seq=msg.seq,
+                                role=ROLES[msg.seat]))
+        who = ROLES[msg.seat]
         try:
             self.check_signature(msg)
         except RemoteProtocolError as exc:
             if not own:
                 raise
             raise RemoteProtocolError(
-                "malformed", f"message {msg.seq} ({msg.kind}) claims to come from seat {msg.seat} ({who}), the log's "
-                f"owner, but is not its message of this game ({exc.code})") from None
+                "malformed", N_("message %(seq)d (%(kind)s) claims to come from seat %(seat)d (%(role)s), the log's "
+                                "owner, but is not its message of this game (%(code)s)", seq=msg.seq, kind=msg.kind,
+                                seat=msg.seat, role=who, code=exc.code)) from None
         signed = _open(msg)
         crossed = self._crossed
         if signed.seat == 1 and self.viewpoint is None:
@@ -301,25 +312,30 @@ class JointChain:
             if not own or exc.proven_by is not None:
                 raise
             raise RemoteProtocolError(
-                "malformed", f"message {signed.seq} ({signed.kind}) of seat {signed.seat} ({who}), the log's owner, "
-                f"does not fit the chain ({exc.code}: {exc.reason}); a session places its own messages at the end "
-                "of its chain") from None
+                "malformed", N_("message %(seq)d (%(kind)s) of seat %(seat)d (%(role)s), the log's owner, does not "
+                                "fit the chain (%(code)s: %(reason)s); a session places its own messages at the end of "
+                                "its chain", seq=signed.seq, kind=signed.kind, seat=signed.seat, role=who,
+                                code=exc.code, reason=exc.reason)) from None
 
     def _place(self, msg: m.Signed) -> Received:
         """Placement (protocol/wire.md §8.3, rows b-h) of a checked message of the peer."""
         n = len(self.entries)
-        who = SEAT_NAMES[msg.seat]
+        host = msg.seat == 0
         if msg.seq > n:
-            raise RemoteProtocolError(
-                "sequence-gap", f"{who} message {msg.seq} ({msg.kind}) arrived, but the chain holds {n} messages"
-            )
+            raise RemoteProtocolError("sequence-gap", (
+                N_("host message %(seq)d (%(kind)s) arrived, but the chain holds %(n)d messages", seq=msg.seq,
+                   kind=msg.kind, n=n) if host else
+                N_("guest message %(seq)d (%(kind)s) arrived, but the chain holds %(n)d messages", seq=msg.seq,
+                   kind=msg.kind, n=n)))
         if msg.prev != self.hash_before(msg.seq):
-            raise RemoteProtocolError(
-                "broken-chain",
-                f"{who} message {msg.seq} ({msg.kind}) does not link to message {msg.seq - 1}"
-                if msg.seq
-                else f"{who} message 0 ({msg.kind}) does not start from the game id",
-            )
+            raise RemoteProtocolError("broken-chain", (
+                (N_("host message %(seq)d (%(kind)s) does not link to message %(before)d", seq=msg.seq, kind=msg.kind,
+                    before=msg.seq - 1) if host else
+                 N_("guest message %(seq)d (%(kind)s) does not link to message %(before)d", seq=msg.seq, kind=msg.kind,
+                    before=msg.seq - 1))
+                if msg.seq else
+                (N_("host message 0 (%(kind)s) does not start from the game id", kind=msg.kind) if host else
+                 N_("guest message 0 (%(kind)s) does not start from the game id", kind=msg.kind))))
         if msg.seq == n:
             received = Received(events=self._proven(msg, lambda: self._apply_and_append(msg)))
             if msg.seat == 1 and self.viewpoint == 0:
@@ -330,9 +346,11 @@ class JointChain:
         # The place is taken.
         taken = self.entries[msg.seq]
         if taken.hash == msg.hash:
-            raise RemoteProtocolError(
-                "sequence-gap", f"{who} message {msg.seq} ({msg.kind}) is a repeat of one already in the chain"
-            )
+            raise RemoteProtocolError("sequence-gap", (
+                N_("host message %(seq)d (%(kind)s) is a repeat of one already in the chain", seq=msg.seq,
+                   kind=msg.kind) if host else
+                N_("guest message %(seq)d (%(kind)s) is a repeat of one already in the chain", seq=msg.seq,
+                   kind=msg.kind)))
         later = self.entries[msg.seq :]
         if msg.seat == 0 and msg.seq >= self._confirmed and all(e.seat == 1 for e in later):
             def place() -> Received:
@@ -363,10 +381,11 @@ class JointChain:
             return self._proven(msg, place)
         raise RemoteProtocolError(
             "equivocation",
-            f"the {who} signed two different messages for place {msg.seq} "
-            f"({taken.kind} {taken.hash.hex()[:16]}… and {msg.kind} {msg.hash.hex()[:16]}…)"
-            if taken.seat == msg.seat
-            else f"the {who} signed message {msg.seq} ({msg.kind}) on a history it had already built past",
+            _two_messages(msg, taken) if taken.seat == msg.seat
+            else N_("the host signed message %(seq)d (%(kind)s) on a history it had already built past", seq=msg.seq,
+                    kind=msg.kind) if host
+            else N_("the guest signed message %(seq)d (%(kind)s) on a history it had already built past",
+                    seq=msg.seq, kind=msg.kind),
             proven_by=msg.seat,
         )
 
@@ -429,3 +448,14 @@ def _open(msg: m.Signed | m.Envelope) -> m.Signed:
     except RemoteProtocolError as exc:
         exc.proven_by = msg.seat
         raise
+
+
+def _two_messages(msg: m.Signed, taken: m.Signed) -> Message:
+    """The equivocation of ``msg``'s seat: it signed ``taken`` and ``msg`` for one place (protocol/wire.md §8.3)."""
+    args = {"seq": msg.seq, "kind": taken.kind, "hash": taken.hash.hex()[:16], "other_kind": msg.kind,
+            "other": msg.hash.hex()[:16]}
+    if msg.seat == 0:
+        return N_("the host signed two different messages for place %(seq)d (%(kind)s %(hash)s… and %(other_kind)s "
+                  "%(other)s…)", **args)
+    return N_("the guest signed two different messages for place %(seq)d (%(kind)s %(hash)s… and %(other_kind)s "
+              "%(other)s…)", **args)

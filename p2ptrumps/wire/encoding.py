@@ -20,6 +20,7 @@ from typing import Any
 
 import msgpack  # type: ignore[import-untyped]
 
+from ..message import N_, Nn_
 from ..text import counted
 from .errors import NonCanonical, RemoteProtocolError
 
@@ -33,11 +34,11 @@ Value = None | bool | int | str | bytes | list[Any]
 
 
 def _no_ext(code: int, data: bytes) -> Any:
-    raise NonCanonical(f"ext type {code} is not allowed")
+    raise NonCanonical(N_("ext type %(code)d is not allowed", code=code))
 
 
 def _no_map(pairs: Any) -> Any:
-    raise NonCanonical("a map is not allowed (messages are arrays)")
+    raise NonCanonical(N_("a map is not allowed (messages are arrays)"))
 
 
 def pack(value: Any) -> bytes:
@@ -109,9 +110,10 @@ def _items_ok(items: list[Any], depth: int) -> bool:
 
 # ----- the step-by-step decoding of protocol/wire.md §3.5 ------------------------------
 
-_MAP_FLOAT_EXT = {0xCA: "a float", 0xCB: "a float", 0xDE: "a map", 0xDF: "a map"}
-_MAP_FLOAT_EXT.update({b: "a map" for b in range(0x80, 0x90)})
-_MAP_FLOAT_EXT.update({b: "an ext" for b in (0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8)})
+_A_FLOAT, _A_MAP, _AN_EXT = N_("a float"), N_("a map"), N_("an ext")
+_MAP_FLOAT_EXT = {0xCA: _A_FLOAT, 0xCB: _A_FLOAT, 0xDE: _A_MAP, 0xDF: _A_MAP}
+_MAP_FLOAT_EXT.update({b: _A_MAP for b in range(0x80, 0x90)})
+_MAP_FLOAT_EXT.update({b: _AN_EXT for b in (0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8)})
 #: first byte -> (kind, size of the length or value bytes that follow)
 _SIZED = {
     0xCC: ("uint", 1), 0xCD: ("uint", 2), 0xCE: ("uint", 4), 0xCF: ("uint", 8),
@@ -151,20 +153,22 @@ def unpack_stepwise(data: bytes) -> Any:
     value, end = _read(data, 0, 0)
     if end != len(data):
         extra = counted(len(data) - end, "byte")
-        raise NonCanonical(f"trailing bytes after the msgpack value ({extra} from byte {end})")
+        raise NonCanonical(N_("trailing bytes after the msgpack value (%(extra)s from byte %(end)d)", extra=extra,
+                              end=end))
     return value
 
 
 def _read(data: bytes, pos: int, depth: int) -> tuple[Any, int]:
     if pos >= len(data):
-        raise _garbage(f"not a msgpack value: cut short at byte {pos}")
+        raise _garbage(N_("not a msgpack value: cut short at byte %(pos)d", pos=pos))
     if depth > MAX_DEPTH:
-        raise _garbage(f"nesting deeper than {MAX_DEPTH} (a value at depth {depth}, byte {pos})")
+        raise _garbage(N_("nesting deeper than %(most)d (a value at depth %(depth)d, byte %(pos)d)", most=MAX_DEPTH,
+                          depth=depth, pos=pos))
     b = data[pos]
     if b == 0xC1:
-        raise _garbage(f"not a msgpack value: byte {pos} is c1 (never used)")
+        raise _garbage(N_("not a msgpack value: byte %(pos)d is c1 (never used)", pos=pos))
     if b in _MAP_FLOAT_EXT:
-        raise NonCanonical(f"{_MAP_FLOAT_EXT[b]} is not allowed (byte {pos})")
+        raise NonCanonical(N_("%(what)s is not allowed (byte %(pos)d)", what=_MAP_FLOAT_EXT[b], pos=pos))
     if b <= 0x7F:
         return b, pos + 1
     if b >= 0xE0:
@@ -181,20 +185,25 @@ def _read(data: bytes, pos: int, depth: int) -> tuple[Any, int]:
         kind, size = _SIZED[b]
         start = pos + 1 + size
         if start > len(data):
-            raise _garbage(f"not a msgpack value: the header at byte {pos} is cut short")
+            raise _garbage(N_("not a msgpack value: the header at byte %(pos)d is cut short", pos=pos))
         raw = data[pos + 1 : start]
         if kind in ("uint", "int"):
             v = int.from_bytes(raw, "big", signed=kind == "int")
             if _int_size(v) != size or (kind == "int" and v >= 0):
-                raise NonCanonical(_not_shortest(pos, f"integer {v}"))
+                raise NonCanonical(_not_shortest(pos, N_("integer %(value)d", value=v)))
             return v, start
         n = int.from_bytes(raw, "big")
         if _len_size(kind, n) != size:
-            raise NonCanonical(_not_shortest(pos, f"{kind} of length {n}"))
+            raise NonCanonical(_not_shortest(pos, N_("%(kind)s of length %(n)d", kind=kind, n=n)))
     if n > _LIMITS[kind]:
-        raise _garbage(f"{'an' if kind == 'array' else 'a'} {kind} of {n} {'elements' if kind == 'array' else 'bytes'} "
-                       f"is over the limit "
-                       f"of {_LIMITS[kind]} (byte {pos})")
+        raise _garbage(
+            Nn_("an array of %(n)d element is over the limit of %(most)d (byte %(pos)d)",
+                "an array of %(n)d elements is over the limit of %(most)d (byte %(pos)d)", n, most=_LIMITS[kind],
+                pos=pos)
+            if kind == "array" else
+            Nn_("a %(kind)s of %(n)d byte is over the limit of %(most)d (byte %(pos)d)",
+                "a %(kind)s of %(n)d bytes is over the limit of %(most)d (byte %(pos)d)", n, kind=kind,
+                most=_LIMITS[kind], pos=pos))
     if kind == "array":
         items = []
         at = start
@@ -204,22 +213,23 @@ def _read(data: bytes, pos: int, depth: int) -> tuple[Any, int]:
         return items, at
     end = start + n
     if end > len(data):
-        raise _garbage(f"not a msgpack value: the {kind} at byte {pos} is cut short")
+        raise _garbage(N_("not a msgpack value: the %(kind)s at byte %(pos)d is cut short", kind=kind, pos=pos))
     if kind == "bin":
         return data[start:end], end
     try:
         return data[start:end].decode("utf-8"), end
     except UnicodeDecodeError:
-        raise _garbage(f"a msgpack str is not valid UTF-8 (byte {pos})") from None
+        raise _garbage(N_("a msgpack str is not valid UTF-8 (byte %(pos)d)", pos=pos)) from None
 
 
 def _not_shortest(pos: int, what: str) -> str:
-    return f"not the canonical encoding: the {what} at byte {pos} does not use the shortest form"
+    return N_("not the canonical encoding: the %(what)s at byte %(pos)d does not use the shortest form", what=what,
+              pos=pos)
 
 
 def _check_types(value: Any, depth: int, local: bool) -> None:
     if depth > MAX_DEPTH:
-        _fail(local, f"nesting deeper than {MAX_DEPTH}")
+        _fail(local, N_("nesting deeper than %(most)d", most=MAX_DEPTH))
     if value is None or isinstance(value, (bool, str, bytes)):
         return
     if isinstance(value, int):
@@ -231,13 +241,13 @@ def _check_types(value: Any, depth: int, local: bool) -> None:
             _check_types(v, depth + 1, local)
         return
     if isinstance(value, dict):
-        _fail(local, "a map (messages are arrays)")
+        _fail(local, N_("a map (messages are arrays)"))
     if isinstance(value, float):
-        _fail(local, "a float")
-    _fail(local, f"a value of type {type(value).__name__}")
+        _fail(local, _A_FLOAT)
+    _fail(local, N_("a value of type %(type)s", type=type(value).__name__))
 
 
 def _fail(local: bool, what: str) -> None:
     if local:
         raise TypeError(f"cannot pack {what}")
-    raise NonCanonical(f"{what} is not allowed")
+    raise NonCanonical(N_("%(what)s is not allowed", what=what))

@@ -9,6 +9,7 @@ buffers the payload, so a hostile length never makes it allocate.
 
 from __future__ import annotations
 
+from ..message import N_
 from .errors import RemoteProtocolError
 
 #: The largest payload accepted, bytes (protocol/wire.md §2).  No message comes near it.
@@ -64,11 +65,12 @@ class FrameDecoder:
             return None
         n = int.from_bytes(self._buf[:HEADER_BYTES], "big")
         if n == 0:
-            raise RemoteProtocolError("garbage-frame", f"frame at stream byte {self.offset} has length 0")
+            raise RemoteProtocolError("garbage-frame", N_("frame at stream byte %(at)d has length 0", at=self.offset))
         if n > self.max_frame_bytes:
             raise RemoteProtocolError(
                 "oversized-frame",
-                f"frame at stream byte {self.offset} announces {n} bytes, more than the maximum {self.max_frame_bytes}",
+                N_("frame at stream byte %(at)d announces %(n)d bytes, more than the maximum %(most)d", at=self.offset,
+                   n=n, most=self.max_frame_bytes),
             )
         end = HEADER_BYTES + n
         if len(self._buf) < end:

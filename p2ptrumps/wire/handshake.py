@@ -9,6 +9,7 @@ hellos define; the session logs the frames and sends them.
 from __future__ import annotations
 
 from ..events import HostRefused, PeerHello
+from ..message import N_
 from ..rules import RuleSet
 from . import messages as m
 from .chain import JointChain
@@ -61,7 +62,7 @@ class Handshake:
         """Checks 8-11 of protocol/wire.md §7.1 on the peer's ``hello`` (1-7 are ``decode_frame``'s); the
         key it shows.  ``RemoteProtocolError``: a second hello, a version or seat clash, a bad key."""
         if self.hellos[1 - self.seat] is not None:
-            raise RemoteProtocolError("out-of-turn", "the peer sent a second hello")
+            raise RemoteProtocolError("out-of-turn", N_("the peer sent a second hello"))
         m.check_peer_hello(hello, self.hellos[self.seat])
         return PublicKey.from_bytes(hello.public_key)
 
@@ -88,8 +89,8 @@ class Handshake:
         if isinstance(msg, m.Refuse) and before_hello and self.seat == 1:
             return HostRefused(msg.reason)
         kind = type(msg).__name__.lower()
-        raise RemoteProtocolError("malformed", f"a {kind} frame after the hellos, or from the wrong side "
-                                  "(wire.md §7.3)")
+        raise RemoteProtocolError("malformed", N_("a %(kind)s frame after the hellos, or from the wrong side (wire.md "
+                                                  "§7.3)", kind=kind))
 
     def accept(self, have_chain: bool) -> m.RulesMsg | None:
         """Go on with the peer whose hello we got; the host's rules proposal to send (the guest: None).

@@ -24,6 +24,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from ..message import N_
 from .errors import RemoteProtocolError
 
 #: The field prime of Curve25519, 2**255 - 19.
@@ -54,14 +55,14 @@ def check_public_key(raw: bytes) -> None:
     public key: 32 bytes, canonical (y < p), not of small order, a point of the curve
     (protocol/wire.md §4.2)."""
     if not isinstance(raw, bytes) or len(raw) != 32:
-        raise RemoteProtocolError("bad-key", "a public key must be 32 bytes")
+        raise RemoteProtocolError("bad-key", N_("a public key must be 32 bytes"))
     y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
     if y >= P:
-        raise RemoteProtocolError("bad-key", f"public key {raw.hex()} is not canonical (y >= p)")
+        raise RemoteProtocolError("bad-key", N_("public key %(key)s is not canonical (y >= p)", key=raw.hex()))
     if y in SMALL_ORDER_Y:
-        raise RemoteProtocolError("bad-key", f"public key {raw.hex()} is a point of small order")
+        raise RemoteProtocolError("bad-key", N_("public key %(key)s is a point of small order", key=raw.hex()))
     if not is_curve_point(raw):
-        raise RemoteProtocolError("bad-key", f"public key {raw.hex()} is not a point of the curve")
+        raise RemoteProtocolError("bad-key", N_("public key %(key)s is not a point of the curve", key=raw.hex()))
 
 
 def is_curve_point(raw: bytes) -> bool:
@@ -105,7 +106,8 @@ class PublicKey:
         try:
             key = Ed25519PublicKey.from_public_bytes(raw)
         except ValueError as exc:
-            raise RemoteProtocolError("bad-key", f"public key {raw.hex()} is not a curve point: {exc}") from None
+            raise RemoteProtocolError("bad-key", N_("public key %(key)s is not a curve point: %(why)s", key=raw.hex(),
+                                                    why=str(exc))) from None
         return cls(raw, key)
 
     @property
@@ -186,18 +188,19 @@ class Identity:
     def load(cls, data: bytes) -> Identity:
         """Inverse of :meth:`dump`; :class:`IdentityError` naming what is wrong."""
         if not data.startswith(KEY_FILE_MAGIC):
-            raise IdentityError("not a p2ptrumps identity key (missing 'p2ptrumps-identity-v1' header)")
+            raise IdentityError(N_("not a p2ptrumps identity key (missing '%(header)s' header)",
+                                  header="p2ptrumps-identity-v1"))
         rest = data[len(KEY_FILE_MAGIC) :]
         line, _, extra = rest.partition(b"\n")
         if extra.strip():
-            raise IdentityError("identity key: unexpected text after the key line (the file holds one line)")
+            raise IdentityError(N_("identity key: unexpected text after the key line (the file holds one line)"))
         text = line.strip()
         try:
             seed = bytes.fromhex(text.decode("ascii"))
         except (UnicodeDecodeError, ValueError):
-            raise IdentityError("identity key: the seed is not hex") from None
+            raise IdentityError(N_("identity key: the seed is not hex")) from None
         if len(seed) != 32:
-            raise IdentityError(f"identity key: the seed is {len(seed)} bytes, not 32")
+            raise IdentityError(N_("identity key: the seed is %(n)d bytes, not 32", n=len(seed)))
         return cls.from_seed(seed)
 
     def __repr__(self) -> str:

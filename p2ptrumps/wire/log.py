@@ -19,6 +19,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ..message import N_
 from .errors import RemoteProtocolError
 from .framing import HEADER_BYTES, MAX_FRAME_BYTES
 
@@ -81,11 +82,13 @@ def walk_log(data: bytes, out: LogContents, max_frame_bytes: int = MAX_FRAME_BYT
         LogUnreadable: (at the first step) not a match log, or another version.
     """
     if not data:
-        raise LogUnreadable("the file is empty (0 bytes): not a p2ptrumps match log")
+        raise LogUnreadable(N_("the file is empty (0 bytes): not a p2ptrumps match log"))
     if not data.startswith(LOG_MAGIC):
         if data[: len(LOG_MAGIC) - 2] == LOG_MAGIC[:-2]:
-            raise LogUnreadable(f"unsupported match log version (header {data[: len(LOG_MAGIC)]!r})")
-        raise LogUnreadable("not a p2ptrumps match log (the header 'p2ptrumps-log/1' is missing)")
+            raise LogUnreadable(N_("unsupported match log version (header %(header)s)",
+                                   header=repr(data[: len(LOG_MAGIC)])))
+        raise LogUnreadable(N_("not a p2ptrumps match log (the header '%(header)s' is missing)",
+                               header=LOG_MAGIC.decode().strip()))
     i = len(LOG_MAGIC)
     n_total = len(data)
     count = 0
@@ -100,8 +103,10 @@ def walk_log(data: bytes, out: LogContents, max_frame_bytes: int = MAX_FRAME_BYT
             break
         if n == 0 or n > max_frame_bytes:
             code = "garbage-frame" if n == 0 else "oversized-frame"
-            why = "has length 0" if n == 0 else f"announces {n} bytes, more than the maximum {max_frame_bytes}"
-            out.error = RemoteProtocolError(code, f"frame #{count} (at byte {i}) {why}")
+            out.error = RemoteProtocolError(code, (
+                N_("frame #%(index)d (at byte %(at)d) has length 0", index=count, at=i) if n == 0
+                else N_("frame #%(index)d (at byte %(at)d) announces %(n)d bytes, more than the maximum %(most)d",
+                        index=count, at=i, n=n, most=max_frame_bytes)))
             out.error_offset = i
             out.error_evidence = data[i : i + HEADER_BYTES + 64]
             break

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from ..cards import PACK_SIZES, RANK_CHARS, SUIT_LETTERS, Card, parse_rank, parse_suit_char
+from ..message import N_
 from ..rules import BEAT, LEAD, NO_CARD, PICKUP_MOVE, PICKUP_SPELLINGS, Move, Outcome, Position, RuleSet
-from ..text import MAX_CHAT_CHARS, MAX_NAME_CHARS, counted, text_problem
+from ..text import A_CHAT_LINE, MAX_CHAT_CHARS, MAX_NAME_CHARS, counted, text_problem
 from . import encoding
 from .errors import RemoteProtocolError
 from .identity import PublicKey
@@ -58,7 +59,7 @@ def check_name(name: str) -> None:
 
 def check_chat(text: str) -> None:
     """``ValueError`` unless ``text`` follows the text rule, 1..500 characters (protocol/wire.md §5.1)."""
-    why = text_problem(text, "a chat line", MAX_CHAT_CHARS)
+    why = text_problem(text, A_CHAT_LINE, MAX_CHAT_CHARS)
     if why:
         raise ValueError(why)
 
@@ -227,57 +228,62 @@ class Body:
 
 
 def _type_name(v: object) -> str:
+    """What a msgpack value is, in a reason: a lazy word (``nil`` stays msgpack's own name)."""
     if v is None:
         return "nil"
     if isinstance(v, bool):
-        return "a boolean"
+        return N_("a boolean")
     if isinstance(v, int):
-        return "an integer"
+        return N_("an integer")
     if isinstance(v, str):
-        return "text"
+        return N_("text")
     if isinstance(v, bytes):
-        return "bytes"
-    return "an array"
+        return N_("bytes")
+    return N_("an array")
 
 
 def _count(items: list[Any], n: int, kind: str) -> None:
     if len(items) != n:
-        raise _bad(f"a {kind} body has {counted(n, 'element')}, not {len(items)}")
+        raise _bad(N_("a %(kind)s body has %(elements)s, not %(n)d", kind=kind, elements=counted(n, "element"),
+                      n=len(items)))
 
 
 def _uint(v: object, kind: str, what: str, lo: int, hi: int) -> int:
     if type(v) is not int:
-        raise _bad(f"{kind}: {what} must be an integer, not {_type_name(v)}")
+        raise _bad(N_("%(kind)s: %(what)s must be an integer, not %(type)s", kind=kind, what=what, type=_type_name(v)))
     if not lo <= v <= hi:
-        raise _bad(f"{kind}: {what} {v} is outside {lo}..{hi}")
+        raise _bad(N_("%(kind)s: %(what)s %(value)d is outside %(low)d..%(high)d", kind=kind, what=what, value=v,
+                      low=lo, high=hi))
     return v
 
 
 def _uint_any(v: object, kind: str, what: str) -> int:
     if type(v) is not int:
-        raise _bad(f"{kind}: {what} must be an integer, not {_type_name(v)}")
+        raise _bad(N_("%(kind)s: %(what)s must be an integer, not %(type)s", kind=kind, what=what, type=_type_name(v)))
     if v < 0:
-        raise _bad(f"{kind}: {what} {v} is negative")
+        raise _bad(N_("%(kind)s: %(what)s %(value)d is negative", kind=kind, what=what, value=v))
     return v
 
 
 def _bool(v: object, kind: str, what: str) -> bool:
     if type(v) is not bool:
-        raise _bad(f"{kind}: {what} must be true or false, not {_type_name(v)}")
+        raise _bad(N_("%(kind)s: %(what)s must be true or false, not %(type)s", kind=kind, what=what,
+                      type=_type_name(v)))
     return v
 
 
 def _bin(v: object, kind: str, what: str, n: int) -> bytes:
     if not isinstance(v, bytes):
-        raise _bad(f"{kind}: {what} must be bytes, not {_type_name(v)}")
+        raise _bad(N_("%(kind)s: %(what)s must be bytes, not %(type)s", kind=kind, what=what, type=_type_name(v)))
     if len(v) != n:
-        raise _bad(f"{kind}: {what} must be {n} bytes, not {len(v)}")
+        raise _bad(N_("%(kind)s: %(what)s must be %(n)d bytes, not %(length)d", kind=kind, what=what, n=n,
+                      length=len(v)))
     return v
 
 
 def _text(v: object, kind: str, what: str) -> str:
     if not isinstance(v, str):
-        raise _bad(f"{kind}: {what} must be text, not {_type_name(v)}")
+        raise _bad(N_("%(kind)s: %(what)s must be text, not %(type)s", kind=kind, what=what, type=_type_name(v)))
     return v
 
 
@@ -288,7 +294,7 @@ MAX_SCORE_HALVES = 2 * MAX_DEALS
 
 
 def _deal_no(v: object, kind: str) -> int:
-    return _uint(v, kind, "the deal number", 1, MAX_DEALS)
+    return _uint(v, kind, N_("the deal number"), 1, MAX_DEALS)
 
 
 #: The move clock's range, seconds per move (protocol/wire.md §9.2; 0 = no clock).
@@ -299,8 +305,8 @@ MAX_MOVE_TIME_S = 3600
 def check_move_time(seconds: int) -> None:
     """``ValueError`` unless ``seconds`` is 0 (no move clock) or 5..3600 (protocol/wire.md §9.2)."""
     if type(seconds) is not int or not (seconds == 0 or MIN_MOVE_TIME_S <= seconds <= MAX_MOVE_TIME_S):
-        raise ValueError(f"the move time must be 0 (no clock) or {MIN_MOVE_TIME_S}..{MAX_MOVE_TIME_S} seconds, "
-                         f"not {seconds!r}")
+        raise ValueError(N_("the move time must be 0 (no clock) or %(low)d..%(high)d seconds, not %(value)s",
+                            low=MIN_MOVE_TIME_S, high=MAX_MOVE_TIME_S, value=repr(seconds)))
 
 
 @dataclass(frozen=True)
@@ -324,24 +330,26 @@ class RulesMsg(Body):
             _count(items, 6, k)
         pack = _uint_any(items[0], k, "pack_size")
         if pack not in PACK_SIZES:
-            raise _bad(f"rules: pack_size {pack} is not 32, 36 or 52")
+            raise _bad(N_("rules: %(field)s %(value)d is not 32, 36 or 52", field="pack_size", value=pack))
         sixes = _bool(items[1], k, "sixes")
         voluntary = _bool(items[2], k, "voluntary_pickup")
         repetition = _uint_any(items[3], k, "repetition")
         if repetition == 1 or repetition > 100:
-            raise _bad(f"rules: repetition {repetition} is not 0 (off) or 2..100")
+            raise _bad(N_("rules: %(field)s %(value)d is not 0 (off) or 2..100", field="repetition", value=repetition))
         turn_limit = _uint(items[4], k, "turn_limit", 0, 1_000_000)
         deals = _uint(items[5], k, "deals", 1, MAX_DEALS)
         move_time = 0
         if len(items) == 7:
             move_time = _uint_any(items[6], k, "move_time")
             if move_time == 0:
-                raise _bad("rules: a 7th element (move_time) 0 must be left out (one encoding per rule set)")
+                raise _bad(N_("rules: a 7th element (%(field)s) 0 must be left out (one encoding per rule set)",
+                              field="move_time"))
             if not MIN_MOVE_TIME_S <= move_time <= MAX_MOVE_TIME_S:
-                raise _bad(f"rules: move_time {move_time} is not {MIN_MOVE_TIME_S}..{MAX_MOVE_TIME_S} seconds")
+                raise _bad(N_("rules: %(field)s %(value)d is not %(low)d..%(high)d seconds", field="move_time",
+                              value=move_time, low=MIN_MOVE_TIME_S, high=MAX_MOVE_TIME_S))
         if repetition == 0 and turn_limit == 0:
-            raise _bad("rules: repetition 0 and turn_limit 0 turn both limits off, which is refused "
-                       "(a deal could go on for ever)")
+            raise _bad(N_("rules: %(repetition)s 0 and %(turn_limit)s 0 turn both limits off, which is refused (a deal "
+                          "could go on for ever)", repetition="repetition", turn_limit="turn_limit"))
         return cls(RuleSet(pack, sixes, voluntary, repetition, turn_limit, deals), move_time)
 
 
@@ -374,7 +382,7 @@ class TrumpMsg(Body):
     @classmethod
     def parse(cls, items: list[Any]) -> TrumpMsg:
         _count(items, 1, cls.KIND)
-        return cls(_uint(items[0], cls.KIND, "the suit", 0, 3))
+        return cls(_uint(items[0], cls.KIND, N_("the suit"), 0, 3))
 
 
 @dataclass(frozen=True)
@@ -391,7 +399,7 @@ class CommitMsg(Body):
     @classmethod
     def parse(cls, items: list[Any]) -> CommitMsg:
         _count(items, 2, cls.KIND)
-        return cls(_deal_no(items[0], cls.KIND), _bin(items[1], cls.KIND, "the commitment", 32))
+        return cls(_deal_no(items[0], cls.KIND), _bin(items[1], cls.KIND, N_("the commitment"), 32))
 
 
 @dataclass(frozen=True)
@@ -408,7 +416,7 @@ class RevealMsg(Body):
     @classmethod
     def parse(cls, items: list[Any]) -> RevealMsg:
         _count(items, 2, cls.KIND)
-        return cls(_deal_no(items[0], cls.KIND), _bin(items[1], cls.KIND, "the secret", 32))
+        return cls(_deal_no(items[0], cls.KIND), _bin(items[1], cls.KIND, N_("the secret"), 32))
 
 
 # ----- move codes (protocol/wire.md §9.5) -------------------------------------------
@@ -464,12 +472,13 @@ def _move_of_text(code: object) -> Move:
 
     Raises ``RemoteProtocolError``: ``malformed`` (not text, or no move), ``non-canonical``
     (a move spelled another way)."""
-    code = _text(code, MoveMsg.KIND, "the move code")
+    code = _text(code, MoveMsg.KIND, N_("the move code"))
     canon = canonical_move_code(code)
     if canon is None:
-        raise _bad(f"move: {code!r} is not a move code (like QS, TS/7H, TS/ or pickup)")
+        raise _bad(N_("move: %(code)s is not a move code (like QS, TS/7H, TS/ or pickup)", code=repr(code)))
     if canon != code:
-        raise RemoteProtocolError("non-canonical", f"move code {code!r} is not canonical (write {canon!r})")
+        raise RemoteProtocolError("non-canonical", N_("move code %(code)s is not canonical (write %(canon)s)",
+                                                      code=repr(code), canon=repr(canon)))
     move = _MOVES[code] = _move_of_code(code)
     return move
 
@@ -498,7 +507,7 @@ class MoveMsg(Body):
         k = cls.KIND
         _count(items, 3, k)
         deal = _deal_no(items[0], k)
-        return cls(deal, _move_of_text(items[1]), _bin(items[2], k, "the position hash", 32))
+        return cls(deal, _move_of_text(items[1]), _bin(items[2], k, N_("the position hash"), 32))
 
 
 @dataclass(frozen=True)
@@ -563,10 +572,10 @@ class ChatMsg(Body):
     @classmethod
     def parse(cls, items: list[Any]) -> ChatMsg:
         _count(items, 1, cls.KIND)
-        text = _text(items[0], cls.KIND, "the line")
-        why = text_problem(text, "a chat line", MAX_CHAT_CHARS)
+        text = _text(items[0], cls.KIND, N_("the line"))
+        why = text_problem(text, A_CHAT_LINE, MAX_CHAT_CHARS)
         if why:
-            raise _bad(f"chat: {why}")
+            raise _bad(N_("chat: %(why)s", why=why))
         return cls(text)
 
 
@@ -597,8 +606,8 @@ class DealEndMsg(Body):
         k = cls.KIND
         _count(items, 5, k)
         deal = _deal_no(items[0], k)
-        winner = None if items[1] is None else _uint(items[1], k, "the winner (or nil)", 0, 1)
-        reason = _text(items[2], k, "the reason")
+        winner = None if items[1] is None else _uint(items[1], k, N_("the winner (or nil)"), 0, 1)
+        reason = _text(items[2], k, N_("the reason"))
         s0 = _uint(items[3], k, "score0", 0, MAX_SCORE_HALVES)
         s1 = _uint(items[4], k, "score1", 0, MAX_SCORE_HALVES)
         return cls(deal, winner, reason, (s0, s1))
@@ -875,10 +884,10 @@ def decode_frame(payload: bytes) -> RawFrame:
     if type(v) is list and len(v) == 8 and v[0] == "msg":  # nearly every frame: straight to its fields
         return _decode_msg(v, payload)
     if not isinstance(v, list) or not v or not isinstance(v[0], str) or v[0] not in FRAME_TYPES:
-        what = repr(v[0]) if isinstance(v, list) and v and isinstance(v[0], str) else "nothing"
+        what = repr(v[0]) if isinstance(v, list) and v and isinstance(v[0], str) else N_("nothing")
         raise RemoteProtocolError(
-            "garbage-frame", f"a frame must be an array whose first element names its type "
-            f"({', '.join(FRAME_TYPES)}), not {what}")
+            "garbage-frame", N_("a frame must be an array whose first element names its type (%(types)s), not %(what)s",
+                                types=", ".join(FRAME_TYPES), what=what))
     t = v[0]
     if t == "msg":
         return _decode_msg(v, payload)
@@ -889,18 +898,19 @@ def decode_frame(payload: bytes) -> RawFrame:
     if t == "proof":
         if len(v) != 3 or type(v[1]) is not int or not 0 <= v[1] < (1 << 32) or not isinstance(v[2], bytes) \
                 or len(v[2]) != 64:
-            raise _bad("proof: expected ['proof', confirmed (0..2**32-1), sig (64 bytes)]")
+            raise _bad(N_("proof: expected ['proof', confirmed (0..2**32-1), sig (64 bytes)]"))
         return Proof(v[1], v[2])
     if t == "ticket":
         if len(v) != 2 or not isinstance(v[1], bytes) or not MIN_TICKET_BYTES <= len(v[1]) <= MAX_TICKET_BYTES:
-            raise _bad(f"ticket: expected ['ticket', ticket ({MIN_TICKET_BYTES}..{MAX_TICKET_BYTES} bytes)]")
+            raise _bad(N_("ticket: expected ['ticket', ticket (%(low)d..%(high)d bytes)]", low=MIN_TICKET_BYTES,
+                          high=MAX_TICKET_BYTES))
         return Ticket(v[1])
     if t == "refuse":
         if len(v) != 2 or not isinstance(v[1], str) or not 1 <= len(v[1].encode()) <= MAX_REFUSE_BYTES:
-            raise _bad(f"refuse: expected ['refuse', reason (1..{MAX_REFUSE_BYTES} bytes of text)]")
+            raise _bad(N_("refuse: expected ['refuse', reason (1..%(most)d bytes of text)]", most=MAX_REFUSE_BYTES))
         return Refuse(v[1])
     if len(v) != 2 or type(v[1]) is not int or not 0 <= v[1] < (1 << 32):
-        raise _bad(f"{t}: expected [{t!r}, n] with n in 0..2**32-1")
+        raise _bad(N_("%(type)s: expected [%(quoted)s, n] with n in 0..2**32-1", type=t, quoted=repr(t)))
     return Ping(v[1]) if t == "ping" else Pong(v[1])
 
 
@@ -910,39 +920,40 @@ FRAME_TYPES = ("hello", "ping", "pong", "msg", "resume", "proof", "ticket", "ref
 def _decode_resume(v: list[Any]) -> Resume:
     """A resume frame, checked in the order of a hello's checks (protocol/wire.md §14.1, §7.1)."""
     if len(v) >= 2 and type(v[1]) is int and v[1] != VERSION:
-        raise RemoteProtocolError("version", f"the resume speaks protocol version {v[1]}, this program {VERSION}")
+        raise RemoteProtocolError("version", N_("the resume speaks protocol version %(theirs)d, this program "
+                                                "%(ours)d", theirs=v[1], ours=VERSION))
     if len(v) != 5:
-        raise _bad(f"a resume frame has 5 elements, not {len(v)}")
+        raise _bad(N_("a resume frame has 5 elements, not %(n)d", n=len(v)))
     _, version, seat, gid, nonce = v
     if type(version) is not int:
-        raise _bad(f"resume: the version must be an integer, not {_type_name(version)}")
+        raise _bad(N_("resume: the version must be an integer, not %(type)s", type=_type_name(version)))
     if type(seat) is not int or seat not in (0, 1):
-        raise _bad("resume: the seat must be 0 or 1")
+        raise _bad(N_("resume: the seat must be 0 or 1"))
     if not isinstance(gid, bytes) or len(gid) != 32:
-        raise _bad("resume: the game id must be 32 bytes")
+        raise _bad(N_("resume: the game id must be 32 bytes"))
     if not isinstance(nonce, bytes) or len(nonce) != 32:
-        raise _bad("resume: the nonce must be 32 bytes")
+        raise _bad(N_("resume: the nonce must be 32 bytes"))
     return Resume(version, seat, gid, nonce)
 
 
 def _decode_msg(v: list[Any], payload: bytes) -> Envelope:
     if len(v) != 8:
-        raise _bad(f"a msg frame has 8 elements, not {len(v)}")
+        raise _bad(N_("a msg frame has 8 elements, not %(n)d", n=len(v)))
     _, game, seat, seq, prev, kind, body, sig = v
     if not isinstance(game, bytes) or len(game) != 8:
-        raise _bad("msg: game must be 8 bytes")
+        raise _bad(N_("msg: game must be 8 bytes"))
     if type(seat) is not int or seat not in (0, 1):
-        raise _bad("msg: seat must be 0 or 1")
+        raise _bad(N_("msg: seat must be 0 or 1"))
     if type(seq) is not int or not 0 <= seq < (1 << 32):
-        raise _bad("msg: seq must be an integer 0..2**32-1")
+        raise _bad(N_("msg: seq must be an integer 0..2**32-1"))
     if not isinstance(prev, bytes) or len(prev) != 32:
-        raise _bad("msg: prev must be 32 bytes")
+        raise _bad(N_("msg: prev must be 32 bytes"))
     if not isinstance(kind, str) or kind not in BODY_TYPES:
-        raise _bad(f"msg: unknown kind {kind!r}")
+        raise _bad(N_("msg: unknown kind %(kind)s", kind=repr(kind)))
     if not isinstance(body, list):
-        raise _bad(f"msg: the {kind} body must be an array, not {_type_name(body)}")
+        raise _bad(N_("msg: the %(kind)s body must be an array, not %(type)s", kind=kind, type=_type_name(body)))
     if not isinstance(sig, bytes) or len(sig) != 64:
-        raise _bad("msg: sig must be 64 bytes")
+        raise _bad(N_("msg: sig must be 64 bytes"))
     # One object for values every message of a game repeats (a long log keeps them all).
     kind = _KIND_NAMES[kind]
     game = _GAMES.setdefault(game, game) if len(_GAMES) < 64 else game
@@ -955,21 +966,22 @@ _GAMES: dict[bytes, bytes] = {}
 
 def _decode_hello(v: list[Any]) -> Hello:
     if len(v) >= 2 and type(v[1]) is int and v[1] != VERSION:
-        raise RemoteProtocolError("version", f"the hello speaks protocol version {v[1]}, this program {VERSION}")
+        raise RemoteProtocolError("version", N_("the hello speaks protocol version %(theirs)d, this program "
+                                                "%(ours)d", theirs=v[1], ours=VERSION))
     if len(v) != 6:
-        raise _bad(f"a hello frame has 6 elements, not {len(v)}")
+        raise _bad(N_("a hello frame has 6 elements, not %(n)d", n=len(v)))
     _, version, seat, name, pk, nonce = v
     if type(version) is not int:
-        raise _bad(f"hello: the version must be an integer, not {_type_name(version)}")
+        raise _bad(N_("hello: the version must be an integer, not %(type)s", type=_type_name(version)))
     if type(seat) is not int or seat not in (0, 1):
-        raise _bad("hello: the seat must be 0 or 1")
-    why = text_problem(name, "the name", MAX_NAME_CHARS)
+        raise _bad(N_("hello: the seat must be 0 or 1"))
+    why = text_problem(name, N_("the name"), MAX_NAME_CHARS)
     if why:
-        raise _bad(f"hello: {why}")
+        raise _bad(N_("hello: %(why)s", why=why))
     if not isinstance(pk, bytes) or len(pk) != 32:
-        raise _bad("hello: the public key must be 32 bytes")
+        raise _bad(N_("hello: the public key must be 32 bytes"))
     if not isinstance(nonce, bytes) or len(nonce) != 32:
-        raise _bad("hello: the nonce must be 32 bytes")
+        raise _bad(N_("hello: the nonce must be 32 bytes"))
     return Hello(version, seat, name, pk, nonce)
 
 
@@ -981,14 +993,13 @@ def check_peer_hello(hello: Hello, own: Hello | None) -> None:
     """
     assert own is not None
     if hello.seat == own.seat:
-        raise RemoteProtocolError(
-            "version", f"the peer's hello says it is the {('host', 'guest')[hello.seat]} too: two "
-            f"{('host', 'guest')[hello.seat]}s")
+        raise RemoteProtocolError("version", N_("the peer's hello says it is the host too: two hosts")
+                                  if hello.seat == 0 else N_("the peer's hello says it is the guest too: two guests"))
     PublicKey.from_bytes(hello.public_key)
     if hello.public_key == own.public_key:
-        raise RemoteProtocolError("bad-key", "the peer uses our own public key")
+        raise RemoteProtocolError("bad-key", N_("the peer uses our own public key"))
     if hello.nonce == own.nonce:
-        raise RemoteProtocolError("malformed", "the peer's nonce repeats ours")
+        raise RemoteProtocolError("malformed", N_("the peer's nonce repeats ours"))
 
 
 def card_code(c: int) -> str:

@@ -27,20 +27,49 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cards import SUIT_LETTERS
+from ..message import N_, Message, Nn_, message_of
 from ..record import DealRecord, MatchRecord, PlayerInfo, match_winner
 from ..rules import RuleSet
 from ..text import counted, halves_text, numbered
 from . import messages as m
-from .chain import JointChain
+from .chain import ROLES, JointChain
 from .errors import RemoteProtocolError
 from .identity import PublicKey
 from .log import LogContents, LogUnreadable, walk_log
-from .referee import ABANDONED, DONE, REFUSED, REMATCHED, SEAT_NAMES
+from .referee import ABANDONED, DONE, REFUSED, REMATCHED
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unreadable": 2, "unfinished": 3}
 #: The ``format`` and ``version`` of the JSON verdict (protocol/verify.md §5).
 VERDICT_FORMAT = "p2ptrumps-verdict"
 VERDICT_VERSION = 1
+
+#: The seats' roles in words (protocol/wire.md §1), lazy messages: ``"host"``, ``"guest"``.
+def indented(line: str) -> Message:
+    """``line`` after two spaces, as a message that a display says in the person's language (its template,
+    two spaces and the line, is no text of the catalog: the line alone is translated)."""
+    return Message("  " + line, "  %(line)s", args={"line": line})
+
+
+def seat_words(seat: int) -> Message:
+    """``"seat 0 (host)"``, ``"seat 1 (guest)"``: a lazy message."""
+    return N_("seat %(seat)d (%(role)s)", seat=seat, role=ROLES[seat])
+
+
+#: What a match waits for (``waiting_for`` of the referee), for people; the English is the code itself,
+#: which ``--json`` writes (``waiting.what``, protocol/verify.md §5).
+STEP_WORDS = {
+    "rules": N_("rules"), "agree": N_("agree"), "trump": N_("trump"), "commit": N_("commit"),
+    "reveal": N_("reveal"), "move": N_("move"), "deal-end": N_("deal-end"), "match-end": N_("match-end"),
+    "rematch": N_("rematch"), "nothing": N_("nothing"), "hello": N_("hello"),
+}
+
+#: How a deal ended (``Outcome.reason``, RULES.md §7), for people; the English is the code itself, which
+#: ``--json`` writes (``deals[].reason``, protocol/verify.md §5).
+# TRANSLATORS: how a deal ended, in parentheses after who won it: "won by seat 0 (out)".
+REASON_WORDS = {
+    "out": N_("out"), "resign": N_("resign"), "time": N_("time"), "both-out": N_("both-out"),
+    "repetition": N_("repetition"), "turn-limit": N_("turn-limit"), "agreed-draw": N_("agreed-draw"),
+}
 
 
 @dataclass(frozen=True)
@@ -211,29 +240,33 @@ class Verdict:
             return None
         return match_winner(self.score_halves, self.rules.deals)[1]
 
-    def result_line(self) -> str:
+    def result_line(self) -> Message | str:
         """For a valid verdict of a match, how the match ended (protocol/verify.md §5.1): ``"result: seat
         0 (host) won the match"``, ``"result: drawn"``, ``"result: no winner -- deals 2, 3 have no result,
         and could change who won"``; ``""`` otherwise."""
         if self.status != "valid" or self.rules is None:
             return ""
         missing = [n for n, _ in self.no_result()]
-        what = (f"deal {missing[0]} has" if len(missing) == 1
-                else "deals " + ", ".join(map(str, missing)) + " have")
+        numbers = ", ".join(map(str, missing))
         if not self.decided:
-            return f"result: no winner -- {what} no result, and could change who won"
+            return Nn_("result: no winner -- deal %(numbers)s has no result, and could change who won",
+                       "result: no winner -- deals %(numbers)s have no result, and could change who won",
+                       len(missing), numbers=numbers)
         if self.winner is None:
-            return "result: drawn"
-        cannot = f" ({what} no result, and cannot change that)" if missing else ""
-        return f"result: seat {self.winner} ({SEAT_NAMES[self.winner]}) won the match{cannot}"
+            return N_("result: drawn")
+        if missing:
+            return Nn_("result: %(seat)s won the match (deal %(numbers)s has no result, and cannot change that)",
+                       "result: %(seat)s won the match (deals %(numbers)s have no result, and cannot change that)",
+                       len(missing), seat=seat_words(self.winner), numbers=numbers)
+        return N_("result: %(seat)s won the match", seat=seat_words(self.winner))
 
-    def _abandoned_head(self) -> str:
+    def _abandoned_head(self) -> Message | str:
         """The first line of a valid log that ends in phase ``abandoned`` (verify.md §5.1), else ""."""
         if self.status != "valid" or not self.abandonments or self.abandonments[-1][3] is not None:
             return ""
         seat = self.abandonments[-1][0]
-        return (f"VALID: the match ended as abandoned: seat {seat} ({SEAT_NAMES[seat]}) said that seat {1 - seat} "
-                f"({SEAT_NAMES[1 - seat]}) stayed away -- a statement, not a proof; every message checks.")
+        return N_("VALID: the match ended as abandoned: %(seat)s said that %(other)s stayed away -- a statement, not "
+                  "a proof; every message checks.", seat=seat_words(seat), other=seat_words(1 - seat))
 
     @property
     def owner(self) -> int | None:
@@ -248,7 +281,7 @@ class Verdict:
         """
         ch = self._chain
         if ch is None or self.rules is None or self.trumps is None:
-            raise ValueError("the log holds no agreed rules and trumps: nothing to replay")
+            raise ValueError(N_("the log holds no agreed rules and trumps: nothing to replay"))
         names = self.players or [("host", ""), ("guest", "")]
         rec = MatchRecord(
             rules=self.rules,
@@ -267,105 +300,139 @@ class Verdict:
         return rec
 
     def summary(self, ascii_only: bool = True) -> str:
-        """The report ``p2ptrumps verify`` prints (several lines, no trailing newline)."""
+        """The report ``p2ptrumps verify`` prints (several lines, no trailing newline), in English."""
+        return "\n".join(self.summary_lines(ascii_only))
+
+    def summary_lines(self, ascii_only: bool = True) -> list[str]:
+        """The lines of :meth:`summary`, each a lazy message (or a text of the log, a name) that a display
+        says in the person's language with ``i18n.tr``."""
         from ..cards import suit_label
 
-        lines = []
-        head = {
-            "valid": (
-                "VALID: the guest refused the rules, so no match was played; every message checks."
-                if self.rules is None
-                else self._abandoned_head() or "VALID: the match is complete and every message checks."
-            ),
-            "invalid": "INVALID: " + self.reason,
-            "unreadable": "UNREADABLE: " + self.reason,
-            "unfinished": "VALID SO FAR, UNFINISHED: " + self.reason,
-        }[self.status]
+        lines: list[str] = []
+        if self.status == "valid":
+            head = (N_("VALID: the guest refused the rules, so no match was played; every message checks.")
+                    if self.rules is None
+                    else self._abandoned_head() or N_("VALID: the match is complete and every message checks."))
+        else:
+            head = {
+                "invalid": N_("INVALID: %(reason)s", reason=self.reason),
+                "unreadable": N_("UNREADABLE: %(reason)s", reason=self.reason),
+                "unfinished": N_("VALID SO FAR, UNFINISHED: %(reason)s", reason=self.reason),
+            }[self.status]
         lines.append(head)
         if self.status == "valid" and self.truncated_bytes:
-            lines.append(f"  after it, a torn tail of {counted(self.truncated_bytes, 'byte')} (a crash while writing): "
-                         "not part of the log, nobody's fault")
+            lines.append(indented(N_("after it, a torn tail of %(bytes)s (a crash while writing): not part of the log, "
+                                   "nobody's fault", bytes=counted(self.truncated_bytes, "byte"))))
         if self.status == "unreadable" and not self.frames:
-            return head
+            return lines
         if self.status == "invalid" and self.index is not None:
             if self.offender is None:
-                who = ", which names neither seat"
+                line = N_("first offending frame: #%(index)d in the log, which names neither seat; fault: %(code)s",
+                          index=self.index, code=self.code)
             elif self.offender_proven:
-                who = f", signed by seat {self.offender} ({SEAT_NAMES[self.offender]}): proven"
+                line = N_("first offending frame: #%(index)d in the log, signed by %(seat)s: proven; fault: %(code)s",
+                          index=self.index, seat=seat_words(self.offender), code=self.code)
             elif self._damaged:
-                who = (f", with no valid signature of seat {self.offender} ({SEAT_NAMES[self.offender]}): damaged in "
-                       "the file, or so received by the log owner -- nothing shows which")
+                line = N_("first offending frame: #%(index)d in the log, with no valid signature of %(seat)s: damaged "
+                          "in the file, or so received by the log owner -- nothing shows which; fault: %(code)s",
+                          index=self.index, seat=seat_words(self.offender), code=self.code)
             else:
-                who = f", received from seat {self.offender} ({SEAT_NAMES[self.offender]}) by the log owner's account"
-            lines.append(f"  first offending frame: #{self.index} in the log{who}; fault: {self.code}")
+                line = N_("first offending frame: #%(index)d in the log, received from %(seat)s by the log owner's "
+                          "account; fault: %(code)s", index=self.index, seat=seat_words(self.offender), code=self.code)
+            lines.append(indented(line))
         if self.game_id:
-            lines.append(f"game id: {self.game_id}")
+            lines.append(N_("game id: %(id)s", id=self.game_id))
         for i, (name, fp) in enumerate(self.players):
-            lines.append(f"seat {i} ({SEAT_NAMES[i]}): {name}  fingerprint {fp}")
+            lines.append(N_("%(seat)s: %(name)s  fingerprint %(fingerprint)s", seat=seat_words(i), name=name,
+                            fingerprint=fp))
         if self.rules is not None:
-            clock = f", move clock {self.move_time} s" if self.move_time else ""
-            lines.append(f"rules: {self.rules.describe()}{clock}")
+            if self.move_time:
+                lines.append(N_("rules: %(rules)s, move clock %(seconds)d s", rules=self.rules.describe(),
+                                seconds=self.move_time))
+            else:
+                lines.append(N_("rules: %(rules)s", rules=self.rules.describe()))
         if self.trumps is not None:
             t = self.trumps
-            lines.append(f"trumps: seat 0 {suit_label(t[0], ascii_only)}, seat 1 {suit_label(t[1], ascii_only)}")
+            lines.append(N_("trumps: seat 0 %(first)s, seat 1 %(second)s", first=suit_label(t[0], ascii_only),
+                            second=suit_label(t[1], ascii_only)))
         for d in self.deals:
             if d.reason == "disputed":
-                res = "disputed: no result (claimed on time and disputed twice)"
+                res = N_("disputed: no result (claimed on time and disputed twice)")
             elif d.reason == "abandoned":
-                res = "abandoned: no result (in play when the match was abandoned)"
+                res = N_("abandoned: no result (in play when the match was abandoned)")
             elif d.reason is None:
-                res = "unfinished"
+                res = N_("unfinished")
             elif d.winner is None:
-                res = f"drawn ({d.reason})"
+                res = N_("drawn (%(reason)s)", reason=REASON_WORDS.get(d.reason, d.reason))
             elif d.reason == "time":
-                res = f"claimed by seat {d.winner} on time (a claim: the log cannot prove time)"
+                res = N_("claimed by seat %(seat)d on time (a claim: the log cannot prove time)", seat=d.winner)
             else:
-                res = f"won by seat {d.winner} ({d.reason})"
-            lines.append(f"deal {d.number}: dealer seat {d.dealer}, {res}")
+                res = N_("won by seat %(seat)d (%(reason)s)", seat=d.winner,
+                         reason=REASON_WORDS.get(d.reason, d.reason))
+            lines.append(N_("deal %(number)d: dealer seat %(dealer)d, %(result)s", number=d.number, dealer=d.dealer,
+                            result=res))
         dealt = {d.number for d in self.deals}
         missing = self.no_result()
-        lines += [f"deal {n}: not dealt -- disputed while it was prepared: no result"
+        lines += [N_("deal %(number)d: not dealt -- disputed while it was prepared: no result", number=n)
                   for n, why in missing if why == "disputed" and n not in dealt]
         unplayed = [n for n, why in missing if why == "not played"]
         if unplayed:
-            lines.append(f"deal {unplayed[0]}: not played" if len(unplayed) == 1
-                         else f"deals {unplayed[0]}-{unplayed[-1]}: not played")
+            lines.append(N_("deal %(number)d: not played", number=unplayed[0]) if len(unplayed) == 1
+                         else N_("deals %(first)d-%(last)d: not played", first=unplayed[0], last=unplayed[-1]))
         if self.left is not None:
-            gone = f"; deals {', '.join(map(str, self.forfeited))} forfeited" if self.forfeited else ""
-            lines.append(f"seat {self.left[0]} ({SEAT_NAMES[self.left[0]]}) left the match at message "
-                         f"{self.left[1]}{gone}")
+            seat, at = self.left
+            if self.forfeited:
+                lines.append(Nn_("%(seat)s left the match at message %(at)d; deal %(deals)s forfeited",
+                                 "%(seat)s left the match at message %(at)d; deals %(deals)s forfeited",
+                                 len(self.forfeited), seat=seat_words(seat), at=at,
+                                 deals=", ".join(map(str, self.forfeited))))
+            else:
+                lines.append(N_("%(seat)s left the match at message %(at)d", seat=seat_words(seat), at=at))
         seen: dict[int, int] = {}
         for (seat, at, won), dispute in zip(self.claims, self._disputes(), strict=True):
             what = numbered("deal", won)
             if dispute is not None:
                 seen[won[0]] = seen.get(won[0], 0) + 1
-                then = ("the deal went on (its first dispute)" if seen[won[0]] == 1
-                        else f"deal {won[0]} has no result (its second dispute)")
-                lines.append(f"DISPUTED: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at message {at}; "
-                             f"seat {dispute[0]} ({SEAT_NAMES[dispute[0]]}) disputed it at message {dispute[1]}: "
-                             f"{then}")
+                if seen[won[0]] == 1:
+                    lines.append(N_("DISPUTED: %(seat)s claimed %(deals)s on time at message %(at)d; %(disputer)s "
+                                    "disputed it at message %(disputed_at)d: the deal went on (its first dispute)",
+                                    seat=seat_words(seat), deals=what, at=at, disputer=seat_words(dispute[0]),
+                                    disputed_at=dispute[1]))
+                else:
+                    lines.append(N_("DISPUTED: %(seat)s claimed %(deals)s on time at message %(at)d; %(disputer)s "
+                                    "disputed it at message %(disputed_at)d: deal %(number)d has no result (its "
+                                    "second dispute)", seat=seat_words(seat), deals=what, at=at,
+                                    disputer=seat_words(dispute[0]), disputed_at=dispute[1], number=won[0]))
                 continue
-            lines.append(f"CLAIMED, not proven: seat {seat} ({SEAT_NAMES[seat]}) claimed {what} on time at "
-                         f"message {at} (the log cannot prove time; wire.md §16)")
+            lines.append(N_("CLAIMED, not proven: %(seat)s claimed %(deals)s on time at message %(at)d (the log "
+                            "cannot prove time; wire.md §16)", seat=seat_words(seat), deals=what, at=at))
         for seat, at, _, continued in self.abandonments:
-            line = (f"ABANDONED: seat {seat} ({SEAT_NAMES[seat]}) ended the match at message {at} as abandoned by "
-                    f"seat {1 - seat} ({SEAT_NAMES[1 - seat]}), who it says stayed away (not proven)")
-            if continued is not None:
-                line += f"; taken back at message {continued}: play went on"
-            lines.append(line)
+            if continued is None:
+                lines.append(N_("ABANDONED: %(seat)s ended the match at message %(at)d as abandoned by %(other)s, who "
+                                "it says stayed away (not proven)", seat=seat_words(seat), at=at,
+                                other=seat_words(1 - seat)))
+            else:
+                lines.append(N_("ABANDONED: %(seat)s ended the match at message %(at)d as abandoned by %(other)s, who "
+                                "it says stayed away (not proven); taken back at message %(continued)d: play went on",
+                                seat=seat_words(seat), at=at, other=seat_words(1 - seat), continued=continued))
         a, b = self.score_halves
-        lines.append(f"score: {halves_text(a)} - {halves_text(b)}")
+        lines.append(N_("score: %(first)s - %(second)s", first=halves_text(a), second=halves_text(b)))
         if self.result_line():
             lines.append(self.result_line())
-        counts = f"{self.frames} frames, {self.messages} chained messages"
+        counts = N_("%(frames)d frames, %(messages)d chained messages", frames=self.frames, messages=self.messages)
         if self.superseded or self.withdrawn:
-            counts += f" ({self.superseded} superseded, {self.withdrawn} withdrawn)"
+            counts = N_("%(counts)s (%(superseded)d superseded, %(withdrawn)d withdrawn)", counts=counts,
+                        superseded=self.superseded, withdrawn=self.withdrawn)
         if self.reconnections:
-            counts += f", {counted(self.reconnections, 'reconnection')}"
+            again = counted(self.reconnections, "reconnection")
             if any(self.outages):
-                counts += f" (on seat 0's steps {self.outages[0]}, on seat 1's steps {self.outages[1]})"
+                counts = N_("%(counts)s, %(reconnections)s (on seat 0's steps %(first)d, on seat 1's steps "
+                            "%(second)d)", counts=counts, reconnections=again, first=self.outages[0],
+                            second=self.outages[1])
+            else:
+                counts = N_("%(counts)s, %(reconnections)s", counts=counts, reconnections=again)
         lines.append(counts)
-        return "\n".join(lines)
+        return lines
 
 
 def verify_log(data: bytes) -> Verdict:
@@ -431,12 +498,12 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
     try:
         n_frames = sum(1 for _ in walk_log(data, contents))
     except LogUnreadable as exc:
-        return Verdict("unreadable", str(exc))
+        return Verdict("unreadable", message_of(exc))
     if not n_frames:  # verify.md §1 step 3: also after a length fault in the first frame
-        why = "no whole frame after the header" if contents.error is None else contents.error.reason
+        why = N_("no whole frame after the header") if contents.error is None else contents.error.reason
         return Verdict(
             "unreadable",
-            f"the log holds no handshake ({why})" + _tail_note(contents),
+            _with_tail(N_("the log holds no handshake (%(why)s)", why=why), contents),
             truncated_bytes=contents.truncated_bytes,
         )
     v = Verdict("unfinished", frames=n_frames, truncated_bytes=contents.truncated_bytes)
@@ -454,7 +521,7 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
                 v.offender, v.offender_proven = exc.proven_by, True
             else:
                 v.offender, v.offender_proven = check.peer, False
-            v.reason = f"frame #{i}: {exc.reason}"
+            v.reason = N_("frame #%(index)d: %(reason)s", index=i, reason=exc.reason)
             if v.offender is not None and not v.offender_proven and not check.peer_signed(body):
                 v._damaged = True
                 v.reason = _damaged_reason(i, exc.reason, v.offender)
@@ -471,59 +538,87 @@ def _verify(data: bytes, check: _Checker) -> Verdict:
     chain = check.chain
     if chain is None:
         peer = check.peer
-        v.reason = f"the log stops after the owner's hello: the peer's hello (seat {peer}) never came"
+        v.reason = _with_tail(N_("the log stops after the owner's hello: the peer's hello (seat %(seat)s) never came",
+                                 seat=peer), contents)
         v.waiting = (peer, "hello")
-        v.reason += _tail_note(contents)
         return v
     ref = chain.referee
     if ref.phase in (DONE, REMATCHED, REFUSED, ABANDONED):
         v.status = "valid"
-        v.reason = "the guest refused the rules: no match was played" if ref.phase == REFUSED else ""
-        v.reason += _tail_note(contents).lstrip("; ")
+        tail = _tail_note(contents)
+        if ref.phase == REFUSED:
+            v.reason = _with_tail(N_("the guest refused the rules: no match was played"), contents)
+        elif tail is not None:
+            v.reason = tail
         return v
     seat, what = ref.waiting_for()
     v.waiting = (seat, what)
     if not len(chain):
-        where = "after the handshake (both hellos), before the first message"
+        where = N_("after the handshake (both hellos), before the first message")
     else:
         last = chain.entries[-1]
         when = (
-            "before the first deal" if ref.deal == 0
-            else ("after the last deal" if ref.match is None or (ref.match.left is None and not ref.match.claims)
-                  else "after the match was decided")
+            N_("before the first deal") if ref.deal == 0
+            else (N_("after the last deal") if ref.match is None or (ref.match.left is None and not ref.match.claims)
+                  else N_("after the match was decided"))
             if ref.phase == "match-end"
-            else f"in deal {ref.deal}"
+            else N_("in deal %(number)d", number=ref.deal)
         )
-        where = f"after message {last.seq} ({last.kind}) {when}"
-    who = "either seat" if seat is None else f"seat {seat} ({SEAT_NAMES[seat]})"
-    v.reason = f"the log stops {where}; {who} was to act: {what}"
+        where = N_("after message %(seq)d (%(kind)s) %(when)s", seq=last.seq, kind=last.kind, when=when)
+    who = N_("either seat") if seat is None else seat_words(seat)
+    step = STEP_WORDS.get(what, what)
     if ref.phase == "reveal" and seat is not None and seat in ref.commits:
         v.forfeit = seat
-        v.reason += f"; seat {seat} committed but never revealed, which forfeits the match"
-    v.reason += _tail_note(contents)
+        reason = N_("the log stops %(where)s; %(who)s was to act: %(what)s; seat %(seat)d committed but never "
+                    "revealed, which forfeits the match", where=where, who=who, what=step, seat=seat)
+    else:
+        reason = N_("the log stops %(where)s; %(who)s was to act: %(what)s", where=where, who=who, what=step)
+    v.reason = _with_tail(reason, contents)
     return v
+
+
+#: A length prefix's fault (wire/log.py) said of "the frame" whose number the reason gives already.
+_THE_FRAME = {
+    "frame #%(index)d (at byte %(at)d) has length 0": N_("the frame (at byte %(at)d) has length 0"),
+    "frame #%(index)d (at byte %(at)d) announces %(n)d bytes, more than the maximum %(most)d":
+        N_("the frame (at byte %(at)d) announces %(n)d bytes, more than the maximum %(most)d"),
+}
 
 
 def _damaged_reason(index: int, why: str, peer: int) -> str:
     """The reason of a fault in a frame no valid signature of the ``peer`` covers (verify.md §3.1):
     the log is damaged there -- the frame may have changed on disk -- or the peer sent it so.  ``why``
     names the fault and never its sender (the frame may be in the owner's seat, or sign nothing)."""
-    why = why.removeprefix(f"frame #{index}: ")
-    if why.startswith(f"frame #{index} "):  # a length prefix: "frame #12 (at byte 1701) has length 0"
+    if why.startswith(f"frame #{index}: "):
+        why = why.removeprefix(f"frame #{index}: ")
+    elif isinstance(why, Message) and why.template in _THE_FRAME:  # a length prefix: "frame #12 (at byte 1701) ..."
+        why = _THE_FRAME[why.template].with_args(**why.args)
+    elif why.startswith(f"frame #{index} "):
         why = "the frame " + why.removeprefix(f"frame #{index} ")
-    return (f"this log is damaged at frame #{index}: {why}; no valid signature of the {SEAT_NAMES[peer]} covers "
-            "that frame, so nothing shows who made it so (the file changed after it was written, or the "
-            f"{SEAT_NAMES[peer]} sent it)")
+    if peer == 0:
+        return N_("this log is damaged at frame #%(index)d: %(why)s; no valid signature of the host covers that "
+                  "frame, so nothing shows who made it so (the file changed after it was written, or the host "
+                  "sent it)", index=index, why=why)
+    return N_("this log is damaged at frame #%(index)d: %(why)s; no valid signature of the guest covers that "
+              "frame, so nothing shows who made it so (the file changed after it was written, or the guest "
+              "sent it)", index=index, why=why)
 
 
-def _tail_note(contents: LogContents) -> str:
+def _tail_note(contents: LogContents) -> Message | None:
+    """What a torn tail after the last whole frame is (verify.md §1), or None when there is none."""
     if not contents.truncated_bytes:
-        return ""
+        return None
     if contents.zero_tail:
-        return (f"; the file ends in {counted(contents.truncated_bytes, 'zero byte')} after the last whole frame "
-                "(a torn tail, as a crash can leave: not part of the log)")
-    tail = counted(contents.truncated_bytes, "byte")
-    return f"; the last frame is cut short ({tail}: a torn tail, not part of the log)"
+        return N_("the file ends in %(bytes)s after the last whole frame (a torn tail, as a crash can leave: not "
+                  "part of the log)", bytes=counted(contents.truncated_bytes, "zero byte"))
+    return N_("the last frame is cut short (%(bytes)s: a torn tail, not part of the log)",
+              bytes=counted(contents.truncated_bytes, "byte"))
+
+
+def _with_tail(reason: Message, contents: LogContents) -> Message:
+    """``reason``, and what the torn tail is when there is one (``"...; the last frame is cut short ..."``)."""
+    tail = _tail_note(contents)
+    return reason if tail is None else N_("%(reason)s; %(tail)s", reason=reason, tail=tail)
 
 
 class _Checker:
@@ -558,17 +653,17 @@ class _Checker:
         if isinstance(msg, (m.Ping, m.Pong, m.Proof, m.Ticket, m.Refuse)):
             self.nobody = True
             kind = type(msg).__name__.lower()
-            never = {"proof": "proofs are never logged (wire.md §14.2)",
-                     "ticket": "admission frames are never logged (wire.md §7.3)",
-                     "refuse": "admission frames are never logged (wire.md §7.3)",
-                     }.get(kind, "heartbeats are never logged")
-            raise RemoteProtocolError("malformed", f"a {kind} in a log: {never}")
+            never = {"proof": N_("a %(kind)s in a log: proofs are never logged (wire.md §14.2)", kind=kind),
+                     "ticket": N_("a %(kind)s in a log: admission frames are never logged (wire.md §7.3)", kind=kind),
+                     "refuse": N_("a %(kind)s in a log: admission frames are never logged (wire.md §7.3)", kind=kind),
+                     }.get(kind, N_("a %(kind)s in a log: heartbeats are never logged", kind=kind))
+            raise RemoteProtocolError("malformed", never)
         if isinstance(msg, m.Resume):
             chain = self.chain
             if chain is None or msg.game_id != chain.game_id or msg.seat != self.peer:
                 raise RemoteProtocolError(
-                    "malformed", "a resume frame before both hellos, or for another game or seat than the "
-                    "owner's peer (wire.md §14.3)")
+                    "malformed", N_("a resume frame before both hellos, or for another game or seat than the "
+                                    "owner's peer (wire.md §14.3)"))
             self.reconnections += 1
             seat, what = chain.referee.waiting_for()
             if seat is not None and what in m.STEPS:
@@ -580,8 +675,8 @@ class _Checker:
             self._peer_hello(msg, payload)
         elif isinstance(msg, m.Hello):
             raise RemoteProtocolError(
-                "out-of-turn", f"a second hello (it claims seat {msg.seat}, "
-                f"{SEAT_NAMES[msg.seat]}): a session sends one hello")
+                "out-of-turn", N_("a second hello (it claims seat %(seat)d, %(role)s): a session sends one hello",
+                                  seat=msg.seat, role=ROLES[msg.seat]))
         else:
             self._chained(i, msg)
 
@@ -613,7 +708,8 @@ class _Checker:
     def _owner_hello(self, msg: m.Hello | m.Envelope, payload: bytes) -> None:
         if not isinstance(msg, m.Hello):
             raise RemoteProtocolError(
-                "out-of-turn", f"the log starts with message {msg.seq} ({msg.kind}), not with its owner's hello")
+                "out-of-turn", N_("the log starts with message %(seq)d (%(kind)s), not with its owner's hello",
+                                  seq=msg.seq, kind=msg.kind))
         PublicKey.from_bytes(msg.public_key)
         self.own, self.own_payload = msg, payload
         self.hellos[msg.seat] = payload
@@ -623,7 +719,8 @@ class _Checker:
         assert own is not None
         if not isinstance(msg, m.Hello):
             raise RemoteProtocolError(
-                "out-of-turn", f"message {msg.seq} ({msg.kind}) comes before the peer's hello")
+                "out-of-turn", N_("message %(seq)d (%(kind)s) comes before the peer's hello", seq=msg.seq,
+                                  kind=msg.kind))
         m.check_peer_hello(msg, own)
         key = PublicKey.from_bytes(msg.public_key)
         own_key = PublicKey.from_bytes(own.public_key)
@@ -749,31 +846,40 @@ class PairVerdict:
         }
 
     def summary(self, names: tuple[str, str] = ("log 0", "log 1"), ascii_only: bool = True) -> str:
-        """The report ``p2ptrumps verify LOG OTHER_LOG`` prints (no trailing newline): one line for
-        unreadable logs and different games; else the pair's finding, each log's own first line, and
+        """The report ``p2ptrumps verify LOG OTHER_LOG`` prints (no trailing newline), in English: one line
+        for unreadable logs and different games; else the pair's finding, each log's own first line, and
         the joined chain's details."""
+        return "\n".join(self.summary_lines(names, ascii_only))
+
+    def summary_lines(self, names: tuple[str, str] = ("log 0", "log 1"), ascii_only: bool = True) -> list[str]:
+        """The lines of :meth:`summary`, each a lazy message that a display says with ``i18n.tr``."""
         head = {
-            "valid": "VALID: ",
-            "invalid": "INVALID: ",
-            "unreadable": "UNREADABLE: ",
-            "different-games": "DIFFERENT GAMES: ",
-            "same-owner": "NOT A PAIR: ",
-            "unfinished": "VALID SO FAR, UNFINISHED: ",
-        }[self.status] + self.reason
+            "valid": N_("VALID: %(reason)s", reason=self.reason),
+            "invalid": N_("INVALID: %(reason)s", reason=self.reason),
+            "unreadable": N_("UNREADABLE: %(reason)s", reason=self.reason),
+            "different-games": N_("DIFFERENT GAMES: %(reason)s", reason=self.reason),
+            "same-owner": N_("NOT A PAIR: %(reason)s", reason=self.reason),
+            "unfinished": N_("VALID SO FAR, UNFINISHED: %(reason)s", reason=self.reason),
+        }[self.status]
         if self.status in ("unreadable", "different-games"):
-            return head
-        lines = [head]
+            return [head]
+        lines: list[str] = [head]
         for k, v in enumerate(self.verdicts):
-            owner = f" (the {SEAT_NAMES[v._owner]}'s log)" if v._owner is not None else ""
-            lines.append(f"  {names[k]}{owner}: {v.summary(ascii_only).splitlines()[0]}")
+            first = v.summary_lines(ascii_only)[0]
+            if v._owner is None:
+                lines.append(indented(N_("%(log)s: %(line)s", log=names[k], line=first)))
+            elif v._owner == 0:
+                lines.append(indented(N_("%(log)s (the host's log): %(line)s", log=names[k], line=first)))
+            else:
+                lines.append(indented(N_("%(log)s (the guest's log): %(line)s", log=names[k], line=first)))
         if self.leading is None:  # no joined chain to show
             if self.game_id:
-                lines.append(f"game id: {self.game_id}")
-            return "\n".join(lines)
-        lines.append(f"the joined chain, {names[self.leading]}:")
-        lines.extend(line for line in self.verdicts[self.leading].summary(ascii_only).splitlines()[1:]
+                lines.append(N_("game id: %(id)s", id=self.game_id))
+            return lines
+        lines.append(N_("the joined chain, %(log)s:", log=names[self.leading]))
+        lines.extend(line for line in self.verdicts[self.leading].summary_lines(ascii_only)[1:]
                      if not line.startswith("  first offending frame"))
-        return "\n".join(lines)
+        return lines
 
 
 def verify_pair(a: LogCheck, b: LogCheck, names: tuple[str, str] = ("log 0", "log 1")) -> PairVerdict:
@@ -786,8 +892,9 @@ def verify_pair(a: LogCheck, b: LogCheck, names: tuple[str, str] = ("log 0", "lo
     # 1. unreadable
     bad = [k for k in (0, 1) if verdicts[k].status == "unreadable"]
     if bad:
-        why = "; ".join(verdicts[k].reason if names[k] in verdicts[k].reason else f"{names[k]}: {verdicts[k].reason}"
-                        for k in bad)
+        whys = [verdicts[k].reason if names[k] in verdicts[k].reason
+                else N_("%(log)s: %(reason)s", log=names[k], reason=verdicts[k].reason) for k in bad]
+        why = whys[0] if len(whys) == 1 else N_("%(first)s; %(second)s", first=whys[0], second=whys[1])
         return PairVerdict("unreadable", why, verdicts)
     # 2. different games
     for seat in (0, 1):
@@ -795,10 +902,11 @@ def verify_pair(a: LogCheck, b: LogCheck, names: tuple[str, str] = ("log 0", "lo
         if h0 is not None and h1 is not None and h0 != h1:
             g0, g1 = a.verdict.game_id, b.verdict.game_id
             if g0 and g1:
-                why = f"{names[0]} is game {g0[:16]}…, {names[1]} is game {g1[:16]}…"
+                why = N_("%(first)s is game %(first_id)s…, %(second)s is game %(second_id)s…: not two logs of one "
+                         "match", first=names[0], first_id=g0[:16], second=names[1], second_id=g1[:16])
             else:
-                why = f"their hellos of seat {seat} ({SEAT_NAMES[seat]}) differ"
-            return PairVerdict("different-games", why + ": not two logs of one match", verdicts)
+                why = N_("their hellos of %(seat)s differ: not two logs of one match", seat=seat_words(seat))
+            return PairVerdict("different-games", why, verdicts)
     game_id = a.verdict.game_id or b.verdict.game_id
     common = 0
     for x, y in zip(a.chain, b.chain, strict=False):
@@ -812,16 +920,20 @@ def verify_pair(a: LogCheck, b: LogCheck, names: tuple[str, str] = ("log 0", "lo
         r0, r1, why = found
         pv.status, pv.code, pv.offender, pv.offender_proven = "invalid", "equivocation", r0.seat, True
         pv.evidence = [(0, r0.index), (1, r1.index)]
-        pv.reason = (f"equivocation: the {SEAT_NAMES[r0.seat]} (seat {r0.seat}) {why} -- {names[0]} frame "
-                     f"#{r0.index} (message {r0.seq}, {r0.kind}) and {names[1]} frame #{r1.index} (message "
-                     f"{r1.seq}, {r1.kind}); proven by its signatures")
+        pv.reason = N_("equivocation: the %(role)s (seat %(seat)d) %(why)s -- %(first)s frame #%(first_index)d "
+                       "(message %(first_seq)d, %(first_kind)s) and %(second)s frame #%(second_index)d (message "
+                       "%(second_seq)d, %(second_kind)s); proven by its signatures", role=ROLES[r0.seat], seat=r0.seat,
+                       why=why, first=names[0], first_index=r0.index, first_seq=r0.seq, first_kind=r0.kind,
+                       second=names[1], second_index=r1.index, second_seq=r1.seq, second_kind=r1.kind)
         return pv
     # 4. one seat's logs: a pair is the host's log and the guest's
     owner = verdicts[0]._owner
     if owner is not None and owner == verdicts[1]._owner:
         pv.status = "same-owner"
-        pv.reason = (f"both are the {SEAT_NAMES[owner]}'s log (seat {owner}): a pair is the two seats' logs of one "
-                     f"match; give the {SEAT_NAMES[1 - owner]}'s log as the other")
+        pv.reason = (N_("both are the host's log (seat 0): a pair is the two seats' logs of one match; give the "
+                        "guest's log as the other") if owner == 0
+                     else N_("both are the guest's log (seat 1): a pair is the two seats' logs of one match; give the "
+                             "host's log as the other"))
         return pv
     # one chain: same, prefix, crossing (§6.4)
     n0, n1 = len(a.chain), len(b.chain)
@@ -840,7 +952,7 @@ def verify_pair(a: LogCheck, b: LogCheck, names: tuple[str, str] = ("log 0", "lo
         assert v.index is not None
         pv.status, pv.code, pv.offender, pv.offender_proven = "invalid", v.code, v.offender, v.offender_proven
         pv.evidence = [(k, v.index)]
-        pv.reason = f"{names[k]}, on its own: {v.reason}"
+        pv.reason = N_("%(log)s, on its own: %(reason)s", log=names[k], reason=v.reason)
         return pv
     # 6. one chain
     pv.status = verdicts[pv.leading].status
@@ -856,7 +968,7 @@ def _equivocation(a: LogCheck, b: LogCheck, common: int) -> tuple[SignedRef, Sig
     for r0 in a.signed:  # (a) one place, two messages
         for r1 in by_place.get((r0.seat, r0.seq, r0.prev), []):
             if r1.hash != r0.hash:
-                return r0, r1, f"signed two different messages for place {r0.seq} on one history"
+                return r0, r1, N_("signed two different messages for place %(place)d on one history", place=r0.seq)
     if common >= min(len(a.chain), len(b.chain)):
         return None
     x, y = (a, b) if a.chain[common].seat == 0 else (b, a)  # (b) a host message built past
@@ -865,25 +977,30 @@ def _equivocation(a: LogCheck, b: LogCheck, common: int) -> tuple[SignedRef, Sig
         return None
     first = x.chain[common]
     r0, r1 = (first, later) if x is a else (later, first)
-    return r0, r1, (f"signed message {first.seq} ({first.kind}) for place {common}, and message {later.seq} "
-                    f"({later.kind}) on a history whose place {common} holds a guest message: two histories")
+    return r0, r1, N_("signed message %(seq)d (%(kind)s) for place %(place)d, and message %(later_seq)d "
+                      "(%(later_kind)s) on a history whose place %(place)d holds a guest message: two histories",
+                      seq=first.seq, kind=first.kind, place=common, later_seq=later.seq, later_kind=later.kind)
 
 
 def _relation_reason(pv: PairVerdict, names: tuple[str, str], logs: tuple[LogCheck, LogCheck]) -> str:
     assert pv.leading is not None
     lead = pv.verdicts[pv.leading]
     if pv.relation == "same":
-        what = f"both hold the same chain of {pv.messages} messages"
+        what = Nn_("both hold the same chain of %(n)d message", "both hold the same chain of %(n)d messages",
+                   pv.messages)
     elif pv.relation == "prefix":
         other = 1 - pv.leading
-        what = (f"the chain of {names[other]} ({len(logs[other].chain)} messages) is a prefix of the chain of "
-                f"{names[pv.leading]} ({pv.messages})")
+        what = N_("the chain of %(other)s (%(n)d messages) is a prefix of the chain of %(lead)s (%(messages)d)",
+                  other=names[other], n=len(logs[other].chain), lead=names[pv.leading], messages=pv.messages)
     else:
         other = 1 - pv.leading
         n = len(logs[other].chain) - pv.common
-        what = (f"{names[other]} ends with {counted(n, 'tentative guest message')} from place "
-                f"{pv.common}, displaced by the host's message there in {names[pv.leading]} "
-                f"({pv.messages} messages; wire.md §8.3)")
-    end = ("the match is complete and every message checks" if lead.status == "valid"
-           else f"{names[pv.leading]}: {lead.reason}")
-    return f"two logs of one game, one chain: {what}; {end}"
+        what = N_("%(other)s ends with %(tentative)s from place %(place)d, displaced by the host's message there in "
+                  "%(lead)s (%(messages)d messages; wire.md §8.3)", other=names[other],
+                  tentative=counted(n, "tentative guest message"), place=pv.common, lead=names[pv.leading],
+                  messages=pv.messages)
+    if lead.status == "valid":
+        return N_("two logs of one game, one chain: %(what)s; the match is complete and every message checks",
+                  what=what)
+    return N_("two logs of one game, one chain: %(what)s; %(log)s: %(reason)s", what=what, log=names[pv.leading],
+              reason=lead.reason)
